@@ -1,0 +1,127 @@
+// bindings.cpp - the pybind11 module rocflash._C_hip / rocflash._C_cuda (built with the host C++
+// compiler; the kernels and the runtime calls live in the objects hipcc/nvcc built). torch is not linked:
+// Python passes device pointers, strides and the stream handle as integers.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "fmha_fwd_api.h"
+
+#ifndef RF_MODULE_NAME
+#error "define RF_MODULE_NAME (_C_hip or _C_cuda)"
+#endif
+#ifndef RF_COMPILED_ARCHS
+#error "define RF_COMPILED_ARCHS"
+#endif
+
+namespace py = pybind11;
+
+namespace {
+
+const char* dtype_name(rf::DType d) {
+  switch (d) {
+    case rf::DType::kFp16: return "fp16";
+    case rf::DType::kBf16: return "bf16";
+    case rf::DType::kFp32: return "fp32";
+  }
+  return "?";
+}
+
+template <typename T>
+void def_ptr(py::class_<rf::FmhaFwdParams>& cls, const char* name, T rf::FmhaFwdParams::*member) {
+  cls.def_property(
+      name, [member](const rf::FmhaFwdParams& p) { return reinterpret_cast<std::uintptr_t>(p.*member); },
+      [member](rf::FmhaFwdParams& p, std::uintptr_t v) { p.*member = reinterpret_cast<T>(v); });
+}
+
+}  // namespace
+
+PYBIND11_MODULE(RF_MODULE_NAME, m) {
+  m.doc() = "rocflash compiled kernels (one source in hip_src/, built for this platform)";
+
+  py::enum_<rf::DType>(m, "DType", py::module_local())
+      .value("fp16", rf::DType::kFp16)
+      .value("bf16", rf::DType::kBf16)
+      .value("fp32", rf::DType::kFp32);
+
+  py::class_<rf::FmhaFwdParams> params(m, "FmhaFwdParams", py::module_local(),
+                                      "Forward parameters; see hip_src/fmha_fwd_params.h");
+  params.def(py::init([]() { return rf::FmhaFwdParams{}; }));
+  def_ptr(params, "q", &rf::FmhaFwdParams::q);
+  def_ptr(params, "k", &rf::FmhaFwdParams::k);
+  def_ptr(params, "v", &rf::FmhaFwdParams::v);
+  def_ptr(params, "o", &rf::FmhaFwdParams::o);
+  def_ptr(params, "lse", &rf::FmhaFwdParams::lse);
+  def_ptr(params, "alibi_slopes", &rf::FmhaFwdParams::alibi_slopes);
+#define RF_FIELD(name) params.def_readwrite(#name, &rf::FmhaFwdParams::name)
+  RF_FIELD(q_batch_stride); RF_FIELD(q_row_stride); RF_FIELD(q_head_stride);
+  RF_FIELD(k_batch_stride); RF_FIELD(k_row_stride); RF_FIELD(k_head_stride);
+  RF_FIELD(v_batch_stride); RF_FIELD(v_row_stride); RF_FIELD(v_head_stride);
+  RF_FIELD(o_batch_stride); RF_FIELD(o_row_stride); RF_FIELD(o_head_stride);
+  RF_FIELD(batch); RF_FIELD(seqlen_q); RF_FIELD(seqlen_k); RF_FIELD(nheads); RF_FIELD(nheads_k); RF_FIELD(headdim);
+  RF_FIELD(dtype); RF_FIELD(softmax_scale); RF_FIELD(softcap); RF_FIELD(alibi_batch_stride);
+  RF_FIELD(window_left); RF_FIELD(window_right); RF_FIELD(aligned);
+#undef RF_FIELD
+
+  m.def("fwd", [](const rf::FmhaFwdParams& p, std::uintptr_t stream) {
+        std::string error;
+        int rc;
+        {
+          py::gil_scoped_release release;
+          rc = rf::fmha_fwd(p, reinterpret_cast<void*>(stream), &error);
+        }
+        if (rc != 0) throw std::runtime_error(error);
+      },
+      py::arg("params"), py::arg("stream"), "Launch the forward kernel on `stream` (no synchronization).");
+
+  m.def("instances", []() {
+    py::list out;
+    for (int i = 0; i < rf::fwd_num_instances(); ++i) {
+      const rf::FwdInstanceInfo c = rf::fwd_instance(i);
+      py::dict d;
+      d["name"] = c.name; d["dtype"] = dtype_name(c.dtype); d["headdim"] = c.headdim;
+      d["block_m"] = c.block_m; d["block_n"] = c.block_n; d["threads"] = c.threads; d["threads_n"] = c.threads_n;
+      d["lds_pad_bytes"] = c.lds_pad_bytes; d["lds_bytes"] = c.lds_bytes; d["aligned"] = c.aligned;
+      out.append(d);
+    }
+    return out;
+  }, "Every compiled forward instance with its tile config and dynamic LDS bytes.");
+
+  m.def("select_instance", [](rf::DType dtype, int headdim, bool aligned) {
+    return rf::fwd_select_instance(dtype, headdim, aligned);
+  }, "Index into instances() of the kernel the dispatch runs, or -1.");
+
+  m.def("platform", []() { return std::string(rf::platform_name()); });
+  m.def("compiled_archs", []() {
+    std::string s = RF_COMPILED_ARCHS;
+    py::list out;
+    size_t start = 0;
+    while (start <= s.size()) {
+      const size_t end = s.find(';', start);
+      const std::string item = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      if (!item.empty()) out.append(item);
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+    return out;
+  });
+  m.def("device_count", []() {
+    std::string error;
+    const int n = rf::device_count(&error);
+    return py::make_tuple(n, error);  // (-1, message) when the runtime reports no usable device
+  });
+  m.def("device_info", [](int device) {
+    rf::DeviceInfo info;
+    std::string error;
+    if (rf::device_info(device, &info, &error) != 0) throw std::runtime_error(error);
+    py::dict d;
+    d["name"] = info.name; d["arch"] = info.arch; d["wave_size"] = info.wave_size;
+    d["multiprocessors"] = info.multiprocessors; d["lds_per_block"] = info.lds_per_block;
+    d["lds_per_multiprocessor"] = info.lds_per_multiprocessor; d["total_memory"] = info.total_memory;
+    return d;
+  });
+  m.def("runtime_version", &rf::runtime_version);
+}

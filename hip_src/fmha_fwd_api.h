@@ -1,0 +1,41 @@
+// fmha_fwd_api.h - what the compiled library exposes to its bindings (plain C++, no HIP/CUDA types).
+#pragma once
+
+#include <string>
+
+#include "fmha_fwd_params.h"
+
+namespace rf {
+
+// One compiled kernel instance, as generated from ck_configs/fmha_fwd.toml.
+struct FwdInstanceInfo {
+  const char* name;  // self-describing, e.g. rocflash_fmha_fwd_gfx9_fp16_d128_b64x64_t256x16_p16_vec
+  DType dtype;
+  int headdim;       // bucket
+  int block_m, block_n, threads, threads_n, lds_pad_bytes;
+  int lds_bytes;     // dynamic LDS requested at launch
+  bool aligned;      // 128-bit load path (true) or narrow path
+};
+
+int fwd_num_instances();
+FwdInstanceInfo fwd_instance(int i);
+
+// The instance fmha_fwd would run for these parameters, or -1.
+int fwd_select_instance(DType dtype, int headdim, bool aligned);
+
+// Launches the forward on `stream` (a hipStream_t / cudaStream_t, nullptr = default stream).
+// Returns 0, or non-zero with a message in *error. Does not synchronize.
+int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error);
+
+// Runtime facts for `rocflash info` (no torch needed).
+const char* platform_name();  // "hip" or "cuda"
+int device_count(std::string* error);
+struct DeviceInfo {
+  std::string name, arch;  // arch: gcnArchName ("gfx906:sramecc+:xnack-") or "sm_90"
+  int wave_size = 0, multiprocessors = 0;
+  long long lds_per_block = 0, lds_per_multiprocessor = 0, total_memory = 0;
+};
+int device_info(int device, DeviceInfo* info, std::string* error);
+int runtime_version();
+
+}  // namespace rf

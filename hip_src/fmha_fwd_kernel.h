@@ -1,0 +1,359 @@
+// fmha_fwd_kernel.h - exact fused attention forward (FlashAttention-2, Dao 2023, Algorithm 1) for GPUs
+// without matrix cores; gfx906 (MI50/MI60, wave64) is the tuning target, the CUDA build runs the same code.
+//
+//   O = softmax(Q.K^T * softmax_scale + mask) . V,   LSE = log(rowsum(exp(...)))
+//
+// One block owns Br = block_m query rows of one (batch, head). It keeps its Q tile in LDS, walks the
+// K/V tiles of Bc = block_n keys that its rows can see, and keeps the online-softmax state (row max m,
+// row sum l) and the O accumulator in fp32 registers. S and P never leave the chip; O and LSE are
+// written once.
+//
+// Per K/V tile:
+//   stage 0  issue the global loads of the V tile into registers (in flight during stage 1)
+//   stage 1  S = Q.K^T                       (TileMath::qk, LDS operands)
+//   stage 2  online softmax in the log2 domain: m' = max(m, rowmax(S)), P = exp2(S - m'),
+//            l = l*exp2(m - m') + rowsum(P), O *= exp2(m - m'). Boundary tiles only apply the mask.
+//   stage 3  V -> LDS (row pairs), P -> LDS, prefetch of the next K tile into registers; O += P.V
+// The log2 trick: exp(x) = exp2(x * log2(e)); scaling the scores once by softmax_scale*log2(e) turns every
+// exponential into one v_exp_f32 / ex2.approx. LSE = (m + log2(l)) * ln(2) converts back.
+#pragma once
+
+#include "fmha_fwd_params.h"
+#include "fmha_mask.h"
+#include "fmha_tile_math.h"
+
+namespace rf {
+
+inline constexpr float kLog2e = 1.4426950408889634f;
+inline constexpr float kLn2 = 0.6931471805599453f;
+
+RF_DEVICE float neg_inf() { return __uint_as_float(0xff800000u); }
+
+// Butterfly reductions across the `kWidth` consecutive lanes of one row group (kWidth <= 32 divides the
+// wave, so a group never straddles waves: correct for wave64 and warp32 alike).
+template <int kWidth>
+RF_DEVICE float group_max(float v) {
+#pragma unroll
+  for (int mask = kWidth / 2; mask > 0; mask /= 2) v = rf_max(v, rf_shfl_xor(v, mask));
+  return v;
+}
+template <int kWidth>
+RF_DEVICE float group_sum(float v) {
+#pragma unroll
+  for (int mask = kWidth / 2; mask > 0; mask /= 2) v += rf_shfl_xor(v, mask);
+  return v;
+}
+
+// Rows of one (batch, head) slice in global memory: row-strided, headdim contiguous. Reads outside
+// [0, rows) x [0, cols) return zero, which pads headdim up to the bucket and the last tiles up to Bc.
+template <class E>
+struct GlobalRows {
+  const char* base;          // row 0, column 0
+  int64_t row_stride_bytes;  // 64-bit: row offsets can pass 2^31 bytes
+  int rows, cols;
+
+  template <bool kAligned>
+  RF_DEVICE uint4 load_vec(int r, int d) const {
+    constexpr int kVec = kVectorBytes / E::kBytes;
+    uint4 v = make_uint4(0u, 0u, 0u, 0u);
+    const int c0 = d * kVec;
+    if (r >= rows || c0 >= cols) return v;
+    const char* src = base + int64_t(r) * row_stride_bytes + int64_t(c0) * E::kBytes;
+    if constexpr (kAligned) {
+      v = *reinterpret_cast<const uint4*>(src);  // global_load_dwordx4
+    } else {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) {
+        if (c0 + e < cols) {
+          const uint32_t bits = E::kBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(src + e * E::kBytes))
+                                               : *reinterpret_cast<const uint32_t*>(src + e * E::kBytes);
+          set_elem<E>(v, e, bits);
+        }
+      }
+    }
+    return v;
+  }
+};
+
+// The score of (row, col) in log2 units: raw Q.K^T -> scale, optional softcap and ALiBi -> * log2(e).
+struct ScoreTransform {
+  float scale_log2;  // softmax_scale * log2(e)
+  float scale;       // softmax_scale
+  float softcap;     // 0 = off
+  float cap_scale;   // softmax_scale / softcap
+  float alibi_slope; // 0 = off
+  int32_t diag;      // seqlen_k - seqlen_q (bottom-right alignment)
+
+  RF_DEVICE float operator()(float raw, int row, int col) const {
+    if (softcap == 0.f && alibi_slope == 0.f) return raw * scale_log2;
+    float x = raw * scale;
+    if (softcap != 0.f) {
+      // softcap * tanh(raw * scale / softcap), tanh(y) = 1 - 2 / (exp(2y) + 1): one exp2 and one rcp
+      const float e = rf_exp2(2.f * kLog2e * raw * cap_scale);
+      x = softcap * (1.f - 2.f * rf_rcp(e + 1.f));
+    }
+    if (alibi_slope != 0.f) x -= alibi_slope * rf_abs(float(int64_t(row) + diag - col));
+    return x * kLog2e;
+  }
+};
+
+template <class E, class Tile, bool kAligned>
+struct FmhaFwdPipeline {
+  // Device functions below re-declare T as a local constexpr copy: nvcc cannot odr-use a static data
+  // member (a host object) in device code.
+  static constexpr FwdTileShape T = Tile::kShape;
+  using Math = VectorTileMath<E, Tile>;
+  static constexpr int TM = T.rows_per_thread();
+  static constexpr int TN = T.s_cols_per_thread();
+  static constexpr int TD = T.o_cols_per_thread();
+  static constexpr int CW = T.o_chunk_cols();
+  static constexpr int CPR = T.chunks_per_row();
+  static constexpr int kStage = T.stage_vectors();
+
+  static_assert(T.valid(), "invalid tile config (see FwdTileShape::valid)");
+  static_assert(T.elem_bytes == E::kBytes, "tile config built for another element size");
+  static_assert(T.threads % kWaveSize == 0, "a block must hold whole waves");
+  static_assert(T.threads_n <= kWaveSize, "a row group must not straddle waves");
+
+  // ---- global -> registers -> LDS staging of K and V tiles
+  RF_DEVICE static void load_k(uint4 (&stage)[kStage], const GlobalRows<E>& k, int n0, int tid) {
+    constexpr FwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int it = 0; it < T.k_stage_vectors(); ++it) {
+      const int id = tid + it * T.threads;
+      if (id < T.block_n * CPR) stage[it] = k.template load_vec<kAligned>(n0 + id / CPR, id % CPR);
+    }
+  }
+  RF_DEVICE static void store_k(char* lds, const uint4 (&stage)[kStage], int tid) {
+    constexpr FwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int it = 0; it < T.k_stage_vectors(); ++it) {
+      const int id = tid + it * T.threads;
+      if (id < T.block_n * CPR) *reinterpret_cast<uint4*>(lds + T.k_write(id / CPR, id % CPR)) = stage[it];
+    }
+  }
+  RF_DEVICE static void load_v(uint4 (&stage)[kStage], const GlobalRows<E>& v, int n0, int tid) {
+    constexpr FwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int it = 0; it < T.v_stage_pairs(); ++it) {
+      const int id = tid + it * T.threads;
+      if (id < T.block_n / 2 * CPR) {
+        const int jp = id / CPR, d = id % CPR;
+        stage[2 * it] = v.template load_vec<kAligned>(n0 + 2 * jp, d);
+        stage[2 * it + 1] = v.template load_vec<kAligned>(n0 + 2 * jp + 1, d);
+      }
+    }
+  }
+  RF_DEVICE static void store_v(char* lds, const uint4 (&stage)[kStage], int tid) {
+    constexpr FwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int it = 0; it < T.v_stage_pairs(); ++it) {
+      const int id = tid + it * T.threads;
+      if (id < T.block_n / 2 * CPR) {
+        uint4 lo, hi;
+        interleave_rows<E>(stage[2 * it], stage[2 * it + 1], lo, hi);
+        char* dst = lds + T.vp_write(id / CPR, id % CPR);
+        *reinterpret_cast<uint4*>(dst) = lo;
+        *reinterpret_cast<uint4*>(dst + kVectorBytes) = hi;
+      }
+    }
+  }
+
+  // ---- stage 2: online softmax over one S tile (in place: scores in, probabilities out)
+  template <bool kMask>
+  RF_DEVICE static void online_softmax(float (&s)[TM][TN], float (&m)[TM], float (&l)[TM], float (&alpha)[TM],
+                                       const ScoreTransform& score, const MaskRule& rule, int m0, int n0, int tid) {
+    constexpr FwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      const int row = m0 + T.row(tid, i);
+      float row_max = neg_inf();
+#pragma unroll
+      for (int c = 0; c < TN; ++c) {
+        const int col = n0 + T.s_col(tid, c);
+        float x = score(s[i][c], row, col);
+        if constexpr (kMask) {
+          if (!rule.visible(row, col)) x = neg_inf();
+        }
+        s[i][c] = x;
+        row_max = rf_max(row_max, x);
+      }
+      row_max = group_max<T.threads_n>(row_max);
+      const float m_new = rf_max(m[i], row_max);
+      // A row that has seen no visible key keeps m = -inf; subtracting 0 instead keeps exp2 at 0, not NaN.
+      const float base = m_new == neg_inf() ? 0.f : m_new;
+      alpha[i] = rf_exp2(m[i] - base);
+      m[i] = m_new;
+      float row_sum = 0.f;
+#pragma unroll
+      for (int c = 0; c < TN; ++c) {
+        s[i][c] = rf_exp2(s[i][c] - base);
+        row_sum += s[i][c];
+      }
+      l[i] = l[i] * alpha[i] + row_sum;  // per-lane partial sum; reduced across the row group once, at the end
+    }
+  }
+
+  RF_DEVICE static void store_p(char* lds, const float (&s)[TM][TN], int tid) {
+    constexpr FwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int c = 0; c < TN; ++c) {
+        char* dst = lds + T.p_write(T.row(tid, i), T.s_col(tid, c));
+        if constexpr (E::kBytes == 2) *reinterpret_cast<uint16_t*>(dst) = uint16_t(to_bits<E>(s[i][c]));
+        else *reinterpret_cast<float*>(dst) = s[i][c];
+      }
+  }
+
+  // ---- epilogue: O /= l, write O (element type) and LSE (fp32, natural log) once
+  RF_DEVICE static void store_output(const FmhaFwdParams& p, const float (&o)[TM][TD], const float (&m)[TM],
+                                     const float (&l)[TM], int m0, int head, int batch, int tid) {
+    constexpr FwdTileShape T = Tile::kShape;
+    char* o_base = reinterpret_cast<char*>(p.o) +
+                   (int64_t(batch) * p.o_batch_stride + int64_t(head) * p.o_head_stride) * E::kBytes;
+    constexpr int kOutWords = CW * E::kBytes / 4;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      const int row = m0 + T.row(tid, i);
+      const float l_row = group_sum<T.threads_n>(l[i]);
+      if (row >= p.seqlen_q) continue;
+      const float inv_l = l_row > 0.f ? rf_rcp(l_row) : 0.f;  // a fully masked row outputs 0
+      char* dst_row = o_base + int64_t(row) * p.o_row_stride * E::kBytes;
+#pragma unroll
+      for (int g = 0; g < TD / CW; ++g) {
+        const int col0 = T.o_col(tid, g, 0);
+        if (col0 >= p.headdim) continue;
+        if constexpr (kAligned && kOutWords >= 1) {
+          uint4 packed = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+          for (int e = 0; e < CW; ++e) set_elem<E>(packed, e, to_bits<E>(o[i][g * CW + e] * inv_l));
+          char* dst = dst_row + int64_t(col0) * E::kBytes;
+          if constexpr (kOutWords == 4) *reinterpret_cast<uint4*>(dst) = packed;
+          else if constexpr (kOutWords == 2) *reinterpret_cast<uint2*>(dst) = make_uint2(packed.x, packed.y);
+          else *reinterpret_cast<uint32_t*>(dst) = packed.x;
+        } else {
+#pragma unroll
+          for (int e = 0; e < CW; ++e) {
+            if (col0 + e >= p.headdim) break;
+            char* dst = dst_row + int64_t(col0 + e) * E::kBytes;
+            const uint32_t bits = to_bits<E>(o[i][g * CW + e] * inv_l);
+            if constexpr (E::kBytes == 2) *reinterpret_cast<uint16_t*>(dst) = uint16_t(bits);
+            else *reinterpret_cast<uint32_t*>(dst) = bits;
+          }
+        }
+      }
+      if (T.lane_tx(tid) == 0) {
+        p.lse[(int64_t(batch) * p.nheads + head) * p.seqlen_q + row] =
+            l_row > 0.f ? (m[i] + rf_log2(l_row)) * kLn2 : neg_inf();
+      }
+    }
+  }
+
+  RF_DEVICE static void run(const FmhaFwdParams& p, char* lds, int m_block, int head, int batch) {
+    constexpr FwdTileShape T = Tile::kShape;
+    const int tid = threadIdx.x;
+    const int m0 = m_block * T.block_m;
+    const int m_end = min(m0 + T.block_m, p.seqlen_q);
+    const int head_k = head / (p.nheads / p.nheads_k);  // GQA/MQA: query heads share K/V head head_k
+
+    const GlobalRows<E> q{reinterpret_cast<const char*>(p.q) +
+                              (int64_t(batch) * p.q_batch_stride + int64_t(head) * p.q_head_stride +
+                               int64_t(m0) * p.q_row_stride) * E::kBytes,
+                          p.q_row_stride * E::kBytes, m_end - m0, p.headdim};
+    const GlobalRows<E> k{reinterpret_cast<const char*>(p.k) +
+                              (int64_t(batch) * p.k_batch_stride + int64_t(head_k) * p.k_head_stride) * E::kBytes,
+                          p.k_row_stride * E::kBytes, p.seqlen_k, p.headdim};
+    const GlobalRows<E> v{reinterpret_cast<const char*>(p.v) +
+                              (int64_t(batch) * p.v_batch_stride + int64_t(head_k) * p.v_head_stride) * E::kBytes,
+                          p.v_row_stride * E::kBytes, p.seqlen_k, p.headdim};
+
+    const MaskRule rule{p.seqlen_q, p.seqlen_k, p.window_left, p.window_right};
+    ScoreTransform score;
+    score.scale = p.softmax_scale;
+    score.scale_log2 = p.softmax_scale * kLog2e;
+    score.softcap = p.softcap;
+    score.cap_scale = p.softcap > 0.f ? p.softmax_scale / p.softcap : 0.f;
+    score.alibi_slope = p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f;
+    score.diag = p.seqlen_k - p.seqlen_q;
+
+    int tile_begin, tile_end;
+    key_tile_range(rule, m0, m_end, T.block_n, &tile_begin, &tile_end);
+
+    float o[TM][TD], m[TM], l[TM];
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      m[i] = neg_inf();
+      l[i] = 0.f;
+#pragma unroll
+      for (int x = 0; x < TD; ++x) o[i][x] = 0.f;
+    }
+
+    if (tile_begin < tile_end) {  // uniform per block
+      for (int id = tid; id < T.block_m * CPR; id += T.threads)
+        *reinterpret_cast<uint4*>(lds + T.q_write(id / CPR, id % CPR)) = q.template load_vec<kAligned>(id / CPR, id % CPR);
+      uint4 stage[kStage];
+      load_k(stage, k, tile_begin * T.block_n, tid);
+      store_k(lds, stage, tid);
+      __syncthreads();
+
+      for (int t = tile_begin; t < tile_end; ++t) {
+        const int n0 = t * T.block_n;
+        // stage 0: V tile in flight
+        load_v(stage, v, n0, tid);
+
+        // stage 1: S = Q.K^T
+        float s[TM][TN];
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int c = 0; c < TN; ++c) s[i][c] = 0.f;
+        Math::qk(lds, tid, s);
+
+        // stage 2: mask (boundary tiles only) and online softmax
+        float alpha[TM];
+        if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))
+          online_softmax<true>(s, m, l, alpha, score, rule, m0, n0, tid);
+        else
+          online_softmax<false>(s, m, l, alpha, score, rule, m0, n0, tid);
+        __syncthreads();  // every lane is done reading K
+
+        // stage 3: V, P -> LDS; next K in flight; O = alpha * O + P.V
+        store_v(lds, stage, tid);
+        store_p(lds, s, tid);
+        if (t + 1 < tile_end) load_k(stage, k, n0 + T.block_n, tid);
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int x = 0; x < TD; ++x) o[i][x] *= alpha[i];
+        __syncthreads();
+        Math::pv(lds, tid, o);
+        __syncthreads();  // every lane is done reading V and P
+        if (t + 1 < tile_end) {
+          store_k(lds, stage, tid);
+          __syncthreads();
+        }
+      }
+    }
+    store_output(p, o, m, l, m0, head, batch, tid);
+  }
+};
+
+// Blocks are numbered with the Br-row slice fastest, so the blocks sharing one (batch, head)'s K/V run
+// together; within a head the slices run last-first (with a causal mask the last rows see the most keys:
+// the longest blocks start first). A grid-stride loop covers grids larger than the launch grid.
+template <class E, class Tile, bool kAligned>
+__global__ void __launch_bounds__(Tile::kShape.threads) fmha_fwd_kernel(const FmhaFwdParams p) {
+  extern __shared__ uint4 rf_lds[];
+  const int num_m_blocks = (p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
+  const int64_t total = int64_t(num_m_blocks) * p.nheads * p.batch;
+  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
+    const int m_block = num_m_blocks - 1 - int(bid % num_m_blocks);
+    const int64_t bh = bid / num_m_blocks;
+    FmhaFwdPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), m_block, int(bh % p.nheads),
+                                            int(bh / p.nheads));
+    __syncthreads();  // the next block of the loop reuses LDS
+  }
+}
+
+}  // namespace rf

@@ -1,0 +1,63 @@
+// fmha_mask.h - which keys each query row sees, and the block-level view of it that lets the kernel
+// skip fully masked K/V tiles and run fully visible tiles without per-element predicates.
+//
+// Plain C++ with host/device qualifiers only: compiled into the kernels and into the host-side probe
+// (rocflash/_probe) that the tests use to check the Python golden model (rocflash/masks.py) against it.
+//
+// Convention (flash-attn >= 2.1, bottom-right aligned): query row i sees key j iff
+//     0 <= j < seqlen_k  and  i + seqlen_k - seqlen_q - window_left <= j <= i + seqlen_k - seqlen_q + window_right
+// with a negative window bound meaning "unbounded on that side"; causal is window_right = 0.
+#pragma once
+
+#include <stdint.h>
+
+#if defined(__HIPCC__) || defined(__CUDACC__)
+#define RF_HD __host__ __device__ inline
+#else
+#define RF_HD inline
+#endif
+
+namespace rf {
+
+struct MaskRule {
+  int32_t seqlen_q, seqlen_k;
+  int32_t window_left, window_right;  // < 0: unbounded
+
+  // First and last key index row i may see (before clipping to [0, seqlen_k)).
+  RF_HD int64_t first_key(int64_t i) const {
+    return window_left < 0 ? INT64_MIN / 4 : i + seqlen_k - seqlen_q - window_left;
+  }
+  RF_HD int64_t last_key(int64_t i) const {
+    return window_right < 0 ? INT64_MAX / 4 : i + seqlen_k - seqlen_q + window_right;
+  }
+  RF_HD bool visible(int64_t i, int64_t j) const {
+    return j >= 0 && j < seqlen_k && j >= first_key(i) && j <= last_key(i);
+  }
+};
+
+// The K/V tiles (of block_n keys) a block of query rows [m_begin, m_end) must visit: [*tile_begin, *tile_end).
+// Tiles outside are fully masked for every row of the block and are skipped; the set is empty
+// (*tile_begin == *tile_end) when no row of the block sees any key. Only valid rows (< seqlen_q) count:
+// the caller passes m_end = min(m_begin + block_m, seqlen_q).
+RF_HD void key_tile_range(const MaskRule& r, int32_t m_begin, int32_t m_end, int32_t block_n,
+                          int32_t* tile_begin, int32_t* tile_end) {
+  int64_t first = r.first_key(m_begin);
+  int64_t last = r.last_key(m_end - 1);
+  if (first < 0) first = 0;
+  if (last > int64_t(r.seqlen_k) - 1) last = int64_t(r.seqlen_k) - 1;
+  if (m_end <= m_begin || first > last) {
+    *tile_begin = *tile_end = 0;
+    return;
+  }
+  *tile_begin = int32_t(first / block_n);
+  *tile_end = int32_t(last / block_n + 1);
+}
+
+// True when some (valid row, key) pair of the tile [n_begin, n_begin + block_n) x [m_begin, m_end) is
+// masked: only such boundary tiles run the per-element predicate.
+RF_HD bool tile_needs_mask(const MaskRule& r, int32_t m_begin, int32_t m_end, int32_t n_begin, int32_t block_n) {
+  const int64_t n_last = int64_t(n_begin) + block_n - 1;
+  return n_last >= r.seqlen_k || r.first_key(m_end - 1) > n_begin || r.last_key(m_begin) < n_last;
+}
+
+}  // namespace rf

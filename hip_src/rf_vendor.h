@@ -1,0 +1,164 @@
+// rf_vendor.h - the vendor shim: the kernels are written once against the HIP names below; for the
+// CUDA build (nvcc) this header maps them onto CUDA. Nothing else in hip_src/ may test the platform.
+//
+//   RF_PLATFORM_HIP / RF_PLATFORM_CUDA   which toolchain compiles this translation unit
+//   rf::kWaveSize                        physical wave (warp) size of the device code being compiled:
+//                                        64 on AMD gfx9 (wave64), 32 on NVIDIA. A compile-time constant
+//                                        per target: kernels derive every lane count from it.
+//   rf_shfl_xor(v, mask)                 butterfly exchange within a wave (mask < 32)
+//   rf_fma, rf_rcp, rf_max, rf_abs       fp32 arithmetic lowered to single instructions (no libm call)
+//   rf_exp2 / rf_log2                    fast base-2 exp/log of the hardware (v_exp_f32 / v_log_f32 on
+//                                        AMD, ex2.approx / lg2.approx on NVIDIA); exp2(-inf) = 0
+//   rfError_t, rfSuccess, rfGetLastError, rfGetErrorString, rfStream_t, rfFuncSetDynamicLds,
+//   rfDeviceProp_t, rfGetDeviceProperties, rfGetDeviceCount, rfRuntimeGetVersion, kPlatformName,
+//   rf_arch_name (gcnArchName on AMD, sm_XY on NVIDIA), rf_lds_per_block, rf_lds_per_multiprocessor
+#pragma once
+
+#include <stdint.h>
+
+#include <string>
+
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+#define RF_PLATFORM_HIP 1
+#include <hip/hip_runtime.h>
+#elif defined(__CUDACC__)
+#define RF_PLATFORM_CUDA 1
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#else
+#error "rf_vendor.h: compile with hipcc/clang -x hip (AMD) or nvcc (NVIDIA)"
+#endif
+
+#define RF_DEVICE __device__ __forceinline__
+#define RF_HOST_DEVICE __host__ __device__ __forceinline__
+
+namespace rf {
+
+#if defined(RF_PLATFORM_HIP)
+// clang defines __AMDGCN_WAVEFRONT_SIZE for each device compilation (64 on gfx9, 32 or 64 on gfx10+).
+// The host pass of a HIP compile sees no device: kernels are never executed there, 64 keeps the host
+// pass's template instantiation consistent with gfx9.
+#if defined(__AMDGCN_WAVEFRONT_SIZE)
+inline constexpr int kWaveSize = __AMDGCN_WAVEFRONT_SIZE;
+#else
+inline constexpr int kWaveSize = 64;
+#endif
+#else
+inline constexpr int kWaveSize = 32;
+#endif
+
+}  // namespace rf
+
+#if defined(RF_PLATFORM_HIP)
+
+using rfError_t = hipError_t;
+using rfStream_t = hipStream_t;
+#define rfSuccess hipSuccess
+#define rfGetLastError hipGetLastError
+#define rfGetErrorString hipGetErrorString
+#define rfGetDeviceCount hipGetDeviceCount
+#define rfRuntimeGetVersion hipRuntimeGetVersion
+inline constexpr const char* kPlatformName = "hip";
+using rfDeviceProp_t = hipDeviceProp_t;
+inline rfError_t rfGetDeviceProperties(rfDeviceProp_t* prop, int device) { return hipGetDeviceProperties(prop, device); }
+inline std::string rf_arch_name(const rfDeviceProp_t& prop) { return prop.gcnArchName; }
+inline long long rf_lds_per_block(const rfDeviceProp_t& prop) { return (long long)prop.sharedMemPerBlock; }
+inline long long rf_lds_per_multiprocessor(const rfDeviceProp_t& prop) {
+  return (long long)prop.maxSharedMemoryPerMultiProcessor;
+}
+
+// Dynamic LDS up to the 64 KiB of a gfx9 CU needs no opt-in on AMD.
+template <typename Kernel>
+inline rfError_t rfFuncSetDynamicLds(Kernel, int) { return hipSuccess; }
+
+RF_DEVICE float rf_shfl_xor(float v, int mask) {
+#if defined(__HIP_DEVICE_COMPILE__) && defined(__GFX9__) && __has_builtin(__builtin_amdgcn_ds_swizzle)
+  // ds_swizzle_b32 in bit-mask mode (ISA manual, "LDS instructions", DS_SWIZZLE_B32 offset[15] = 0):
+  // and_mask = 0x1f, or_mask = 0, xor_mask = mask. Works within 32-lane halves of the wave, needs no
+  // LDS allocation and has a lower latency than ds_bpermute (__shfl_xor).
+  switch (mask) {
+    case 1: return __builtin_bit_cast(float, __builtin_amdgcn_ds_swizzle(__builtin_bit_cast(int, v), 0x041f));
+    case 2: return __builtin_bit_cast(float, __builtin_amdgcn_ds_swizzle(__builtin_bit_cast(int, v), 0x081f));
+    case 4: return __builtin_bit_cast(float, __builtin_amdgcn_ds_swizzle(__builtin_bit_cast(int, v), 0x101f));
+    case 8: return __builtin_bit_cast(float, __builtin_amdgcn_ds_swizzle(__builtin_bit_cast(int, v), 0x201f));
+    case 16: return __builtin_bit_cast(float, __builtin_amdgcn_ds_swizzle(__builtin_bit_cast(int, v), 0x401f));
+    default: return __shfl_xor(v, mask);
+  }
+#else
+  return __shfl_xor(v, mask);
+#endif
+}
+
+RF_DEVICE float rf_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+
+RF_DEVICE float rf_rcp(float x) { return __builtin_amdgcn_rcpf(x); }
+
+RF_DEVICE float rf_max(float a, float b) { return __builtin_fmaxf(a, b); }
+
+RF_DEVICE float rf_abs(float x) { return __builtin_fabsf(x); }
+
+RF_DEVICE float rf_exp2(float x) {
+#if __has_builtin(__builtin_amdgcn_exp2f)
+  return __builtin_amdgcn_exp2f(x);
+#else
+  return __builtin_exp2f(x);
+#endif
+}
+
+RF_DEVICE float rf_log2(float x) {
+#if __has_builtin(__builtin_amdgcn_logf)
+  return __builtin_amdgcn_logf(x);
+#else
+  return __builtin_log2f(x);
+#endif
+}
+
+#else  // CUDA
+
+using rfError_t = cudaError_t;
+using rfStream_t = cudaStream_t;
+#define rfSuccess cudaSuccess
+#define rfGetLastError cudaGetLastError
+#define rfGetErrorString cudaGetErrorString
+#define rfGetDeviceCount cudaGetDeviceCount
+#define rfRuntimeGetVersion cudaRuntimeGetVersion
+inline constexpr const char* kPlatformName = "cuda";
+using rfDeviceProp_t = cudaDeviceProp;
+inline rfError_t rfGetDeviceProperties(rfDeviceProp_t* prop, int device) { return cudaGetDeviceProperties(prop, device); }
+inline std::string rf_arch_name(const rfDeviceProp_t& prop) {
+  return "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+}
+inline long long rf_lds_per_block(const rfDeviceProp_t& prop) { return (long long)prop.sharedMemPerBlockOptin; }
+inline long long rf_lds_per_multiprocessor(const rfDeviceProp_t& prop) {
+  return (long long)prop.sharedMemPerMultiprocessor;
+}
+
+// Above 48 KiB of dynamic shared memory a CUDA kernel must opt in.
+template <typename Kernel>
+inline rfError_t rfFuncSetDynamicLds(Kernel k, int bytes) {
+  return cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+
+RF_DEVICE float rf_shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
+
+RF_DEVICE float rf_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+
+RF_DEVICE float rf_rcp(float x) { return __frcp_rn(x); }
+
+RF_DEVICE float rf_max(float a, float b) { return fmaxf(a, b); }
+
+RF_DEVICE float rf_abs(float x) { return fabsf(x); }
+
+RF_DEVICE float rf_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+RF_DEVICE float rf_log2(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+#endif

@@ -1,0 +1,219 @@
+"""Build the compiled backends: the same ``hip_src/`` with hipcc (AMD) or nvcc (NVIDIA).
+
+torch's extension helpers need a ROCm or CUDA build of torch; this builder needs neither (the module
+does not link torch: Python passes raw device pointers and the stream). So the HIP module builds with
+Debian's hipcc on a machine without GPU and without ROCm torch, and the CUDA module with plain nvcc.
+
+Environment (read by ``setup.py``):
+  ROCFLASH_BUILD         "auto" (default: hip with a ROCm torch, cuda with a CUDA torch, nothing with a
+                         CPU-only torch), "none", or a list of "hip" / "cuda" separated by ',' or ';'
+  GPU_ARCHS / PYTORCH_ROCM_ARCH   AMD arches, ';'-separated (default gfx906;gfx908;gfx90a;gfx942)
+  TORCH_CUDA_ARCH_LIST   NVIDIA compute capabilities, ';'-separated (default 8.0;9.0)
+  ROCFLASH_JOBS          parallel compile jobs (default: CPU count)
+  HIPCC, NVCC, CXX       compilers (default: found on PATH / ROCM_PATH / CUDA_HOME)
+
+Imports neither torch nor numpy.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import codegen
+from .configs import hip_src_dir
+
+AMD_ARCHS = ("gfx906", "gfx908", "gfx90a", "gfx942", "gfx950")
+DEFAULT_AMD_ARCHS = ("gfx906", "gfx908", "gfx90a", "gfx942")
+CUDA_ARCHS = ("7.0", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "9.0a", "10.0", "12.0")
+DEFAULT_CUDA_ARCHS = ("8.0", "9.0")
+PLATFORMS = ("hip", "cuda")
+# Which [[fwd]] configs each platform compiles.
+CONFIG_TARGET = {"hip": "gfx9", "cuda": "cuda"}
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+def parse_amd_archs(spec: str | None) -> list[str]:
+    """``"gfx906;gfx90a:xnack-"`` -> ``["gfx906", "gfx90a:xnack-"]``; ValueError for an unknown arch."""
+    if not spec or not spec.strip():
+        return list(DEFAULT_AMD_ARCHS)
+    archs = []
+    for item in re.split(r"[;,\s]+", spec.strip()):
+        if not item:
+            continue
+        base = item.split(":")[0]
+        if base not in AMD_ARCHS or not re.fullmatch(r"gfx[0-9a-f]+(:(sramecc|xnack)[+-])*", item):
+            raise ValueError(f"GPU_ARCHS: unknown AMD arch {item!r}; accepted: {', '.join(AMD_ARCHS)}")
+        archs.append(item)
+    return archs
+
+
+def parse_cuda_archs(spec: str | None) -> list[tuple[str, bool]]:
+    """``"8.0;9.0+PTX"`` -> ``[("8.0", False), ("9.0", True)]`` (True: also embed PTX)."""
+    if not spec or not spec.strip():
+        return [(a, False) for a in DEFAULT_CUDA_ARCHS]
+    archs = []
+    for item in re.split(r"[;,\s]+", spec.strip()):
+        if not item:
+            continue
+        cc, ptx = (item[:-4], True) if item.endswith("+PTX") else (item, False)
+        if cc not in CUDA_ARCHS:
+            raise ValueError(f"TORCH_CUDA_ARCH_LIST: unknown compute capability {item!r}; accepted: {', '.join(CUDA_ARCHS)}")
+        archs.append((cc, ptx))
+    return archs
+
+
+def parse_platforms(spec: str | None, torch_hip: bool, torch_cuda: bool) -> list[str]:
+    """ROCFLASH_BUILD -> the platforms to build (see module docstring)."""
+    spec = (spec or "auto").strip().lower()
+    if spec == "auto":
+        return ["hip"] if torch_hip else ["cuda"] if torch_cuda else []
+    if spec in ("none", "", "0"):
+        return []
+    out = []
+    for item in re.split(r"[;,\s]+", spec):
+        if item not in PLATFORMS:
+            raise ValueError(f"ROCFLASH_BUILD: unknown platform {item!r}; accepted: auto, none, {', '.join(PLATFORMS)}")
+        out.append(item)
+    return out
+
+
+def find_tool(env: str, names: list[str], dirs: list[str | None]) -> str:
+    if os.environ.get(env):
+        return os.environ[env]
+    for d in dirs:
+        for n in names:
+            if d and Path(d, n).is_file():
+                return str(Path(d, n))
+    for n in names:
+        found = shutil.which(n)
+        if found:
+            return found
+    raise BuildError(f"{env}: none of {names} found (set {env}, or put the compiler on PATH)")
+
+
+def find_hipcc() -> str:
+    rocm = os.environ.get("ROCM_PATH") or os.environ.get("ROCM_HOME") or "/opt/rocm"
+    return find_tool("HIPCC", ["hipcc"], [str(Path(rocm, "bin"))])
+
+
+def find_nvcc() -> str:
+    cuda = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+    return find_tool("NVCC", ["nvcc"], [str(Path(cuda, "bin"))])
+
+
+def find_cxx() -> str:
+    return find_tool("CXX", ["c++", "g++", "clang++"], [])
+
+
+def cuda_gencode_flags(archs: list[tuple[str, bool]]) -> list[str]:
+    flags = []
+    for cc, ptx in archs:
+        num = cc.replace(".", "")
+        flags.append(f"-gencode=arch=compute_{num},code=sm_{num}")
+        if ptx:
+            flags.append(f"-gencode=arch=compute_{num},code=compute_{num}")
+    return flags
+
+
+def device_compile_flags(platform: str, archs: list) -> tuple[str, list[str]]:
+    """(compiler, flags) that compile one ``.hip`` kernel source to an object for ``platform``."""
+    if platform == "hip":
+        return find_hipcc(), ["-x", "hip", "-O3", "-std=c++17", "-fPIC", *[f"--offload-arch={a}" for a in archs]]
+    return find_nvcc(), [
+        "-x", "cu", "-O3", "-std=c++17", "-Xcompiler", "-fPIC", "--expt-relaxed-constexpr", *cuda_gencode_flags(archs)
+    ]
+
+
+def arch_names(platform: str, archs: list) -> list[str]:
+    """The compiled arch list as the runtime probe names devices: gfx906..., sm_80..."""
+    if platform == "hip":
+        return [a.split(":")[0] for a in archs]
+    return [f"sm_{cc.replace('.', '')}" for cc, _ in archs]
+
+
+@dataclass
+class BuildResult:
+    module: Path
+    platform: str
+    archs: list[str]
+    seconds: float
+    commands: list[str] = field(default_factory=list)
+
+
+def _env(platform: str) -> dict[str, str]:
+    env = dict(os.environ)
+    if platform == "hip":
+        env["HIP_PLATFORM"] = "amd"  # Debian's hipcc picks the NVIDIA platform by itself when nvcc is on PATH
+    return env
+
+
+def _run(cmd: list[str], platform: str, log: list[str]) -> None:
+    log.append(shlex.join(cmd))
+    proc = subprocess.run(cmd, env=_env(platform), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BuildError(f"command failed ({proc.returncode}): {shlex.join(cmd)}\n{proc.stdout}\n{proc.stderr}")
+
+
+def build_module(platform: str, archs: list, out_path: str | Path, build_dir: str | Path, jobs: int | None = None,
+                 verbose: bool = False) -> BuildResult:
+    """Compile every instance of ``platform`` for ``archs`` and link the pybind11 module ``out_path``.
+
+    ``archs``: from :func:`parse_amd_archs` (hip) or :func:`parse_cuda_archs` (cuda).
+    Raises BuildError with the failing command and its output.
+    """
+    import pybind11  # build-time dependency
+
+    t0 = time.time()
+    build = Path(build_dir) / platform
+    gen = build / "gen"
+    sources = codegen.generate(CONFIG_TARGET[platform], gen)
+    src = hip_src_dir()
+    compiler, flags = device_compile_flags(platform, archs)
+    includes = [f"-I{src}", f"-I{gen}"]
+    names = arch_names(platform, archs)
+    log: list[str] = []
+
+    jobs = jobs or int(os.environ.get("ROCFLASH_JOBS", "0")) or os.cpu_count() or 1
+    device_sources = [*sources, src / "fmha_fwd_api.hip"]
+    objects = [build / (s.stem + ".o") for s in device_sources]
+    cmds = [[compiler, *flags, *includes, "-c", str(s), "-o", str(o)] for s, o in zip(device_sources, objects)]
+
+    module_name = Path(out_path).name.split(".")[0]
+    binding_obj = build / "bindings.o"
+    cmds.append([
+        find_cxx(), "-O2", "-std=c++17", "-fPIC", "-fvisibility=hidden", f"-I{src}",
+        f"-I{pybind11.get_include()}", f"-I{sysconfig.get_paths()['include']}",
+        f"-DRF_MODULE_NAME={module_name}", f'-DRF_COMPILED_ARCHS="{";".join(names)}"',
+        "-c", str(src / "bindings.cpp"), "-o", str(binding_obj),
+    ])
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for fut in [pool.submit(_run, c, platform, log) for c in cmds]:
+            fut.result()
+
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    if platform == "hip":
+        link = [compiler, "-shared", "-fPIC", *[f"--offload-arch={a}" for a in archs]]
+    else:
+        link = [compiler, "-shared", "-Xcompiler", "-fPIC", *cuda_gencode_flags(archs)]
+    _run([*link, *map(str, objects), str(binding_obj), "-o", str(out_path)], platform, log)
+    if verbose:
+        print("\n".join(log), file=sys.stderr)
+    return BuildResult(out_path, platform, names, time.time() - t0, log)
+
+
+def extension_suffix() -> str:
+    return sysconfig.get_config_var("EXT_SUFFIX") or ".so"

@@ -1,0 +1,136 @@
+"""Tile configs of the forward kernel, loaded from ``ck_configs/fmha_fwd.toml``.
+
+The TOML file is the single source of the tile sizes: the build generates one kernel instance per entry
+(:mod:`rocflash.codegen`), the ``sim`` backend simulates the same tiling, and the ISA audit checks each
+instance against the occupancy recorded next to it. This module imports neither torch nor numpy, so
+``setup.py`` can load it before torch is importable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from pathlib import Path
+
+DTYPES = ("fp16", "bf16", "fp32")
+ELEM_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4}
+TARGETS = ("gfx9", "cuda")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class FwdTileConfig:
+    """One forward tile config (see the field comments in ``ck_configs/fmha_fwd.toml``)."""
+
+    target: str  # "gfx9" (every AMD gfx9 arch) or "cuda"
+    dtype: str  # "fp16" | "bf16" | "fp32"
+    headdim: int  # headdim bucket
+    block_m: int  # Br, query rows per block
+    block_n: int  # Bc, keys per K/V tile
+    threads: int  # threads per block
+    threads_n: int  # lanes per row group
+    lds_pad_bytes: int  # padding after each Q / K / Vp row in LDS
+    waves_per_simd: int  # designed gfx906 occupancy (0: not applicable)
+
+    @property
+    def elem_bytes(self) -> int:
+        return ELEM_BYTES[self.dtype]
+
+    @property
+    def tile_name(self) -> str:
+        """Self-describing instance stem, e.g. ``gfx9_fp16_d128_b64x64_t256x16_p16``."""
+        return (
+            f"{self.target}_{self.dtype}_d{self.headdim}_b{self.block_m}x{self.block_n}"
+            f"_t{self.threads}x{self.threads_n}_p{self.lds_pad_bytes}"
+        )
+
+    def kernel_name(self, aligned: bool) -> str:
+        """Name of one compiled instance: the tile name plus the load path (``vec`` = 128-bit loads)."""
+        return f"rocflash_fmha_fwd_{self.tile_name}_{'vec' if aligned else 'narrow'}"
+
+    def validate(self) -> None:
+        """Raise ValueError naming the field and the rule a config breaks."""
+        if self.target not in TARGETS:
+            raise ValueError(f"target must be one of {TARGETS}, got {self.target!r}")
+        if self.dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {DTYPES}, got {self.dtype!r}")
+        for name in ("headdim", "block_m", "block_n", "threads", "threads_n"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.threads_n > 32 or self.threads_n & (self.threads_n - 1):
+            raise ValueError(f"threads_n must be a power of 2 <= 32, got {self.threads_n}")
+        if self.threads % self.threads_n:
+            raise ValueError(f"threads must be a multiple of threads_n={self.threads_n}, got {self.threads}")
+        row_groups = self.threads // self.threads_n
+        if self.block_m % row_groups:
+            raise ValueError(f"block_m must be a multiple of threads/threads_n={row_groups}, got {self.block_m}")
+        if self.block_n % self.threads_n or self.block_n % 2:
+            raise ValueError(f"block_n must be even and a multiple of threads_n={self.threads_n}, got {self.block_n}")
+        if (self.block_n * self.elem_bytes) % 16:
+            raise ValueError(f"block_n * {self.elem_bytes} bytes must fill 16-byte vectors, got block_n={self.block_n}")
+        if (self.headdim * self.elem_bytes) % 16 or self.headdim % self.threads_n:
+            raise ValueError(
+                f"headdim must fill 16-byte vectors and be a multiple of threads_n={self.threads_n}, got {self.headdim}"
+            )
+        if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
+            raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
+
+
+def _source_root() -> Path:
+    """Where ``ck_configs/`` and ``hip_src/`` live: inside the installed package, else the repository."""
+    here = Path(__file__).resolve().parent
+    if (here / "ck_configs").is_dir():
+        return here
+    return here.parent
+
+
+def config_dir() -> Path:
+    return Path(os.environ.get("ROCFLASH_CK_CONFIGS", _source_root() / "ck_configs"))
+
+
+def hip_src_dir() -> Path:
+    return _source_root() / "hip_src"
+
+
+def load_fwd_configs(path: str | os.PathLike | None = None) -> list[FwdTileConfig]:
+    """Every ``[[fwd]]`` table of ``fmha_fwd.toml`` as validated :class:`FwdTileConfig` objects.
+
+    Raises ValueError for a missing or unknown field, a bad value, or two configs for one
+    (target, dtype, headdim).
+    """
+    path = Path(path) if path is not None else config_dir() / "fmha_fwd.toml"
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    fields = {f.name for f in dataclasses.fields(FwdTileConfig)}
+    configs: list[FwdTileConfig] = []
+    seen: set[tuple[str, str, int]] = set()
+    for i, entry in enumerate(data.get("fwd", [])):
+        missing, unknown = fields - entry.keys(), entry.keys() - fields
+        if missing or unknown:
+            raise ValueError(f"{path}: [[fwd]] #{i}: missing fields {sorted(missing)}, unknown fields {sorted(unknown)}")
+        cfg = FwdTileConfig(**entry)
+        try:
+            cfg.validate()
+        except ValueError as e:
+            raise ValueError(f"{path}: [[fwd]] #{i} ({cfg.tile_name}): {e}") from None
+        key = (cfg.target, cfg.dtype, cfg.headdim)
+        if key in seen:
+            raise ValueError(f"{path}: [[fwd]] #{i}: a second config for target/dtype/headdim {key}")
+        seen.add(key)
+        configs.append(cfg)
+    return configs
+
+
+def headdim_buckets(target: str, dtype: str, configs: list[FwdTileConfig] | None = None) -> list[int]:
+    configs = load_fwd_configs() if configs is None else configs
+    return sorted(c.headdim for c in configs if c.target == target and c.dtype == dtype)
+
+
+def select_fwd_config(target: str, dtype: str, headdim: int, configs: list[FwdTileConfig] | None = None) -> FwdTileConfig:
+    """The config the kernel runs for ``headdim``: the smallest bucket >= headdim (same rule as the C++ dispatch)."""
+    configs = load_fwd_configs() if configs is None else configs
+    fitting = [c for c in configs if c.target == target and c.dtype == dtype and c.headdim >= headdim]
+    if not fitting:
+        buckets = headdim_buckets(target, dtype, configs)
+        raise ValueError(f"headdim must be <= {max(buckets) if buckets else 0} for {target}/{dtype}, got {headdim}")
+    return min(fitting, key=lambda c: c.headdim)

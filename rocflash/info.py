@@ -1,0 +1,154 @@
+"""``rocflash.info()``: device, arch, wave size, LDS, compiled arches, available backends, selection.
+
+Devices are read through torch when it sees a GPU; otherwise through the compiled HIP module's own
+runtime calls, or hip-python (``pip install rocflash[hip]``) on a ROCm machine whose torch is a CPU or
+CUDA build.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import torch
+
+from .backends import NAMES
+from .backends.compiled import load_module, module_error
+from .selector import UnsupportedDeviceError, select_backend
+
+
+def _torch_devices() -> list[dict]:
+    if not torch.cuda.is_available():
+        return []
+    out = []
+    for i in range(torch.cuda.device_count()):
+        p = torch.cuda.get_device_properties(i)
+        hip = bool(torch.version.hip)
+        out.append({
+            "index": i, "source": "torch", "name": p.name,
+            "arch": (getattr(p, "gcnArchName", "") or "") if hip else f"sm_{p.major}{p.minor}",
+            "wave_size": getattr(p, "warp_size", None),
+            "lds_per_block": getattr(p, "shared_memory_per_block" if hip else "shared_memory_per_block_optin", None),
+            "lds_per_multiprocessor": getattr(p, "shared_memory_per_multiprocessor", None),
+            "multiprocessors": p.multi_processor_count, "total_memory": p.total_memory,
+        })
+    return out
+
+
+def _module_devices(platform: str) -> tuple[list[dict], str | None]:
+    mod = load_module(platform)
+    if mod is None:
+        return [], None
+    n, err = mod.device_count()
+    if n <= 0:
+        return [], err or "no device"
+    return [{"index": i, "source": f"rocflash._C_{platform}", **mod.device_info(i)} for i in range(n)], None
+
+
+def _hip_python_devices() -> list[dict]:
+    try:
+        from hip import hip  # optional extra: hip-python matching the installed ROCm
+    except ImportError:
+        return []
+    err, n = hip.hipGetDeviceCount()
+    if err != hip.hipError_t.hipSuccess:
+        return []
+    out = []
+    for i in range(n):
+        props = hip.hipDeviceProp_t()
+        if hip.hipGetDeviceProperties(props, i)[0] != hip.hipError_t.hipSuccess:
+            continue
+        name = props.name.decode() if isinstance(props.name, bytes) else props.name
+        arch = props.gcnArchName.decode() if isinstance(props.gcnArchName, bytes) else props.gcnArchName
+        out.append({"index": i, "source": "hip-python", "name": name, "arch": arch, "wave_size": props.warpSize,
+                    "lds_per_block": props.sharedMemPerBlock,
+                    "lds_per_multiprocessor": props.maxSharedMemoryPerMultiProcessor,
+                    "multiprocessors": props.multiProcessorCount, "total_memory": props.totalGlobalMem})
+    return out
+
+
+def collect() -> dict:
+    from . import __version__
+
+    report: dict = {
+        "rocflash": __version__,
+        "torch": torch.__version__,
+        "torch_runtime": f"ROCm/HIP {torch.version.hip}" if torch.version.hip else
+                         f"CUDA {torch.version.cuda}" if torch.version.cuda else "CPU only",
+        "backends": {},
+    }
+    notes = []
+    for platform in ("hip", "cuda"):
+        mod = load_module(platform)
+        entry = {"built": mod is not None}
+        if mod is None:
+            entry["why_not"] = module_error(platform)
+        else:
+            n, err = mod.device_count()
+            entry.update(compiled_archs=list(mod.compiled_archs()), instances=len(mod.instances()),
+                         runtime_version=mod.runtime_version(), devices_seen=max(n, 0))
+            if n <= 0:
+                entry["runtime_says"] = err
+        report["backends"][platform] = entry
+    report["backends"]["torch"] = {"built": True, "note": "reference through PyTorch ops, any device"}
+    report["backends"]["sim"] = {"built": True, "note": "the kernel's tiling simulated with torch"}
+
+    devices = _torch_devices()
+    if not devices:
+        for platform in ("hip", "cuda"):
+            found, err = _module_devices(platform)
+            devices += found
+        devices = devices or _hip_python_devices()
+        if devices and not torch.cuda.is_available():
+            notes.append("torch sees no GPU: tensors stay on the CPU, so the compiled backends cannot be "
+                         "called from torch here (install a ROCm/CUDA build of torch)")
+    report["devices"] = devices
+
+    device = torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
+    try:
+        sel = select_backend(device)
+        report["selected"] = {"device": str(device), "backend": sel.backend, "reason": sel.reason}
+    except (UnsupportedDeviceError, ValueError) as e:
+        report["selected"] = {"device": str(device), "backend": None, "reason": str(e)}
+    report["notes"] = notes
+    return report
+
+
+def info(print_report: bool = True, file=None) -> dict:
+    """Print (unless print_report=False) and return the report as a dict."""
+    report = collect()
+    if print_report:
+        _print(report, file or sys.stdout)
+    return report
+
+
+def _print(r: dict, f) -> None:
+    w = lambda s="": print(s, file=f)  # noqa: E731
+    w(f"rocflash {r['rocflash']}  (torch {r['torch']}, {r['torch_runtime']})")
+    w()
+    w("devices:")
+    if not r["devices"]:
+        w("  none found")
+    for d in r["devices"]:
+        lds = d.get("lds_per_block")
+        w(f"  [{d['index']}] {d['name']}  arch {d['arch']}  wave size {d.get('wave_size')}  "
+          f"LDS/shared per block {lds if lds is not None else '?'} B  "
+          f"per CU/SM {d.get('lds_per_multiprocessor', '?')} B  CUs/SMs {d.get('multiprocessors')}  (via {d['source']})")
+    w()
+    w("backends:")
+    for name in NAMES:
+        b = r["backends"][name]
+        if name in ("hip", "cuda"):
+            if b["built"]:
+                seen = b["devices_seen"]
+                w(f"  {name:5s} built for {', '.join(b['compiled_archs'])}; {b['instances']} kernel instances; "
+                  f"runtime {b['runtime_version']}; "
+                  + (f"{seen} device(s)" if seen else f"no device present ({b.get('runtime_says')})"))
+            else:
+                w(f"  {name:5s} not built ({b['why_not']})")
+        else:
+            w(f"  {name:5s} available: {b['note']}")
+    w()
+    s = r["selected"]
+    w(f"selected for {s['device']}: {s['backend'] or 'none'}  ({s['reason']})")
+    for n in r["notes"]:
+        w(f"note: {n}")

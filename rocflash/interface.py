@@ -1,0 +1,158 @@
+"""flash-attn compatible Python API."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .backends import FwdArgs, compiled, reference, sim
+from .selector import select_backend
+
+MAX_HEADDIM = 256
+_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+
+
+def flash_attn_func(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    dropout_p: float = 0.0,
+    softmax_scale: float | None = None,
+    causal: bool = False,
+    window_size: tuple[int, int] = (-1, -1),
+    softcap: float = 0.0,
+    alibi_slopes: torch.Tensor | None = None,
+    deterministic: bool = False,
+    return_attn_probs: bool = False,
+    *,
+    backend: str | None = None,
+):
+    """Exact attention ``softmax(Q.K^T * softmax_scale + mask) . V``, drop-in for ``flash_attn.flash_attn_func``.
+
+    Args:
+        q: (batch, seqlen_q, nheads, headdim), float16 / bfloat16 / float32.
+        k, v: (batch, seqlen_k, nheads_k, headdim), same dtype and device as q; nheads % nheads_k == 0
+            (GQA/MQA: query head h reads K/V head h // (nheads // nheads_k)). Any strides; a last
+            dimension that is not contiguous is copied. headdim 1..256 (padded internally to the kernel's
+            bucket).
+        dropout_p: must be 0.0 (dropout is not implemented by any backend yet: NotImplementedError).
+        softmax_scale: scale of Q.K^T; default 1 / sqrt(headdim).
+        causal: causal mask, aligned to the bottom-right corner when seqlen_q != seqlen_k (flash-attn >= 2.1):
+            query row i sees key j iff j <= i + seqlen_k - seqlen_q. For seqlen_q=2, seqlen_k=5::
+
+                keys  0 1 2 3 4
+                row 0 x x x x .
+                row 1 x x x x x
+
+        window_size: (left, right) sliding window, -1 = unbounded: row i sees keys
+            [i + seqlen_k - seqlen_q - left, i + seqlen_k - seqlen_q + right]. With causal=True, right must
+            be -1 or 0.
+        softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` to the scores (Gemma 2 style).
+        alibi_slopes: float32 (nheads,) or (batch, nheads): adds ``-slope * |i + seqlen_k - seqlen_q - j|``.
+        deterministic: accepted for flash-attn compatibility; the forward pass is always deterministic
+            (no atomics), so this changes nothing here.
+        return_attn_probs: also return the softmax LSE (see Returns). The attention probabilities themselves
+            are never materialised; the third element is None.
+        backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe).
+
+    Returns:
+        out (batch, seqlen_q, nheads, headdim), q's dtype; with return_attn_probs=True the tuple
+        (out, softmax_lse float32 (batch, nheads, seqlen_q) natural log, None). A fully masked query row
+        gives out 0 and LSE -inf.
+
+    Raises:
+        TypeError / ValueError naming the argument, the rule and the value, before any launch.
+        NotImplementedError for dropout_p > 0, and for backward through a backend without one.
+        rocflash.UnsupportedDeviceError when the selected compiled backend was not built for the device.
+    """
+    args = _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
+                       deterministic, return_attn_probs)
+    sel = select_backend(q.device, backend)
+    if dropout_p > 0:
+        raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{sel.backend}', got {dropout_p}")
+    q, k, v = (x if x.stride(-1) == 1 else x.contiguous() for x in (q, k, v))  # kernels need headdim contiguous
+
+    batch, seqlen_q, nheads, headdim = q.shape
+    if q.numel() == 0 or k.shape[1] == 0:
+        # Nothing to launch: empty output, or no keys at all (every row fully masked: 0 and LSE -inf).
+        out = torch.zeros_like(q, memory_format=torch.contiguous_format)
+        lse = torch.full((batch, nheads, seqlen_q), float("-inf"), dtype=torch.float32, device=q.device)
+    elif sel.backend == "torch":
+        out, lse = reference.forward(q, k, v, args)
+    else:
+        out, lse = _NoBackward.apply(q, k, v, args, sel.backend)
+    return (out, lse, None) if return_attn_probs else out
+
+
+class _NoBackward(torch.autograd.Function):
+    """Forward through a fused backend; backward raises until the backward kernels exist."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, args, backend):
+        ctx.backend = backend
+        if backend == "sim":
+            return sim.forward(q, k, v, args)
+        return compiled.forward(backend, q, k, v, args)
+
+    @staticmethod
+    def backward(ctx, dout, dlse):
+        raise NotImplementedError(
+            f"the backward pass is not implemented by backend '{ctx.backend}' yet; use backend='torch' to train")
+
+
+def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
+                return_attn_probs) -> FwdArgs:
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dim() != 4:
+            raise ValueError(f"{name} must have 4 dimensions (batch, seqlen, heads, headdim), got shape {tuple(t.shape)}")
+        if t.dtype not in _DTYPES:
+            raise TypeError(f"{name}.dtype must be float16, bfloat16 or float32, got {t.dtype}")
+    if not (q.dtype == k.dtype == v.dtype):
+        raise TypeError(f"q, k, v must have the same dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
+    if not (q.device == k.device == v.device):
+        raise ValueError(f"q, k, v must be on the same device, got {q.device}, {k.device}, {v.device}")
+    if k.shape != v.shape:
+        raise ValueError(f"k and v must have the same shape (batch, seqlen_k, nheads_k, headdim), got {tuple(k.shape)} and {tuple(v.shape)}")
+    batch, _, nheads, headdim = q.shape
+    if k.shape[0] != batch:
+        raise ValueError(f"k must have q's batch size {batch}, got {k.shape[0]}")
+    if k.shape[3] != headdim:
+        raise ValueError(f"k and v must have q's headdim {headdim}, got {k.shape[3]}")
+    if headdim < 1 or headdim > MAX_HEADDIM:
+        raise ValueError(f"headdim must be between 1 and {MAX_HEADDIM}, got {headdim}")
+    nheads_k = k.shape[2]
+    if nheads_k < 1 or nheads % nheads_k:
+        raise ValueError(f"nheads must be divisible by nheads_k (GQA/MQA), got nheads={nheads}, nheads_k={nheads_k}")
+    for name, flag in (("causal", causal), ("deterministic", deterministic), ("return_attn_probs", return_attn_probs)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be a bool, got {flag!r}")
+    if not isinstance(dropout_p, (int, float)) or not 0.0 <= dropout_p < 1.0:
+        raise ValueError(f"dropout_p must be a float in [0, 1), got {dropout_p!r}")
+    if softmax_scale is None:
+        softmax_scale = 1.0 / math.sqrt(headdim)
+    if not isinstance(softmax_scale, (int, float)) or not math.isfinite(softmax_scale):
+        raise ValueError(f"softmax_scale must be a finite float or None, got {softmax_scale!r}")
+    if (not isinstance(window_size, (tuple, list)) or len(window_size) != 2
+            or not all(isinstance(w, int) and not isinstance(w, bool) and w >= -1 for w in window_size)):
+        raise ValueError(f"window_size must be a pair of ints >= -1 (-1 = unbounded), got {window_size!r}")
+    left, right = window_size
+    if causal:
+        if right not in (-1, 0):
+            raise ValueError(f"window_size[1] must be -1 or 0 when causal=True (causal means right = 0), got {right}")
+        right = 0
+    if not isinstance(softcap, (int, float)) or not math.isfinite(softcap) or softcap < 0:
+        raise ValueError(f"softcap must be a finite float >= 0 (0 = off), got {softcap!r}")
+    if alibi_slopes is not None:
+        if not isinstance(alibi_slopes, torch.Tensor):
+            raise TypeError(f"alibi_slopes must be a torch.Tensor or None, got {type(alibi_slopes).__name__}")
+        if alibi_slopes.dtype != torch.float32:
+            raise TypeError(f"alibi_slopes.dtype must be float32, got {alibi_slopes.dtype}")
+        if tuple(alibi_slopes.shape) not in ((nheads,), (batch, nheads)):
+            raise ValueError(f"alibi_slopes must have shape (nheads,)=({nheads},) or (batch, nheads)=({batch}, {nheads}), "
+                             f"got {tuple(alibi_slopes.shape)}")
+        if alibi_slopes.device != q.device:
+            raise ValueError(f"alibi_slopes must be on q's device {q.device}, got {alibi_slopes.device}")
+    return FwdArgs(float(softmax_scale), int(left), int(right), float(softcap), alibi_slopes)

@@ -1,0 +1,125 @@
+"""Backend selection: ``backend=`` argument > ``ROCFLASH_BACKEND`` > capability probe.
+
+The probe looks at where the tensors live and what the runtime reports: CPU tensors -> ``torch``;
+a GPU under a ROCm build of torch -> ``hip``; under a CUDA build -> ``cuda``. A compiled backend is only
+usable when its module is built and the device's arch is in the module's compiled list; otherwise the
+first call raises :class:`UnsupportedDeviceError` naming the detected arch and the compiled list.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import torch
+
+from .backends import NAMES
+from .backends.compiled import load_module, module_error
+
+ENV_VAR = "ROCFLASH_BACKEND"
+
+
+class UnsupportedDeviceError(RuntimeError):
+    """The selected compiled backend cannot run on this device (arch not compiled, module missing, ...)."""
+
+
+@dataclass(frozen=True)
+class DeviceProbe:
+    """What the selector knows about a device (tests build fake ones)."""
+
+    device_type: str  # "cpu" | "cuda" (torch names ROCm GPUs "cuda" too)
+    platform: str | None  # "hip" | "cuda" | None (CPU)
+    arch: str | None  # "gfx906" (gcnArchName without features) | "sm_90" | None
+    name: str = ""
+    wave_size: int | None = None
+    lds_per_block: int | None = None
+
+
+@dataclass(frozen=True)
+class Selection:
+    backend: str
+    reason: str
+
+
+def probe_device(device: torch.device) -> DeviceProbe:
+    """Read the device's platform and arch from torch (no launch)."""
+    if device.type != "cuda":
+        return DeviceProbe(device.type, None, None, name=device.type)
+    props = torch.cuda.get_device_properties(device)
+    if torch.version.hip:
+        arch = getattr(props, "gcnArchName", "") or ""
+        return DeviceProbe("cuda", "hip", arch.split(":")[0], props.name, getattr(props, "warp_size", 64),
+                           getattr(props, "shared_memory_per_block", None))
+    return DeviceProbe("cuda", "cuda", f"sm_{props.major}{props.minor}", props.name,
+                       getattr(props, "warp_size", 32), getattr(props, "shared_memory_per_block_optin", None))
+
+
+def arch_compatible(platform: str, device_arch: str, compiled: list[str]) -> bool:
+    """AMD: the exact gfx name. NVIDIA: machine code for sm_XY runs on sm_XZ with Z >= Y (same major);
+    arch-specific sm_90a code only on sm_90."""
+    if platform == "hip":
+        return device_arch in compiled
+    dev = device_arch.removeprefix("sm_")
+    for arch in compiled:
+        cc = arch.removeprefix("sm_")
+        if cc.endswith("a"):
+            if cc[:-1] == dev:
+                return True
+        elif cc[:-1] == dev[:-1] and cc[-1] <= dev[-1]:
+            return True
+    return False
+
+
+def compiled_archs(platform: str) -> list[str] | None:
+    mod = load_module(platform)
+    return None if mod is None else list(mod.compiled_archs())
+
+
+def select_backend(device: torch.device, backend: str | None = None, probe: DeviceProbe | None = None) -> Selection:
+    """Choose the backend for tensors on ``device`` and check it can run there.
+
+    Raises ValueError for an unknown backend name (argument or environment), UnsupportedDeviceError when
+    the chosen backend cannot run on the device.
+    """
+    if backend is not None:
+        if backend not in NAMES:
+            raise ValueError(f"backend must be one of {NAMES} or None, got {backend!r}")
+        sel = Selection(backend, "backend= argument")
+    elif os.environ.get(ENV_VAR):
+        env = os.environ[ENV_VAR]
+        if env not in NAMES:
+            raise ValueError(f"{ENV_VAR} must be one of {NAMES}, got {env!r}")
+        sel = Selection(env, f"{ENV_VAR}={env}")
+    else:
+        probe = probe or probe_device(device)
+        if probe.platform is None:
+            sel = Selection("torch", f"tensors on {probe.device_type}: no GPU kernel applies, reference backend")
+        else:
+            sel = Selection(probe.platform, f"{probe.name or 'GPU'} ({probe.arch}) under a "
+                                            f"{'ROCm' if probe.platform == 'hip' else 'CUDA'} build of torch")
+    if sel.backend in ("hip", "cuda"):
+        check_compiled_backend(sel.backend, device, probe)
+    return sel
+
+
+def check_compiled_backend(platform: str, device: torch.device, probe: DeviceProbe | None = None) -> None:
+    """Raise UnsupportedDeviceError unless the ``platform`` module is built for the device's arch."""
+    probe = probe or probe_device(device)
+    if probe.platform is None:
+        raise UnsupportedDeviceError(
+            f"backend '{platform}' runs on GPU tensors; the tensors are on {probe.device_type} "
+            f"(use backend='torch' or 'sim' on the CPU)")
+    if probe.platform != platform:
+        raise UnsupportedDeviceError(
+            f"backend '{platform}' cannot run on {probe.name} ({probe.arch}), a device of the "
+            f"{probe.platform} platform; use backend='{probe.platform}'")
+    archs = compiled_archs(platform)
+    if archs is None:
+        raise UnsupportedDeviceError(
+            f"backend '{platform}' is not built ({module_error(platform)}); reinstall with "
+            f"ROCFLASH_BUILD={platform} pip install --no-build-isolation .")
+    if not arch_compatible(platform, probe.arch or "", archs):
+        var = "GPU_ARCHS" if platform == "hip" else "TORCH_CUDA_ARCH_LIST"
+        raise UnsupportedDeviceError(
+            f"backend '{platform}': device {probe.name} is {probe.arch}, which this build did not compile "
+            f"(compiled: {', '.join(archs)}); rebuild with {var} including it")
