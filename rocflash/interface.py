@@ -121,8 +121,10 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
         raise ValueError(f"k must have q's batch size {batch}, got {k.shape[0]}")
     if k.shape[3] != headdim:
         raise ValueError(f"k and v must have q's headdim {headdim}, got {k.shape[3]}")
-    if headdim < 1 or headdim > MAX_HEADDIM:
-        raise ValueError(f"headdim must be between 1 and {MAX_HEADDIM}, got {headdim}")
+    if headdim > MAX_HEADDIM:
+        raise ValueError(f"headdim must be <= {MAX_HEADDIM}, got {headdim}")
+    if headdim < 1:
+        raise ValueError(f"headdim must be >= 1, got {headdim}")
     nheads_k = k.shape[2]
     if nheads_k < 1 or nheads % nheads_k:
         raise ValueError(f"nheads must be divisible by nheads_k (GQA/MQA), got nheads={nheads}, nheads_k={nheads_k}")

@@ -44,7 +44,7 @@ def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | Non
     lse = torch.logsumexp(scores, dim=-1)  # -inf for fully masked rows
     probs = torch.exp(scores - lse.unsqueeze(-1).masked_fill(torch.isinf(lse).unsqueeze(-1), 0.0))
     out = torch.matmul(probs.to(vc.dtype), vc)
-    return out.transpose(1, 2).to(q.dtype), lse.to(torch.float32)
+    return out.transpose(1, 2).to(q.dtype).contiguous(), lse.to(torch.float32)
 
 
 def forward(q, k, v, args: FwdArgs):

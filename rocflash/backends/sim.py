@@ -102,7 +102,7 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
         inv_l = torch.where(l_valid > 0, 1.0 / l_valid, torch.zeros_like(l_valid))
         out[:, :, m0:m_end] = o[:, :, :n, :headdim] * inv_l.unsqueeze(-1)
         lse[:, :, m0:m_end] = torch.where(l_valid > 0, (m_valid + torch.log2(l_valid)) / LOG2E, neg_inf)
-    return out.transpose(1, 2).to(q.dtype), lse
+    return out.transpose(1, 2).to(q.dtype).contiguous(), lse
 
 
 def _scores_log2(raw, args: FwdArgs, slopes, rows, cols, diag):

@@ -1,0 +1,98 @@
+"""The build: arch lists (C13), generated instances, and the compiled modules on a machine without GPU.
+
+CI installs rocflash with ROCFLASH_BUILD=hip,cuda (Debian hipcc for gfx906;gfx90a, nvcc for sm_80;sm_90)
+and sets ROCFLASH_REQUIRE_BUILDS=hip,cuda: then a missing module fails these tests instead of skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from rocflash import build, codegen
+from rocflash.backends.compiled import load_module, module_error
+from rocflash.configs import load_fwd_configs
+from conftest import require_builds
+
+
+def test_amd_arch_list():  # C13
+    assert build.parse_amd_archs("gfx906;gfx90a") == ["gfx906", "gfx90a"]
+    assert build.parse_amd_archs("gfx90a:xnack-, gfx942") == ["gfx90a:xnack-", "gfx942"]
+    assert build.parse_amd_archs(None) == ["gfx906", "gfx908", "gfx90a", "gfx942"]
+    with pytest.raises(ValueError, match=r"GPU_ARCHS: unknown AMD arch 'gfx1100'; accepted: gfx906, gfx908, gfx90a, gfx942, gfx950"):
+        build.parse_amd_archs("gfx906;gfx1100")
+    with pytest.raises(ValueError, match=r"unknown AMD arch 'gfx906:turbo\+'"):
+        build.parse_amd_archs("gfx906:turbo+")
+
+
+def test_cuda_arch_list():
+    assert build.parse_cuda_archs("8.0;9.0+PTX") == [("8.0", False), ("9.0", True)]
+    assert build.cuda_gencode_flags([("9.0", True)]) == ["-gencode=arch=compute_90,code=sm_90",
+                                                          "-gencode=arch=compute_90,code=compute_90"]
+    with pytest.raises(ValueError, match=r"TORCH_CUDA_ARCH_LIST: unknown compute capability '6.1'; accepted: 7.0"):
+        build.parse_cuda_archs("6.1")
+
+
+def test_platform_choice():
+    assert build.parse_platforms(None, torch_hip=True, torch_cuda=False) == ["hip"]
+    assert build.parse_platforms("auto", torch_hip=False, torch_cuda=True) == ["cuda"]
+    assert build.parse_platforms("auto", torch_hip=False, torch_cuda=False) == []
+    assert build.parse_platforms("hip,cuda", False, False) == ["hip", "cuda"]
+    with pytest.raises(ValueError, match=r"ROCFLASH_BUILD: unknown platform 'rocm'"):
+        build.parse_platforms("rocm", False, False)
+
+
+def test_codegen_self_describing_instances(tmp_path):
+    sources = codegen.generate("gfx9", tmp_path)
+    configs = [c for c in load_fwd_configs() if c.target == "gfx9"]
+    assert len(sources) == 2 * len(configs)
+    names = {p.stem for p in sources}
+    assert "rocflash_fmha_fwd_gfx9_fp16_d128_b64x64_t256x16_p16_vec" in names
+    assert "rocflash_fmha_fwd_gfx9_fp16_d128_b64x64_t256x16_p16_narrow" in names
+    header = (tmp_path / "fmha_fwd_instances.h").read_text()
+    assert "struct Tile_gfx9_fp16_d128_b64x64_t256x16_p16" in header and "/*block_m=*/64" in header
+    assert (tmp_path / "fmha_fwd_table.inc").read_text().count("&launch_fmha_fwd<") == len(sources)
+    mtimes = {p: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
+    codegen.generate("gfx9", tmp_path)  # unchanged content is not rewritten (incremental builds)
+    assert mtimes == {p: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
+
+
+@pytest.mark.parametrize("platform,arch_prefix,no_device", [("hip", "gfx", "hipErrorNoDevice"), ("cuda", "sm_", None)])
+def test_compiled_module_imports_without_device(platform, arch_prefix, no_device):
+    mod = load_module(platform)
+    if mod is None:
+        if platform in require_builds():
+            pytest.fail(f"ROCFLASH_REQUIRE_BUILDS has {platform}, but {module_error(platform)}")
+        pytest.skip(f"{platform} module not built: {module_error(platform)}")
+    assert mod.platform() == platform
+    archs = mod.compiled_archs()
+    assert archs and all(a.startswith(arch_prefix) for a in archs)
+    target = build.CONFIG_TARGET[platform]
+    expected = [c.kernel_name(aligned) for c, aligned in codegen.instances(target)]
+    assert [i["name"] for i in mod.instances()] == expected
+    for inst in mod.instances():  # dynamic LDS per instance, as the launcher requests it
+        assert 0 < inst["lds_bytes"] <= 64 * 1024, inst
+    # the dispatch picks the smallest headdim bucket that fits
+    i = mod.select_instance(mod.DType.fp16, 40, True)
+    assert mod.instances()[i]["headdim"] == 64 and mod.instances()[i]["aligned"]
+    assert mod.select_instance(mod.DType.fp16, 300, True) == -1
+    n, err = mod.device_count()
+    if n <= 0 and no_device:
+        assert no_device in err
+
+
+def test_info_reports_builds():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run([sys.executable, "-m", "rocflash", "info"], capture_output=True, text=True, env=env, check=True).stdout
+    assert "backends:" in out and "selected for" in out
+    for platform in ("hip", "cuda"):
+        mod = load_module(platform)
+        if mod is not None:
+            assert f"{platform:5s} built for {', '.join(mod.compiled_archs())}" in out
+        elif platform in require_builds():
+            pytest.fail(f"{platform} module missing")
+    if load_module("hip") is not None:
+        assert "no device present (hipErrorNoDevice)" in out or "device(s)" in out
