@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "fmha_fwd_api.h"
+#include "fmha_api.h"
 
 #ifndef RF_MODULE_NAME
 #error "define RF_MODULE_NAME (_C_hip or _C_cuda)"
@@ -30,11 +30,12 @@ const char* dtype_name(rf::DType d) {
   return "?";
 }
 
-template <typename T>
-void def_ptr(py::class_<rf::FmhaFwdParams>& cls, const char* name, T rf::FmhaFwdParams::*member) {
+// A pointer field exposed to Python as an integer address (torch's data_ptr()).
+template <typename Params, typename T>
+void def_ptr(py::class_<Params>& cls, const char* name, T Params::*member) {
   cls.def_property(
-      name, [member](const rf::FmhaFwdParams& p) { return reinterpret_cast<std::uintptr_t>(p.*member); },
-      [member](rf::FmhaFwdParams& p, std::uintptr_t v) { p.*member = reinterpret_cast<T>(v); });
+      name, [member](const Params& p) { return reinterpret_cast<std::uintptr_t>(p.*member); },
+      [member](Params& p, std::uintptr_t v) { p.*member = reinterpret_cast<T>(v); });
 }
 
 }  // namespace
@@ -66,6 +67,34 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
   RF_FIELD(window_left); RF_FIELD(window_right); RF_FIELD(aligned);
 #undef RF_FIELD
 
+  py::class_<rf::FmhaBwdParams> bwd_params(m, "FmhaBwdParams", py::module_local(),
+                                            "Backward parameters; see hip_src/fmha_bwd_params.h");
+  bwd_params.def(py::init([]() { return rf::FmhaBwdParams{}; }));
+  def_ptr(bwd_params, "q", &rf::FmhaBwdParams::q);
+  def_ptr(bwd_params, "k", &rf::FmhaBwdParams::k);
+  def_ptr(bwd_params, "v", &rf::FmhaBwdParams::v);
+  def_ptr(bwd_params, "o", &rf::FmhaBwdParams::o);
+  def_ptr(bwd_params, "dout", &rf::FmhaBwdParams::dout);
+  def_ptr(bwd_params, "lse", &rf::FmhaBwdParams::lse);
+  def_ptr(bwd_params, "delta", &rf::FmhaBwdParams::delta);
+  def_ptr(bwd_params, "dq", &rf::FmhaBwdParams::dq);
+  def_ptr(bwd_params, "dk", &rf::FmhaBwdParams::dk);
+  def_ptr(bwd_params, "dv", &rf::FmhaBwdParams::dv);
+  def_ptr(bwd_params, "alibi_slopes", &rf::FmhaBwdParams::alibi_slopes);
+#define RF_FIELD(name) bwd_params.def_readwrite(#name, &rf::FmhaBwdParams::name)
+  RF_FIELD(q_batch_stride); RF_FIELD(q_row_stride); RF_FIELD(q_head_stride);
+  RF_FIELD(k_batch_stride); RF_FIELD(k_row_stride); RF_FIELD(k_head_stride);
+  RF_FIELD(v_batch_stride); RF_FIELD(v_row_stride); RF_FIELD(v_head_stride);
+  RF_FIELD(o_batch_stride); RF_FIELD(o_row_stride); RF_FIELD(o_head_stride);
+  RF_FIELD(do_batch_stride); RF_FIELD(do_row_stride); RF_FIELD(do_head_stride);
+  RF_FIELD(dq_batch_stride); RF_FIELD(dq_row_stride); RF_FIELD(dq_head_stride);
+  RF_FIELD(dk_batch_stride); RF_FIELD(dk_row_stride); RF_FIELD(dk_head_stride);
+  RF_FIELD(dv_batch_stride); RF_FIELD(dv_row_stride); RF_FIELD(dv_head_stride);
+  RF_FIELD(batch); RF_FIELD(seqlen_q); RF_FIELD(seqlen_k); RF_FIELD(nheads); RF_FIELD(nheads_k); RF_FIELD(headdim);
+  RF_FIELD(dtype); RF_FIELD(softmax_scale); RF_FIELD(softcap); RF_FIELD(alibi_batch_stride);
+  RF_FIELD(window_left); RF_FIELD(window_right); RF_FIELD(aligned);
+#undef RF_FIELD
+
   m.def("fwd", [](const rf::FmhaFwdParams& p, std::uintptr_t stream) {
         std::string error;
         int rc;
@@ -76,23 +105,35 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
         if (rc != 0) throw std::runtime_error(error);
       },
       py::arg("params"), py::arg("stream"), "Launch the forward kernel on `stream` (no synchronization).");
+  m.def("bwd", [](const rf::FmhaBwdParams& p, std::uintptr_t stream) {
+        std::string error;
+        int rc;
+        {
+          py::gil_scoped_release release;
+          rc = rf::fmha_bwd(p, reinterpret_cast<void*>(stream), &error);
+        }
+        if (rc != 0) throw std::runtime_error(error);
+      },
+      py::arg("params"), py::arg("stream"),
+      "Launch the backward kernels (preprocess, dK/dV, dQ) on `stream` (no synchronization).");
 
   m.def("instances", []() {
     py::list out;
-    for (int i = 0; i < rf::fwd_num_instances(); ++i) {
-      const rf::FwdInstanceInfo c = rf::fwd_instance(i);
+    for (int i = 0; i < rf::num_kernels(); ++i) {
+      const rf::KernelInfo c = rf::kernel_info(i);
       py::dict d;
-      d["name"] = c.name; d["dtype"] = dtype_name(c.dtype); d["headdim"] = c.headdim;
+      d["kind"] = c.kind; d["name"] = c.name; d["dtype"] = dtype_name(c.dtype); d["headdim"] = c.headdim;
       d["block_m"] = c.block_m; d["block_n"] = c.block_n; d["threads"] = c.threads; d["threads_n"] = c.threads_n;
       d["lds_pad_bytes"] = c.lds_pad_bytes; d["lds_bytes"] = c.lds_bytes; d["aligned"] = c.aligned;
       out.append(d);
     }
     return out;
-  }, "Every compiled forward instance with its tile config and dynamic LDS bytes.");
+  }, "Every compiled kernel instance (forward and backward) with its tile config and dynamic LDS bytes.");
 
-  m.def("select_instance", [](rf::DType dtype, int headdim, bool aligned) {
-    return rf::fwd_select_instance(dtype, headdim, aligned);
-  }, "Index into instances() of the kernel the dispatch runs, or -1.");
+  m.def("select_instance", [](const std::string& kind, rf::DType dtype, int headdim, bool aligned) {
+    return rf::select_kernel(kind, dtype, headdim, aligned);
+  }, py::arg("kind"), py::arg("dtype"), py::arg("headdim"), py::arg("aligned"),
+     "Index into instances() of the `kind` kernel the dispatch runs, or -1.");
 
   m.def("platform", []() { return std::string(rf::platform_name()); });
   m.def("compiled_archs", []() {

@@ -66,6 +66,13 @@ RF_DEVICE uint32_t to_bits<Bf16>(float x) { return float_to_bf16(x); }
 template <>
 RF_DEVICE uint32_t to_bits<Fp32>(float x) { return __float_as_uint(x); }
 
+// Stores x converted to E at p (2 or 4 bytes).
+template <class E>
+RF_DEVICE void store_elem(char* p, float x) {
+  if constexpr (E::kBytes == 2) *reinterpret_cast<uint16_t*>(p) = uint16_t(to_bits<E>(x));
+  else *reinterpret_cast<float*>(p) = x;
+}
+
 // ---- acc + sum over the elements of one word: a.b (two products for 16-bit types, one for fp32)
 template <class E>
 RF_DEVICE float dot_word(uint32_t a, uint32_t b, float acc);
@@ -112,22 +119,27 @@ RF_DEVICE void set_elem(uint4& v, int e, uint32_t bits) {
   }
 }
 
-// Interleave vector `a` (8 or 4 elements of row 2j') with `b` (row 2j'+1) into element pairs
-// (a0,b0),(a1,b1),...: `lo` receives the pairs of the first half of the elements, `hi` the second.
-template <class E>
-RF_DEVICE void interleave_rows(const uint4& a, const uint4& b, uint4& lo, uint4& hi) {
-  if constexpr (E::kPerWord == 2) {
-    // word w of the output pairs element w of a with element w of b
+template <int kWords>
+struct Words {
+  uint32_t w[kWords];
+};
+
+RF_DEVICE Words<4> to_words(const uint4& v) { return Words<4>{{v.x, v.y, v.z, v.w}}; }
+
+// Words of row 2j' (a) and row 2j'+1 (b), same columns, into element pairs (a0,b0),(a1,b1),...
+template <class E, int kWords>
+RF_DEVICE Words<2 * kWords> interleave_words(const Words<kWords>& a, const Words<kWords>& b) {
+  Words<2 * kWords> out;
 #pragma unroll
-    for (int w = 0; w < 8; ++w) {
-      const uint32_t x = word(a, w / 2), y = word(b, w / 2);
-      const uint32_t pair = (w % 2 == 0) ? ((x & 0xffffu) | (y << 16)) : ((x >> 16) | (y & 0xffff0000u));
-      set_word(w < 4 ? lo : hi, w % 4, pair);
+  for (int w = 0; w < 2 * kWords; ++w) {
+    if constexpr (E::kPerWord == 2) {  // word w pairs element w of a with element w of b
+      const uint32_t x = a.w[w / 2], y = b.w[w / 2];
+      out.w[w] = (w % 2 == 0) ? ((x & 0xffffu) | (y << 16)) : ((x >> 16) | (y & 0xffff0000u));
+    } else {  // fp32: words alternate a, b
+      out.w[w] = (w % 2 == 0) ? a.w[w / 2] : b.w[w / 2];
     }
-  } else {
-    lo = make_uint4(a.x, b.x, a.y, b.y);
-    hi = make_uint4(a.z, b.z, a.w, b.w);
   }
+  return out;
 }
 
 }  // namespace rf

@@ -18,84 +18,12 @@
 // exponential into one v_exp_f32 / ex2.approx. LSE = (m + log2(l)) * ln(2) converts back.
 #pragma once
 
+#include "fmha_common.h"
 #include "fmha_fwd_params.h"
 #include "fmha_mask.h"
 #include "fmha_tile_math.h"
 
 namespace rf {
-
-inline constexpr float kLog2e = 1.4426950408889634f;
-inline constexpr float kLn2 = 0.6931471805599453f;
-
-RF_DEVICE float neg_inf() { return __uint_as_float(0xff800000u); }
-
-// Butterfly reductions across the `kWidth` consecutive lanes of one row group (kWidth <= 32 divides the
-// wave, so a group never straddles waves: correct for wave64 and warp32 alike).
-template <int kWidth>
-RF_DEVICE float group_max(float v) {
-#pragma unroll
-  for (int mask = kWidth / 2; mask > 0; mask /= 2) v = rf_max(v, rf_shfl_xor(v, mask));
-  return v;
-}
-template <int kWidth>
-RF_DEVICE float group_sum(float v) {
-#pragma unroll
-  for (int mask = kWidth / 2; mask > 0; mask /= 2) v += rf_shfl_xor(v, mask);
-  return v;
-}
-
-// Rows of one (batch, head) slice in global memory: row-strided, headdim contiguous. Reads outside
-// [0, rows) x [0, cols) return zero, which pads headdim up to the bucket and the last tiles up to Bc.
-template <class E>
-struct GlobalRows {
-  const char* base;          // row 0, column 0
-  int64_t row_stride_bytes;  // 64-bit: row offsets can pass 2^31 bytes
-  int rows, cols;
-
-  template <bool kAligned>
-  RF_DEVICE uint4 load_vec(int r, int d) const {
-    constexpr int kVec = kVectorBytes / E::kBytes;
-    uint4 v = make_uint4(0u, 0u, 0u, 0u);
-    const int c0 = d * kVec;
-    if (r >= rows || c0 >= cols) return v;
-    const char* src = base + int64_t(r) * row_stride_bytes + int64_t(c0) * E::kBytes;
-    if constexpr (kAligned) {
-      v = *reinterpret_cast<const uint4*>(src);  // global_load_dwordx4
-    } else {
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) {
-        if (c0 + e < cols) {
-          const uint32_t bits = E::kBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(src + e * E::kBytes))
-                                               : *reinterpret_cast<const uint32_t*>(src + e * E::kBytes);
-          set_elem<E>(v, e, bits);
-        }
-      }
-    }
-    return v;
-  }
-};
-
-// The score of (row, col) in log2 units: raw Q.K^T -> scale, optional softcap and ALiBi -> * log2(e).
-struct ScoreTransform {
-  float scale_log2;  // softmax_scale * log2(e)
-  float scale;       // softmax_scale
-  float softcap;     // 0 = off
-  float cap_scale;   // softmax_scale / softcap
-  float alibi_slope; // 0 = off
-  int32_t diag;      // seqlen_k - seqlen_q (bottom-right alignment)
-
-  RF_DEVICE float operator()(float raw, int row, int col) const {
-    if (softcap == 0.f && alibi_slope == 0.f) return raw * scale_log2;
-    float x = raw * scale;
-    if (softcap != 0.f) {
-      // softcap * tanh(raw * scale / softcap), tanh(y) = 1 - 2 / (exp(2y) + 1): one exp2 and one rcp
-      const float e = rf_exp2(2.f * kLog2e * raw * cap_scale);
-      x = softcap * (1.f - 2.f * rf_rcp(e + 1.f));
-    }
-    if (alibi_slope != 0.f) x -= alibi_slope * rf_abs(float(int64_t(row) + diag - col));
-    return x * kLog2e;
-  }
-};
 
 template <class E, class Tile, bool kAligned>
 struct FmhaFwdPipeline {
@@ -150,11 +78,10 @@ struct FmhaFwdPipeline {
     for (int it = 0; it < T.v_stage_pairs(); ++it) {
       const int id = tid + it * T.threads;
       if (id < T.block_n / 2 * CPR) {
-        uint4 lo, hi;
-        interleave_rows<E>(stage[2 * it], stage[2 * it + 1], lo, hi);
+        const Words<8> pairs = interleave_words<E, 4>(to_words(stage[2 * it]), to_words(stage[2 * it + 1]));
         char* dst = lds + T.vp_write(id / CPR, id % CPR);
-        *reinterpret_cast<uint4*>(dst) = lo;
-        *reinterpret_cast<uint4*>(dst + kVectorBytes) = hi;
+        *reinterpret_cast<uint4*>(dst) = make_uint4(pairs.w[0], pairs.w[1], pairs.w[2], pairs.w[3]);
+        *reinterpret_cast<uint4*>(dst + kVectorBytes) = make_uint4(pairs.w[4], pairs.w[5], pairs.w[6], pairs.w[7]);
       }
     }
   }
@@ -269,13 +196,9 @@ struct FmhaFwdPipeline {
                           p.v_row_stride * E::kBytes, p.seqlen_k, p.headdim};
 
     const MaskRule rule{p.seqlen_q, p.seqlen_k, p.window_left, p.window_right};
-    ScoreTransform score;
-    score.scale = p.softmax_scale;
-    score.scale_log2 = p.softmax_scale * kLog2e;
-    score.softcap = p.softcap;
-    score.cap_scale = p.softcap > 0.f ? p.softmax_scale / p.softcap : 0.f;
-    score.alibi_slope = p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f;
-    score.diag = p.seqlen_k - p.seqlen_q;
+    const ScoreTransform score = ScoreTransform::make(
+        p.softmax_scale, p.softcap, p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f,
+        p.seqlen_k - p.seqlen_q);
 
     int tile_begin, tile_end;
     key_tile_range(rule, m0, m_end, T.block_n, &tile_begin, &tile_end);

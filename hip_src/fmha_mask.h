@@ -53,6 +53,24 @@ RF_HD void key_tile_range(const MaskRule& r, int32_t m_begin, int32_t m_end, int
   *tile_end = int32_t(last / block_n + 1);
 }
 
+// The query tiles (of block_m rows) whose rows see at least one key of [n_begin, n_end) (valid keys only:
+// n_end = min(n_begin + block_n, seqlen_k)): [*tile_begin, *tile_end). The backward dK/dV kernel visits
+// only these; the set is empty when no query row sees any of the keys.
+RF_HD void query_tile_range(const MaskRule& r, int32_t n_begin, int32_t n_end, int32_t block_m,
+                            int32_t* tile_begin, int32_t* tile_end) {
+  const int64_t diag = int64_t(r.seqlen_k) - r.seqlen_q;
+  int64_t first = r.window_right < 0 ? 0 : int64_t(n_begin) - diag - r.window_right;
+  int64_t last = r.window_left < 0 ? int64_t(r.seqlen_q) - 1 : int64_t(n_end) - 1 - diag + r.window_left;
+  if (first < 0) first = 0;
+  if (last > int64_t(r.seqlen_q) - 1) last = int64_t(r.seqlen_q) - 1;
+  if (n_end <= n_begin || first > last) {
+    *tile_begin = *tile_end = 0;
+    return;
+  }
+  *tile_begin = int32_t(first / block_m);
+  *tile_end = int32_t(last / block_m + 1);
+}
+
 // True when some (valid row, key) pair of the tile [n_begin, n_begin + block_n) x [m_begin, m_end) is
 // masked: only such boundary tiles run the per-element predicate.
 RF_HD bool tile_needs_mask(const MaskRule& r, int32_t m_begin, int32_t m_end, int32_t n_begin, int32_t block_n) {

@@ -187,7 +187,7 @@ def build_module(platform: str, archs: list, out_path: str | Path, build_dir: st
     log: list[str] = []
 
     jobs = jobs or int(os.environ.get("ROCFLASH_JOBS", "0")) or os.cpu_count() or 1
-    device_sources = [*sources, src / "fmha_fwd_api.hip"]
+    device_sources = [*sources, src / "fmha_api.hip"]
     objects = [build / (s.stem + ".o") for s in device_sources]
     cmds = [[compiler, *flags, *includes, "-c", str(s), "-o", str(o)] for s, o in zip(device_sources, objects)]
 

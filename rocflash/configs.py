@@ -1,9 +1,11 @@
-"""Tile configs of the forward kernel, loaded from ``ck_configs/fmha_fwd.toml``.
+"""Tile configs of the kernels, loaded from ``ck_configs/`` (TOML).
 
-The TOML file is the single source of the tile sizes: the build generates one kernel instance per entry
-(:mod:`rocflash.codegen`), the ``sim`` backend simulates the same tiling, and the ISA audit checks each
-instance against the occupancy recorded next to it. This module imports neither torch nor numpy, so
-``setup.py`` can load it before torch is importable.
+``fmha_fwd.toml`` holds the forward configs (tables ``[[fwd]]``), ``fmha_bwd.toml`` the backward ones
+(``[[bwd_dkdv]]`` for the dK/dV kernel, ``[[bwd_dq]]`` for the dQ kernel). The TOML files are the single
+source of the tile sizes: the build generates one kernel instance per entry (:mod:`rocflash.codegen`),
+the ``sim`` backend simulates the same tiling, and the ISA audit checks each instance against the
+occupancy recorded next to it. This module imports neither torch nor numpy, so ``setup.py`` can load it
+before torch is importable.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from pathlib import Path
 DTYPES = ("fp16", "bf16", "fp32")
 ELEM_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4}
 TARGETS = ("gfx9", "cuda")
+KINDS = ("fwd", "bwd_dkdv", "bwd_dq")
+_FILES = {"fwd": "fmha_fwd.toml", "bwd_dkdv": "fmha_bwd.toml", "bwd_dq": "fmha_bwd.toml"}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class FwdTileConfig:
-    """One forward tile config (see the field comments in ``ck_configs/fmha_fwd.toml``)."""
+class TileConfig:
+    """One kernel tile config (see the field comments in ``ck_configs/fmha_fwd.toml`` / ``fmha_bwd.toml``)."""
 
     target: str  # "gfx9" (every AMD gfx9 arch) or "cuda"
     dtype: str  # "fp16" | "bf16" | "fp32"
@@ -31,6 +35,7 @@ class FwdTileConfig:
     threads_n: int  # lanes per row group
     lds_pad_bytes: int  # padding after each Q / K / Vp row in LDS
     waves_per_simd: int  # designed gfx906 occupancy (0: not applicable)
+    kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dq" (the TOML table it came from)
 
     @property
     def elem_bytes(self) -> int:
@@ -44,9 +49,15 @@ class FwdTileConfig:
             f"_t{self.threads}x{self.threads_n}_p{self.lds_pad_bytes}"
         )
 
+    @property
+    def struct_name(self) -> str:
+        """C++ tile type of the instance, e.g. ``Tile_gfx9_fp16_d128_b64x64_t256x16_p16`` (forward),
+        ``Tile_bwd_dq_gfx9_fp16_d128_b64x32_t256x16_p16``."""
+        return f"Tile_{self.tile_name}" if self.kind == "fwd" else f"Tile_{self.kind}_{self.tile_name}"
+
     def kernel_name(self, aligned: bool) -> str:
-        """Name of one compiled instance: the tile name plus the load path (``vec`` = 128-bit loads)."""
-        return f"rocflash_fmha_fwd_{self.tile_name}_{'vec' if aligned else 'narrow'}"
+        """Name of one compiled instance: kind, tile name and load path (``vec`` = 128-bit loads)."""
+        return f"rocflash_fmha_{self.kind}_{self.tile_name}_{'vec' if aligned else 'narrow'}"
 
     def validate(self) -> None:
         """Raise ValueError naming the field and the rule a config breaks."""
@@ -61,12 +72,19 @@ class FwdTileConfig:
             raise ValueError(f"threads_n must be a power of 2 <= 32, got {self.threads_n}")
         if self.threads % self.threads_n:
             raise ValueError(f"threads must be a multiple of threads_n={self.threads_n}, got {self.threads}")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
         row_groups = self.threads // self.threads_n
-        if self.block_m % row_groups:
-            raise ValueError(f"block_m must be a multiple of threads/threads_n={row_groups}, got {self.block_m}")
+        if self.block_m % row_groups or self.block_m % 2:
+            raise ValueError(f"block_m must be even and a multiple of threads/threads_n={row_groups}, got {self.block_m}")
         if self.block_n % self.threads_n or self.block_n % 2:
             raise ValueError(f"block_n must be even and a multiple of threads_n={self.threads_n}, got {self.block_n}")
-        if (self.block_n * self.elem_bytes) % 16:
+        if self.kind == "bwd_dkdv":  # dK/dV rows are keys: block_n rows over the row groups; P^T rows over block_m
+            if self.block_n % row_groups:
+                raise ValueError(f"block_n must be a multiple of threads/threads_n={row_groups} (dK/dV rows), got {self.block_n}")
+            if (self.block_m * self.elem_bytes) % 16:
+                raise ValueError(f"block_m * {self.elem_bytes} bytes must fill 16-byte vectors, got block_m={self.block_m}")
+        elif (self.block_n * self.elem_bytes) % 16:
             raise ValueError(f"block_n * {self.elem_bytes} bytes must fill 16-byte vectors, got block_n={self.block_n}")
         if (self.headdim * self.elem_bytes) % 16 or self.headdim % self.threads_n:
             raise ValueError(
@@ -92,45 +110,58 @@ def hip_src_dir() -> Path:
     return _source_root() / "hip_src"
 
 
-def load_fwd_configs(path: str | os.PathLike | None = None) -> list[FwdTileConfig]:
-    """Every ``[[fwd]]`` table of ``fmha_fwd.toml`` as validated :class:`FwdTileConfig` objects.
+def load_configs(kind: str = "fwd", path: str | os.PathLike | None = None) -> list[TileConfig]:
+    """Every ``[[kind]]`` table of its TOML file as validated :class:`TileConfig` objects.
 
-    Raises ValueError for a missing or unknown field, a bad value, or two configs for one
+    Raises ValueError for an unknown kind, a missing or unknown field, a bad value, or two configs for one
     (target, dtype, headdim).
     """
-    path = Path(path) if path is not None else config_dir() / "fmha_fwd.toml"
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    path = Path(path) if path is not None else config_dir() / _FILES[kind]
     with open(path, "rb") as f:
         data = tomllib.load(f)
-    fields = {f.name for f in dataclasses.fields(FwdTileConfig)}
-    configs: list[FwdTileConfig] = []
+    fields = {f.name for f in dataclasses.fields(TileConfig)} - {"kind"}
+    configs: list[TileConfig] = []
     seen: set[tuple[str, str, int]] = set()
-    for i, entry in enumerate(data.get("fwd", [])):
+    for i, entry in enumerate(data.get(kind, [])):
         missing, unknown = fields - entry.keys(), entry.keys() - fields
         if missing or unknown:
-            raise ValueError(f"{path}: [[fwd]] #{i}: missing fields {sorted(missing)}, unknown fields {sorted(unknown)}")
-        cfg = FwdTileConfig(**entry)
+            raise ValueError(f"{path}: [[{kind}]] #{i}: missing fields {sorted(missing)}, unknown fields {sorted(unknown)}")
+        cfg = TileConfig(**entry, kind=kind)
         try:
             cfg.validate()
         except ValueError as e:
-            raise ValueError(f"{path}: [[fwd]] #{i} ({cfg.tile_name}): {e}") from None
+            raise ValueError(f"{path}: [[{kind}]] #{i} ({cfg.tile_name}): {e}") from None
         key = (cfg.target, cfg.dtype, cfg.headdim)
         if key in seen:
-            raise ValueError(f"{path}: [[fwd]] #{i}: a second config for target/dtype/headdim {key}")
+            raise ValueError(f"{path}: [[{kind}]] #{i}: a second config for target/dtype/headdim {key}")
         seen.add(key)
         configs.append(cfg)
     return configs
 
 
-def headdim_buckets(target: str, dtype: str, configs: list[FwdTileConfig] | None = None) -> list[int]:
+def load_fwd_configs(path: str | os.PathLike | None = None) -> list[TileConfig]:
+    """The ``[[fwd]]`` configs (see :func:`load_configs`)."""
+    return load_configs("fwd", path)
+
+
+
+
+def headdim_buckets(target: str, dtype: str, configs: list[TileConfig] | None = None) -> list[int]:
     configs = load_fwd_configs() if configs is None else configs
     return sorted(c.headdim for c in configs if c.target == target and c.dtype == dtype)
 
 
-def select_fwd_config(target: str, dtype: str, headdim: int, configs: list[FwdTileConfig] | None = None) -> FwdTileConfig:
-    """The config the kernel runs for ``headdim``: the smallest bucket >= headdim (same rule as the C++ dispatch)."""
-    configs = load_fwd_configs() if configs is None else configs
+def select_config(kind: str, target: str, dtype: str, headdim: int, configs: list[TileConfig] | None = None) -> TileConfig:
+    """The config a ``kind`` kernel runs for ``headdim``: the smallest bucket >= headdim (the C++ dispatch's rule)."""
+    configs = load_configs(kind) if configs is None else configs
     fitting = [c for c in configs if c.target == target and c.dtype == dtype and c.headdim >= headdim]
     if not fitting:
         buckets = headdim_buckets(target, dtype, configs)
-        raise ValueError(f"headdim must be <= {max(buckets) if buckets else 0} for {target}/{dtype}, got {headdim}")
+        raise ValueError(f"headdim must be <= {max(buckets) if buckets else 0} for {kind} {target}/{dtype}, got {headdim}")
     return min(fitting, key=lambda c: c.headdim)
+
+
+def select_fwd_config(target: str, dtype: str, headdim: int, configs: list[TileConfig] | None = None) -> TileConfig:
+    return select_config("fwd", target, dtype, headdim, configs)

@@ -11,6 +11,7 @@ from .selector import select_backend
 
 MAX_HEADDIM = 256
 _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+_FP64_BACKENDS = ("torch", "sim")  # float64 (for gradcheck) only where no kernel instance is needed
 
 
 def flash_attn_func(
@@ -31,7 +32,8 @@ def flash_attn_func(
     """Exact attention ``softmax(Q.K^T * softmax_scale + mask) . V``, drop-in for ``flash_attn.flash_attn_func``.
 
     Args:
-        q: (batch, seqlen_q, nheads, headdim), float16 / bfloat16 / float32.
+        q: (batch, seqlen_q, nheads, headdim), float16 / bfloat16 / float32 (float64 on the torch and sim
+            backends, for gradcheck).
         k, v: (batch, seqlen_k, nheads_k, headdim), same dtype and device as q; nheads % nheads_k == 0
             (GQA/MQA: query head h reads K/V head h // (nheads // nheads_k)). Any strides; a last
             dimension that is not contiguous is copied. headdim 1..256 (padded internally to the kernel's
@@ -50,8 +52,9 @@ def flash_attn_func(
             be -1 or 0.
         softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` to the scores (Gemma 2 style).
         alibi_slopes: float32 (nheads,) or (batch, nheads): adds ``-slope * |i + seqlen_k - seqlen_q - j|``.
-        deterministic: accepted for flash-attn compatibility; the forward pass is always deterministic
-            (no atomics), so this changes nothing here.
+        deterministic: accepted for flash-attn compatibility. Every rocflash backend is deterministic: the
+            forward uses no atomics, and the backward kernels compute dQ in a separate kernel and sum dK/dV
+            over GQA groups in registers, so gradients are bitwise identical across runs either way.
         return_attn_probs: also return the softmax LSE (see Returns). The attention probabilities themselves
             are never materialised; the third element is None.
         backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe).
@@ -61,14 +64,20 @@ def flash_attn_func(
         (out, softmax_lse float32 (batch, nheads, seqlen_q) natural log, None). A fully masked query row
         gives out 0 and LSE -inf.
 
+    Differentiable in q, k, v (``out.backward()``): the fused backends run their backward kernels (FlashAttention-2
+    recomputation from the LSE), the torch backend autograd through its ops.
+
     Raises:
         TypeError / ValueError naming the argument, the rule and the value, before any launch.
-        NotImplementedError for dropout_p > 0, and for backward through a backend without one.
+        NotImplementedError for dropout_p > 0.
         rocflash.UnsupportedDeviceError when the selected compiled backend was not built for the device.
     """
     args = _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
                        deterministic, return_attn_probs)
     sel = select_backend(q.device, backend)
+    if q.dtype == torch.float64 and sel.backend not in _FP64_BACKENDS:
+        raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{sel.backend}' "
+                        f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
     if dropout_p > 0:
         raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{sel.backend}', got {dropout_p}")
     q, k, v = (x if x.stride(-1) == 1 else x.contiguous() for x in (q, k, v))  # kernels need headdim contiguous
@@ -81,24 +90,35 @@ def flash_attn_func(
     elif sel.backend == "torch":
         out, lse = reference.forward(q, k, v, args)
     else:
-        out, lse = _NoBackward.apply(q, k, v, args, sel.backend)
+        out, lse = _FusedAttention.apply(q, k, v, args, sel.backend)
     return (out, lse, None) if return_attn_probs else out
 
 
-class _NoBackward(torch.autograd.Function):
-    """Forward through a fused backend; backward raises until the backward kernels exist."""
+class _FusedAttention(torch.autograd.Function):
+    """Forward and backward through a fused backend (``sim`` or a compiled one). The LSE is an output for
+    the caller and the saved statistic of the backward; it is not differentiable (as in flash-attn)."""
 
     @staticmethod
     def forward(ctx, q, k, v, args, backend):
-        ctx.backend = backend
         if backend == "sim":
-            return sim.forward(q, k, v, args)
-        return compiled.forward(backend, q, k, v, args)
+            out, lse = sim.forward(q, k, v, args)
+        else:
+            out, lse = compiled.forward(backend, q, k, v, args)
+        ctx.save_for_backward(q, k, v, out, lse)
+        ctx.args, ctx.backend = args, backend
+        ctx.mark_non_differentiable(lse)
+        return out, lse
 
     @staticmethod
-    def backward(ctx, dout, dlse):
-        raise NotImplementedError(
-            f"the backward pass is not implemented by backend '{ctx.backend}' yet; use backend='torch' to train")
+    def backward(ctx, dout, _dlse):
+        q, k, v, out, lse = ctx.saved_tensors
+        if dout.stride(-1) != 1:  # e.g. the expanded ones of out.sum().backward(): kernels need headdim contiguous
+            dout = dout.contiguous()
+        if ctx.backend == "sim":
+            dq, dk, dv = sim.backward(q, k, v, out, lse, dout, ctx.args)
+        else:
+            dq, dk, dv = compiled.backward(ctx.backend, q, k, v, out, lse, dout, ctx.args)
+        return dq, dk, dv, None, None
 
 
 def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
@@ -108,7 +128,7 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
         if t.dim() != 4:
             raise ValueError(f"{name} must have 4 dimensions (batch, seqlen, heads, headdim), got shape {tuple(t.shape)}")
-        if t.dtype not in _DTYPES:
+        if t.dtype not in (*_DTYPES, torch.float64):
             raise TypeError(f"{name}.dtype must be float16, bfloat16 or float32, got {t.dtype}")
     if not (q.dtype == k.dtype == v.dtype):
         raise TypeError(f"q, k, v must have the same dtype, got {q.dtype}, {k.dtype}, {v.dtype}")

@@ -35,6 +35,17 @@ class MaskRule:
     def visible(self, i: int, j: int) -> bool:
         return 0 <= j < self.seqlen_k and self.first_key(i) <= j <= self.last_key(i)
 
+    def visible_grid(self, rows, cols):
+        """Boolean tensor (len(rows), len(cols)) of :meth:`visible` for index tensors ``rows`` and ``cols``
+        (any torch device; works on anything with tensor operators, this module imports no torch)."""
+        r, c = rows.reshape(-1, 1), cols.reshape(1, -1)
+        ok = (c >= 0) & (c < self.seqlen_k) & (r == r)  # r == r: broadcast to the full grid
+        if self.window_left >= 0:
+            ok = ok & (c >= r + self.seqlen_k - self.seqlen_q - self.window_left)
+        if self.window_right >= 0:
+            ok = ok & (c <= r + self.seqlen_k - self.seqlen_q + self.window_right)
+        return ok
+
     def key_tile_range(self, m_begin: int, m_end: int, block_n: int) -> tuple[int, int]:
         """K/V tiles ``[begin, end)`` that query rows ``[m_begin, m_end)`` (valid rows only) must visit."""
         first = max(self.first_key(m_begin), 0)
@@ -42,6 +53,15 @@ class MaskRule:
         if m_end <= m_begin or first > last:
             return 0, 0
         return first // block_n, last // block_n + 1
+
+    def query_tile_range(self, n_begin: int, n_end: int, block_m: int) -> tuple[int, int]:
+        """Query tiles ``[begin, end)`` whose rows see a key of ``[n_begin, n_end)`` (valid keys only)."""
+        diag = self.seqlen_k - self.seqlen_q
+        first = 0 if self.window_right < 0 else max(n_begin - diag - self.window_right, 0)
+        last = self.seqlen_q - 1 if self.window_left < 0 else min(n_end - 1 - diag + self.window_left, self.seqlen_q - 1)
+        if n_end <= n_begin or first > last:
+            return 0, 0
+        return first // block_m, last // block_m + 1
 
     def tile_needs_mask(self, m_begin: int, m_end: int, n_begin: int, block_n: int) -> bool:
         """True when some (valid row, key) pair of the tile is masked: the tile runs the per-element predicate."""

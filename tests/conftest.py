@@ -79,3 +79,25 @@ def assert_close_to_reference(out, lse, q, k, v, args: FwdArgs, what: str = ""):
 def require_builds() -> set[str]:
     """Platforms whose compiled module CI requires (ROCFLASH_REQUIRE_BUILDS=hip,cuda): a missing one fails."""
     return {p for p in os.environ.get("ROCFLASH_REQUIRE_BUILDS", "").replace(";", ",").split(",") if p}
+
+
+def reference_grads(q, k, v, dout, args: FwdArgs, compute_dtype):
+    """(dq, dk, dv) of the unfused attention computed in compute_dtype (autograd through torch ops)."""
+    a, b, c = (t.detach().to(compute_dtype).requires_grad_() for t in (q, k, v))
+    out, _ = attention_reference(a, b, c, args, compute_dtype)
+    out.backward(dout.to(compute_dtype))
+    return a.grad, b.grad, c.grad
+
+
+def assert_grads_close(grads, q, k, v, dout, args: FwdArgs, what: str = ""):
+    """FlashAttention's backward rule per gradient: max|dX - ref| <= 3 * max|dX_lowprec - ref| + 1e-3."""
+    ref = reference_grads(q, k, v, dout, args, torch.float64)
+    low = reference_grads(q, k, v, dout, args, q.dtype)
+    for name, g, r, lo, x in zip(("dq", "dk", "dv"), grads, ref, low, (q, k, v)):
+        assert g.shape == x.shape and g.dtype == x.dtype, f"{what}: {name} shape/dtype"
+        assert not torch.isnan(g).any(), f"{what}: NaN in {name}"
+        if g.numel() == 0:
+            continue
+        err = (g.double() - r).abs().max().item()
+        base = (lo.double() - r).abs().max().item()
+        assert err <= 3 * base + 1e-3, f"{what}: {name} max|d-ref| = {err:.3g} > 3 * {base:.3g} + 1e-3"

@@ -45,8 +45,8 @@ def test_tensor_errors():
         rocflash.flash_attn_func(q.numpy(), k, v)
     with pytest.raises(ValueError, match=r"k must have 4 dimensions \(batch, seqlen, heads, headdim\), got shape \(2, 17, 32\)"):
         rocflash.flash_attn_func(q, k.flatten(2), v)
-    with pytest.raises(TypeError, match=r"v.dtype must be float16, bfloat16 or float32, got torch.float64"):
-        rocflash.flash_attn_func(q, k, v.double())
+    with pytest.raises(TypeError, match=r"v.dtype must be float16, bfloat16 or float32, got torch.int32"):
+        rocflash.flash_attn_func(q, k, v.int())
     with pytest.raises(TypeError, match=r"q, k, v must have the same dtype, got torch.float16, torch.float16, torch.bfloat16"):
         rocflash.flash_attn_func(q, k, v.bfloat16())
     with pytest.raises(ValueError, match=r"k and v must have the same shape .* got \(2, 17, 2, 16\) and \(2, 16, 2, 16\)"):
@@ -133,11 +133,3 @@ def test_deterministic_flag_accepted(backend):
     a = rocflash.flash_attn_func(q, k, v, deterministic=True, backend=backend)
     b = rocflash.flash_attn_func(q, k, v, deterministic=False, backend=backend)
     assert torch.equal(a, b)
-
-
-def test_backward_of_fused_backend_raises_until_implemented():
-    q, k, v = (t.requires_grad_() for t in qkv(dtype=torch.float32))
-    out = rocflash.flash_attn_func(q, k, v, backend="sim")
-    with pytest.raises(NotImplementedError, match=r"backward pass is not implemented by backend 'sim'"):
-        out.sum().backward()
-

@@ -14,7 +14,7 @@ import pytest
 
 from rocflash import build, codegen
 from rocflash.backends.compiled import load_module, module_error
-from rocflash.configs import load_fwd_configs
+from rocflash.configs import KINDS, load_configs
 from conftest import require_builds
 
 
@@ -47,14 +47,19 @@ def test_platform_choice():
 
 def test_codegen_self_describing_instances(tmp_path):
     sources = codegen.generate("gfx9", tmp_path)
-    configs = [c for c in load_fwd_configs() if c.target == "gfx9"]
-    assert len(sources) == 2 * len(configs)
+    per_kind = {kind: [c for c in load_configs(kind) if c.target == "gfx9"] for kind in KINDS}
+    assert len(sources) == 2 * sum(len(c) for c in per_kind.values())
     names = {p.stem for p in sources}
     assert "rocflash_fmha_fwd_gfx9_fp16_d128_b64x64_t256x16_p16_vec" in names
     assert "rocflash_fmha_fwd_gfx9_fp16_d128_b64x64_t256x16_p16_narrow" in names
+    assert "rocflash_fmha_bwd_dkdv_gfx9_fp16_d128_b32x64_t256x16_p16_vec" in names
+    assert "rocflash_fmha_bwd_dq_gfx9_bf16_d128_b64x32_t256x16_p16_narrow" in names
     header = (tmp_path / "fmha_fwd_instances.h").read_text()
     assert "struct Tile_gfx9_fp16_d128_b64x64_t256x16_p16" in header and "/*block_m=*/64" in header
-    assert (tmp_path / "fmha_fwd_table.inc").read_text().count("&launch_fmha_fwd<") == len(sources)
+    assert "struct Tile_bwd_dkdv_gfx9_fp16_d128_b32x64_t256x16_p16" in (tmp_path / "fmha_bwd_dkdv_instances.h").read_text()
+    for kind in KINDS:
+        launches = (tmp_path / f"fmha_{kind}_table.inc").read_text().count(f"&launch_fmha_{kind}<")
+        assert launches == 2 * len(per_kind[kind]), kind
     mtimes = {p: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
     codegen.generate("gfx9", tmp_path)  # unchanged content is not rewritten (incremental builds)
     assert mtimes == {p: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
@@ -71,14 +76,15 @@ def test_compiled_module_imports_without_device(platform, arch_prefix, no_device
     archs = mod.compiled_archs()
     assert archs and all(a.startswith(arch_prefix) for a in archs)
     target = build.CONFIG_TARGET[platform]
-    expected = [c.kernel_name(aligned) for c, aligned in codegen.instances(target)]
+    expected = [c.kernel_name(aligned) for kind in KINDS for c, aligned in codegen.instances(target, kind=kind)]
     assert [i["name"] for i in mod.instances()] == expected
     for inst in mod.instances():  # dynamic LDS per instance, as the launcher requests it
         assert 0 < inst["lds_bytes"] <= 64 * 1024, inst
     # the dispatch picks the smallest headdim bucket that fits
-    i = mod.select_instance(mod.DType.fp16, 40, True)
-    assert mod.instances()[i]["headdim"] == 64 and mod.instances()[i]["aligned"]
-    assert mod.select_instance(mod.DType.fp16, 300, True) == -1
+    for kind in KINDS:
+        i = mod.select_instance(kind, mod.DType.fp16, 40, True)
+        assert mod.instances()[i]["kind"] == kind and mod.instances()[i]["headdim"] == 64 and mod.instances()[i]["aligned"]
+        assert mod.select_instance(kind, mod.DType.fp16, 300, True) == -1
     n, err = mod.device_count()
     if n <= 0 and no_device:
         assert no_device in err

@@ -51,34 +51,72 @@ def is_aligned(*tensors: torch.Tensor) -> bool:
 POISON_ENV = "ROCFLASH_POISON_OUTPUTS"
 
 
-def forward(platform: str, q, k, v, args: FwdArgs):
-    """Launch the compiled forward. With ROCFLASH_POISON_OUTPUTS=1 (the GPU tests set it) O and LSE start
-    as NaN, so an element the kernel fails to write shows up instead of reading as a plausible value."""
-    mod = load_module(platform)
-    batch, seqlen_q, nheads, headdim = q.shape
+def _output_like(t: torch.Tensor, shape=None, dtype=None) -> torch.Tensor:
+    """A fresh contiguous output. With ROCFLASH_POISON_OUTPUTS=1 (the GPU tests set it) it starts as NaN, so
+    an element the kernel fails to write shows up instead of reading as a plausible value."""
+    shape, dtype = shape or t.shape, dtype or t.dtype
     if os.environ.get(POISON_ENV) == "1":
-        out = torch.full_like(q, float("nan"), memory_format=torch.contiguous_format)
-        lse = torch.full((batch, nheads, seqlen_q), float("nan"), dtype=torch.float32, device=q.device)
-    else:
-        out = torch.empty_like(q, memory_format=torch.contiguous_format)
-        lse = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
-    p = mod.FmhaFwdParams()
-    p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
-    p.q_batch_stride, p.q_row_stride, p.q_head_stride = q.stride(0), q.stride(1), q.stride(2)
-    p.k_batch_stride, p.k_row_stride, p.k_head_stride = k.stride(0), k.stride(1), k.stride(2)
-    p.v_batch_stride, p.v_row_stride, p.v_head_stride = v.stride(0), v.stride(1), v.stride(2)
-    p.o_batch_stride, p.o_row_stride, p.o_head_stride = out.stride(0), out.stride(1), out.stride(2)
-    p.batch, p.seqlen_q, p.seqlen_k, p.nheads, p.nheads_k, p.headdim = batch, seqlen_q, k.shape[1], nheads, k.shape[2], headdim
+        return torch.full(shape, float("nan"), dtype=dtype, device=t.device)
+    return torch.empty(shape, dtype=dtype, device=t.device)
+
+
+def _set_strides(p, name: str, t: torch.Tensor) -> None:
+    setattr(p, f"{name}_batch_stride", t.stride(0))
+    setattr(p, f"{name}_row_stride", t.stride(1))
+    setattr(p, f"{name}_head_stride", t.stride(2))
+
+
+def _fill_common(mod, p, q, k, v, args: FwdArgs):
+    """The fields forward and backward params share. Returns the float32 ALiBi slopes tensor (keep it alive)."""
+    p.q, p.k, p.v = q.data_ptr(), k.data_ptr(), v.data_ptr()
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        _set_strides(p, name, t)
+    p.batch, p.seqlen_q, p.nheads, p.headdim = q.shape
+    p.seqlen_k, p.nheads_k = k.shape[1], k.shape[2]
     p.dtype = getattr(mod.DType, _DTYPE_NAMES[q.dtype])
     p.softmax_scale, p.softcap = args.softmax_scale, args.softcap
+    p.window_left, p.window_right = args.window_left, args.window_right
     alibi = args.alibi_slopes
     if alibi is not None:
         alibi = alibi.to(device=q.device, dtype=torch.float32).contiguous()
         p.alibi_slopes, p.alibi_batch_stride = alibi.data_ptr(), (alibi.stride(0) if alibi.dim() == 2 else 0)
     else:
         p.alibi_slopes, p.alibi_batch_stride = 0, 0
-    p.window_left, p.window_right = args.window_left, args.window_right
+    return alibi
+
+
+def forward(platform: str, q, k, v, args: FwdArgs):
+    """Launch the compiled forward: returns (out like q, lse float32 (batch, nheads, seqlen_q))."""
+    mod = load_module(platform)
+    batch, seqlen_q, nheads, _ = q.shape
+    out = _output_like(q)
+    lse = _output_like(q, (batch, nheads, seqlen_q), torch.float32)
+    p = mod.FmhaFwdParams()
+    alibi = _fill_common(mod, p, q, k, v, args)
+    p.o, p.lse = out.data_ptr(), lse.data_ptr()
+    _set_strides(p, "o", out)
     p.aligned = is_aligned(q, k, v, out)
     with torch.cuda.device(q.device):
         mod.fwd(p, torch.cuda.current_stream(q.device).cuda_stream)
+    del alibi  # freed after the launch: the caching allocator keeps it for work queued on this stream
     return out, lse
+
+
+def backward(platform: str, q, k, v, out, lse, dout, args: FwdArgs):
+    """Launch the compiled backward (preprocess, dK/dV, dQ): returns (dq, dk, dv) shaped like q, k, v.
+    ``dout`` may have any strides with a contiguous last dimension."""
+    mod = load_module(platform)
+    batch, seqlen_q, nheads, _ = q.shape
+    dq, dk, dv = _output_like(q), _output_like(k), _output_like(v)
+    delta = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
+    p = mod.FmhaBwdParams()
+    alibi = _fill_common(mod, p, q, k, v, args)
+    p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), lse.data_ptr(), delta.data_ptr()
+    p.dq, p.dk, p.dv = dq.data_ptr(), dk.data_ptr(), dv.data_ptr()
+    for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
+        _set_strides(p, name, t)
+    p.aligned = is_aligned(q, k, v, out, dout, dq, dk, dv)
+    with torch.cuda.device(q.device):
+        mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream)
+    del alibi
+    return dq, dk, dv

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import torch
 
+from ..masks import MaskRule
 from . import FwdArgs
 
 
@@ -35,11 +36,7 @@ def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | Non
         slopes = args.alibi_slopes.to(compute_dtype)
         slopes = slopes.view(1, nheads, 1, 1) if slopes.dim() == 1 else slopes.view(batch, nheads, 1, 1)
         scores = scores - slopes * (diag - cols).abs().to(compute_dtype)
-    visible = torch.ones(seqlen_q, seqlen_k, dtype=torch.bool, device=q.device)
-    if args.window_left >= 0:
-        visible &= cols >= diag - args.window_left
-    if args.window_right >= 0:
-        visible &= cols <= diag + args.window_right
+    visible = MaskRule(seqlen_q, seqlen_k, args.window_left, args.window_right).visible_grid(rows, cols)
     scores = scores.masked_fill(~visible, float("-inf"))
     lse = torch.logsumexp(scores, dim=-1)  # -inf for fully masked rows
     probs = torch.exp(scores - lse.unsqueeze(-1).masked_fill(torch.isinf(lse).unsqueeze(-1), 0.0))

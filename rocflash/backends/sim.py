@@ -1,9 +1,11 @@
-"""The ``sim`` backend: the forward kernel's exact tiling, simulated with torch (the golden model).
+"""The ``sim`` backend: the kernels' exact tiling, simulated with torch (the golden model).
 
-Same tile sizes as the compiled instance (from ``ck_configs/fmha_fwd.toml``, same headdim bucket and
-zero padding), the same block order (Br-row slices last-first within a head), the same K/V tile range per
-block and the same masked/unmasked decision per tile (``rocflash.masks``, the mirror of
-``hip_src/fmha_mask.h``), and the same online-softmax recurrences in the log2 domain with fp32 state:
+Same tile sizes as the compiled instances (from ``ck_configs/``, same headdim bucket and zero padding),
+the same block order, the same tile ranges per block and the same masked/unmasked decision per tile
+(``rocflash.masks``, the mirror of ``hip_src/fmha_mask.h``), and the same recurrences in the log2 domain
+with fp32 state (fp64 for float64 inputs, so that ``torch.autograd.gradcheck`` can run on it).
+
+Forward (hip_src/fmha_fwd_kernel.h)::
 
     m' = max(m, rowmax(S2))            S2 = score * log2(e)
     base = 0 if m' == -inf else m'     (a row that has seen no visible key stays at 0 / -inf)
@@ -12,7 +14,16 @@ block and the same masked/unmasked decision per tile (``rocflash.masks``, the mi
     O = O * alpha + round_to_dtype(P) . V   (the kernel stores P in LDS in the element type)
     out = O / l (0 if l == 0),  LSE = (m + log2 l) * ln 2 (-inf if l == 0)
 
-Batch and heads are vectorised; blocks and tiles are Python loops, as the kernel's grid and main loop.
+Backward (hip_src/fmha_bwd_kernel.h)::
+
+    D = rowsum(dO * O)
+    P = exp2(S2 - LSE * log2(e))  (0 where masked, and for rows with LSE = -inf)
+    dS = P * (dP - D) * g,  dP = dO . V^T,  g = 1 or 1 - tanh^2 (softcap)
+    dK/dV kernel, per key block and query tile:  dV += round(P)^T . dO,  dK += round(dS)^T . Q
+    dQ kernel, per query block and key tile:     dQ += round(dS) . K
+    dQ, dK scaled by softmax_scale at the end; dK, dV summed over the query heads of each GQA group
+
+Batch and heads are vectorised; blocks and tiles are Python loops, as the kernels' grids and main loops.
 """
 
 from __future__ import annotations
@@ -23,105 +34,190 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
-from ..configs import FwdTileConfig, select_fwd_config
+from ..configs import TileConfig, select_config
 from ..masks import MaskRule
 from . import FwdArgs
 
 LOG2E = 1.0 / math.log(2.0)
-_DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
+# float64 runs the fp32 kernel's tiling in fp64 arithmetic (the sim only; the compiled kernels reject it)
+_DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32", torch.float64: "fp32"}
 
 
 @dataclass
 class SimTrace:
-    """What the simulated kernel did, for tests: one entry per (Br-row block), in launch order within a head."""
+    """What the simulated kernel did, for tests: one entry per block, in launch order within a head."""
 
-    config: FwdTileConfig | None = None
-    blocks: list[tuple[int, list[tuple[int, bool]]]] = field(default_factory=list)  # (m_block, [(tile, masked)])
+    config: TileConfig | None = None
+    blocks: list[tuple[int, list[tuple[int, bool]]]] = field(default_factory=list)  # (block, [(tile, masked)])
+
+
+class _Problem:
+    """Inputs prepared as the kernels see them: (batch, heads, seqlen, bucket) in the accumulation dtype,
+    zero-padded along headdim, K/V heads repeated over each GQA group."""
+
+    def __init__(self, q, k, v, args: FwdArgs, kind: str, target: str):
+        self.batch, self.seqlen_q, self.nheads, self.headdim = q.shape
+        self.seqlen_k, self.nheads_k = k.shape[1], k.shape[2]
+        self.group = self.nheads // self.nheads_k
+        self.dtype, self.device = q.dtype, q.device
+        self.acc = torch.float64 if q.dtype == torch.float64 else torch.float32
+        self.cfg = select_config(kind, target, _DTYPE_NAMES[q.dtype], self.headdim)
+        self.args = args
+        self.rule = MaskRule(self.seqlen_q, self.seqlen_k, args.window_left, args.window_right)
+        self.slopes = None
+        if args.alibi_slopes is not None:
+            s = args.alibi_slopes.to(device=q.device, dtype=self.acc)
+            s = (s.view(1, self.nheads) if s.dim() == 1 else s.view(self.batch, self.nheads)).expand(self.batch, self.nheads)
+            self.slopes = s.reshape(self.batch, self.nheads, 1, 1)
+
+    def prep(self, x, repeat: int = 1):  # (b, s, h, d) -> (b, h, s, bucket)
+        x = x.transpose(1, 2).to(self.acc)
+        if repeat > 1:
+            x = x.repeat_interleave(repeat, dim=1)
+        return F.pad(x, (0, self.cfg.headdim - self.headdim))
+
+    def rows(self, x, start: int, count: int):
+        """Rows [start, start + count) of a (b, h, s, d) tensor, zero past its end (the kernel's loads)."""
+        valid = max(0, min(count, x.shape[2] - start))
+        return F.pad(x[:, :, start:start + valid], (0, 0, 0, count - valid))
+
+    def round(self, x):
+        """What storing to LDS in the element type does to a probability or gradient tile."""
+        return x.to(self.dtype).to(self.acc)
+
+    def scores_log2(self, raw, rows, cols):
+        """Raw Q.K^T -> score in log2 units, as ScoreTransform in hip_src/fmha_common.h.
+        Returns (score_log2, g) with g = d(score)/d(raw) / softmax_scale."""
+        a = self.args
+        if a.softcap == 0 and self.slopes is None:
+            return raw * (a.softmax_scale * LOG2E), 1.0
+        x, g = raw * a.softmax_scale, 1.0
+        if a.softcap > 0:
+            t = torch.tanh(raw * (a.softmax_scale / a.softcap))
+            x, g = a.softcap * t, 1 - t * t
+        if self.slopes is not None:
+            x = x - self.slopes * (rows.view(-1, 1) + self.seqlen_k - self.seqlen_q - cols.view(1, -1)).abs().to(self.acc)
+        return x * LOG2E, g
 
 
 def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None):
-    """Simulate one launch. Shapes as ``flash_attn_func``; returns (out, lse float32 (b, h, sq))."""
-    batch, seqlen_q, nheads, headdim = q.shape
-    seqlen_k, nheads_k = k.shape[1], k.shape[2]
-    cfg = select_fwd_config(target, _DTYPE_NAMES[q.dtype], headdim)
+    """Simulate one forward launch. Shapes as ``flash_attn_func``; returns (out, lse float32 (b, h, sq))."""
+    pb = _Problem(q, k, v, args, "fwd", target)
+    cfg, dev = pb.cfg, pb.device
     if trace is not None:
         trace.config = cfg
-    bm, bn, dpad = cfg.block_m, cfg.block_n, cfg.headdim - headdim
-    group = nheads // nheads_k
+    bm, bn = cfg.block_m, cfg.block_n
+    qf, kf, vf = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group)
+    out = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, pb.headdim, dtype=pb.acc, device=dev)
+    lse = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, dtype=pb.acc, device=dev)
+    neg_inf = torch.tensor(float("-inf"), dtype=pb.acc, device=dev)
 
-    def prep(x, heads_repeat):  # (b, s, h, d) in the element type -> fp32 (b, h, s, D), zero-padded like the loads
-        x = x.transpose(1, 2).float()
-        if heads_repeat > 1:
-            x = x.repeat_interleave(heads_repeat, dim=1)
-        return F.pad(x, (0, dpad))
-
-    qf, kf, vf = prep(q, 1), prep(k, group), prep(v, group)
-    out = torch.empty(batch, nheads, seqlen_q, headdim, dtype=torch.float32, device=q.device)
-    lse = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
-    rule = MaskRule(seqlen_q, seqlen_k, args.window_left, args.window_right)
-    slopes = None
-    if args.alibi_slopes is not None:
-        s = args.alibi_slopes.float().to(q.device)
-        slopes = (s.view(1, nheads) if s.dim() == 1 else s.view(batch, nheads)).expand(batch, nheads)
-        slopes = slopes.reshape(batch, nheads, 1, 1)
-    neg_inf = torch.tensor(float("-inf"), device=q.device)
-
-    num_m_blocks = (seqlen_q + bm - 1) // bm
-    for m_block in reversed(range(num_m_blocks)):
-        m0, m_end = m_block * bm, min(m_block * bm + bm, seqlen_q)
-        rows = torch.arange(m0, m0 + bm, device=q.device)
-        q_tile = F.pad(qf[:, :, m0:m_end], (0, 0, 0, bm - (m_end - m0)))  # rows past seqlen_q load as zero
-        m = torch.full((batch, nheads, bm), float("-inf"), device=q.device)
-        l = torch.zeros(batch, nheads, bm, device=q.device)
-        o = torch.zeros(batch, nheads, bm, cfg.headdim, device=q.device)
-        tile_begin, tile_end = rule.key_tile_range(m0, m_end, bn)
+    for m_block in reversed(range(-(-pb.seqlen_q // bm))):
+        m0, m_end = m_block * bm, min(m_block * bm + bm, pb.seqlen_q)
+        rows = torch.arange(m0, m0 + bm, device=dev)
+        q_tile = pb.rows(qf, m0, bm)  # rows past seqlen_q load as zero
+        m = torch.full((pb.batch, pb.nheads, bm), float("-inf"), dtype=pb.acc, device=dev)
+        l = torch.zeros(pb.batch, pb.nheads, bm, dtype=pb.acc, device=dev)
+        o = torch.zeros(pb.batch, pb.nheads, bm, cfg.headdim, dtype=pb.acc, device=dev)
         visited = []
-        for t in range(tile_begin, tile_end):
+        for t in range(*pb.rule.key_tile_range(m0, m_end, bn)):
             n0 = t * bn
-            n_valid = min(bn, seqlen_k - n0)
-            k_tile = F.pad(kf[:, :, n0:n0 + n_valid], (0, 0, 0, bn - n_valid))
-            v_tile = F.pad(vf[:, :, n0:n0 + n_valid], (0, 0, 0, bn - n_valid))
-            cols = torch.arange(n0, n0 + bn, device=q.device)
-            s2 = _scores_log2(torch.matmul(q_tile, k_tile.transpose(-1, -2)), args, slopes, rows, cols, seqlen_k - seqlen_q)
-            masked = rule.tile_needs_mask(m0, m_end, n0, bn)
+            cols = torch.arange(n0, n0 + bn, device=dev)
+            k_tile, v_tile = pb.rows(kf, n0, bn), pb.rows(vf, n0, bn)
+            s2, _ = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
+            masked = pb.rule.tile_needs_mask(m0, m_end, n0, bn)
             if masked:
-                s2 = torch.where(_visible(rule, rows, cols), s2, neg_inf)
+                s2 = torch.where(pb.rule.visible_grid(rows, cols), s2, neg_inf)
             visited.append((t, masked))
             m_new = torch.maximum(m, s2.amax(dim=-1))
             base = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
             alpha = torch.exp2(m - base)
             p = torch.exp2(s2 - base.unsqueeze(-1))
             l = l * alpha + p.sum(dim=-1)
-            p_elem = p.to(q.dtype).float()  # P is stored in LDS in the element type
-            o = o * alpha.unsqueeze(-1) + torch.matmul(p_elem, v_tile)
+            o = o * alpha.unsqueeze(-1) + pb.round(p) @ v_tile
             m = m_new
         if trace is not None:
             trace.blocks.append((m_block, visited))
         n = m_end - m0
         l_valid, m_valid = l[:, :, :n], m[:, :, :n]
         inv_l = torch.where(l_valid > 0, 1.0 / l_valid, torch.zeros_like(l_valid))
-        out[:, :, m0:m_end] = o[:, :, :n, :headdim] * inv_l.unsqueeze(-1)
+        out[:, :, m0:m_end] = o[:, :, :n, :pb.headdim] * inv_l.unsqueeze(-1)
         lse[:, :, m0:m_end] = torch.where(l_valid > 0, (m_valid + torch.log2(l_valid)) / LOG2E, neg_inf)
-    return out.transpose(1, 2).to(q.dtype).contiguous(), lse
+    lse_dtype = torch.float64 if q.dtype == torch.float64 else torch.float32
+    return out.transpose(1, 2).to(q.dtype).contiguous(), lse.to(lse_dtype)
 
 
-def _scores_log2(raw, args: FwdArgs, slopes, rows, cols, diag):
-    """Raw Q.K^T -> score in log2 units, as ScoreTransform in hip_src/fmha_fwd_kernel.h."""
-    if args.softcap == 0 and slopes is None:
-        return raw * (args.softmax_scale * LOG2E)
-    x = raw * args.softmax_scale
-    if args.softcap > 0:
-        x = args.softcap * torch.tanh(raw * (args.softmax_scale / args.softcap))
-    if slopes is not None:
-        x = x - slopes * (rows.view(-1, 1) + diag - cols.view(1, -1)).abs().float()
-    return x * LOG2E
+def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None):
+    """Simulate the backward launches (preprocess, dK/dV kernel, dQ kernel).
 
+    Inputs as the forward's plus its ``out``, ``lse`` (b, h, sq) and ``dout`` (q's shape). Returns
+    (dq, dk, dv) in the inputs' dtype and shapes. ``trace`` records the dK/dV kernel's tiling.
+    """
+    pb = _Problem(q, k, v, args, "bwd_dkdv", target)
+    dev, acc = pb.device, pb.acc
+    qf, kf, vf, dof = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group), pb.prep(dout)
+    delta = (dout.to(acc) * out.to(acc)).sum(-1).transpose(1, 2)  # (b, h, sq): the preprocess kernel
+    lse_log2 = torch.where(torch.isneginf(lse), torch.full_like(lse, float("inf")), lse).to(acc) * LOG2E
 
-def _visible(rule: MaskRule, rows, cols):
-    r, c = rows.view(-1, 1), cols.view(1, -1)
-    ok = (c >= 0) & (c < rule.seqlen_k)
-    if rule.window_left >= 0:
-        ok = ok & (c >= r + rule.seqlen_k - rule.seqlen_q - rule.window_left)
-    if rule.window_right >= 0:
-        ok = ok & (c <= r + rule.seqlen_k - rule.seqlen_q + rule.window_right)
-    return ok
+    def tile_grads(m0, n0, bm, bn, q_tile, do_tile, k_tile, v_tile):
+        """P and dS of one (query tile, key tile), rounded to the element type as the kernels store them."""
+        rows, cols = torch.arange(m0, m0 + bm, device=dev), torch.arange(n0, n0 + bn, device=dev)
+        s2, g = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
+        # rows past seqlen_q get LSE +inf (P = 0), like rows that saw no key
+        lse_t = F.pad(lse_log2[:, :, m0:min(m0 + bm, pb.seqlen_q)], (0, max(0, m0 + bm - pb.seqlen_q)), value=float("inf"))
+        p = torch.exp2(s2 - lse_t.unsqueeze(-1))
+        masked = pb.rule.tile_needs_mask(m0, min(m0 + bm, pb.seqlen_q), n0, bn)
+        if masked:
+            p = torch.where(pb.rule.visible_grid(rows, cols), p, torch.zeros_like(p))
+        delta_t = F.pad(delta[:, :, m0:min(m0 + bm, pb.seqlen_q)], (0, max(0, m0 + bm - pb.seqlen_q)))
+        ds = p * (do_tile @ v_tile.transpose(-1, -2) - delta_t.unsqueeze(-1)) * g
+        return pb.round(p), pb.round(ds), masked
+
+    # dK/dV kernel: per key block, every query head of the group, the query tiles that see the keys
+    cfg = pb.cfg
+    if trace is not None:
+        trace.config = cfg
+    dk = torch.zeros(pb.batch, pb.nheads, pb.seqlen_k, cfg.headdim, dtype=acc, device=dev)
+    dv = torch.zeros_like(dk)
+    for n_block in range(-(-pb.seqlen_k // cfg.block_n)):
+        n0 = n_block * cfg.block_n
+        k_tile, v_tile = pb.rows(kf, n0, cfg.block_n), pb.rows(vf, n0, cfg.block_n)
+        dk_acc = torch.zeros(pb.batch, pb.nheads, cfg.block_n, cfg.headdim, dtype=acc, device=dev)
+        dv_acc = torch.zeros_like(dk_acc)
+        visited = []
+        for t in range(*pb.rule.query_tile_range(n0, min(n0 + cfg.block_n, pb.seqlen_k), cfg.block_m)):
+            m0 = t * cfg.block_m
+            q_tile, do_tile = pb.rows(qf, m0, cfg.block_m), pb.rows(dof, m0, cfg.block_m)
+            p, ds, masked = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
+            dv_acc += p.transpose(-1, -2) @ do_tile
+            dk_acc += ds.transpose(-1, -2) @ q_tile
+            visited.append((t, masked))
+        if trace is not None:
+            trace.blocks.append((n_block, visited))
+        n = min(cfg.block_n, pb.seqlen_k - n0)
+        dk[:, :, n0:n0 + n] = dk_acc[:, :, :n] * args.softmax_scale
+        dv[:, :, n0:n0 + n] = dv_acc[:, :, :n]
+
+    # dQ kernel: per query block, the key tiles its rows see
+    cfg = select_config("bwd_dq", target, _DTYPE_NAMES[q.dtype], pb.headdim)
+    dq = torch.zeros(pb.batch, pb.nheads, pb.seqlen_q, cfg.headdim, dtype=acc, device=dev)
+    qf, kf, vf, dof = (F.pad(x[..., :pb.headdim], (0, cfg.headdim - pb.headdim)) for x in (qf, kf, vf, dof))
+    for m_block in range(-(-pb.seqlen_q // cfg.block_m)):
+        m0 = m_block * cfg.block_m
+        m_end = min(m0 + cfg.block_m, pb.seqlen_q)
+        q_tile, do_tile = pb.rows(qf, m0, cfg.block_m), pb.rows(dof, m0, cfg.block_m)
+        dq_acc = torch.zeros(pb.batch, pb.nheads, cfg.block_m, cfg.headdim, dtype=acc, device=dev)
+        for t in range(*pb.rule.key_tile_range(m0, m_end, cfg.block_n)):
+            n0 = t * cfg.block_n
+            k_tile, v_tile = pb.rows(kf, n0, cfg.block_n), pb.rows(vf, n0, cfg.block_n)
+            _, ds, _ = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
+            dq_acc += ds @ k_tile
+        dq[:, :, m0:m_end] = dq_acc[:, :, :m_end - m0] * args.softmax_scale
+
+    def finish(x, heads):  # (b, h, s, bucket) -> (b, s, heads, headdim), GQA groups summed
+        x = x[..., :pb.headdim]
+        if heads != pb.nheads:
+            x = x.view(pb.batch, heads, pb.group, *x.shape[2:]).sum(dim=2)
+        return x.transpose(1, 2).to(q.dtype).contiguous()
+
+    return finish(dq, pb.nheads), finish(dk, pb.nheads_k), finish(dv, pb.nheads_k)

@@ -1,14 +1,16 @@
-// fmha_fwd_api.h - what the compiled library exposes to its bindings (plain C++, no HIP/CUDA types).
+// fmha_api.h - what the compiled library exposes to its bindings (plain C++, no HIP/CUDA types).
 #pragma once
 
 #include <string>
 
+#include "fmha_bwd_params.h"
 #include "fmha_fwd_params.h"
 
 namespace rf {
 
-// One compiled kernel instance, as generated from ck_configs/fmha_fwd.toml.
-struct FwdInstanceInfo {
+// One compiled kernel instance, as generated from ck_configs/*.toml.
+struct KernelInfo {
+  const char* kind;  // "fwd", "bwd_dkdv", "bwd_dq"
   const char* name;  // self-describing, e.g. rocflash_fmha_fwd_gfx9_fp16_d128_b64x64_t256x16_p16_vec
   DType dtype;
   int headdim;       // bucket
@@ -17,15 +19,17 @@ struct FwdInstanceInfo {
   bool aligned;      // 128-bit load path (true) or narrow path
 };
 
-int fwd_num_instances();
-FwdInstanceInfo fwd_instance(int i);
+int num_kernels();
+KernelInfo kernel_info(int i);
 
-// The instance fmha_fwd would run for these parameters, or -1.
-int fwd_select_instance(DType dtype, int headdim, bool aligned);
+// Index of the kernel of `kind` the dispatch runs for these parameters (smallest headdim bucket that
+// fits), or -1.
+int select_kernel(const std::string& kind, DType dtype, int headdim, bool aligned);
 
-// Launches the forward on `stream` (a hipStream_t / cudaStream_t, nullptr = default stream).
-// Returns 0, or non-zero with a message in *error. Does not synchronize.
+// Launch on `stream` (a hipStream_t / cudaStream_t, nullptr = default stream). Return 0, or non-zero with a
+// message in *error. They do not synchronize.
 int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error);
+int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error);  // preprocess, dK/dV, dQ
 
 // Runtime facts for `rocflash info` (no torch needed).
 const char* platform_name();  // "hip" or "cuda"

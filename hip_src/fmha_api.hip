@@ -1,0 +1,132 @@
+// fmha_api.hip - instance tables, dispatch (kind -> dtype -> headdim bucket -> load path), runtime facts.
+#include "fmha_api.h"
+
+#include "fmha_bwd_dkdv_instances.h"  // generated: tile types of every instance and their launch functions
+#include "fmha_bwd_dq_instances.h"
+#include "fmha_fwd_instances.h"
+
+namespace rf {
+namespace {
+
+template <class Params>
+struct Entry {
+  KernelInfo info;
+  rfError_t (*launch)(const Params&, rfStream_t);
+};
+
+const Entry<FmhaFwdParams> kFwdTable[] = {
+#include "fmha_fwd_table.inc"  // generated: one row per instance
+};
+const Entry<FmhaBwdParams> kBwdDkdvTable[] = {
+#include "fmha_bwd_dkdv_table.inc"
+};
+const Entry<FmhaBwdParams> kBwdDqTable[] = {
+#include "fmha_bwd_dq_table.inc"
+};
+
+template <class Params, int N>
+int select_in(const Entry<Params> (&table)[N], DType dtype, int headdim, bool aligned) {
+  int best = -1;
+  for (int i = 0; i < N; ++i) {
+    const KernelInfo& c = table[i].info;
+    if (c.dtype != dtype || c.aligned != aligned || c.headdim < headdim) continue;
+    if (best < 0 || c.headdim < table[best].info.headdim) best = i;
+  }
+  return best;
+}
+
+template <class Params, int N>
+int launch_from(const Entry<Params> (&table)[N], const char* kind, const Params& p, rfStream_t stream,
+                std::string* error) {
+  const int i = select_in(table, p.dtype, p.headdim, p.aligned);
+  if (i < 0) {
+    *error = std::string("rocflash: no ") + kind + " kernel instance for dtype " + std::to_string(int(p.dtype)) +
+             ", headdim " + std::to_string(p.headdim);
+    return 1;
+  }
+  const rfError_t err = table[i].launch(p, stream);
+  if (err != rfSuccess) {
+    *error = std::string("rocflash: launch of ") + table[i].info.name + " failed: " + rfGetErrorString(err);
+    return 1;
+  }
+  return 0;
+}
+
+constexpr int kNumFwd = int(sizeof(kFwdTable) / sizeof(kFwdTable[0]));
+constexpr int kNumDkdv = int(sizeof(kBwdDkdvTable) / sizeof(kBwdDkdvTable[0]));
+constexpr int kNumDq = int(sizeof(kBwdDqTable) / sizeof(kBwdDqTable[0]));
+
+}  // namespace
+
+int num_kernels() { return kNumFwd + kNumDkdv + kNumDq; }
+
+KernelInfo kernel_info(int i) {
+  if (i < kNumFwd) return kFwdTable[i].info;
+  if (i < kNumFwd + kNumDkdv) return kBwdDkdvTable[i - kNumFwd].info;
+  return kBwdDqTable[i - kNumFwd - kNumDkdv].info;
+}
+
+int select_kernel(const std::string& kind, DType dtype, int headdim, bool aligned) {
+  int i = -1;
+  if (kind == "fwd") return select_in(kFwdTable, dtype, headdim, aligned);
+  if (kind == "bwd_dkdv") return (i = select_in(kBwdDkdvTable, dtype, headdim, aligned)) < 0 ? -1 : kNumFwd + i;
+  if (kind == "bwd_dq") return (i = select_in(kBwdDqTable, dtype, headdim, aligned)) < 0 ? -1 : kNumFwd + kNumDkdv + i;
+  return -1;
+}
+
+int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error) {
+  return launch_from(kFwdTable, "forward", params, static_cast<rfStream_t>(stream), error);
+}
+
+int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error) {
+  const auto s = static_cast<rfStream_t>(stream);
+  rfError_t err = rfSuccess;
+  switch (params.dtype) {  // delta = rowsum(dO * O) first: both gradient kernels read it
+    case DType::kFp16: err = launch_fmha_bwd_preprocess<Fp16>(params, s); break;
+    case DType::kBf16: err = launch_fmha_bwd_preprocess<Bf16>(params, s); break;
+    case DType::kFp32: err = launch_fmha_bwd_preprocess<Fp32>(params, s); break;
+  }
+  if (err != rfSuccess) {
+    *error = std::string("rocflash: launch of the backward preprocess failed: ") + rfGetErrorString(err);
+    return 1;
+  }
+  if (launch_from(kBwdDkdvTable, "backward dK/dV", params, s, error) != 0) return 1;
+  return launch_from(kBwdDqTable, "backward dQ", params, s, error);
+}
+
+const char* platform_name() { return kPlatformName; }
+
+int device_count(std::string* error) {
+  int n = 0;
+  const rfError_t err = rfGetDeviceCount(&n);
+  if (err != rfSuccess) {
+    *error = rfGetErrorString(err);
+    return -1;
+  }
+  return n;
+}
+
+int device_info(int device, DeviceInfo* info, std::string* error) {
+  rfDeviceProp_t prop;
+  const rfError_t err = rfGetDeviceProperties(&prop, device);
+  if (err != rfSuccess) {
+    *error = rfGetErrorString(err);
+    return 1;
+  }
+  info->name = prop.name;
+  info->arch = rf_arch_name(prop);
+  info->wave_size = prop.warpSize;
+  info->multiprocessors = prop.multiProcessorCount;
+  info->lds_per_block = rf_lds_per_block(prop);
+  info->lds_per_multiprocessor = rf_lds_per_multiprocessor(prop);
+  info->total_memory = (long long)prop.totalGlobalMem;
+  return 0;
+}
+
+int runtime_version() {
+  int v = 0;
+  rfRuntimeGetVersion(&v);
+  return v;
+}
+
+}  // namespace rf

@@ -1,0 +1,300 @@
+// fmha_bwd_kernel.h - exact attention backward by recomputation from the LSE (FlashAttention-2, Dao 2023,
+// Algorithm 2), for GPUs without matrix cores; same building blocks as the forward.
+//
+// With x = score(Q.K^T) in natural units (scale, softcap, ALiBi, mask) and P = exp(x - LSE):
+//   preprocess   D = rowsum(dO o O)                                   (fp32, one value per query row)
+//   per tile     S = Q.K^T,  P = exp2(score_log2(S) - LSE*log2(e)),  dP = dO.V^T
+//                dS = P o (dP - D) o g,   g = 1, or 1 - tanh^2 under softcap   (dS = dL/d(raw S) / scale)
+//   dK/dV kernel dV += P^T.dO,  dK += dS^T.Q          (dK scaled by softmax_scale once, at the end)
+//   dQ kernel    dQ += dS.K                           (scaled by softmax_scale once, at the end)
+// P and dS are rounded to the element type in LDS, as the forward rounds P. No N x N tensor touches
+// global memory. Rows that saw no key (LSE = -inf) and rows past seqlen_q get P = 0: zero gradients.
+#pragma once
+
+#include "fmha_bwd_params.h"
+#include "fmha_bwd_tile.h"
+#include "fmha_common.h"
+#include "fmha_mask.h"
+#include "fmha_tile_math.h"
+
+namespace rf {
+
+RF_DEVICE float pos_inf() { return __uint_as_float(0x7f800000u); }
+
+// Per query row: LSE in log2 units (+inf for rows that must get P = 0) and D.
+RF_DEVICE void load_row_stats(const FmhaBwdParams& p, int batch, int head, int row, float* lse_log2, float* delta) {
+  if (row >= p.seqlen_q) {
+    *lse_log2 = pos_inf();
+    *delta = 0.f;
+    return;
+  }
+  const int64_t idx = (int64_t(batch) * p.nheads + head) * p.seqlen_q + row;
+  const float lse = p.lse[idx];
+  *lse_log2 = lse == neg_inf() ? pos_inf() : lse * kLog2e;  // a fully masked row: exp2(x - inf) = 0
+  *delta = p.delta[idx];
+}
+
+RF_DEVICE float head_alibi_slope(const FmhaBwdParams& p, int batch, int head) {
+  return p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f;
+}
+
+template <class E>
+RF_DEVICE GlobalRows<E> rows_of(const void* base, int64_t batch_stride, int64_t row_stride, int64_t head_stride,
+                                int batch, int head, int rows, int cols) {
+  return GlobalRows<E>{reinterpret_cast<const char*>(base) + (int64_t(batch) * batch_stride + int64_t(head) * head_stride) * E::kBytes,
+                       row_stride * E::kBytes, rows, cols};
+}
+
+// One S tile's P and dS (in place: s holds S on entry and P on exit, dp holds dP on entry and dS on exit).
+template <bool kMask, int TM, int TN, class RowOf, class ColOf>
+RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], const float (&lse_log2)[TM],
+                                    const float (&delta)[TM], const ScoreTransform& score, const MaskRule& rule,
+                                    RowOf row_of, ColOf col_of) {
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int c = 0; c < TN; ++c) {
+      const int row = row_of(i), col = col_of(c);
+      float prob = rf_exp2(score(s[i][c], row, col) - lse_log2[i]);
+      if constexpr (kMask) {
+        if (!rule.visible(row, col)) prob = 0.f;
+      }
+      dp[i][c] = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
+      s[i][c] = prob;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// preprocess: delta[b, h, i] = sum_d dO[b, i, h, d] * O[b, i, h, d]; threads_n lanes per row.
+template <class E, int kThreads, int kThreadsN>
+__global__ void __launch_bounds__(kThreads) fmha_bwd_preprocess_kernel(const FmhaBwdParams p) {
+  constexpr int kRowsPerBlock = kThreads / kThreadsN;
+  const int tx = threadIdx.x % kThreadsN;
+  const int64_t rows = int64_t(p.batch) * p.nheads * p.seqlen_q;
+  for (int64_t first = int64_t(blockIdx.x) * kRowsPerBlock; first < rows; first += int64_t(gridDim.x) * kRowsPerBlock) {
+    const int64_t r = first + threadIdx.x / kThreadsN;  // (batch, head, row), row fastest
+    float sum = 0.f;
+    if (r < rows) {
+      const int row = int(r % p.seqlen_q);
+      const int64_t bh = r / p.seqlen_q;
+      const int64_t head = bh % p.nheads, batch = bh / p.nheads;
+      const char* o = reinterpret_cast<const char*>(p.o) +
+                      (batch * p.o_batch_stride + head * p.o_head_stride + row * p.o_row_stride) * E::kBytes;
+      const char* d = reinterpret_cast<const char*>(p.dout) +
+                      (batch * p.do_batch_stride + head * p.do_head_stride + row * p.do_row_stride) * E::kBytes;
+      for (int c = tx; c < p.headdim; c += kThreadsN) {
+        const uint32_t ob = E::kBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(o + c * E::kBytes))
+                                           : *reinterpret_cast<const uint32_t*>(o + c * E::kBytes);
+        const uint32_t db = E::kBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(d + c * E::kBytes))
+                                           : *reinterpret_cast<const uint32_t*>(d + c * E::kBytes);
+        sum = dot_word<E>(ob, db, sum);  // one element in the low half of each word: one product
+      }
+    }
+    sum = group_sum<kThreadsN>(sum);  // every lane of the block takes part (uniform loop)
+    if (r < rows && tx == 0) p.delta[r] = sum;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// dK/dV kernel: one block per (block_n keys, head_k, batch).
+template <class E, class Tile, bool kAligned>
+struct FmhaBwdDkdvPipeline {
+  // Device functions re-declare T as a local constexpr copy (nvcc cannot odr-use a host static).
+  static constexpr BwdDkdvShape T = Tile::kShape;
+  static constexpr int TM = T.rows_per_thread();
+  static constexpr int TN = T.s_cols_per_thread();
+  static constexpr int TK = T.keys_per_thread();
+  static constexpr int TD = T.o_cols_per_thread();
+  static constexpr int CW = T.o_chunk_cols();
+  static_assert(T.valid(), "invalid dK/dV tile config (see BwdDkdvShape::valid)");
+  static_assert(T.elem_bytes == E::kBytes, "tile config built for another element size");
+  static_assert(T.threads % kWaveSize == 0 && T.threads_n <= kWaveSize, "row groups must not straddle waves");
+
+  RF_DEVICE static void run(const FmhaBwdParams& p, char* lds, int n_block, int head_k, int batch) {
+    constexpr BwdDkdvShape T = Tile::kShape;
+    const int tid = threadIdx.x;
+    const int n0 = n_block * T.block_n;
+    const int n_end = min(n0 + T.block_n, p.seqlen_k);
+    const MaskRule rule{p.seqlen_q, p.seqlen_k, p.window_left, p.window_right};
+    const auto k = rows_of<E>(p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, batch, head_k, p.seqlen_k, p.headdim);
+    const auto v = rows_of<E>(p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, batch, head_k, p.seqlen_k, p.headdim);
+    copy_rows_to_lds<E, kAligned>(lds, k, n0, T.block_n, T.chunks_per_row(), [&](int r, int d) { return T.k_write(r, d); }, tid, T.threads);
+    copy_rows_to_lds<E, kAligned>(lds, v, n0, T.block_n, T.chunks_per_row(), [&](int r, int d) { return T.v_write(r, d); }, tid, T.threads);
+
+    float dk[TK][TD], dv[TK][TD];
+#pragma unroll
+    for (int i = 0; i < TK; ++i)
+#pragma unroll
+      for (int x = 0; x < TD; ++x) dk[i][x] = dv[i][x] = 0.f;
+
+    int tile_begin, tile_end;
+    query_tile_range(rule, n0, n_end, T.block_m, &tile_begin, &tile_end);
+    const int group = p.nheads / p.nheads_k;
+    for (int head = head_k * group; head < (head_k + 1) * group; ++head) {  // GQA: sum over the query heads
+      const auto q = rows_of<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, batch, head, p.seqlen_q, p.headdim);
+      const auto dout = rows_of<E>(p.dout, p.do_batch_stride, p.do_row_stride, p.do_head_stride, batch, head, p.seqlen_q, p.headdim);
+      const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
+                                                        p.seqlen_k - p.seqlen_q);
+      for (int t = tile_begin; t < tile_end; ++t) {
+        const int m0 = t * T.block_m;
+        const int m_end = min(m0 + T.block_m, p.seqlen_q);
+        __syncthreads();  // K, V are in LDS; the previous tile's reads of Q, dO, P^T, dS^T are done
+        copy_rows_to_lds<E, kAligned>(lds, q, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.q_write(r, d); }, tid, T.threads);
+        copy_rows_to_lds<E, kAligned>(lds, dout, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.do_write(r, d); }, tid, T.threads);
+        float lse_log2[TM], delta[TM];
+#pragma unroll
+        for (int i = 0; i < TM; ++i) load_row_stats(p, batch, head, m0 + T.row(tid, i), &lse_log2[i], &delta[i]);
+        __syncthreads();
+
+        // stage 1: S = Q.K^T and dP = dO.V^T
+        float s[TM][TN], dp[TM][TN];
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
+        tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.q_read(tid, i, d); },
+                               [&](int c, int d) { return T.k_read(tid, c, d); }, s);
+        tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.do_read(tid, i, d); },
+                               [&](int c, int d) { return T.v_read(tid, c, d); }, dp);
+
+        // stage 2: P and dS (mask on boundary tiles only), transposed into LDS
+        const auto row_of = [&](int i) { return m0 + T.row(tid, i); };
+        const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
+        if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))
+          tile_probs_and_grads<true>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
+        else
+          tile_probs_and_grads<false>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int c = 0; c < TN; ++c) {
+            store_elem<E>(lds + T.pt_write(T.row(tid, i), T.s_col(tid, c)), s[i][c]);
+            store_elem<E>(lds + T.dst_write(T.row(tid, i), T.s_col(tid, c)), dp[i][c]);
+          }
+        __syncthreads();
+
+        // stage 3: dV += P^T.dO, dK += dS^T.Q
+        tile_pairdot<E, TK, TD, CW, false>(lds, T.block_m * E::kBytes / kVectorBytes,
+                                           [&](int i, int vv) { return T.pt_read(tid, i, vv); },
+                                           [&](int r, int g) { return T.do_col_read(tid, r, g); }, dv);
+        tile_pairdot<E, TK, TD, CW, false>(lds, T.block_m * E::kBytes / kVectorBytes,
+                                           [&](int i, int vv) { return T.dst_read(tid, i, vv); },
+                                           [&](int r, int g) { return T.q_col_read(tid, r, g); }, dk);
+      }
+    }
+
+    // epilogue: dK = softmax_scale * sum dS^T.Q, dV = sum P^T.dO, written once
+    const auto key_of = [&](int i) { return n0 + T.key(tid, i); };
+    const auto col_of = [&](int g) { return T.o_col(tid, g, 0); };
+    char* dk_base = reinterpret_cast<char*>(p.dk) + (int64_t(batch) * p.dk_batch_stride + int64_t(head_k) * p.dk_head_stride) * E::kBytes;
+    char* dv_base = reinterpret_cast<char*>(p.dv) + (int64_t(batch) * p.dv_batch_stride + int64_t(head_k) * p.dv_head_stride) * E::kBytes;
+    store_acc_rows<E, kAligned, TK, TD, CW>(dk_base, p.dk_row_stride * E::kBytes, p.seqlen_k, p.headdim, dk, p.softmax_scale, key_of, col_of);
+    store_acc_rows<E, kAligned, TK, TD, CW>(dv_base, p.dv_row_stride * E::kBytes, p.seqlen_k, p.headdim, dv, 1.f, key_of, col_of);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// dQ kernel: one block per (block_m query rows, head, batch).
+template <class E, class Tile, bool kAligned>
+struct FmhaBwdDqPipeline {
+  static constexpr BwdDqShape T = Tile::kShape;
+  static constexpr int TM = T.rows_per_thread();
+  static constexpr int TN = T.s_cols_per_thread();
+  static constexpr int TD = T.o_cols_per_thread();
+  static constexpr int CW = T.o_chunk_cols();
+  static_assert(T.valid(), "invalid dQ tile config (see BwdDqShape::valid)");
+  static_assert(T.elem_bytes == E::kBytes, "tile config built for another element size");
+  static_assert(T.threads % kWaveSize == 0 && T.threads_n <= kWaveSize, "row groups must not straddle waves");
+
+  RF_DEVICE static void run(const FmhaBwdParams& p, char* lds, int m_block, int head, int batch) {
+    constexpr BwdDqShape T = Tile::kShape;
+    const int tid = threadIdx.x;
+    const int m0 = m_block * T.block_m;
+    const int m_end = min(m0 + T.block_m, p.seqlen_q);
+    const int head_k = head / (p.nheads / p.nheads_k);
+    const MaskRule rule{p.seqlen_q, p.seqlen_k, p.window_left, p.window_right};
+    const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
+                                                      p.seqlen_k - p.seqlen_q);
+    const auto q = rows_of<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, batch, head, p.seqlen_q, p.headdim);
+    const auto dout = rows_of<E>(p.dout, p.do_batch_stride, p.do_row_stride, p.do_head_stride, batch, head, p.seqlen_q, p.headdim);
+    const auto k = rows_of<E>(p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, batch, head_k, p.seqlen_k, p.headdim);
+    const auto v = rows_of<E>(p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, batch, head_k, p.seqlen_k, p.headdim);
+    copy_rows_to_lds<E, kAligned>(lds, q, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.q_write(r, d); }, tid, T.threads);
+    copy_rows_to_lds<E, kAligned>(lds, dout, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.do_write(r, d); }, tid, T.threads);
+    float lse_log2[TM], delta[TM];
+#pragma unroll
+    for (int i = 0; i < TM; ++i) load_row_stats(p, batch, head, m0 + T.row(tid, i), &lse_log2[i], &delta[i]);
+
+    float dq[TM][TD];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int x = 0; x < TD; ++x) dq[i][x] = 0.f;
+
+    int tile_begin, tile_end;
+    key_tile_range(rule, m0, m_end, T.block_n, &tile_begin, &tile_end);
+    for (int t = tile_begin; t < tile_end; ++t) {
+      const int n0 = t * T.block_n;
+      __syncthreads();  // Q, dO are in LDS; the previous tile's reads of K, V, dS are done
+      copy_rows_to_lds<E, kAligned>(lds, k, n0, T.block_n, T.chunks_per_row(), [&](int r, int d) { return T.k_write(r, d); }, tid, T.threads);
+      copy_rows_to_lds<E, kAligned>(lds, v, n0, T.block_n, T.chunks_per_row(), [&](int r, int d) { return T.v_write(r, d); }, tid, T.threads);
+      __syncthreads();
+
+      float s[TM][TN], dp[TM][TN];
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
+      tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.q_read(tid, i, d); },
+                             [&](int c, int d) { return T.k_read(tid, c, d); }, s);
+      tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.do_read(tid, i, d); },
+                             [&](int c, int d) { return T.v_read(tid, c, d); }, dp);
+      const auto row_of = [&](int i) { return m0 + T.row(tid, i); };
+      const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
+      if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))
+        tile_probs_and_grads<true>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
+      else
+        tile_probs_and_grads<false>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int c = 0; c < TN; ++c) store_elem<E>(lds + T.ds_write(T.row(tid, i), T.s_col(tid, c)), dp[i][c]);
+      __syncthreads();
+      tile_pairdot<E, TM, TD, CW, false>(lds, T.block_n * E::kBytes / kVectorBytes,
+                                         [&](int i, int vv) { return T.ds_read(tid, i, vv); },
+                                         [&](int j, int g) { return T.k_col_read(tid, j, g); }, dq);
+    }
+    char* dq_base = reinterpret_cast<char*>(p.dq) + (int64_t(batch) * p.dq_batch_stride + int64_t(head) * p.dq_head_stride) * E::kBytes;
+    store_acc_rows<E, kAligned, TM, TD, CW>(dq_base, p.dq_row_stride * E::kBytes, p.seqlen_q, p.headdim, dq, p.softmax_scale,
+                                            [&](int i) { return m0 + T.row(tid, i); }, [&](int g) { return T.o_col(tid, g, 0); });
+  }
+};
+
+// Grid: flat, tile index fastest, grid-stride loop as in the forward.
+template <class E, class Tile, bool kAligned>
+__global__ void __launch_bounds__(Tile::kShape.threads) fmha_bwd_dkdv_kernel(const FmhaBwdParams p) {
+  extern __shared__ uint4 rf_lds[];
+  const int num_n_blocks = (p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n;
+  const int64_t total = int64_t(num_n_blocks) * p.nheads_k * p.batch;
+  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
+    const int64_t bh = bid / num_n_blocks;
+    FmhaBwdDkdvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), int(bid % num_n_blocks),
+                                                int(bh % p.nheads_k), int(bh / p.nheads_k));
+    __syncthreads();
+  }
+}
+
+template <class E, class Tile, bool kAligned>
+__global__ void __launch_bounds__(Tile::kShape.threads) fmha_bwd_dq_kernel(const FmhaBwdParams p) {
+  extern __shared__ uint4 rf_lds[];
+  const int num_m_blocks = (p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
+  const int64_t total = int64_t(num_m_blocks) * p.nheads * p.batch;
+  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
+    const int64_t bh = bid / num_m_blocks;
+    FmhaBwdDqPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), int(bid % num_m_blocks),
+                                              int(bh % p.nheads), int(bh / p.nheads));
+    __syncthreads();
+  }
+}
+
+}  // namespace rf

@@ -1,0 +1,42 @@
+// fmha_bwd_launch.h - host-side launches of the backward kernels. The dK/dV and dQ instances are explicit
+// instantiations generated from ck_configs/fmha_fwd.toml ([[bwd_dkdv]], [[bwd_dq]]).
+#pragma once
+
+#include "fmha_bwd_kernel.h"
+#include "fmha_fwd_launch.h"
+
+namespace rf {
+
+template <class E, class Tile, bool kAligned>
+rfError_t launch_fmha_bwd_dkdv(const FmhaBwdParams& p, rfStream_t stream) {
+  constexpr BwdDkdvShape T = Tile::kShape;
+  const auto kernel = fmha_bwd_dkdv_kernel<E, Tile, kAligned>;
+  rfError_t err = rfFuncSetDynamicLds(kernel, T.lds_bytes());
+  if (err != rfSuccess) return err;
+  const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
+  kernel<<<dim3(unsigned(total < kMaxGridBlocks ? total : kMaxGridBlocks)), dim3(T.threads), T.lds_bytes(), stream>>>(p);
+  return rfGetLastError();
+}
+
+template <class E, class Tile, bool kAligned>
+rfError_t launch_fmha_bwd_dq(const FmhaBwdParams& p, rfStream_t stream) {
+  constexpr BwdDqShape T = Tile::kShape;
+  const auto kernel = fmha_bwd_dq_kernel<E, Tile, kAligned>;
+  rfError_t err = rfFuncSetDynamicLds(kernel, T.lds_bytes());
+  if (err != rfSuccess) return err;
+  const int64_t total = (int64_t(p.seqlen_q) + T.block_m - 1) / T.block_m * p.nheads * p.batch;
+  kernel<<<dim3(unsigned(total < kMaxGridBlocks ? total : kMaxGridBlocks)), dim3(T.threads), T.lds_bytes(), stream>>>(p);
+  return rfGetLastError();
+}
+
+// delta = rowsum(dO * O): 256 threads, 16 lanes per row.
+template <class E>
+rfError_t launch_fmha_bwd_preprocess(const FmhaBwdParams& p, rfStream_t stream) {
+  constexpr int kThreads = 256, kThreadsN = 16;
+  const int64_t blocks = (int64_t(p.batch) * p.nheads * p.seqlen_q + kThreads / kThreadsN - 1) / (kThreads / kThreadsN);
+  fmha_bwd_preprocess_kernel<E, kThreads, kThreadsN>
+      <<<dim3(unsigned(blocks < kMaxGridBlocks ? blocks : kMaxGridBlocks)), dim3(kThreads), 0, stream>>>(p);
+  return rfGetLastError();
+}
+
+}  // namespace rf

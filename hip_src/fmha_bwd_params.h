@@ -1,0 +1,41 @@
+// fmha_bwd_params.h - the plain struct the backward launchers receive (by value). Layouts as in
+// fmha_fwd_params.h: (batch, seqlen, heads, headdim) with strides in elements, headdim contiguous.
+#pragma once
+
+#include <stdint.h>
+
+#include "fmha_fwd_params.h"
+
+namespace rf {
+
+struct FmhaBwdParams {
+  const void* q;     // (batch, seqlen_q, nheads,   headdim)
+  const void* k;     // (batch, seqlen_k, nheads_k, headdim)
+  const void* v;     // (batch, seqlen_k, nheads_k, headdim)
+  const void* o;     // (batch, seqlen_q, nheads,   headdim)  the forward's output
+  const void* dout;  // (batch, seqlen_q, nheads,   headdim)  any strides (expanded: stride 0)
+  const float* lse;  // (batch, nheads, seqlen_q) contiguous, natural log, from the forward
+  float* delta;      // (batch, nheads, seqlen_q) contiguous scratch: rowsum(dO * O), written by the preprocess
+  void* dq;          // (batch, seqlen_q, nheads,   headdim)  written once
+  void* dk;          // (batch, seqlen_k, nheads_k, headdim)  written once, summed over each GQA group
+  void* dv;          // (batch, seqlen_k, nheads_k, headdim)  written once, summed over each GQA group
+
+  int64_t q_batch_stride, q_row_stride, q_head_stride;
+  int64_t k_batch_stride, k_row_stride, k_head_stride;
+  int64_t v_batch_stride, v_row_stride, v_head_stride;
+  int64_t o_batch_stride, o_row_stride, o_head_stride;
+  int64_t do_batch_stride, do_row_stride, do_head_stride;
+  int64_t dq_batch_stride, dq_row_stride, dq_head_stride;
+  int64_t dk_batch_stride, dk_row_stride, dk_head_stride;
+  int64_t dv_batch_stride, dv_row_stride, dv_head_stride;
+
+  int32_t batch, seqlen_q, seqlen_k, nheads, nheads_k, headdim;
+  DType dtype;
+  float softmax_scale, softcap;
+  const float* alibi_slopes;
+  int64_t alibi_batch_stride;
+  int32_t window_left, window_right;
+  bool aligned;  // every row of every tensor 16-byte aligned and headdim whole vectors: 128-bit loads
+};
+
+}  // namespace rf

@@ -1,0 +1,148 @@
+// fmha_common.h - device pieces shared by the forward and backward kernels: constants, row-group
+// reductions, strided global rows with zero padding, and the score transform (scale, softcap, ALiBi).
+#pragma once
+
+#include "fmha_elem.h"
+#include "fmha_tile.h"
+
+namespace rf {
+
+inline constexpr float kLog2e = 1.4426950408889634f;
+inline constexpr float kLn2 = 0.6931471805599453f;
+
+RF_DEVICE float neg_inf() { return __uint_as_float(0xff800000u); }
+
+// Butterfly reductions across the `kWidth` consecutive lanes of one row group (kWidth <= 32 divides the
+// wave, so a group never straddles waves: correct for wave64 and warp32 alike).
+template <int kWidth>
+RF_DEVICE float group_max(float v) {
+#pragma unroll
+  for (int mask = kWidth / 2; mask > 0; mask /= 2) v = rf_max(v, rf_shfl_xor(v, mask));
+  return v;
+}
+template <int kWidth>
+RF_DEVICE float group_sum(float v) {
+#pragma unroll
+  for (int mask = kWidth / 2; mask > 0; mask /= 2) v += rf_shfl_xor(v, mask);
+  return v;
+}
+
+// Rows of one (batch, head) slice in global memory: row-strided, headdim contiguous. Reads outside
+// [0, rows) x [0, cols) return zero, which pads headdim up to the bucket and the last tiles up to Bc.
+template <class E>
+struct GlobalRows {
+  const char* base;          // row 0, column 0
+  int64_t row_stride_bytes;  // 64-bit: row offsets can pass 2^31 bytes
+  int rows, cols;
+
+  template <bool kAligned>
+  RF_DEVICE uint4 load_vec(int r, int d) const {
+    constexpr int kVec = kVectorBytes / E::kBytes;
+    uint4 v = make_uint4(0u, 0u, 0u, 0u);
+    const int c0 = d * kVec;
+    if (r >= rows || c0 >= cols) return v;
+    const char* src = base + int64_t(r) * row_stride_bytes + int64_t(c0) * E::kBytes;
+    if constexpr (kAligned) {
+      v = *reinterpret_cast<const uint4*>(src);  // global_load_dwordx4
+    } else {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) {
+        if (c0 + e < cols) {
+          const uint32_t bits = E::kBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(src + e * E::kBytes))
+                                               : *reinterpret_cast<const uint32_t*>(src + e * E::kBytes);
+          set_elem<E>(v, e, bits);
+        }
+      }
+    }
+    return v;
+  }
+};
+
+// Copies rows [first_row, first_row + num_rows) of `src` (128-bit vectors, zero outside src) into LDS at
+// write(r, d) (r relative to first_row), all threads of the block cooperating.
+template <class E, bool kAligned, class Write>
+RF_DEVICE void copy_rows_to_lds(char* lds, const GlobalRows<E>& src, int first_row, int num_rows, int vecs_per_row,
+                                Write write, int tid, int threads) {
+  for (int id = tid; id < num_rows * vecs_per_row; id += threads) {
+    const int r = id / vecs_per_row, d = id % vecs_per_row;
+    *reinterpret_cast<uint4*>(lds + write(r, d)) = src.template load_vec<kAligned>(first_row + r, d);
+  }
+}
+
+// Writes acc[i][g*CW + e] * scale, converted to E, to global row row_of(i) and column col_of(g) + e;
+// rows >= num_rows and columns >= cols are skipped. The aligned path stores CW elements at once.
+template <class E, bool kAligned, int R, int TD, int CW, class RowOf, class ColOf>
+RF_DEVICE void store_acc_rows(char* base, int64_t row_stride_bytes, int num_rows, int cols, const float (&acc)[R][TD],
+                              float scale, RowOf row_of, ColOf col_of) {
+  constexpr int kOutWords = CW * E::kBytes / 4;
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const int r = row_of(i);
+    if (r >= num_rows) continue;
+    char* dst_row = base + int64_t(r) * row_stride_bytes;
+#pragma unroll
+    for (int g = 0; g < TD / CW; ++g) {
+      const int col0 = col_of(g);
+      if (col0 >= cols) continue;
+      if constexpr (kAligned && kOutWords >= 1) {
+        uint4 packed = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+        for (int e = 0; e < CW; ++e) set_elem<E>(packed, e, to_bits<E>(acc[i][g * CW + e] * scale));
+        char* dst = dst_row + int64_t(col0) * E::kBytes;
+        if constexpr (kOutWords == 4) *reinterpret_cast<uint4*>(dst) = packed;
+        else if constexpr (kOutWords == 2) *reinterpret_cast<uint2*>(dst) = make_uint2(packed.x, packed.y);
+        else *reinterpret_cast<uint32_t*>(dst) = packed.x;
+      } else {
+#pragma unroll
+        for (int e = 0; e < CW; ++e) {
+          if (col0 + e >= cols) break;
+          char* dst = dst_row + int64_t(col0 + e) * E::kBytes;
+          const uint32_t bits = to_bits<E>(acc[i][g * CW + e] * scale);
+          if constexpr (E::kBytes == 2) *reinterpret_cast<uint16_t*>(dst) = uint16_t(bits);
+          else *reinterpret_cast<uint32_t*>(dst) = bits;
+        }
+      }
+    }
+  }
+}
+
+// tanh(y) = 1 - 2 / (exp(2y) + 1): one exp2 and one reciprocal, no libm call; saturates to +-1.
+RF_DEVICE float tanh_exp2(float y) { return 1.f - 2.f * rf_rcp(rf_exp2(2.f * kLog2e * y) + 1.f); }
+
+// The score of (row, col) in log2 units: raw Q.K^T -> scale, optional softcap and ALiBi -> * log2(e).
+struct ScoreTransform {
+  float scale_log2;   // softmax_scale * log2(e)
+  float scale;        // softmax_scale
+  float softcap;      // 0 = off
+  float cap_scale;    // softmax_scale / softcap
+  float alibi_slope;  // 0 = off
+  int32_t diag;       // seqlen_k - seqlen_q (bottom-right alignment)
+
+  RF_DEVICE static ScoreTransform make(float softmax_scale, float softcap, float alibi_slope, int32_t diag) {
+    ScoreTransform t;
+    t.scale = softmax_scale;
+    t.scale_log2 = softmax_scale * kLog2e;
+    t.softcap = softcap;
+    t.cap_scale = softcap > 0.f ? softmax_scale / softcap : 0.f;
+    t.alibi_slope = alibi_slope;
+    t.diag = diag;
+    return t;
+  }
+
+  RF_DEVICE float operator()(float raw, int row, int col) const {
+    if (softcap == 0.f && alibi_slope == 0.f) return raw * scale_log2;
+    float x = raw * scale;
+    if (softcap != 0.f) x = softcap * tanh_exp2(raw * cap_scale);  // softcap * tanh(raw * scale / softcap)
+    if (alibi_slope != 0.f) x -= alibi_slope * rf_abs(float(int64_t(row) + diag - col));
+    return x * kLog2e;
+  }
+
+  // d(score)/d(raw) / softmax_scale: 1, or 1 - tanh^2(raw * scale / softcap) with softcap (ALiBi is additive).
+  RF_DEVICE float grad_factor(float raw) const {
+    if (softcap == 0.f) return 1.f;
+    const float t = tanh_exp2(raw * cap_scale);
+    return 1.f - t * t;
+  }
+};
+
+}  // namespace rf
