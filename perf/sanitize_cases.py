@@ -25,8 +25,9 @@ for batch, sq, sk, h, hk, d, dtype, causal, offset in CASES:
         n = batch * s * heads * d
         buf = torch.randn(n + int(offset), device="cuda").to(dtype)  # exactly sized allocation
         return buf[int(offset):].view(batch, s, heads, d)
-    q, k, v = make(sq, h), make(sk, hk), make(sk, hk)
+    q, k, v = (t.requires_grad_() for t in (make(sq, h), make(sk, hk), make(sk, hk)))
     out = rocflash.flash_attn_func(q, k, v, causal=causal, backend=backend)
+    out.backward(make(sq, h).detach())  # the backward kernels on the same boundary shapes
     torch.cuda.synchronize()
-    assert not torch.isnan(out).any()
-print(f"{len(CASES)} cases ran on backend {backend}")
+    assert not torch.isnan(out).any() and not any(torch.isnan(t.grad).any() for t in (q, k, v))
+print(f"{len(CASES)} cases (forward + backward) ran on backend {backend}")
