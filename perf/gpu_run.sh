@@ -1,38 +1,49 @@
 #!/usr/bin/env bash
-# One device call: build the CUDA version of hip_src/, run the GPU tests, compute-sanitizer on boundary
-# cases, and the perf table. Results land in $OUT (the device tool) or ./gpu_out.
-# Usage: bash perf/gpu_run.sh [stage ...]   stages: build test sanitize perf model (default: all)
+# One device call: build the CUDA version of hip_src/, run the GPU tests, compute-sanitizer on boundary cases,
+# the real-model check, the perf tables and the training check. Results land in $OUT (the device tool) or
+# ./gpu_out, at most 8 files:
+#   setup.txt summary.txt | perf.json perf.txt roofline.png | fwd_bwd.json | train_check.csv train_check.png
+# Usage: bash perf/gpu_run.sh [stage ...]   stages: build test sanitize model perf fwdbwd train
+#        (default: build test sanitize model). PERF_TIME_LIMIT_S bounds the perf stage (default 300).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT"
-stages=${*:-build test sanitize perf model}
+REPO=$PWD
+stages=${*:-build test sanitize model}
 export PYTHONUNBUFFERED=1
 log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv | tee "$OUT/gpu.txt"
-git rev-parse HEAD 2>/dev/null | tee -a "$OUT/gpu.txt"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv >> "$OUT/setup.txt"
 for s in $stages; do case $s in
   build)
     log "build: ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 pip install --no-build-isolation ."
     start=$(date +%s)
-    ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 python3 -m pip install -q --no-build-isolation --no-deps . > "$OUT/build.log" 2>&1 \
-      || { tail -50 "$OUT/build.log"; log "BUILD FAILED"; exit 1; }
+    ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 python3 -m pip install -q --no-build-isolation --no-deps . > /tmp/build.log 2>&1 \
+      || { tail -50 /tmp/build.log | tee -a "$OUT/setup.txt"; log "BUILD FAILED"; exit 1; }
     log "build took $(( $(date +%s) - start )) s"
-    (cd /tmp && python3 -m rocflash info) 2>&1 | tee "$OUT/info.txt" ;;
+    (cd /tmp && python3 -m rocflash info) 2>&1 | tee -a "$OUT/setup.txt" ;;
   test)
     log "pytest -m gpu"
-    (cd tests && python3 -m pytest -q -m gpu -p no:cacheprovider ${PYTEST_ARGS:-} ${GPU_TESTS:-test_gpu.py test_gpu_backward.py test_cases.py} 2>&1 | tail -40 | tee "$OUT/pytest_gpu.txt")
+    (cd tests && python3 -m pytest -q -m gpu -p no:cacheprovider ${PYTEST_ARGS:-} ${GPU_TESTS:-test_gpu.py test_gpu_backward.py test_cases.py} 2>&1 | tail -40 | tee -a "$OUT/summary.txt")
     log "pytest exit ${PIPESTATUS[0]}" ;;
   sanitize)
     for tool in memcheck racecheck; do
       log "compute-sanitizer --tool $tool python3 perf/sanitize_cases.py"
-      PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool $tool --error-exitcode 9 python3 perf/sanitize_cases.py > "$OUT/sanitizer_$tool.txt" 2>&1
-      log "$tool exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer_$tool.txt") clean summaries)"
-      tail -3 "$OUT/sanitizer_$tool.txt"
+      PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool $tool --error-exitcode 9 python3 perf/sanitize_cases.py > /tmp/san_$tool.txt 2>&1
+      log "$tool exit $?"
+      tail -3 /tmp/san_$tool.txt | tee -a "$OUT/summary.txt"
     done ;;
-  perf)
-    log "python3 -m rocflash.perf"
-    (cd /tmp && python3 -m rocflash.perf --json "$OUT/perf.json") 2>&1 | tee "$OUT/perf.txt" ;;
   model)
     log "python3 perf/minilm_gpu_check.py"
-    python3 perf/minilm_gpu_check.py 2>&1 | tee "$OUT/minilm_gpu.txt" ;;
+    python3 perf/minilm_gpu_check.py 2>&1 | tail -3 | tee -a "$OUT/summary.txt" ;;
+  perf)
+    log "python3 -m rocflash.perf --preset default,decode,train --time-limit-s ${PERF_TIME_LIMIT_S:-300}"
+    (cd /tmp && python3 -m rocflash.perf --preset default,decode,train --time-limit-s "${PERF_TIME_LIMIT_S:-300}" \
+      --json "$OUT/perf.json" --plot "$OUT/roofline.png" 2>&1 | tee "$OUT/perf.txt" | tail -60) ;;
+  fwdbwd)
+    log "python3 -m rocflash.perf --preset perf/presets/fwd_bwd.yaml --bwd"
+    (cd /tmp && python3 -m rocflash.perf --preset "$REPO/perf/presets/fwd_bwd.yaml" --bwd --time-limit-s "${FWDBWD_TIME_LIMIT_S:-150}" \
+      --json "$OUT/fwd_bwd.json" 2>&1 | tee -a "$OUT/summary.txt" | tail -40) ;;
+  train)
+    log "python3 perf/train_check.py"
+    python3 perf/train_check.py --out "$OUT" 2>&1 | tee -a "$OUT/summary.txt" ;;
 esac; done
 log done
