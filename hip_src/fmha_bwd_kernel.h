@@ -38,13 +38,6 @@ RF_DEVICE float head_alibi_slope(const FmhaBwdParams& p, int batch, int head) {
   return p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f;
 }
 
-template <class E>
-RF_DEVICE GlobalRows<E> rows_of(const void* base, int64_t batch_stride, int64_t row_stride, int64_t head_stride,
-                                int batch, int head, int rows, int cols) {
-  return GlobalRows<E>{reinterpret_cast<const char*>(base) + (int64_t(batch) * batch_stride + int64_t(head) * head_stride) * E::kBytes,
-                       row_stride * E::kBytes, rows, cols};
-}
-
 // One S tile's P and dS (in place: s holds S on entry and P on exit, dp holds dP on entry and dS on exit).
 template <bool kMask, int TM, int TN, class RowOf, class ColOf>
 RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], const float (&lse_log2)[TM],
@@ -62,6 +55,29 @@ RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], con
       dp[i][c] = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
       s[i][c] = prob;
     }
+}
+
+// Stages 1 and 2 of both gradient kernels, for the S tile (rows m0.., keys n0..) whose operands are in LDS:
+// S = Q.K^T and dP = dO.V^T, then P (in s) and dS (in dp); the mask applies on boundary tiles only.
+template <class E, class Tile, int TM, int TN>
+RF_DEVICE void recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule, const ScoreTransform& score, int m0,
+                                  int m_end, int n0, const float (&lse_log2)[TM], const float (&delta)[TM],
+                                  float (&s)[TM][TN], float (&dp)[TM][TN]) {
+  constexpr auto T = Tile::kShape;
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
+  tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.q_read(tid, i, d); },
+                         [&](int c, int d) { return T.k_read(tid, c, d); }, s);
+  tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.do_read(tid, i, d); },
+                         [&](int c, int d) { return T.v_read(tid, c, d); }, dp);
+  const auto row_of = [&](int i) { return m0 + T.row(tid, i); };
+  const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
+  if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))
+    tile_probs_and_grads<true>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
+  else
+    tile_probs_and_grads<false>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -146,24 +162,9 @@ struct FmhaBwdDkdvPipeline {
         for (int i = 0; i < TM; ++i) load_row_stats(p, batch, head, m0 + T.row(tid, i), &lse_log2[i], &delta[i]);
         __syncthreads();
 
-        // stage 1: S = Q.K^T and dP = dO.V^T
+        // stages 1 and 2: S, dP, then P and dS, stored transposed into LDS
         float s[TM][TN], dp[TM][TN];
-#pragma unroll
-        for (int i = 0; i < TM; ++i)
-#pragma unroll
-          for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
-        tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.q_read(tid, i, d); },
-                               [&](int c, int d) { return T.k_read(tid, c, d); }, s);
-        tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.do_read(tid, i, d); },
-                               [&](int c, int d) { return T.v_read(tid, c, d); }, dp);
-
-        // stage 2: P and dS (mask on boundary tiles only), transposed into LDS
-        const auto row_of = [&](int i) { return m0 + T.row(tid, i); };
-        const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
-        if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))
-          tile_probs_and_grads<true>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
-        else
-          tile_probs_and_grads<false>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
+        recompute_p_and_ds<E, Tile>(lds, tid, rule, score, m0, m_end, n0, lse_log2, delta, s, dp);
 #pragma unroll
         for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -188,8 +189,8 @@ struct FmhaBwdDkdvPipeline {
     const auto col_of = [&](int g) { return T.o_col(tid, g, 0); };
     char* dk_base = reinterpret_cast<char*>(p.dk) + (int64_t(batch) * p.dk_batch_stride + int64_t(head_k) * p.dk_head_stride) * E::kBytes;
     char* dv_base = reinterpret_cast<char*>(p.dv) + (int64_t(batch) * p.dv_batch_stride + int64_t(head_k) * p.dv_head_stride) * E::kBytes;
-    store_acc_rows<E, kAligned, TK, TD, CW>(dk_base, p.dk_row_stride * E::kBytes, p.seqlen_k, p.headdim, dk, p.softmax_scale, key_of, col_of);
-    store_acc_rows<E, kAligned, TK, TD, CW>(dv_base, p.dv_row_stride * E::kBytes, p.seqlen_k, p.headdim, dv, 1.f, key_of, col_of);
+    store_acc_rows<E, kAligned, TK, TD, CW>(dk_base, p.dk_row_stride * E::kBytes, p.seqlen_k, p.headdim, dk, [&](int) { return p.softmax_scale; }, key_of, col_of);
+    store_acc_rows<E, kAligned, TK, TD, CW>(dv_base, p.dv_row_stride * E::kBytes, p.seqlen_k, p.headdim, dv, [&](int) { return 1.f; }, key_of, col_of);
   }
 };
 
@@ -241,20 +242,7 @@ struct FmhaBwdDqPipeline {
       __syncthreads();
 
       float s[TM][TN], dp[TM][TN];
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
-      tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.q_read(tid, i, d); },
-                             [&](int c, int d) { return T.k_read(tid, c, d); }, s);
-      tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.do_read(tid, i, d); },
-                             [&](int c, int d) { return T.v_read(tid, c, d); }, dp);
-      const auto row_of = [&](int i) { return m0 + T.row(tid, i); };
-      const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
-      if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))
-        tile_probs_and_grads<true>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
-      else
-        tile_probs_and_grads<false>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
+      recompute_p_and_ds<E, Tile>(lds, tid, rule, score, m0, m_end, n0, lse_log2, delta, s, dp);
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -265,7 +253,7 @@ struct FmhaBwdDqPipeline {
                                          [&](int j, int g) { return T.k_col_read(tid, j, g); }, dq);
     }
     char* dq_base = reinterpret_cast<char*>(p.dq) + (int64_t(batch) * p.dq_batch_stride + int64_t(head) * p.dq_head_stride) * E::kBytes;
-    store_acc_rows<E, kAligned, TM, TD, CW>(dq_base, p.dq_row_stride * E::kBytes, p.seqlen_q, p.headdim, dq, p.softmax_scale,
+    store_acc_rows<E, kAligned, TM, TD, CW>(dq_base, p.dq_row_stride * E::kBytes, p.seqlen_q, p.headdim, dq, [&](int) { return p.softmax_scale; },
                                             [&](int i) { return m0 + T.row(tid, i); }, [&](int g) { return T.o_col(tid, g, 0); });
   }
 };

@@ -58,6 +58,14 @@ struct GlobalRows {
   }
 };
 
+// The rows of one (batch, head) of a (batch, seqlen, heads, headdim) tensor with strides in elements.
+template <class E>
+RF_DEVICE GlobalRows<E> rows_of(const void* base, int64_t batch_stride, int64_t row_stride, int64_t head_stride,
+                                int batch, int head, int rows, int cols) {
+  return GlobalRows<E>{reinterpret_cast<const char*>(base) + (int64_t(batch) * batch_stride + int64_t(head) * head_stride) * E::kBytes,
+                       row_stride * E::kBytes, rows, cols};
+}
+
 // Copies rows [first_row, first_row + num_rows) of `src` (128-bit vectors, zero outside src) into LDS at
 // write(r, d) (r relative to first_row), all threads of the block cooperating.
 template <class E, bool kAligned, class Write>
@@ -69,16 +77,17 @@ RF_DEVICE void copy_rows_to_lds(char* lds, const GlobalRows<E>& src, int first_r
   }
 }
 
-// Writes acc[i][g*CW + e] * scale, converted to E, to global row row_of(i) and column col_of(g) + e;
+// Writes acc[i][g*CW + e] * scale_of(i), converted to E, to global row row_of(i) and column col_of(g) + e;
 // rows >= num_rows and columns >= cols are skipped. The aligned path stores CW elements at once.
-template <class E, bool kAligned, int R, int TD, int CW, class RowOf, class ColOf>
+template <class E, bool kAligned, int R, int TD, int CW, class ScaleOf, class RowOf, class ColOf>
 RF_DEVICE void store_acc_rows(char* base, int64_t row_stride_bytes, int num_rows, int cols, const float (&acc)[R][TD],
-                              float scale, RowOf row_of, ColOf col_of) {
+                              ScaleOf scale_of, RowOf row_of, ColOf col_of) {
   constexpr int kOutWords = CW * E::kBytes / 4;
 #pragma unroll
   for (int i = 0; i < R; ++i) {
     const int r = row_of(i);
     if (r >= num_rows) continue;
+    const float scale = scale_of(i);
     char* dst_row = base + int64_t(r) * row_stride_bytes;
 #pragma unroll
     for (int g = 0; g < TD / CW; ++g) {

@@ -137,43 +137,24 @@ struct FmhaFwdPipeline {
   RF_DEVICE static void store_output(const FmhaFwdParams& p, const float (&o)[TM][TD], const float (&m)[TM],
                                      const float (&l)[TM], int m0, int head, int batch, int tid) {
     constexpr FwdTileShape T = Tile::kShape;
+    float inv_l[TM], l_rows[TM];
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {  // every lane takes part in the reductions, rows past seqlen_q too
+      l_rows[i] = group_sum<T.threads_n>(l[i]);
+      inv_l[i] = l_rows[i] > 0.f ? rf_rcp(l_rows[i]) : 0.f;  // a fully masked row outputs 0
+    }
     char* o_base = reinterpret_cast<char*>(p.o) +
                    (int64_t(batch) * p.o_batch_stride + int64_t(head) * p.o_head_stride) * E::kBytes;
-    constexpr int kOutWords = CW * E::kBytes / 4;
+    store_acc_rows<E, kAligned, TM, TD, CW>(o_base, p.o_row_stride * E::kBytes, p.seqlen_q, p.headdim, o,
+                                            [&](int i) { return inv_l[i]; }, [&](int i) { return m0 + T.row(tid, i); },
+                                            [&](int g) { return T.o_col(tid, g, 0); });
+    if (T.lane_tx(tid) != 0) return;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       const int row = m0 + T.row(tid, i);
-      const float l_row = group_sum<T.threads_n>(l[i]);
-      if (row >= p.seqlen_q) continue;
-      const float inv_l = l_row > 0.f ? rf_rcp(l_row) : 0.f;  // a fully masked row outputs 0
-      char* dst_row = o_base + int64_t(row) * p.o_row_stride * E::kBytes;
-#pragma unroll
-      for (int g = 0; g < TD / CW; ++g) {
-        const int col0 = T.o_col(tid, g, 0);
-        if (col0 >= p.headdim) continue;
-        if constexpr (kAligned && kOutWords >= 1) {
-          uint4 packed = make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll
-          for (int e = 0; e < CW; ++e) set_elem<E>(packed, e, to_bits<E>(o[i][g * CW + e] * inv_l));
-          char* dst = dst_row + int64_t(col0) * E::kBytes;
-          if constexpr (kOutWords == 4) *reinterpret_cast<uint4*>(dst) = packed;
-          else if constexpr (kOutWords == 2) *reinterpret_cast<uint2*>(dst) = make_uint2(packed.x, packed.y);
-          else *reinterpret_cast<uint32_t*>(dst) = packed.x;
-        } else {
-#pragma unroll
-          for (int e = 0; e < CW; ++e) {
-            if (col0 + e >= p.headdim) break;
-            char* dst = dst_row + int64_t(col0 + e) * E::kBytes;
-            const uint32_t bits = to_bits<E>(o[i][g * CW + e] * inv_l);
-            if constexpr (E::kBytes == 2) *reinterpret_cast<uint16_t*>(dst) = uint16_t(bits);
-            else *reinterpret_cast<uint32_t*>(dst) = bits;
-          }
-        }
-      }
-      if (T.lane_tx(tid) == 0) {
+      if (row < p.seqlen_q)
         p.lse[(int64_t(batch) * p.nheads + head) * p.seqlen_q + row] =
-            l_row > 0.f ? (m[i] + rf_log2(l_row)) * kLn2 : neg_inf();
-      }
+            l_rows[i] > 0.f ? (m[i] + rf_log2(l_rows[i])) * kLn2 : neg_inf();
     }
   }
 
@@ -184,16 +165,9 @@ struct FmhaFwdPipeline {
     const int m_end = min(m0 + T.block_m, p.seqlen_q);
     const int head_k = head / (p.nheads / p.nheads_k);  // GQA/MQA: query heads share K/V head head_k
 
-    const GlobalRows<E> q{reinterpret_cast<const char*>(p.q) +
-                              (int64_t(batch) * p.q_batch_stride + int64_t(head) * p.q_head_stride +
-                               int64_t(m0) * p.q_row_stride) * E::kBytes,
-                          p.q_row_stride * E::kBytes, m_end - m0, p.headdim};
-    const GlobalRows<E> k{reinterpret_cast<const char*>(p.k) +
-                              (int64_t(batch) * p.k_batch_stride + int64_t(head_k) * p.k_head_stride) * E::kBytes,
-                          p.k_row_stride * E::kBytes, p.seqlen_k, p.headdim};
-    const GlobalRows<E> v{reinterpret_cast<const char*>(p.v) +
-                              (int64_t(batch) * p.v_batch_stride + int64_t(head_k) * p.v_head_stride) * E::kBytes,
-                          p.v_row_stride * E::kBytes, p.seqlen_k, p.headdim};
+    const auto q = rows_of<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, batch, head, p.seqlen_q, p.headdim);
+    const auto k = rows_of<E>(p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, batch, head_k, p.seqlen_k, p.headdim);
+    const auto v = rows_of<E>(p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, batch, head_k, p.seqlen_k, p.headdim);
 
     const MaskRule rule{p.seqlen_q, p.seqlen_k, p.window_left, p.window_right};
     const ScoreTransform score = ScoreTransform::make(
@@ -213,8 +187,7 @@ struct FmhaFwdPipeline {
     }
 
     if (tile_begin < tile_end) {  // uniform per block
-      for (int id = tid; id < T.block_m * CPR; id += T.threads)
-        *reinterpret_cast<uint4*>(lds + T.q_write(id / CPR, id % CPR)) = q.template load_vec<kAligned>(id / CPR, id % CPR);
+      copy_rows_to_lds<E, kAligned>(lds, q, m0, T.block_m, CPR, [&](int r, int d) { return T.q_write(r, d); }, tid, T.threads);
       uint4 stage[kStage];
       load_k(stage, k, tile_begin * T.block_n, tid);
       store_k(lds, stage, tid);
