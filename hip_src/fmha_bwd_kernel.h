@@ -260,7 +260,7 @@ struct FmhaBwdDqPipeline {
 
 // Grid: flat, tile index fastest, grid-stride loop as in the forward.
 template <class E, class Tile, bool kAligned>
-__global__ void __launch_bounds__(Tile::kShape.threads) fmha_bwd_dkdv_kernel(const FmhaBwdParams p) {
+__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdv_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
   const int num_n_blocks = (p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n;
   const int64_t total = int64_t(num_n_blocks) * p.nheads_k * p.batch;
@@ -273,7 +273,7 @@ __global__ void __launch_bounds__(Tile::kShape.threads) fmha_bwd_dkdv_kernel(con
 }
 
 template <class E, class Tile, bool kAligned>
-__global__ void __launch_bounds__(Tile::kShape.threads) fmha_bwd_dq_kernel(const FmhaBwdParams p) {
+__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dq_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
   const int num_m_blocks = (p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
   const int64_t total = int64_t(num_m_blocks) * p.nheads * p.batch;

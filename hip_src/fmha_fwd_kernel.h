@@ -239,7 +239,7 @@ struct FmhaFwdPipeline {
 // together; within a head the slices run last-first (with a causal mask the last rows see the most keys:
 // the longest blocks start first). A grid-stride loop covers grids larger than the launch grid.
 template <class E, class Tile, bool kAligned>
-__global__ void __launch_bounds__(Tile::kShape.threads) fmha_fwd_kernel(const FmhaFwdParams p) {
+__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_fwd_kernel(const FmhaFwdParams p) {
   extern __shared__ uint4 rf_lds[];
   const int num_m_blocks = (p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
   const int64_t total = int64_t(num_m_blocks) * p.nheads * p.batch;

@@ -30,6 +30,17 @@
 #endif
 
 #define RF_DEVICE __device__ __forceinline__
+
+// RF_LAUNCH_BOUNDS(threads, waves_per_simd): block size and the occupancy a tile config was designed for.
+// AMD: amdgpu_waves_per_eu makes the compiler keep VGPRs within 256 / waves_per_simd (the ISA audit checks the
+// result). NVIDIA: at least one block per SM, which lets ptxas use up to 255 registers instead of spilling
+// to meet an occupancy nobody asked for (the CUDA build is not tuned for NVIDIA).
+#if defined(RF_PLATFORM_HIP)
+#define RF_LAUNCH_BOUNDS(threads, waves_per_simd) \
+  __launch_bounds__(threads) __attribute__((amdgpu_waves_per_eu(waves_per_simd)))
+#else
+#define RF_LAUNCH_BOUNDS(threads, waves_per_simd) __launch_bounds__(threads, 1)
+#endif
 #define RF_HOST_DEVICE __host__ __device__ __forceinline__
 
 namespace rf {

@@ -76,7 +76,8 @@ def generate(target: str, out_dir: str | Path, kinds: tuple[str, ...] = KINDS) -
         tiles = list(dict.fromkeys(c for c, _ in insts))
         decl = [_HEADER, "#pragma once\n", f'#include "{k.header}"\n', "namespace rf {\n"]
         for c in tiles:
-            decl.append(f"struct {c.struct_name} {{\n  static constexpr {k.shape} kShape = {_shape_literal(c)};\n}};\n")
+            decl.append(f"struct {c.struct_name} {{\n  static constexpr {k.shape} kShape = {_shape_literal(c)};\n"
+                        f"  static constexpr int kWavesPerSimd = {max(1, c.waves_per_simd)};  // designed occupancy\n}};\n")
         for c, aligned in insts:
             decl.append(f"extern template rfError_t {_launch_expr(c, aligned)}(const {k.params}&, rfStream_t);\n")
         decl.append("}  // namespace rf\n")

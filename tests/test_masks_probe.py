@@ -1,0 +1,87 @@
+"""The Python mask mirror (rocflash/masks.py) against the kernel's own C++ (hip_src/fmha_mask.h), evaluated by
+the host-side probe (rocflash/_probe): MaskRule::visible, key_tile_range and tile_needs_mask must agree on
+random (seqlen_q, seqlen_k, window_left, window_right, block_m, block_n, m_begin) cases, including unbounded
+windows (-1), seqlen 1 and windows larger than the sequences.
+
+Needs the host C++ compiler (c++/g++): without it the tests skip, except under CI=true where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from rocflash.build import BuildError
+from rocflash.masks import MaskRule
+
+
+@pytest.fixture(scope="module")
+def probe():
+    from rocflash._probe import Probe
+
+    try:
+        return Probe.load()
+    except BuildError as e:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but the host C++ compiler is missing ({e})")
+        pytest.skip(f"the host C++ compiler is missing ({e})")
+
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# -1 = unbounded; small windows; windows far beyond any sequence here
+window = st.one_of(st.just(-1), st.integers(0, 40), st.integers(1000, 5000))
+
+
+@SETTINGS
+@given(seqlen_q=st.integers(1, 40), seqlen_k=st.integers(1, 40), left=window, right=window)
+@example(seqlen_q=1, seqlen_k=1, left=-1, right=-1)
+@example(seqlen_q=1, seqlen_k=40, left=0, right=0)
+@example(seqlen_q=40, seqlen_k=1, left=-1, right=0)
+@example(seqlen_q=7, seqlen_k=3, left=5000, right=5000)
+def test_visible_matches_cpp(probe, seqlen_q, seqlen_k, left, right):
+    rule = MaskRule(seqlen_q, seqlen_k, left, right)
+    for i in range(seqlen_q):
+        for j in range(-2, seqlen_k + 2):  # keys outside [0, seqlen_k) are never visible
+            assert rule.visible(i, j) == probe.visible(seqlen_q, seqlen_k, left, right, i, j), (i, j)
+
+
+@st.composite
+def tile_case(draw):
+    seqlen_q = draw(st.one_of(st.just(1), st.integers(1, 4096)))
+    seqlen_k = draw(st.one_of(st.just(1), st.integers(1, 4096)))
+    left = draw(st.one_of(st.just(-1), st.integers(0, 300), st.integers(4096, 100000)))
+    right = draw(st.one_of(st.just(-1), st.just(0), st.integers(0, 300), st.integers(4096, 100000)))
+    block_m = draw(st.sampled_from([1, 2, 16, 32, 64, 128]) | st.integers(1, 200))
+    block_n = draw(st.sampled_from([1, 2, 32, 64]) | st.integers(1, 200))
+    m_begin = draw(st.integers(0, seqlen_q - 1))
+    return seqlen_q, seqlen_k, left, right, block_m, block_n, m_begin
+
+
+@SETTINGS
+@given(case=tile_case())
+@example(case=(1, 1, -1, -1, 64, 64, 0))
+@example(case=(1, 1, 0, 0, 1, 1, 0))
+@example(case=(128, 4096, -1, 0, 64, 64, 64))  # causal, seqlen_k > seqlen_q
+@example(case=(4096, 128, -1, 0, 64, 64, 0))  # causal, seqlen_q > seqlen_k: early rows see nothing
+@example(case=(100, 100, 100000, 100000, 64, 32, 64))  # windows larger than the sequences
+def test_tile_functions_match_cpp(probe, case):
+    seqlen_q, seqlen_k, left, right, block_m, block_n, m_begin = case
+    rule = MaskRule(seqlen_q, seqlen_k, left, right)
+    m_end = min(m_begin + block_m, seqlen_q)
+
+    # Step 1: the K/V tiles this block visits
+    tiles = rule.key_tile_range(m_begin, m_end, block_n)
+    assert tiles == probe.key_tile_range(seqlen_q, seqlen_k, left, right, m_begin, m_end, block_n)
+
+    # Step 2: which tiles need the per-element mask: every visited tile plus one on each side and the
+    # first / last tile of the key range (capped so that block_n = 1 stays fast)
+    n_tiles = -(-seqlen_k // block_n)
+    candidates = set(range(max(tiles[0] - 1, 0), min(tiles[1] + 1, n_tiles)))
+    candidates = sorted(candidates)[:64] + sorted(candidates)[-64:] + [0, n_tiles - 1]
+    for t in set(candidates):
+        n_begin = t * block_n
+        assert rule.tile_needs_mask(m_begin, m_end, n_begin, block_n) == probe.tile_needs_mask(
+            seqlen_q, seqlen_k, left, right, m_begin, m_end, n_begin, block_n), (t, n_begin)
