@@ -141,7 +141,9 @@ struct FmhaFwdPipeline {
 #pragma unroll
     for (int i = 0; i < TM; ++i) {  // every lane takes part in the reductions, rows past seqlen_q too
       l_rows[i] = group_sum<T.threads_n>(l[i]);
-      inv_l[i] = l_rows[i] > 0.f ? rf_rcp(l_rows[i]) : 0.f;  // a fully masked row outputs 0
+      // l == 0: the row saw no visible key, it outputs 0 (LSE -inf). A NaN l (NaN or inf in the inputs)
+      // propagates as NaN to O and LSE instead of passing for a fully masked row.
+      inv_l[i] = l_rows[i] == 0.f ? 0.f : rf_rcp(l_rows[i]);
     }
     char* o_base = reinterpret_cast<char*>(p.o) +
                    (int64_t(batch) * p.o_batch_stride + int64_t(head) * p.o_head_stride) * E::kBytes;
@@ -154,7 +156,7 @@ struct FmhaFwdPipeline {
       const int row = m0 + T.row(tid, i);
       if (row < p.seqlen_q)
         p.lse[(int64_t(batch) * p.nheads + head) * p.seqlen_q + row] =
-            l_rows[i] > 0.f ? (m[i] + rf_log2(l_rows[i])) * kLn2 : neg_inf();
+            l_rows[i] == 0.f ? neg_inf() : (m[i] + rf_log2(l_rows[i])) * kLn2;
     }
   }
 

@@ -54,9 +54,15 @@ def parse_amd_archs(spec: str | None) -> list[str]:
         if not item:
             continue
         base = item.split(":")[0]
-        if base not in AMD_ARCHS or not re.fullmatch(r"gfx[0-9a-f]+(:(sramecc|xnack)[+-])*", item):
-            raise ValueError(f"GPU_ARCHS: unknown AMD arch {item!r}; accepted: {', '.join(AMD_ARCHS)}")
-        archs.append(item)
+        features = [f[:-1] for f in item.split(":")[1:]]
+        if (base not in AMD_ARCHS or not re.fullmatch(r"gfx[0-9a-f]+(:(sramecc|xnack)[+-])*", item)
+                or len(features) != len(set(features))):
+            raise ValueError(f"GPU_ARCHS: unknown AMD arch {item!r}; accepted: {', '.join(AMD_ARCHS)} "
+                             f"(each optionally with :sramecc+/- and :xnack+/-, once)")
+        if item not in archs:
+            archs.append(item)
+    if not archs:
+        raise ValueError(f"GPU_ARCHS must name at least one arch (accepted: {', '.join(AMD_ARCHS)}), got {spec!r}")
     return archs
 
 
@@ -71,7 +77,10 @@ def parse_cuda_archs(spec: str | None) -> list[tuple[str, bool]]:
         cc, ptx = (item[:-4], True) if item.endswith("+PTX") else (item, False)
         if cc not in CUDA_ARCHS:
             raise ValueError(f"TORCH_CUDA_ARCH_LIST: unknown compute capability {item!r}; accepted: {', '.join(CUDA_ARCHS)}")
-        archs.append((cc, ptx))
+        if (cc, ptx) not in archs:
+            archs.append((cc, ptx))
+    if not archs:
+        raise ValueError(f"TORCH_CUDA_ARCH_LIST must name at least one compute capability, got {spec!r}")
     return archs
 
 
@@ -86,7 +95,8 @@ def parse_platforms(spec: str | None, torch_hip: bool, torch_cuda: bool) -> list
     for item in re.split(r"[;,\s]+", spec):
         if item not in PLATFORMS:
             raise ValueError(f"ROCFLASH_BUILD: unknown platform {item!r}; accepted: auto, none, {', '.join(PLATFORMS)}")
-        out.append(item)
+        if item not in out:
+            out.append(item)
     return out
 
 

@@ -11,6 +11,7 @@ before torch is importable.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import tomllib
 from pathlib import Path
@@ -74,6 +75,12 @@ class TileConfig:
             raise ValueError(f"threads must be a multiple of threads_n={self.threads_n}, got {self.threads}")
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        for name in ("headdim", "block_m", "block_n", "threads", "threads_n", "lds_pad_bytes", "waves_per_simd"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(f"{name} must be an int, got {value!r}")
+        if self.waves_per_simd < 0:
+            raise ValueError(f"waves_per_simd must be >= 0 (0 = not applicable), got {self.waves_per_simd}")
         row_groups = self.threads // self.threads_n
         if self.block_m % row_groups or self.block_m % 2:
             raise ValueError(f"block_m must be even and a multiple of threads/threads_n={row_groups}, got {self.block_m}")
@@ -119,12 +126,21 @@ def load_configs(kind: str = "fwd", path: str | os.PathLike | None = None) -> li
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     path = Path(path) if path is not None else config_dir() / _FILES[kind]
+    return list(_load_configs(kind, str(path), path.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=16)
+def _load_configs(kind: str, path: str, _mtime_ns: int) -> tuple[TileConfig, ...]:
+    """Parse and validate once per (file, modification time): the sim backend asks on every call."""
     with open(path, "rb") as f:
         data = tomllib.load(f)
     fields = {f.name for f in dataclasses.fields(TileConfig)} - {"kind"}
     configs: list[TileConfig] = []
     seen: set[tuple[str, str, int]] = set()
-    for i, entry in enumerate(data.get(kind, [])):
+    tables = data.get(kind, [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise ValueError(f"{path}: {kind} must be an array of tables ([[{kind}]]), got {tables!r}")
+    for i, entry in enumerate(tables):
         missing, unknown = fields - entry.keys(), entry.keys() - fields
         if missing or unknown:
             raise ValueError(f"{path}: [[{kind}]] #{i}: missing fields {sorted(missing)}, unknown fields {sorted(unknown)}")
@@ -138,7 +154,7 @@ def load_configs(kind: str = "fwd", path: str | os.PathLike | None = None) -> li
             raise ValueError(f"{path}: [[{kind}]] #{i}: a second config for target/dtype/headdim {key}")
         seen.add(key)
         configs.append(cfg)
-    return configs
+    return tuple(configs)
 
 
 def load_fwd_configs(path: str | os.PathLike | None = None) -> list[TileConfig]:
@@ -155,6 +171,10 @@ def headdim_buckets(target: str, dtype: str, configs: list[TileConfig] | None = 
 
 def select_config(kind: str, target: str, dtype: str, headdim: int, configs: list[TileConfig] | None = None) -> TileConfig:
     """The config a ``kind`` kernel runs for ``headdim``: the smallest bucket >= headdim (the C++ dispatch's rule)."""
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
     configs = load_configs(kind) if configs is None else configs
     fitting = [c for c in configs if c.target == target and c.dtype == dtype and c.headdim >= headdim]
     if not fitting:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 import torch
+from torch.autograd.function import once_differentiable
 
 from .backends import FwdArgs, compiled, reference, sim
 from .selector import select_backend
@@ -12,6 +14,7 @@ from .selector import select_backend
 MAX_HEADDIM = 256
 _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 _FP64_BACKENDS = ("torch", "sim")  # float64 (for gradcheck) only where no kernel instance is needed
+_FP32_MAX = 3.4028234663852886e38  # the kernels take softmax_scale and softcap as fp32
 
 
 def flash_attn_func(
@@ -52,6 +55,7 @@ def flash_attn_func(
             be -1 or 0.
         softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` to the scores (Gemma 2 style).
         alibi_slopes: float32 (nheads,) or (batch, nheads): adds ``-slope * |i + seqlen_k - seqlen_q - j|``.
+            Not differentiable (as in flash-attn).
         deterministic: accepted for flash-attn compatibility. Every rocflash backend is deterministic: the
             forward uses no atomics, and the backward kernels compute dQ in a separate kernel and sum dK/dV
             over GQA groups in registers, so gradients are bitwise identical across runs either way.
@@ -62,10 +66,11 @@ def flash_attn_func(
     Returns:
         out (batch, seqlen_q, nheads, headdim), q's dtype; with return_attn_probs=True the tuple
         (out, softmax_lse float32 (batch, nheads, seqlen_q) natural log, None). A fully masked query row
-        gives out 0 and LSE -inf.
+        gives out 0 and LSE -inf; NaN or inf in a row's visible inputs gives NaN there (out and LSE).
 
-    Differentiable in q, k, v (``out.backward()``): the fused backends run their backward kernels (FlashAttention-2
-    recomputation from the LSE), the torch backend autograd through its ops.
+    Differentiable once in q, k, v (``out.backward()``): the fused backends run their backward kernels
+    (FlashAttention-2 recomputation from the LSE; a second derivative raises), the torch backend autograd through
+    its ops. The LSE is not differentiable in any backend.
 
     Raises:
         TypeError / ValueError naming the argument, the rule and the value, before any launch.
@@ -82,16 +87,32 @@ def flash_attn_func(
         raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{sel.backend}', got {dropout_p}")
     q, k, v = (x if x.stride(-1) == 1 else x.contiguous() for x in (q, k, v))  # kernels need headdim contiguous
 
-    batch, seqlen_q, nheads, headdim = q.shape
     if q.numel() == 0 or k.shape[1] == 0:
         # Nothing to launch: empty output, or no keys at all (every row fully masked: 0 and LSE -inf).
-        out = torch.zeros_like(q, memory_format=torch.contiguous_format)
-        lse = torch.full((batch, nheads, seqlen_q), float("-inf"), dtype=torch.float32, device=q.device)
+        out, lse = _NoWork.apply(q, k, v)
     elif sel.backend == "torch":
         out, lse = reference.forward(q, k, v, args)
+        lse = lse.detach()
     else:
         out, lse = _FusedAttention.apply(q, k, v, args, sel.backend)
     return (out, lse, None) if return_attn_probs else out
+
+
+class _NoWork(torch.autograd.Function):
+    """Empty inputs, or no keys at all: out 0, LSE -inf, zero gradients; no kernel launch."""
+
+    @staticmethod
+    def forward(ctx, q, k, v):
+        ctx.save_for_backward(q, k, v)
+        batch, seqlen_q, nheads, _ = q.shape
+        lse = torch.full((batch, nheads, seqlen_q), float("-inf"), dtype=torch.float32, device=q.device)
+        ctx.mark_non_differentiable(lse)
+        return torch.zeros_like(q, memory_format=torch.contiguous_format), lse
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, dout, _dlse):
+        return tuple(torch.zeros_like(t) for t in ctx.saved_tensors)
 
 
 class _FusedAttention(torch.autograd.Function):
@@ -104,12 +125,14 @@ class _FusedAttention(torch.autograd.Function):
             out, lse = sim.forward(q, k, v, args)
         else:
             out, lse = compiled.forward(backend, q, k, v, args)
-        ctx.save_for_backward(q, k, v, out, lse)
+        ctx.save_for_backward(q, k, v, out, lse)  # the sim keeps an fp64 LSE for fp64 inputs (gradcheck)
         ctx.args, ctx.backend = args, backend
+        lse = lse.float()
         ctx.mark_non_differentiable(lse)
         return out, lse
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, dout, _dlse):
         q, k, v, out, lse = ctx.saved_tensors
         if dout.stride(-1) != 1:  # e.g. the expanded ones of out.sum().backward(): kernels need headdim contiguous
@@ -151,12 +174,13 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
     for name, flag in (("causal", causal), ("deterministic", deterministic), ("return_attn_probs", return_attn_probs)):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be a bool, got {flag!r}")
-    if not isinstance(dropout_p, (int, float)) or not 0.0 <= dropout_p < 1.0:
+    if _real(dropout_p) is None or not 0.0 <= dropout_p < 1.0:
         raise ValueError(f"dropout_p must be a float in [0, 1), got {dropout_p!r}")
     if softmax_scale is None:
         softmax_scale = 1.0 / math.sqrt(headdim)
-    if not isinstance(softmax_scale, (int, float)) or not math.isfinite(softmax_scale):
-        raise ValueError(f"softmax_scale must be a finite float or None, got {softmax_scale!r}")
+    scale = _real(softmax_scale)
+    if scale is None or not abs(scale) <= _FP32_MAX:
+        raise ValueError(f"softmax_scale must be a finite float (within float32 range) or None, got {softmax_scale!r}")
     if (not isinstance(window_size, (tuple, list)) or len(window_size) != 2
             or not all(isinstance(w, int) and not isinstance(w, bool) and w >= -1 for w in window_size)):
         raise ValueError(f"window_size must be a pair of ints >= -1 (-1 = unbounded), got {window_size!r}")
@@ -165,8 +189,17 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
         if right not in (-1, 0):
             raise ValueError(f"window_size[1] must be -1 or 0 when causal=True (causal means right = 0), got {right}")
         right = 0
-    if not isinstance(softcap, (int, float)) or not math.isfinite(softcap) or softcap < 0:
-        raise ValueError(f"softcap must be a finite float >= 0 (0 = off), got {softcap!r}")
+    # A bound that reaches past every key is unbounded: left >= seqlen_k or right >= seqlen_q changes nothing.
+    # Normalising here keeps the index arithmetic of every backend (int64 tensors, int32 kernel params) in range.
+    seqlen_q, seqlen_k = q.shape[1], k.shape[1]
+    left = -1 if left >= seqlen_k else left
+    right = -1 if right >= seqlen_q else right
+    cap = _real(softcap)
+    if cap is None or not 0.0 <= cap <= _FP32_MAX:
+        raise ValueError(f"softcap must be a finite float >= 0 (0 = off, within float32 range), got {softcap!r}")
+    if cap > 0 and not abs(scale) / cap <= _FP32_MAX:
+        raise ValueError(f"softcap must be >= |softmax_scale| / 3.4e38 (the kernels compute softmax_scale / softcap in "
+                         f"float32), got softcap={softcap!r} with softmax_scale={softmax_scale!r}")
     if alibi_slopes is not None:
         if not isinstance(alibi_slopes, torch.Tensor):
             raise TypeError(f"alibi_slopes must be a torch.Tensor or None, got {type(alibi_slopes).__name__}")
@@ -177,4 +210,16 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
                              f"got {tuple(alibi_slopes.shape)}")
         if alibi_slopes.device != q.device:
             raise ValueError(f"alibi_slopes must be on q's device {q.device}, got {alibi_slopes.device}")
-    return FwdArgs(float(softmax_scale), int(left), int(right), float(softcap), alibi_slopes)
+    if alibi_slopes is not None:
+        alibi_slopes = alibi_slopes.detach()  # not differentiable, in every backend
+    return FwdArgs(scale, int(left), int(right), cap, alibi_slopes)
+
+
+def _real(x) -> float | None:
+    """x as a Python float if it is a real number (Python or numpy scalar, not a bool), else None."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        return None
+    try:
+        return float(x)
+    except OverflowError:
+        return None

@@ -41,10 +41,15 @@ class Selection:
     reason: str
 
 
-def probe_device(device: torch.device) -> DeviceProbe:
-    """Read the device's platform and arch from torch (no launch)."""
+def probe_device(device: torch.device | str) -> DeviceProbe:
+    """Read the device's platform and arch from torch (no launch). Raises UnsupportedDeviceError for a GPU
+    device under a torch that has no GPU support."""
+    device = torch.device(device)
     if device.type != "cuda":
         return DeviceProbe(device.type, None, None, name=device.type)
+    if not torch.cuda.is_available():
+        raise UnsupportedDeviceError(f"device {device} needs a ROCm or CUDA build of torch that sees a GPU; "
+                                     f"this torch is {torch.__version__} and sees none")
     props = torch.cuda.get_device_properties(device)
     if torch.version.hip:
         arch = getattr(props, "gcnArchName", "") or ""
@@ -81,6 +86,7 @@ def select_backend(device: torch.device, backend: str | None = None, probe: Devi
     Raises ValueError for an unknown backend name (argument or environment), UnsupportedDeviceError when
     the chosen backend cannot run on the device.
     """
+    device = torch.device(device)
     if backend is not None:
         if backend not in NAMES:
             raise ValueError(f"backend must be one of {NAMES} or None, got {backend!r}")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+
+import numpy as np
 import pytest
 import torch
 
@@ -17,8 +20,14 @@ def qkv(sq=17, sk=17, h=2, hk=2, d=16, dtype=torch.float16, batch=2, seed=0):
 @pytest.mark.parametrize("kwargs,exc,pattern", [
     (dict(dropout_p=1.5), ValueError, r"dropout_p must be a float in \[0, 1\), got 1.5"),
     (dict(dropout_p=-0.1), ValueError, r"dropout_p must be a float in \[0, 1\), got -0.1"),
-    (dict(softmax_scale=float("nan")), ValueError, r"softmax_scale must be a finite float or None, got nan"),
-    (dict(softmax_scale="1"), ValueError, r"softmax_scale must be a finite float or None, got '1'"),
+    (dict(softmax_scale=float("nan")), ValueError, r"softmax_scale must be a finite float \(within float32 range\) or None, got nan"),
+    (dict(softmax_scale="1"), ValueError, r"softmax_scale must be a finite float .* got '1'"),
+    (dict(softmax_scale=True), ValueError, r"softmax_scale must be a finite float .* got True"),
+    (dict(softmax_scale=1e39), ValueError, r"softmax_scale must be a finite float \(within float32 range\) or None, got 1e\+39"),
+    (dict(softmax_scale=10 ** 400), ValueError, r"softmax_scale must be a finite float"),
+    (dict(softcap=1e39), ValueError, r"softcap must be a finite float >= 0 \(0 = off, within float32 range\), got 1e\+39"),
+    (dict(softcap=1e-40), ValueError, r"softcap must be >= \|softmax_scale\| / 3.4e38 .*got softcap=1e-40"),
+    (dict(dropout_p=True), ValueError, r"dropout_p must be a float in \[0, 1\), got True"),
     (dict(causal=1), TypeError, r"causal must be a bool, got 1"),
     (dict(deterministic=None), TypeError, r"deterministic must be a bool, got None"),
     (dict(return_attn_probs="yes"), TypeError, r"return_attn_probs must be a bool, got 'yes'"),
@@ -26,7 +35,7 @@ def qkv(sq=17, sk=17, h=2, hk=2, d=16, dtype=torch.float16, batch=2, seed=0):
     (dict(window_size=(1, 2, 3)), ValueError, r"window_size must be a pair of ints >= -1"),
     (dict(window_size=(1.5, 0)), ValueError, r"window_size must be a pair of ints >= -1"),
     (dict(causal=True, window_size=(4, 3)), ValueError, r"window_size\[1\] must be -1 or 0 when causal=True .*got 3"),
-    (dict(softcap=-1.0), ValueError, r"softcap must be a finite float >= 0 \(0 = off\), got -1.0"),
+    (dict(softcap=-1.0), ValueError, r"softcap must be a finite float >= 0 \(0 = off, within float32 range\), got -1.0"),
     (dict(softcap=float("inf")), ValueError, r"softcap must be a finite float >= 0"),
     (dict(alibi_slopes=[0.5, 0.5]), TypeError, r"alibi_slopes must be a torch.Tensor or None, got list"),
     (dict(alibi_slopes=torch.ones(2, dtype=torch.float16)), TypeError, r"alibi_slopes.dtype must be float32, got torch.float16"),
@@ -133,3 +142,52 @@ def test_deterministic_flag_accepted(backend):
     a = rocflash.flash_attn_func(q, k, v, deterministic=True, backend=backend)
     b = rocflash.flash_attn_func(q, k, v, deterministic=False, backend=backend)
     assert torch.equal(a, b)
+
+
+def test_numpy_scalars_accepted():
+    q, k, v = qkv(dtype=torch.float32)
+    a = rocflash.flash_attn_func(q, k, v, softmax_scale=np.float32(0.25), softcap=np.float64(2.0), backend="torch")
+    b = rocflash.flash_attn_func(q, k, v, softmax_scale=0.25, softcap=2.0, backend="torch")
+    assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("backend", ["torch", "sim"])
+def test_window_beyond_the_sequence_is_unbounded(backend):
+    # bounds past every key used to overflow int64 index arithmetic and mask everything
+    q, k, v = qkv(sq=9, sk=13)
+    plain = rocflash.flash_attn_func(q, k, v, backend=backend)
+    for window in [(-1, sys.maxsize), (2 ** 63 + 5, -1), (2 ** 70, 2 ** 70), (13, 9)]:
+        assert torch.equal(rocflash.flash_attn_func(q, k, v, window_size=window, backend=backend), plain), window
+    causal = rocflash.flash_attn_func(q, k, v, causal=True, backend=backend)
+    assert torch.equal(rocflash.flash_attn_func(q, k, v, causal=True, window_size=(2 ** 63 + 5, -1), backend=backend), causal)
+
+
+@pytest.mark.parametrize("backend", ["torch", "sim"])
+def test_nan_input_gives_nan_not_a_masked_row(backend):
+    q, k, v = qkv(sq=3, sk=5, h=1, hk=1, dtype=torch.float32)
+    q[0, 1, 0, 0] = float("nan")
+    out, lse, _ = rocflash.flash_attn_func(q, k, v, backend=backend, return_attn_probs=True)
+    assert torch.isnan(lse[0, 0, 1]) and torch.isnan(out[0, 1]).all()
+    assert torch.isfinite(lse[0, 0, [0, 2]]).all() and torch.isfinite(out[0, [0, 2]]).all()
+
+
+@pytest.mark.parametrize("backend", ["torch", "sim"])
+def test_no_keys_backward_gives_zero_gradients(backend):
+    q = torch.randn(1, 4, 2, 8, requires_grad=True)
+    k, v = (torch.randn(1, 0, 2, 8, requires_grad=True) for _ in range(2))
+    rocflash.flash_attn_func(q, k, v, backend=backend).sum().backward()
+    assert torch.equal(q.grad, torch.zeros_like(q)) and k.grad.shape == k.shape
+
+
+@pytest.mark.parametrize("backend", ["torch", "sim"])
+def test_lse_is_float32_and_not_differentiable(backend):
+    q, k, v = (t.double().requires_grad_() for t in qkv(dtype=torch.float32))
+    out, lse, _ = rocflash.flash_attn_func(q, k, v, backend=backend, return_attn_probs=True)
+    assert lse.dtype == torch.float32 and not lse.requires_grad and out.requires_grad
+
+
+def test_second_derivative_of_fused_backend_raises():
+    q, k, v = (t.double().requires_grad_() for t in qkv(sq=4, sk=4, h=1, hk=1, d=8, dtype=torch.float32))
+    dq, = torch.autograd.grad(rocflash.flash_attn_func(q, k, v, backend="sim").sum(), q, create_graph=True)
+    with pytest.raises(RuntimeError, match="once_differentiable|does not require grad"):
+        torch.autograd.grad(dq.sum(), q)

@@ -14,6 +14,7 @@ import pytest
 
 from rocflash import build, codegen
 from rocflash.backends.compiled import load_module, module_error
+from rocflash import configs as rocflash_configs
 from rocflash.configs import KINDS, load_configs
 from conftest import require_builds
 
@@ -102,3 +103,41 @@ def test_info_reports_builds():
             pytest.fail(f"{platform} module missing")
     if load_module("hip") is not None:
         assert "no device present (hipErrorNoDevice)" in out or "device(s)" in out
+
+
+def test_arch_lists_reject_empty_and_conflicts_and_drop_duplicates():
+    with pytest.raises(ValueError, match=r"GPU_ARCHS must name at least one arch"):
+        build.parse_amd_archs(";;")
+    with pytest.raises(ValueError, match=r"unknown AMD arch 'gfx906:xnack-:xnack\+'"):
+        build.parse_amd_archs("gfx906:xnack-:xnack+")
+    assert build.parse_amd_archs("gfx906;gfx906") == ["gfx906"]
+    with pytest.raises(ValueError, match=r"TORCH_CUDA_ARCH_LIST must name at least one"):
+        build.parse_cuda_archs(";")
+    assert build.parse_cuda_archs("8.0;8.0") == [("8.0", False)]
+    assert build.parse_platforms("hip;hip", False, False) == ["hip"]
+
+
+@pytest.mark.parametrize("field,value,pattern", [
+    ("headdim", "64.0", r"headdim must be an int, got 64.0"),
+    ("waves_per_simd", '"x"', r"waves_per_simd must be an int, got 'x'"),
+    ("waves_per_simd", "-3", r"waves_per_simd must be >= 0"),
+    ("block_m", "true", r"block_m must be an int, got True"),
+])
+def test_config_field_types(tmp_path, field, value, pattern):
+    src = (rocflash_configs.config_dir() / "fmha_fwd.toml").read_text()
+    head, sep, rest = src.partition("[[fwd]]")
+    lines = rest.splitlines()
+    lines = [f"{field} = {value}" if ln.startswith(f"{field} =") else ln for ln in lines]
+    path = tmp_path / "fmha_fwd.toml"
+    path.write_text(head + sep + "\n".join(lines))
+    with pytest.raises(ValueError, match=pattern):
+        load_configs("fwd", path)
+
+
+def test_config_tables_must_be_tables(tmp_path):
+    path = tmp_path / "fmha_fwd.toml"
+    path.write_text("fwd = 3\n")
+    with pytest.raises(ValueError, match=r"fwd must be an array of tables"):
+        load_configs("fwd", path)
+    with pytest.raises(ValueError, match=r"target must be one of \('gfx9', 'cuda'\), got 'gfx1100'"):
+        rocflash_configs.select_config("fwd", "gfx1100", "fp16", 64)

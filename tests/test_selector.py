@@ -92,3 +92,13 @@ def test_arch_compatible(platform, device, compiled, ok):
 
 def test_cuda_minor_upgrade_selected(built):
     assert select_backend(GPU, probe=A10).backend == "cuda"
+
+
+def test_device_given_as_string(built):
+    assert select_backend("cpu").backend == "torch"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a torch without GPU support")
+def test_gpu_device_without_gpu_torch():
+    with pytest.raises(UnsupportedDeviceError, match=r"needs a ROCm or CUDA build of torch that sees a GPU"):
+        select_backend(torch.device("cuda", 0))

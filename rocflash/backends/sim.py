@@ -140,9 +140,12 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
             trace.blocks.append((m_block, visited))
         n = m_end - m0
         l_valid, m_valid = l[:, :, :n], m[:, :, :n]
-        inv_l = torch.where(l_valid > 0, 1.0 / l_valid, torch.zeros_like(l_valid))
+        # l == 0: no visible key (out 0, LSE -inf); a NaN l (NaN/inf inputs) propagates as NaN
+        inv_l = torch.where(l_valid == 0, torch.zeros_like(l_valid), 1.0 / l_valid)
         out[:, :, m0:m_end] = o[:, :, :n, :pb.headdim] * inv_l.unsqueeze(-1)
-        lse[:, :, m0:m_end] = torch.where(l_valid > 0, (m_valid + torch.log2(l_valid)) / LOG2E, neg_inf)
+        lse[:, :, m0:m_end] = torch.where(l_valid == 0, neg_inf, (m_valid + torch.log2(l_valid)) / LOG2E)
+    # the LSE keeps fp64 for fp64 inputs: the simulated backward recomputes P from it (gradcheck precision);
+    # flash_attn_func hands callers a float32 copy
     lse_dtype = torch.float64 if q.dtype == torch.float64 else torch.float32
     return out.transpose(1, 2).to(q.dtype).contiguous(), lse.to(lse_dtype)
 

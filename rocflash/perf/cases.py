@@ -164,6 +164,9 @@ def case_from_dict(d: dict, preset: str = "") -> Case:
     if batch is None:
         if tokens is None:
             raise ValueError(f"a case needs batch or tokens, got {d!r}")
+        for f, val in (("nheads", nheads), ("seqlen_q", sq)):
+            if not isinstance(val, int) or isinstance(val, bool) or val < 1:
+                raise ValueError(f"case field {f} must be an int >= 1, got {val!r}")
         batch = max(1, int(tokens) // (nheads * sq))
     window = d.pop("window", (-1, -1))
     if not isinstance(window, (list, tuple)) or len(window) != 2:

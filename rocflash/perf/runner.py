@@ -94,6 +94,10 @@ def validate(p: argparse.ArgumentParser, a: argparse.Namespace) -> None:
         p.error(f"--input-sets must be >= 1, got {a.input_sets}")
     if a.baseline is not None and a.baseline not in methods.METHODS:
         p.error(f"--baseline must be one of {', '.join(methods.METHODS)}, got {a.baseline}")
+    for flag in ("json", "csv", "plot"):  # fail before the benchmark, not after it
+        path = getattr(a, flag)
+        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            p.error(f"--{flag}: the directory of {path} must exist, got {os.path.dirname(os.path.abspath(path))}")
     if a.device != "auto":
         try:
             d = torch.device(a.device)
