@@ -35,6 +35,12 @@ export GPU_ARCHS=${GPU_ARCHS:-gfx906;gfx90a}
 export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-8.0;9.0}
 echo "ci/setup.sh: ROCFLASH_BUILD=$ROCFLASH_BUILD GPU_ARCHS=$GPU_ARCHS TORCH_CUDA_ARCH_LIST=$TORCH_CUDA_ARCH_LIST"
 start=$(date +%s)
-$PY -m pip install --no-build-isolation --no-deps -v . 2>&1 | grep -E "^rocflash: built|error|Error" || true
-$PY -c "import rocflash" || { echo "ci/setup.sh: rocflash did not install" >&2; exit 1; }
+log=$(mktemp)
+if ! $PY -m pip install --no-build-isolation --no-deps -v . > "$log" 2>&1; then
+  tail -80 "$log" >&2
+  echo "ci/setup.sh: pip install failed (full log: $log)" >&2
+  exit 1
+fi
+grep -E "^rocflash: built" "$log" || true
+(cd /tmp && $PY -c "import rocflash") || { echo "ci/setup.sh: rocflash did not install" >&2; exit 1; }
 echo "ci/setup.sh: install took $(( $(date +%s) - start )) s"
