@@ -1,15 +1,24 @@
-"""ISA audit of the forward kernels: resource use, instruction selection and LDS layout, read from compiler
-output (no GPU needed).
+"""ISA audit of the forward and backward kernels: resource use, instruction selection and LDS layout, read
+from compiler output (no GPU needed).
 
-    python -m rocflash.isa                       # compile every instance for every arch, print the table
+    python -m rocflash.isa                       # compile the default instance set for every arch, print the table
+    python -m rocflash.isa --paths both          # every instance of every kind, both load paths, on every arch
     python -m rocflash.isa --arch gfx906 --check # one arch; exit 1 when an invariant fails
+    python -m rocflash.isa --kinds bwd_dkdv,bwd_dq --arch gfx906   # the backward kernels only
     python -m rocflash.isa --markdown perf/results/isa_audit.md --json audit.json
     python -m rocflash.isa --from-dir DIR        # audit *.s / *.ptxas.txt files already in DIR, compile nothing
 
 What is compiled
-    Every instance of ``ck_configs/fmha_fwd.toml`` (:func:`rocflash.codegen.instances`: config x load path,
-    aligned 128-bit ``vec`` / ``narrow``) is generated with :func:`rocflash.codegen.generate` and compiled
-    device-only, with the flags of the real build (:func:`rocflash.build.device_compile_flags`):
+    Every instance of the three tiled kernel kinds (:func:`rocflash.codegen.instances`: config x load path,
+    aligned 128-bit ``vec`` / ``narrow``), each kind with its own configs:
+      fwd        rf::fmha_fwd_kernel        ck_configs/fmha_fwd.toml [[fwd]]       shape rf::FwdTileShape
+      bwd_dkdv   rf::fmha_bwd_dkdv_kernel   ck_configs/fmha_bwd.toml [[bwd_dkdv]]  shape rf::BwdDkdvShape
+      bwd_dq     rf::fmha_bwd_dq_kernel     ck_configs/fmha_bwd.toml [[bwd_dq]]    shape rf::BwdDqShape
+    plus ``hip_src/fmha_api.hip``, whose only device code is ``rf::fmha_bwd_preprocess_kernel<E, 256, 16>``
+    (kind ``bwd_preprocess``: element-wise loads, no tile, no LDS; audited for wave size, spills and LDS only,
+    reported in its own rows). Sources come from :func:`rocflash.codegen.generate` (all kinds, always, so the
+    generated headers and the cache keys do not depend on the selection) and are compiled device-only with the
+    flags of the real build (:func:`rocflash.build.device_compile_flags`):
       gfx906, gfx908, gfx90a   hipcc (Debian HIP 5.2 / clang-15, rocm-device-libs), ``--cuda-device-only -S``
       gfx942                   clang++-19 ``-nogpulib`` plus the Debian device-libs bitcode linked explicitly
                                (device-libs 5.2 predate gfx942: the gfx940 ISA-version constant is linked; it
@@ -17,6 +26,17 @@ What is compiled
                                Without that bitcode, HIP 5.2's ``blockIdx`` / ``__syncthreads`` stay calls
                                into ockl and the kernel gets a call stack: the audit reports such calls.
       sm_80, sm_90             nvcc ``--cubin -Xptxas -v`` (the ptxas report is parsed)
+    Default instance set (``--paths split``, also what tests/test_isa.py audits): both load paths on gfx906
+    and sm_90, the aligned path only on gfx908, gfx90a, gfx942 and sm_80: 72 + 72 + 4 x 36 = 288 instance
+    compiles plus 6 of fmha_api.hip. Measured cold (empty cache) on the 2-core development machine
+    (2026-11-29, 2 jobs), twice, because its speed varied with load (compiler time per compile 1.2 s quiet,
+    3.0 s loaded): the full set (``--paths both``, 432 + 6 compiles) took 282 s quiet and 683 s loaded, the
+    split 197 s and 379 s. The split keeps a loaded 2-core CI job under ~8 minutes; the full set does not.
+    The narrow path differs from the aligned one only in its global loads and address arithmetic; it is
+    checked on the first-class target (gfx906) and on one NVIDIA arch. What the split gives up:
+    register-allocation differences of the narrow instances on gfx908, gfx90a, gfx942 and sm_80 (the full run
+    of 2026-11-29 found one: a VGPR spill into AGPRs of a gfx942 narrow-only instance, see
+    perf/results/isa_audit.md). ``--paths both`` audits everything (tests: ``ROCFLASH_ISA_PATHS=both``).
     Outputs are cached under ``--build-dir`` (default ``$ROCFLASH_CACHE_DIR/isa``, else
     ``~/.cache/rocflash/isa``) in files named by a hash of the command line and of every source and header
     they read, so a second run compiles only what changed. Compiles run in parallel (``--jobs``).
@@ -28,8 +48,8 @@ metadata)
     ``.group_segment_fixed_size`` (static LDS bytes), ``.private_segment_fixed_size`` (scratch bytes per
     lane), ``.vgpr_spill_count``, ``.sgpr_spill_count`` (SGPRs spilled into VGPR lanes),
     ``.uses_dynamic_stack``; the ``; Occupancy:`` comment (LLVM's own waves/SIMD, static LDS only).
-    The dynamic LDS is what the launcher requests for the config, ``FwdTileShape::lds_bytes()``
-    (hip_src/fmha_fwd_launch.h), evaluated by the host-side probe (:mod:`rocflash._probe`).
+    The dynamic LDS is what the launcher requests for the config, ``lds_bytes()`` of the kind's shape type
+    (hip_src/fmha_fwd_launch.h, fmha_bwd_launch.h), evaluated by the host-side probe (:mod:`rocflash._probe`).
 
 Main-loop detection
     The kernel's instructions (its label to ``.Lfunc_end``) are split into basic blocks at labels and after
@@ -45,16 +65,21 @@ Main-loop detection
     loop. The loops found this way match the loops LLVM annotates in verbose assembly
     (``=> This Loop Header: Depth=N``): same number per depth, each LLVM header is an entry of a loop at
     its depth (tests/test_isa.py checks this).
-    The forward kernel has three loop levels: the grid-stride loop (depth 1), the K/V tile loop inside it
-    (depth 2), and the tile-product loops S = Q.K^T and O += P.V inside that (depth 3). The *tile-product
-    instructions* are ``v_dot2_f32_f16`` / ``v_dot2c_f32_f16`` and ``v_mfma_*`` when the kernel has any,
-    else the fp32 FMA family (bf16 / fp32 kernels; a few FMAs of integer-division sequences sit outside
-    the loops). The main loop is the innermost loop that holds more than half of the tile-product
-    instructions and contains an ``s_barrier``: the K/V tile loop, whose iteration is fenced by
-    ``__syncthreads`` because it refills LDS (the product loops inside it have no barrier, the grid-stride
-    loop is outer). For kernels without barriers (small fixtures) it is the innermost loop holding more than
-    half of the products. Counts are static instruction counts over the loop's blocks, inner loops included,
-    reported next to the whole-kernel counts (``main loop/whole kernel``).
+    The *tile-product instructions* are ``v_dot2_f32_f16`` / ``v_dot2c_f32_f16`` and ``v_mfma_*`` when the
+    kernel has any, else the fp32 FMA family (bf16 / fp32 kernels; a few FMAs of integer-division sequences
+    sit outside the loops). The main loop is the innermost loop that holds more than half of the
+    tile-product instructions and contains an ``s_barrier``: the tile loop whose iteration is fenced by
+    ``__syncthreads`` because it refills LDS. Per kind (``MAIN_LOOP_DEPTH``):
+      fwd        the K/V tile loop (depth 2), inside the grid-stride loop (depth 1); the product loops
+                 S = Q.K^T and O += P.V (depth 3) have no barrier.
+      bwd_dkdv   the query-tile loop (depth 3), nested in the GQA head loop (depth 2) inside the grid-stride
+                 loop; it reloads Q and dO (copy_rows_to_lds) and holds the S, dP, dV and dK products (depth 4,
+                 no barrier). The head loop holds the same products but is outer.
+      bwd_dq     the K/V tile loop (depth 2), inside the grid-stride loop; it reloads K and V and holds the
+                 S, dP and dQ products.
+    For kernels without barriers (small fixtures) it is the innermost loop holding more than half of the
+    products. Counts are static instruction counts over the loop's blocks, inner loops included, reported
+    next to the whole-kernel counts (``main loop/whole kernel``).
 
 Occupancy (waves per SIMD; AMD "Vega" 7nm ISA Reference Guide, chapter "Kernel State", section "GPRs and
 LDS": VGPRs are allocated per wave in groups of 4 on gfx906; LLVM ``AMDGPU::IsaInfo`` gives the same
@@ -63,19 +88,32 @@ granules and wave limits per target, table ``ARCHS`` below)
                  gfx906/gfx908: file 256, granule 4, max 10; gfx90a/gfx942: unified file 512, granule 8, max 8
     from LDS     floor(floor(lds_per_cu / lds_bytes_per_block) * waves_per_block / simds_per_cu), capped at
                  max_waves; waves_per_block = threads / wave size (from the metadata)
-    occupancy    the smaller of the two (``waves_per_simd`` in ck_configs/fmha_fwd.toml is checked against
-                 the gfx906 value of the aligned instance)
+    occupancy    the smaller of the two. ``waves_per_simd`` of each config (ck_configs/fmha_fwd.toml,
+                 fmha_bwd.toml) is what the kernel asks the compiler for (``RF_LAUNCH_BOUNDS`` ->
+                 ``amdgpu_waves_per_eu``) and is checked against the gfx906 value of the aligned instance.
 
 LDS bank conflicts (AMD "Vega" 7nm ISA Reference Guide, chapter "Data Share Operations": 64 KiB LDS per CU in
 32 banks of 4-byte dwords)
-    The byte address of every lane for each main-loop LDS read (q_read, k_read, p_read, v_read of
-    hip_src/fmha_tile.h) comes from the probe, i.e. from the kernel's own address arithmetic. An access of W
-    bytes per lane is served in groups of 128 / W consecutive lanes (LDS delivers 128 bytes per clock);
-    within a group the degree is the largest number of distinct dwords that fall into one bank (the same
-    dword read by several lanes is a broadcast and costs nothing). A read kind's degree is the maximum over
-    every wave of the block and every loop index; 1 = conflict-free. It is reported for the config and for
-    the same config with ``lds_pad_bytes = 0``. NVIDIA shared memory has the same 32 x 4-byte banks; the
-    same model is used there.
+    The byte address of every lane for each main-loop LDS read comes from the probe, i.e. from the kernel's
+    own address arithmetic (the ``*_read`` functions of the shape types; read kinds in
+    :data:`rocflash._probe.READ_KINDS`):
+      fwd        q, k (S = Q.K^T), p, v (O += P.V; V in row pairs)                        hip_src/fmha_tile.h
+      bwd_dkdv   q, k (S), do, v (dP = dO.V^T), pt, do_col (dV += P^T.dO), dst, q_col (dK += dS^T.Q)
+      bwd_dq     q, k (S), do, v (dP), ds, k_col (dQ += dS.K)                          hip_src/fmha_bwd_tile.h
+    An access of W bytes per lane is served in groups of 128 / W consecutive lanes (LDS delivers 128 bytes
+    per clock); within a group the degree is the largest number of distinct dwords that fall into one bank
+    (the same dword read by several lanes is a broadcast and costs nothing). A read kind's degree is the
+    maximum over every wave of the block and every loop index; 1 = conflict-free. It is reported for the
+    config and for the same config with ``lds_pad_bytes = 0``. NVIDIA shared memory has the same 32 x 4-byte
+    banks; the same model is used there.
+    Which reads the design claims conflict-free on the padded layout (``CONFLICT_FREE_READS``, the
+    invariant): every read kind of every kernel. The row reads (q, do, k, v: 16 bytes, one row per lane at a
+    stride of row_bytes) are conflict-free only because of the padding (unpadded, the rows of K and V start
+    in one bank: degree 4 to 8); the transposed P^T / dS^T reads (pt, dst) and the dS reads (ds) are one row
+    per row group, i.e. a broadcast to the 8 lanes of a 128-byte group, and the column reads of the products
+    (do_col, q_col, k_col: consecutive columns of one row across the lanes) are contiguous; those stay
+    conflict-free without padding, and the report shows it. LDS *writes* (global -> LDS staging, the
+    transposed P^T / dS^T stores) are not modelled.
 
 What this cannot show: timing (latency, issue rate, achieved bandwidth) and correctness on silicon.
 
@@ -105,7 +143,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from . import codegen
 from .build import BuildError, device_compile_flags, find_hipcc, find_nvcc, find_tool
-from .configs import hip_src_dir, load_fwd_configs
+from .configs import KINDS, hip_src_dir, load_configs
 
 if TYPE_CHECKING:
     from .configs import TileConfig
@@ -155,6 +193,26 @@ DEVICE_LIBS = ("hip", "ocml", "ockl", "oclc_daz_opt_off", "oclc_unsafe_math_off"
                "oclc_correctly_rounded_sqrt_on", "oclc_wavefrontsize64_on", "oclc_abi_version_500")
 
 MAIN_LOOP_SHARE = 0.5  # the main loop holds more than this share of the tile-product instructions
+
+# Kernel kinds: the three tiled kernels (rocflash.configs.KINDS, one config table each) and the backward's
+# element-wise preprocess kernel, which lives in hip_src/fmha_api.hip (no tile, no config).
+TILED_KINDS: tuple[str, ...] = tuple(KINDS)  # ("fwd", "bwd_dkdv", "bwd_dq")
+PREPROCESS_KIND = "bwd_preprocess"
+AUDIT_KINDS = (*TILED_KINDS, PREPROCESS_KIND)
+API_SOURCE = "fmha_api.hip"  # in hip_src/
+# Loop depth of each tiled kind's main loop (see "Main-loop detection"; tests/test_isa.py checks it).
+MAIN_LOOP_DEPTH = {"fwd": 2, "bwd_dkdv": 3, "bwd_dq": 2}
+# The main-loop LDS reads each kernel's design claims conflict-free on its padded layout: all of them (see
+# "LDS bank conflicts"). check_bank_conflicts checks exactly these; the others would only be reported.
+CONFLICT_FREE_READS = {
+    "fwd": ("q", "k", "p", "v"),
+    "bwd_dkdv": ("q", "do", "k", "v", "pt", "dst", "do_col", "q_col"),
+    "bwd_dq": ("q", "do", "k", "v", "ds", "k_col"),
+}
+# Load paths audited per arch. "both": aligned and narrow everywhere; "split" (the default): narrow only on
+# these archs, aligned everywhere (see "What is compiled").
+PATH_CHOICES = ("split", "both", "aligned")
+NARROW_ARCHS = ("gfx906", "sm_90")
 
 # ------------------------------------------------------------------------------------ instruction classes
 
@@ -216,10 +274,11 @@ class KernelAudit:
     arch: str
     vendor: str
     name: str = ""  # readable name: codegen's instance name, else the demangled symbol
+    kind: str | None = None  # AUDIT_KINDS ("fwd", "bwd_dkdv", "bwd_dq", "bwd_preprocess"); None: another kernel
     dtype: str | None = None
     headdim: int | None = None
-    aligned: bool | None = None  # True: 128-bit load path, False: narrow path, None: not a forward kernel
-    tile: dict | None = None  # rf::FwdTileShape fields, when the symbol names a tile (see parse_tile_symbol)
+    aligned: bool | None = None  # True: 128-bit load path, False: narrow path, None: not a tiled kernel
+    tile: dict | None = None  # TileShape fields (kind included), when the symbol names a tile (parse_tile_symbol)
     wave_size: int | None = None
     threads: int | None = None
     vgprs: int | None = None
@@ -245,7 +304,7 @@ class KernelAudit:
     main_loop: Loop | None = None
     loop_counts: dict = dataclasses.field(default_factory=dict)
     kernel_counts: dict = dataclasses.field(default_factory=dict)
-    # LDS bank-conflict degree per read kind (q, k, p, v), as configured and with lds_pad_bytes = 0
+    # LDS bank-conflict degree per read kind (rocflash._probe.READ_KINDS[kind]), as configured and unpadded
     bank_conflicts: dict | None = None
     bank_conflicts_unpadded: dict | None = None
     source: str = ""  # the compiled file the numbers come from
@@ -447,24 +506,34 @@ def occupancy_amd(arch: ArchInfo, vgprs: int, threads: int, wave_size: int, lds_
     return from_vgpr, from_lds, min(from_vgpr, from_lds)
 
 
-_TILE = re.compile(r"Tile_(?P<target>[A-Za-z0-9]+)_(?P<dtype>fp16|bf16|fp32)_d(?P<headdim>\d+)_b(?P<block_m>\d+)"
-                   r"x(?P<block_n>\d+)_t(?P<threads>\d+)x(?P<threads_n>\d+)_p(?P<lds_pad_bytes>\d+)")
+_TILE = re.compile(r"Tile_(?:(?P<kind>bwd_dkdv|bwd_dq)_)?(?P<target>[A-Za-z0-9]+)_(?P<dtype>fp16|bf16|fp32)"
+                   r"_d(?P<headdim>\d+)_b(?P<block_m>\d+)x(?P<block_n>\d+)_t(?P<threads>\d+)x(?P<threads_n>\d+)"
+                   r"_p(?P<lds_pad_bytes>\d+)")
+_PREPROCESS = re.compile(r"fmha_bwd_preprocess_kernel(?:I|<)(?:NS_|rf::)?\d*(?P<elem>Fp16|Bf16|Fp32)")
 _ELEM_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4}
 
 
 def parse_tile_symbol(symbol: str) -> tuple[str, dict, bool] | None:
-    """(dtype, FwdTileShape fields, aligned) from a kernel symbol that names its tile, e.g. (mangled)
-    ``..._38Tile_gfx9_fp16_d128_b64x64_t256x16_p16ELb1EE...`` or (demangled) ``rf::Tile_..., true>``;
-    None for other kernels. The tile naming is codegen's (``TileConfig.tile_name``)."""
+    """(dtype, TileShape fields, aligned) from a kernel symbol that names its tile, e.g. (mangled)
+    ``..._38Tile_gfx9_fp16_d128_b64x64_t256x16_p16ELb1EE...``, ``..._47Tile_bwd_dkdv_gfx9_fp16_...`` or
+    (demangled) ``rf::Tile_..., true>``; None for other kernels. The shape fields include ``kind`` ("fwd",
+    "bwd_dkdv", "bwd_dq": the tile type's prefix, codegen's ``TileConfig.struct_name``)."""
     m = _TILE.search(symbol)
     if not m:
         return None
     tail = symbol[m.end():]
     aligned_m = re.match(r"E?Lb([01])E", tail) or re.match(r"\s*,\s*(true|false)", tail)
     aligned = aligned_m is not None and aligned_m.group(1) in ("1", "true")
-    shape = {k: int(v) for k, v in m.groupdict().items() if k not in ("target", "dtype")}
+    shape: dict = {k: int(v) for k, v in m.groupdict().items() if k not in ("kind", "target", "dtype")}
     shape["elem_bytes"] = _ELEM_BYTES[m.group("dtype")]
+    shape["kind"] = m.group("kind") or "fwd"
     return m.group("dtype"), shape, aligned
+
+
+def parse_preprocess_symbol(symbol: str) -> str | None:
+    """The dtype of a ``rf::fmha_bwd_preprocess_kernel<E, ...>`` symbol (mangled or demangled), else None."""
+    m = _PREPROCESS.search(symbol)
+    return m.group("elem").lower() if m else None
 
 
 def demangle(symbol: str) -> str:
@@ -483,9 +552,9 @@ def audit_asm(text: str, kernel: str | None = None, arch: str | None = None, til
 
     kernel: the kernel symbol or a substring of it; may be None when the file holds one kernel.
     arch: taken from ``.amdgcn_target`` when None.
-    tile: FwdTileShape fields; by default parsed from the symbol (:func:`parse_tile_symbol`), so any
-        instance of the forward kernel (including the test fixtures) gets its dynamic LDS and bank-conflict
-        degrees. dynamic_lds: bytes the launcher adds; default FwdTileShape::lds_bytes() of the tile, else 0.
+    tile: TileShape fields (kind included); by default parsed from the symbol (:func:`parse_tile_symbol`), so
+        any instance of a tiled kernel (including the test fixtures) gets its dynamic LDS and bank-conflict
+        degrees. dynamic_lds: bytes the launcher adds; default lds_bytes() of the tile's shape type, else 0.
     conflicts: compute the bank-conflict degrees through the probe (needs the host C++ compiler).
     """
     # Step 1: which kernel, which arch
@@ -581,19 +650,22 @@ def audit_ptxas(text: str, kernel: str | None = None, tile: dict | None = None, 
 
 
 def _attach_tile(a: KernelAudit, tile: dict | None, info: ArchInfo, dynamic_lds: int | None, conflicts: bool) -> None:
-    """Fill dtype / load path / tile, the launcher's dynamic LDS and the bank-conflict degrees of ``a``, from
-    ``tile`` or else from the tile its symbol names (forward kernels, test fixtures)."""
+    """Fill kind / dtype / load path / tile, the launcher's dynamic LDS and the bank-conflict degrees of ``a``,
+    from ``tile`` or else from the tile its symbol names (tiled kernels, test fixtures)."""
     parsed = parse_tile_symbol(a.symbol)
     if parsed:
         a.dtype, parsed_tile, a.aligned = parsed
         tile = tile or parsed_tile
+    elif (dtype := parse_preprocess_symbol(a.symbol)) is not None:
+        a.kind, a.dtype = PREPROCESS_KIND, dtype
     if not tile:
         a.lds_dynamic = dynamic_lds or 0
         return
     from ._probe import Probe, TileShape
 
     shape = TileShape(**tile)
-    a.tile, a.headdim, a.threads = dict(tile), shape.headdim, shape.threads
+    a.kind = shape.kind
+    a.tile, a.headdim, a.threads = dataclasses.asdict(shape), shape.headdim, shape.threads
     a.lds_dynamic = Probe.load().lds_bytes(shape) if dynamic_lds is None else dynamic_lds
     if conflicts:
         a.bank_conflicts = tile_bank_conflicts(shape, info, a.wave_size)
@@ -622,12 +694,13 @@ def lds_conflict_degree(addresses: Sequence[int], width_bytes: int, banks: int =
 
 
 def tile_bank_conflicts(shape, arch: ArchInfo, wave_size: int) -> dict[str, int]:
-    """Worst conflict degree of each main-loop LDS read kind (q, k, p, v) over all waves and loop indices."""
-    from ._probe import READ_KINDS, Probe
+    """Worst conflict degree of each main-loop LDS read kind of the shape's kernel (``shape.read_kinds``:
+    q, k, p, v for the forward; see :data:`rocflash._probe.READ_KINDS`) over all waves and loop indices."""
+    from ._probe import Probe
 
     probe = Probe.load()
     out = {}
-    for kind in READ_KINDS:
+    for kind in shape.read_kinds:
         n_a, n_b, width = probe.read_extent(shape, kind)
         worst = 1
         for tid0 in range(0, shape.threads, wave_size):
@@ -666,7 +739,8 @@ def check_no_spills(a: KernelAudit) -> list[str]:
     if a.scratch_bytes:
         v.append(f"{a.name} [{a.arch}]: scratch (private_segment_fixed_size) must be 0, got {a.scratch_bytes} bytes")
     if a.vgpr_spill_count:
-        v.append(f"{a.name} [{a.arch}]: vgpr_spill_count must be 0, got {a.vgpr_spill_count}")
+        where = " (into AGPRs: no scratch)" if not a.scratch_bytes and a.kernel_counts.get("accvgpr_moves") else ""
+        v.append(f"{a.name} [{a.arch}]: vgpr_spill_count must be 0, got {a.vgpr_spill_count}{where}")
     if a.spill_ops:
         v.append(f"{a.name} [{a.arch}]: spill/scratch instructions must be 0, got {a.spill_ops}")
     calls = a.kernel_counts.get("calls", 0)
@@ -683,16 +757,28 @@ def check_lds_limit(a: KernelAudit) -> list[str]:
     return []
 
 
+def config_source(kind: str | None) -> str:
+    """Where the configs of a kernel kind live, for messages: ``ck_configs/fmha_bwd.toml [[bwd_dq]]``."""
+    if kind not in TILED_KINDS:
+        return "no config"
+    return f"ck_configs/{'fmha_fwd.toml' if kind == 'fwd' else 'fmha_bwd.toml'} [[{kind}]]"
+
+
 def check_occupancy(a: KernelAudit, expected: int) -> list[str]:
+    """Achieved waves/SIMD (VGPRs and LDS, see "Occupancy") equals the config's designed ``waves_per_simd``."""
     if a.waves_per_simd != expected:
-        return [f"{a.name} [{a.arch}]: waves_per_simd must equal the designed {expected} (ck_configs/fmha_fwd.toml), "
+        why = ""
+        if a.waves_per_simd_lds == 0:
+            why = "; one block per CU by LDS holds fewer waves than the CU has SIMDs"
+        return [f"{a.name} [{a.arch}]: waves_per_simd must equal the designed {expected} ({config_source(a.kind)}), "
                 f"got {a.waves_per_simd} (VGPRs {a.vgprs} -> {a.waves_per_simd_vgpr}, LDS {a.lds_total} B -> "
-                f"{a.waves_per_simd_lds})"]
+                f"{a.waves_per_simd_lds}{why})"]
     return []
 
 
 def check_vector_path(a: KernelAudit, want_dot2: bool = True) -> list[str]:
-    """Aligned path: the main loop issues 128-bit global loads and (fp16) dot2."""
+    """Aligned path: the main loop issues 128-bit global loads (the tile it refills: K/V in the forward and
+    dQ kernels, Q/dO in the dK/dV kernel, through copy_rows_to_lds) and (fp16) dot2."""
     v = []
     if a.main_loop is None:
         return [f"{a.name} [{a.arch}]: main loop must be found (a loop holding the tile products), found none"]
@@ -706,7 +792,9 @@ def check_vector_path(a: KernelAudit, want_dot2: bool = True) -> list[str]:
 
 
 def check_narrow_path(a: KernelAudit) -> list[str]:
-    """Narrow path: loads narrower than 128 bits in the main loop and no global_load_dwordx4 anywhere."""
+    """Narrow path: loads narrower than 128 bits in the main loop and no global_load_dwordx4 anywhere. (In the
+    backward's main loops the per-row LSE / D loads are narrow on both paths: the second half is the
+    discriminating one.)"""
     v = []
     if a.kernel_counts.get("global_load_b128", 0):
         v.append(f"{a.name} [{a.arch}]: narrow path must not use global_load_dwordx4, got "
@@ -717,14 +805,18 @@ def check_narrow_path(a: KernelAudit) -> list[str]:
 
 
 def check_bank_conflicts(a: KernelAudit) -> list[str]:
+    """The main-loop LDS reads the kernel's design claims conflict-free (CONFLICT_FREE_READS of its kind) have
+    degree 1 on the configured (padded) layout."""
     if a.bank_conflicts is None:
         return [f"{a.name} [{a.arch}]: bank-conflict degrees must be computed (kernel names no tile)"]
+    claimed = CONFLICT_FREE_READS.get(a.kind or "fwd", ())
     return [f"{a.name} [{a.arch}]: main-loop LDS {kind}_read must be conflict-free (degree 1), got degree {d}"
-            for kind, d in a.bank_conflicts.items() if d != 1]
+            for kind, d in a.bank_conflicts.items() if kind in claimed and d != 1]
 
 
 def all_checks(a: KernelAudit, configs: dict[tuple, TileConfig] | None = None) -> list[str]:
-    """Every invariant that applies to ``a`` (the forward kernels' CI rules)."""
+    """Every invariant that applies to ``a`` (the CI rules; the same for every tiled kind). ``configs``:
+    :func:`configs_by_key`, for the gfx906 occupancy check."""
     v = check_wave_size(a) + check_no_spills(a) + check_lds_limit(a)
     if a.vendor == "amd" and a.aligned is not None:
         v += check_bank_conflicts(a)
@@ -733,7 +825,7 @@ def all_checks(a: KernelAudit, configs: dict[tuple, TileConfig] | None = None) -
         else:
             v += check_narrow_path(a)
     if a.arch == "gfx906" and a.aligned and configs is not None:
-        cfg = configs.get((a.dtype, a.headdim))
+        cfg = configs.get((a.kind, a.dtype, a.headdim))
         if cfg is not None:
             v += check_occupancy(a, cfg.waves_per_simd)
     return v
@@ -872,68 +964,110 @@ def audit_file(path: Path, arch: str | None = None, kernel: str | None = None, *
 class AuditRun:
     kernels: list[KernelAudit]
     archs: list[str]
-    paths: str  # "both" | "aligned"
+    paths: str  # PATH_CHOICES
     wall_seconds: float
     compile_seconds: float  # summed over compiler processes (0 when everything came from the cache)
     compiled: int
     cached: int
     build_dir: str
     jobs: int
+    kinds: tuple[str, ...] = AUDIT_KINDS
+
+
+def audits_path(arch: str, aligned: bool, paths: str) -> bool:
+    """Whether the ``paths`` selection (PATH_CHOICES) audits the load path ``aligned`` on ``arch``."""
+    if paths not in PATH_CHOICES:
+        raise ValueError(f"paths must be one of {PATH_CHOICES}, got {paths!r}")
+    return aligned or paths == "both" or (paths == "split" and arch in NARROW_ARCHS) or \
+        (paths == "aligned" and arch == "gfx906")
 
 
 def run_audit(archs: Sequence[str] = DEFAULT_ARCHS, build_dir: Path | None = None, jobs: int | None = None,
-              paths: str = "both") -> AuditRun:
-    """Generate, compile (in parallel, cached) and audit every forward instance for every arch.
+              paths: str = "split", kinds: Sequence[str] = AUDIT_KINDS) -> AuditRun:
+    """Generate, compile (in parallel, cached) and audit every instance of ``kinds`` for every arch.
 
-    paths: "both" audits the aligned and narrow instances everywhere; "aligned" audits the narrow path on
-    gfx906 only (for a small CI machine; the full run measured on 2 cores is in perf/results/isa_audit.md).
+    paths: "split" (default) audits the narrow path on NARROW_ARCHS (gfx906, sm_90) and the aligned path
+    everywhere; "both" both paths everywhere; "aligned" the narrow path on gfx906 only (see "What is compiled";
+    the wall times measured on 2 cores are in perf/results/isa_audit.md).
+    kinds: AUDIT_KINDS to audit; "bwd_preprocess" compiles hip_src/fmha_api.hip once per arch.
     """
     for arch in archs:
         if arch not in ARCHS:
             raise ValueError(f"--arch must name archs of {sorted(ARCHS)}, got {arch!r}")
-    if paths not in ("both", "aligned"):
-        raise ValueError(f"paths must be 'both' or 'aligned', got {paths!r}")
+    if paths not in PATH_CHOICES:
+        raise ValueError(f"paths must be one of {PATH_CHOICES}, got {paths!r}")
+    bad = [k for k in kinds if k not in AUDIT_KINDS]
+    if bad:
+        raise ValueError(f"kinds must be among {AUDIT_KINDS}, got {bad}")
     t0 = time.time()
     build_dir = Path(build_dir) if build_dir else default_build_dir()
     jobs = jobs or int(os.environ.get("ROCFLASH_JOBS", "0")) or os.cpu_count() or 1
 
-    # Step 1: generate the forward instance sources of each vendor's configs (codegen names each source
-    # after its instance: <kernel_name(aligned)>.hip)
-    jobs_list: list[tuple[str, Path, object, bool, list[Path]]] = []
+    # Step 1: generate the instance sources of each vendor's configs, every kind (codegen names each source
+    # after its instance: <kernel_name(aligned)>.hip); a job per (arch, instance) the selection audits, plus
+    # fmha_api.hip (the preprocess kernel) per arch. cfg is None for the API file.
+    jobs_list: list[tuple[str, Path, TileConfig | None, bool, list[Path]]] = []
     for target, vendor_archs in (("gfx9", [a for a in archs if ARCHS[a].vendor == "amd"]),
                                  ("cuda", [a for a in archs if ARCHS[a].vendor == "nvidia"])):
         if not vendor_archs:
             continue
         gen = build_dir / "gen" / target
-        sources = {p.name: p for p in codegen.generate(target, gen, kinds=("fwd",))}
+        sources = {p.name: p for p in codegen.generate(target, gen, kinds=TILED_KINDS)}
         includes = [hip_src_dir(), gen]
-        for cfg, aligned in codegen.instances(target, kind="fwd"):
-            src = sources[f"{cfg.kernel_name(aligned)}.hip"]
-            for arch in vendor_archs:
-                if aligned or paths == "both" or arch == "gfx906":
-                    jobs_list.append((arch, src, cfg, aligned, includes))
+        for kind in (k for k in TILED_KINDS if k in kinds):
+            for cfg, aligned in codegen.instances(target, kind=kind):
+                src = sources[f"{cfg.kernel_name(aligned)}.hip"]
+                jobs_list += [(arch, src, cfg, aligned, includes) for arch in vendor_archs
+                              if audits_path(arch, aligned, paths)]
+        if PREPROCESS_KIND in kinds:
+            jobs_list += [(arch, hip_src_dir() / API_SOURCE, None, True, includes) for arch in vendor_archs]
 
     # Step 2: compile in parallel (each job is one compiler process)
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(compile_for_audit, arch, src, build_dir, inc) for arch, src, _, _, inc in jobs_list]
         compiled = [f.result() for f in futures]
 
-    # Step 3: parse and audit (the probe evaluates each tile's conflicts once per tile and arch kind)
+    # Step 3: parse and audit (the probe evaluates each tile's conflicts once per tile and vendor)
     kernels = []
     conflict_cache: dict[tuple, tuple] = {}
     for (arch, src, cfg, aligned, _), cf in zip(jobs_list, compiled):
-        key = (cfg.tile_name, ARCHS[arch].vendor)
-        a = audit_file(cf.output, arch=arch if ARCHS[arch].vendor == "amd" else None,
-                       conflicts=key not in conflict_cache)
+        amd_arch = arch if ARCHS[arch].vendor == "amd" else None
+        if cfg is None:  # fmha_api.hip: its preprocess kernels (any other kernel there is audited too)
+            kernels += [_named_preprocess(a) for a in audit_compiled_file(cf.output, amd_arch)]
+            continue
+        key = (cfg.kind, cfg.tile_name, ARCHS[arch].vendor)
+        a = audit_file(cf.output, arch=amd_arch, conflicts=key not in conflict_cache)
         if key in conflict_cache:
             a.bank_conflicts, a.bank_conflicts_unpadded = conflict_cache[key]
         else:
             conflict_cache[key] = (a.bank_conflicts, a.bank_conflicts_unpadded)
+        if a.kind != cfg.kind:
+            raise ValueError(f"{cf.output}: the kernel's tile type must be of kind {cfg.kind!r} "
+                             f"({cfg.struct_name}), got {a.kind!r} ({a.symbol})")
         a.name = cfg.kernel_name(aligned)
         a.dtype, a.headdim, a.aligned = cfg.dtype, cfg.headdim, aligned
         kernels.append(a)
     return AuditRun(kernels, list(archs), paths, time.time() - t0, sum(c.seconds for c in compiled),
-                    sum(not c.cached for c in compiled), sum(c.cached for c in compiled), str(build_dir), jobs)
+                    sum(not c.cached for c in compiled), sum(c.cached for c in compiled), str(build_dir), jobs,
+                    tuple(k for k in AUDIT_KINDS if k in kinds))
+
+
+def _named_preprocess(a: KernelAudit) -> KernelAudit:
+    """Readable row name of a preprocess kernel: ``rocflash_fmha_bwd_preprocess_<dtype>`` (template arguments
+    256 threads, 16 lanes per row: fmha_bwd_launch.h)."""
+    if a.kind == PREPROCESS_KIND:
+        a.name = f"rocflash_fmha_{PREPROCESS_KIND}_{a.dtype}"
+    return a
+
+
+def audit_compiled_file(path: Path, arch: str | None = None) -> list[KernelAudit]:
+    """Audit every kernel of one compiled file (``.s`` or ``.ptxas.txt``)."""
+    text = Path(path).read_text()
+    if ".amdgpu_metadata" in text:
+        names = [k[".name"] for k in parse_amdgpu_metadata(text).get("amdhsa.kernels") or []]
+    else:
+        names = list(parse_ptxas(text))
+    return [audit_file(path, arch=arch, kernel=n) for n in names]
 
 
 def audit_directory(path: Path) -> list[KernelAudit]:
@@ -941,17 +1075,15 @@ def audit_directory(path: Path) -> list[KernelAudit]:
     out = []
     for f in sorted(Path(path).rglob("*")):
         if f.is_file() and (f.suffix == ".s" or f.name.endswith(".ptxas.txt")):
-            text = f.read_text()
-            if ".amdgpu_metadata" in text:
-                meta = parse_amdgpu_metadata(text)
-                out += [audit_file(f, kernel=k[".name"]) for k in meta.get("amdhsa.kernels") or []]
-            else:
-                out += [audit_file(f, kernel=s) for s in parse_ptxas(text)]
+            out += [_named_preprocess(a) for a in audit_compiled_file(f)]
     return out
 
 
-def configs_by_key(configs: Iterable[TileConfig], target: str = "gfx9") -> dict[tuple, TileConfig]:
-    return {(c.dtype, c.headdim): c for c in configs if c.target == target}
+def configs_by_key(configs: Iterable[TileConfig] | None = None, target: str = "gfx9") -> dict[tuple, TileConfig]:
+    """{(kind, dtype, headdim): config} of ``target``; by default every kind's configs (load_configs)."""
+    if configs is None:
+        configs = [c for kind in TILED_KINDS for c in load_configs(kind)]
+    return {(c.kind, c.dtype, c.headdim): c for c in configs if c.target == target}
 
 
 # ---------------------------------------------------------------------------------------------- reports
@@ -962,32 +1094,42 @@ def _ml(a: KernelAudit, name: str) -> str:
 
 
 def _conf(d: dict | None) -> str:
-    return "/".join(str(d[k]) for k in ("q", "k", "p", "v")) if d else "-"
+    """Conflict degrees of one kernel for a table cell: "all 1" when every read is conflict-free, else the
+    reads of degree > 1 (``k 8, v 8``); the JSON output keeps every read kind."""
+    if not d:
+        return "-"
+    bad = [f"{kind} {deg}" for kind, deg in d.items() if deg != 1]
+    return ", ".join(bad) if bad else "all 1"
 
 
 def _opt(x) -> str:
     return "-" if x is None else str(x)
 
 
-AMD_COLUMNS = ("kernel", "VGPR", "SGPR", "AGPR", "LDS B (static+dyn)", "scratch B", "SGPR spill",
+AMD_COLUMNS = ("kernel", "kind", "VGPR", "SGPR", "AGPR", "LDS B (static+dyn)", "scratch B", "SGPR spill",
                "W/SIMD vgpr", "W/SIMD lds", "W/SIMD", "gl128", "gl narrow", "ds128", "ds64", "dot2", "mfma", "fma",
-               "exp", "waitcnt", "conflicts q/k/p/v", "unpadded q/k/p/v")
-NV_COLUMNS = ("kernel", "regs", "spill st/ld B", "stack B", "smem B (static+dyn)", "conflicts q/k/p/v",
-              "unpadded q/k/p/v")
+               "exp", "waitcnt", "conflicts", "unpadded")
+NV_COLUMNS = ("kernel", "kind", "regs", "spill st/ld B", "stack B", "smem B (static+dyn)", "conflicts", "unpadded")
+
+
+def _row_order(a: KernelAudit) -> int:
+    return AUDIT_KINDS.index(a.kind) if a.kind in AUDIT_KINDS else len(AUDIT_KINDS)
 
 
 def table_rows(kernels: Sequence[KernelAudit], arch: str) -> tuple[tuple[str, ...], list[list[str]]]:
+    """(column names, rows) of one arch's table; rows grouped by kind (AUDIT_KINDS order), then in run order."""
     rows = []
-    for a in (k for k in kernels if k.arch == arch):
+    for a in sorted((k for k in kernels if k.arch == arch), key=_row_order):
+        kind = a.kind or "-"
         if a.vendor == "amd":
-            rows.append([a.name, str(a.vgprs), str(a.sgprs), _opt(a.agprs),
+            rows.append([a.name, kind, str(a.vgprs), str(a.sgprs), _opt(a.agprs),
                          f"{a.lds_total} ({a.lds_static}+{a.lds_dynamic})", str(a.scratch_bytes),
                          str(a.sgpr_spill_count), _opt(a.waves_per_simd_vgpr), _opt(a.waves_per_simd_lds),
                          _opt(a.waves_per_simd), _ml(a, "global_load_b128"), _ml(a, "global_load_narrow"),
                          _ml(a, "ds_read_b128"), _ml(a, "ds_read_b64"), _ml(a, "dot2"), _ml(a, "mfma"), _ml(a, "fma"),
                          _ml(a, "exp"), _ml(a, "waitcnt"), _conf(a.bank_conflicts), _conf(a.bank_conflicts_unpadded)])
         else:
-            rows.append([a.name, _opt(a.registers), f"{a.spill_store_bytes}/{a.spill_load_bytes}",
+            rows.append([a.name, kind, _opt(a.registers), f"{a.spill_store_bytes}/{a.spill_load_bytes}",
                          str(a.stack_frame_bytes), f"{a.lds_total} ({a.lds_static}+{a.lds_dynamic})",
                          _conf(a.bank_conflicts), _conf(a.bank_conflicts_unpadded)])
     return (AMD_COLUMNS if ARCHS[arch].vendor == "amd" else NV_COLUMNS), rows
@@ -1051,58 +1193,116 @@ def compiler_versions(archs: Sequence[str]) -> dict[str, str]:
 ABOUT = """\
 ## What this audit proves, and what it cannot
 
-The audit compiles every forward-kernel instance (each tile config of `ck_configs/fmha_fwd.toml` x the two
-load paths, aligned 128-bit and narrow) device-only for gfx906, gfx908, gfx90a, gfx942, sm_80 and sm_90, and
-reads the compilers' own output: the AMDGPU code-object metadata and instruction stream, and the ptxas
-resource report. No GPU is involved.
+The audit compiles the kernel instances of all three tiled kernels (each tile config of `ck_configs/fmha_fwd.toml`
+`[[fwd]]` and `ck_configs/fmha_bwd.toml` `[[bwd_dkdv]]`, `[[bwd_dq]]` x the load paths, aligned 128-bit and
+narrow) and `hip_src/fmha_api.hip` (the backward's element-wise preprocess kernel, `D = rowsum(dO o O)`)
+device-only for gfx906, gfx908, gfx90a, gfx942, sm_80 and sm_90, and reads the compilers' own output: the
+AMDGPU code-object metadata and instruction stream, and the ptxas resource report. No GPU is involved.
+By default (`--paths split`, what CI runs through tests/test_isa.py) the narrow load path is audited on
+gfx906 and sm_90 only and the aligned path everywhere: a cold run of the full set of 432 instances took
+282 s on a quiet 2-core machine and 683 s on a loaded one, the split 197 s and 379 s (docstring of
+`rocflash/isa.py`). The "Run" section says which set this report covers.
 
 **What it proves** about the code the compilers emit (each item is an invariant that tests/test_isa.py checks in
-CI; the "Invariants" section below lists every violation found in this run):
+CI for every kind; the "Invariants" section below lists every violation found in this run):
 - *resource use*: VGPRs/SGPRs/AGPRs, static + dynamic LDS per block (within 64 KiB on gfx9), zero scratch
-  and no spill instructions (zero spill bytes on NVIDIA), wave64 on every gfx9 target, and the occupancy
-  (waves per SIMD from VGPRs and from LDS) each config was designed for, checked against
-  `waves_per_simd` in `ck_configs/fmha_fwd.toml`;
+  and no spill instructions (zero spill bytes on NVIDIA), wave64 on every gfx9 target (the preprocess
+  kernel included), and the occupancy (waves per SIMD from VGPRs and from LDS) each config was designed for
+  and asks the compiler for, checked against `waves_per_simd` of its config;
 - *instruction selection*: the gfx906 fp16 main loop issues `v_dot2_f32_f16` and 128-bit
-  `global_load_dwordx4` / `ds_read_b128` on the aligned path, while the narrow path has no 128-bit global
-  loads at all;
-- *LDS layout*: the main-loop LDS reads (Q, K, P, V) are bank-conflict-free on the padded layout, computed
-  from the kernel's own address arithmetic (`hip_src/fmha_tile.h`, evaluated per lane by a host-side probe)
-  under the gfx906 model of 32 banks x 4 bytes, 128 bytes per clock; the unpadded layout is shown to conflict.
+  `global_load_dwordx4` / `ds_read_b128` on the aligned path (the forward's and the dQ kernel's K/V tile
+  loads, the dK/dV kernel's Q/dO tile loads), while the narrow path has no 128-bit global loads at all;
+  the main loop is found in the control-flow graph: the K/V tile loop (forward, dQ), the query-tile loop
+  nested in the GQA head loop (dK/dV);
+- *LDS layout*: every main-loop LDS read is bank-conflict-free on the padded layout: forward Q, K, P, V;
+  backward the row reads Q, dO, K, V, the transposed P^T / dS^T reads (dK/dV), the dS reads (dQ) and the
+  row reads of the column products (dO, Q in dK/dV; K in dQ). Computed from the kernels' own address
+  arithmetic (`hip_src/fmha_tile.h`, `hip_src/fmha_bwd_tile.h`, evaluated per lane by a host-side probe)
+  under the gfx906 model of 32 banks x 4 bytes, 128 bytes per clock. The unpadded layout is reported too:
+  only the K and V row reads conflict there; the P^T / dS^T / dS reads (one row per row group: a broadcast)
+  and the column reads (consecutive columns across lanes) are conflict-free with or without padding.
 
 **It cannot show** timing (latency hiding, issue rate, achieved bandwidth or FLOP/s: instruction counts
 are static, per code path, not per executed iteration), nor correctness or stability on AMD silicon: a
 kernel can pass every check here and still compute wrong results or run slowly on a real MI50. Those need
-the GPU runs (tests marked `gpu`, perf/).
+the GPU runs (tests marked `gpu`, perf/). It does not model LDS *writes* (the global -> LDS staging and the
+backward's transposed P^T / dS^T stores, 2-byte stores at a stride of one P^T row), nor the preprocess
+kernel's access pattern, nor NVIDIA occupancy (the CUDA build is not tuned).
 """
 
 
+def _kinds_of(kernels: Sequence[KernelAudit]) -> list[str]:
+    return [k for k in (*AUDIT_KINDS, None) if any(a.kind == k for a in kernels)]
+
+
 def findings(kernels: Sequence[KernelAudit]) -> list[str]:
-    """Markdown bullets on what the tables show beyond the invariants, per AMD arch: SGPR spills into VGPR
-    lanes (no memory traffic, but ``v_readlane``/``v_writelane`` in the main loop cost issue slots), AGPRs used
-    as extra VGPR storage on gfx90a+ (``v_accvgpr_*`` copies), and VGPR-limited occupancy."""
+    """Markdown bullets on what the tables show beyond the invariants, per AMD arch and kernel kind: SGPR spills
+    into VGPR lanes (no memory traffic, but ``v_readlane``/``v_writelane`` in the main loop cost issue slots),
+    AGPRs used as extra VGPR storage on gfx90a+ (``v_accvgpr_*`` copies), VGPR-limited occupancy and the
+    gfx906 occupancy per kind; then the LDS bank-conflict degrees per kind and read kind (arch-independent:
+    one model), padded and unpadded."""
     out = []
     for arch in sorted({a.arch for a in kernels if a.vendor == "amd"}, key=list(ARCHS).index):
-        ks = [a for a in kernels if a.arch == arch]
-        spilled = [a for a in ks if a.sgpr_spill_count]
-        if spilled:
-            worst = max(spilled, key=lambda a: a.sgpr_spill_count)
-            in_loop = [a for a in spilled if a.loop_counts.get("lane_moves", 0)]
-            out.append(f"- {arch}: {len(spilled)}/{len(ks)} kernels spill SGPRs into VGPR lanes "
-                       f"(`.sgpr_spill_count`, most: {worst.sgpr_spill_count} in `{worst.name}`); "
-                       f"{len(in_loop)} of them move spilled SGPRs inside the main loop "
-                       f"(`v_readlane_b32`/`v_writelane_b32`, at most "
-                       f"{max((a.loop_counts['lane_moves'] for a in in_loop), default=0)} per kernel).")
-        agpr = [a for a in ks if a.agprs]
-        if agpr:
-            worst = max(agpr, key=lambda a: a.agprs)
-            out.append(f"- {arch}: {len(agpr)}/{len(ks)} kernels keep values in AGPRs (no MFMA here: the register "
-                       f"allocator uses them as extra VGPRs through `v_accvgpr_*` copies; most: {worst.agprs} AGPRs "
-                       f"and {worst.loop_counts.get('accvgpr_moves', 0)} copies in the main loop of `{worst.name}`).")
-        limited = [a for a in ks if a.waves_per_simd_vgpr is not None and a.waves_per_simd_vgpr < a.waves_per_simd_lds]
-        if limited:
-            out.append(f"- {arch}: {len(limited)}/{len(ks)} kernels are limited by VGPRs below what their LDS allows "
-                       f"(e.g. `{limited[0].name}`: {limited[0].vgprs} VGPRs -> {limited[0].waves_per_simd_vgpr} "
-                       f"wave/SIMD, LDS would allow {limited[0].waves_per_simd_lds}).")
+        for kind in _kinds_of(kernels):
+            ks = [a for a in kernels if a.arch == arch and a.kind == kind]
+            if not ks:
+                continue
+            tag = f"{arch} {kind or 'other'}"
+            spilled = [a for a in ks if a.sgpr_spill_count]
+            if spilled:
+                worst = max(spilled, key=lambda a: a.sgpr_spill_count)
+                in_loop = [a for a in spilled if a.loop_counts.get("lane_moves", 0)]
+                moves = (f"{len(in_loop)} of them move spilled SGPRs inside the main loop (`v_readlane_b32`/"
+                         f"`v_writelane_b32`, at most {max(a.loop_counts['lane_moves'] for a in in_loop)} per kernel)"
+                         if in_loop else "none of them moves a spilled SGPR inside the main loop (no "
+                         "`v_readlane_b32`/`v_writelane_b32` there)")
+                out.append(f"- {tag}: {len(spilled)}/{len(ks)} kernels spill SGPRs into VGPR lanes "
+                           f"(`.sgpr_spill_count`, most: {worst.sgpr_spill_count} in `{worst.name}`); {moves}.")
+            agpr = [a for a in ks if a.agprs]
+            if agpr:
+                worst = max(agpr, key=lambda a: a.agprs)
+                out.append(f"- {tag}: {len(agpr)}/{len(ks)} kernels keep values in AGPRs (no MFMA here: the "
+                           f"register allocator uses them as extra VGPRs through `v_accvgpr_*` copies; most: "
+                           f"{worst.agprs} AGPRs and {worst.loop_counts.get('accvgpr_moves', 0)} copies in the main "
+                           f"loop of `{worst.name}`).")
+            limited = [a for a in ks if a.waves_per_simd_vgpr is not None and a.waves_per_simd_lds is not None
+                       and a.waves_per_simd_vgpr < a.waves_per_simd_lds]
+            if limited:
+                first = limited[0]
+                out.append(f"- {tag}: {len(limited)}/{len(ks)} kernels are limited by VGPRs below what their LDS "
+                           f"allows (e.g. `{first.name}`: {first.vgprs} VGPRs -> {first.waves_per_simd_vgpr} "
+                           f"wave/SIMD, LDS would allow {first.waves_per_simd_lds}).")
+            if arch == "gfx906" and kind in TILED_KINDS:
+                occ = collections.Counter(a.waves_per_simd for a in ks if a.aligned)
+                vgprs = [a.vgprs for a in ks if a.aligned]
+                out.append(f"- {tag}: occupancy of the aligned instances: "
+                           + ", ".join(f"{n} at {w} wave/SIMD" for w, n in sorted(occ.items()))
+                           + (f" (VGPRs {min(vgprs)} to {max(vgprs)})." if vgprs else "."))
+    # blocks that LDS limits to fewer waves per CU than the CU has SIMDs (the same on every gfx9 arch: 64 KiB)
+    starved: dict[tuple, list[KernelAudit]] = collections.defaultdict(list)
+    for a in kernels:
+        if a.vendor == "amd" and a.waves_per_simd_lds == 0 and a.threads and a.wave_size and a.lds_total:
+            starved[(a.kind, a.dtype, a.headdim, a.lds_total, a.threads, a.wave_size)].append(a)
+    for (kind, dtype, headdim, lds, threads, wave), ks in starved.items():
+        info = ARCHS[ks[0].arch]
+        blocks, waves = info.lds_per_cu // lds, -(-threads // wave)
+        archs = sorted({a.arch for a in ks}, key=list(ARCHS).index)
+        out.append(f"- {kind} {dtype} d{headdim} (`{ks[0].name}`; {len(ks)} instances on {', '.join(archs)}): "
+                   f"{lds} B of LDS per block admit {blocks} block of {threads} threads = {blocks * waves} waves per "
+                   f"CU, fewer than its {info.simds_per_cu} SIMDs: occupancy 0, {info.simds_per_cu - blocks * waves} "
+                   f"SIMDs of every CU get no wave.")
+    for kind in (k for k in _kinds_of(kernels) if k in TILED_KINDS):
+        rows = [a for a in kernels if a.kind == kind and a.bank_conflicts]
+        if not rows:
+            continue
+        parts = []
+        for read in rows[0].bank_conflicts:
+            padded = max(a.bank_conflicts.get(read, 1) for a in rows)
+            unpadded = max((a.bank_conflicts_unpadded or {}).get(read, 1) for a in rows)
+            parts.append(f"{read} {padded}/{unpadded}")
+        tiles = len({json.dumps(a.tile, sort_keys=True) for a in rows})
+        out.append(f"- LDS bank conflicts, {kind}, worst degree padded/unpadded over its {tiles} distinct tile "
+                   f"shapes: " + ", ".join(parts) + ".")
     return out or ["- none"]
 
 
@@ -1110,13 +1310,21 @@ def format_markdown(run: AuditRun, command: str) -> str:
     date = subprocess.run(["date"], capture_output=True, text=True).stdout.strip()
     date = date or datetime.datetime.now().isoformat()
     versions = compiler_versions(run.archs)
-    configs = configs_by_key(load_fwd_configs())
+    configs = configs_by_key()
     violations = [v for a in run.kernels for v in all_checks(a, configs)]
-    lines = ["# ISA audit of the forward kernels", "", ABOUT,
+    per_kind = collections.Counter(a.kind or "other" for a in run.kernels)
+    from ._probe import READ_KINDS
+
+    lines = ["# ISA audit of the forward and backward kernels", "", ABOUT,
              "## Run", "",
              f"- date: `{date}`",
              f"- command: `{command}`",
-             f"- archs: {', '.join(run.archs)}; load paths: {run.paths}; {len(run.kernels)} kernel rows",
+             f"- archs: {', '.join(run.archs)}; load paths: {run.paths} ("
+             + {"split": f"both on {', '.join(NARROW_ARCHS)}, aligned only elsewhere",
+                "both": "aligned and narrow everywhere",
+                "aligned": "both on gfx906, aligned only elsewhere"}.get(run.paths, run.paths)
+             + f"); kinds: {', '.join(run.kinds)}",
+             f"- {len(run.kernels)} kernel rows: " + ", ".join(f"{k} {n}" for k, n in per_kind.items()),
              f"- wall time: {run.wall_seconds:.1f} s on {os.cpu_count()} cores ({run.jobs} parallel jobs); "
              f"{run.compiled} compiles ({run.compile_seconds:.1f} s of compiler time), {run.cached} from the cache",
              "- compilers:"]
@@ -1126,17 +1334,24 @@ def format_markdown(run: AuditRun, command: str) -> str:
     lines += [f"- {v}" for v in violations]
     lines += ["", "## Other findings (not invariants)", "", *findings(run.kernels)]
     lines += ["", "## Columns", "",
-              "Counts are `main loop/whole kernel` static instruction counts. Main loop = the K/V tile loop: the "
-              "innermost loop of the control-flow graph that holds more than half of the tile-product instructions "
-              "and an `s_barrier` (method in the docstring of `rocflash/isa.py`). "
+              "kind = `fwd` (forward), `bwd_dkdv` (dK/dV kernel), `bwd_dq` (dQ kernel), `bwd_preprocess` "
+              "(D = rowsum(dO o O), from `hip_src/fmha_api.hip`; no tile, no main loop). "
+              "Counts are `main loop/whole kernel` static instruction counts. Main loop = the innermost loop of the "
+              "control-flow graph that holds more than half of the tile-product instructions and an `s_barrier`: "
+              "the K/V tile loop (fwd, bwd_dq), the query-tile loop inside the head loop (bwd_dkdv); method in the "
+              "docstring of `rocflash/isa.py`. "
               "gl128 = `global_load_dwordx4`, gl narrow = narrower global loads, ds128 = `ds_read_b128`, ds64 = "
-              "`ds_read_b64` and `ds_read2_b64` (one instruction, two 64-bit reads), dot2 = `v_dot2_f32_f16` (gfx906) / `v_dot2c_f32_f16` (gfx908+), fma = fp32 FMA "
-              "family (`v_fma_f32`, `v_fmac_f32`, `v_mac_f32`, `v_fma_mix_f32`, `v_pk_fma_f32`, ...), exp = "
-              "`v_exp_f32`. VGPR on gfx90a/gfx942 is the unified VGPR+AGPR count that sets occupancy. "
-              "LDS = static (`.group_segment_fixed_size`) + dynamic (`FwdTileShape::lds_bytes()`, what the launcher "
-              "requests). W/SIMD = waves per SIMD from VGPRs, from LDS, and their minimum. Conflicts = LDS "
-              "bank-conflict degree of the main-loop reads (1 = conflict-free) for the config and with "
-              "`lds_pad_bytes = 0`. NVIDIA rows come from `ptxas -v` (registers, spill bytes, stack frame).",
+              "`ds_read_b64` and `ds_read2_b64` (one instruction, two 64-bit reads), dot2 = `v_dot2_f32_f16` "
+              "(gfx906) / `v_dot2c_f32_f16` (gfx908+), fma = fp32 FMA family (`v_fma_f32`, `v_fmac_f32`, "
+              "`v_mac_f32`, `v_fma_mix_f32`, `v_pk_fma_f32`, ...), exp = `v_exp_f32`. VGPR on gfx90a/gfx942 is the "
+              "unified VGPR+AGPR count that sets occupancy. "
+              "LDS = static (`.group_segment_fixed_size`) + dynamic (`lds_bytes()` of the kind's shape type, what "
+              "the launcher requests). W/SIMD = waves per SIMD from VGPRs, from LDS, and their minimum. "
+              "conflicts / unpadded = LDS bank-conflict degree of the main-loop reads (1 = conflict-free) for the "
+              "config and with `lds_pad_bytes = 0`: `all 1`, or the reads of degree > 1. Read kinds: "
+              + "; ".join(f"{k}: {', '.join(v)}" for k, v in READ_KINDS.items())
+              + " (the `*_read` functions of `FwdTileShape`, `BwdDkdvShape`, `BwdDqShape`). "
+              "NVIDIA rows come from `ptxas -v` (registers, spill bytes, stack frame).",
               "", "## Tables", "", format_markdown_tables(run.kernels, run.archs)]
     return "\n".join(lines) + "\n"
 
@@ -1156,8 +1371,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m rocflash.isa", description=__doc__.splitlines()[0])
     ap.add_argument("--arch", default=",".join(DEFAULT_ARCHS),
                     help=f"comma-separated archs (default: {','.join(DEFAULT_ARCHS)})")
-    ap.add_argument("--paths", choices=("both", "aligned"), default="both",
-                    help="load paths to audit: both everywhere (default), or aligned only except on gfx906")
+    ap.add_argument("--paths", choices=PATH_CHOICES, default="split",
+                    help=f"load paths to audit: split (default: both on {', '.join(NARROW_ARCHS)}, aligned only "
+                         f"elsewhere), both (everywhere), aligned (both on gfx906 only)")
+    ap.add_argument("--kinds", default=",".join(AUDIT_KINDS),
+                    help=f"comma-separated kernel kinds (default: {','.join(AUDIT_KINDS)})")
     ap.add_argument("--build-dir", type=Path, default=None, help="compile cache (default: ~/.cache/rocflash/isa)")
     ap.add_argument("--from-dir", type=Path, default=None,
                     help="audit the *.s / *.ptxas.txt files already in this directory; compile nothing")
@@ -1172,13 +1390,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [a for a in archs if a not in ARCHS]
     if unknown:
         ap.error(f"--arch must name archs of {', '.join(ARCHS)}, got {', '.join(unknown)}")
+    kinds = [k for k in args.kinds.split(",") if k]
+    unknown = [k for k in kinds if k not in AUDIT_KINDS]
+    if unknown or not kinds:
+        ap.error(f"--kinds must name kinds of {', '.join(AUDIT_KINDS)}, got {args.kinds!r}")
 
     if args.from_dir is not None:
         kernels = audit_directory(args.from_dir)
-        run = AuditRun(kernels, sorted({k.arch for k in kernels}), "as found", 0.0, 0.0, 0, 0, str(args.from_dir), 0)
+        order = list(ARCHS)
+        found_archs = sorted({k.arch for k in kernels}, key=lambda a: order.index(a) if a in order else len(order))
+        run = AuditRun(kernels, found_archs, "as found", 0.0, 0.0, 0, 0, str(args.from_dir), 0,
+                       tuple(k for k in AUDIT_KINDS if any(a.kind == k for a in kernels)))
     else:
         try:
-            run = run_audit(archs, args.build_dir, args.jobs, args.paths)
+            run = run_audit(archs, args.build_dir, args.jobs, args.paths, kinds)
         except BuildError as e:  # a missing compiler or a failed compile: say which, no traceback
             print(f"python -m rocflash.isa: {e}\n(restrict the archs with --arch, or install the toolchain: "
                   f"ci/install_toolchain.sh)", file=sys.stderr)
@@ -1187,7 +1412,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.json is not None:
         data = {"command": command, "wall_seconds": run.wall_seconds, "compiled": run.compiled, "cached": run.cached,
-                "archs": run.archs, "paths": run.paths, "kernels": [k.to_json() for k in run.kernels]}
+                "archs": run.archs, "paths": run.paths, "kinds": list(run.kinds),
+                "kernels": [k.to_json() for k in run.kernels]}
         _emit(json.dumps(data, indent=1) + "\n", args.json)
     if args.markdown is not None:
         _emit(format_markdown(run, command), args.markdown)
@@ -1195,7 +1421,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_text(run.kernels, run.archs))
         print(f"{len(run.kernels)} kernels, {run.wall_seconds:.1f} s wall ({run.compiled} compiled, "
               f"{run.cached} cached, {run.jobs} jobs; build dir {run.build_dir})")
-    violations = [v for a in run.kernels for v in all_checks(a, configs_by_key(load_fwd_configs()))]
+    violations = [v for a in run.kernels for v in all_checks(a, configs_by_key())]
     for v in violations:
         print(f"VIOLATION: {v}", file=sys.stderr)
     return 1 if (args.check and violations) else 0

@@ -1,11 +1,16 @@
-"""ISA invariants of the forward kernels (rocflash/isa.py), each with a negative test: a deliberately bad
-kernel in tests/fixtures/ (or a deliberately wrong expectation) that the same check must flag.
+"""ISA invariants of the forward and backward kernels (rocflash/isa.py), each with a negative test: a
+deliberately bad kernel in tests/fixtures/ (or a deliberately wrong expectation) that the same check must flag.
+The invariants are parametrized over the kernel kinds (fwd, bwd_dkdv, bwd_dq; the backward's preprocess
+kernel where it applies).
 
 Compiler-driven tests are marked ``toolchain``: they need hipcc (gfx906/908/90a), clang++-19 (gfx942) and nvcc
 (sm_80/90). CI installs them (ci/install_toolchain.sh); under CI=true a missing tool is a failure, elsewhere
-the test skips. The compiled outputs are cached (``ROCFLASH_ISA_BUILD_DIR``, default
-``~/.cache/rocflash/isa``), so a second run takes under a minute; the first compiles 144 instances (2.5 to 5
-minutes on 2 cores, see perf/results/isa_audit.md) plus the fixtures.
+the test skips. All of them share one audit run (the session fixture ``audit``, rocflash.isa's default
+instance set: both load paths on gfx906 and sm_90, the aligned path elsewhere; ``ROCFLASH_ISA_PATHS=both``
+audits every instance), whose compiled outputs are cached on disk by a hash of the sources
+(``ROCFLASH_ISA_BUILD_DIR``, default ``~/.cache/rocflash/isa``): a second run compiles nothing (about 30 s);
+a cold one compiles 288 instances plus fmha_api.hip per arch and the fixtures (197 s to 379 s on 2 cores
+depending on load; the full set 282 s to 683 s; see the docstring of rocflash/isa.py).
 """
 
 from __future__ import annotations
@@ -18,12 +23,14 @@ from pathlib import Path
 import pytest
 
 from rocflash import build, isa
-from rocflash._probe import TileShape
-from rocflash.configs import hip_src_dir, load_fwd_configs
+from rocflash._probe import READ_KINDS, Probe, TileShape
+from rocflash.configs import hip_src_dir, load_configs
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GFX9 = isa.AMD_AUDIT_ARCHS
 NVIDIA = isa.NVIDIA_AUDIT_ARCHS
+TILED = isa.TILED_KINDS  # fwd, bwd_dkdv, bwd_dq
+ALL_KINDS = isa.AUDIT_KINDS  # ... and bwd_preprocess
 
 
 def _missing(what: str, err: Exception):
@@ -59,7 +66,8 @@ def _build_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def audit() -> dict[str, list[isa.KernelAudit]]:
-    """Every forward instance audited on every arch whose compiler exists: {arch: [KernelAudit]}."""
+    """Every instance of every kind audited on every arch whose compiler exists (the CLI's default instance
+    set, so ``python -m rocflash.isa`` and the tests share the cache): {arch: [KernelAudit]}."""
     available = []
     for arch in (*GFX9, *NVIDIA):
         try:
@@ -69,17 +77,21 @@ def audit() -> dict[str, list[isa.KernelAudit]]:
             pass
     if not available:
         return {}
-    run = isa.run_audit(available, _build_dir(), paths="both")
+    paths = os.environ.get("ROCFLASH_ISA_PATHS", "split")
+    if paths not in isa.PATH_CHOICES:
+        pytest.fail(f"ROCFLASH_ISA_PATHS must be one of {isa.PATH_CHOICES}, got {paths!r}")
+    run = isa.run_audit(available, _build_dir(), paths=paths)
     by_arch = collections.defaultdict(list)
     for a in run.kernels:
         by_arch[a.arch].append(a)
     return dict(by_arch)
 
 
-def kernels(audit, arch: str, aligned: bool | None = None) -> list[isa.KernelAudit]:
+def kernels(audit, arch: str, aligned: bool | None = None, kind: str | None = None) -> list[isa.KernelAudit]:
     _require(arch)
-    found = [a for a in audit.get(arch, []) if aligned is None or a.aligned == aligned]
-    assert found, f"no kernels audited for {arch}"
+    found = [a for a in audit.get(arch, [])
+             if (aligned is None or a.aligned == aligned) and (kind is None or a.kind == kind)]
+    assert found, f"no {kind or ''} kernels audited for {arch}"
     return found
 
 
@@ -89,17 +101,22 @@ def compile_fixture(name: str, arch: str) -> isa.KernelAudit:
     return isa.audit_file(cf.output)
 
 
-def _configs(target: str = "gfx9"):
-    return [c for c in load_fwd_configs() if c.target == target]
+def _configs(kind: str = "fwd", target: str = "gfx9"):
+    return [c for c in load_configs(kind) if c.target == target]
+
+
+def _all_configs(target: str = "gfx9"):
+    return [c for kind in TILED for c in _configs(kind, target)]
 
 
 # ------------------------------------------------------------------------------------- wavefront size
 
 
 @pytest.mark.toolchain
+@pytest.mark.parametrize("kind", ALL_KINDS)
 @pytest.mark.parametrize("arch", GFX9)
-def test_wave64_on_every_gfx9_target(audit, arch):
-    for a in kernels(audit, arch):
+def test_wave64_on_every_gfx9_target(audit, arch, kind):
+    for a in kernels(audit, arch, kind=kind):
         assert a.wave_size == isa.GFX9_WAVE_SIZE, a.name
         assert not isa.check_wave_size(a)
 
@@ -115,9 +132,10 @@ def test_wave_size_check_flags_a_wave32_kernel():
 
 
 @pytest.mark.toolchain
+@pytest.mark.parametrize("kind", ALL_KINDS)
 @pytest.mark.parametrize("arch", GFX9)
-def test_no_scratch_no_spills_amd(audit, arch):
-    violations = [v for a in kernels(audit, arch) for v in isa.check_no_spills(a)]
+def test_no_scratch_no_spills_amd(audit, arch, kind):
+    violations = [v for a in kernels(audit, arch, kind=kind) for v in isa.check_no_spills(a)]
     assert not violations, "\n".join(violations)
 
 
@@ -130,9 +148,10 @@ def test_spill_check_flags_spilling_kernel(arch):
 
 
 @pytest.mark.toolchain
+@pytest.mark.parametrize("kind", ALL_KINDS)
 @pytest.mark.parametrize("arch", NVIDIA)
-def test_zero_spill_bytes_nvidia(audit, arch):
-    violations = [v for a in kernels(audit, arch) for v in isa.check_no_spills(a)]
+def test_zero_spill_bytes_nvidia(audit, arch, kind):
+    violations = [v for a in kernels(audit, arch, kind=kind) for v in isa.check_no_spills(a)]
     assert not violations, "\n".join(violations)
 
 
@@ -148,11 +167,25 @@ def test_nvidia_spill_check_flags_spilling_kernel(arch):
 
 
 @pytest.mark.toolchain
+@pytest.mark.parametrize("kind", TILED)
 @pytest.mark.parametrize("arch", GFX9)
-def test_lds_per_block_within_64k(audit, arch):
-    for a in kernels(audit, arch):
+def test_lds_per_block_within_64k(audit, arch, kind):
+    for a in kernels(audit, arch, kind=kind):
         assert a.lds_dynamic > 0, f"{a.name}: the launcher's dynamic LDS must be counted"
         assert not isa.check_lds_limit(a), isa.check_lds_limit(a)
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("arch", GFX9)
+def test_preprocess_kernel_audited_apart_from_the_tiles(audit, arch):
+    """fmha_api.hip's only device code: one preprocess kernel per dtype, no tile (no tile invariants), no LDS."""
+    pre = kernels(audit, arch, kind=isa.PREPROCESS_KIND)
+    assert sorted(a.dtype for a in pre) == ["bf16", "fp16", "fp32"]
+    for a in pre:
+        assert a.tile is None and a.aligned is None and a.bank_conflicts is None, a.name
+        assert a.lds_total == 0, a.name
+        assert not isa.all_checks(a, isa.configs_by_key()), a.name
+    assert {a.kind for a in audit[arch]} == set(ALL_KINDS), "fmha_api.hip must hold no tiled kernel"
 
 
 @pytest.mark.toolchain
@@ -162,35 +195,85 @@ def test_lds_check_flags_oversized_tile():
     assert isa.check_lds_limit(a)
 
 
+@pytest.mark.parametrize("cfg", _all_configs() + _all_configs("cuda"), ids=lambda c: f"{c.kind}-{c.tile_name}")
+def test_probe_lds_bytes_match_the_config_files_formula(cfg):
+    """lds_bytes() of each shape type (through the probe) against the LDS formulas written in the headers of
+    ck_configs/fmha_fwd.toml and fmha_bwd.toml: a second derivation, so a layout change is noticed."""
+    row = cfg.headdim * cfg.elem_bytes + cfg.lds_pad_bytes  # one padded Q / K / V / dO row, bytes
+    if cfg.kind == "fwd":  # Q + max(K, V row pairs) + P
+        expected = cfg.block_m * row + max(cfg.block_n * row, cfg.block_n // 2 * (2 * cfg.headdim * cfg.elem_bytes
+                                                                                   + cfg.lds_pad_bytes)) \
+            + cfg.block_m * cfg.block_n * cfg.elem_bytes
+    elif cfg.kind == "bwd_dkdv":  # K, V + Q, dO + P^T, dS^T
+        expected = 2 * cfg.block_n * row + 2 * cfg.block_m * row \
+            + 2 * cfg.block_n * (cfg.block_m * cfg.elem_bytes + cfg.lds_pad_bytes)
+    else:  # Q, dO + K, V + dS
+        expected = 2 * cfg.block_m * row + 2 * cfg.block_n * row + cfg.block_m * (cfg.block_n * cfg.elem_bytes
+                                                                                   + cfg.lds_pad_bytes)
+    try:
+        probe = Probe.load()
+    except build.BuildError as e:
+        _missing("the host C++ compiler", e)
+    shape = TileShape.from_config(cfg)
+    assert probe.valid(shape), cfg.tile_name
+    assert probe.lds_bytes(shape) == expected
+    # the same fields read as another shape type give another layout: the kind reaches the C++ side
+    other = "bwd_dq" if cfg.kind != "bwd_dq" else "bwd_dkdv"
+    assert probe.lds_bytes(TileShape.from_config(cfg, kind=other)) != expected
+
+
+def test_probe_rejects_unknown_kinds():
+    with pytest.raises(ValueError, match="kind must be one of"):
+        TileShape(128, 64, 64, 256, 16, 16, 2, kind="bwd")
+    shape = TileShape(128, 32, 64, 256, 16, 16, 2, kind="bwd_dkdv")
+    try:
+        probe = Probe.load()
+    except build.BuildError as e:
+        _missing("the host C++ compiler", e)
+    with pytest.raises(ValueError, match="read must be one of"):
+        probe.read_extent(shape, "p")  # a forward read kind
+    # the column reads of dV += P^T.dO: one row per loop step, o_col_read_bytes() per lane
+    assert probe.read_extent(shape, "do_col") == (32, 1, 16)
+    # dO starts after K, V (2 x 64 rows) and Q (32 rows) of 128 * 2 + 16 bytes; lane tx reads columns 8 tx .. 8 tx + 7
+    row = 128 * 2 + 16
+    assert probe.lane_addresses(shape, "do_col", 1, 0, 0, 4) == [(2 * 64 + 32 + 1) * row + 16 * tx for tx in range(4)]
+
+
 # -------------------------------------------------------------------------------------------- occupancy
 
 
 def test_occupancy_formula_gfx906():
     gfx906 = isa.ARCHS["gfx906"]
+    wave = isa.GFX9_WAVE_SIZE
     # VGPR limit: 256 / round_up(v, 4), at most 10
-    assert isa.occupancy_amd(gfx906, 24, 256, 64, 0)[0] == 10
-    assert isa.occupancy_amd(gfx906, 25, 256, 64, 0)[0] == 9  # 28 VGPRs allocated
-    assert isa.occupancy_amd(gfx906, 128, 256, 64, 0)[0] == 2
-    assert isa.occupancy_amd(gfx906, 129, 256, 64, 0)[0] == 1
+    assert isa.occupancy_amd(gfx906, 24, 256, wave, 0)[0] == 10
+    assert isa.occupancy_amd(gfx906, 25, 256, wave, 0)[0] == 9  # 28 VGPRs allocated
+    assert isa.occupancy_amd(gfx906, 128, 256, wave, 0)[0] == 2
+    assert isa.occupancy_amd(gfx906, 129, 256, wave, 0)[0] == 1
     # LDS limit: floor(65536 / lds) blocks of 4 waves over 4 SIMDs
-    assert isa.occupancy_amd(gfx906, 64, 256, 64, 22016)[1] == 2
-    assert isa.occupancy_amd(gfx906, 64, 256, 64, 43008)[1] == 1
-    assert isa.occupancy_amd(gfx906, 64, 256, 64, 43008)[2] == 1
+    assert isa.occupancy_amd(gfx906, 64, 256, wave, 22016)[1] == 2
+    assert isa.occupancy_amd(gfx906, 64, 256, wave, 43008)[1] == 1
+    assert isa.occupancy_amd(gfx906, 64, 256, wave, 43008)[2] == 1
+    # a block of 2 waves alone on a CU leaves 2 of its 4 SIMDs without a wave
+    assert isa.occupancy_amd(gfx906, 64, 128, wave, 51456)[1] == 0
 
 
 @pytest.mark.toolchain
-def test_designed_occupancy_matches_gfx906(audit):
-    """ck_configs/fmha_fwd.toml's waves_per_simd equals what the aligned gfx906 kernel achieves."""
-    by_key = {(a.dtype, a.headdim): a for a in kernels(audit, "gfx906", aligned=True)}
-    configs = _configs()
+@pytest.mark.parametrize("kind", TILED)
+def test_designed_occupancy_matches_gfx906(audit, kind):
+    """waves_per_simd of each config (ck_configs/fmha_fwd.toml, fmha_bwd.toml) equals what the aligned gfx906
+    kernel achieves."""
+    by_key = {(a.dtype, a.headdim): a for a in kernels(audit, "gfx906", aligned=True, kind=kind)}
+    configs = _configs(kind)
     assert {(c.dtype, c.headdim) for c in configs} == set(by_key)
     violations = [v for c in configs for v in isa.check_occupancy(by_key[(c.dtype, c.headdim)], c.waves_per_simd)]
     assert not violations, "\n".join(violations)
 
 
 @pytest.mark.toolchain
-def test_occupancy_check_flags_a_wrong_design(audit):
-    a = kernels(audit, "gfx906", aligned=True)[0]
+@pytest.mark.parametrize("kind", TILED)
+def test_occupancy_check_flags_a_wrong_design(audit, kind):
+    a = kernels(audit, "gfx906", aligned=True, kind=kind)[0]
     assert isa.check_occupancy(a, a.waves_per_simd + 1)
 
 
@@ -198,9 +281,10 @@ def test_occupancy_check_flags_a_wrong_design(audit):
 
 
 @pytest.mark.toolchain
-def test_gfx906_fp16_main_loop_uses_dot2_and_128bit_loads(audit):
-    fp16 = [a for a in kernels(audit, "gfx906", aligned=True) if a.dtype == "fp16"]
-    assert len(fp16) == len([c for c in _configs() if c.dtype == "fp16"])
+@pytest.mark.parametrize("kind", TILED)
+def test_gfx906_fp16_main_loop_uses_dot2_and_128bit_loads(audit, kind):
+    fp16 = [a for a in kernels(audit, "gfx906", aligned=True, kind=kind) if a.dtype == "fp16"]
+    assert len(fp16) == len([c for c in _configs(kind) if c.dtype == "fp16"])
     for a in fp16:
         assert not isa.check_vector_path(a, want_dot2=True), isa.check_vector_path(a)
         assert a.loop_counts["ds_read_b128"] > 0, a.name
@@ -208,8 +292,10 @@ def test_gfx906_fp16_main_loop_uses_dot2_and_128bit_loads(audit):
 
 
 @pytest.mark.toolchain
-def test_aligned_path_uses_128bit_loads_all_dtypes(audit):
-    violations = [v for a in kernels(audit, "gfx906", aligned=True) for v in isa.check_vector_path(a, want_dot2=False)]
+@pytest.mark.parametrize("kind", TILED)
+def test_aligned_path_uses_128bit_loads_all_dtypes(audit, kind):
+    violations = [v for a in kernels(audit, "gfx906", aligned=True, kind=kind)
+                  for v in isa.check_vector_path(a, want_dot2=False)]
     assert not violations, "\n".join(violations)
 
 
@@ -221,23 +307,28 @@ def test_vector_path_check_flags_scalar_loads():
 
 
 @pytest.mark.toolchain
-def test_narrow_path_exists_without_128bit_global_loads(audit):
-    narrow = {(a.dtype, a.headdim): a for a in kernels(audit, "gfx906", aligned=False)}
-    assert set(narrow) == {(c.dtype, c.headdim) for c in _configs()}, "every config needs its narrow instance"
+@pytest.mark.parametrize("kind", TILED)
+def test_narrow_path_exists_without_128bit_global_loads(audit, kind):
+    narrow = {(a.dtype, a.headdim): a for a in kernels(audit, "gfx906", aligned=False, kind=kind)}
+    assert set(narrow) == {(c.dtype, c.headdim) for c in _configs(kind)}, "every config needs its narrow instance"
     violations = [v for a in narrow.values() for v in isa.check_narrow_path(a)]
     assert not violations, "\n".join(violations)
 
 
 @pytest.mark.toolchain
-def test_narrow_check_flags_vector_loads(audit):
-    aligned = kernels(audit, "gfx906", aligned=True)[0]
+@pytest.mark.parametrize("kind", TILED)
+def test_narrow_check_flags_vector_loads(audit, kind):
+    aligned = kernels(audit, "gfx906", aligned=True, kind=kind)[0]
     assert isa.check_narrow_path(aligned)
 
 
 @pytest.mark.toolchain
-def test_main_loop_is_the_kv_tile_loop(audit):
-    """The detected loops match LLVM's own loop annotations; the main loop is the depth-2 K/V loop."""
-    for a in kernels(audit, "gfx906"):
+@pytest.mark.parametrize("kind", TILED)
+def test_main_loop_is_the_tile_loop(audit, kind):
+    """The detected loops match LLVM's own loop annotations; the main loop sits at its kind's depth (fwd and dQ:
+    the K/V tile loop, depth 2; dK/dV: the query-tile loop inside the head loop, depth 3) and refills LDS
+    between barriers."""
+    for a in kernels(audit, "gfx906", kind=kind):
         text = Path(a.source).read_text()
         instrs, labels = isa.kernel_instructions(text, a.symbol)
         loops = isa.find_loops(instrs, labels)
@@ -245,8 +336,12 @@ def test_main_loop_is_the_kv_tile_loop(audit):
         assert collections.Counter(lp.depth for lp in loops) == collections.Counter(llvm.values()), a.name
         for header, depth in llvm.items():
             assert any(header in lp.header.split("|") and lp.depth == depth for lp in loops), (a.name, header)
-        assert a.main_loop is not None and a.main_loop.depth == 2, a.name
+        assert a.main_loop is not None and a.main_loop.depth == isa.MAIN_LOOP_DEPTH[kind], a.name
         assert a.loop_counts["barrier"] > 0 and a.loop_counts["exp"] > 0, a.name
+        # the loop that holds it (dK/dV: the head loop) holds the same products but is not the main loop
+        body = set(a.main_loop.instructions)
+        outer = [lp for lp in loops if lp.depth < a.main_loop.depth and body <= set(lp.instructions)]
+        assert len(outer) == a.main_loop.depth - 1, a.name
 
 
 # -------------------------------------------------------------------------------------- bank conflicts
@@ -272,19 +367,59 @@ def _conflicts(cfg, **overrides):
         _missing("the host C++ compiler", e)
 
 
-@pytest.mark.parametrize("cfg", _configs(), ids=lambda c: c.tile_name)
+@pytest.mark.parametrize("cfg", _all_configs(), ids=lambda c: f"{c.kind}-{c.tile_name}")
 def test_main_loop_lds_reads_conflict_free(cfg):
     degrees = _conflicts(cfg)
-    assert degrees == {"q": 1, "k": 1, "p": 1, "v": 1}, degrees
-    # the same config without padding: K rows of a power-of-two byte length start in the same bank
-    assert _conflicts(cfg, lds_pad_bytes=0)["k"] > 1
+    assert set(degrees) == set(READ_KINDS[cfg.kind])
+    assert {r: d for r, d in degrees.items() if r in isa.CONFLICT_FREE_READS[cfg.kind]} == \
+        {r: 1 for r in isa.CONFLICT_FREE_READS[cfg.kind]}, degrees
+    # the same config without padding: K (and, in the backward, V) rows of a power-of-two byte length start in
+    # the same bank
+    unpadded = _conflicts(cfg, lds_pad_bytes=0)
+    assert unpadded["k"] > 1, unpadded
+    if cfg.kind != "fwd":
+        assert unpadded["v"] > 1, unpadded
+
+
+def test_conflict_check_covers_every_claimed_read():
+    """check_bank_conflicts flags a degree > 1 on any read the kind's design claims conflict-free."""
+    for kind in TILED:
+        for read in isa.CONFLICT_FREE_READS[kind]:
+            a = isa.KernelAudit(symbol="k", arch="gfx906", vendor="amd", name="k", kind=kind)
+            a.bank_conflicts = {r: 1 for r in READ_KINDS[kind]} | {read: 2}
+            assert any(f"{read}_read" in v for v in isa.check_bank_conflicts(a)), (kind, read)
 
 
 @pytest.mark.toolchain
 def test_conflict_check_flags_unpadded_kernel():
     a = compile_fixture("unpadded_lds.hip", "gfx906")
-    assert a.tile["lds_pad_bytes"] == 0 and a.bank_conflicts["k"] == 8
+    assert a.kind == "fwd" and a.tile["lds_pad_bytes"] == 0 and a.bank_conflicts["k"] == 8
     assert isa.check_bank_conflicts(a)
+
+
+@pytest.mark.toolchain
+def test_conflict_check_flags_unpadded_backward_kernel():
+    a = compile_fixture("unpadded_lds_bwd.hip", "gfx906")
+    assert a.kind == "bwd_dkdv" and a.tile["lds_pad_bytes"] == 0
+    assert a.bank_conflicts["k"] == 8 and a.bank_conflicts["v"] == 8, a.bank_conflicts
+    flagged = isa.check_bank_conflicts(a)
+    assert any("k_read" in v for v in flagged) and any("v_read" in v for v in flagged), flagged
+    assert a.main_loop is not None and a.main_loop.depth == isa.MAIN_LOOP_DEPTH["bwd_dkdv"]
+
+
+def test_parse_tile_symbol_names_the_kind():
+    fwd = "_ZN2rf15fmha_fwd_kernelINS_4Fp16ENS_38Tile_gfx9_fp16_d128_b64x64_t256x16_p16ELb1EEEvNS_13FmhaFwdParamsE"
+    dkdv = ("_ZN2rf20fmha_bwd_dkdv_kernelINS_4Fp16ENS_47Tile_bwd_dkdv_gfx9_fp16_d128_b32x64_t256x16_p16ELb1EEEvNS_"
+            "13FmhaBwdParamsE")
+    dq = "rf::fmha_bwd_dq_kernel<rf::Bf16, rf::Tile_bwd_dq_gfx9_bf16_d64_b64x64_t256x16_p16, false>"
+    assert isa.parse_tile_symbol(fwd)[1]["kind"] == "fwd"
+    dtype, shape, aligned = isa.parse_tile_symbol(dkdv)
+    assert (dtype, shape["kind"], shape["block_m"], shape["block_n"], aligned) == ("fp16", "bwd_dkdv", 32, 64, True)
+    dtype, shape, aligned = isa.parse_tile_symbol(dq)
+    assert (dtype, shape["kind"], shape["headdim"], aligned) == ("bf16", "bwd_dq", 64, False)
+    pre = "_ZN2rf26fmha_bwd_preprocess_kernelINS_4Fp32ELi256ELi16EEEvNS_13FmhaBwdParamsE"
+    assert isa.parse_tile_symbol(pre) is None and isa.parse_preprocess_symbol(pre) == "fp32"
+    assert isa.parse_preprocess_symbol(fwd) is None
 
 
 # ------------------------------------------------------------------------------------------------ CLI
@@ -298,5 +433,6 @@ def test_cli_reads_a_build_directory(tmp_path, capsys):
     assert isa.main(["--from-dir", str(tmp_path), "--json", str(tmp_path / "a.json"), "--check"]) == 1
     data = json.loads((tmp_path / "a.json").read_text())
     (k,) = data["kernels"]
-    assert k["arch"] == "gfx906" and k["bank_conflicts"]["k"] == 8 and k["main_loop"]["depth"] == 2
+    assert k["arch"] == "gfx906" and k["kind"] == "fwd" and k["bank_conflicts"]["k"] == 8
+    assert k["main_loop"]["depth"] == 2
     assert "VIOLATION" in capsys.readouterr().err

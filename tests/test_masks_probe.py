@@ -1,7 +1,8 @@
 """The Python mask mirror (rocflash/masks.py) against the kernel's own C++ (hip_src/fmha_mask.h), evaluated by
-the host-side probe (rocflash/_probe): MaskRule::visible, key_tile_range and tile_needs_mask must agree on
-random (seqlen_q, seqlen_k, window_left, window_right, block_m, block_n, m_begin) cases, including unbounded
-windows (-1), seqlen 1 and windows larger than the sequences.
+the host-side probe (rocflash/_probe): MaskRule::visible, key_tile_range, query_tile_range (the backward dK/dV
+kernel's query tiles) and tile_needs_mask must agree on random (seqlen_q, seqlen_k, window_left, window_right,
+block_m, block_n, m_begin / n_begin) cases, including unbounded windows (-1), seqlen 1 and windows larger than
+the sequences.
 
 Needs the host C++ compiler (c++/g++): without it the tests skip, except under CI=true where they fail.
 """
@@ -85,3 +86,38 @@ def test_tile_functions_match_cpp(probe, case):
         n_begin = t * block_n
         assert rule.tile_needs_mask(m_begin, m_end, n_begin, block_n) == probe.tile_needs_mask(
             seqlen_q, seqlen_k, left, right, m_begin, m_end, n_begin, block_n), (t, n_begin)
+
+
+@st.composite
+def key_tile_case(draw):
+    """A block of keys [n_begin, n_end) of a dK/dV block (n_end clipped to seqlen_k, as the kernel passes it)."""
+    seqlen_q = draw(st.one_of(st.just(1), st.integers(1, 4096)))
+    seqlen_k = draw(st.one_of(st.just(1), st.integers(1, 4096)))
+    left = draw(st.one_of(st.just(-1), st.just(0), st.integers(0, 300), st.integers(4096, 100000)))
+    right = draw(st.one_of(st.just(-1), st.just(0), st.integers(0, 300), st.integers(4096, 100000)))
+    block_m = draw(st.sampled_from([1, 2, 8, 16, 32, 64]) | st.integers(1, 200))
+    block_n = draw(st.sampled_from([1, 2, 16, 32, 64]) | st.integers(1, 200))
+    n_begin = draw(st.integers(0, seqlen_k - 1))
+    return seqlen_q, seqlen_k, left, right, block_m, block_n, n_begin
+
+
+@SETTINGS
+@given(case=key_tile_case())
+@example(case=(1, 1, -1, -1, 64, 64, 0))
+@example(case=(1, 1, 0, 0, 1, 1, 0))
+@example(case=(128, 4096, -1, 0, 32, 64, 0))  # causal, seqlen_k > seqlen_q: the first keys are seen by every row
+@example(case=(4096, 128, -1, 0, 32, 64, 64))  # causal, seqlen_q > seqlen_k
+@example(case=(4096, 128, 0, 0, 16, 32, 96))  # a window of one key per row
+@example(case=(100, 100, 100000, 100000, 64, 32, 64))  # windows larger than the sequences
+def test_query_tile_range_matches_cpp(probe, case):
+    seqlen_q, seqlen_k, left, right, block_m, block_n, n_begin = case
+    rule = MaskRule(seqlen_q, seqlen_k, left, right)
+    n_end = min(n_begin + block_n, seqlen_k)
+    tiles = rule.query_tile_range(n_begin, n_end, block_m)
+    assert tiles == probe.query_tile_range(seqlen_q, seqlen_k, left, right, n_begin, n_end, block_m)
+    # the range is exact at tile granularity: its first and last tile hold a row that sees one of the keys
+    # (checked by brute force on small cases), and an empty range means no row sees any of them
+    if seqlen_q * (n_end - n_begin) <= 20000:
+        rows = [i for i in range(seqlen_q) if any(rule.visible(i, j) for j in range(n_begin, n_end))]
+        expected = (rows[0] // block_m, rows[-1] // block_m + 1) if rows else (0, 0)
+        assert tiles == expected

@@ -137,3 +137,13 @@ def test_configs_are_valid_and_cover_every_bucket():
     for target in ("gfx9", "cuda"):
         for dtype in ("fp16", "bf16", "fp32"):
             assert sorted(c.headdim for c in configs if c.target == target and c.dtype == dtype) == [32, 64, 128, 256]
+
+
+def test_cuda_build_runs_the_gfx9_tiles():
+    """The CUDA build exists to execute the MI50 kernels' logic: its tiles must be the gfx9 ones."""
+    from rocflash.configs import KINDS, load_configs
+    fields = ("headdim", "block_m", "block_n", "threads", "threads_n", "lds_pad_bytes")
+    for kind in KINDS:
+        tiles = {t: {(c.dtype, c.headdim): tuple(getattr(c, f) for f in fields) for c in load_configs(kind) if c.target == t}
+                 for t in ("gfx9", "cuda")}
+        assert tiles["gfx9"] == tiles["cuda"], kind

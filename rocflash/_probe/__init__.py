@@ -1,7 +1,8 @@
-"""Host-side probe of the kernel headers: the LDS read addresses of ``hip_src/fmha_tile.h`` and the mask
-rules of ``hip_src/fmha_mask.h``, evaluated by the same C++ code the kernel is compiled from.
+"""Host-side probe of the kernel headers: the LDS layouts and main-loop read addresses of the forward tile
+(``hip_src/fmha_tile.h``) and of the two backward tiles (``hip_src/fmha_bwd_tile.h``), and the mask rules of
+``hip_src/fmha_mask.h``, evaluated by the same C++ code the kernels are compiled from.
 
-``probe.cpp`` (next to this file) #includes both headers, which are plain C++17 outside hipcc/nvcc. It is
+``probe.cpp`` (next to this file) #includes those headers, which are plain C++17 outside hipcc/nvcc. It is
 compiled once with the host C++ compiler (``CXX``, else ``c++``/``g++``/``clang++``; see
 :func:`rocflash.build.find_cxx`) into a shared library cached under ``$ROCFLASH_CACHE_DIR/probe`` (default
 ``~/.cache/rocflash/probe``), named by a hash of probe.cpp, the headers of ``hip_src/``, the compiler and the
@@ -11,6 +12,9 @@ flags, so an edited header is picked up by the next process that loads the probe
     shape = TileShape(headdim=128, block_m=64, block_n=64, threads=256, threads_n=16, lds_pad_bytes=16, elem_bytes=2)
     Probe.load().lds_bytes(shape)                    # 43008: the dynamic LDS the launcher requests
     Probe.load().lane_addresses(shape, "k", 0, 0, 0, 64)  # byte address of K read (c=0, d=0) for lanes 0..63
+    dq = TileShape(128, 64, 32, 256, 16, 16, 2, kind="bwd_dq")   # rf::BwdDqShape
+    Probe.load().lds_bytes(dq)                       # 57344
+    Probe.load().read_extent(dq, "k_col")            # (32, 1, 16): k_col_read(tid, j < 32, g < 1), 16 bytes
 
 Imports neither torch nor numpy.
 """
@@ -31,15 +35,28 @@ from ..configs import hip_src_dir
 
 PROBE_SOURCE = Path(__file__).resolve().parent / "probe.cpp"
 CXX_FLAGS = ("-std=c++17", "-O2", "-shared", "-fPIC", "-Wall")
-ABI_VERSION = 1  # must match rf_probe_abi_version() in probe.cpp
+ABI_VERSION = 2  # must match rf_probe_abi_version() in probe.cpp
 
-# Read kinds in probe.cpp's enum order: the four LDS reads of the main loop (fmha_tile_math.h).
-READ_KINDS = ("q", "k", "p", "v")
+# The main-loop LDS reads of each kernel kind, in probe.cpp's enum order (ShapeKind, FwdRead, DkdvRead, DqRead).
+# Each name X is the address function X_read of the kind's shape type:
+#   fwd        rf::FwdTileShape  S = Q.K^T (q, k), O += P.V (p, v)                         fmha_tile_math.h
+#   bwd_dkdv   rf::BwdDkdvShape  S = Q.K^T (q, k), dP = dO.V^T (do, v),                     fmha_bwd_kernel.h
+#                                dV += P^T.dO (pt, do_col), dK += dS^T.Q (dst, q_col)
+#   bwd_dq     rf::BwdDqShape    S = Q.K^T (q, k), dP = dO.V^T (do, v), dQ += dS.K (ds, k_col)
+READ_KINDS: dict[str, tuple[str, ...]] = {
+    "fwd": ("q", "k", "p", "v"),
+    "bwd_dkdv": ("q", "do", "k", "v", "pt", "dst", "do_col", "q_col"),
+    "bwd_dq": ("q", "do", "k", "v", "ds", "k_col"),
+}
+SHAPE_KINDS = tuple(READ_KINDS)  # probe.cpp's ShapeKind order
+_FIELDS = ("headdim", "block_m", "block_n", "threads", "threads_n", "lds_pad_bytes", "elem_bytes")
 
 
 @dataclasses.dataclass(frozen=True)
 class TileShape:
-    """``rf::FwdTileShape`` (hip_src/fmha_tile.h): sizes in elements/threads, pad and element size in bytes."""
+    """A tile shape of one kernel kind: ``rf::FwdTileShape`` (hip_src/fmha_tile.h) for ``kind="fwd"``,
+    ``rf::BwdDkdvShape`` / ``rf::BwdDqShape`` (hip_src/fmha_bwd_tile.h, fields of ``BwdTileBase``) for
+    ``"bwd_dkdv"`` / ``"bwd_dq"``. Sizes in elements/threads, pad and element size in bytes."""
 
     headdim: int
     block_m: int
@@ -48,18 +65,29 @@ class TileShape:
     threads_n: int
     lds_pad_bytes: int
     elem_bytes: int
+    kind: str = "fwd"  # which shape type (SHAPE_KINDS); the configs' TileConfig.kind
+
+    def __post_init__(self):
+        if self.kind not in SHAPE_KINDS:
+            raise ValueError(f"kind must be one of {SHAPE_KINDS}, got {self.kind!r}")
 
     @classmethod
     def from_config(cls, cfg, **overrides) -> "TileShape":
-        """The shape of a forward config of ``ck_configs/fmha_fwd.toml`` (:class:`rocflash.configs.TileConfig`);
-        keyword overrides, e.g. ``lds_pad_bytes=0``."""
-        fields = dict(headdim=cfg.headdim, block_m=cfg.block_m, block_n=cfg.block_n, threads=cfg.threads,
-                      threads_n=cfg.threads_n, lds_pad_bytes=cfg.lds_pad_bytes, elem_bytes=cfg.elem_bytes)
+        """The shape of a config of ``ck_configs/`` (:class:`rocflash.configs.TileConfig`, any kind); keyword
+        overrides, e.g. ``lds_pad_bytes=0``."""
+        fields = {name: getattr(cfg, name) for name in _FIELDS}
+        fields["kind"] = getattr(cfg, "kind", "fwd")
         fields.update(overrides)
         return cls(**fields)
 
+    @property
+    def read_kinds(self) -> tuple[str, ...]:
+        """The main-loop LDS read kinds of this shape's kernel (READ_KINDS)."""
+        return READ_KINDS[self.kind]
+
     def as_c(self) -> ctypes.Array:
-        return (ctypes.c_int * 7)(*dataclasses.astuple(self))
+        """The seven size fields as int[7] (probe.cpp's field order); the kind travels separately."""
+        return (ctypes.c_int * len(_FIELDS))(*(getattr(self, name) for name in _FIELDS))
 
 
 def cache_dir() -> Path:
@@ -114,15 +142,21 @@ class Probe:
         got = lib.rf_probe_abi_version()
         if got != ABI_VERSION:
             raise RuntimeError(f"probe library {path}: ABI version must be {ABI_VERSION}, got {got}")
-        lib.rf_probe_valid.argtypes = [shape]
-        lib.rf_probe_lds_bytes.argtypes = [shape]
-        lib.rf_probe_read_extent.argtypes = [shape, ctypes.c_int, pint, pint, pint]
-        lib.rf_probe_lane_addrs.argtypes = [shape, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-                                            ctypes.c_int, pint]
+        lib.rf_probe_shape_fields.restype = ctypes.c_int
+        if lib.rf_probe_shape_fields() != len(_FIELDS):
+            raise RuntimeError(f"probe library {path}: shape fields must be {len(_FIELDS)}, "
+                               f"got {lib.rf_probe_shape_fields()}")
+        cint = ctypes.c_int
+        lib.rf_probe_valid.argtypes = [cint, shape]
+        lib.rf_probe_lds_bytes.argtypes = [cint, shape]
+        lib.rf_probe_read_extent.argtypes = [cint, shape, cint, pint, pint, pint]
+        lib.rf_probe_lane_addrs.argtypes = [cint, shape, cint, cint, cint, cint, cint, pint]
         lib.rf_probe_mask_visible.argtypes = [i32, i32, i32, i32, i64, i64]
         lib.rf_probe_key_tile_range.argtypes = [i32, i32, i32, i32, i32, i32, i32,
                                                 ctypes.POINTER(i32), ctypes.POINTER(i32)]
         lib.rf_probe_key_tile_range.restype = None
+        lib.rf_probe_query_tile_range.argtypes = lib.rf_probe_key_tile_range.argtypes
+        lib.rf_probe_query_tile_range.restype = None
         lib.rf_probe_tile_needs_mask.argtypes = [i32, i32, i32, i32, i32, i32, i32, i32]
         self.lib, self.path = lib, path
 
@@ -133,26 +167,28 @@ class Probe:
                 cls._instance = cls(build_library())
             return cls._instance
 
-    # ---- fmha_tile.h
+    # ---- fmha_tile.h, fmha_bwd_tile.h
     def valid(self, shape: TileShape) -> bool:
-        return bool(self.lib.rf_probe_valid(shape.as_c()))
+        """``valid()`` of the shape's type (the kernel's static_assert)."""
+        return bool(self.lib.rf_probe_valid(_shape_kind(shape), shape.as_c()))
 
     def lds_bytes(self, shape: TileShape) -> int:
-        """``FwdTileShape::lds_bytes()``: dynamic LDS per block, bytes."""
-        return self.lib.rf_probe_lds_bytes(shape.as_c())
+        """``lds_bytes()`` of the shape's type: the dynamic LDS per block the launcher requests, bytes."""
+        return self.lib.rf_probe_lds_bytes(_shape_kind(shape), shape.as_c())
 
-    def read_extent(self, shape: TileShape, kind: str) -> tuple[int, int, int]:
-        """(range of loop index a, range of loop index b, bytes per lane) of one main-loop LDS read kind."""
+    def read_extent(self, shape: TileShape, read: str) -> tuple[int, int, int]:
+        """(range of loop index a, range of loop index b, bytes per lane) of one main-loop LDS read kind
+        (``shape.read_kinds``)."""
         n_a, n_b, width = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
-        if self.lib.rf_probe_read_extent(shape.as_c(), _kind(kind), n_a, n_b, width):
-            raise ValueError(f"kind must be one of {READ_KINDS}, got {kind!r}")
+        if self.lib.rf_probe_read_extent(_shape_kind(shape), shape.as_c(), _read(shape, read), n_a, n_b, width):
+            raise RuntimeError(f"probe library {self.path}: read_extent({shape.kind!r}, {read!r}) failed")
         return n_a.value, n_b.value, width.value
 
-    def lane_addresses(self, shape: TileShape, kind: str, a: int, b: int, tid0: int, n: int) -> list[int]:
-        """LDS byte address of read ``kind`` at loop indices (a, b) for threads ``tid0 .. tid0+n-1``."""
+    def lane_addresses(self, shape: TileShape, read: str, a: int, b: int, tid0: int, n: int) -> list[int]:
+        """LDS byte address of read ``read`` at loop indices (a, b) for threads ``tid0 .. tid0+n-1``."""
         out = (ctypes.c_int * n)()
-        if self.lib.rf_probe_lane_addrs(shape.as_c(), _kind(kind), a, b, tid0, n, out):
-            raise ValueError(f"kind must be one of {READ_KINDS}, got {kind!r}")
+        if self.lib.rf_probe_lane_addrs(_shape_kind(shape), shape.as_c(), _read(shape, read), a, b, tid0, n, out):
+            raise RuntimeError(f"probe library {self.path}: lane_addrs({shape.kind!r}, {read!r}) failed")
         return list(out)
 
     # ---- fmha_mask.h
@@ -166,13 +202,26 @@ class Probe:
                                          ctypes.byref(begin), ctypes.byref(end))
         return begin.value, end.value
 
+    def query_tile_range(self, seqlen_q: int, seqlen_k: int, window_left: int, window_right: int, n_begin: int,
+                         n_end: int, block_m: int) -> tuple[int, int]:
+        """``rf::query_tile_range``: the query tiles [begin, end) whose rows see a key of [n_begin, n_end)."""
+        begin, end = ctypes.c_int32(), ctypes.c_int32()
+        self.lib.rf_probe_query_tile_range(seqlen_q, seqlen_k, window_left, window_right, n_begin, n_end, block_m,
+                                           ctypes.byref(begin), ctypes.byref(end))
+        return begin.value, end.value
+
     def tile_needs_mask(self, seqlen_q: int, seqlen_k: int, window_left: int, window_right: int, m_begin: int,
                         m_end: int, n_begin: int, block_n: int) -> bool:
         return bool(self.lib.rf_probe_tile_needs_mask(seqlen_q, seqlen_k, window_left, window_right, m_begin, m_end,
                                                       n_begin, block_n))
 
 
-def _kind(kind: str) -> int:
-    if kind not in READ_KINDS:
-        raise ValueError(f"kind must be one of {READ_KINDS}, got {kind!r}")
-    return READ_KINDS.index(kind)
+def _shape_kind(shape: TileShape) -> int:
+    return SHAPE_KINDS.index(shape.kind)  # TileShape validated the kind
+
+
+def _read(shape: TileShape, read: str) -> int:
+    """Index of a read kind in probe.cpp's enum of the shape's kernel."""
+    if read not in shape.read_kinds:
+        raise ValueError(f"read must be one of {shape.read_kinds} for a {shape.kind} shape, got {read!r}")
+    return shape.read_kinds.index(read)
