@@ -54,7 +54,7 @@ def test_codegen_self_describing_instances(tmp_path):
     assert "rocflash_fmha_fwd_gfx9_fp16_d128_b64x64_t256x16_p16_vec" in names
     assert "rocflash_fmha_fwd_gfx9_fp16_d128_b64x64_t256x16_p16_narrow" in names
     assert "rocflash_fmha_bwd_dkdv_gfx9_fp16_d128_b32x64_t256x16_p16_vec" in names
-    assert "rocflash_fmha_bwd_dq_gfx9_bf16_d128_b64x32_t256x16_p16_narrow" in names
+    assert "rocflash_fmha_bwd_dq_gfx9_fp16_d128_b64x32_t256x16_p16_narrow" in names
     header = (tmp_path / "fmha_fwd_instances.h").read_text()
     assert "struct Tile_gfx9_fp16_d128_b64x64_t256x16_p16" in header and "/*block_m=*/64" in header
     assert "struct Tile_bwd_dkdv_gfx9_fp16_d128_b32x64_t256x16_p16" in (tmp_path / "fmha_bwd_dkdv_instances.h").read_text()
