@@ -72,7 +72,21 @@ def _extensions():
         else:
             archs = tools.parse_cuda_archs(os.environ.get("TORCH_CUDA_ARCH_LIST"))
         exts.append(GpuExtension(platform, archs))
+    if not exts:
+        why = ("ROCFLASH_BUILD=" + os.environ["ROCFLASH_BUILD"]) if os.environ.get("ROCFLASH_BUILD") else (
+            "ROCFLASH_BUILD=auto and torch is " + ("not importable (build isolation? use --no-build-isolation)"
+                                                   if not _torch_importable() else "a CPU-only build"))
+        print(f"rocflash: building NO GPU kernels ({why}); only the torch and sim backends will work. "
+              f"Set ROCFLASH_BUILD=hip or cuda, or install a ROCm/CUDA torch first.", file=sys.stderr)
     return exts
+
+
+def _torch_importable():
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 setup(

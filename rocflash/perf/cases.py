@@ -202,7 +202,7 @@ def expand_preset(spec: dict, preset: str = "") -> list[Case]:
 # B*H*N = 524288 for prefill, as in the H200 anchors (shared/reference/facts.md section 7).
 PRESETS: dict[str, dict] = {
     "default": {
-        "description": "issue 2's table: batch 4, 32 heads, seqlen 4096, headdim 128, fp16 (and its causal twin), "
+        "description": "headline forward: batch 4, 32 heads, seqlen 4096, headdim 128, fp16 (and its causal twin), "
                        "plus one GQA decode step",
         "defaults": {"dtype": "fp16", "nheads": 32, "headdim": 128},
         "cases": [
