@@ -30,10 +30,11 @@ def _tools():
 
 
 def _torch_platform():
+    """(ROCm torch, CUDA torch), or None when torch is not importable."""
     try:
         import torch
     except ImportError:
-        return False, False
+        return None
     return bool(torch.version.hip), bool(torch.version.cuda)
 
 
@@ -64,7 +65,8 @@ class BuildPyWithSources(build_py):
 
 def _extensions():
     tools = _tools()
-    torch_hip, torch_cuda = _torch_platform()
+    torch_platform = _torch_platform()
+    torch_hip, torch_cuda = torch_platform or (False, False)
     exts = []
     for platform in tools.parse_platforms(os.environ.get("ROCFLASH_BUILD"), torch_hip, torch_cuda):
         if platform == "hip":
@@ -75,18 +77,10 @@ def _extensions():
     if not exts:
         why = ("ROCFLASH_BUILD=" + os.environ["ROCFLASH_BUILD"]) if os.environ.get("ROCFLASH_BUILD") else (
             "ROCFLASH_BUILD=auto and torch is " + ("not importable (build isolation? use --no-build-isolation)"
-                                                   if not _torch_importable() else "a CPU-only build"))
+                                                   if torch_platform is None else "a CPU-only build"))
         print(f"rocflash: building NO GPU kernels ({why}); only the torch and sim backends will work. "
               f"Set ROCFLASH_BUILD=hip or cuda, or install a ROCm/CUDA torch first.", file=sys.stderr)
     return exts
-
-
-def _torch_importable():
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 setup(

@@ -38,6 +38,27 @@ void def_ptr(py::class_<Params>& cls, const char* name, T Params::*member) {
       [member](Params& p, std::uintptr_t v) { p.*member = reinterpret_cast<T>(v); });
 }
 
+// The fields the forward and backward params share (same names in both structs).
+template <typename Params>
+void def_common_fields(py::class_<Params>& cls) {
+  cls.def(py::init([]() { return Params{}; }));
+  def_ptr(cls, "q", &Params::q);
+  def_ptr(cls, "k", &Params::k);
+  def_ptr(cls, "v", &Params::v);
+  def_ptr(cls, "o", &Params::o);
+  def_ptr(cls, "lse", &Params::lse);
+  def_ptr(cls, "alibi_slopes", &Params::alibi_slopes);
+#define RF_FIELD(name) cls.def_readwrite(#name, &Params::name)
+  RF_FIELD(q_batch_stride); RF_FIELD(q_row_stride); RF_FIELD(q_head_stride);
+  RF_FIELD(k_batch_stride); RF_FIELD(k_row_stride); RF_FIELD(k_head_stride);
+  RF_FIELD(v_batch_stride); RF_FIELD(v_row_stride); RF_FIELD(v_head_stride);
+  RF_FIELD(o_batch_stride); RF_FIELD(o_row_stride); RF_FIELD(o_head_stride);
+  RF_FIELD(batch); RF_FIELD(seqlen_q); RF_FIELD(seqlen_k); RF_FIELD(nheads); RF_FIELD(nheads_k); RF_FIELD(headdim);
+  RF_FIELD(dtype); RF_FIELD(softmax_scale); RF_FIELD(softcap); RF_FIELD(alibi_batch_stride);
+  RF_FIELD(window_left); RF_FIELD(window_right); RF_FIELD(aligned);
+#undef RF_FIELD
+}
+
 }  // namespace
 
 PYBIND11_MODULE(RF_MODULE_NAME, m) {
@@ -50,49 +71,21 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
 
   py::class_<rf::FmhaFwdParams> params(m, "FmhaFwdParams", py::module_local(),
                                       "Forward parameters; see hip_src/fmha_fwd_params.h");
-  params.def(py::init([]() { return rf::FmhaFwdParams{}; }));
-  def_ptr(params, "q", &rf::FmhaFwdParams::q);
-  def_ptr(params, "k", &rf::FmhaFwdParams::k);
-  def_ptr(params, "v", &rf::FmhaFwdParams::v);
-  def_ptr(params, "o", &rf::FmhaFwdParams::o);
-  def_ptr(params, "lse", &rf::FmhaFwdParams::lse);
-  def_ptr(params, "alibi_slopes", &rf::FmhaFwdParams::alibi_slopes);
-#define RF_FIELD(name) params.def_readwrite(#name, &rf::FmhaFwdParams::name)
-  RF_FIELD(q_batch_stride); RF_FIELD(q_row_stride); RF_FIELD(q_head_stride);
-  RF_FIELD(k_batch_stride); RF_FIELD(k_row_stride); RF_FIELD(k_head_stride);
-  RF_FIELD(v_batch_stride); RF_FIELD(v_row_stride); RF_FIELD(v_head_stride);
-  RF_FIELD(o_batch_stride); RF_FIELD(o_row_stride); RF_FIELD(o_head_stride);
-  RF_FIELD(batch); RF_FIELD(seqlen_q); RF_FIELD(seqlen_k); RF_FIELD(nheads); RF_FIELD(nheads_k); RF_FIELD(headdim);
-  RF_FIELD(dtype); RF_FIELD(softmax_scale); RF_FIELD(softcap); RF_FIELD(alibi_batch_stride);
-  RF_FIELD(window_left); RF_FIELD(window_right); RF_FIELD(aligned);
-#undef RF_FIELD
+  def_common_fields(params);
 
   py::class_<rf::FmhaBwdParams> bwd_params(m, "FmhaBwdParams", py::module_local(),
                                             "Backward parameters; see hip_src/fmha_bwd_params.h");
-  bwd_params.def(py::init([]() { return rf::FmhaBwdParams{}; }));
-  def_ptr(bwd_params, "q", &rf::FmhaBwdParams::q);
-  def_ptr(bwd_params, "k", &rf::FmhaBwdParams::k);
-  def_ptr(bwd_params, "v", &rf::FmhaBwdParams::v);
-  def_ptr(bwd_params, "o", &rf::FmhaBwdParams::o);
+  def_common_fields(bwd_params);
   def_ptr(bwd_params, "dout", &rf::FmhaBwdParams::dout);
-  def_ptr(bwd_params, "lse", &rf::FmhaBwdParams::lse);
   def_ptr(bwd_params, "delta", &rf::FmhaBwdParams::delta);
   def_ptr(bwd_params, "dq", &rf::FmhaBwdParams::dq);
   def_ptr(bwd_params, "dk", &rf::FmhaBwdParams::dk);
   def_ptr(bwd_params, "dv", &rf::FmhaBwdParams::dv);
-  def_ptr(bwd_params, "alibi_slopes", &rf::FmhaBwdParams::alibi_slopes);
 #define RF_FIELD(name) bwd_params.def_readwrite(#name, &rf::FmhaBwdParams::name)
-  RF_FIELD(q_batch_stride); RF_FIELD(q_row_stride); RF_FIELD(q_head_stride);
-  RF_FIELD(k_batch_stride); RF_FIELD(k_row_stride); RF_FIELD(k_head_stride);
-  RF_FIELD(v_batch_stride); RF_FIELD(v_row_stride); RF_FIELD(v_head_stride);
-  RF_FIELD(o_batch_stride); RF_FIELD(o_row_stride); RF_FIELD(o_head_stride);
   RF_FIELD(do_batch_stride); RF_FIELD(do_row_stride); RF_FIELD(do_head_stride);
   RF_FIELD(dq_batch_stride); RF_FIELD(dq_row_stride); RF_FIELD(dq_head_stride);
   RF_FIELD(dk_batch_stride); RF_FIELD(dk_row_stride); RF_FIELD(dk_head_stride);
   RF_FIELD(dv_batch_stride); RF_FIELD(dv_row_stride); RF_FIELD(dv_head_stride);
-  RF_FIELD(batch); RF_FIELD(seqlen_q); RF_FIELD(seqlen_k); RF_FIELD(nheads); RF_FIELD(nheads_k); RF_FIELD(headdim);
-  RF_FIELD(dtype); RF_FIELD(softmax_scale); RF_FIELD(softcap); RF_FIELD(alibi_batch_stride);
-  RF_FIELD(window_left); RF_FIELD(window_right); RF_FIELD(aligned);
 #undef RF_FIELD
 
   m.def("fwd", [](const rf::FmhaFwdParams& p, std::uintptr_t stream) {
