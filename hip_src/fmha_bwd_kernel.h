@@ -9,6 +9,9 @@
 //   dQ kernel    dQ += dS.K                           (scaled by softmax_scale once, at the end)
 // P and dS are rounded to the element type in LDS, as the forward rounds P. No N x N tensor touches
 // global memory. Rows that saw no key (LSE = -inf) and rows past seqlen_q get P = 0: zero gradients.
+// Masked entries contribute exactly nothing, even next to NaN or inf in a K/V row their query row cannot
+// see: on boundary tiles P and dS are selected to 0 and the dQ product ANDs masked K rows out (dK, dV read
+// only Q and dO rows, which belong to the rows themselves).
 #pragma once
 
 #include "fmha_bwd_params.h"
@@ -49,18 +52,21 @@ RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], con
     for (int c = 0; c < TN; ++c) {
       const int row = row_of(i), col = col_of(c);
       float prob = rf_exp2(score(s[i][c], row, col) - lse_log2[i]);
-      if constexpr (kMask) {
-        if (!rule.visible(row, col)) prob = 0.f;
+      float ds = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
+      if constexpr (kMask) {  // selects, not products: S and dP of a masked key may be NaN (0 * NaN = NaN)
+        if (!(row < rule.seqlen_q && rule.visible(row, col))) prob = ds = 0.f;
       }
-      dp[i][c] = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
+      dp[i][c] = ds;
       s[i][c] = prob;
     }
 }
 
 // Stages 1 and 2 of both gradient kernels, for the S tile (rows m0.., keys n0..) whose operands are in LDS:
-// S = Q.K^T and dP = dO.V^T, then P (in s) and dS (in dp); the mask applies on boundary tiles only.
+// S = Q.K^T and dP = dO.V^T, then P (in s) and dS (in dp); the mask applies on boundary tiles only (the
+// return value: true for a boundary tile). Rows past seqlen_q count as masked there: the dK/dV kernel sums
+// over rows, and a padding row's P (LSE +inf) is NaN when the key's S is.
 template <class E, class Tile, int TM, int TN>
-RF_DEVICE void recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule, const ScoreTransform& score, int m0,
+RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule, const ScoreTransform& score, int m0,
                                   int m_end, int n0, const float (&lse_log2)[TM], const float (&delta)[TM],
                                   float (&s)[TM][TN], float (&dp)[TM][TN]) {
   constexpr auto T = Tile::kShape;
@@ -74,10 +80,12 @@ RF_DEVICE void recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule
                          [&](int c, int d) { return T.v_read(tid, c, d); }, dp);
   const auto row_of = [&](int i) { return m0 + T.row(tid, i); };
   const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
-  if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))
+  const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
+  if (boundary)
     tile_probs_and_grads<true>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
   else
     tile_probs_and_grads<false>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
+  return boundary;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -242,15 +250,22 @@ struct FmhaBwdDqPipeline {
       __syncthreads();
 
       float s[TM][TN], dp[TM][TN];
-      recompute_p_and_ds<E, Tile>(lds, tid, rule, score, m0, m_end, n0, lse_log2, delta, s, dp);
+      const bool boundary = recompute_p_and_ds<E, Tile>(lds, tid, rule, score, m0, m_end, n0, lse_log2, delta, s, dp);
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int c = 0; c < TN; ++c) store_elem<E>(lds + T.ds_write(T.row(tid, i), T.s_col(tid, c)), dp[i][c]);
       __syncthreads();
-      tile_pairdot<E, TM, TD, CW, false>(lds, T.block_n * E::kBytes / kVectorBytes,
-                                         [&](int i, int vv) { return T.ds_read(tid, i, vv); },
-                                         [&](int j, int g) { return T.k_col_read(tid, j, g); }, dq);
+      const auto ds_read = [&](int i, int vv) { return T.ds_read(tid, i, vv); };
+      const auto k_read = [&](int j, int g) { return T.k_col_read(tid, j, g); };
+      if (boundary) {  // masked dS is 0: masked keys' K rows (maybe NaN) are ANDed out, not multiplied by 0
+        KeepRowSpans<TM> rows;
+#pragma unroll
+        for (int i = 0; i < TM; ++i) visible_key_span(rule, m0 + T.row(tid, i), n0, T.block_n, &rows.lo[i], &rows.len[i]);
+        tile_pairdot<E, TM, TD, CW, false>(lds, T.block_n * E::kBytes / kVectorBytes, ds_read, k_read, dq, rows);
+      } else {
+        tile_pairdot<E, TM, TD, CW, false>(lds, T.block_n * E::kBytes / kVectorBytes, ds_read, k_read, dq);
+      }
     }
     char* dq_base = reinterpret_cast<char*>(p.dq) + (int64_t(batch) * p.dq_batch_stride + int64_t(head) * p.dq_head_stride) * E::kBytes;
     store_acc_rows<E, kAligned, TM, TD, CW>(dq_base, p.dq_row_stride * E::kBytes, p.seqlen_q, p.headdim, dq, [&](int) { return p.softmax_scale; },

@@ -142,4 +142,13 @@ RF_DEVICE Words<2 * kWords> interleave_words(const Words<kWords>& a, const Words
   return out;
 }
 
+// AND-mask for word w of an interleaved (row 2j', row 2j'+1) pair (layout of interleave_words): all ones
+// over the element of a kept row, zero over a dropped one. A masked product ANDs its B operand with it, so
+// a dropped row contributes +0 * a = 0 whatever its bits (NaN, inf): a select, not a multiply by 0.
+template <class E>
+RF_DEVICE uint32_t pair_keep_mask(bool keep_a, bool keep_b, int w) {
+  if constexpr (E::kPerWord == 2) return (keep_a ? 0x0000ffffu : 0u) | (keep_b ? 0xffff0000u : 0u);
+  else return (w % 2 == 0 ? keep_a : keep_b) ? 0xffffffffu : 0u;
+}
+
 }  // namespace rf

@@ -14,6 +14,8 @@
 //   stage 2  online softmax in the log2 domain: m' = max(m, rowmax(S)), P = exp2(S - m'),
 //            l = l*exp2(m - m') + rowsum(P), O *= exp2(m - m'). Boundary tiles only apply the mask.
 //   stage 3  V -> LDS (row pairs), P -> LDS, prefetch of the next K tile into registers; O += P.V
+//            (boundary tiles: each row's masked keys are ANDed out of the V operand, so a NaN or inf in a
+//            V row the query row cannot see never reaches it; the masked S is a select to -inf in stage 2)
 // The log2 trick: exp(x) = exp2(x * log2(e)); scaling the scores once by softmax_scale*log2(e) turns every
 // exponential into one v_exp_f32 / ex2.approx. LSE = (m + log2(l)) * ln(2) converts back.
 #pragma once
@@ -210,7 +212,8 @@ struct FmhaFwdPipeline {
 
         // stage 2: mask (boundary tiles only) and online softmax
         float alpha[TM];
-        if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))
+        const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
+        if (boundary)
           online_softmax<true>(s, m, l, alpha, score, rule, m0, n0, tid);
         else
           online_softmax<false>(s, m, l, alpha, score, rule, m0, n0, tid);
@@ -225,7 +228,14 @@ struct FmhaFwdPipeline {
 #pragma unroll
           for (int x = 0; x < TD; ++x) o[i][x] *= alpha[i];
         __syncthreads();
-        Math::pv(lds, tid, o);
+        if (boundary) {  // masked P is 0, and 0 * NaN = NaN: masked keys' V rows must not enter the product
+          KeepRowSpans<TM> rows;
+#pragma unroll
+          for (int i = 0; i < TM; ++i) visible_key_span(rule, m0 + T.row(tid, i), n0, T.block_n, &rows.lo[i], &rows.len[i]);
+          Math::pv(lds, tid, o, rows);
+        } else {
+          Math::pv(lds, tid, o);
+        }
         __syncthreads();  // every lane is done reading V and P
         if (t + 1 < tile_end) {
           store_k(lds, stage, tid);

@@ -11,7 +11,8 @@ Forward (hip_src/fmha_fwd_kernel.h)::
     base = 0 if m' == -inf else m'     (a row that has seen no visible key stays at 0 / -inf)
     alpha = exp2(m - base);  P = exp2(S2 - base)
     l = l * alpha + rowsum(P)          (rowsum of the fp32 P)
-    O = O * alpha + round_to_dtype(P) . V   (the kernel stores P in LDS in the element type)
+    O = O * alpha + round_to_dtype(P) . V   (the kernel stores P in LDS in the element type; on boundary
+                                             tiles a masked (i, j) never multiplies V row j: masked_product)
     out = O / l (0 if l == 0),  LSE = (m + log2 l) * ln 2 (-inf if l == 0)
 
 Backward (hip_src/fmha_bwd_kernel.h)::
@@ -20,7 +21,8 @@ Backward (hip_src/fmha_bwd_kernel.h)::
     P = exp2(S2 - LSE * log2(e))  (0 where masked, and for rows with LSE = -inf)
     dS = P * (dP - D) * g,  dP = dO . V^T,  g = 1 or 1 - tanh^2 (softcap)
     dK/dV kernel, per key block and query tile:  dV += round(P)^T . dO,  dK += round(dS)^T . Q
-    dQ kernel, per query block and key tile:     dQ += round(dS) . K
+    dQ kernel, per query block and key tile:     dQ += round(dS) . K   (boundary tiles: masked_product)
+    boundary tiles select P and dS to 0 where masked (never 0 * a NaN of an unseen K/V row)
     dQ, dK scaled by softmax_scale at the end; dK, dV summed over the query heads of each GQA group
 
 Batch and heads are vectorised; blocks and tiles are Python loops, as the kernels' grids and main loops.
@@ -81,6 +83,11 @@ class _Problem:
         valid = max(0, min(count, x.shape[2] - start))
         return F.pad(x[:, :, start:start + valid], (0, 0, 0, count - valid))
 
+    def visible(self, rows, cols):
+        """The per-element mask of a boundary tile: visible keys of valid rows (rows past seqlen_q see none,
+        as in the kernels' boundary tiles)."""
+        return self.rule.visible_grid(rows, cols) & (rows < self.seqlen_q).view(-1, 1)
+
     def round(self, x):
         """What storing to LDS in the element type does to a probability or gradient tile."""
         return x.to(self.dtype).to(self.acc)
@@ -98,6 +105,16 @@ class _Problem:
         if self.slopes is not None:
             x = x - self.slopes * (rows.view(-1, 1) + self.seqlen_k - self.seqlen_q - cols.view(1, -1)).abs().to(self.acc)
         return x * LOG2E, g
+
+
+def masked_product(a, b, keep):
+    """sum_j a[..., i, j] * b[..., j, :] over the j with keep[i, j] only: a boundary tile's product, where a
+    masked (i, j) (a = 0) must not multiply b's row j, which may hold NaN or inf (hip_src/fmha_tile_math.h
+    ANDs those operand elements to +0). Equal to a @ b when b is finite; the broadcast runs only otherwise."""
+    if bool(torch.isfinite(b).all()):
+        return a @ b
+    b_kept = torch.where(keep.unsqueeze(-1), b.unsqueeze(-3), torch.zeros((), dtype=b.dtype, device=b.device))
+    return (a.unsqueeze(-1) * b_kept).sum(dim=-2)
 
 
 def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None):
@@ -127,14 +144,15 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
             s2, _ = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
             masked = pb.rule.tile_needs_mask(m0, m_end, n0, bn)
             if masked:
-                s2 = torch.where(pb.rule.visible_grid(rows, cols), s2, neg_inf)
+                keep = pb.visible(rows, cols)
+                s2 = torch.where(keep, s2, neg_inf)
             visited.append((t, masked))
             m_new = torch.maximum(m, s2.amax(dim=-1))
             base = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
             alpha = torch.exp2(m - base)
             p = torch.exp2(s2 - base.unsqueeze(-1))
             l = l * alpha + p.sum(dim=-1)
-            o = o * alpha.unsqueeze(-1) + pb.round(p) @ v_tile
+            o = o * alpha.unsqueeze(-1) + (masked_product(pb.round(p), v_tile, keep) if masked else pb.round(p) @ v_tile)
             m = m_new
         if trace is not None:
             trace.blocks.append((m_block, visited))
@@ -169,12 +187,15 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         # rows past seqlen_q get LSE +inf (P = 0), like rows that saw no key
         lse_t = F.pad(lse_log2[:, :, m0:min(m0 + bm, pb.seqlen_q)], (0, max(0, m0 + bm - pb.seqlen_q)), value=float("inf"))
         p = torch.exp2(s2 - lse_t.unsqueeze(-1))
-        masked = pb.rule.tile_needs_mask(m0, min(m0 + bm, pb.seqlen_q), n0, bn)
-        if masked:
-            p = torch.where(pb.rule.visible_grid(rows, cols), p, torch.zeros_like(p))
         delta_t = F.pad(delta[:, :, m0:min(m0 + bm, pb.seqlen_q)], (0, max(0, m0 + bm - pb.seqlen_q)))
         ds = p * (do_tile @ v_tile.transpose(-1, -2) - delta_t.unsqueeze(-1)) * g
-        return pb.round(p), pb.round(ds), masked
+        masked = pb.rule.tile_needs_mask(m0, min(m0 + bm, pb.seqlen_q), n0, bn)
+        keep = None
+        if masked:  # selects: S and dP of a masked key may be NaN (its K or V row), and 0 * NaN = NaN
+            keep = pb.visible(rows, cols)
+            p = torch.where(keep, p, torch.zeros_like(p))
+            ds = torch.where(keep, ds, torch.zeros_like(ds))
+        return pb.round(p), pb.round(ds), keep
 
     # dK/dV kernel: per key block, every query head of the group, the query tiles that see the keys
     cfg = pb.cfg
@@ -191,10 +212,10 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         for t in range(*pb.rule.query_tile_range(n0, min(n0 + cfg.block_n, pb.seqlen_k), cfg.block_m)):
             m0 = t * cfg.block_m
             q_tile, do_tile = pb.rows(qf, m0, cfg.block_m), pb.rows(dof, m0, cfg.block_m)
-            p, ds, masked = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
+            p, ds, keep = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
             dv_acc += p.transpose(-1, -2) @ do_tile
             dk_acc += ds.transpose(-1, -2) @ q_tile
-            visited.append((t, masked))
+            visited.append((t, keep is not None))
         if trace is not None:
             trace.blocks.append((n_block, visited))
         n = min(cfg.block_n, pb.seqlen_k - n0)
@@ -213,8 +234,8 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         for t in range(*pb.rule.key_tile_range(m0, m_end, cfg.block_n)):
             n0 = t * cfg.block_n
             k_tile, v_tile = pb.rows(kf, n0, cfg.block_n), pb.rows(vf, n0, cfg.block_n)
-            _, ds, _ = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
-            dq_acc += ds @ k_tile
+            _, ds, keep = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
+            dq_acc += ds @ k_tile if keep is None else masked_product(ds, k_tile, keep)
         dq[:, :, m0:m_end] = dq_acc[:, :, :m_end - m0] * args.softmax_scale
 
     def finish(x, heads):  # (b, h, s, bucket) -> (b, s, heads, headdim), GQA groups summed
