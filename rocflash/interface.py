@@ -6,7 +6,6 @@ import math
 import numbers
 
 import torch
-from torch.autograd.function import once_differentiable
 
 from .backends import FwdArgs, compiled, reference, sim
 from .selector import select_backend
@@ -68,13 +67,15 @@ def flash_attn_func(
         (out, softmax_lse float32 (batch, nheads, seqlen_q) natural log, None). A fully masked query row
         gives out 0 and LSE -inf; NaN or inf in a row's visible inputs gives NaN there (out and LSE).
 
-    Differentiable once in q, k, v (``out.backward()``): the fused backends run their backward kernels
-    (FlashAttention-2 recomputation from the LSE; a second derivative raises), the torch backend autograd through
-    its ops. The LSE is not differentiable in any backend.
+    Differentiable in q, k, v (``out.backward()``): the fused backends run their backward kernels
+    (FlashAttention-2 recomputation from the LSE) and are differentiable once: a backward that asks for a graph
+    (``create_graph=True``, as a gradient penalty does) raises RuntimeError at that backward. The torch backend
+    autograd through its ops, twice included. The LSE is not differentiable in any backend.
 
     Raises:
         TypeError / ValueError naming the argument, the rule and the value, before any launch.
         NotImplementedError for dropout_p > 0.
+        RuntimeError at a backward with create_graph=True through a fused backend (sim, hip, cuda).
         rocflash.UnsupportedDeviceError when the selected compiled backend was not built for the device.
     """
     args = _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
@@ -110,8 +111,8 @@ class _NoWork(torch.autograd.Function):
         return torch.zeros_like(q, memory_format=torch.contiguous_format), lse
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, dout, _dlse):
+        # The gradients are 0 whatever q, k, v are: their own derivatives are 0 too, so create_graph=True is exact.
         return tuple(torch.zeros_like(t) for t in ctx.saved_tensors)
 
 
@@ -132,8 +133,17 @@ class _FusedAttention(torch.autograd.Function):
         return out, lse
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, dout, _dlse):
+        if torch.is_grad_enabled():  # create_graph=True: the fused backward kernels have no derivative
+            raise RuntimeError(
+                f"flash_attn_func: backend '{ctx.backend}' does not support second derivatives (a backward with "
+                f"create_graph=True, e.g. a gradient penalty): its backward kernels are not differentiable. Use "
+                f"backend='torch' (autograd through PyTorch ops, differentiable twice) for higher-order gradients.")
+        with torch.no_grad():
+            return _FusedAttention._backward(ctx, dout)
+
+    @staticmethod
+    def _backward(ctx, dout):
         q, k, v, out, lse = ctx.saved_tensors
         if dout.stride(-1) != 1:  # e.g. the expanded ones of out.sum().backward(): kernels need headdim contiguous
             dout = dout.contiguous()
