@@ -156,9 +156,14 @@ struct FmhaFwdPipeline {
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       const int row = m0 + T.row(tid, i);
-      if (row < p.seqlen_q)
-        p.lse[(int64_t(batch) * p.nheads + head) * p.seqlen_q + row] =
-            l_rows[i] == 0.f ? neg_inf() : (m[i] + rf_log2(l_rows[i])) * kLn2;
+      if (row < p.seqlen_q) {
+        const int64_t idx = (int64_t(batch) * p.nheads + head) * p.seqlen_q + row;
+        p.lse[idx] = l_rows[i] == 0.f ? neg_inf() : (m[i] + rf_log2(l_rows[i])) * kLn2;
+        if (p.softmax_stats) {  // what O was normalised with: the backward's P = exp2(S2 - m) * inv_l
+          p.softmax_stats[2 * idx] = m[i];
+          p.softmax_stats[2 * idx + 1] = inv_l[i];
+        }
+      }
     }
   }
 

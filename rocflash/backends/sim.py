@@ -18,7 +18,7 @@ Forward (hip_src/fmha_fwd_kernel.h)::
 Backward (hip_src/fmha_bwd_kernel.h)::
 
     D = rowsum(dO * O)
-    P = exp2(S2 - LSE * log2(e))  (0 where masked, and for rows with LSE = -inf)
+    P = exp2(S2 - m) * (1/l)      (the forward's final row max and 1/l; 0 where masked, and for rows with l = 0)
     dS = P * (dP - D) * g,  dP = dO . V^T,  g = 1 or 1 - tanh^2 (softcap)
     dK/dV kernel, per key block and query tile:  dV += round(P)^T . dO,  dK += round(dS)^T . Q
     dQ kernel, per query block and key tile:     dQ += round(dS) . K   (boundary tiles: masked_product)
@@ -117,8 +117,10 @@ def masked_product(a, b, keep):
     return (a.unsqueeze(-1) * b_kept).sum(dim=-2)
 
 
-def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None):
-    """Simulate one forward launch. Shapes as ``flash_attn_func``; returns (out, lse float32 (b, h, sq))."""
+def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None, with_stats: bool = False):
+    """Simulate one forward launch. Shapes as ``flash_attn_func``; returns (out, lse float32 (b, h, sq)), and
+    with with_stats=True also the statistics the backward rebuilds P from: (b, h, sq, 2), per row the final
+    log2-domain row max m and 1/l (the kernel's softmax_stats; fp64 for fp64 inputs)."""
     pb = _Problem(q, k, v, args, "fwd", target)
     cfg, dev = pb.cfg, pb.device
     if trace is not None:
@@ -127,6 +129,7 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     qf, kf, vf = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group)
     out = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, pb.headdim, dtype=pb.acc, device=dev)
     lse = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, dtype=pb.acc, device=dev)
+    stats = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, 2, dtype=pb.acc, device=dev)
     neg_inf = torch.tensor(float("-inf"), dtype=pb.acc, device=dev)
 
     for m_block in reversed(range(-(-pb.seqlen_q // bm))):
@@ -162,31 +165,44 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
         inv_l = torch.where(l_valid == 0, torch.zeros_like(l_valid), 1.0 / l_valid)
         out[:, :, m0:m_end] = o[:, :, :n, :pb.headdim] * inv_l.unsqueeze(-1)
         lse[:, :, m0:m_end] = torch.where(l_valid == 0, neg_inf, (m_valid + torch.log2(l_valid)) / LOG2E)
+        stats[:, :, m0:m_end, 0], stats[:, :, m0:m_end, 1] = m_valid, inv_l
     # the LSE keeps fp64 for fp64 inputs: the simulated backward recomputes P from it (gradcheck precision);
     # flash_attn_func hands callers a float32 copy
     lse_dtype = torch.float64 if q.dtype == torch.float64 else torch.float32
-    return out.transpose(1, 2).to(q.dtype).contiguous(), lse.to(lse_dtype)
+    out = out.transpose(1, 2).to(q.dtype).contiguous()
+    return (out, lse.to(lse_dtype), stats) if with_stats else (out, lse.to(lse_dtype))
 
 
-def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None):
+def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None,
+             stats=None):
     """Simulate the backward launches (preprocess, dK/dV kernel, dQ kernel).
 
-    Inputs as the forward's plus its ``out``, ``lse`` (b, h, sq) and ``dout`` (q's shape). Returns
+    Inputs as the forward's plus its ``out``, ``dout`` (q's shape) and either ``stats`` (the forward's
+    ``with_stats=True`` output, as the kernels use: P = exp2(S2 - m) / l, never above 1) or ``lse``
+    (b, h, sq) (P = exp2(S2 - LSE * log2(e)), exact only while |LSE| * 2^-24 is negligible). Returns
     (dq, dk, dv) in the inputs' dtype and shapes. ``trace`` records the dK/dV kernel's tiling.
     """
     pb = _Problem(q, k, v, args, "bwd_dkdv", target)
     dev, acc = pb.device, pb.acc
     qf, kf, vf, dof = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group), pb.prep(dout)
     delta = (dout.to(acc) * out.to(acc)).sum(-1).transpose(1, 2)  # (b, h, sq): the preprocess kernel
-    lse_log2 = torch.where(torch.isneginf(lse), torch.full_like(lse, float("inf")), lse).to(acc) * LOG2E
+    if stats is None:  # from the LSE: m = LSE * log2(e), 1/l = 1
+        row_max = lse.to(acc) * LOG2E
+        inv_l = torch.ones_like(row_max)
+    else:
+        row_max, inv_l = stats[..., 0].to(acc), stats[..., 1].to(acc)
+    # rows that saw no key and rows past seqlen_q: m = +inf and 1/l = 0, P = 0 (exp2(S2 + inf) * 0 would be NaN)
+    inv_l = torch.where(torch.isneginf(row_max), torch.zeros_like(inv_l), inv_l)
+    row_max = torch.where(torch.isneginf(row_max), torch.full_like(row_max, float("inf")), row_max)
 
     def tile_grads(m0, n0, bm, bn, q_tile, do_tile, k_tile, v_tile):
         """P and dS of one (query tile, key tile), rounded to the element type as the kernels store them."""
         rows, cols = torch.arange(m0, m0 + bm, device=dev), torch.arange(n0, n0 + bn, device=dev)
         s2, g = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
-        # rows past seqlen_q get LSE +inf (P = 0), like rows that saw no key
-        lse_t = F.pad(lse_log2[:, :, m0:min(m0 + bm, pb.seqlen_q)], (0, max(0, m0 + bm - pb.seqlen_q)), value=float("inf"))
-        p = torch.exp2(s2 - lse_t.unsqueeze(-1))
+        pad = (0, max(0, m0 + bm - pb.seqlen_q))
+        m_t = F.pad(row_max[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad, value=float("inf"))
+        inv_l_t = F.pad(inv_l[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad)
+        p = torch.exp2(s2 - m_t.unsqueeze(-1)) * inv_l_t.unsqueeze(-1)
         delta_t = F.pad(delta[:, :, m0:min(m0 + bm, pb.seqlen_q)], (0, max(0, m0 + bm - pb.seqlen_q)))
         ds = p * (do_tile @ v_tile.transpose(-1, -2) - delta_t.unsqueeze(-1)) * g
         masked = pb.rule.tile_needs_mask(m0, min(m0 + bm, pb.seqlen_q), n0, bn)
