@@ -58,8 +58,10 @@ RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], con
       const int row = row_of(i), col = col_of(c);
       float prob = rf_exp2(score(s[i][c], row, col) - row_max[i]) * inv_l[i];
       float ds = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
-      if constexpr (kMask) {  // selects, not products: S and dP of a masked key may be NaN (0 * NaN = NaN)
-        if (!(row < rule.seqlen_q && rule.visible(row, col))) prob = ds = 0.f;
+      if constexpr (kMask) {  // selects, not products: S and dP of a masked key may be NaN (0 * NaN = NaN).
+        // Masked: -0.0, the mark the dQ product drops K rows under (DropMaskedA); visible dS: +0 for -0.
+        if (!(row < rule.seqlen_q && rule.visible(row, col))) prob = ds = -0.f;
+        else ds += 0.f;
       }
       dp[i][c] = ds;
       s[i][c] = prob;
@@ -263,11 +265,8 @@ struct FmhaBwdDqPipeline {
       __syncthreads();
       const auto ds_read = [&](int i, int vv) { return T.ds_read(tid, i, vv); };
       const auto k_read = [&](int j, int g) { return T.k_col_read(tid, j, g); };
-      if (boundary) {  // masked dS is 0: masked keys' K rows (maybe NaN) are ANDed out, not multiplied by 0
-        KeepRowSpans<TM> rows;
-#pragma unroll
-        for (int i = 0; i < TM; ++i) visible_key_span(rule, m0 + T.row(tid, i), n0, T.block_n, &rows.lo[i], &rows.len[i]);
-        tile_pairdot<E, TM, TD, CW, false>(lds, T.block_n * E::kBytes / kVectorBytes, ds_read, k_read, dq, rows);
+      if (boundary) {  // masked dS is -0: masked keys' K rows (maybe NaN) are ANDed out, not multiplied by 0
+        tile_pairdot<E, TM, TD, CW, false>(lds, T.block_n * E::kBytes / kVectorBytes, ds_read, k_read, dq, DropMaskedA{});
       } else {
         tile_pairdot<E, TM, TD, CW, false>(lds, T.block_n * E::kBytes / kVectorBytes, ds_read, k_read, dq);
       }

@@ -14,8 +14,8 @@
 //   stage 2  online softmax in the log2 domain: m' = max(m, rowmax(S)), P = exp2(S - m'),
 //            l = l*exp2(m - m') + rowsum(P), O *= exp2(m - m'). Boundary tiles only apply the mask.
 //   stage 3  V -> LDS (row pairs), P -> LDS, prefetch of the next K tile into registers; O += P.V
-//            (boundary tiles: each row's masked keys are ANDed out of the V operand, so a NaN or inf in a
-//            V row the query row cannot see never reaches it; the masked S is a select to -inf in stage 2)
+//            (boundary tiles: masked P is stored as -0.0 and the V elements under it are ANDed to 0, so a NaN
+//            or inf in a V row the query row cannot see never reaches it; masked S is a select to -inf)
 // The log2 trick: exp(x) = exp2(x * log2(e)); scaling the scores once by softmax_scale*log2(e) turns every
 // exponential into one v_exp_f32 / ex2.approx. LSE = (m + log2(l)) * ln(2) converts back.
 #pragma once
@@ -116,8 +116,12 @@ struct FmhaFwdPipeline {
       float row_sum = 0.f;
 #pragma unroll
       for (int c = 0; c < TN; ++c) {
-        s[i][c] = rf_exp2(s[i][c] - base);
-        row_sum += s[i][c];
+        const float prob = rf_exp2(s[i][c] - base);
+        row_sum += prob;
+        s[i][c] = prob;
+        if constexpr (kMask) {  // -0.0 marks a masked entry for the P.V product (DropMaskedA)
+          if (!rule.visible(row, n0 + T.s_col(tid, c))) s[i][c] = -0.f;
+        }
       }
       l[i] = l[i] * alpha[i] + row_sum;  // per-lane partial sum; reduced across the row group once, at the end
     }
@@ -233,11 +237,8 @@ struct FmhaFwdPipeline {
 #pragma unroll
           for (int x = 0; x < TD; ++x) o[i][x] *= alpha[i];
         __syncthreads();
-        if (boundary) {  // masked P is 0, and 0 * NaN = NaN: masked keys' V rows must not enter the product
-          KeepRowSpans<TM> rows;
-#pragma unroll
-          for (int i = 0; i < TM; ++i) visible_key_span(rule, m0 + T.row(tid, i), n0, T.block_n, &rows.lo[i], &rows.len[i]);
-          Math::pv(lds, tid, o, rows);
+        if (boundary) {  // masked P is -0 and 0 * NaN = NaN: masked keys' V rows must not enter the product
+          Math::pv(lds, tid, o, DropMaskedA{});
         } else {
           Math::pv(lds, tid, o);
         }

@@ -71,19 +71,6 @@ RF_HD void query_tile_range(const MaskRule& r, int32_t n_begin, int32_t n_end, i
   *tile_end = int32_t(last / block_m + 1);
 }
 
-// The keys of the tile [n_begin, n_begin + block_n) that row i sees, as a span relative to n_begin:
-// key n_begin + j is visible iff unsigned(j - *lo) < *len (len 0: none). Boundary tiles use it to keep
-// masked K/V elements out of the products where P or dS is 0 (0 * NaN = NaN): masked entries contribute
-// exactly nothing, even when the K/V row they would read holds NaN or inf.
-RF_HD void visible_key_span(const MaskRule& r, int64_t i, int32_t n_begin, int32_t block_n, int32_t* lo, uint32_t* len) {
-  int64_t first = r.first_key(i), last = r.last_key(i);
-  if (first < n_begin) first = n_begin;
-  if (last > int64_t(r.seqlen_k) - 1) last = int64_t(r.seqlen_k) - 1;
-  if (last > int64_t(n_begin) + block_n - 1) last = int64_t(n_begin) + block_n - 1;
-  *lo = int32_t(first < last + 1 ? first - n_begin : 0);
-  *len = uint32_t(first < last + 1 ? last + 1 - first : 0);
-}
-
 // True when some (valid row, key) pair of the tile [n_begin, n_begin + block_n) x [m_begin, m_end) is
 // masked: only such boundary tiles run the per-element predicate.
 RF_HD bool tile_needs_mask(const MaskRule& r, int32_t m_begin, int32_t m_end, int32_t n_begin, int32_t block_n) {
