@@ -7,7 +7,8 @@ import numbers
 
 import torch
 
-from .backends import FwdArgs, compiled, reference, sim
+from . import ops
+from .backends import FwdArgs, reference
 from .selector import select_backend
 
 MAX_HEADDIM = 256
@@ -94,71 +95,19 @@ def flash_attn_func(
         raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{sel.backend}', got {dropout_p}")
     q, k, v = (x if x.stride(-1) == 1 else x.contiguous() for x in (q, k, v))  # kernels need headdim contiguous
 
-    if q.numel() == 0 or k.shape[1] == 0:
-        # Nothing to launch: empty output, or no keys at all (every row fully masked: 0 and LSE -inf).
-        out, lse = _NoWork.apply(q, k, v)
-    elif sel.backend == "torch":
-        out, lse = reference.forward(q, k, v, args)
+    if sel.backend == "torch":
+        # PyTorch ops (autograd twice, traced op by op by torch.compile); torch.ops.rocflash.fwd with
+        # backend="torch" runs the same forward as one opaque op
+        out, lse = reference.forward(q, k, v, args) if q.numel() and k.shape[1] else ops.fwd(*_op_args(q, k, v, args, "torch"))[:2]
         lse = lse.detach()
     else:
-        out, lse = _FusedAttention.apply(q, k, v, args, sel.backend)
+        # torch.ops.rocflash.fwd: differentiable once (register_autograd), traceable (register_fake)
+        out, lse, _ = ops.fwd(*_op_args(q, k, v, args, sel.backend))
     return (out, lse, None) if return_attn_probs else out
 
 
-class _NoWork(torch.autograd.Function):
-    """Empty inputs, or no keys at all: out 0, LSE -inf, zero gradients; no kernel launch."""
-
-    @staticmethod
-    def forward(ctx, q, k, v):
-        ctx.save_for_backward(q, k, v)
-        batch, seqlen_q, nheads, _ = q.shape
-        lse = torch.full((batch, nheads, seqlen_q), float("-inf"), dtype=torch.float32, device=q.device)
-        ctx.mark_non_differentiable(lse)
-        return torch.zeros_like(q, memory_format=torch.contiguous_format), lse
-
-    @staticmethod
-    def backward(ctx, dout, _dlse):
-        # The gradients are 0 whatever q, k, v are: their own derivatives are 0 too, so create_graph=True is exact.
-        return tuple(torch.zeros_like(t) for t in ctx.saved_tensors)
-
-
-class _FusedAttention(torch.autograd.Function):
-    """Forward and backward through a fused backend (``sim`` or a compiled one). The LSE is an output for
-    the caller and the saved statistic of the backward; it is not differentiable (as in flash-attn)."""
-
-    @staticmethod
-    def forward(ctx, q, k, v, args, backend):
-        if backend == "sim":
-            out, lse, stats = sim.forward(q, k, v, args, with_stats=True)
-        else:
-            out, lse, stats = compiled.forward(backend, q, k, v, args, with_stats=True)
-        # the backward rebuilds P from the forward's row max and 1/l (fp64 in the sim for fp64 inputs: gradcheck)
-        ctx.save_for_backward(q, k, v, out, stats)
-        ctx.args, ctx.backend = args, backend
-        lse = lse.float()
-        ctx.mark_non_differentiable(lse)
-        return out, lse
-
-    @staticmethod
-    def backward(ctx, dout, _dlse):
-        if torch.is_grad_enabled():  # create_graph=True: the fused backward kernels have no derivative
-            raise RuntimeError(
-                f"flash_attn_func: backend '{ctx.backend}' does not support second derivatives (a backward with "
-                f"create_graph=True, e.g. a gradient penalty): its backward kernels are not differentiable. Use "
-                f"backend='torch' (autograd through PyTorch ops, differentiable twice) for higher-order gradients.")
-        with torch.no_grad():
-            return _FusedAttention._backward(ctx, dout)
-
-    @staticmethod
-    def _backward(ctx, dout):
-        q, k, v, out, stats = ctx.saved_tensors
-        if dout.stride(-1) != 1:  # e.g. the expanded ones of out.sum().backward(): kernels need headdim contiguous
-            dout = dout.contiguous()
-        if ctx.backend == "sim":
-            dq, dk, dv = sim.backward(q, k, v, out, None, dout, ctx.args, stats=stats)
-        else:
-            dq, dk, dv = compiled.backward(ctx.backend, q, k, v, out, stats, dout, ctx.args)
-        return dq, dk, dv, None, None
+def _op_args(q, k, v, args: FwdArgs, backend: str):
+    return q, k, v, args.softmax_scale, args.window_left, args.window_right, args.softcap, args.alibi_slopes, backend
 
 
 def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
