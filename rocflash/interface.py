@@ -87,23 +87,31 @@ def flash_attn_func(
     """
     args = _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
                        deterministic, return_attn_probs)
-    sel = select_backend(q.device, backend)
-    if q.dtype == torch.float64 and sel.backend not in _FP64_BACKENDS:
-        raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{sel.backend}' "
+    name = _backend_name(q.device, backend)
+    if q.dtype == torch.float64 and name not in _FP64_BACKENDS:
+        raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{name}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
     if dropout_p > 0:
-        raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{sel.backend}', got {dropout_p}")
+        raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{name}', got {dropout_p}")
     q, k, v = (x if x.stride(-1) == 1 else x.contiguous() for x in (q, k, v))  # kernels need headdim contiguous
 
-    if sel.backend == "torch":
+    if name == "torch":
         # PyTorch ops (autograd twice, traced op by op by torch.compile); torch.ops.rocflash.fwd with
         # backend="torch" runs the same forward as one opaque op
         out, lse = reference.forward(q, k, v, args) if q.numel() and k.shape[1] else ops.fwd(*_op_args(q, k, v, args, "torch"))[:2]
         lse = lse.detach()
     else:
         # torch.ops.rocflash.fwd: differentiable once (register_autograd), traceable (register_fake)
-        out, lse, _ = ops.fwd(*_op_args(q, k, v, args, sel.backend))
+        out, lse, _ = ops.fwd(*_op_args(q, k, v, args, name))
     return (out, lse, None) if return_attn_probs else out
+
+
+@torch.compiler.assume_constant_result
+def _backend_name(device: torch.device, backend: str | None) -> str:
+    """The selected backend's name. Under torch.compile this runs once at trace time, outside the graph (the
+    probe reads device properties and imports the compiled module): the graph holds the name as a constant,
+    so ROCFLASH_BACKEND is read when a function is compiled, not at each call of the compiled function."""
+    return select_backend(device, backend).backend
 
 
 def _op_args(q, k, v, args: FwdArgs, backend: str):

@@ -99,7 +99,7 @@ def backward(q, k, v, dout, args: FwdArgs):
     dk = torch.matmul(ds.transpose(-1, -2), parts.qc) * args.softmax_scale
 
     def finish(x, heads, ok=None):  # (b, h, s, d) -> (b, s, heads, d), GQA groups summed, 0 at non-finite inputs
-        if parts.group > 1:
+        if heads != x.shape[1]:
             x = x.view(x.shape[0], heads, parts.group, *x.shape[2:]).sum(dim=2)
         x = x.transpose(1, 2)
         if ok is not None:
