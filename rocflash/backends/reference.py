@@ -64,7 +64,8 @@ class _Parts:
             scores = scores - slopes * (diag - cols).abs().to(compute_dtype)
         visible = MaskRule(seqlen_q, seqlen_k, args.window_left, args.window_right).visible_grid(rows, cols)
         scores = scores.masked_fill(~visible, float("-inf"))
-        row_max = scores.amax(dim=-1, keepdim=True).detach()  # softmax is shift invariant: no gradient through it
+        # softmax is shift invariant: no gradient through the row max (no key at all: every row fully masked)
+        row_max = (scores.amax(dim=-1, keepdim=True) if seqlen_k else scores.new_full((*scores.shape[:-1], 1), float("-inf"))).detach()
         row_max = row_max.masked_fill(torch.isneginf(row_max), 0.0)  # fully masked rows: exp(-inf - 0) = 0
         e = torch.exp(scores - row_max)
         total = e.sum(dim=-1, keepdim=True)
