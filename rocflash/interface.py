@@ -48,7 +48,12 @@ def flash_attn_func(
         dropout_p: must be 0.0 (dropout is not implemented by any backend yet: NotImplementedError).
         softmax_scale: scale of Q.K^T; default 1 / sqrt(headdim). Valid: |softmax_scale| <= 2.3587e38
             (``MAX_SOFTMAX_SCALE``: softmax_scale * log2(e) must be a finite float32; 0 gives uniform
-            weights). Scores whose scaled value overflows float32 give NaN in their rows.
+            weights). Scores whose scaled value overflows float32 give NaN in their rows. The forward and dv
+            are exact over the whole range; the fused backends' dq and dk are within FlashAttention's tolerance
+            rule for |softmax_scale| <= 100 (``ops.EXACT_BACKWARD_SCALE``) and beyond it carry an absolute error
+            of about |softmax_scale| * 2^-24 * |dout| * |v| * |k|: FlashAttention-2's D = rowsum(dout * out)
+            cancels against dP = dout . v in a saturated softmax (Dao 2023, Algorithm 2, line 4). Their backward
+            warns (RuntimeWarning) there; the torch backend is exact at every scale.
         causal: causal mask, aligned to the bottom-right corner when seqlen_q != seqlen_k (flash-attn >= 2.1):
             query row i sees key j iff j <= i + seqlen_k - seqlen_q. For seqlen_q=2, seqlen_k=5::
 
