@@ -14,8 +14,8 @@ struct FmhaBwdParams {
   const void* v;     // (batch, seqlen_k, nheads_k, headdim)
   const void* o;     // (batch, seqlen_q, nheads,   headdim)  the forward's output
   const void* dout;  // (batch, seqlen_q, nheads,   headdim)  any strides (expanded: stride 0)
-  const float* lse;  // (batch, nheads, seqlen_q) contiguous, natural log, from the forward
-  float* delta;      // (batch, nheads, seqlen_q) contiguous scratch: rowsum(dO * O), written by the preprocess
+  const float* lse;  // (batch, nheads, seqlen_q) or (nheads, total_q) (seq.lse_*_stride), natural log
+  float* delta;      // like lse: rowsum(dO * O), scratch written by the preprocess
   void* dq;          // (batch, seqlen_q, nheads,   headdim)  written once
   void* dk;          // (batch, seqlen_k, nheads_k, headdim)  written once, summed over each GQA group
   void* dv;          // (batch, seqlen_k, nheads_k, headdim)  written once, summed over each GQA group
@@ -36,6 +36,8 @@ struct FmhaBwdParams {
   int64_t alibi_batch_stride;
   int32_t window_left, window_right;
   bool aligned;  // every row of every tensor 16-byte aligned and headdim whole vectors: 128-bit loads
+
+  SeqLayout seq;  // varlen layout (fmha_fwd_params.h); K/V are never paged or cached in the backward
 };
 
 }  // namespace rf
