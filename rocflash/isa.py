@@ -201,14 +201,21 @@ PREPROCESS_KIND = "bwd_preprocess"
 AUDIT_KINDS = (*TILED_KINDS, PREPROCESS_KIND)
 API_SOURCE = "fmha_api.hip"  # in hip_src/
 # Loop depth of each tiled kind's main loop (see "Main-loop detection"; tests/test_isa.py checks it).
-MAIN_LOOP_DEPTH = {"fwd": 2, "bwd_dkdv": 3, "bwd_dq": 2}
+MAIN_LOOP_DEPTH = {"fwd": 2, "bwd_dkdv": 3, "bwd_dq": 2, "fwd_splitkv": 2}
 # The main-loop LDS reads each kernel's design claims conflict-free on its padded layout: all of them (see
 # "LDS bank conflicts"). check_bank_conflicts checks exactly these; the others would only be reported.
 CONFLICT_FREE_READS = {
     "fwd": ("q", "k", "p", "v"),
     "bwd_dkdv": ("q", "do", "k", "v", "pt", "dst", "do_col", "q_col"),
     "bwd_dq": ("q", "do", "k", "v", "ds", "k_col"),
+    "fwd_splitkv": (),  # no LDS reads in its main loop (K/V rows go global -> registers)
 }
+# Kernel symbol of each tiled kind, for instance files that hold more than one kernel (the split-KV instance
+# also instantiates its combine kernel).
+KIND_KERNEL = {"fwd_splitkv": "fmha_fwd_splitkv_kernel"}
+# Kinds whose main loop has no barrier: the split-KV key loop streams K/V through registers (its LDS merge,
+# after the loop, is what synchronises).
+UNSYNCED_MAIN_LOOP = ("fwd_splitkv",)
 # Load paths audited per arch. "both": aligned and narrow everywhere; "split" (the default): narrow only on
 # these archs, aligned everywhere (see "What is compiled").
 PATH_CHOICES = ("split", "both", "aligned")
@@ -431,10 +438,11 @@ def product_positions(instrs: Sequence[tuple[str, str, str]]) -> list[int]:
     return packed or [i for i, m in enumerate(bases) if COUNTERS["fma"](m)]
 
 
-def find_main_loop(instrs: Sequence[tuple[str, str, str]], labels: dict[str, int]) -> Loop | None:
+def find_main_loop(instrs: Sequence[tuple[str, str, str]], labels: dict[str, int], synced: bool = True) -> Loop | None:
     """The innermost loop that holds more than MAIN_LOOP_SHARE of the tile-product instructions and contains
-    an ``s_barrier``; without such a loop (kernels that never synchronise), the innermost loop holding more
-    than MAIN_LOOP_SHARE of them. See "Main-loop detection" in the module docstring."""
+    an ``s_barrier``; without such a loop (kernels that never synchronise), or with ``synced=False`` (kinds in
+    UNSYNCED_MAIN_LOOP), the innermost loop holding more than MAIN_LOOP_SHARE of them. See "Main-loop
+    detection" in the module docstring."""
     products = product_positions(instrs)
     if not products:
         return None
@@ -444,8 +452,8 @@ def find_main_loop(instrs: Sequence[tuple[str, str, str]], labels: dict[str, int
         if sum(i in inside for i in products) > MAIN_LOOP_SHARE * len(products):
             barrier = any(instrs[i][0] == "s_barrier" for i in lp.instructions)
             holding.append((barrier, lp))
-    synced = [lp for barrier, lp in holding if barrier]
-    candidates = synced or [lp for _, lp in holding]
+    fenced = [lp for barrier, lp in holding if barrier] if synced else []
+    candidates = fenced or [lp for _, lp in holding]
     return max(candidates, key=lambda lp: (lp.depth, -len(lp.instructions))) if candidates else None
 
 
@@ -506,7 +514,7 @@ def occupancy_amd(arch: ArchInfo, vgprs: int, threads: int, wave_size: int, lds_
     return from_vgpr, from_lds, min(from_vgpr, from_lds)
 
 
-_TILE = re.compile(r"Tile_(?:(?P<kind>bwd_dkdv|bwd_dq)_)?(?P<target>[A-Za-z0-9]+)_(?P<dtype>fp16|bf16|fp32)"
+_TILE = re.compile(r"Tile_(?:(?P<kind>bwd_dkdv|bwd_dq|fwd_splitkv)_)?(?P<target>[A-Za-z0-9]+)_(?P<dtype>fp16|bf16|fp32)"
                    r"_d(?P<headdim>\d+)_b(?P<block_m>\d+)x(?P<block_n>\d+)_t(?P<threads>\d+)x(?P<threads_n>\d+)"
                    r"_p(?P<lds_pad_bytes>\d+)")
 _PREPROCESS = re.compile(r"fmha_bwd_preprocess_kernel(?:I|<)(?:NS_|rf::)?\d*(?P<elem>Fp16|Bf16|Fp32)")
@@ -599,7 +607,7 @@ def audit_asm(text: str, kernel: str | None = None, arch: str | None = None, til
 
     # Step 5: instruction stream, main loop, counts
     instrs, labels = kernel_instructions(text, symbol)
-    a.main_loop = find_main_loop(instrs, labels)
+    a.main_loop = find_main_loop(instrs, labels, synced=a.kind not in UNSYNCED_MAIN_LOOP)
     a.kernel_counts = count_instructions(instrs)
     a.loop_counts = count_instructions(instrs, a.main_loop) if a.main_loop else {}
     a.spill_ops = a.kernel_counts["spill_ops"]
@@ -1036,7 +1044,7 @@ def run_audit(archs: Sequence[str] = DEFAULT_ARCHS, build_dir: Path | None = Non
             kernels += [_named_preprocess(a) for a in audit_compiled_file(cf.output, amd_arch)]
             continue
         key = (cfg.kind, cfg.tile_name, ARCHS[arch].vendor)
-        a = audit_file(cf.output, arch=amd_arch, conflicts=key not in conflict_cache)
+        a = audit_file(cf.output, arch=amd_arch, kernel=KIND_KERNEL.get(cfg.kind), conflicts=key not in conflict_cache)
         if key in conflict_cache:
             a.bank_conflicts, a.bank_conflicts_unpadded = conflict_cache[key]
         else:
