@@ -185,9 +185,9 @@ struct FmhaFwdSplitKvPipeline {
 #pragma unroll
       for (int c = 0; c < VL * CE; ++c) o[r][c] = 0.f;
     }
-    const bool any_window = p.window_left >= 0 || p.window_right >= 0;
     for (int n0 = int(k_begin); n0 < k_end; n0 += T.block_n) {
-      if (!any_window && n0 + T.block_n <= k_end)
+      // every key of the iteration inside the split and visible from every row: no per-key predicate
+      if (n0 + T.block_n <= k_end && !tile_needs_mask(rule, i_first, i_last + 1, n0, T.block_n))
         step<false>(k, v, q, m, l, o, score, slope, qi, rule, n0, int(k_end), tid);
       else
         step<true>(k, v, q, m, l, o, score, slope, qi, rule, n0, int(k_end), tid);

@@ -67,7 +67,7 @@ def _layout(seqs, layout: str, page: int = 16, seed: int = 0):
     num_blocks = sum(pages) + 3  # unused blocks, NaN
     perm = torch.randperm(num_blocks, generator=g)
     max_blocks = max(max(pages), 1) + 1
-    table = torch.full((len(seqs), max_blocks), num_blocks - 1, dtype=torch.int32)  # garbage entries: a NaN block
+    table = torch.full((len(seqs), max_blocks), -1, dtype=torch.int32)  # entries past a sequence: a NaN block
     kc = torch.full((num_blocks, page, hk, d), NAN, dtype=dtype, device="cuda")
     vc = torch.full_like(kc, NAN)
     nxt = 0
@@ -82,7 +82,7 @@ def _layout(seqs, layout: str, page: int = 16, seed: int = 0):
             kc[blk, :n] = k[0, j * page: j * page + n]
             vc[blk, :n] = v[0, j * page: j * page + n]
     spare = [i for i in range(num_blocks) if i not in used]
-    table[table == num_blocks - 1] = spare[-1] if spare else 0
+    table[table < 0] = spare[-1]
     return kc, vc, dict(cu_seqlens_k=None, seqused_k=seqused, block_table=table.to("cuda"))
 
 
