@@ -5,8 +5,8 @@
 // block owns (row chunk, split, kv-head, batch) and
 //   1. keeps its block_m query rows (query heads of the group x query positions) in registers, each lane the
 //      same 128-bit column vectors it will read from K and V;
-//   2. per iteration, every key group issues the 128-bit loads of keys_per_group K rows and V rows (all in
-//      flight together), reduces Q.K over its lanes, and updates its own online softmax (log2 domain, as the
+//   2. per iteration, every key group issues the 128-bit loads of the next iteration's keys_per_group K rows
+//      and V rows (software pipelined: in flight while this iteration computes), reduces Q.K over its lanes, and updates its own online softmax (log2 domain, as the
 //      forward kernel: m' = max(m, s), O = O*exp2(m - m') + exp2(s - m')*V, l likewise);
 //   3. merges the key groups' (m, l, O) through LDS (a tree), then writes O/l and LSE: straight to the output
 //      when there is one split, else to the fp32 partial buffers that the combine kernel reads.
@@ -53,40 +53,41 @@ struct FmhaFwdSplitKvPipeline {
   static_assert(T.threads % kWaveSize == 0, "a block must hold whole waves");
   static_assert(T.threads_n <= kWaveSize, "a key group must not straddle waves");
 
-  // One iteration over keys n0 + u*key_groups + key_group (u < U): loads, scores, online softmax, O update.
+  // The 128-bit loads of one iteration: K and V rows of keys n0 + u*key_groups + key_group (u < U). Keys past
+  // k_end (>= 1) re-read key k_end - 1, so nothing past the split or the sequence is touched and the loads need
+  // no branch; the softmax gives those keys probability 0.
+  RF_DEVICE static void load_keys(const GlobalRows<E>& k, const GlobalRows<E>& v, uint4 (&kv)[U][VL], uint4 (&vv)[U][VL],
+                                  int n0, int k_end, int tid) {
+    constexpr SplitKvShape T = Tile::kShape;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int j = min(T.key_of(tid, n0, u), k_end - 1);
+      int64_t ko, vo;
+      if (k.pages == nullptr) {
+        ko = int64_t(j) * k.row_stride_bytes;
+        vo = int64_t(j) * v.row_stride_bytes;
+      } else {  // one block-table lookup serves K and V
+        const int page = j / k.page_size;
+        const int64_t block = k.pages[page];
+        const int in_page = j - page * k.page_size;
+        ko = block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
+        vo = block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
+      }
+#pragma unroll
+      for (int x = 0; x < VL; ++x) {
+        kv[u][x] = k.template load_vec_at<kAligned>(k.base + ko, T.vec_of(tid, x));
+        vv[u][x] = v.template load_vec_at<kAligned>(v.base + vo, T.vec_of(tid, x));
+      }
+    }
+  }
+
+  // One iteration's math on loaded K/V rows: scores, online softmax, O update.
   template <bool kMask>
-  RF_DEVICE static void step(const GlobalRows<E>& k, const GlobalRows<E>& v, const uint4 (&q)[R][VL], float (&m)[R],
+  RF_DEVICE static void step(const uint4 (&kv)[U][VL], const uint4 (&vv)[U][VL], const uint4 (&q)[R][VL], float (&m)[R],
                              float (&l)[R], float (&o)[R][VL * CE], const ScoreTransform& score,
                              const float (&slope)[R], const int (&qi)[R], const MaskRule& rule, int n0, int k_end,
                              int tid) {
     constexpr SplitKvShape T = Tile::kShape;
-    uint4 kv[U][VL], vv[U][VL];
-    // ---- all loads of the iteration in flight together (128-bit, one K row and one V row per key group)
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int j = T.key_of(tid, n0, u);
-      if (!kMask || j < k_end) {
-        int64_t ko, vo;
-        if (k.pages == nullptr) {
-          ko = int64_t(j) * k.row_stride_bytes;
-          vo = int64_t(j) * v.row_stride_bytes;
-        } else {  // one block-table lookup serves K and V
-          const int page = j / k.page_size;
-          const int64_t block = k.pages[page];
-          const int in_page = j - page * k.page_size;
-          ko = block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
-          vo = block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
-        }
-#pragma unroll
-        for (int x = 0; x < VL; ++x) {
-          kv[u][x] = k.template load_vec_at<kAligned>(k.base + ko, T.vec_of(tid, x));
-          vv[u][x] = v.template load_vec_at<kAligned>(v.base + vo, T.vec_of(tid, x));
-        }
-      } else {
-#pragma unroll
-        for (int x = 0; x < VL; ++x) kv[u][x] = vv[u][x] = make_uint4(0u, 0u, 0u, 0u);
-      }
-    }
     // ---- S = Q.K^T for the U keys: partial dot products, then a reduction over the key group's lanes
     float s[U][R];
 #pragma unroll
@@ -185,12 +186,25 @@ struct FmhaFwdSplitKvPipeline {
 #pragma unroll
       for (int c = 0; c < VL * CE; ++c) o[r][c] = 0.f;
     }
-    for (int n0 = int(k_begin); n0 < k_end; n0 += T.block_n) {
-      // every key of the iteration inside the split and visible from every row: no per-key predicate
-      if (n0 + T.block_n <= k_end && !tile_needs_mask(rule, i_first, i_last + 1, n0, T.block_n))
-        step<false>(k, v, q, m, l, o, score, slope, qi, rule, n0, int(k_end), tid);
-      else
-        step<true>(k, v, q, m, l, o, score, slope, qi, rule, n0, int(k_end), tid);
+    // Software pipeline: the next iteration's K/V loads are in flight while this iteration computes.
+    if (k_begin < k_end) {  // uniform; k_end >= 1 inside
+      uint4 kv[U][VL], vv[U][VL], kn[U][VL], vn[U][VL];
+      load_keys(k, v, kv, vv, int(k_begin), int(k_end), tid);
+      for (int n0 = int(k_begin); n0 < k_end; n0 += T.block_n) {
+        load_keys(k, v, kn, vn, n0 + T.block_n, int(k_end), tid);  // the last one re-reads key k_end - 1
+        // every key of the iteration inside the split and visible from every row: no per-key predicate
+        if (n0 + T.block_n <= k_end && !tile_needs_mask(rule, i_first, i_last + 1, n0, T.block_n))
+          step<false>(kv, vv, q, m, l, o, score, slope, qi, rule, n0, int(k_end), tid);
+        else
+          step<true>(kv, vv, q, m, l, o, score, slope, qi, rule, n0, int(k_end), tid);
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+          for (int x = 0; x < VL; ++x) {
+            kv[u][x] = kn[u][x];
+            vv[u][x] = vn[u][x];
+          }
+      }
     }
 
     // ---- merge the key groups' states (tree through LDS); key group 0 ends with the block's state

@@ -6,6 +6,7 @@ stream as integers. Every check that can fail runs in ``rocflash.interface`` bef
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import os
@@ -143,9 +144,14 @@ def split_plan(platform: str, q, nheads_k: int, batch: int, max_seqlen_q: int, m
     return True, max(1, num_splits), inst
 
 
+def _device_of(t: torch.Tensor):
+    """A context that makes t's device current; a no-op when it already is (decode calls are host-bound)."""
+    return contextlib.nullcontext() if t.device.index == torch.cuda.current_device() else torch.cuda.device(t.device)
+
+
 def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None) -> None:
     """Run the forward (inst None) or the split-KV kernel with num_splits splits (plus its partial buffers)."""
-    with torch.cuda.device(q.device):
+    with _device_of(q):
         stream = torch.cuda.current_stream(q.device).cuda_stream
         if inst is None:
             mod.fwd(p, stream)
