@@ -46,7 +46,10 @@ struct FmhaFwdSplitKvPipeline {
   static constexpr SplitKvShape T = Tile::kShape;
   static constexpr int R = T.block_m;
   static constexpr int VL = T.vecs_per_lane();
-  static constexpr int U = T.keys_per_group();
+  // Keys per lane per iteration: the config's on the 128-bit path; half of it on the narrow path, whose
+  // element-wise loads need more registers (gfx906 spilled there at the aligned path's count; ISA audit).
+  static constexpr int U = kAligned || T.keys_per_group() == 1 ? T.keys_per_group() : T.keys_per_group() / 2;
+  static constexpr int kKeysPerIter = U * T.key_groups();  // divides block_n, so splits stay aligned
   static constexpr int CE = T.vec_elems();
   static_assert(T.valid(), "invalid split-KV tile config (see SplitKvShape::valid)");
   static_assert(T.elem_bytes == E::kBytes, "tile config built for another element size");
@@ -190,10 +193,10 @@ struct FmhaFwdSplitKvPipeline {
     if (k_begin < k_end) {  // uniform; k_end >= 1 inside
       uint4 kv[U][VL], vv[U][VL], kn[U][VL], vn[U][VL];
       load_keys(k, v, kv, vv, int(k_begin), int(k_end), tid);
-      for (int n0 = int(k_begin); n0 < k_end; n0 += T.block_n) {
-        load_keys(k, v, kn, vn, n0 + T.block_n, int(k_end), tid);  // the last one re-reads key k_end - 1
+      for (int n0 = int(k_begin); n0 < k_end; n0 += kKeysPerIter) {
+        load_keys(k, v, kn, vn, n0 + kKeysPerIter, int(k_end), tid);  // the last one re-reads key k_end - 1
         // every key of the iteration inside the split and visible from every row: no per-key predicate
-        if (n0 + T.block_n <= k_end && !tile_needs_mask(rule, i_first, i_last + 1, n0, T.block_n))
+        if (n0 + kKeysPerIter <= k_end && !tile_needs_mask(rule, i_first, i_last + 1, n0, kKeysPerIter))
           step<false>(kv, vv, q, m, l, o, score, slope, qi, rule, n0, int(k_end), tid);
         else
           step<true>(kv, vv, q, m, l, o, score, slope, qi, rule, n0, int(k_end), tid);
