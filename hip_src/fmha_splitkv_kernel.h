@@ -320,11 +320,15 @@ __global__ void __launch_bounds__(kThreads) fmha_fwd_splitkv_combine_kernel(cons
     if (id >= pairs) continue;
     const int64_t flat = id % p.seq.total_q;
     const int head = int(id / p.seq.total_q);
+    // The split loops are unrolled so that several splits' loads are in flight (one (row, head) reads up to
+    // num_splits scattered partials: latency, not bandwidth, bounds this kernel).
     float lse_max = neg_inf();
+#pragma unroll 8
     for (int s = 0; s < p.num_splits; ++s)
       lse_max = rf_max(lse_max, p.lse_accum[(int64_t(s) * p.nheads + head) * p.seq.total_q + flat]);
     float sum = 0.f;
     const float base = lse_max == neg_inf() ? 0.f : lse_max;
+#pragma unroll 8
     for (int s = 0; s < p.num_splits; ++s)
       sum += rf_exp2((p.lse_accum[(int64_t(s) * p.nheads + head) * p.seq.total_q + flat] - base) * kLog2e);
     // sum == 0: every split empty (no visible key): O = 0, LSE = -inf
@@ -332,6 +336,7 @@ __global__ void __launch_bounds__(kThreads) fmha_fwd_splitkv_combine_kernel(cons
     float acc[kColsPerLane];
 #pragma unroll
     for (int c = 0; c < kColsPerLane; ++c) acc[c] = 0.f;
+#pragma unroll 4
     for (int s = 0; s < p.num_splits; ++s) {
       const int64_t part = (int64_t(s) * p.nheads + head) * p.seq.total_q + flat;
       const float w = sum == 0.f ? 0.f : rf_exp2((p.lse_accum[part] - lse) * kLog2e);

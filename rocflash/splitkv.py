@@ -17,7 +17,10 @@ from __future__ import annotations
 MAX_ROWS = 16  # query rows per kv-head (seqlen_q x GQA group) up to which decode takes the split kernel
 MAX_SPLITS = 128
 MIN_KEYS_PER_SPLIT = 256  # below this a split's fixed cost (Q load, LDS merge, combine) outweighs its keys
-BLOCKS_PER_CU = 4  # target resident blocks per CU/SM: enough 128-bit loads in flight to stream HBM
+# Resident split-KV blocks per CU/SM: CUDA asks for 3 (kSplitKvCudaBlocksPerSm, fmha_splitkv_kernel.h); the gfx9
+# tiles run 1 wave per SIMD (waves_per_simd) and 2 waves per block, i.e. 4 SIMDs / 2 = 2 blocks per CU.
+BLOCKS_PER_CU = {"cuda": 3, "hip": 2}
+MIN_EFFICIENCY = 0.9  # of the best wave efficiency: the smallest split count that reaches it wins
 
 
 def use_split_kernel(max_seqlen_q: int, group: int, num_splits: int) -> bool:
@@ -30,15 +33,27 @@ def row_chunks(max_seqlen_q: int, group: int, block_m: int) -> int:
     return -(-max_seqlen_q * group // block_m)
 
 
-def num_splits_heuristic(batch: int, nheads_k: int, chunks: int, max_seqlen_k: int, num_cus: int) -> int:
-    """Split count for ``num_splits = 0``: enough blocks to put BLOCKS_PER_CU on every CU/SM, no split shorter
-    than MIN_KEYS_PER_SPLIT keys, at most MAX_SPLITS. Deterministic in its arguments (so repeated calls with
-    the same shapes give bitwise identical results)."""
+def wave_efficiency(blocks: int, capacity: int) -> float:
+    """blocks / (waves x capacity): the share of resident block slots busy, averaged over the waves."""
+    return blocks / (-(-blocks // capacity) * capacity)
+
+
+def num_splits_heuristic(batch: int, nheads_k: int, chunks: int, max_seqlen_k: int, num_cus: int,
+                         platform: str = "cuda") -> int:
+    """Split count for ``num_splits = 0`` (flash-attn's rule, with this kernel's occupancy): among the counts
+    that leave at least MIN_KEYS_PER_SPLIT keys per split (at most MAX_SPLITS), the smallest whose wave
+    efficiency over the resident slots (num_cus x BLOCKS_PER_CU[platform]) is within MIN_EFFICIENCY of the
+    best. Decode blocks are latency-bound, so a partly filled last wave costs nearly a full one (H200 sweep in
+    perf/RESULTS.md, run I2: batch 8 x 16k keys, 6 splits 2064 GB/s, 8 splits 1492). Deterministic in its
+    arguments, so repeated calls with the same shapes give bitwise identical results."""
     if min(batch, nheads_k, chunks, max_seqlen_k, num_cus) <= 0:
         return 1
     blocks = batch * nheads_k * chunks
-    want = -(-BLOCKS_PER_CU * num_cus // blocks)
-    return max(1, min(want, max_seqlen_k // MIN_KEYS_PER_SPLIT, MAX_SPLITS))
+    capacity = num_cus * BLOCKS_PER_CU.get(platform, 2)
+    most = max(1, min(max_seqlen_k // MIN_KEYS_PER_SPLIT, MAX_SPLITS))
+    eff = {n: wave_efficiency(blocks * n, capacity) for n in range(1, most + 1)}
+    best = max(eff.values())
+    return min(n for n, e in eff.items() if e >= MIN_EFFICIENCY * best)
 
 
 def split_keys(max_seqlen_k: int, num_splits: int, block_n: int) -> int:

@@ -23,15 +23,20 @@ def test_split_bounds_partition_the_keys(seqlen_k, max_k, n, block_n):
 
 
 def test_heuristic_choices():
+    """Whole waves of resident blocks (H200: 132 SMs x 3; MI50: 60 CUs x 2), no split under 256 keys."""
     h200, mi50 = 132, 60
-    assert splitkv.num_splits_heuristic(1, 8, 1, 16384, h200) == 64  # capped by MIN_KEYS_PER_SPLIT
-    assert splitkv.num_splits_heuristic(1, 8, 1, 131072, h200) == 66  # 4 blocks per SM
-    assert splitkv.num_splits_heuristic(32, 8, 1, 131072, h200) == 3
-    assert splitkv.num_splits_heuristic(1, 8, 1, 100, mi50) == 1  # too few keys to split
-    assert splitkv.num_splits_heuristic(64, 32, 4, 131072, mi50) == 1  # enough blocks already
-    assert splitkv.num_splits_heuristic(1, 1, 1, 10 ** 7, h200) == splitkv.MAX_SPLITS
+    assert splitkv.num_splits_heuristic(8, 8, 1, 16384, h200) == 6  # 384 of 396 slots (the sweep's best)
+    assert splitkv.num_splits_heuristic(32, 8, 1, 131072, h200) == 3  # 768 blocks: 2 waves
+    assert splitkv.num_splits_heuristic(1, 8, 1, 131072, h200) == 45
+    assert splitkv.num_splits_heuristic(1, 8, 1, 4096, h200) == 15  # at most 4096 // 256 = 16
+    assert splitkv.num_splits_heuristic(1, 8, 1, 16384, mi50, "hip") == 14  # 112 of 120 slots
+    assert splitkv.num_splits_heuristic(1, 8, 1, 100, mi50, "hip") == 1  # too few keys to split
+    assert splitkv.num_splits_heuristic(64, 32, 4, 131072, mi50, "hip") == 1  # 8192 blocks fill waves already
+    assert 0.9 * splitkv.MAX_SPLITS <= splitkv.num_splits_heuristic(1, 1, 1, 10 ** 7, 10 ** 4) <= splitkv.MAX_SPLITS
     for args in [(0, 8, 1, 10, 60), (1, 8, 1, 0, 60), (1, 8, 1, 10, 0)]:
         assert splitkv.num_splits_heuristic(*args) == 1
+    assert splitkv.wave_efficiency(384, 396) == pytest.approx(384 / 396)
+    assert splitkv.wave_efficiency(512, 396) == pytest.approx(512 / 792)
 
 
 def test_split_kernel_rule():

@@ -140,7 +140,8 @@ def split_plan(platform: str, q, nheads_k: int, batch: int, max_seqlen_q: int, m
     inst = _instance(platform, "fwd_splitkv", q.dtype, q.shape[-1], aligned)
     if num_splits == 0:
         chunks = splitkv.row_chunks(max_seqlen_q, group, inst["block_m"])
-        num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k, _num_cus(q.device.index or 0))
+        num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k, _num_cus(q.device.index or 0),
+                                                  platform)
     return True, max(1, num_splits), inst
 
 
