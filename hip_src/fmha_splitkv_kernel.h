@@ -46,9 +46,11 @@ struct FmhaFwdSplitKvPipeline {
   static constexpr SplitKvShape T = Tile::kShape;
   static constexpr int R = T.block_m;
   static constexpr int VL = T.vecs_per_lane();
-  // Keys per lane per iteration: the config's on the 128-bit path; half of it on the narrow path, whose
-  // element-wise loads need more registers (gfx906 spilled there at the aligned path's count; ISA audit).
-  static constexpr int U = kAligned || T.keys_per_group() == 1 ? T.keys_per_group() : T.keys_per_group() / 2;
+  // Keys per lane per iteration: the config's on the 128-bit path; half of it on the narrow path of the 4-row
+  // tiles, whose element-wise loads need more registers (gfx906 spilled there at the aligned path's count; ISA
+  // audit, 2026-11-30).
+  static constexpr int U =
+      kAligned || T.keys_per_group() == 1 || T.block_m < 4 ? T.keys_per_group() : T.keys_per_group() / 2;
   static constexpr int kKeysPerIter = U * T.key_groups();  // divides block_n, so splits stay aligned
   static constexpr int CE = T.vec_elems();
   static_assert(T.valid(), "invalid split-KV tile config (see SplitKvShape::valid)");
