@@ -14,7 +14,8 @@ struct FmhaBwdParams {
   const void* v;     // (batch, seqlen_k, nheads_k, headdim)
   const void* o;     // (batch, seqlen_q, nheads,   headdim)  the forward's output
   const void* dout;  // (batch, seqlen_q, nheads,   headdim)  any strides (expanded: stride 0)
-  const float* lse;  // (batch, nheads, seqlen_q) or (nheads, total_q) (seq.lse_*_stride), natural log
+  const float* lse;  // natural log, from the forward (not read: softmax_stats)
+  const float* softmax_stats;  // (..., 2) in the LSE's layout (SeqLayout): the forward's (m, 1/l) per row
   float* delta;      // like lse: rowsum(dO * O), scratch written by the preprocess
   void* dq;          // (batch, seqlen_q, nheads,   headdim)  written once
   void* dk;          // (batch, seqlen_k, nheads_k, headdim)  written once, summed over each GQA group

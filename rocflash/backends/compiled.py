@@ -16,6 +16,7 @@ import torch
 from .. import splitkv
 from . import FwdArgs, SeqArgs
 
+LOG2E = 1.4426950408889634  # log2(e)
 _MODULES = {"hip": "rocflash._C_hip", "cuda": "rocflash._C_cuda"}
 _DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
 
@@ -172,18 +173,21 @@ _PARAMS_CACHE: dict = {}
 _PARAMS_CACHE_SIZE = 64
 
 
-def forward(platform: str, q, k, v, args: FwdArgs):
-    """Launch the compiled forward: returns (out like q, lse float32 (batch, nheads, seqlen_q)). Few query rows
-    per kv-head (decode) run the split-KV kernel (rocflash.splitkv)."""
+def forward(platform: str, q, k, v, args: FwdArgs, with_stats: bool = False):
+    """Launch the compiled forward: returns (out like q, lse float32 (batch, nheads, seqlen_q)), and with
+    with_stats=True also the softmax statistics the backward needs: float32 (batch, nheads, seqlen_q, 2),
+    per row the log2-domain row max m and 1/l (hip_src/fmha_fwd_params.h). Few query rows per kv-head
+    (decode) run the split-KV kernel (rocflash.splitkv) unless the stats are asked for (it does not write them)."""
     mod = load_module(platform)
     batch, seqlen_q, nheads, _ = q.shape
     out = _output_like(q)
     lse = _output_like(q, (batch, nheads, seqlen_q), torch.float32)
+    stats = _output_like(q, (batch, nheads, seqlen_q, 2), torch.float32) if with_stats else None
     key = None
     if args.alibi_slopes is None:  # see _PARAMS_CACHE
         ptrs_aligned = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
         key = ("dense", platform, q.device.index, q.dtype, q.shape, q.stride(), k.shape, k.stride(), v.stride(), args,
-               ptrs_aligned)
+               ptrs_aligned, with_stats)
     hit = _PARAMS_CACHE.get(key) if key is not None else None
     if hit is None:
         p = mod.FmhaFwdParams()
@@ -191,7 +195,9 @@ def forward(platform: str, q, k, v, args: FwdArgs):
         p.o, p.lse = out.data_ptr(), lse.data_ptr()
         _set_strides(p, "o", out)
         p.aligned = is_aligned(q, k, v, out)
-        split, num_splits, inst = split_plan(platform, q, k.shape[2], batch, seqlen_q, k.shape[1], 0, p.aligned)
+        split, num_splits, inst = False, 1, None
+        if not with_stats:
+            split, num_splits, inst = split_plan(platform, q, k.shape[2], batch, seqlen_q, k.shape[1], 0, p.aligned)
         inst = inst if split else None
         if key is not None:
             if len(_PARAMS_CACHE) >= _PARAMS_CACHE_SIZE:
@@ -201,9 +207,10 @@ def forward(platform: str, q, k, v, args: FwdArgs):
         alibi = None
         p, num_splits, inst = hit
         p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
+    p.softmax_stats = stats.data_ptr() if with_stats else 0
     _launch_fwd(mod, p, q, out, num_splits, inst)
     del alibi  # freed after the launch: the caching allocator keeps it for work queued on this stream
-    return out, lse
+    return (out, lse, stats) if with_stats else (out, lse)
 
 
 def _seq_pointers(p, q, k, v, seq: SeqArgs, out, lse) -> None:
@@ -261,8 +268,9 @@ def varlen_forward(platform: str, q, k, v, seq: SeqArgs, args: FwdArgs):
 
 def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs):
     """Launch the compiled backward on the varlen layout (q/out/dout (total_q, nheads, headdim), k/v (total_k,
-    nheads_k, headdim), lse (nheads, total_q)): returns (dq, dk, dv) shaped like q, k, v. Rows of k/v outside
-    every sequence (cu_seqlens_k[-1] < total_k) get zero gradients."""
+    nheads_k, headdim), lse (nheads, total_q) natural log, or softmax stats (nheads, total_q, 2)): returns (dq, dk,
+    dv) shaped like q, k, v. An LSE becomes stats through ``stats_from_lse``. Rows of k/v outside every sequence
+    (cu_seqlens_k[-1] < total_k) get zero gradients."""
     mod = load_module(platform)
     total_q, nheads, _ = q.shape
     dq = _output_like(q)
@@ -274,11 +282,13 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
         for t in (dq, dk, dv):
             t.zero_()
         return dq, dk, dv
+    stats = stats_from_lse(lse) if lse.dim() == 2 else lse
     delta = torch.empty(nheads, total_q, dtype=torch.float32, device=q.device)
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
     _fill_seq(p, q, k, seq)
-    p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), lse.data_ptr(), delta.data_ptr()
+    p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), 0, delta.data_ptr()
+    p.softmax_stats = stats.data_ptr()
     p.dq, p.dk, p.dv = dq.data_ptr(), dk.data_ptr(), dv.data_ptr()
     for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
         _set_strides(p, name, t)
@@ -289,16 +299,29 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
     return dq, dk, dv
 
 
-def backward(platform: str, q, k, v, out, lse, dout, args: FwdArgs):
+def stats_from_lse(lse: torch.Tensor) -> torch.Tensor:
+    """The backward kernels' softmax statistics (m, 1/l) from an LSE: m = LSE * log2(e) and 1/l = 1, so that
+    P = exp2(S2 - m) * (1/l) = exp(S - LSE) (a fully masked row's -inf stays -inf: P = 0). Exact while
+    |LSE| * 2^-24 is negligible; the forward's own stats are exact for every softmax_scale."""
+    lse = lse.float()
+    return torch.stack((lse * LOG2E, torch.ones_like(lse)), dim=-1).contiguous()
+
+
+def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs):
     """Launch the compiled backward (preprocess, dK/dV, dQ): returns (dq, dk, dv) shaped like q, k, v.
-    ``dout`` may have any strides with a contiguous last dimension."""
+    ``stats`` is the forward's (``forward(..., with_stats=True)``: float32 (batch, nheads, seqlen_q, 2)) or a
+    natural-log LSE float32 (batch, nheads, seqlen_q) (e.g. one merged over key blocks by context parallelism),
+    turned into stats by ``stats_from_lse``; ``dout`` may have any strides with a contiguous last dimension."""
+    if stats.dim() == 3:
+        stats = stats_from_lse(stats)
     mod = load_module(platform)
     batch, seqlen_q, nheads, _ = q.shape
     dq, dk, dv = _output_like(q), _output_like(k), _output_like(v)
     delta = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
-    p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), lse.data_ptr(), delta.data_ptr()
+    p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), 0, delta.data_ptr()
+    p.softmax_stats = stats.data_ptr()
     p.dq, p.dk, p.dv = dq.data_ptr(), dk.data_ptr(), dv.data_ptr()
     for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
         _set_strides(p, name, t)
