@@ -73,7 +73,7 @@ def test_invalid_configs_are_named(field, value, match):
 def test_generated_instances(tmp_path):
     sources = codegen.generate("gfx9", tmp_path, kinds=("fwd_splitkv",))
     names = {p.name for p in sources}
-    assert "rocflash_fmha_fwd_splitkv_gfx9_bf16_d128_b4x16_t128x16_p16_vec.hip" in names
+    assert "rocflash_fmha_fwd_splitkv_gfx9_bf16_d128_b4x8_t128x16_p16_vec.hip" in names
     assert len(sources) == 2 * len([c for c in load_configs("fwd_splitkv") if c.target == "gfx9"])
     table = (tmp_path / "fmha_fwd_splitkv_table.inc").read_text()
     assert '"fwd_splitkv"' in table and "launch_fmha_fwd_splitkv<Bf16" in table
