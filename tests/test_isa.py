@@ -230,12 +230,16 @@ def test_lds_check_flags_oversized_tile(compile_fixture):
 @pytest.mark.parametrize("cfg", _all_configs() + _all_configs("cuda"), ids=lambda c: f"{c.kind}-{c.tile_name}")
 def test_probe_lds_bytes_match_the_config_files_formula(cfg):
     """lds_bytes() of each shape type (through the probe) against the LDS formulas written in the headers of
-    ck_configs/fmha_fwd.toml and fmha_bwd.toml: a second derivation, so a layout change is noticed."""
+    ck_configs/fmha_fwd.toml, fmha_bwd.toml and fmha_splitkv.toml: a second derivation, so a layout change is
+    noticed."""
     row = cfg.headdim * cfg.elem_bytes + cfg.lds_pad_bytes  # one padded Q / K / V / dO row, bytes
     if cfg.kind == "fwd":  # Q + max(K, V row pairs) + P
         expected = cfg.block_m * row + max(cfg.block_n * row, cfg.block_n // 2 * (2 * cfg.headdim * cfg.elem_bytes
                                                                                    + cfg.lds_pad_bytes)) \
             + cfg.block_m * cfg.block_n * cfg.elem_bytes
+    elif cfg.kind == "fwd_splitkv":  # key_groups / 2 merge slots of O (fp32 rows + pad), m, l
+        slots = max(1, cfg.threads // cfg.threads_n // 2)
+        expected = slots * (cfg.block_m * (cfg.headdim * 4 + cfg.lds_pad_bytes) + 2 * cfg.block_m * 4)
     elif cfg.kind == "bwd_dkdv":  # K, V + Q, dO + P^T, dS^T
         expected = 2 * cfg.block_n * row + 2 * cfg.block_m * row \
             + 2 * cfg.block_n * (cfg.block_m * cfg.elem_bytes + cfg.lds_pad_bytes)
@@ -406,6 +410,8 @@ def test_main_loop_lds_reads_conflict_free(cfg):
     assert set(degrees) == set(READ_KINDS[cfg.kind])
     assert {r: d for r, d in degrees.items() if r in isa.CONFLICT_FREE_READS[cfg.kind]} == \
         {r: 1 for r in isa.CONFLICT_FREE_READS[cfg.kind]}, degrees
+    if not READ_KINDS[cfg.kind]:  # the split-KV main loop reads no LDS
+        return
     # the same config without padding: K (and, in the backward, V) rows of a power-of-two byte length start in
     # the same bank
     unpadded = _conflicts(cfg, lds_pad_bytes=0)
