@@ -108,7 +108,9 @@ struct FmhaFwdSplitKvPipeline {
         }
         s[u][r] = group_sum<T.threads_n>(acc);
       }
-    // ---- online softmax (log2 domain) and O += P.V
+    // ---- online softmax (log2 domain) and O += P.V. A masked (row, key) contributes exactly nothing: its P is 0
+    // and its V operand is selected to 0 (0 * NaN would be NaN: masked keys inside a sequence may hold garbage).
+    bool visible[U][R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       float row_max = neg_inf();
@@ -117,9 +119,8 @@ struct FmhaFwdSplitKvPipeline {
         const int j = T.key_of(tid, n0, u);
         float x = score(s[u][r], qi[r], j);
         if (slope[r] != 0.f) x -= slope[r] * kLog2e * rf_abs(float(int64_t(qi[r]) + score.diag - j));
-        if constexpr (kMask) {
-          if (j >= k_end || !rule.visible(qi[r], j)) x = neg_inf();
-        }
+        visible[u][r] = !kMask || (j < k_end && rule.visible(qi[r], j));
+        if (!visible[u][r]) x = neg_inf();
         s[u][r] = x;
         row_max = rf_max(row_max, x);
       }
@@ -137,7 +138,10 @@ struct FmhaFwdSplitKvPipeline {
 #pragma unroll
         for (int x = 0; x < VL; ++x)
 #pragma unroll
-          for (int e = 0; e < CE; ++e) o[r][x * CE + e] = rf_fma(pr, elem_to_float<E>(vv[u][x], e), o[r][x * CE + e]);
+          for (int e = 0; e < CE; ++e) {
+            const float ve = elem_to_float<E>(vv[u][x], e);
+            o[r][x * CE + e] = rf_fma(pr, visible[u][r] ? ve : 0.f, o[r][x * CE + e]);
+          }
       }
       l[r] = l[r] * alpha + sum;
     }
