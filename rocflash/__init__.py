@@ -7,7 +7,9 @@
 
 from .info import info
 from .interface import flash_attn_func
-from .selector import UnsupportedDeviceError
+from .selector import MissingKernelWarning, UnsupportedDeviceError, warn_if_missing_kernels
 
 __version__ = "0.1.0"
-__all__ = ["flash_attn_func", "info", "UnsupportedDeviceError", "__version__"]
+__all__ = ["flash_attn_func", "info", "UnsupportedDeviceError", "MissingKernelWarning", "__version__"]
+
+warn_if_missing_kernels()  # a GPU without a compiled kernel for it: say so now, not at the first call
