@@ -129,7 +129,8 @@ def plan_build(env: dict[str, str], torch_platform: tuple[bool, bool] | None) ->
     platforms = parse_platforms(env.get("ROCFLASH_BUILD"), torch_hip, torch_cuda)
     why = None
     if not platforms:
-        why = (f"ROCFLASH_BUILD={env['ROCFLASH_BUILD']}" if (env.get("ROCFLASH_BUILD") or "auto").strip().lower() != "auto"
+        auto = (env.get("ROCFLASH_BUILD") or "auto").strip().lower() == "auto"
+        why = (f"ROCFLASH_BUILD={env['ROCFLASH_BUILD']}" if not auto
                else "torch was not importable at build time (pip's build isolation: add --no-build-isolation)"
                if torch_platform is None else "the installed torch is a CPU-only build")
     return BuildPlan({p: amd if p == "hip" else cuda for p in platforms}, why)

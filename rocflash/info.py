@@ -230,8 +230,9 @@ def _print(r: dict, f) -> None:
     hp = r.get("hip_python")
     if hp is not None:
         w()
-        w("hip-python: " + (f"{hp['version'] or '?'}, HIP runtime {hp['runtime_version'] or '?'}: "
-                            f"{hp['says'] or str(len(hp['devices'])) + ' device(s)'}" if hp["installed"] else hp["says"]))
+        found = hp["says"] or f"{len(hp['devices'])} device(s)"
+        w("hip-python: " + (f"{hp['version'] or '?'}, HIP runtime {hp['runtime_version'] or '?'}: {found}"
+                            if hp["installed"] else hp["says"]))
     w()
     s = r["selected"]
     w(f"selected for {s['device']}: {s['backend'] or 'none'}  ({s['reason']})")

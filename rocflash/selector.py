@@ -134,9 +134,10 @@ def not_built_message(platform: str) -> str:
     """Why backend ``platform`` has no compiled module (from the install's build record), and how to rebuild."""
     record = load_build_info()
     if record is not None and not record.get("platforms"):
-        why = f"rocflash was built without GPU kernels ({record.get('why_none')})"
+        why = f"backend '{platform}': rocflash was built without GPU kernels ({record.get('why_none')})"
     elif record is not None and platform not in record["platforms"]:
-        why = f"rocflash was built without {platform} kernels (built: {', '.join(record['platforms'])})"
+        why = (f"backend '{platform}': rocflash was built without {platform} kernels "
+               f"(built: {', '.join(record['platforms'])})")
     else:
         why = f"backend '{platform}' is not built ({module_error(platform)})"
     return f"{why}; only backend='torch' and 'sim' work. Rebuild: {rebuild_command(platform)}"

@@ -262,7 +262,7 @@ def run_cases(cases: list[Case], method_names: list[str], device, a, spec, progr
                 if n_sets < 1:
                     raise MemoryError(f"out of memory: one input set needs {memory.gib(case.input_bytes())}")
                 sets = methods.make_inputs(case, n_sets, device, a.seed)
-            except (OOM, RuntimeError, MemoryError) as e:  # RuntimeError: e.g. a device left unusable by an earlier kernel
+            except (OOM, RuntimeError, MemoryError) as e:  # RuntimeError: also a device left unusable earlier
                 status = "oom" if isinstance(e, MemoryError) or memory.is_oom_error(e) else "error"
                 case_rows = [Result(case.case_id, case.preset, case.to_dict(), m, status,
                                     note=f"inputs: {methods._first_line(e)[:160]}", flop=case.flop, bytes=case.bytes)
