@@ -194,3 +194,17 @@ def test_import_is_silent_without_gpu():
     proc = subprocess.run([sys.executable, "-W", "always", "-c", "import rocflash"], capture_output=True, text=True,
                           env=env, timeout=300)
     assert proc.returncode == 0 and "MissingKernelWarning" not in proc.stderr, proc.stderr
+
+
+def test_ci_setup_summary_matches_pips_indented_lines(tmp_path):
+    """ci/setup.sh's build summary: pip -v indents the build's stderr; both notices are found."""
+    script = SOURCE / "ci" / "setup.sh"
+    if not script.is_file():
+        pytest.skip("no source tree next to tests/")
+    line = next(x for x in script.read_text().splitlines() if "rocflash: (built|building NO)" in x)
+    log = tmp_path / "pip.log"
+    log.write_text("  Running command Building wheel\n  rocflash: built rocflash._C_hip for gfx906, gfx90a in 99 s\n"
+                   "  rocflash: built rocflash._C_cuda for sm_80, sm_90 in 88 s\n  other\n")
+    out = subprocess.run(["bash", "-c", line.replace('"$log"', str(log))], capture_output=True, text=True).stdout
+    assert out.splitlines() == ["rocflash: built rocflash._C_hip for gfx906, gfx90a in 99 s",
+                                "rocflash: built rocflash._C_cuda for sm_80, sm_90 in 88 s"]
