@@ -192,3 +192,6 @@ def warn_if_missing_kernels() -> None:
         import warnings
 
         warnings.warn(f"rocflash: {reason}", MissingKernelWarning, stacklevel=3)
+
+
+warn_if_missing_kernels()  # at the first use of rocflash's torch API: a GPU without a kernel for it, said now
