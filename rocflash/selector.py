@@ -122,7 +122,7 @@ def check_compiled_backend(platform: str, device: torch.device, probe: DevicePro
             f"{probe.platform} platform; use backend='{probe.platform}'")
     archs = compiled_archs(platform)
     if archs is None:
-        raise UnsupportedDeviceError(not_built_message(platform))
+        raise UnsupportedDeviceError(f"backend '{platform}': {not_built_message(platform)}")
     if not arch_compatible(platform, probe.arch or "", archs):
         var = "GPU_ARCHS" if platform == "hip" else "TORCH_CUDA_ARCH_LIST"
         raise UnsupportedDeviceError(
@@ -134,12 +134,11 @@ def not_built_message(platform: str) -> str:
     """Why backend ``platform`` has no compiled module (from the install's build record), and how to rebuild."""
     record = load_build_info()
     if record is not None and not record.get("platforms"):
-        why = f"backend '{platform}': rocflash was built without GPU kernels ({record.get('why_none')})"
+        why = f"rocflash was built without GPU kernels ({record.get('why_none')})"
     elif record is not None and platform not in record["platforms"]:
-        why = (f"backend '{platform}': rocflash was built without {platform} kernels "
-               f"(built: {', '.join(record['platforms'])})")
+        why = f"rocflash was built without {platform} kernels (built: {', '.join(record['platforms'])})"
     else:
-        why = f"backend '{platform}' is not built ({module_error(platform)})"
+        why = f"the {platform} module is not built or not loadable ({module_error(platform)})"
     return f"{why}; only backend='torch' and 'sim' work. Rebuild: {rebuild_command(platform)}"
 
 
