@@ -21,6 +21,7 @@ FLOPs (flash-attn's benchmark convention): forward 4·b·h·d·N²/2 for causal,
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import socket
@@ -114,7 +115,7 @@ def speed(args, device, backend, log):
         left = args.time_limit_s - (time.perf_counter() - start)
         per_flop = rate[what] if rate[what] is not None else 1.0 / (args.assumed_tflops * 1e12 * (1 if what == "one_gpu" else world))
         predicted = per_flop * flops_fwd_bwd(b, seqlen, h, d)
-        ok = torch.tensor([1.0 if predicted < left else 0.0])
+        ok = torch.tensor([1.0 if predicted < left else 0.0], device=device)  # NCCL: device tensors
         dist.broadcast(ok, 0)  # rank 0 decides, every rank follows
         if not ok.item():
             skipped.append({"what": what, "seqlen": seqlen, "predicted_s": predicted, "budget_left_s": left})
@@ -200,7 +201,7 @@ def speed(args, device, backend, log):
         # one GPU: the whole sequence on rank 0
         need = 10 * b * seqlen * h * d * 2  # q k v dout out dq dk dv (bf16) + fp32 slack, bytes
         free = torch.cuda.mem_get_info(device)[0] if device.type == "cuda" else float("inf")
-        room = torch.tensor([1.0 if need < free else 0.0])
+        room = torch.tensor([1.0 if need < free else 0.0], device=device)
         dist.broadcast(room, 0)  # rank 0 runs it: its memory decides, every rank follows
         if not room.item():
             skipped.append({"what": "one_gpu", "seqlen": seqlen, "reason": f"needs ~{need} bytes, {free} free"})
@@ -271,13 +272,16 @@ def worker(rank, world, port, opts, queue):
     else:
         torch.set_num_threads(max(1, (os.cpu_count() or 1) // world))
     dist.init_process_group("nccl" if device.type == "cuda" else "gloo", init_method=f"tcp://127.0.0.1:{port}",
-                            rank=rank, world_size=world, **({"device_id": device} if device.type == "cuda" else {}))
+                            rank=rank, world_size=world, timeout=datetime.timedelta(seconds=opts.timeout_s),
+                            **({"device_id": device} if device.type == "cuda" else {}))
     lines = []
 
-    def log(msg):
+    def log(msg):  # rank 0: stdout and cp.txt, line by line (a run cut short keeps what it measured)
         if rank == 0:
             print(msg, flush=True)
             lines.append(msg)
+            with open(os.path.join(opts.out, "cp.txt"), "a") as f:
+                f.write(msg + "\n")
 
     report = {"world": world, "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
               "torch": torch.__version__}
@@ -323,6 +327,7 @@ def main(argv=None):
     ap.add_argument("--time-limit-s", type=float, default=180.0, help="budget of the speed stage")
     ap.add_argument("--assumed-tflops", type=float, default=None,
                     help="per-rank rate that predicts the first size (default 20 on GPUs, 0.01 on CPU)")
+    ap.add_argument("--timeout-s", type=float, default=480.0, help="the whole run's limit (hung ranks are killed)")
     ap.add_argument("--tiny", action="store_true", help="small correctness cases (CPU logic check)")
     ap.add_argument("--skip-speed", action="store_true")
     opts = ap.parse_args(argv)
@@ -337,13 +342,26 @@ def main(argv=None):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    open(os.path.join(opts.out, "cp.txt"), "w").close()
     queue = mp.get_context("spawn").SimpleQueue()
-    mp.start_processes(worker, args=(world, port, opts, queue), nprocs=world, start_method="spawn")
-    report = queue.get()
+    procs = mp.start_processes(worker, args=(world, port, opts, queue), nprocs=world, join=False, start_method="spawn")
+    deadline = time.monotonic() + opts.timeout_s
+    try:
+        while not procs.join(timeout=1):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"ranks still running after --timeout-s {opts.timeout_s}")
+    except Exception as e:  # noqa: BLE001 (a rank died or hung: keep what was logged)
+        for p in procs.processes:
+            if p.is_alive():
+                p.kill()
+        report = {"error": f"{type(e).__name__}: {e}"}
+    else:
+        report = queue.get()
     with open(os.path.join(opts.out, "cp.json"), "w") as f:
         json.dump(report, f, indent=1)
-    with open(os.path.join(opts.out, "cp.txt"), "w") as f:
-        f.write("\n".join(report.get("log", [])) + "\n" + report.get("error", ""))
+    if "error" in report:
+        with open(os.path.join(opts.out, "cp.txt"), "a") as f:
+            f.write(report["error"] + "\n")
     ok = "error" not in report and all(r["ok"] for r in report.get("correctness", []))
     print(f"cp_gpu: {'OK' if ok else 'FAILED'}; wrote {opts.out}/cp.json, cp.txt")
     return 0 if ok else 1
