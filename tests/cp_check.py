@@ -32,12 +32,13 @@ class Case:
     headdim: int = 32
     dtype: str = "bf16"
     softcap: float = 0.0
+    window: tuple[int, int] = (-1, -1)
     backend: str = "torch"
     seed: int = 0
 
     def __str__(self):
         return (f"seqlen={self.seqlen} causal={self.causal} b={self.batch} h={self.nheads}/{self.nheads_k} "
-                f"d={self.headdim} {self.dtype} softcap={self.softcap} backend={self.backend}")
+                f"d={self.headdim} {self.dtype} softcap={self.softcap} window={self.window} backend={self.backend}")
 
 
 def _errors(got, ref, low):
@@ -79,14 +80,14 @@ def check_case(case: Case, device: torch.device, group=None) -> dict | None:
     ql, kl, vl = (zigzag_shard(t, group, pad=not divides).requires_grad_() for t in (q, k, v))
     dl = zigzag_shard(dout, group, pad=not divides)  # padded rows of dO are 0: they feed no gradient
     out_l, lse_l, _ = ring_flash_attn_func(ql, kl, vl, group, causal=case.causal, softcap=case.softcap,
-                                           return_attn_probs=True, backend=case.backend)
+                                           window_size=case.window, return_attn_probs=True, backend=case.backend)
     out_l.backward(dl)
     n = case.seqlen
     out, dq, dk, dv = (zigzag_unshard(t, group, seqlen=n) for t in (out_l.detach(), ql.grad, kl.grad, vl.grad))
     lse = zigzag_unshard(lse_l, group, dim=2, seqlen=n)
     if rank != 0:
         return None
-    args = FwdArgs(case.headdim ** -0.5, -1, 0 if case.causal else -1, case.softcap, None)
+    args = FwdArgs(case.headdim ** -0.5, case.window[0], 0 if case.causal else case.window[1], case.softcap, None)
     ref = _reference(q, k, v, dout, args, torch.float64)
     low = _reference(q, k, v, dout, args, dtype if dtype != torch.float64 else torch.float32)
     ok = True

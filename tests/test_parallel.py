@@ -11,6 +11,7 @@ import torch
 import torch.multiprocessing as mp
 
 from cp_check import Case, spawn_worker
+from rocflash.masks import MaskRule
 from rocflash.parallel import (memory_model, padded_seqlen, ring_flash_attn_func, zigzag_indices, zigzag_merge,
                                zigzag_shard)
 
@@ -47,6 +48,9 @@ CASES_2 = [
     Case(30, causal=True, nheads=2, nheads_k=1, backend="sim"),
     Case(21, causal=False),
     Case(16, causal=True, dtype="fp64", seed=3),
+    Case(40, causal=True, window=(7, 0), backend="sim"),
+    Case(40, causal=False, window=(3, 12), nheads=2, nheads_k=2),
+    Case(38, causal=True, window=(25, -1), dtype="fp32"),
 ]
 # World 4: seqlen 32 divides into 8 chunks, 36 does not.
 CASES_4 = [
@@ -54,6 +58,8 @@ CASES_4 = [
     Case(32, causal=False, backend="sim", dtype="bf16"),
     Case(36, causal=True, backend="sim", dtype="fp16"),
     Case(36, causal=False),
+    Case(48, causal=False, window=(9, 4), backend="sim"),
+    Case(64, causal=True, window=(20, 0)),
 ]
 
 
@@ -78,10 +84,31 @@ def test_layout_round_trip():
         zigzag_shard(x[:, :13], rank=0, world_size=4)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_window_rect_is_exact(seed):
+    """The sub-block and bounds window_rect picks see exactly the pairs of the global window rule."""
+    g = torch.Generator().manual_seed(seed)
+    rnd = lambda lo, hi: int(torch.randint(lo, hi, (), generator=g))  # noqa: E731
+    from rocflash.parallel.ring import window_rect
+    for _ in range(300):
+        n, m = rnd(1, 12), rnd(1, 12)
+        offset, left, right = rnd(-15, 16), rnd(-1, 10), rnd(-1, 10)
+        i, j = torch.arange(n).view(-1, 1), torch.arange(m).view(1, -1)
+        want = ((left < 0) | (j >= i + offset - left)) & ((right < 0) | (j <= i + offset + right))
+        got = torch.zeros(n, m, dtype=torch.bool)
+        rect = window_rect(n, m, offset, left, right)
+        if rect is not None:
+            i0, i1, j0, j1, l2, r2 = rect
+            got[i0:i1, j0:j1] = MaskRule(i1 - i0, j1 - j0, l2, r2).visible_grid(torch.arange(i1 - i0), torch.arange(j1 - j0))
+        assert torch.equal(got, want), (n, m, offset, left, right, rect)
+
+
 def test_unsupported_arguments_raise_before_communication():
     q = torch.randn(1, 8, 2, 16)
-    with pytest.raises(NotImplementedError, match="window_size"):
-        ring_flash_attn_func(q, q, q, causal=True, window_size=(4, 0))
+    with pytest.raises(ValueError, match="window_size\\[1\\] must be -1 or 0 when causal"):
+        ring_flash_attn_func(q, q, q, causal=True, window_size=(4, 2))
+    with pytest.raises(ValueError, match="load-balanced layout"):
+        ring_flash_attn_func(q, q[:, :6], q[:, :6], window_size=(4, 2))
     with pytest.raises(NotImplementedError, match="alibi_slopes"):
         ring_flash_attn_func(q, q, q, alibi_slopes=torch.ones(2))
     with pytest.raises(ValueError, match="load-balanced layout"):

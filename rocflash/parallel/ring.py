@@ -69,12 +69,15 @@ def ring_flash_attn_func(
         k, v: (batch, local_seqlen_k, nheads_k, headdim), same dtype and device; nheads % nheads_k == 0 (GQA/MQA).
         group: the torch.distributed process group holding the sequence (default: the world). NCCL/RCCL on
             GPUs (call torch.cuda.set_device first), gloo on CPU.
-        causal: causal mask over the FULL sequence. Requires the load-balanced layout
+        causal: causal mask over the FULL sequence (positions in the load-balanced layout). Requires that layout
             (``rocflash.parallel.zigzag_shard``): q and k shards of the same even length, rank r holding chunks
             r and 2·world_size−1−r. Without causal any split of the keys works (attention does not depend on
             key order) and q may be split differently from k.
         softmax_scale: scale of Q.K^T; default 1 / sqrt(headdim).
-        window_size: only (-1, -1) (and (-1, 0) with causal); a sliding window raises NotImplementedError.
+        window_size: (left, right) sliding window over global positions, -1 = unbounded: query at position p
+            sees keys [p - left, p + right] (with causal, right must be -1 or 0). A window needs the
+            load-balanced layout; each (query chunk, key chunk) pair the band touches is one block, cut to the
+            band's bounding rectangle, and pairs it misses are skipped.
         softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` (elementwise: exact per block).
         alibi_slopes: must be None (NotImplementedError): the kernels' bias is relative to each block's own
             bottom-right corner, not to global positions.
@@ -93,7 +96,7 @@ def ring_flash_attn_func(
 
     Raises:
         TypeError / ValueError naming the argument, rule and value, before any communication.
-        NotImplementedError for a sliding window or ALiBi.
+        NotImplementedError for ALiBi.
         RuntimeError when torch.distributed is not initialized.
     """
     args = _check_args(q, k, v, causal, softmax_scale, window_size, softcap, alibi_slopes, deterministic,
@@ -165,15 +168,61 @@ class _Ring:
 def _blocks(ring: _Ring, step: int, causal: bool, seqlen_q: int, seqlen_k: int, args: FwdArgs):
     """The (query rows, key rows, args) attention blocks of this rank against the K/V it holds at ``step``."""
     full = replace(args, window_left=-1, window_right=-1)
+    src = (ring.rank - step) % ring.world
+    if args.window_left >= 0 or (args.window_right >= 0 and not causal):
+        return _window_blocks(ring, src, seqlen_q, args)
     if not causal:
         return [(slice(0, seqlen_q), slice(0, seqlen_k), full)]
-    src = (ring.rank - step) % ring.world
     half = seqlen_q // 2
     if src == ring.rank:
         return [(slice(0, seqlen_q), slice(0, seqlen_k), replace(args, window_left=-1, window_right=0))]
     if src < ring.rank:
         return [(slice(0, seqlen_q), slice(0, half), full)]
     return [(slice(half, seqlen_q), slice(0, seqlen_k), full)]
+
+
+def _window_blocks(ring: _Ring, src: int, seqlen: int, args: FwdArgs):
+    """Sliding window in the load-balanced layout: one block per (query chunk, key chunk) pair that the band
+    touches, cut to the band's bounding rectangle (see :func:`window_rect`)."""
+    c, last = seqlen // 2, 2 * ring.world - 1
+    blocks = []
+    for q_off, q_chunk in ((0, ring.rank), (c, last - ring.rank)):
+        for k_off, k_chunk in ((0, src), (c, last - src)):
+            rect = window_rect(c, c, (q_chunk - k_chunk) * c, args.window_left, args.window_right)
+            if rect is not None:
+                i0, i1, j0, j1, left, right = rect
+                blocks.append((slice(q_off + i0, q_off + i1), slice(k_off + j0, k_off + j1),
+                               replace(args, window_left=left, window_right=right)))
+    return blocks
+
+
+def window_rect(n: int, m: int, offset: int, left: int, right: int):
+    """A window band between n query rows and m keys, in the kernels' bottom-right convention.
+
+    Query row i (0 <= i < n) and key j (0 <= j < m) sit at global positions p + i and p - offset + j; the row
+    sees the key iff ``i + offset - left <= j <= i + offset + right`` (a negative bound: unbounded), the
+    global rule of a sequence whose queries and keys share positions. Returns None when no pair is visible,
+    else (i0, i1, j0, j1, left', right'): rows [i0, i1) and keys [j0, j1) hold every visible pair, and the
+    kernels' rule on that sub-block (row i' sees key j' iff i' + d - left' <= j' <= i' + d + right', with
+    d = (j1 - j0) - (i1 - i0)) is exactly the global one. left', right' >= 0 whenever bounded: the
+    rectangle is tight, so its last row's band ends at its last key or the band's right edge is its corner.
+    """
+    i0 = max(0, -offset - right) if right >= 0 else 0
+    i1 = min(n, m - offset + left) if left >= 0 else n
+    if i0 >= i1:
+        return None
+    j0 = max(0, i0 + offset - left) if left >= 0 else 0
+    j1 = min(m, i1 - 1 + offset + right + 1) if right >= 0 else m
+    if j0 >= j1:
+        return None
+    shift = (i0 + offset - j0) - ((j1 - j0) - (i1 - i0))  # the global diagonal minus the sub-block's
+    new_left = left - shift if left >= 0 else -1
+    new_right = right + shift if right >= 0 else -1
+    assert new_left >= -1 and new_right >= -1 and (left < 0 or new_left >= 0) and (right < 0 or new_right >= 0)
+    # a bound that reaches past every key is unbounded (as flash_attn_func normalises it)
+    new_left = -1 if new_left >= j1 - j0 else new_left
+    new_right = -1 if new_right >= i1 - i0 else new_right
+    return i0, i1, j0, j1, new_left, new_right
 
 
 def _merge(out, lse, out_b, lse_b):
@@ -277,16 +326,18 @@ def _check_args(q, k, v, causal, softmax_scale, window_size, softcap, alibi_slop
     for name, flag in (("causal", causal), ("deterministic", deterministic), ("return_attn_probs", return_attn_probs)):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be a bool, got {flag!r}")
-    if causal and (k.shape[1] != seqlen_q or seqlen_q % 2):
-        raise ValueError(f"causal ring attention needs the load-balanced layout (rocflash.parallel.zigzag_shard): "
-                         f"q and k shards of the same even local_seqlen, got local_seqlen_q={seqlen_q}, "
-                         f"local_seqlen_k={k.shape[1]}")
     if (not isinstance(window_size, (tuple, list)) or len(window_size) != 2
-            or not all(isinstance(w, int) and not isinstance(w, bool) for w in window_size)):
-        raise ValueError(f"window_size must be a pair of ints, got {window_size!r}")
-    if window_size[0] != -1 or window_size[1] not in ((-1, 0) if causal else (-1,)):
-        raise NotImplementedError(f"window_size (sliding window) is not implemented by ring attention: only (-1, -1) "
-                                  f"is supported, got {tuple(window_size)}")
+            or not all(isinstance(w, int) and not isinstance(w, bool) and w >= -1 for w in window_size)):
+        raise ValueError(f"window_size must be a pair of ints >= -1 (-1 = unbounded), got {window_size!r}")
+    left, right = window_size
+    if causal:
+        if right not in (-1, 0):
+            raise ValueError(f"window_size[1] must be -1 or 0 when causal=True (causal means right = 0), got {right}")
+        right = 0
+    if (causal or left >= 0 or right >= 0) and (k.shape[1] != seqlen_q or seqlen_q % 2):
+        raise ValueError(f"causal or windowed ring attention needs the load-balanced layout "
+                         f"(rocflash.parallel.zigzag_shard): q and k shards of the same even local_seqlen, got "
+                         f"local_seqlen_q={seqlen_q}, local_seqlen_k={k.shape[1]}")
     if alibi_slopes is not None:
         raise NotImplementedError("alibi_slopes is not implemented by ring attention (the kernels' ALiBi bias is "
                                   "relative to each block's corner, not to global positions): pass None")
@@ -299,7 +350,7 @@ def _check_args(q, k, v, causal, softmax_scale, window_size, softcap, alibi_slop
     if cap is None or not 0.0 <= cap <= _FP32_MAX or (cap > 0 and not abs(scale) / cap <= _FP32_MAX):
         raise ValueError(f"softcap must be a finite float >= 0 (0 = off) and >= |softmax_scale| / 3.4e38, "
                          f"got {softcap!r}")
-    return FwdArgs(scale, -1, 0 if causal else -1, cap, None)
+    return FwdArgs(scale, left, right, cap, None)
 
 
 def _real(x) -> float | None:
