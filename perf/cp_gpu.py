@@ -4,7 +4,8 @@
     python3 perf/cp_gpu.py --device cpu --nprocs 2 --tiny --nheads 4 --headdim 32   # logic check on CPU (gloo, torch)
 
 One process per GPU (torch.multiprocessing spawn). Stages, all on the same process group:
-1. correctness: tests/cp_check.py's cases (bf16/fp16, causal and not, GQA, a padded causal sequence) against
+1. correctness: tests/cp_check.py's cases (bf16/fp16, causal and not, GQA, softcap, sliding windows, a padded
+   causal sequence, a non-causal one that does not divide and must be rejected) against
    the fp64 reference on the gathered tensors, FlashAttention's tolerance rule.
 2. speed, per sequence length (ascending, sampled to fit --time-limit-s; a size whose predicted time does not
    fit is skipped and listed): causal fwd+bwd, bf16, nheads 32, headdim 128, batch 1:
@@ -44,12 +45,15 @@ def correctness_cases(backend: str, tiny: bool):
     from cp_check import Case
     if tiny:
         return [Case(32, causal=True, backend=backend), Case(30, causal=True, backend=backend, dtype="fp32"),
-                Case(32, causal=False, backend=backend, nheads=4, nheads_k=1)]
+                Case(32, causal=False, backend=backend, nheads=4, nheads_k=1),
+                Case(40, causal=False, backend=backend, window=(5, 3))]
     return [
         Case(4096, causal=True, batch=2, nheads=8, nheads_k=2, headdim=128, backend=backend),
         Case(4096, causal=False, batch=1, nheads=8, nheads_k=8, headdim=128, backend=backend, dtype="fp16"),
         Case(2048, causal=True, batch=1, nheads=8, nheads_k=1, headdim=64, backend=backend, softcap=30.0),
         Case(3001, causal=True, batch=1, nheads=4, nheads_k=2, headdim=128, backend=backend),  # padded
+        Case(4096, causal=True, nheads=8, nheads_k=4, headdim=128, backend=backend, window=(1000, 0)),
+        Case(2048, causal=False, nheads=4, nheads_k=4, headdim=96, backend=backend, window=(300, 129)),
         Case(1002, causal=False, backend=backend),  # does not divide: must be rejected
     ]
 
