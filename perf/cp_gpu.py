@@ -266,6 +266,7 @@ def _torch_cp(seqlen, b, h, d, dtype, device, world, timer):
     peaks = [None] * world
     dist.all_gather_object(peaks, peak)
     out_stats["torch_cp_peak_bytes_per_rank"] = peaks
+    out_stats["torch_cp_setup"] = "context_parallel defaults (head-tail load balancing, allgather K/V rotation), SDPA flash"
     return out_stats
 
 

@@ -63,7 +63,11 @@ CASES_4 = [
 ]
 
 
-@pytest.mark.parametrize("world,cases", [(2, CASES_2), (4, CASES_4)], ids=["world2", "world4"])
+# World 1: no communication at all (the ring degenerates to one block per call).
+CASES_1 = [Case(20, causal=True, window=(6, 0)), Case(12, causal=False, nheads=2, nheads_k=1, backend="sim")]
+
+
+@pytest.mark.parametrize("world,cases", [(1, CASES_1), (2, CASES_2), (4, CASES_4)], ids=["world1", "world2", "world4"])
 def test_ring_matches_reference(world, cases):
     results = _spawn(world, cases)
     assert len(results) == len(cases)
