@@ -247,7 +247,7 @@ def _torch_cp(seqlen, b, h, d, dtype, device, world, timer):
     mesh = init_device_mesh(device.type, (world,))
     g = torch.Generator(device=device).manual_seed(seqlen)
     q, k, v, dout = (torch.randn(b, h, seqlen, d, device=device, dtype=dtype, generator=g) for _ in range(4))
-    sdpa = [SDPBackend.FLASH_ATTENTION] if device.type == "cuda" else [SDPBackend.MATH]
+    sdpa = [SDPBackend.FLASH_ATTENTION]
     out_stats = {}
     with context_parallel(mesh, buffers=[q, k, v, dout], buffer_seq_dims=[2, 2, 2, 2],
                           no_restore_buffers={q, k, v, dout}):
