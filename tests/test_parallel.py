@@ -12,6 +12,7 @@ import torch.multiprocessing as mp
 
 from cp_check import Case, spawn_worker
 from rocflash.masks import MaskRule
+from rocflash.parallel.ring import window_rect
 from rocflash.parallel import (memory_model, padded_seqlen, ring_flash_attn_func, zigzag_indices, zigzag_merge,
                                zigzag_shard)
 
@@ -93,7 +94,6 @@ def test_window_rect_is_exact(seed):
     """The sub-block and bounds window_rect picks see exactly the pairs of the global window rule."""
     g = torch.Generator().manual_seed(seed)
     rnd = lambda lo, hi: int(torch.randint(lo, hi, (), generator=g))  # noqa: E731
-    from rocflash.parallel.ring import window_rect
     for _ in range(300):
         n, m = rnd(1, 12), rnd(1, 12)
         offset, left, right = rnd(-15, 16), rnd(-1, 10), rnd(-1, 10)
