@@ -12,13 +12,34 @@ from ..masks import MaskRule
 from . import FwdArgs
 
 
-def _scores(q, k, args: FwdArgs, compute_dtype: torch.dtype):
-    """Scores (batch, nheads, seqlen_q, seqlen_k) in ``compute_dtype``: Q.K^T * scale [softcap] [+ ALiBi], -inf
-    where masked; K heads repeated over each GQA group. Differentiable in q and k."""
+def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | None = None):
+    """softmax(Q.K^T * scale [softcap] [+ ALiBi] [mask]) . V computed in ``compute_dtype``.
+
+    q: (batch, seqlen_q, nheads, headdim); k, v: (batch, seqlen_k, nheads_k, headdim).
+    Returns (out in q.dtype with q's shape, lse float32 (batch, nheads, seqlen_q), natural log).
+    Fully masked rows give out 0 and lse -inf. Differentiable in q, k, v, twice (autograd through the ops).
+
+    Masked keys contribute exactly nothing: NaN or inf in a K or V row that a query row cannot see changes
+    neither that row's output nor any gradient of it. The products run on K and V with their non-finite
+    elements replaced by 0 (a select), and a row that sees a non-finite K or V element is multiplied by NaN
+    afterwards, so NaN in visible inputs still gives NaN (out and LSE of the row, and its gradients).
+    P is exp(S - max) / sum, normalised in ``compute_dtype`` (not exp(S - LSE), whose rounding of a large
+    LSE would put rows off by up to |LSE| * eps).
+    """
+    compute_dtype = compute_dtype or (torch.float64 if q.dtype == torch.float64 else torch.float32)
     batch, seqlen_q, nheads, _ = q.shape
     seqlen_k, nheads_k = k.shape[1], k.shape[2]
+    group = nheads // nheads_k
     qc = q.to(compute_dtype).transpose(1, 2)  # (b, h, sq, d)
-    kc = k.to(compute_dtype).transpose(1, 2).repeat_interleave(nheads // nheads_k, dim=1)
+
+    def finite_part(x):  # (b, sk, hk, d) -> (b, h, sk, d) with non-finite elements 0; (b, h, sk) "row had any"
+        x = x.transpose(1, 2)
+        ok = torch.isfinite(x)
+        clean = torch.where(ok, x, torch.zeros((), dtype=x.dtype, device=x.device)).to(compute_dtype)
+        return clean.repeat_interleave(group, dim=1), (~ok).any(dim=-1).repeat_interleave(group, dim=1)
+
+    kc, k_bad = finite_part(k)
+    vc, v_bad = finite_part(v)
     scores = torch.matmul(qc, kc.transpose(-1, -2)) * args.softmax_scale
     if args.softcap > 0:
         scores = args.softcap * torch.tanh(scores / args.softcap)
@@ -30,31 +51,46 @@ def _scores(q, k, args: FwdArgs, compute_dtype: torch.dtype):
         slopes = slopes.view(1, nheads, 1, 1) if slopes.dim() == 1 else slopes.view(batch, nheads, 1, 1)
         scores = scores - slopes * (diag - cols).abs().to(compute_dtype)
     visible = MaskRule(seqlen_q, seqlen_k, args.window_left, args.window_right).visible_grid(rows, cols)
-    return scores.masked_fill(~visible, float("-inf"))
-
-
-def _values(v, nheads: int, compute_dtype: torch.dtype):
-    return v.to(compute_dtype).transpose(1, 2).repeat_interleave(nheads // v.shape[2], dim=1)  # (b, h, sk, d)
-
-
-def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | None = None):
-    """softmax(Q.K^T * scale [softcap] [+ ALiBi] [mask]) . V computed in ``compute_dtype``.
-
-    q: (batch, seqlen_q, nheads, headdim); k, v: (batch, seqlen_k, nheads_k, headdim).
-    Returns (out in q.dtype with q's shape, lse float32 (batch, nheads, seqlen_q), natural log).
-    Fully masked rows give out 0 and lse -inf. Differentiable in q, k, v.
-    """
-    compute_dtype = compute_dtype or (torch.float64 if q.dtype == torch.float64 else torch.float32)
-    scores = _scores(q, k, args, compute_dtype)
-    vc = _values(v, q.shape[2], compute_dtype)
-    lse = torch.logsumexp(scores, dim=-1)  # -inf for fully masked rows
-    probs = torch.exp(scores - lse.unsqueeze(-1).masked_fill(torch.isinf(lse).unsqueeze(-1), 0.0))
+    scores = scores.masked_fill(~visible, float("-inf"))
+    row_max = scores.amax(dim=-1, keepdim=True).detach()  # softmax is shift invariant: no gradient through it
+    row_max = row_max.masked_fill(torch.isneginf(row_max), 0.0)  # fully masked rows: exp(-inf - 0) = 0
+    e = torch.exp(scores - row_max)
+    total = e.sum(dim=-1, keepdim=True)
+    probs = e / total.masked_fill(total == 0, 1.0)  # fully masked rows: P = 0, out 0
+    lse = (row_max + torch.log(total)).squeeze(-1)  # -inf for fully masked rows
     out = torch.matmul(probs.to(vc.dtype), vc)
+    # NaN for rows that see a non-finite K or V element (the selects above must not hide visible NaN)
+    bad = (k_bad | v_bad).to(compute_dtype).unsqueeze(-1)  # (b, h, sk, 1)
+    sees_bad = torch.matmul(visible.to(compute_dtype), bad).squeeze(-1) > 0  # (b, h, sq)
+    poison = torch.where(sees_bad, torch.full((), float("nan"), dtype=compute_dtype, device=q.device),
+                         torch.ones((), dtype=compute_dtype, device=q.device))
+    out = out * poison.unsqueeze(-1)
+    lse = lse * poison
     return out.transpose(1, 2).to(q.dtype).contiguous(), lse.to(torch.float32)
 
 
 def forward(q, k, v, args: FwdArgs):
     return attention_reference(q, k, v, args)
+
+
+def _masked_scores(q, k, args: FwdArgs, compute_dtype: torch.dtype):
+    """Scores (batch, nheads, seqlen_q, seqlen_k) in ``compute_dtype``: Q.K^T * scale [softcap] [+ ALiBi], -inf
+    where masked; K heads repeated over each GQA group. Differentiable in q and k."""
+    batch, seqlen_q, nheads, _ = q.shape
+    seqlen_k, nheads_k = k.shape[1], k.shape[2]
+    qc = q.to(compute_dtype).transpose(1, 2)
+    kc = k.to(compute_dtype).transpose(1, 2).repeat_interleave(nheads // nheads_k, dim=1)
+    scores = torch.matmul(qc, kc.transpose(-1, -2)) * args.softmax_scale
+    if args.softcap > 0:
+        scores = args.softcap * torch.tanh(scores / args.softcap)
+    rows = torch.arange(seqlen_q, device=q.device).view(-1, 1)
+    cols = torch.arange(seqlen_k, device=q.device).view(1, -1)
+    if args.alibi_slopes is not None:
+        slopes = args.alibi_slopes.to(compute_dtype)
+        slopes = slopes.view(1, nheads, 1, 1) if slopes.dim() == 1 else slopes.view(batch, nheads, 1, 1)
+        scores = scores - slopes * (rows + seqlen_k - seqlen_q - cols).abs().to(compute_dtype)
+    visible = MaskRule(seqlen_q, seqlen_k, args.window_left, args.window_right).visible_grid(rows, cols)
+    return scores.masked_fill(~visible, float("-inf"))
 
 
 def backward(q, k, v, out, lse, dout, args: FwdArgs):
@@ -65,16 +101,17 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs):
     autograd handles softcap, ALiBi and masks. ``out`` and ``lse`` may be those of a larger problem that
     contains this one (ring attention passes each block the global O and LSE): the result is then this
     block's share of the gradients. Inputs as ``forward`` plus out (q's shape), lse (batch, nheads, seqlen_q)
-    and dout (q's shape); returns (dq, dk, dv) in the inputs' dtype and shapes.
+    and dout (q's shape); returns (dq, dk, dv) in the inputs' dtype and shapes. Used by rocflash.parallel.
     """
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     with torch.enable_grad():
         qa, ka, va = (x.detach().to(acc).requires_grad_() for x in (q, k, v))
         lse_fixed = lse.detach().to(acc)
         lse_fixed = torch.where(torch.isneginf(lse_fixed), torch.full_like(lse_fixed, float("inf")), lse_fixed)
-        probs = torch.exp(_scores(qa, ka, args, acc) - lse_fixed.unsqueeze(-1))  # 0 where masked or LSE = -inf
+        probs = torch.exp(_masked_scores(qa, ka, args, acc) - lse_fixed.unsqueeze(-1))  # 0 where masked
+        vr = va.transpose(1, 2).repeat_interleave(q.shape[2] // v.shape[2], dim=1)  # (b, h, sk, d)
         do = dout.detach().to(acc).transpose(1, 2)  # (b, h, sq, d)
         delta = (do * out.detach().to(acc).transpose(1, 2)).sum(-1)
-        surrogate = (torch.matmul(probs, _values(va, q.shape[2], acc)) * do).sum() - (probs.sum(-1) * delta).sum()
+        surrogate = (torch.matmul(probs, vr) * do).sum() - (probs.sum(-1) * delta).sum()
         dq, dk, dv = torch.autograd.grad(surrogate, (qa, ka, va))
     return dq.to(q.dtype), dk.to(k.dtype), dv.to(v.dtype)
