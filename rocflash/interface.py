@@ -120,7 +120,11 @@ def _backend_name(device: torch.device, backend: str | None) -> str:
 
 
 def _op_args(q, k, v, args: FwdArgs, backend: str):
-    return q, k, v, args.softmax_scale, args.window_left, args.window_right, args.softcap, args.alibi_slopes, backend
+    # softmax stats only when a gradient will be asked for: without them decode shapes may take the split-KV
+    # kernel (it does not write them)
+    with_stats = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+    return (q, k, v, args.softmax_scale, args.window_left, args.window_right, args.softcap, args.alibi_slopes, backend,
+            with_stats)
 
 
 def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,

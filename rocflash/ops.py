@@ -1,7 +1,7 @@
 """rocflash's attention as ``torch.library`` custom ops, for ``torch.compile``, ``torch.export`` and AOTAutograd.
 
-    torch.ops.rocflash.fwd(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, backend)
-        -> (out, lse, softmax_stats)
+    torch.ops.rocflash.fwd(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, backend,
+                           with_stats=True) -> (out, lse, softmax_stats)
     torch.ops.rocflash.bwd(dout, q, k, v, out, softmax_stats, softmax_scale, window_left, window_right, softcap,
                            alibi_slopes, backend) -> (dq, dk, dv)
 
@@ -18,7 +18,9 @@ Shapes and dtypes:
     softmax_stats: (batch, nheads, seqlen_q, 2), per row the log2-domain row max m and 1/l of the forward
     (hip_src/fmha_fwd_params.h), float32 (float64 for float64 inputs); m = -inf and 1/l = 0 for a row that
     sees no key. For backend "torch" (no kernel statistics) it is (LSE * log2(e), 1), which ``bwd`` ignores
-    (the torch backward recomputes P exactly as its forward).
+    (the torch backward recomputes P exactly as its forward). with_stats=False (inference: no gradient will be
+    asked for) returns an empty (0,) tensor instead, so the compiled backends may take the split-KV decode
+    kernel (which does not write them); ``bwd`` then cannot run.
     dq, dk, dv: like q, k, v (contiguous).
 
 Empty inputs (no query row, or no key) launch nothing: out 0, LSE -inf, zero gradients.
@@ -54,7 +56,7 @@ def _no_work(q: Tensor, k: Tensor) -> bool:
 
 @torch.library.custom_op("rocflash::fwd", mutates_args=())
 def fwd(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left: int, window_right: int,
-        softcap: float, alibi_slopes: Tensor | None, backend: str) -> tuple[Tensor, Tensor, Tensor]:
+        softcap: float, alibi_slopes: Tensor | None, backend: str, with_stats: bool = True) -> tuple[Tensor, Tensor, Tensor]:
     """Attention forward through ``backend``: (out, lse, softmax_stats); see the module docstring."""
     args = FwdArgs(softmax_scale, window_left, window_right, softcap, alibi_slopes)
     batch, seqlen_q, nheads, _ = q.shape
@@ -63,23 +65,29 @@ def fwd(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left: int,
         lse = torch.full((batch, nheads, seqlen_q), float("-inf"), dtype=torch.float32, device=q.device)
         stats = torch.zeros((batch, nheads, seqlen_q, 2), dtype=_stats_dtype(q), device=q.device)
         stats[..., 0] = float("-inf")
+        if not with_stats:
+            stats = q.new_empty((0,), dtype=_stats_dtype(q))
         return torch.zeros_like(q, memory_format=torch.contiguous_format), lse, stats
     if backend == "sim":
         out, lse, stats = sim.forward(q, k, v, args, with_stats=True)
     elif backend == "torch":
         out, lse = reference.forward(q, k, v, args)
         stats = torch.stack((lse.to(_stats_dtype(q)) * LOG2E, torch.ones_like(lse, dtype=_stats_dtype(q))), dim=-1)
-    else:
+    elif with_stats:
         out, lse, stats = compiled.forward(backend, q, k, v, args, with_stats=True)
+    else:
+        out, lse = compiled.forward(backend, q, k, v, args)
+    if not with_stats:
+        stats = q.new_empty((0,), dtype=_stats_dtype(q))
     return out, lse.float().contiguous(), stats.contiguous()
 
 
 @fwd.register_fake
-def _fwd_fake(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, backend):
+def _fwd_fake(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, backend, with_stats=True):
     batch, seqlen_q, nheads, _ = q.shape
     out = torch.empty_like(q, memory_format=torch.contiguous_format)
     lse = q.new_empty((batch, nheads, seqlen_q), dtype=torch.float32)
-    stats = q.new_empty((batch, nheads, seqlen_q, 2), dtype=_stats_dtype(q))
+    stats = q.new_empty((batch, nheads, seqlen_q, 2) if with_stats else (0,), dtype=_stats_dtype(q))
     return out, lse, stats
 
 
@@ -108,7 +116,7 @@ def _bwd_fake(dout, q, k, v, out, softmax_stats, softmax_scale, window_left, win
 
 
 def _setup_context(ctx, inputs, output):
-    q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, backend = inputs
+    q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, backend, _with_stats = inputs
     out, lse, stats = output
     ctx.save_for_backward(q, k, v, out, stats, alibi_slopes)
     ctx.scalars = (softmax_scale, window_left, window_right, softcap)
@@ -119,7 +127,7 @@ def _setup_context(ctx, inputs, output):
 def _backward(ctx, dout, _dlse, _dstats):
     q, k, v, out, stats, alibi_slopes = ctx.saved_tensors
     if _no_work(q, k):  # the gradients are 0 whatever q, k, v are: their derivatives too (create_graph exact)
-        return (*(torch.zeros_like(t) for t in (q, k, v)), None, None, None, None, None, None)
+        return (*(torch.zeros_like(t) for t in (q, k, v)), None, None, None, None, None, None, None)
     if torch.is_grad_enabled():  # create_graph=True: no derivative of the backward
         raise RuntimeError(
             f"flash_attn_func: backend '{ctx.backend}' does not support second derivatives (a backward with "
@@ -132,7 +140,7 @@ def _backward(ctx, dout, _dlse, _dstats):
             f"|dout| * |v| * |k| (D = rowsum(dout * out) cancels against dout . v); dv and the forward are exact. "
             f"Use backend='torch' for exact dq and dk at such scales.", RuntimeWarning, stacklevel=2)
     dq, dk, dv = bwd(dout, q, k, v, out, stats, *ctx.scalars, alibi_slopes, ctx.backend)
-    return dq, dk, dv, None, None, None, None, None, None
+    return dq, dk, dv, None, None, None, None, None, None, None
 
 
 fwd.register_autograd(_backward, setup_context=_setup_context)
