@@ -51,9 +51,11 @@ def flash_attn_func(
             weights). Scores whose scaled value overflows float32 give NaN in their rows. The forward and dv
             are exact over the whole range; the fused backends' dq and dk are within FlashAttention's tolerance
             rule for |softmax_scale| <= 100 (``ops.EXACT_BACKWARD_SCALE``) and beyond it carry an absolute error
-            of about |softmax_scale| * 2^-24 * |dout| * |v| * |k|: FlashAttention-2's D = rowsum(dout * out)
-            cancels against dP = dout . v in a saturated softmax (Dao 2023, Algorithm 2, line 4). Their backward
-            warns (RuntimeWarning) there; the torch backend is exact at every scale.
+            of about |softmax_scale| * eps(out) * |dout| * |v| * |k| (eps 2^-11 fp16, 2^-8 bf16, 2^-24 fp32):
+            FlashAttention-2's D = rowsum(dout * out), from out rounded to its dtype, cancels against
+            dP = dout . v (Dao 2023, Algorithm 2, line 4). Their backward warns (RuntimeWarning) there; peaked
+            rows (ALiBi) in fp16 can leave the rule from about 15 already (tests/test_fuzz.py). The torch backend
+            is exact at every scale.
         causal: causal mask, aligned to the bottom-right corner when seqlen_q != seqlen_k (flash-attn >= 2.1):
             query row i sees key j iff j <= i + seqlen_k - seqlen_q. For seqlen_q=2, seqlen_k=5::
 

@@ -42,7 +42,8 @@ from .backends import FwdArgs, compiled, reference, sim
 LOG2E = 1.0 / math.log(2.0)
 # Above this |softmax_scale| the fused backward's dQ and dK leave FlashAttention's tolerance rule (see
 # flash_attn_func's docstring): the backward warns. Measured: the sim passes the rule at 1e2 and 3e2 (fp16, bf16,
-# fp32) and fails it from 1e3 (tests/test_softmax_scale.py).
+# fp32, standard-normal inputs) and fails it from 1e3 (tests/test_softmax_scale.py); peaked rows (ALiBi) in fp16
+# fail it from about 15 (tests/test_fuzz.py, xfail until the forward keeps an fp32 O for D).
 EXACT_BACKWARD_SCALE = 100.0
 
 
@@ -136,7 +137,7 @@ def _backward(ctx, dout, _dlse, _dstats):
     if abs(ctx.scalars[0]) > EXACT_BACKWARD_SCALE and ctx.backend != "torch":
         warnings.warn(
             f"flash_attn_func backward through backend '{ctx.backend}' with |softmax_scale| = {abs(ctx.scalars[0]):g} > "
-            f"{EXACT_BACKWARD_SCALE:g}: dq and dk carry an absolute error of about |softmax_scale| * 2^-24 * "
+            f"{EXACT_BACKWARD_SCALE:g}: dq and dk carry an absolute error of about |softmax_scale| * eps(out) * "
             f"|dout| * |v| * |k| (D = rowsum(dout * out) cancels against dout . v); dv and the forward are exact. "
             f"Use backend='torch' for exact dq and dk at such scales.", RuntimeWarning, stacklevel=2)
     dq, dk, dv = bwd(dout, q, k, v, out, stats, *ctx.scalars, alibi_slopes, ctx.backend)
