@@ -235,3 +235,38 @@ class Launcher:
         w.pc = pc
         w.count += n
         return n
+
+
+def run_snippet(lines: Sequence[str], wave: Wave | None = None, lds_bytes: int = 0,
+                memory: GlobalMemory | None = None, num_vgprs: int = 64) -> Wave:
+    """Execute assembly ``lines`` (one instruction each, labels allowed, ``s_endpgm`` appended) on one wave.
+
+    For unit tests of single instructions: pass a wave prepared with :func:`new_wave` (registers set), or
+    get a fresh one. Returns the wave after the run.
+    """
+    from .asm import Kernel, parse_instruction
+
+    instrs, labels = [], {}
+    for ln in [*lines, "s_endpgm"]:
+        ln = ln.strip()
+        if ln.endswith(":"):
+            labels[ln[:-1]] = len(instrs)
+            continue
+        ins = parse_instruction(ln, len(instrs) + 1)
+        ins.index = len(instrs)
+        instrs.append(ins)
+    kernel = Kernel("snippet", instrs, labels, {})
+    prog = Program.from_kernel(kernel)
+    w = wave or new_wave(num_vgprs, lds_bytes, memory)
+    w.pc, w.done, w.at_barrier = 0, False, False
+    launcher = Launcher(prog, w.wg.mem)
+    while not w.done:
+        launcher._run_wave(w)
+        w.at_barrier = False
+    return w
+
+
+def new_wave(num_vgprs: int = 64, lds_bytes: int = 0, memory: GlobalMemory | None = None) -> Wave:
+    """A fresh wave (all lanes active, registers zero) in its own workgroup."""
+    wg = Workgroup(lds_bytes, memory or GlobalMemory(), (0, 0, 0))
+    return Wave(num_vgprs, wg, 0)
