@@ -357,3 +357,23 @@ def test_barrier_interleaves_waves():
     for order in ("forward", "reverse"):
         Launcher(Program.from_kernel(kernel), mem).launch((1,), (128,), kernarg, 512, order=order)
         assert (mem.read(out, 512).view(np.uint32) == 127 - np.arange(128)).all()
+
+
+# ------------------------------------------------------------------------------------------ cycle model
+
+def test_lds_clocks_bank_conflicts():
+    from rocflash.emu.mem import lds_clocks
+
+    rows = np.arange(64) * 16
+    assert lds_clocks(rows, 16) == 8  # ds_read_b128, consecutive 16-byte rows: 8 groups of 8 lanes, no conflict
+    assert lds_clocks(np.arange(64) * 128, 16) == 8 * 4  # rows 128 bytes apart: 8 lanes in 2 banks x 4 dwords
+    assert lds_clocks(np.arange(64) * 144, 16) == 8  # padded by 16 bytes: conflict-free again
+    assert lds_clocks(np.zeros(64, np.int64), 4) == 2  # broadcast of one dword
+
+
+def test_cycle_classes():
+    from rocflash.emu.cycles import PEAK_FP16_FLOPS, classify
+
+    assert classify("v_dot2_f32_f16") == ("dot2", 4) and classify("v_exp_f32_e32") == ("valu_trans", 16)
+    assert classify("v_mul_lo_u32")[1] == 16 and classify("s_waitcnt")[1] == 0 and classify("ds_read_b128")[0] == "lds"
+    assert abs(PEAK_FP16_FLOPS / 1e12 - 26.5) < 0.05

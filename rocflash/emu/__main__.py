@@ -3,6 +3,7 @@
     python -m rocflash.emu coverage                 # compile every gfx906 instance, report mnemonic coverage
     python -m rocflash.emu coverage --from-dir DIR  # the same over *.s files already compiled (gfx906)
     python -m rocflash.emu coverage --markdown out.md
+    python -m rocflash.emu model [--markdown out.md]    # cycle MODEL of the headline and decode shapes
 
 Coverage: every distinct mnemonic in every gfx906 kernel we build (forward, dK/dV, dQ instances in both
 load paths, and the backward preprocess kernels), whether the emulator implements it, and every instruction
@@ -78,7 +79,18 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--from-dir", type=Path, help="use the *.s files in this directory, compile nothing")
     c.add_argument("--markdown", help="also write a markdown table to this file")
     c.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    mo = sub.add_parser("model", help="cycle MODEL (not a measurement) from traced workgroups")
+    mo.add_argument("--markdown", help="also write the table to this file")
     args = ap.parse_args(argv)
+    if args.cmd == "model":
+        from .cycles import HEADER, default_predictions
+
+        text = ("MODEL, not a measurement (rocflash/emu/cycles.py states the rules):\n\n" + HEADER + "\n"
+                + "\n".join(p.row() for p in default_predictions()) + "\n")
+        sys.stdout.write(text)
+        if args.markdown:
+            Path(args.markdown).write_text(text)
+        return 0
     files = sorted(args.from_dir.glob("*.s")) if args.from_dir else _compiled_files(args.jobs)
     cov = coverage(files)
     sys.stdout.write(format_report(cov))

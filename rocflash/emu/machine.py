@@ -180,7 +180,8 @@ class Launcher:
             self._initial_sgprs(w, dispatch, karg, group)
             if self.trace is not None:
                 w.trace = []
-                self.trace.append((group, i, w.trace))
+                w.events = {}
+                self.trace.append((group, i, w))
             waves.append(w)
         sched = waves if order == "forward" else waves[::-1]
         total = 0

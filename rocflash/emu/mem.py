@@ -72,6 +72,25 @@ def _from_dwords(w, reg: int, nbytes: int) -> np.ndarray:
     return data.view(U8)[:, :size] if size < 4 else data.view(U8).reshape(-1, size)
 
 
+def lds_clocks(addr: np.ndarray, nbytes: int, banks: int = 32, bank_bytes: int = 4, per_clock: int = 128) -> int:
+    """LDS clocks of one access (Vega ISA ch. 10: 32 banks of 4 bytes, 128 bytes per clock): lanes are
+    served in groups of per_clock / nbytes; a group takes as many clocks as the most distinct dwords that
+    fall into one bank (the same dword read by several lanes is a broadcast)."""
+    lanes = max(1, per_clock // max(nbytes, 1))
+    total = 0
+    for g in range(0, addr.size, lanes):
+        a = addr[g: g + lanes].astype(np.int64)
+        dwords = np.unique((a[:, None] + np.arange(0, max(nbytes, 4), 4)[None, :]).reshape(-1) // bank_bytes)
+        total += int(np.bincount(dwords % banks, minlength=banks).max()) if dwords.size else 0
+    return max(total, 1)
+
+
+def _record(w, ins: Instruction, lds: int = 0, nbytes: int = 0) -> None:
+    ev = w.events.setdefault(ins.index, [0, 0])
+    ev[0] += lds
+    ev[1] += nbytes
+
+
 def _offset(ins: Instruction, key: str = "offset") -> int:
     return int(ins.modifiers.get(key, "0"), 0)
 
@@ -89,6 +108,8 @@ def build_ds(ins: Instruction):
             act = w.exec_mask
             addr = w.V[a][act].astype(np.int64) + off
             vals = _to_dwords(w.wg.lds[_lds_index(w, addr, abs(nbytes), ins)], nbytes)
+            if w.events is not None:
+                _record(w, ins, lds_clocks(addr, abs(nbytes)))
             for k in range(vals.shape[0]):
                 w.V[d + k][act] = vals[k]
         return ds_read
@@ -103,6 +124,8 @@ def build_ds(ins: Instruction):
             addr = w.V[a][act].astype(np.int64) + off
             idx = _lds_index(w, addr, nbytes, ins)
             w.wg.lds[idx] = _from_dwords(w, s, nbytes)
+            if w.events is not None:
+                _record(w, ins, lds_clocks(addr, nbytes))
         return ds_write
     if m in _DS_READ2:
         _check(ins, {"offset0", "offset1", "gds"})
@@ -114,6 +137,8 @@ def build_ds(ins: Instruction):
         def ds_read2(w):
             act = w.exec_mask
             base = w.V[a][act].astype(np.int64)
+            if w.events is not None:
+                _record(w, ins, lds_clocks(base + o0, size) + lds_clocks(base + o1, size))
             for k, o in enumerate((o0, o1)):
                 vals = _to_dwords(w.wg.lds[_lds_index(w, base + o, size, ins)], size)
                 for j in range(nd):
@@ -128,6 +153,8 @@ def build_ds(ins: Instruction):
         def ds_write2(w):
             act = w.exec_mask
             base = w.V[a][act].astype(np.int64)
+            if w.events is not None:
+                _record(w, ins, lds_clocks(base + o0, size) + lds_clocks(base + o1, size))
             for src, o in ((s0, o0), (s1, o1)):
                 w.wg.lds[_lds_index(w, base + o, size, ins)] = _from_dwords(w, src, size)
         return ds_write2
@@ -240,6 +267,8 @@ def build_global(ins: Instruction):
             if not act.any():
                 return
             raw = w.wg.mem.gather(addr(w, act), abs(nbytes))
+            if w.events is not None:
+                _record(w, ins, 0, raw.size)
             vals = _to_dwords(raw, nbytes)
             for k in range(vals.shape[0]):
                 w.V[d + k][act] = vals[k]
@@ -254,7 +283,10 @@ def build_global(ins: Instruction):
             act = w.exec_mask
             if not act.any():
                 return
-            w.wg.mem.scatter(addr(w, act), _from_dwords(w, s, nbytes))
+            data = _from_dwords(w, s, nbytes)
+            w.wg.mem.scatter(addr(w, act), data)
+            if w.events is not None:
+                _record(w, ins, 0, data.size)
         return gstore
     if m in ("global_store_short_d16_hi", "global_store_byte_d16_hi"):
         _check(ins, {"offset", "glc", "slc"})

@@ -119,7 +119,7 @@ class Wave:
     """One wave64: registers, program counter and scheduling flags."""
 
     __slots__ = ("V", "S", "scc", "exec_mask", "exec_all", "pc", "done", "at_barrier", "wg", "wave_id",
-                 "count", "trace")
+                 "count", "trace", "events")
 
     def __init__(self, num_vgprs: int, wg, wave_id: int):
         self.V = np.zeros((num_vgprs, WAVE), dtype=np.uint32)
@@ -132,6 +132,7 @@ class Wave:
         self.at_barrier = False
         self.count = 0
         self.trace = None
+        self.events = None  # with tracing: pc -> [LDS clocks, global bytes] (for the cycle model)
         self.set_exec(FULL)
 
     def set_exec(self, m: int) -> None:

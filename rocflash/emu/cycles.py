@@ -1,0 +1,228 @@
+"""A cycle MODEL of our gfx906 kernels on an MI50, computed from the emulator's dynamic traces.
+
+THIS IS A MODEL, NOT A MEASUREMENT. No AMD GPU ran anything; the numbers below are what these rules give.
+
+Input: the instructions each wave of one traced workgroup executed (the emulator's trace, program order),
+with the LDS bank clocks of each LDS access (from the lanes' actual addresses) and the bytes of each global
+access. Rules (GCN / Vega, ISA guide chapters 2 "Program Organization", 4.4 "Data Dependency Resolution" and
+10 "Data Share Operations"; rates from AMD's Vega / MI50 specifications; the latencies are assumptions):
+  * issue: a wave issues at most one instruction per 4 clocks (the sequencer serves the 4 SIMDs in turn);
+    a wave64 VALU instruction occupies its SIMD16 for 4 clocks: v_dot2_f32_f16, fp32 and int32 ops at full
+    rate (4), transcendentals (v_exp/log/rcp/rsq/sqrt) and 32-bit multiplies (v_mul_lo/hi_u32,
+    v_mad_u64_u32, v_div_*) at quarter rate (16), 64-bit shifts at half rate (8); SALU, branch, memory
+    issue 4 clocks; s_waitcnt / s_barrier / s_nop are waits (counted as 0 issue here);
+  * LDS: one unit per CU, 128 bytes per clock over 32 banks x 4 bytes; an access takes the sum over its lane
+    groups of the most distinct dwords in one bank (1 per group when conflict-free); ds_swizzle/ds_bpermute 2;
+  * global memory: the kernel's bytes at 1.02 TB/s shared by 60 CUs (9.86 bytes per clock per CU at
+    1725 MHz); latency assumed 600 clocks per dependent global load, 100 per scalar load;
+  * occupancy: waves per SIMD from the kernel's VGPRs (256 per lane / VGPRs rounded up to 4, at most 10) and
+    workgroups per CU from LDS (65536 / bytes per workgroup);
+  * per workgroup: SIMD = max over its waves of their issue clocks (one wave per SIMD), LDS = sum over
+    waves, MEM = bytes / bytes-per-clock, LAT = max over waves of the latencies;
+    perfect overlap   T = (workgroups / CUs) * max(SIMD, LDS, MEM)
+    no overlap        T = ceil(workgroups / (CUs * workgroups per CU)) * (SIMD + LDS + MEM + LAT)
+  * a workgroup's clocks are linear in its K/V tiles: two traced runs (two seqlen_k) give the fit that is
+    evaluated at the target shape's seqlen_k (same instance, full query tile or the decode row).
+MI50 peak: 60 CUs x 64 lanes x 1725 MHz x 4 flop per v_dot2_f32_f16 = 26.5 TFLOP/s fp16.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import torch
+
+CUS = 60
+CLOCK_HZ = 1.725e9
+HBM_BYTES_PER_S = 1.024e12
+PEAK_FP16_FLOPS = CUS * 64 * CLOCK_HZ * 4
+GLOBAL_LATENCY = 600  # assumed clocks per dependent global load
+SCALAR_LATENCY = 100  # assumed clocks per scalar load
+TRANSCENDENTAL = ("v_exp_", "v_log_", "v_rcp_", "v_rsq_", "v_sqrt_", "v_sin_", "v_cos_")
+QUARTER = ("v_mul_lo_u32", "v_mul_hi_u32", "v_mul_hi_i32", "v_mad_u64_u32", "v_mad_i64_i32", "v_div_scale",
+           "v_div_fmas", "v_div_fixup")
+HALF = ("v_lshlrev_b64", "v_lshrrev_b64", "v_ashrrev_i64")
+WAITS = ("s_waitcnt", "s_barrier", "s_nop", "s_endpgm")
+
+
+def classify(mnemonic: str) -> tuple[str, int]:
+    """(class, issue clocks) of one wave64 instruction under the rules of the module docstring."""
+    m = mnemonic
+    if m.startswith("v_dot2"):
+        return "dot2", 4
+    if m.startswith(TRANSCENDENTAL):
+        return "valu_trans", 16
+    if m.startswith(QUARTER):
+        return "valu_quarter", 16
+    if m.startswith(HALF):
+        return "valu_half", 8
+    if m.startswith("v_"):
+        return "valu", 4
+    if m.startswith("ds_"):
+        return "lds", 4
+    if m.startswith(("global_", "buffer_", "flat_", "scratch_")):
+        return "vmem", 4
+    if m.startswith("s_load") or m.startswith("s_buffer_load"):
+        return "smem", 4
+    if m.startswith(WAITS):
+        return "wait", 0
+    if m.startswith(("s_branch", "s_cbranch")):
+        return "branch", 4
+    return "salu", 4
+
+
+@dataclasses.dataclass
+class GroupCost:
+    """Clocks and bytes of one traced workgroup (see the module docstring)."""
+
+    simd: float = 0.0  # max over waves of issue clocks
+    valu: float = 0.0  # VALU clocks of that wave
+    dot2: float = 0.0  # of which v_dot2
+    lds: float = 0.0
+    mem_bytes: float = 0.0
+    latency: float = 0.0
+    instructions: int = 0
+
+    def vector(self) -> np.ndarray:
+        return np.array([self.simd, self.valu, self.dot2, self.lds, self.mem_bytes, self.latency, self.instructions],
+                        dtype=np.float64)
+
+    @classmethod
+    def from_vector(cls, v) -> "GroupCost":
+        return cls(*[float(x) for x in v[:6]], int(round(v[6])))
+
+
+def group_cost(program, waves) -> GroupCost:
+    """Cost of one workgroup from its traced waves (``Launcher.trace`` entries of one group)."""
+    instrs = program.kernel.instructions
+    meta = [classify(i.mnemonic) for i in instrs]
+    g = GroupCost()
+    for w in waves:
+        counts = np.bincount(np.asarray(w.trace, dtype=np.int64), minlength=len(instrs))
+        issue = valu = dot2 = lat = 0.0
+        lds = 0.0
+        for pc in np.nonzero(counts)[0]:
+            cls, clk = meta[pc]
+            n = int(counts[pc])
+            issue += n * clk
+            if cls.startswith("valu") or cls == "dot2":
+                valu += n * clk
+            if cls == "dot2":
+                dot2 += n * clk
+            if cls == "vmem" and instrs[pc].mnemonic.startswith("global_load"):
+                lat += n * GLOBAL_LATENCY
+            if cls == "smem":
+                lat += n * SCALAR_LATENCY
+            if cls == "lds" and pc not in w.events:
+                lds += 2 * n  # swizzle / bpermute: one pass through the crossbar
+        for pc, (lds_clk, nbytes) in w.events.items():
+            lds += lds_clk
+            g.mem_bytes += nbytes
+        if issue > g.simd:
+            g.simd, g.valu, g.dot2 = issue, valu, dot2
+        g.lds += lds
+        g.latency = max(g.latency, lat)
+        g.instructions += int(counts.sum())
+    return g
+
+
+def occupancy(program, lds_bytes: int, threads: int) -> tuple[int, int]:
+    """(waves per SIMD, workgroups per CU) from VGPRs and LDS (gfx906: 256 VGPRs per lane, 64 KiB LDS)."""
+    vgprs = int(program.kernel.amdhsa.get("next_free_vgpr", 256))
+    waves = min(10, 256 // max(4, -(-vgprs // 4) * 4))
+    waves_per_wg = -(-threads // 64)
+    by_waves = max(1, waves * 4 // waves_per_wg)
+    by_lds = 65536 // max(lds_bytes, 1) if lds_bytes else by_waves
+    return waves, max(1, min(by_waves, by_lds))
+
+
+def traced_forward_group(dtype: str, headdim: int, seqlen_q: int, seqlen_k: int):
+    """Trace workgroup 0 of a forward run (batch 1, one head): (program, cost, config, lds bytes)."""
+    from .driver import DTYPES, kernel_image, run_forward
+    from .machine import Launcher
+
+    torch_dtype = next(t for t, (n, _) in DTYPES.items() if n == dtype)
+    g = torch.Generator().manual_seed(0)
+    q = torch.randn(1, seqlen_q, 1, headdim, generator=g).to(torch_dtype)
+    k = torch.randn(1, seqlen_k, 1, headdim, generator=g).to(torch_dtype)
+    v = torch.randn(1, seqlen_k, 1, headdim, generator=g).to(torch_dtype)
+    traces = []
+    orig = Launcher.launch
+
+    def launch(self, *a, **kw):
+        self.trace = []
+        try:
+            return orig(self, *a, **kw)
+        finally:
+            traces.append(self.trace)
+    Launcher.launch = launch
+    try:
+        run_forward(q, k, v, groups=[0])
+    finally:
+        Launcher.launch = orig
+    img = kernel_image("fwd", dtype, headdim, True)
+    waves = [w for (_, _, w) in traces[0]]
+    lds = img.program.kernel.group_segment_fixed_size + img.dynamic_lds
+    return img, group_cost(img.program, waves), lds
+
+
+@dataclasses.dataclass
+class Prediction:
+    label: str
+    kernel: str
+    workgroups: int
+    waves_per_simd: int
+    wg_per_cu: int
+    cost: GroupCost  # per workgroup at the target seqlen_k (fitted)
+    flops: float
+
+    def times(self) -> tuple[float, float]:
+        c = self.cost
+        mem = c.mem_bytes / (HBM_BYTES_PER_S / CUS / CLOCK_HZ)
+        per_cu = self.workgroups / CUS
+        overlap = per_cu * max(c.simd, c.lds, mem)
+        no_overlap = math.ceil(self.workgroups / (CUS * self.wg_per_cu)) * (c.simd + c.lds + mem + c.latency)
+        return overlap / CLOCK_HZ, no_overlap / CLOCK_HZ
+
+    def row(self) -> str:
+        t_fast, t_slow = self.times()
+        c = self.cost
+        mem = c.mem_bytes / (HBM_BYTES_PER_S / CUS / CLOCK_HZ)
+        tf = lambda t: self.flops / t / 1e12  # noqa: E731
+        return (f"| {self.label} | {self.kernel} | {self.workgroups} | {self.waves_per_simd} / {self.wg_per_cu} | "
+                f"{t_fast * 1e3:.3f} ({tf(t_fast):.2f}, {100 * tf(t_fast) * 1e12 / PEAK_FP16_FLOPS:.0f}%) | "
+                f"{t_slow * 1e3:.3f} ({tf(t_slow):.2f}, {100 * tf(t_slow) * 1e12 / PEAK_FP16_FLOPS:.0f}%) | "
+                f"{100 * c.dot2 / max(c.valu, 1):.0f}% | {c.simd:.0f} / {c.lds:.0f} / {mem:.0f} / {c.latency:.0f} |")
+
+
+def predict_forward(label: str, dtype: str, batch: int, nheads: int, seqlen_q: int, seqlen_k: int, headdim: int,
+                    points: tuple[int, int] | None = None) -> Prediction:
+    """Model one non-causal forward shape from two traced workgroups (full query tile, or 1 row for decode)."""
+    from .driver import kernel_image
+
+    cfg = kernel_image("fwd", dtype, headdim, True).config
+    rows = min(seqlen_q, cfg.block_m)
+    s1, s2 = points or (2 * cfg.block_n, 6 * cfg.block_n)
+    img, c1, lds = traced_forward_group(dtype, headdim, rows, s1)
+    _, c2, _ = traced_forward_group(dtype, headdim, rows, s2)
+    t1, t2, t = s1 / cfg.block_n, s2 / cfg.block_n, math.ceil(seqlen_k / cfg.block_n)
+    v = c1.vector() + (c2.vector() - c1.vector()) * (t - t1) / (t2 - t1)
+    waves, wg_per_cu = occupancy(img.program, lds, cfg.threads)
+    workgroups = math.ceil(seqlen_q / cfg.block_m) * nheads * batch
+    flops = 4.0 * batch * nheads * seqlen_q * seqlen_k * headdim
+    return Prediction(label, cfg.kernel_name(True), workgroups, waves, wg_per_cu, GroupCost.from_vector(v), flops)
+
+
+HEADER = ("| case | kernel | workgroups | waves/SIMD / WG per CU | perfect-overlap bound: ms (TFLOP/s, % of 26.5) | "
+          "no-overlap bound: ms (TFLOP/s, %) | dot2 share of VALU clocks | per WG clocks: SIMD / LDS / MEM / LAT |\n"
+          "|---|---|---:|---|---|---|---:|---|")
+
+
+def default_predictions() -> list[Prediction]:
+    return [
+        predict_forward("issue-2 headline: b4 h32 s4096 d128 fp16, non-causal", "fp16", 4, 32, 4096, 4096, 128),
+        predict_forward("decode step: b8 h32/8 sq1 sk16384 d128 fp16", "fp16", 8, 32, 1, 16384, 128),
+        predict_forward("decode preset: b8 h32/8 sq1 sk16384 d128 bf16", "bf16", 8, 32, 1, 16384, 128),
+    ]
