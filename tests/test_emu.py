@@ -366,7 +366,7 @@ def test_lds_clocks_bank_conflicts():
 
     rows = np.arange(64) * 16
     assert lds_clocks(rows, 16) == 8  # ds_read_b128, consecutive 16-byte rows: 8 groups of 8 lanes, no conflict
-    assert lds_clocks(np.arange(64) * 128, 16) == 8 * 4  # rows 128 bytes apart: 8 lanes in 2 banks x 4 dwords
+    assert lds_clocks(np.arange(64) * 128, 16) == 8 * 8  # rows 128 bytes apart: all 8 lanes of a group in banks 0-3
     assert lds_clocks(np.arange(64) * 144, 16) == 8  # padded by 16 bytes: conflict-free again
     assert lds_clocks(np.zeros(64, np.int64), 4) == 2  # broadcast of one dword
 
