@@ -17,6 +17,7 @@ the instruction that uses them. Nothing here knows instruction semantics.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,6 +111,7 @@ _INT = re.compile(r"^-?(0x[0-9a-fA-F]+|\d+)$")
 _FLOAT = re.compile(r"^-?\d+\.\d*(e[-+]?\d+)?$")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def parse_operand(text: str) -> Operand:
     """``-|v[2:3]|`` -> Operand(kind="v", reg=2, count=2, neg=True, abs=True); see the module docstring."""
     t = text.strip()
@@ -148,6 +150,8 @@ def parse_operand(text: str) -> Operand:
 
 def _split_top(s: str, sep: str) -> list[str]:
     """Split at ``sep`` outside (), [], "" ."""
+    if not any(ch in s for ch in '([")]'):
+        return s.split(sep)
     out, depth, cur, quote = [], 0, [], False
     for ch in s:
         if ch == '"':

@@ -534,6 +534,14 @@ def build_dot2(ins: Instruction, base: str, enc: str):
     c = with_modifiers(vget(srcs[2], 32, True, ins), srcs[2], 32, ins)
     cneg = U32(0x80000000 if neg_lo[0] else 0)
     put = vwriter(ins.operands[0], 32, ins)
+    plain = not any(k in ins.modifiers for k in ("op_sel", "op_sel_hi", "neg_lo", "neg_hi"))
+    if plain and all(o.kind == "v" for o in srcs[:2]):
+        ra, rb = srcs[0].reg, srcs[1].reg  # fast path: both halves in order, no modifiers
+
+        def run_plain(w):
+            p = w.V[ra].view(F16).astype(F64) * w.V[rb].view(F16).astype(F64)  # [lo0, hi0, lo1, ...]
+            put(w, (p[0::2] + p[1::2] + c(w).view(F32).astype(F64)).astype(F32).view(U32))
+        return run_plain
     (alo, ahi), (blo, bhi) = a, b
 
     def run(w):
