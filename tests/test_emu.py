@@ -354,9 +354,18 @@ def test_barrier_interleaves_waves():
     for i, ins in enumerate(kernel.instructions):
         ins.index = i
     kernel.instructions[7] = parse_instruction("v_mov_b32_e32 v5, s1", 8)
-    for order in ("forward", "reverse"):
+    for order in ("forward", "reverse", "interleave:4:1"):
+        mem.write(out, np.zeros(128, np.uint32))
         Launcher(Program.from_kernel(kernel), mem).launch((1,), (128,), kernarg, 512, order=order)
-        assert (mem.read(out, 512).view(np.uint32) == 127 - np.arange(128)).all()
+        assert (mem.read(out, 512).view(np.uint32) == 127 - np.arange(128)).all(), order
+    # The same kernel without its s_barrier: each order exposes the race (a wave reads LDS not yet written).
+    racy = Kernel("racy", [i for i in kernel.instructions if i.mnemonic != "s_barrier"], {}, kernel.amdhsa)
+    for i, ins in enumerate(racy.instructions):
+        ins.index = i
+    for order in ("forward", "reverse"):
+        mem.write(out, np.zeros(128, np.uint32))
+        Launcher(Program.from_kernel(racy), mem).launch((1,), (128,), kernarg, 512, order=order)
+        assert not (mem.read(out, 512).view(np.uint32) == 127 - np.arange(128)).all(), order
 
 
 # ------------------------------------------------------------------------------------------ cycle model

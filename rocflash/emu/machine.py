@@ -13,8 +13,10 @@ reads blockDim/gridDim from it.
 Scheduling: the waves of a workgroup run one after another, each until it reaches ``s_barrier`` or
 ``s_endpgm``; when every live wave waits at the barrier, all continue (Vega ISA 4.3: a barrier waits for
 all waves of the workgroup that have not ended). ``order="reverse"`` runs the waves in the opposite order,
-which changes which wave reaches a barrier first (a check that results do not depend on the interleaving
-between barriers). Workgroups run one after another.
+which changes which wave reaches a barrier first, and ``order="interleave:N:SEED"`` switches to a random
+wave after a random 1..N instructions (a check that results do not depend on the interleaving between
+barriers: a missing barrier or a read of LDS another wave is still writing shows up as a difference).
+Memory operations take effect immediately, in program order. Workgroups run one after another.
 """
 
 from __future__ import annotations
@@ -183,9 +185,22 @@ class Launcher:
                 w.events = {}
                 self.trace.append((group, i, w))
             waves.append(w)
-        sched = waves if order == "forward" else waves[::-1]
+        budget, rng = None, None
+        if order.startswith("interleave"):
+            _, n, seed = (order.split(":") + ["64", "0"])[:3]
+            budget, rng = int(n), np.random.default_rng(int(seed))
+        elif order not in ("forward", "reverse"):
+            raise ValueError(f"order must be forward, reverse or interleave:N:SEED, got {order!r}")
+        sched = waves if order != "reverse" else waves[::-1]
         total = 0
         while True:
+            if budget is not None:  # random wave, at most N instructions per turn, until all wait or end
+                while True:
+                    ready = [w for w in waves if not w.done and not w.at_barrier]
+                    if not ready:
+                        break
+                    w = ready[int(rng.integers(len(ready)))]
+                    total += self._run_wave(w, int(rng.integers(1, budget + 1)))
             for w in sched:
                 if not w.done and not w.at_barrier:
                     total += self._run_wave(w)
@@ -198,7 +213,8 @@ class Launcher:
             else:
                 raise EmuError("scheduler stalled: waves neither done nor at a barrier")
 
-    def _run_wave(self, w: Wave) -> int:
+    def _run_wave(self, w: Wave, budget: int | None = None) -> int:
+        """Run ``w`` until a barrier, its end or ``budget`` instructions; returns instructions run."""
         code = self.program.code
         instrs = self.program.kernel.instructions
         pc = w.pc
@@ -214,10 +230,14 @@ class Launcher:
                     n += 1
                     if r is None:
                         pc += 1
+                        if n == budget:
+                            break
                     elif r >= 0:
                         pc = r
                         if n > limit:
                             raise EmuError(f"wave ran more than {self.max_instructions} instructions")
+                        if n == budget:
+                            break
                     elif r == BARRIER:
                         w.at_barrier = True
                         pc += 1
