@@ -69,9 +69,41 @@ def run_case(kind, dtype, d, aligned, shape, seed=0):
                 instructions=sum(info[k].instructions for k in ("preprocess", "bwd_dkdv", "bwd_dq")))
 
 
+def feature_cases():
+    """Forward features on the fp16 d32 instance: (name, q, k, v, kwargs)."""
+    g = torch.Generator().manual_seed(3)
+    r = lambda *s: torch.randn(*s, generator=g).half()  # noqa: E731
+    q, k, v = r(2, 150, 2, 32), r(2, 90, 2, 32), r(2, 90, 2, 32)
+    qkv = r(1, 70, 3, 4, 32)
+    return [
+        ("batch 2, seqlen_q 150 > Br, causal", q, k, v, dict(window_right=0)),
+        ("softcap 5", q[:1, :40], k[:1], v[:1], dict(softcap=5.0)),
+        ("ALiBi (nheads,)", q[:1, :40], k[:1], v[:1], dict(alibi_slopes=torch.rand(2, generator=g) * 0.5)),
+        ("ALiBi (batch, nheads), causal", q[:, :40], k, v, dict(window_right=0, alibi_slopes=torch.rand(2, 2, generator=g) * 0.5)),
+        ("strided q/k/v from a packed qkv, window 5/5", qkv[:, :, 0], qkv[:, :, 1], qkv[:, :, 2], dict(window_left=5, window_right=5)),
+        ("causal seqlen_q > seqlen_k (fully masked rows)", q[:1, :40], k[:1, :30], v[:1, :30], dict(window_right=0)),
+        ("decode seqlen_q 1, GQA 4/1", r(3, 1, 4, 32), r(3, 200, 1, 32), r(3, 200, 1, 32), {}),
+        ("headdim 20 (narrow path), causal", r(1, 33, 1, 20), r(1, 65, 1, 20), r(1, 65, 1, 20), dict(window_right=0)),
+    ]
+
+
+def run_feature(name, q, k, v, kw):
+    d = q.shape[-1]
+    args = FwdArgs(1 / math.sqrt(d), kw.get("window_left", -1), kw.get("window_right", -1), kw.get("softcap", 0.0),
+                   kw.get("alibi_slopes"))
+    t0 = time.time()
+    out, lse, info = run_forward(q, k, v, softmax_scale=args.softmax_scale, **kw)
+    ref, ref_lse = attention_reference(q, k, v, args, compute_dtype=torch.float64)
+    low, _ = attention_reference(q, k, v, args, compute_dtype=q.dtype)
+    err, tol, ok = _err(out, ref, low, 2)
+    ok = ok and torch.equal(torch.isfinite(lse), torch.isfinite(ref_lse))
+    return dict(kernel=info["kernel"], shape=name, err=err, tol=tol, ok=ok, seconds=time.time() - t0,
+                instructions=info["stats"].instructions)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kinds", default="fwd,bwd")
+    ap.add_argument("--kinds", default="fwd,bwd,features", help="fwd, bwd, features (softcap, ALiBi, strides, ...)")
     ap.add_argument("--dtypes", default="fp16,bf16,fp32")
     ap.add_argument("--headdims", default="32,64,128,256")
     ap.add_argument("--paths", default="vec,narrow")
@@ -79,7 +111,13 @@ def main(argv=None) -> int:
     ap.add_argument("--markdown")
     a = ap.parse_args(argv)
     rows = []
-    for kind in a.kinds.split(","):
+    if "features" in a.kinds.split(","):
+        for name, q, k, v, kw in feature_cases():
+            rows.append(run_feature(name, q, k, v, kw))
+            r = rows[-1]
+            print(f"{'PASS' if r['ok'] else 'FAIL'} {r['kernel']:70s} {name} err {r['err']:.3g} tol {r['tol']:.3g}",
+                  flush=True)
+    for kind in [x for x in a.kinds.split(",") if x != "features"]:
         for dtype in a.dtypes.split(","):
             for d in map(int, a.headdims.split(",")):
                 for path in a.paths.split(","):

@@ -57,6 +57,7 @@ def _check(out, ref, low, factor, what):
 FWD_CASES = [
     pytest.param("fp16", 1, 40, 72, 2, 1, 32, -1, 0, True, id="fp16-d32-gqa-causal-sq<sk-vec"),
     pytest.param("fp16", 1, 20, 33, 1, 1, 24, 6, 3, False, id="fp16-d24-window-narrow"),
+    pytest.param("fp16", 1, 40, 30, 1, 1, 32, -1, 0, True, id="fp16-d32-causal-sq>sk-fully-masked-rows"),
     pytest.param("bf16", 1, 30, 17, 1, 1, 64, -1, -1, True, id="bf16-d64-sq>sk-vec"),
     pytest.param("fp32", 1, 33, 40, 1, 1, 32, -1, 0, False, id="fp32-d32-causal-narrow"),
 ]
