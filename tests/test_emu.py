@@ -386,3 +386,28 @@ def test_cycle_classes():
     assert classify("v_dot2_f32_f16") == ("dot2", 4) and classify("v_exp_f32_e32") == ("valu_trans", 16)
     assert classify("v_mul_lo_u32")[1] == 16 and classify("s_waitcnt")[1] == 0 and classify("ds_read_b128")[0] == "lds"
     assert abs(PEAK_FP16_FLOPS / 1e12 - 26.5) < 0.05
+
+
+def test_params_layout_from_record_dump():
+    """Kernel-argument offsets come from clang's record-layout dump (no hard-coded struct layout)."""
+    from rocflash.emu.build import parse_record_layouts
+
+    dump = """
+*** Dumping AST Record Layout
+         0 | struct rf::FmhaFwdParams
+         0 |   const void * q
+         8 |   int64_t q_batch_stride
+        16 |   int32_t batch
+        20 |   DType dtype
+        24 |   float softmax_scale
+        28 |   _Bool aligned
+           | [sizeof=32, dsize=32, align=8,
+           |  nvsize=32, nvalign=8]
+"""
+    lay = parse_record_layouts(dump)["rf::FmhaFwdParams"]
+    assert lay.size == 32 and lay.fields["softmax_scale"].offset == 24
+    raw = lay.pack({"q": 0x1234, "batch": 3, "softmax_scale": 0.5, "aligned": True})
+    assert raw[0:8] == (0x1234).to_bytes(8, "little") and raw[16] == 3 and raw[28] == 1
+    assert np.frombuffer(raw[24:28], np.float32)[0] == 0.5 and raw[8:16] == bytes(8)
+    with pytest.raises(KeyError, match="no field"):
+        lay.pack({"cu_seqlens_q": 1})
