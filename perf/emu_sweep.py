@@ -22,7 +22,7 @@ import torch
 
 from rocflash.backends import FwdArgs
 from rocflash.backends.reference import attention_reference
-from rocflash.emu.driver import run_backward, run_forward
+from rocflash.emu.driver import reference_grads, run_backward, run_forward
 
 DT = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 # (name, batch, seqlen_q, seqlen_k, nheads, nheads_k, window_left, window_right)
@@ -55,13 +55,8 @@ def run_case(kind, dtype, d, aligned, shape, seed=0):
     dq, dk, dv, info = run_backward(q, k, v, out.to(q.dtype), lse, do, softmax_scale=args.softmax_scale,
                                    window_left=wl, window_right=wr, aligned=aligned)
 
-    def grads(cd):
-        leaves = [x.detach().to(cd).requires_grad_() for x in (q, k, v)]
-        o, _ = attention_reference(*leaves, args, compute_dtype=cd)
-        o.backward(do.to(cd))
-        return [x.grad for x in leaves]
-
-    ref, low = grads(torch.float64), grads(DT[dtype])
+    ref = reference_grads(q, k, v, do, args, torch.float64)
+    low = reference_grads(q, k, v, do, args, DT[dtype])
     res = [_err(gr, r, lo, 3) for gr, r, lo in zip((dq, dk, dv), ref, low)]
     worst = max(res, key=lambda x: x[0] / x[1])
     return dict(kernel=" + ".join(info["kernels"]), shape=name, err=worst[0], tol=worst[1],

@@ -93,7 +93,7 @@ def test_emulated_forward_independent_of_wave_order():
 
 
 def test_emulated_backward_matches_fp64():
-    from rocflash.emu.driver import run_backward
+    from rocflash.emu.driver import reference_grads, run_backward
 
     dtype, (b, sq, sk, h, hk, d) = "fp16", (1, 24, 40, 2, 1, 32)
     q, k, v, do = _inputs(dtype, b, sq, sk, h, hk, d, seed=11)
@@ -102,12 +102,7 @@ def test_emulated_backward_matches_fp64():
     dq, dk, dv, info = run_backward(q, k, v, out.to(q.dtype), lse, do, softmax_scale=args.softmax_scale,
                                    window_right=0)
 
-    def grads(cd):
-        leaves = [x.detach().to(cd).requires_grad_() for x in (q, k, v)]
-        o, _ = attention_reference(*leaves, args, compute_dtype=cd)
-        o.backward(do.to(cd))
-        return [x.grad for x in leaves]
-
-    ref, low = grads(torch.float64), grads(DT[dtype])
+    ref = reference_grads(q, k, v, do, args, torch.float64)
+    low = reference_grads(q, k, v, do, args, DT[dtype])
     for name, g, r, lo in zip(("dq", "dk", "dv"), (dq, dk, dv), ref, low):
         _check(g, r, lo, 3, f"backward {name} ({', '.join(info['kernels'])})")

@@ -66,6 +66,21 @@ def instance_source(cfg: TileConfig, aligned: bool) -> str:
             f"rf::{cfg.struct_name}::kShape.lds_bytes();\n")
 
 
+def custom_instance_source(cfg: TileConfig, aligned: bool) -> str:
+    """A translation unit for a forward tile config that is not in ck_configs/ (model-driven exploration):
+    the same launch template, the tile type declared here, named ``<struct_name>_emu``."""
+    if cfg.kind != "fwd":
+        raise ValueError(f"custom configs must be forward configs, got kind {cfg.kind!r}")
+    name = f"{cfg.struct_name}_emu"
+    elem = {"fp16": "Fp16", "bf16": "Bf16", "fp32": "Fp32"}[cfg.dtype]
+    return (f'#include "fmha_fwd_launch.h"\nnamespace rf {{\nstruct {name} {{\n'
+            f"  static constexpr FwdTileShape kShape = {codegen._shape_literal(cfg)};\n"
+            f"  static constexpr int kWavesPerSimd = {max(1, cfg.waves_per_simd)};\n}};\n"
+            f"template rfError_t launch_fmha_fwd<{elem}, {name}, {'true' if aligned else 'false'}>"
+            f"(const FmhaFwdParams&, rfStream_t);\n}}  // namespace rf\n"
+            f'extern "C" __device__ __attribute__((used)) const int {LDS_SYMBOL} = rf::{name}::kShape.lds_bytes();\n')
+
+
 PREPROCESS_SOURCE = """#include "fmha_bwd_launch.h"
 namespace rf {
 template rfError_t launch_fmha_bwd_preprocess<Fp16>(const FmhaBwdParams&, rfStream_t);

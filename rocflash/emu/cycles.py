@@ -138,7 +138,7 @@ def occupancy(program, lds_bytes: int, threads: int) -> tuple[int, int]:
     return waves, max(1, min(by_waves, by_lds))
 
 
-def traced_forward_group(dtype: str, headdim: int, seqlen_q: int, seqlen_k: int):
+def traced_forward_group(dtype: str, headdim: int, seqlen_q: int, seqlen_k: int, config=None):
     """Trace workgroup 0 of a forward run (batch 1, one head): (program, cost, config, lds bytes)."""
     from .driver import DTYPES, kernel_image, run_forward
     from .machine import Launcher
@@ -159,10 +159,10 @@ def traced_forward_group(dtype: str, headdim: int, seqlen_q: int, seqlen_k: int)
             traces.append(self.trace)
     Launcher.launch = launch
     try:
-        run_forward(q, k, v, groups=[0])
+        run_forward(q, k, v, groups=[0], aligned=True, config=config)
     finally:
         Launcher.launch = orig
-    img = kernel_image("fwd", dtype, headdim, True)
+    img = kernel_image("fwd", dtype, headdim, True, config)
     waves = [w for (_, _, w) in traces[0]]
     lds = img.program.kernel.group_segment_fixed_size + img.dynamic_lds
     return img, group_cost(img.program, waves), lds
@@ -198,21 +198,22 @@ class Prediction:
 
 
 def predict_forward(label: str, dtype: str, batch: int, nheads: int, seqlen_q: int, seqlen_k: int, headdim: int,
-                    points: tuple[int, int] | None = None) -> Prediction:
-    """Model one non-causal forward shape from two traced workgroups (full query tile, or 1 row for decode)."""
+                    points: tuple[int, int] | None = None, config=None) -> Prediction:
+    """Model one non-causal forward shape from two traced workgroups (full query tile, or 1 row for decode).
+    ``config``: a forward tile config other than the dispatcher's (see :func:`rocflash.emu.driver.kernel_image`)."""
     from .driver import kernel_image
 
-    cfg = kernel_image("fwd", dtype, headdim, True).config
+    cfg = kernel_image("fwd", dtype, headdim, True, config).config
     rows = min(seqlen_q, cfg.block_m)
     s1, s2 = points or (2 * cfg.block_n, 6 * cfg.block_n)
-    img, c1, lds = traced_forward_group(dtype, headdim, rows, s1)
-    _, c2, _ = traced_forward_group(dtype, headdim, rows, s2)
+    img, c1, lds = traced_forward_group(dtype, headdim, rows, s1, config)
+    _, c2, _ = traced_forward_group(dtype, headdim, rows, s2, config)
     t1, t2, t = s1 / cfg.block_n, s2 / cfg.block_n, math.ceil(seqlen_k / cfg.block_n)
     v = c1.vector() + (c2.vector() - c1.vector()) * (t - t1) / (t2 - t1)
     waves, wg_per_cu = occupancy(img.program, lds, cfg.threads)
     workgroups = math.ceil(seqlen_q / cfg.block_m) * nheads * batch
     flops = 4.0 * batch * nheads * seqlen_q * seqlen_k * headdim
-    return Prediction(label, cfg.kernel_name(True), workgroups, waves, wg_per_cu, GroupCost.from_vector(v), flops)
+    return Prediction(label, cfg.kernel_name(True) + ("" if config is None else " (not in ck_configs)"), workgroups, waves, wg_per_cu, GroupCost.from_vector(v), flops)
 
 
 HEADER = ("| case | kernel | workgroups | waves/SIMD / WG per CU | perfect-overlap bound: ms (TFLOP/s, % of 26.5) | "

@@ -26,7 +26,8 @@ import torch
 
 from ..configs import TileConfig, select_config
 from . import asm as asm_mod
-from .build import PREPROCESS_SOURCE, compile_asm, instance_source, params_layout, read_lds_constant
+from .build import (PREPROCESS_SOURCE, compile_asm, custom_instance_source, instance_source, params_layout,
+                    read_lds_constant)
 from .machine import Launcher, LaunchStats, Program
 from .state import GlobalMemory
 
@@ -46,10 +47,12 @@ class KernelImage:
 
 
 @functools.lru_cache(maxsize=64)
-def kernel_image(kind: str, dtype: str, headdim: int, aligned: bool) -> KernelImage:
-    """The decoded instance of ``kind`` ("fwd", "bwd_dkdv", "bwd_dq") the dispatcher would pick."""
-    cfg = select_config(kind, "gfx9", dtype, headdim)
-    path = compile_asm(cfg.kernel_name(aligned), instance_source(cfg, aligned))
+def kernel_image(kind: str, dtype: str, headdim: int, aligned: bool, config: TileConfig | None = None) -> KernelImage:
+    """The decoded instance of ``kind`` ("fwd", "bwd_dkdv", "bwd_dq") the dispatcher would pick, or of the
+    forward tile ``config`` when given (a config outside ck_configs/, for the cycle model)."""
+    cfg = config or select_config(kind, "gfx9", dtype, headdim)
+    source = custom_instance_source(cfg, aligned) if config is not None else instance_source(cfg, aligned)
+    path = compile_asm(cfg.kernel_name(aligned) + ("_custom" if config is not None else ""), source)
     text = path.read_text()
     kernels = asm_mod.parse_file(text, str(path))
     if len(kernels) != 1:
@@ -122,11 +125,12 @@ def _launch(img: KernelImage, mem: GlobalMemory, kernarg: bytes, blocks: int, gr
 
 def run_forward(q, k, v, softmax_scale: float | None = None, window_left: int = -1, window_right: int = -1,
                 softcap: float = 0.0, alibi_slopes=None, aligned: bool | None = None, groups=None,
-                order: str = "forward"):
+                order: str = "forward", config: TileConfig | None = None):
     """Run the gfx906 forward kernel on the emulator: returns (out like q, lse float32 (b, h, sq), info).
 
     aligned: load path (True: 128-bit, False: narrow); default: what the launcher picks for these tensors.
     groups: workgroup indices to run (default all); rows of other workgroups stay NaN.
+    config: a forward tile config to compile instead of the dispatcher's choice (model exploration).
     info: dict with the instance name, launch statistics and the emulator's wall time.
     """
     dtype = DTYPES[q.dtype][0]
@@ -138,7 +142,7 @@ def run_forward(q, k, v, softmax_scale: float | None = None, window_left: int = 
     if aligned is None:
         aligned = all(t.stride(-1) == 1 and (t.shape[-1] * t.element_size()) % 16 == 0
                       and all((s * t.element_size()) % 16 == 0 for s in t.stride()[:-1]) for t in (q, k, v, out))
-    img = kernel_image("fwd", dtype, headdim, bool(aligned))
+    img = kernel_image("fwd", dtype, headdim, bool(aligned), config)
     p = _common(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, mem)
     o_addr, lse_addr = _put(mem, out), _put(mem, lse)
     p.update({"o": o_addr, "lse": lse_addr, **_strides("o", out), "aligned": bool(aligned)})
@@ -183,3 +187,14 @@ def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, wi
     info["bwd_dq"] = _launch(dqk, mem, kernarg, -(-seqlen_q // dqk.config.block_m) * nheads * batch, None, order)
     info["kernels"] = (dkdv.config.kernel_name(bool(aligned)), dqk.config.kernel_name(bool(aligned)))
     return _get(mem, addr["dq"], dq), _get(mem, addr["dk"], dk), _get(mem, addr["dv"], dv), info
+
+
+def reference_grads(q, k, v, dout, args, compute_dtype: torch.dtype):
+    """(dq, dk, dv) of the torch reference attention in ``compute_dtype`` (fp64: the golden gradients;
+    the input dtype: the eager low-precision baseline of the tolerance rule)."""
+    from ..backends.reference import attention_reference
+
+    leaves = [x.detach().to(compute_dtype).requires_grad_() for x in (q, k, v)]
+    out, _ = attention_reference(*leaves, args, compute_dtype=compute_dtype)
+    out.backward(dout.to(compute_dtype))
+    return [x.grad for x in leaves]
