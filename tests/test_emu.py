@@ -411,3 +411,20 @@ def test_params_layout_from_record_dump():
     assert np.frombuffer(raw[24:28], np.float32)[0] == 0.5 and raw[8:16] == bytes(8)
     with pytest.raises(KeyError, match="no field"):
         lay.pack({"cu_seqlens_q": 1})
+
+
+def test_scratch_spill_and_reload_per_lane():
+    """buffer_store/load_dword through the private-segment descriptor: each lane has its own scratch."""
+    from rocflash.emu.state import PRIVATE_BASE
+
+    w = new_wave()
+    w.private = np.zeros((64, 64), np.uint8)
+    w.S[0:4] = [PRIVATE_BASE & 0xFFFFFFFF, PRIVATE_BASE >> 32, 0xFFFFFFFF, 0]
+    w.V[1] = LANES * 7
+    w.V[2] = 8
+    run_snippet(["buffer_store_dword v1, off, s[0:3], 0 offset:4", "v_mov_b32_e32 v1, 0",
+                 "buffer_load_dword v3, off, s[0:3], 0 offset:4", "buffer_store_dword v3, v2, s[0:3], 0 offen offset:4",
+                 "buffer_load_dword v4, v2, s[0:3], 0 offen offset:4"], w)
+    assert (w.V[3] == LANES * 7).all() and (w.V[4] == LANES * 7).all()
+    with pytest.raises(MemoryFault, match="scratch"):
+        run_snippet(["buffer_load_dword v4, off, s[0:3], 0 offset:64"], w)

@@ -6,6 +6,8 @@ Launch state (LLVM "AMDGPUUsage", section "Initial Kernel Execution State", for 
   kernarg segment ptr (2), dispatch id (2), flat scratch init (2), private segment size (1);
   then system SGPRs: workgroup id x, y, z (1 each), workgroup info (1), private segment wave offset (1);
   VGPRs: v0 = work-item id x, v1 = y, v2 = z (``.amdhsa_system_vgpr_workitem_id`` 0, 1, 2).
+The private segment (register spills) is per-lane byte arrays of ``.amdhsa_private_segment_fixed_size``
+bytes; its buffer descriptor carries a marker base address and the wave offset SGPR is 0 (see mem.py).
 The dispatch packet (``hsa_kernel_dispatch_packet_t``: workgroup_size_x/y/z at byte 4/6/8, grid_size_x/y/z
 at 12/16/20, group_segment_size at 28, kernarg_address at 40) lives in emulated global memory, because HIP
 reads blockDim/gridDim from it.
@@ -29,7 +31,7 @@ import numpy as np
 
 from . import mem, salu, valu
 from .asm import Instruction, Kernel
-from .state import WAVE, EmuError, GlobalMemory, Unimplemented, Wave, Workgroup
+from .state import PRIVATE_BASE, WAVE, EmuError, GlobalMemory, Unimplemented, Wave, Workgroup
 
 BARRIER, END = salu.BARRIER, salu.END
 
@@ -48,7 +50,7 @@ def decode(ins: Instruction, labels: dict[str, int]) -> tuple[Callable, str | No
             f = valu.build(ins)
         elif m.startswith("s_"):
             f = salu.build(ins, labels)
-        elif m.startswith("ds_") or m.startswith("global_"):
+        elif m.startswith(("ds_", "global_", "buffer_")):
             f = mem.build(ins)
         else:
             f = None
@@ -107,7 +109,8 @@ class Launcher:
 
     def _initial_sgprs(self, w: Wave, dispatch: int, kernarg: int, group: tuple[int, int, int]) -> None:
         hsa = self.program.kernel.amdhsa
-        values = {"private_segment_buffer": [0, 0, 0, 0], "dispatch_ptr": [dispatch & 0xFFFFFFFF, dispatch >> 32],
+        values = {"private_segment_buffer": [PRIVATE_BASE & 0xFFFFFFFF, PRIVATE_BASE >> 32, 0xFFFFFFFF, 0],
+                  "dispatch_ptr": [dispatch & 0xFFFFFFFF, dispatch >> 32],
                   "queue_ptr": [0, 0], "kernarg_segment_ptr": [kernarg & 0xFFFFFFFF, kernarg >> 32],
                   "dispatch_id": [0, 0], "flat_scratch_init": [0, 0], "private_segment_size": [0]}
         s = 0
@@ -123,8 +126,13 @@ class Launcher:
             if hsa.get(f"system_sgpr_workgroup_id_{axis}", 0):
                 w.S[s] = gid
                 s += 1
-        if hsa.get("system_sgpr_workgroup_info", 0) or hsa.get("system_sgpr_private_segment_wavefront_offset", 0):
-            raise Unimplemented("workgroup info / private segment wave offset SGPRs")
+        if hsa.get("system_sgpr_workgroup_info", 0):
+            raise Unimplemented("workgroup info SGPR")
+        if hsa.get("system_sgpr_private_segment_wavefront_offset", 0):
+            w.S[s] = 0  # each wave has its own per-lane private arrays: its offset is 0
+            s += 1
+        if self.program.kernel.private_segment_fixed_size:
+            w.private = np.zeros((WAVE, self.program.kernel.private_segment_fixed_size), dtype=np.uint8)
 
     def _dispatch_packet(self, grid: tuple[int, int, int], block: tuple[int, int, int], lds: int, kernarg: int) -> int:
         pkt = np.zeros(64, dtype=np.uint8)

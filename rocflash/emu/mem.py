@@ -20,7 +20,7 @@ import numpy as np
 
 from .asm import Instruction
 from .operands import sget, vget
-from .state import WAVE, MemoryFault, Unimplemented
+from .state import PRIVATE_BASE, WAVE, MemoryFault, Unimplemented
 
 U8, U16, U32, U64 = np.uint8, np.uint16, np.uint32, np.uint64
 LANE = np.arange(WAVE)
@@ -303,7 +303,54 @@ def build_global(ins: Instruction):
     return None
 
 
+_BUF = {"buffer_load_dword": 4, "buffer_load_dwordx2": 8, "buffer_load_dwordx3": 12, "buffer_load_dwordx4": 16,
+        "buffer_store_dword": 4, "buffer_store_dwordx2": 8, "buffer_store_dwordx3": 12, "buffer_store_dwordx4": 16}
+
+
+def build_scratch(ins: Instruction):
+    """BUFFER_LOAD/STORE_DWORD* through the private-segment descriptor: the compiler's register spills
+    (Vega ISA 8 "Vector Memory Operations", MUBUF; 3.x "scratch": each lane has its own private memory,
+    address = descriptor base + SOFFSET + OFFSET (+ VGPR offset with ``offen``), swizzled per lane by the
+    hardware). Modelled as per-lane byte arrays; any other buffer use is not implemented."""
+    m = ins.mnemonic
+    _check(ins, {"offset", "offen", "glc", "slc"})
+    nbytes = _BUF[m]
+    ops = ins.operands
+    data, vaddr, rsrc, soff = ops[0], ops[1], ops[2], ops[3]
+    base_get = sget(rsrc, 64, ins)
+    soff_get = sget(soff, 32, ins)
+    off = _offset(ins)
+    offen = "offen" in ins.modifiers
+    if offen and vaddr.kind != "v":
+        raise Unimplemented(f"offen without a VGPR address ({ins.where()})")
+    store = m.startswith("buffer_store")
+    nd = nbytes // 4
+
+    def scratch(w):
+        base = base_get(w) & 0xFFFF_FFFF_FFFF
+        if base < PRIVATE_BASE or w.private is None:
+            raise Unimplemented(f"buffer access through a descriptor other than the private segment ({ins.where()})")
+        act = w.exec_mask
+        lanes = np.nonzero(act)[0]
+        start = np.full(lanes.size, base - PRIVATE_BASE + soff_get(w) + off, dtype=np.int64)
+        if offen:
+            start = start + w.V[vaddr.reg][act].astype(np.int64)
+        if lanes.size and (start.min() < 0 or start.max() + nbytes > w.private.shape[1]):
+            raise MemoryFault(f"scratch access at {int(start.max())} outside the {w.private.shape[1]} private bytes "
+                              f"per lane ({ins.where()})")
+        idx = start[:, None] + np.arange(nbytes)[None, :]
+        if store:
+            w.private[lanes[:, None], idx] = _from_dwords(w, data.reg, nbytes)
+        else:
+            vals = w.private[lanes[:, None], idx].view(U32).T
+            for k in range(nd):
+                w.V[data.reg + k][act] = vals[k]
+    return scratch
+
+
 def build(ins: Instruction):
+    if ins.mnemonic in _BUF:
+        return build_scratch(ins)
     if ins.mnemonic.startswith("ds_"):
         return build_ds(ins)
     if ins.mnemonic.startswith("global_"):
@@ -312,6 +359,6 @@ def build(ins: Instruction):
 
 
 def known(mnemonic: str) -> bool:
-    return (mnemonic in _DS_READ or mnemonic in _DS_WRITE or mnemonic in _DS_READ2 or mnemonic in _DS_WRITE2
+    return (mnemonic in _BUF or mnemonic in _DS_READ or mnemonic in _DS_WRITE or mnemonic in _DS_READ2 or mnemonic in _DS_WRITE2
             or mnemonic in ("ds_swizzle_b32", "ds_bpermute_b32", "ds_permute_b32") or mnemonic in _G_LOAD
             or mnemonic in _G_STORE or mnemonic in ("global_store_short_d16_hi", "global_store_byte_d16_hi"))

@@ -18,6 +18,7 @@ import numpy as np
 
 from .asm import EXEC, NUM_SREG_FILE, Instruction
 
+PRIVATE_BASE = 0x7F00_0000_0000  # base address the emulator puts in the private-segment buffer descriptor
 WAVE = 64  # gfx9 is wave64 (Vega ISA 2.1 "Program organization"); the only place this number is written
 LANES = np.arange(WAVE, dtype=np.uint64)
 LANES32 = np.arange(WAVE, dtype=np.uint32)
@@ -119,7 +120,7 @@ class Wave:
     """One wave64: registers, program counter and scheduling flags."""
 
     __slots__ = ("V", "S", "scc", "exec_mask", "exec_all", "pc", "done", "at_barrier", "wg", "wave_id",
-                 "count", "trace", "events")
+                 "count", "trace", "events", "private")
 
     def __init__(self, num_vgprs: int, wg, wave_id: int):
         self.V = np.zeros((num_vgprs, WAVE), dtype=np.uint32)
@@ -133,6 +134,7 @@ class Wave:
         self.count = 0
         self.trace = None
         self.events = None  # with tracing: pc -> [LDS clocks, global bytes] (for the cycle model)
+        self.private = None  # per-lane scratch bytes [64, n] when the kernel has a private segment
         self.set_exec(FULL)
 
     def set_exec(self, m: int) -> None:
