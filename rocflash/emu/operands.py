@@ -138,7 +138,8 @@ def swriter(op: Operand, width: int, ins: Instruction):
     if op.kind != "s":
         raise Unimplemented(f"destination {op.text!r} of a scalar instruction ({ins.where()})")
     r = op.reg
-    touches_exec = r <= EXEC + 1 < r + (2 if width == 64 else 1) or r in (EXEC, EXEC + 1)
+    n = 2 if width == 64 else 1
+    touches_exec = r <= EXEC + 1 and r + n > EXEC
     if width == 64:
         if touches_exec:
             def put_exec64(w, v):

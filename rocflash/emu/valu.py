@@ -234,7 +234,6 @@ def _dpp_wrap(ins: Instruction, getters, writer, srcs: list[Operand]):
     bound_zero = "bound_ctrl" in mods
     enabled = ((row_mask >> (LANE // 16)) & 1).astype(bool) & ((bank_mask >> ((LANE % 16) // 4)) & 1).astype(bool)
     src_c = np.clip(src, 0, WAVE - 1)
-    r0 = srcs[0].reg
     g0 = getters[0]
 
     def get0(w):
@@ -251,7 +250,6 @@ def _dpp_wrap(ins: Instruction, getters, writer, srcs: list[Operand]):
             writer(w, raw)
         finally:
             w.exec_mask, w.exec_all = saved
-    del r0
     return [get0, *getters[1:]], write
 
 
