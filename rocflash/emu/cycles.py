@@ -20,7 +20,8 @@ access. Rules (GCN / Vega, ISA guide chapters 2 "Program Organization", 4.4 "Dat
   * per workgroup: SIMD = max over its waves of their issue clocks (one wave per SIMD), LDS = sum over
     waves, MEM = bytes / bytes-per-clock, LAT = max over waves of the latencies;
     perfect overlap   T = (workgroups / CUs) * max(SIMD, LDS, MEM)
-    no overlap        T = ceil(workgroups / (CUs * workgroups per CU)) * (SIMD + LDS + MEM + LAT)
+    no overlap        T = (workgroups / CUs) * (SIMD + LDS + MEM) + ceil(workgroups / (CUs * WG per CU)) * LAT
+                      (only the latencies of workgroups resident together overlap)
   * a workgroup's clocks are linear in its K/V tiles: two traced runs (two seqlen_k) give the fit that is
     evaluated at the target shape's seqlen_k (same instance, full query tile or the decode row).
 MI50 peak: 60 CUs x 64 lanes x 1725 MHz x 4 flop per v_dot2_f32_f16 = 26.5 TFLOP/s fp16.
@@ -183,14 +184,14 @@ class Prediction:
         mem = c.mem_bytes / (HBM_BYTES_PER_S / CUS / CLOCK_HZ)
         per_cu = self.workgroups / CUS
         overlap = per_cu * max(c.simd, c.lds, mem)
-        no_overlap = math.ceil(self.workgroups / (CUS * self.wg_per_cu)) * (c.simd + c.lds + mem + c.latency)
+        no_overlap = per_cu * (c.simd + c.lds + mem) + math.ceil(self.workgroups / (CUS * self.wg_per_cu)) * c.latency
         return overlap / CLOCK_HZ, no_overlap / CLOCK_HZ
 
     def row(self) -> str:
         t_fast, t_slow = self.times()
         c = self.cost
         mem = c.mem_bytes / (HBM_BYTES_PER_S / CUS / CLOCK_HZ)
-        tf = lambda t: self.flops / t / 1e12  # noqa: E731
+        tf = lambda t: self.flops / t / 1e12 if self.flops else 0.0  # noqa: E731
         return (f"| {self.label} | {self.kernel} | {self.workgroups} | {self.waves_per_simd} / {self.wg_per_cu} | "
                 f"{t_fast * 1e3:.3f} ({tf(t_fast):.2f}, {100 * tf(t_fast) * 1e12 / PEAK_FP16_FLOPS:.0f}%) | "
                 f"{t_slow * 1e3:.3f} ({tf(t_slow):.2f}, {100 * tf(t_slow) * 1e12 / PEAK_FP16_FLOPS:.0f}%) | "
@@ -216,13 +217,88 @@ def predict_forward(label: str, dtype: str, batch: int, nheads: int, seqlen_q: i
     return Prediction(label, cfg.kernel_name(True) + ("" if config is None else " (not in ck_configs)"), workgroups, waves, wg_per_cu, GroupCost.from_vector(v), flops)
 
 
+def _traced_launches(run):
+    """Run ``run()`` with tracing on: [(program, traced waves of workgroup 0)] per launch, in launch order."""
+    from .machine import Launcher
+
+    launches = []
+    orig = Launcher.launch
+
+    def launch(self, *a, **kw):
+        self.trace = []
+        try:
+            return orig(self, *a, **kw)
+        finally:
+            first = self.trace[0][0] if self.trace else None
+            launches.append((self.program, [w for (g, _, w) in self.trace if g == first]))
+    Launcher.launch = launch
+    try:
+        run()
+    finally:
+        Launcher.launch = orig
+    return launches
+
+
+def _backward_costs(dtype: str, headdim: int, seqlen_q: int, seqlen_k: int) -> dict:
+    """Workgroup-0 costs of the preprocess, dK/dV and dQ launches of one backward run (batch 1, one head)."""
+    from .driver import DTYPES, run_backward
+
+    torch_dtype = next(t for t, (n, _) in DTYPES.items() if n == dtype)
+    g = torch.Generator().manual_seed(0)
+    mk = lambda *sh: torch.randn(*sh, generator=g).to(torch_dtype)  # noqa: E731
+    q, k, v, do = mk(1, seqlen_q, 1, headdim), mk(1, seqlen_k, 1, headdim), mk(1, seqlen_k, 1, headdim), mk(1, seqlen_q, 1, headdim)
+    out = mk(1, seqlen_q, 1, headdim)
+    lse = torch.full((1, 1, seqlen_q), float(math.log(seqlen_k)), dtype=torch.float32)
+    launches = _traced_launches(lambda: run_backward(q, k, v, out, lse, do, aligned=True))
+    return {name: (prog, group_cost(prog, waves)) for name, (prog, waves) in zip(("preprocess", "bwd_dkdv", "bwd_dq"), launches)}
+
+
+def predict_backward(label: str, dtype: str, batch: int, nheads: int, nheads_k: int, seqlen_q: int, seqlen_k: int,
+                     headdim: int) -> list[Prediction]:
+    """Model the three backward kernels of a non-causal shape: one Prediction per kernel (FLOPs on dK/dV + dQ:
+    2.5x the forward's, split by their dot products: dK/dV 3 of 5, dQ 2 of 5)."""
+    from .driver import kernel_image
+
+    kv = kernel_image("bwd_dkdv", dtype, headdim, True)
+    dq = kernel_image("bwd_dq", dtype, headdim, True)
+    fwd_flops = 4.0 * batch * nheads * seqlen_q * seqlen_k * headdim
+    group = nheads // nheads_k
+    out = []
+    # dK/dV: a workgroup owns block_n keys and loops over the query tiles of its GQA group.
+    p1, p2 = 2 * kv.config.block_m, 4 * kv.config.block_m
+    c1, c2 = (_backward_costs(dtype, headdim, p, kv.config.block_n)["bwd_dkdv"] for p in (p1, p2))
+    t = group * math.ceil(seqlen_q / kv.config.block_m)
+    vec = c1[1].vector() + (c2[1].vector() - c1[1].vector()) * (t - p1 / kv.config.block_m) / ((p2 - p1) / kv.config.block_m)
+    lds = kv.program.kernel.group_segment_fixed_size + kv.dynamic_lds
+    w, wg = occupancy(kv.program, lds, kv.config.threads)
+    out.append(Prediction(f"{label}: dK/dV", kv.config.kernel_name(True), math.ceil(seqlen_k / kv.config.block_n) * nheads_k * batch,
+                          w, wg, GroupCost.from_vector(vec), fwd_flops * 2.5 * 3 / 5))
+    # dQ: a workgroup owns block_m query rows and loops over the K/V tiles.
+    p1, p2 = 2 * dq.config.block_n, 4 * dq.config.block_n
+    costs = [_backward_costs(dtype, headdim, dq.config.block_m, p) for p in (p1, p2)]
+    c1, c2 = costs[0]["bwd_dq"], costs[1]["bwd_dq"]
+    t = math.ceil(seqlen_k / dq.config.block_n)
+    vec = c1[1].vector() + (c2[1].vector() - c1[1].vector()) * (t - p1 / dq.config.block_n) / ((p2 - p1) / dq.config.block_n)
+    lds = dq.program.kernel.group_segment_fixed_size + dq.dynamic_lds
+    w, wg = occupancy(dq.program, lds, dq.config.threads)
+    out.append(Prediction(f"{label}: dQ", dq.config.kernel_name(True), math.ceil(seqlen_q / dq.config.block_m) * nheads * batch,
+                          w, wg, GroupCost.from_vector(vec), fwd_flops * 2.5 * 2 / 5))
+    # preprocess: 16 rows per workgroup, constant cost per workgroup.
+    prog, pc = costs[0]["preprocess"]
+    w, wg = occupancy(prog, 0, 256)
+    out.append(Prediction(f"{label}: preprocess", "fmha_bwd_preprocess_kernel", math.ceil(batch * nheads * seqlen_q / 16),
+                          w, wg, pc, 0.0))
+    return out
+
+
 HEADER = ("| case | kernel | workgroups | waves/SIMD / WG per CU | perfect-overlap bound: ms (TFLOP/s, % of 26.5) | "
           "no-overlap bound: ms (TFLOP/s, %) | dot2 share of VALU clocks | per WG clocks: SIMD / LDS / MEM / LAT |\n"
           "|---|---|---:|---|---|---|---:|---|")
 
 
-def default_predictions() -> list[Prediction]:
-    return [
+def default_predictions(backward: bool = True) -> list[Prediction]:
+    bwd = predict_backward("issue-2 headline backward", "fp16", 4, 32, 32, 4096, 4096, 128) if backward else []
+    return bwd + [
         predict_forward("issue-2 headline: b4 h32 s4096 d128 fp16, non-causal", "fp16", 4, 32, 4096, 4096, 128),
         predict_forward("decode step: b8 h32/8 sq1 sk16384 d128 fp16", "fp16", 8, 32, 1, 16384, 128),
         predict_forward("decode preset: b8 h32/8 sq1 sk16384 d128 bf16", "bf16", 8, 32, 1, 16384, 128),
