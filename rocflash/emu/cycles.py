@@ -17,11 +17,12 @@ access. Rules (GCN / Vega, ISA guide chapters 2 "Program Organization", 4.4 "Dat
     1725 MHz); latency assumed 600 clocks per dependent global load, 100 per scalar load;
   * occupancy: waves per SIMD from the kernel's VGPRs (256 per lane / VGPRs rounded up to 4, at most 10) and
     workgroups per CU from LDS (65536 / bytes per workgroup);
-  * per workgroup: SIMD = max over its waves of their issue clocks (one wave per SIMD), LDS = sum over
-    waves, MEM = bytes / bytes-per-clock, LAT = max over waves of the latencies;
-    perfect overlap   T = (workgroups / CUs) * max(SIMD, LDS, MEM)
-    no overlap        T = (workgroups / CUs) * (SIMD + LDS + MEM) + ceil(workgroups / (CUs * WG per CU)) * LAT
-                      (only the latencies of workgroups resident together overlap)
+  * per workgroup: SIMDmax = max over its waves of their issue clocks, SIMDsum = their sum, LDS = sum over
+    waves, MEM = bytes / bytes-per-clock, LAT = max over waves of the latencies; per CU with W = workgroups / CUs
+    and R = ceil(workgroups / (CUs * WG per CU)) rounds of resident workgroups:
+    SIMD              max(W * SIMDsum / 4, R * SIMDmax)   (4 SIMDs share the waves; a wave stays on one SIMD)
+    perfect overlap   T = max(SIMD, W * LDS, W * MEM)
+    no overlap        T = SIMD + W * (LDS + MEM) + R * LAT  (only resident workgroups' latencies overlap)
   * a workgroup's clocks are linear in its K/V tiles: two traced runs (two seqlen_k) give the fit that is
     evaluated at the target shape's seqlen_k (same instance, full query tile or the decode row).
 MI50 peak: 60 CUs x 64 lanes x 1725 MHz x 4 flop per v_dot2_f32_f16 = 26.5 TFLOP/s fp16.
@@ -36,6 +37,7 @@ import numpy as np
 import torch
 
 CUS = 60
+SIMDS = 4  # per CU
 CLOCK_HZ = 1.725e9
 HBM_BYTES_PER_S = 1.024e12
 PEAK_FP16_FLOPS = CUS * 64 * CLOCK_HZ * 4
@@ -84,15 +86,16 @@ class GroupCost:
     lds: float = 0.0
     mem_bytes: float = 0.0
     latency: float = 0.0
+    simd_sum: float = 0.0  # issue clocks of all waves
     instructions: int = 0
 
     def vector(self) -> np.ndarray:
-        return np.array([self.simd, self.valu, self.dot2, self.lds, self.mem_bytes, self.latency, self.instructions],
-                        dtype=np.float64)
+        return np.array([self.simd, self.valu, self.dot2, self.lds, self.mem_bytes, self.latency, self.simd_sum,
+                         self.instructions], dtype=np.float64)
 
     @classmethod
     def from_vector(cls, v) -> "GroupCost":
-        return cls(*[float(x) for x in v[:6]], int(round(v[6])))
+        return cls(*[float(x) for x in v[:7]], int(round(v[7])))
 
 
 def group_cost(program, waves) -> GroupCost:
@@ -121,6 +124,7 @@ def group_cost(program, waves) -> GroupCost:
         for pc, (lds_clk, nbytes) in w.events.items():
             lds += lds_clk
             g.mem_bytes += nbytes
+        g.simd_sum += issue
         if issue > g.simd:
             g.simd, g.valu, g.dot2 = issue, valu, dot2
         g.lds += lds
@@ -183,8 +187,10 @@ class Prediction:
         c = self.cost
         mem = c.mem_bytes / (HBM_BYTES_PER_S / CUS / CLOCK_HZ)
         per_cu = self.workgroups / CUS
-        overlap = per_cu * max(c.simd, c.lds, mem)
-        no_overlap = per_cu * (c.simd + c.lds + mem) + math.ceil(self.workgroups / (CUS * self.wg_per_cu)) * c.latency
+        rounds = math.ceil(self.workgroups / (CUS * self.wg_per_cu))
+        simd = max(per_cu * c.simd_sum / SIMDS, rounds * c.simd)  # SIMDs shared by resident waves; one wave per SIMD
+        overlap = max(simd, per_cu * c.lds, per_cu * mem)
+        no_overlap = simd + per_cu * (c.lds + mem) + rounds * c.latency
         return overlap / CLOCK_HZ, no_overlap / CLOCK_HZ
 
     def row(self) -> str:
