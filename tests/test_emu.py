@@ -428,3 +428,15 @@ def test_scratch_spill_and_reload_per_lane():
     assert (w.V[3] == LANES * 7).all() and (w.V[4] == LANES * 7).all()
     with pytest.raises(MemoryFault, match="scratch"):
         run_snippet(["buffer_load_dword v4, off, s[0:3], 0 offset:64"], w)
+
+
+def test_fma_exact_midpoint_not_double_rounded():
+    """a*b + c whose float64 sum lands exactly on a float32 midpoint: the true value decides the rounding."""
+    w = new_wave()
+    a = np.float32(1 + 2.0 ** -23)
+    b = np.float32((1 - 2.0 ** -23) * 2.0 ** -24)  # a*b = 2^-24 - 2^-70
+    c = np.float32(1 + 2.0 ** -23)  # odd mantissa: ties-to-even on the float64 sum would round up
+    w.V[1], w.V[2], w.V[3] = f32(a), f32(b), f32(c)
+    run_snippet(["v_fma_f32 v4, v1, v2, v3"], w)
+    assert (as_f32(w.V[4]) == c).all()
+    assert np.float32(np.float64(a) * np.float64(b) + np.float64(c)) != c  # the naive double rounding differs
