@@ -12,6 +12,7 @@ Layers (each module's docstring cites the Vega ISA manual sections it implements
   machine  decode + run loop, AMDHSA launch state, workgroup scheduling at s_barrier
   build    gfx906 assembly of our instances (hipcc, cached), params-struct layout from the headers
   driver   host side: params struct, grid, dynamic LDS, tensors in emulated memory
+  cycles   a cycle MODEL (not a measurement) on traced workgroups: issue rates, LDS bank clocks, HBM bytes
 
 What emulation shows: functional semantics as we read the manual. No timing, no silicon.
 Needs numpy (and torch for the driver), PyYAML; hipcc and clang++ for building kernels.
