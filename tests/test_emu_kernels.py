@@ -106,3 +106,22 @@ def test_emulated_backward_matches_fp64():
     low = reference_grads(q, k, v, do, args, DT[dtype])
     for name, g, r, lo in zip(("dq", "dk", "dv"), (dq, dk, dv), ref, low):
         _check(g, r, lo, 3, f"backward {name} ({', '.join(info['kernels'])})")
+
+
+def test_cycle_model_trace_counts_the_tile_products():
+    """The cycle model's trace of one full forward workgroup executes exactly the dot2 work of its tiles:
+    S = Q.K^T and O += P.V, each block_m * seqlen_k * headdim / 2 lane-dot2s, over 64 lanes per instruction."""
+    import numpy as np
+
+    from rocflash.emu.cycles import _traced_launches, group_cost
+    from rocflash.emu.driver import kernel_image, run_forward
+
+    img = kernel_image("fwd", "fp16", 32, True)
+    bm, sk, d = img.config.block_m, 2 * img.config.block_n, 32
+    q, k, v, _ = _inputs("fp16", 1, bm, sk, 1, 1, d, seed=5)
+    (prog, waves), = _traced_launches(lambda: run_forward(q, k, v, aligned=True))
+    dot2 = [i for i, ins in enumerate(prog.kernel.instructions) if ins.mnemonic.startswith("v_dot2")]
+    executed = sum(int(np.isin(np.asarray(w.trace), dot2).sum()) for w in waves)
+    assert executed == 2 * bm * sk * (d // 2) // 64
+    cost = group_cost(prog, waves)
+    assert cost.dot2 == 4 * executed / len(waves) and cost.simd >= cost.valu >= cost.dot2 > 0 and cost.lds > 0
