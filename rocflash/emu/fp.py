@@ -42,12 +42,16 @@ def fma_f32(a, b, c) -> np.ndarray:
     s = p + c64
     # Converting s to float32 is already the single rounding unless s sits exactly on a float32 midpoint
     # (low 29 mantissa bits 1000...0) or in the float32 denormal range: only then take the exact path.
-    low = np.asarray(s).view(U64) & U64(0x1FFFFFFF)
-    if not (np.any(low == U64(0x10000000)) or np.any(np.abs(s) < 2.0 ** -125)):
+    mid = (np.asarray(s).view(U64) & U64(0x1FFFFFFF)) == U64(0x10000000)
+    tiny = (np.abs(s) < 2.0 ** -125) & (s != 0)
+    if not (np.any(mid) or np.any(tiny)):
         return s.astype(F32)
     bb = s - p
     err = (p - (s - bb)) + (c64 - bb)  # TwoSum: s + err == p + c exactly (finite case)
-    return round64_to_f32(s, np.where(np.isfinite(err), err, 0.0))
+    err = np.where(np.isfinite(err), err, 0.0)
+    if not np.any((err != 0) & (mid | tiny)):
+        return s.astype(F32)  # the float64 sum is exact: one rounding
+    return round64_to_f32(s, err)
 
 
 def is_denorm32(x: np.ndarray) -> np.ndarray:
