@@ -131,7 +131,9 @@ def run_forward(q, k, v, softmax_scale: float | None = None, window_left: int = 
     aligned: load path (True: 128-bit, False: narrow); default: what the launcher picks for these tensors.
     groups: workgroup indices to run (default all); rows of other workgroups stay NaN.
     config: a forward tile config to compile instead of the dispatcher's choice (model exploration).
-    info: dict with the instance name, launch statistics and the emulator's wall time.
+    info: dict with the instance name, launch statistics (incl. the emulator's wall time) and ``zero_fields``,
+    the params fields the driver left zero (null pointers / 0: e.g. no ALiBi; a field added to the struct by a
+    kernel change shows up here until the driver sets it).
     """
     dtype = DTYPES[q.dtype][0]
     batch, seqlen_q, nheads, headdim = q.shape
@@ -146,10 +148,12 @@ def run_forward(q, k, v, softmax_scale: float | None = None, window_left: int = 
     p = _common(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, mem)
     o_addr, lse_addr = _put(mem, out), _put(mem, lse)
     p.update({"o": o_addr, "lse": lse_addr, **_strides("o", out), "aligned": bool(aligned)})
-    kernarg = params_layout("rf::FmhaFwdParams").pack(p)
+    layout = params_layout("rf::FmhaFwdParams")
+    kernarg = layout.pack(p)
     blocks = -(-seqlen_q // img.config.block_m) * nheads * batch
     stats = _launch(img, mem, kernarg, blocks, groups, order)
-    info = {"kernel": img.config.kernel_name(bool(aligned)), "stats": stats}
+    info = {"kernel": img.config.kernel_name(bool(aligned)), "stats": stats,
+            "zero_fields": sorted(set(layout.fields) - set(p))}
     return _get(mem, o_addr, out), _get(mem, lse_addr, lse), info
 
 
@@ -175,8 +179,9 @@ def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, wi
     for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
         p.update(_strides(name, t))
     p["aligned"] = bool(aligned)
-    kernarg = params_layout("rf::FmhaBwdParams").pack(p)
-    info = {}
+    layout = params_layout("rf::FmhaBwdParams")
+    kernarg = layout.pack(p)
+    info = {"zero_fields": sorted(set(layout.fields) - set(p))}
     pre = preprocess_image(dtype)
     rows_per_block = 256 // 16  # launch_fmha_bwd_preprocess: 256 threads, 16 lanes per row
     info["preprocess"] = Launcher(pre.program, mem).launch(
