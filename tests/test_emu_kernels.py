@@ -93,14 +93,15 @@ def test_emulated_forward_independent_of_wave_order():
 
 
 def test_emulated_backward_matches_fp64():
-    from rocflash.emu.driver import reference_grads, run_backward
+    from rocflash.emu.driver import reference_grads, run_backward, run_forward
 
     dtype, (b, sq, sk, h, hk, d) = "fp16", (1, 24, 40, 2, 1, 32)
     q, k, v, do = _inputs(dtype, b, sq, sk, h, hk, d, seed=11)
     args = FwdArgs(1 / math.sqrt(d), -1, 0, 0.0, None)
-    out, lse = attention_reference(q, k, v, args, compute_dtype=torch.float32)
-    dq, dk, dv, info = run_backward(q, k, v, out.to(q.dtype), lse, do, softmax_scale=args.softmax_scale,
-                                   window_right=0)
+    # The whole chain on the emulator: the forward's O and softmax statistics feed the backward kernels.
+    out, lse, finfo = run_forward(q, k, v, softmax_scale=args.softmax_scale, window_right=0, with_stats=True)
+    dq, dk, dv, info = run_backward(q, k, v, out, lse, do, softmax_scale=args.softmax_scale, window_right=0,
+                                   stats=finfo["softmax_stats"])
 
     ref = reference_grads(q, k, v, do, args, torch.float64)
     low = reference_grads(q, k, v, do, args, DT[dtype])

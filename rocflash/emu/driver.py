@@ -125,12 +125,14 @@ def _launch(img: KernelImage, mem: GlobalMemory, kernarg: bytes, blocks: int, gr
 
 def run_forward(q, k, v, softmax_scale: float | None = None, window_left: int = -1, window_right: int = -1,
                 softcap: float = 0.0, alibi_slopes=None, aligned: bool | None = None, groups=None,
-                order: str = "forward", config: TileConfig | None = None):
+                order: str = "forward", config: TileConfig | None = None, with_stats: bool = False):
     """Run the gfx906 forward kernel on the emulator: returns (out like q, lse float32 (b, h, sq), info).
 
     aligned: load path (True: 128-bit, False: narrow); default: what the launcher picks for these tensors.
     groups: workgroup indices to run (default all); rows of other workgroups stay NaN.
     config: a forward tile config to compile instead of the dispatcher's choice (model exploration).
+    with_stats: also return the softmax statistics the backward reads (float32 (b, h, sq, 2): per row the
+    log2-domain row max and 1/l; hip_src/fmha_fwd_params.h ``softmax_stats``) as info["softmax_stats"].
     info: dict with the instance name, launch statistics (incl. the emulator's wall time) and ``zero_fields``,
     the params fields the driver left zero (null pointers / 0: e.g. no ALiBi; a field added to the struct by a
     kernel change shows up here until the driver sets it).
@@ -148,19 +150,29 @@ def run_forward(q, k, v, softmax_scale: float | None = None, window_left: int = 
     p = _common(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, mem)
     o_addr, lse_addr = _put(mem, out), _put(mem, lse)
     p.update({"o": o_addr, "lse": lse_addr, **_strides("o", out), "aligned": bool(aligned)})
+    stats = _nan_like(q, (batch, nheads, seqlen_q, 2), torch.float32) if with_stats else None
+    if with_stats:
+        p["softmax_stats"] = _put(mem, stats)
     layout = params_layout("rf::FmhaFwdParams")
     kernarg = layout.pack(p)
     blocks = -(-seqlen_q // img.config.block_m) * nheads * batch
-    stats = _launch(img, mem, kernarg, blocks, groups, order)
-    info = {"kernel": img.config.kernel_name(bool(aligned)), "stats": stats,
+    launch_stats = _launch(img, mem, kernarg, blocks, groups, order)
+    info = {"kernel": img.config.kernel_name(bool(aligned)), "stats": launch_stats,
             "zero_fields": sorted(set(layout.fields) - set(p))}
+    if with_stats:
+        info["softmax_stats"] = _get(mem, p["softmax_stats"], stats)
     return _get(mem, o_addr, out), _get(mem, lse_addr, lse), info
 
 
 def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, window_left: int = -1,
                  window_right: int = -1, softcap: float = 0.0, alibi_slopes=None, aligned: bool | None = None,
-                 order: str = "forward"):
-    """Run the gfx906 backward (preprocess, dK/dV, dQ kernels) on the emulator: returns (dq, dk, dv, info)."""
+                 order: str = "forward", stats=None):
+    """Run the gfx906 backward (preprocess, dK/dV, dQ kernels) on the emulator: returns (dq, dk, dv, info).
+
+    stats: the forward's softmax statistics (``run_forward(..., with_stats=True)``); when None they are
+    derived from ``lse`` as the compiled backend does (rocflash.backends.compiled.stats_from_lse), if the
+    params struct has that field.
+    """
     dtype = DTYPES[q.dtype][0]
     batch, seqlen_q, nheads, headdim = q.shape
     seqlen_k, nheads_k = k.shape[1], k.shape[2]
@@ -175,11 +187,17 @@ def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, wi
     p = _common(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, mem)
     addr = {"o": _put(mem, out), "dout": _put(mem, dout), "lse": _put(mem, lse.to(torch.float32).contiguous()),
             "delta": _put(mem, delta), "dq": _put(mem, dq), "dk": _put(mem, dk), "dv": _put(mem, dv)}
+    layout = params_layout("rf::FmhaBwdParams")
+    if "softmax_stats" in layout.fields:
+        if stats is None:
+            from ..backends.compiled import stats_from_lse
+
+            stats = stats_from_lse(lse)
+        addr["softmax_stats"] = _put(mem, stats.to(torch.float32).contiguous())
     p.update(addr)
     for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
         p.update(_strides(name, t))
     p["aligned"] = bool(aligned)
-    layout = params_layout("rf::FmhaBwdParams")
     kernarg = layout.pack(p)
     info = {"zero_fields": sorted(set(layout.fields) - set(p))}
     pre = preprocess_image(dtype)
