@@ -440,3 +440,19 @@ def test_fma_exact_midpoint_not_double_rounded():
     run_snippet(["v_fma_f32 v4, v1, v2, v3"], w)
     assert (as_f32(w.V[4]) == c).all()
     assert np.float32(np.float64(a) * np.float64(b) + np.float64(c)) != c  # the naive double rounding differs
+
+
+def test_vopc_sdwa_and_and_sdwa_masked_operand_idiom():
+    """The masked-operand idiom of the kernels: compare a 16-bit half with -0.0 (0x8000) through SDWA, and mask
+    the other operand's half with v_and_b32_sdwa; s_brev_b32 reverses bits."""
+    w = new_wave()
+    w.V[1] = np.where(LANES % 2 == 0, 0x80001234, 0x12348000).astype(np.uint32)
+    w.V[2] = 0xABCDEF01
+    w.S[4] = 0x00000001
+    run_snippet(["v_cmp_eq_u32_sdwa vcc, v1, 0x8000 src0_sel:WORD_1 src1_sel:DWORD",
+                 "v_and_b32_sdwa v3, v2, v1 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:WORD_0",
+                 "s_brev_b32 s5, s4"], w)
+    assert w.S[106] == 0x5555555555555555 & 0xFFFFFFFF and w.S[107] == 0x55555555
+    lo_w1 = np.where(LANES % 2 == 0, 0x1234, 0x8000)
+    assert (w.V[3] == (0xABCD & lo_w1) << 16).all()  # low half preserved (v3 was 0)
+    assert w.S[5] == 0x80000000
