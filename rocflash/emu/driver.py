@@ -116,6 +116,13 @@ def _common(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_sl
     return p
 
 
+def _dense_seq(layout, p: dict, batch: int, nheads: int, seqlen_q: int) -> None:
+    """The dense-layout values of the SeqLayout fields (hip_src/fmha_fwd_params.h), when the struct has them:
+    every pointer null (left zero), total_q = batch * seqlen_q, LSE (batch, nheads, seqlen_q) contiguous."""
+    if "total_q" in layout.fields:
+        p.update(total_q=batch * seqlen_q, lse_batch_stride=nheads * seqlen_q, lse_head_stride=seqlen_q)
+
+
 def _launch(img: KernelImage, mem: GlobalMemory, kernarg: bytes, blocks: int, groups, order: str) -> LaunchStats:
     threads = img.config.threads if img.config is not None else 256
     grid = min(blocks, MAX_GRID)
@@ -154,6 +161,7 @@ def run_forward(q, k, v, softmax_scale: float | None = None, window_left: int = 
     if with_stats:
         p["softmax_stats"] = _put(mem, stats)
     layout = params_layout("rf::FmhaFwdParams")
+    _dense_seq(layout, p, batch, nheads, seqlen_q)
     kernarg = layout.pack(p)
     blocks = -(-seqlen_q // img.config.block_m) * nheads * batch
     launch_stats = _launch(img, mem, kernarg, blocks, groups, order)
@@ -198,6 +206,7 @@ def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, wi
     for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
         p.update(_strides(name, t))
     p["aligned"] = bool(aligned)
+    _dense_seq(layout, p, batch, nheads, seqlen_q)
     kernarg = layout.pack(p)
     info = {"zero_fields": sorted(set(layout.fields) - set(p))}
     pre = preprocess_image(dtype)
