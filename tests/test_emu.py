@@ -456,3 +456,19 @@ def test_vopc_sdwa_and_and_sdwa_masked_operand_idiom():
     lo_w1 = np.where(LANES % 2 == 0, 0x1234, 0x8000)
     assert (w.V[3] == (0xABCD & lo_w1) << 16).all()  # low half preserved (v3 was 0)
     assert w.S[5] == 0x80000000
+
+
+def test_fma_mix_and_flat_load():
+    """V_FMA_MIX_F32 (f16 halves selected by op_sel/op_sel_hi, neg_lo) and FLAT loads of global addresses."""
+    w = new_wave()
+    w.V[1] = h2(np.float16(1.5), np.float16(-2.0))
+    w.V[2] = f32(3.0)
+    w.V[3] = f32(0.25)
+    run_snippet(["v_fma_mix_f32 v4, v1, v2, v3 op_sel:[1,0,0] op_sel_hi:[1,0,0]",
+                 "v_fma_mix_f32 v5, v1, v2, v3 op_sel_hi:[1,0,0] neg_lo:[0,0,1]"], w)
+    assert (as_f32(w.V[4]) == np.float32(-2.0 * 3 + 0.25)).all() and (as_f32(w.V[5]) == np.float32(1.5 * 3 - 0.25)).all()
+    base = w.wg.mem.put(np.arange(64, dtype=np.uint32))
+    w.V[6] = (base + LANES * 4) & 0xFFFFFFFF
+    w.V[7] = (base + LANES * 4) >> 32
+    run_snippet(["flat_load_dword v8, v[6:7]"], w)
+    assert (w.V[8] == LANES).all()

@@ -50,7 +50,7 @@ def decode(ins: Instruction, labels: dict[str, int]) -> tuple[Callable, str | No
             f = valu.build(ins)
         elif m.startswith("s_"):
             f = salu.build(ins, labels)
-        elif m.startswith(("ds_", "global_", "buffer_")):
+        elif m.startswith(("ds_", "global_", "buffer_", "flat_")):
             f = mem.build(ins)
         else:
             f = None

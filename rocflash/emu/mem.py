@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from .asm import Instruction
+from .asm import Instruction, Operand
 from .operands import sget, vget
 from .state import PRIVATE_BASE, WAVE, MemoryFault, Unimplemented
 
@@ -349,6 +349,15 @@ def build_scratch(ins: Instruction):
 
 
 def build(ins: Instruction):
+    if ins.mnemonic.startswith(("flat_load_", "flat_store_")):
+        # FLAT (Vega ISA ch. 9): the emulator maps no LDS/scratch aperture, so a flat address is a global one:
+        # executed as the GLOBAL form with no SADDR (12-bit unsigned offset on gfx9).
+        m = "global_" + ins.mnemonic[len("flat_"):]
+        if m not in _G_LOAD and m not in _G_STORE:
+            return None
+        ops = list(ins.operands)
+        ops.insert(2, Operand("off", "off"))
+        return build_global(Instruction(m, ops, ins.modifiers, ins.line, ins.text, ins.index))
     if ins.mnemonic in _BUF:
         return build_scratch(ins)
     if ins.mnemonic.startswith("ds_"):
@@ -359,6 +368,8 @@ def build(ins: Instruction):
 
 
 def known(mnemonic: str) -> bool:
+    if mnemonic.startswith(("flat_load_", "flat_store_")):
+        mnemonic = "global_" + mnemonic[len("flat_"):]
     return (mnemonic in _BUF or mnemonic in _DS_READ or mnemonic in _DS_WRITE or mnemonic in _DS_READ2 or mnemonic in _DS_WRITE2
             or mnemonic in ("ds_swizzle_b32", "ds_bpermute_b32", "ds_permute_b32") or mnemonic in _G_LOAD
             or mnemonic in _G_STORE or mnemonic in ("global_store_short_d16_hi", "global_store_byte_d16_hi"))

@@ -549,6 +549,40 @@ def build_dot2(ins: Instruction, base: str, enc: str):
     return run
 
 
+def build_fma_mix(ins: Instruction, base: str, enc: str):
+    """V_FMA_MIX_F32 (Vega 12.10 VOP3P): D.f32 = fma(S0, S1, S2), each source f32, or an f16 half converted to
+    f32 when its op_sel_hi bit is set (op_sel picks the high half); neg_lo negates and neg_hi takes |x|."""
+    for k in ins.modifiers:
+        if k not in ("op_sel", "op_sel_hi", "neg_lo", "neg_hi"):
+            raise Unimplemented(f"modifier {k} of {ins.mnemonic} ({ins.where()})")
+    if base != "v_fma_mix_f32":
+        raise Unimplemented(f"{ins.mnemonic} ({ins.where()})")
+    srcs = list(ins.operands[1:4])
+    n = 3
+    op_sel = _bits(ins.modifiers.get("op_sel", "[0]"), n)
+    op_sel_hi = _bits(ins.modifiers.get("op_sel_hi", "[0]"), n)
+    neg = _bits(ins.modifiers.get("neg_lo", "[0]"), n)
+    absb = _bits(ins.modifiers.get("neg_hi", "[0]"), n)
+    getters = []
+    for i, op in enumerate(srcs):
+        if op.neg or op.abs:
+            raise Unimplemented(f"neg/abs syntax on a mix operand ({ins.where()})")
+        raw = vget(op, 32, True, ins)
+        if op_sel_hi[i]:
+            sh = U32(16 * op_sel[i])
+            conv = lambda w, raw=raw, sh=sh: ((raw(w) >> sh) & U32(0xFFFF)).astype(U16).view(F16).astype(F32)
+        else:
+            conv = lambda w, raw=raw: np.asarray(raw(w), U32).view(F32)
+        if absb[i]:
+            conv = lambda w, c=conv: np.abs(c(w))
+        if neg[i]:
+            conv = lambda w, c=conv: -c(w)
+        getters.append(conv)
+    put = vwriter(ins.operands[0], 32, ins)
+    g0, g1, g2 = getters
+    return lambda w: put(w, ops.fma_f32(g0(w), g1(w), g2(w)).view(U32))
+
+
 SPECIAL = {
     "v_cndmask_b32": build_cndmask,
     "v_add_co_u32": build_carry, "v_sub_co_u32": build_carry, "v_subrev_co_u32": build_carry,
@@ -558,6 +592,7 @@ SPECIAL = {
     "v_readlane_b32": build_lane, "v_writelane_b32": build_lane, "v_readfirstlane_b32": build_lane,
     "v_mbcnt_lo_u32_b32": build_mbcnt, "v_mbcnt_hi_u32_b32": build_mbcnt,
     "v_dot2_f32_f16": build_dot2,
+    "v_fma_mix_f32": build_fma_mix,
 }
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fp import (F16, F32, F64, U16, U32, U64, exponent32, f32_to_i32, f32_to_u32, flush32, fma_f32,
+from .fp import (F16, F32, F64, U16, U32, U64, exponent32, f32_to_i32, f32_to_u32, flush32, fma_f32,  # noqa: F401
                  is_denorm32, max_f32, min_f32)
 
 I32, I64 = np.int32, np.int64
