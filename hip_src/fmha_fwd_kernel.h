@@ -22,82 +22,54 @@
 #include "fmha_fwd_params.h"
 #include "fmha_mask.h"
 #include "fmha_tile_math.h"
+#if defined(RF_PLATFORM_CUDA)
+#include "fmha_mma.h"  // tensor-core tile math (NVIDIA sm_80+); the HIP build never compiles it
+#endif
 
 namespace rf {
 
+// The tile math a Tile config asks for: Tile::kMath if it names one, else the vector ALU.
+template <class Tile, class = void>
+struct TileMathOf {
+  static constexpr TileMath value = TileMath::kVector;
+};
+template <class Tile>
+struct TileMathOf<Tile, decltype(void(Tile::kMath))> {
+  static constexpr TileMath value = Tile::kMath;
+};
+
+template <class E, class Tile, bool kAligned, TileMath = TileMathOf<Tile>::value>
+struct FwdTileMathPolicy {
+  using type = VectorTileMath<E, Tile, kAligned>;
+};
+#if defined(RF_PLATFORM_CUDA)
+template <class E, class Tile, bool kAligned>
+struct FwdTileMathPolicy<E, Tile, kAligned, TileMath::kMma> {
+  using type = MmaTileMath<E, Tile, kAligned>;
+};
+#endif
+
+// The forward pipeline: one skeleton (tile range, masks, online softmax, LSE, epilogue) over a tile-math
+// policy that owns the accumulator layout, the operand layout in LDS and the products (fmha_tile_math.h).
 template <class E, class Tile, bool kAligned>
 struct FmhaFwdPipeline {
-  // Device functions below re-declare T as a local constexpr copy: nvcc cannot odr-use a static data
-  // member (a host object) in device code.
-  static constexpr FwdTileShape T = Tile::kShape;
-  using Math = VectorTileMath<E, Tile>;
-  static constexpr int TM = T.rows_per_thread();
-  static constexpr int TN = T.s_cols_per_thread();
-  static constexpr int TD = T.o_cols_per_thread();
-  static constexpr int CW = T.o_chunk_cols();
-  static constexpr int CPR = T.chunks_per_row();
-  static constexpr int kStage = T.stage_vectors();
-
-  static_assert(T.valid(), "invalid tile config (see FwdTileShape::valid)");
-  static_assert(T.elem_bytes == E::kBytes, "tile config built for another element size");
-  static_assert(T.threads % kWaveSize == 0, "a block must hold whole waves");
-  static_assert(T.threads_n <= kWaveSize, "a row group must not straddle waves");
-
-  // ---- global -> registers -> LDS staging of K and V tiles
-  RF_DEVICE static void load_k(uint4 (&stage)[kStage], const GlobalRows<E>& k, int n0, int tid) {
-    constexpr FwdTileShape T = Tile::kShape;
-#pragma unroll
-    for (int it = 0; it < T.k_stage_vectors(); ++it) {
-      const int id = tid + it * T.threads;
-      if (id < T.block_n * CPR) stage[it] = k.template load_vec<kAligned>(n0 + id / CPR, id % CPR);
-    }
-  }
-  RF_DEVICE static void store_k(char* lds, const uint4 (&stage)[kStage], int tid) {
-    constexpr FwdTileShape T = Tile::kShape;
-#pragma unroll
-    for (int it = 0; it < T.k_stage_vectors(); ++it) {
-      const int id = tid + it * T.threads;
-      if (id < T.block_n * CPR) *reinterpret_cast<uint4*>(lds + T.k_write(id / CPR, id % CPR)) = stage[it];
-    }
-  }
-  RF_DEVICE static void load_v(uint4 (&stage)[kStage], const GlobalRows<E>& v, int n0, int tid) {
-    constexpr FwdTileShape T = Tile::kShape;
-#pragma unroll
-    for (int it = 0; it < T.v_stage_pairs(); ++it) {
-      const int id = tid + it * T.threads;
-      if (id < T.block_n / 2 * CPR) {
-        const int jp = id / CPR, d = id % CPR;
-        stage[2 * it] = v.template load_vec<kAligned>(n0 + 2 * jp, d);
-        stage[2 * it + 1] = v.template load_vec<kAligned>(n0 + 2 * jp + 1, d);
-      }
-    }
-  }
-  RF_DEVICE static void store_v(char* lds, const uint4 (&stage)[kStage], int tid) {
-    constexpr FwdTileShape T = Tile::kShape;
-#pragma unroll
-    for (int it = 0; it < T.v_stage_pairs(); ++it) {
-      const int id = tid + it * T.threads;
-      if (id < T.block_n / 2 * CPR) {
-        const Words<8> pairs = interleave_words<E, 4>(to_words(stage[2 * it]), to_words(stage[2 * it + 1]));
-        char* dst = lds + T.vp_write(id / CPR, id % CPR);
-        *reinterpret_cast<uint4*>(dst) = make_uint4(pairs.w[0], pairs.w[1], pairs.w[2], pairs.w[3]);
-        *reinterpret_cast<uint4*>(dst + kVectorBytes) = make_uint4(pairs.w[4], pairs.w[5], pairs.w[6], pairs.w[7]);
-      }
-    }
-  }
+  using Math = typename FwdTileMathPolicy<E, Tile, kAligned>::type;
+  static constexpr int TM = Math::TM;
+  static constexpr int TN = Math::TN;
+  static constexpr int TD = Math::TD;
+  static constexpr int CW = Math::CW;
 
   // ---- stage 2: online softmax over one S tile (in place: scores in, probabilities out)
   template <bool kMask>
   RF_DEVICE static void online_softmax(float (&s)[TM][TN], float (&m)[TM], float (&l)[TM], float (&alpha)[TM],
                                        const ScoreTransform& score, const MaskRule& rule, int m0, int n0, int tid) {
-    constexpr FwdTileShape T = Tile::kShape;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
-      const int row = m0 + T.row(tid, i);
+      const int row = m0 + Math::row(tid, i);
       float row_max = neg_inf();
 #pragma unroll
       for (int c = 0; c < TN; ++c) {
-        const int col = n0 + T.s_col(tid, c);
+        const int col = n0 + Math::s_col(tid, c);
         float x = score(s[i][c], row, col);
         if constexpr (kMask) {
           if (!rule.visible(row, col)) x = neg_inf();
@@ -105,7 +77,7 @@ struct FmhaFwdPipeline {
         s[i][c] = x;
         row_max = rf_max(row_max, x);
       }
-      row_max = group_max<T.threads_n>(row_max);
+      row_max = group_max<Math::kRowLanes>(row_max);
       const float m_new = rf_max(m[i], row_max);
       // A row that has seen no visible key keeps m = -inf; subtracting 0 instead keeps exp2 at 0, not NaN.
       const float base = m_new == neg_inf() ? 0.f : m_new;
@@ -121,26 +93,13 @@ struct FmhaFwdPipeline {
     }
   }
 
-  RF_DEVICE static void store_p(char* lds, const float (&s)[TM][TN], int tid) {
-    constexpr FwdTileShape T = Tile::kShape;
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-      for (int c = 0; c < TN; ++c) {
-        char* dst = lds + T.p_write(T.row(tid, i), T.s_col(tid, c));
-        if constexpr (E::kBytes == 2) *reinterpret_cast<uint16_t*>(dst) = uint16_t(to_bits<E>(s[i][c]));
-        else *reinterpret_cast<float*>(dst) = s[i][c];
-      }
-  }
-
   // ---- epilogue: O /= l, write O (element type) and LSE (fp32, natural log) once
   RF_DEVICE static void store_output(const FmhaFwdParams& p, const float (&o)[TM][TD], const float (&m)[TM],
                                      const float (&l)[TM], int m0, int head, int batch, int tid) {
-    constexpr FwdTileShape T = Tile::kShape;
     float inv_l[TM], l_rows[TM];
 #pragma unroll
     for (int i = 0; i < TM; ++i) {  // every lane takes part in the reductions, rows past seqlen_q too
-      l_rows[i] = group_sum<T.threads_n>(l[i]);
+      l_rows[i] = group_sum<Math::kRowLanes>(l[i]);
       // l == 0: the row saw no visible key, it outputs 0 (LSE -inf). A NaN l (NaN or inf in the inputs)
       // propagates as NaN to O and LSE instead of passing for a fully masked row.
       inv_l[i] = l_rows[i] == 0.f ? 0.f : rf_rcp(l_rows[i]);
@@ -148,12 +107,12 @@ struct FmhaFwdPipeline {
     char* o_base = reinterpret_cast<char*>(p.o) +
                    (int64_t(batch) * p.o_batch_stride + int64_t(head) * p.o_head_stride) * E::kBytes;
     store_acc_rows<E, kAligned, TM, TD, CW>(o_base, p.o_row_stride * E::kBytes, p.seqlen_q, p.headdim, o,
-                                            [&](int i) { return inv_l[i]; }, [&](int i) { return m0 + T.row(tid, i); },
-                                            [&](int g) { return T.o_col(tid, g, 0); });
-    if (T.lane_tx(tid) != 0) return;
+                                            [&](int i) { return inv_l[i]; }, [&](int i) { return m0 + Math::row(tid, i); },
+                                            [&](int g) { return Math::o_col(tid, g, 0); });
+    if (!Math::row_leader(tid)) return;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
-      const int row = m0 + T.row(tid, i);
+      const int row = m0 + Math::row(tid, i);
       if (row < p.seqlen_q)
         p.lse[(int64_t(batch) * p.nheads + head) * p.seqlen_q + row] =
             l_rows[i] == 0.f ? neg_inf() : (m[i] + rf_log2(l_rows[i])) * kLn2;
@@ -161,7 +120,7 @@ struct FmhaFwdPipeline {
   }
 
   RF_DEVICE static void run(const FmhaFwdParams& p, char* lds, int m_block, int head, int batch) {
-    constexpr FwdTileShape T = Tile::kShape;
+    constexpr auto T = Tile::kShape;
     const int tid = threadIdx.x;
     const int m0 = m_block * T.block_m;
     const int m_end = min(m0 + T.block_m, p.seqlen_q);
@@ -189,16 +148,14 @@ struct FmhaFwdPipeline {
     }
 
     if (tile_begin < tile_end) {  // uniform per block
-      copy_rows_to_lds<E, kAligned>(lds, q, m0, T.block_m, CPR, [&](int r, int d) { return T.q_write(r, d); }, tid, T.threads);
-      uint4 stage[kStage];
-      load_k(stage, k, tile_begin * T.block_n, tid);
-      store_k(lds, stage, tid);
-      __syncthreads();
+      Math math;  // the policy's per-thread state (staging registers, operand fragments)
+      math.prologue(lds, q, k, m0, tile_begin * T.block_n, tid);
 
       for (int t = tile_begin; t < tile_end; ++t) {
         const int n0 = t * T.block_n;
+        const bool has_next = t + 1 < tile_end;
         // stage 0: V tile in flight
-        load_v(stage, v, n0, tid);
+        math.issue_v(lds, v, n0, tid);
 
         // stage 1: S = Q.K^T
         float s[TM][TN];
@@ -206,7 +163,7 @@ struct FmhaFwdPipeline {
         for (int i = 0; i < TM; ++i)
 #pragma unroll
           for (int c = 0; c < TN; ++c) s[i][c] = 0.f;
-        Math::qk(lds, tid, s);
+        math.qk(lds, tid, s);
 
         // stage 2: mask (boundary tiles only) and online softmax
         float alpha[TM];
@@ -214,23 +171,15 @@ struct FmhaFwdPipeline {
           online_softmax<true>(s, m, l, alpha, score, rule, m0, n0, tid);
         else
           online_softmax<false>(s, m, l, alpha, score, rule, m0, n0, tid);
-        __syncthreads();  // every lane is done reading K
 
-        // stage 3: V, P -> LDS; next K in flight; O = alpha * O + P.V
-        store_v(lds, stage, tid);
-        store_p(lds, s, tid);
-        if (t + 1 < tile_end) load_k(stage, k, n0 + T.block_n, tid);
+        // stage 3: V and P to their operand places, next K in flight; O = alpha * O + P.V
+        math.exchange(lds, k, s, n0 + T.block_n, has_next, tid);
 #pragma unroll
         for (int i = 0; i < TM; ++i)
 #pragma unroll
           for (int x = 0; x < TD; ++x) o[i][x] *= alpha[i];
-        __syncthreads();
-        Math::pv(lds, tid, o);
-        __syncthreads();  // every lane is done reading V and P
-        if (t + 1 < tile_end) {
-          store_k(lds, stage, tid);
-          __syncthreads();
-        }
+        math.pv(lds, tid, s, o);
+        math.finish_tile(lds, has_next, tid);
       }
     }
     store_output(p, o, m, l, m0, head, batch, tid);

@@ -12,7 +12,7 @@ inline constexpr int64_t kMaxGridBlocks = int64_t(1) << 20;
 
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_fwd(const FmhaFwdParams& p, rfStream_t stream) {
-  constexpr FwdTileShape T = Tile::kShape;
+  constexpr auto T = Tile::kShape;
   constexpr int kLdsBytes = T.lds_bytes();
   const auto kernel = fmha_fwd_kernel<E, Tile, kAligned>;
   rfError_t err = rfFuncSetDynamicLds(kernel, kLdsBytes);

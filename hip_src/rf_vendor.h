@@ -33,13 +33,16 @@
 
 // RF_LAUNCH_BOUNDS(threads, waves_per_simd): block size and the occupancy a tile config was designed for.
 // AMD: amdgpu_waves_per_eu makes the compiler keep VGPRs within 256 / waves_per_simd (the ISA audit checks the
-// result). NVIDIA: at least one block per SM, which lets ptxas use up to 255 registers instead of spilling
-// to meet an occupancy nobody asked for (the CUDA build is not tuned for NVIDIA).
+// result). NVIDIA: an SM has 4 sub-partitions (the SIMD's counterpart), so waves_per_simd warps on each is
+// 4 * waves_per_simd warps per SM, i.e. that many / (threads / 32) resident blocks, at least one: ptxas
+// keeps registers within 64K / (threads * blocks). Configs tuned for the vector ALU ask for 1 (up to 255
+// registers rather than spills); the tensor-core configs name their designed occupancy.
 #if defined(RF_PLATFORM_HIP)
 #define RF_LAUNCH_BOUNDS(threads, waves_per_simd) \
   __launch_bounds__(threads) __attribute__((amdgpu_waves_per_eu(waves_per_simd)))
 #else
-#define RF_LAUNCH_BOUNDS(threads, waves_per_simd) __launch_bounds__(threads, 1)
+#define RF_LAUNCH_BOUNDS(threads, waves_per_simd) \
+  __launch_bounds__(threads, (4 * (waves_per_simd) * 32 / (threads)) > 1 ? (4 * (waves_per_simd) * 32 / (threads)) : 1)
 #endif
 #define RF_HOST_DEVICE __host__ __device__ __forceinline__
 
