@@ -81,17 +81,17 @@ class TileConfig:
             raise ValueError(f"threads must be a multiple of threads_n={self.threads_n}, got {self.threads}")
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
-        if self.impl not in IMPLS:
-            raise ValueError(f"impl must be one of {IMPLS}, got {self.impl!r}")
-        if self.impl == "mma":
-            self._validate_mma()
-            return
         for name in ("headdim", "block_m", "block_n", "threads", "threads_n", "lds_pad_bytes", "waves_per_simd"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ValueError(f"{name} must be an int, got {value!r}")
         if self.waves_per_simd < 0:
             raise ValueError(f"waves_per_simd must be >= 0 (0 = not applicable), got {self.waves_per_simd}")
+        if self.impl not in IMPLS:
+            raise ValueError(f"impl must be one of {IMPLS}, got {self.impl!r}")
+        if self.impl == "mma":
+            self._validate_mma()
+            return
         row_groups = self.threads // self.threads_n
         if self.block_m % row_groups or self.block_m % 2:
             raise ValueError(f"block_m must be even and a multiple of threads/threads_n={row_groups}, got {self.block_m}")
