@@ -145,8 +145,9 @@ struct MmaTileMath {
   RF_DEVICE static void copy_rows(char* lds, const GlobalRows<E>& src, int first_row, int num_rows, Write write, int tid) {
     constexpr MmaFwdTileShape T = Tile::kShape;
     constexpr int CPR = T.chunks_per_row();
+    constexpr int kMaxRows = T.block_m > T.block_n ? T.block_m : T.block_n;
 #pragma unroll
-    for (int it = 0; it < (T.block_m * CPR + T.threads - 1) / T.threads; ++it) {
+    for (int it = 0; it < (kMaxRows * CPR + T.threads - 1) / T.threads; ++it) {
       const int id = tid + it * T.threads;
       if (id >= num_rows * CPR) break;
       const int r = id / CPR, d = id % CPR;
