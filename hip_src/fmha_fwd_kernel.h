@@ -42,6 +42,9 @@ template <class E, class Tile, bool kAligned, TileMath = TileMathOf<Tile>::value
 struct FwdTileMathPolicy {
   using type = VectorTileMath<E, Tile, kAligned>;
 };
+template <class Tile>
+struct GeneralScoreTile;  // fmha_mma.h (CUDA build): the tile of an mma config's general-score kernel
+
 #if defined(RF_PLATFORM_CUDA)
 template <class E, class Tile, bool kAligned>
 struct FwdTileMathPolicy<E, Tile, kAligned, TileMath::kMma> {
@@ -51,33 +54,50 @@ struct FwdTileMathPolicy<E, Tile, kAligned, TileMath::kMma> {
 
 // The forward pipeline: one skeleton (tile range, masks, online softmax, LSE, epilogue) over a tile-math
 // policy that owns the accumulator layout, the operand layout in LDS and the products (fmha_tile_math.h).
-template <class E, class Tile, bool kAligned>
+// kPlainScore: the launcher saw no softcap, no ALiBi and softmax_scale > 0 (see online_softmax); only policies
+// with kPlainScorePath get such an instance, so the vector kernels are the gfx906-audited code unchanged.
+template <class E, class Tile, bool kAligned, bool kPlainScore = false>
 struct FmhaFwdPipeline {
   using Math = typename FwdTileMathPolicy<E, Tile, kAligned>::type;
+  static_assert(!kPlainScore || Math::kPlainScorePath, "plain-score instances are for policies that opt in");
   static constexpr int TM = Math::TM;
   static constexpr int TN = Math::TN;
   static constexpr int TD = Math::TD;
   static constexpr int CW = Math::CW;
 
   // ---- stage 2: online softmax over one S tile (in place: scores in, probabilities out)
-  template <bool kMask>
+  // kPlain (ScoreTransform::plain(): no softcap, no ALiBi, softmax_scale > 0): the row max is taken on the raw
+  // scores and the scale folds into the exponent, exp2(fma(raw, scale*log2(e), -m)), with no per-element test of
+  // the score's form (whose branches and registers are what keeps the general kernel from larger tiles).
+  template <bool kMask, bool kPlain = false>
   RF_DEVICE static void online_softmax(float (&s)[TM][TN], float (&m)[TM], float (&l)[TM], float (&alpha)[TM],
                                        const ScoreTransform& score, const MaskRule& rule, int m0, int n0, int tid) {
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       const int row = m0 + Math::row(tid, i);
       float row_max = neg_inf();
+      int32_t lo = 0, hi = 0;  // kPlain && kMask: the row's visible keys as a span of tile columns [lo, hi]
+      if constexpr (kPlain && kMask) {
+        const int64_t first = rule.first_key(row) > 0 ? rule.first_key(row) : 0;
+        const int64_t last = rule.last_key(row) < rule.seqlen_k - 1 ? rule.last_key(row) : rule.seqlen_k - 1;
+        lo = int32_t(first - n0 < 0 ? 0 : first - n0 > (1 << 30) ? (1 << 30) : first - n0);
+        hi = int32_t(last - n0 < -1 ? -1 : last - n0 > (1 << 30) ? (1 << 30) : last - n0);
+      }
 #pragma unroll
       for (int c = 0; c < TN; ++c) {
         const int col = n0 + Math::s_col(tid, c);
-        float x = score(s[i][c], row, col);
-        if constexpr (kMask) {
+        float x = kPlain ? s[i][c] : score(s[i][c], row, col);
+        if constexpr (kMask && kPlain) {
+          const int rel = Math::s_col(tid, c);
+          if (rel < lo || rel > hi) x = neg_inf();  // same set as rule.visible(row, col), one int32 span test
+        } else if constexpr (kMask) {
           if (!rule.visible(row, col)) x = neg_inf();
         }
         s[i][c] = x;
         row_max = rf_max(row_max, x);
       }
       row_max = group_max<Math::kRowLanes>(row_max);
+      if constexpr (kPlain) row_max *= score.scale_log2;  // -inf stays -inf: the scale is positive
       const float m_new = rf_max(m[i], row_max);
       // A row that has seen no visible key keeps m = -inf; subtracting 0 instead keeps exp2 at 0, not NaN.
       const float base = m_new == neg_inf() ? 0.f : m_new;
@@ -86,7 +106,7 @@ struct FmhaFwdPipeline {
       float row_sum = 0.f;
 #pragma unroll
       for (int c = 0; c < TN; ++c) {
-        s[i][c] = rf_exp2(s[i][c] - base);
+        s[i][c] = kPlain ? rf_exp2(rf_fma(s[i][c], score.scale_log2, -base)) : rf_exp2(s[i][c] - base);
         row_sum += s[i][c];
       }
       l[i] = l[i] * alpha[i] + row_sum;  // per-lane partial sum; reduced across the row group once, at the end
@@ -167,10 +187,11 @@ struct FmhaFwdPipeline {
 
         // stage 2: mask (boundary tiles only) and online softmax
         float alpha[TM];
-        if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))
-          online_softmax<true>(s, m, l, alpha, score, rule, m0, n0, tid);
+        const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
+        if (boundary)
+          online_softmax<true, kPlainScore>(s, m, l, alpha, score, rule, m0, n0, tid);
         else
-          online_softmax<false>(s, m, l, alpha, score, rule, m0, n0, tid);
+          online_softmax<false, kPlainScore>(s, m, l, alpha, score, rule, m0, n0, tid);
 
         // stage 3: V and P to their operand places, next K in flight; O = alpha * O + P.V
         math.exchange(lds, k, s, n0 + T.block_n, has_next, tid);
@@ -189,7 +210,7 @@ struct FmhaFwdPipeline {
 // Blocks are numbered with the Br-row slice fastest, so the blocks sharing one (batch, head)'s K/V run
 // together; within a head the slices run last-first (with a causal mask the last rows see the most keys:
 // the longest blocks start first). A grid-stride loop covers grids larger than the launch grid.
-template <class E, class Tile, bool kAligned>
+template <class E, class Tile, bool kAligned, bool kPlainScore = false>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_fwd_kernel(const FmhaFwdParams p) {
   extern __shared__ uint4 rf_lds[];
   const int num_m_blocks = (p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
@@ -197,7 +218,7 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
   for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
     const int m_block = num_m_blocks - 1 - int(bid % num_m_blocks);
     const int64_t bh = bid / num_m_blocks;
-    FmhaFwdPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), m_block, int(bh % p.nheads),
+    FmhaFwdPipeline<E, Tile, kAligned, kPlainScore>::run(p, reinterpret_cast<char*>(rf_lds), m_block, int(bh % p.nheads),
                                             int(bh / p.nheads));
     __syncthreads();  // the next block of the loop reuses LDS
   }

@@ -122,6 +122,7 @@ struct MmaTileMath {
   static constexpr int TD = T.o_cols_per_thread();
   static constexpr int CW = 2;                    // output columns per store (one fragment pair)
   static constexpr int kRowLanes = MmaFwdTileShape::kRowLanes;
+  static constexpr bool kPlainScorePath = true;  // softmax without per-element score-form tests (FmhaFwdPipeline)
   static constexpr int MT = T.m_tiles();
   static constexpr int KQ = T.headdim / MmaFwdTileShape::kMmaK;  // k-steps of S = Q.K^T
   static constexpr int KP = T.block_n / MmaFwdTileShape::kMmaK;  // k-steps of O += P.V
@@ -268,6 +269,17 @@ struct MmaTileMath {
     mma::cp_async_wait<0>();
     __syncthreads();
   }
+};
+
+// The tile the general-score kernel of an mma config runs (softcap, ALiBi or softmax_scale <= 0): the same
+// warps, Bc, headdim and padding with one m16 row tile per warp (Br = 16 * warps).
+template <class Tile>
+struct GeneralScoreTile {
+  static constexpr MmaFwdTileShape kShape = MmaFwdTileShape{
+      Tile::kShape.headdim, MmaFwdTileShape::kMmaM * Tile::kShape.warps(), Tile::kShape.block_n, Tile::kShape.threads,
+      Tile::kShape.threads_n, Tile::kShape.lds_pad_bytes, Tile::kShape.elem_bytes};
+  static constexpr TileMath kMath = TileMath::kMma;
+  static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
 };
 
 }  // namespace rf

@@ -118,6 +118,7 @@ struct VectorTileMath {
   static constexpr int CPR = T.chunks_per_row();
   static constexpr int kStage = T.stage_vectors();
   static constexpr int kRowLanes = T.threads_n;
+  static constexpr bool kPlainScorePath = false;  // the softmax as audited on gfx906 (see FmhaFwdPipeline)
 
   static_assert(T.valid(), "invalid tile config (see FwdTileShape::valid)");
   static_assert(T.elem_bytes == E::kBytes, "tile config built for another element size");

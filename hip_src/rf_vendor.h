@@ -157,7 +157,12 @@ RF_DEVICE float rf_shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffff
 
 RF_DEVICE float rf_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
 
-RF_DEVICE float rf_rcp(float x) { return __frcp_rn(x); }
+// rcp.approx (1 ulp, like AMD's v_rcp_f32): __frcp_rn's IEEE rounding costs a called slow path per use.
+RF_DEVICE float rf_rcp(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 
 RF_DEVICE float rf_max(float a, float b) { return fmaxf(a, b); }
 
