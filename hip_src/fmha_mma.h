@@ -108,6 +108,36 @@ RF_DEVICE void cp_async_wait() {
 #endif
 }
 
+template <class E>
+RF_DEVICE float to_float(uint32_t bits) {
+  return E::kDType == DType::kFp16 ? fp16_to_float(bits) : bf16_to_float(bits);
+}
+
+// Non-finite 16-bit elements (exponent all ones: inf or NaN) of fp16 / bf16.
+template <class E>
+RF_DEVICE bool nonfinite16(uint32_t bits) {
+  constexpr uint32_t kExp = E::kDType == DType::kFp16 ? 0x7c00u : 0x7f80u;
+  return (bits & kExp) == kExp;
+}
+template <class E>
+RF_DEVICE bool has_nonfinite(const uint4& v) {
+  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  bool any = false;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) any |= nonfinite16<E>(w[k] & 0xffffu) | nonfinite16<E>(w[k] >> 16);
+  return any;
+}
+template <class E>
+RF_DEVICE uint4 zero_nonfinite(uint4 v) {
+  uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    if (nonfinite16<E>(w[k] & 0xffffu)) w[k] &= 0xffff0000u;
+    if (nonfinite16<E>(w[k] >> 16)) w[k] &= 0x0000ffffu;
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 }  // namespace mma
 
 // The forward pipeline's policy on tensor cores. Accumulators are plain float[TM][TN] / [TM][TD] arrays in
@@ -262,6 +292,40 @@ struct MmaTileMath {
         }
       }
     }
+  }
+
+  // stage 3b on a boundary tile. rows.keep(i, j): row i sees key j of the tile (KeepRowSpans, fmha_tile_math.h).
+  // A masked P is 0, but 0 * NaN = NaN, and an mma cannot drop B rows per A row: so when the V tile holds
+  // non-finite values (a cheap block-wide test; never in ordinary inputs) each row first adds the non-finite V
+  // elements of the keys it sees (what P * inf or P * NaN gives it: inf or NaN), then the tile's non-finite V
+  // elements are replaced by 0 and the products run as usual. Rows that see no such key get exactly the
+  // products of a clean V (0 * finite and 0 * 0 are both 0).
+  template <class Rows>
+  RF_DEVICE void pv(char* lds, int tid, const float (&s)[TM][TN], float (&o)[TM][TD], const Rows& rows) {
+    constexpr MmaFwdTileShape T = Tile::kShape;
+    constexpr int CPR = T.chunks_per_row();
+    bool found = false;
+    for (int id = tid; id < T.block_n * CPR; id += T.threads)
+      found |= mma::has_nonfinite<E>(*reinterpret_cast<const uint4*>(lds + T.v_write(id / CPR, id % CPR)));
+    if (__syncthreads_or(found)) {
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int x = 0; x < TD; ++x) {
+          const int col = T.o_col(tid, x / 2, x % 2);
+          for (int j = 0; j < T.block_n; ++j) {
+            const uint32_t bits = *reinterpret_cast<const uint16_t*>(lds + T.v_write(j, 0) + col * E::kBytes);
+            if (rows.keep(i, j) && mma::nonfinite16<E>(bits)) o[i][x] += mma::to_float<E>(bits);
+          }
+        }
+      __syncthreads();
+      for (int id = tid; id < T.block_n * CPR; id += T.threads) {
+        uint4* v = reinterpret_cast<uint4*>(lds + T.v_write(id / CPR, id % CPR));
+        *v = mma::zero_nonfinite<E>(*v);
+      }
+      __syncthreads();
+    }
+    pv(lds, tid, s, o);
   }
 
   // end of a tile: K(n0 + Bc) has landed and every warp is done reading V(n0).
