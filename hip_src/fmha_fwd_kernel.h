@@ -1,5 +1,7 @@
-// fmha_fwd_kernel.h - exact fused attention forward (FlashAttention-2, Dao 2023, Algorithm 1) for GPUs
-// without matrix cores; gfx906 (MI50/MI60, wave64) is the tuning target, the CUDA build runs the same code.
+// fmha_fwd_kernel.h - exact fused attention forward (FlashAttention-2, Dao 2023, Algorithm 1): one pipeline
+// over a tile-math policy. gfx906 (MI50/MI60, wave64, no matrix cores) is the tuning target of the vector
+// policy (VectorTileMath, fmha_tile_math.h); the CUDA build runs the same vector code and, on sm_80+ for
+// fp16/bf16, the tensor-core policy (MmaTileMath, fmha_mma.h).
 //
 //   O = softmax(Q.K^T * softmax_scale + mask) . V,   LSE = log(rowsum(exp(...)))
 //
@@ -8,12 +10,16 @@
 // row sum l) and the O accumulator in fp32 registers. S and P never leave the chip; O and LSE are
 // written once.
 //
-// Per K/V tile:
-//   stage 0  issue the global loads of the V tile into registers (in flight during stage 1)
-//   stage 1  S = Q.K^T                       (TileMath::qk, LDS operands)
+// Per K/V tile (the policy's stage functions in brackets):
+//   stage 0  the V tile in flight during stage 1                            [issue_v]
+//   stage 1  S = Q.K^T                                                      [qk]
 //   stage 2  online softmax in the log2 domain: m' = max(m, rowmax(S)), P = exp2(S - m'),
 //            l = l*exp2(m - m') + rowsum(P), O *= exp2(m - m'). Boundary tiles only apply the mask.
-//   stage 3  V -> LDS (row pairs), P -> LDS, prefetch of the next K tile into registers; O += P.V
+//   stage 3  V and P to their operand places, the next K tile in flight    [exchange]; O += P.V [pv]
+//            vector: V -> LDS in row pairs, P -> LDS, next K into registers; tensor cores: V via cp.async
+//            into its own buffer, P stays in registers, next K via cp.async into the K buffer
+// The policy owns the accumulator layout: the softmax and the epilogue index S and O only through
+// Math::row / s_col / o_col and reduce rows over Math::kRowLanes lanes.
 // The log2 trick: exp(x) = exp2(x * log2(e)); scaling the scores once by softmax_scale*log2(e) turns every
 // exponential into one v_exp_f32 / ex2.approx. LSE = (m + log2(l)) * ln(2) converts back.
 #pragma once

@@ -12,7 +12,9 @@
 // Operand addresses come from callables (LDS byte offsets), so every address is computed by the tile
 // layout structs (fmha_tile.h, fmha_bwd_tile.h) that the host-side bank-conflict audit evaluates too.
 // Results stay in fp32 registers. VectorTileMath (below) is the forward pipeline's policy built on these
-// products; fmha_mma.h is the tensor-core policy (NVIDIA sm_80+) the same pipeline takes instead.
+// products; fmha_mma.h is the tensor-core policy (NVIDIA sm_80+) the same pipeline takes instead (a config's
+// `impl`, ck_configs/fmha_fwd.toml). The backward kernels call tile_rowdot / tile_pairdot directly (vector
+// only so far).
 #pragma once
 
 #include "fmha_common.h"
