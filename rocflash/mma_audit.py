@@ -18,7 +18,11 @@ Rules, per kernel (``check``):
   config's waves_per_simd is warps per SM sub-partition, rf_vendor.h RF_LAUNCH_BOUNDS): registers
   <= 65536 / (threads * blocks) and blocks * dynamic shared memory within the SM's shared memory
   (CUDA C Programming Guide, "Compute Capabilities": 164 KiB per SM on sm_80, 228 KiB on sm_90; 1 KiB of
-  each block's share is reserved by the system).
+  each block's share is reserved by the system);
+- conflict-free operand reads: every ldmatrix of the main loop (Q, K, V row addresses of
+  ``MmaFwdTileShape::q_read / k_read / v_read``, evaluated per lane by the host probe, rocflash._probe) has
+  conflict degree 1 in the ISA audit's bank model (rocflash.isa ``lds_conflict_degree``: 32 banks of 4 bytes,
+  128 bytes per clock, i.e. ldmatrix's eight 16-byte rows per phase); the unpadded layout is reported beside.
 
 Imports neither torch nor numpy.
 """
@@ -168,6 +172,21 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
     return out
 
 
+def bank_conflicts(cfg: TileConfig, **overrides) -> dict[str, int]:
+    """Worst conflict degree of each ldmatrix read kind (q, k, v) of the config's tile (the plain kernel's; the
+    general kernel's tile has the same rows and columns per warp), over every warp and loop index."""
+    from ._probe import TileShape
+    from .isa import tile_bank_conflicts
+    from .targets import arch_info
+
+    return tile_bank_conflicts(TileShape.from_config(cfg, **overrides), arch_info("sm_90"), WARP)
+
+
+def check_bank_conflicts(cfg: TileConfig) -> list[str]:
+    return [f"{cfg.kernel_name(True)}: ldmatrix {kind}_read must be conflict-free (degree 1), got degree {d}"
+            for kind, d in bank_conflicts(cfg).items() if d != 1]
+
+
 def check(a: MmaKernelAudit) -> list[str]:
     """The rules of the module docstring; an empty list when the kernel passes."""
     what = f"{a.instance} ({'general' if a.general else 'plain'} kernel) [{a.arch}]"
@@ -221,6 +240,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{a.registers:4d} {a.register_limit:5d} {a.spill_bytes:5d} {a.mma_in_loop:8d} {a.mma_per_tile:8d} "
               f"{a.lds_bytes:6d} {a.blocks:6d}")
         violations += check(a)
+    for cfg in dict.fromkeys(c for c, _ in mma_instances(args.paths)):
+        padded, unpadded = bank_conflicts(cfg), bank_conflicts(cfg, lds_pad_bytes=0)
+        print(f"{cfg.tile_name}: ldmatrix conflict degree {padded} (unpadded layout: {unpadded})")
+        violations += check_bank_conflicts(cfg)
     for v in violations:
         print("FAIL", v)
     print(f"{len(audits)} kernels, {len(violations)} violations")

@@ -85,3 +85,16 @@ def test_occupancy_arithmetic():
     assert mma_audit.lds_bytes(cfg) == (64 + 128) * 272
     cfg4 = TileConfig(**{**cfg.__dict__, "waves_per_simd": 4})
     assert mma_audit.designed_blocks(cfg4) == 4 and mma_audit.register_limit(cfg4) == 128
+
+
+def test_ldmatrix_reads_are_conflict_free():
+    """The padded shared layout of every mma config serves each ldmatrix phase without bank conflicts (host
+    probe of MmaFwdTileShape's addresses, the ISA audit's bank model); the unpadded one would conflict."""
+    from rocflash.build import BuildError
+    try:
+        cfgs = list(dict.fromkeys(c for c, _ in mma_audit.mma_instances()))
+        for cfg in cfgs:
+            assert mma_audit.check_bank_conflicts(cfg) == [], cfg.tile_name
+            assert max(mma_audit.bank_conflicts(cfg, lds_pad_bytes=0).values()) > 1, cfg.tile_name
+    except BuildError as e:
+        pytest.skip(f"the host C++ compiler is missing ({e})")
