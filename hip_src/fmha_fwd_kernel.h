@@ -20,6 +20,9 @@
 //            into its own buffer, P stays in registers, next K via cp.async into the K buffer
 // The policy owns the accumulator layout: the softmax and the epilogue index S and O only through
 // Math::row / s_col / o_col and reduce rows over Math::kRowLanes lanes.
+//            (boundary tiles: masked P is -0.0 and the policy keeps the V elements under it out of the
+//            product, so a NaN or inf in a V row the query row cannot see never reaches it; masked S is a
+//            select to -inf)
 // The log2 trick: exp(x) = exp2(x * log2(e)); scaling the scores once by softmax_scale*log2(e) turns every
 // exponential into one v_exp_f32 / ex2.approx. LSE = (m + log2(l)) * ln(2) converts back.
 #pragma once
@@ -112,8 +115,15 @@ struct FmhaFwdPipeline {
       float row_sum = 0.f;
 #pragma unroll
       for (int c = 0; c < TN; ++c) {
-        s[i][c] = kPlain ? rf_exp2(rf_fma(s[i][c], score.scale_log2, -base)) : rf_exp2(s[i][c] - base);
-        row_sum += s[i][c];
+        const float prob = kPlain ? rf_exp2(rf_fma(s[i][c], score.scale_log2, -base)) : rf_exp2(s[i][c] - base);
+        row_sum += prob;
+        s[i][c] = prob;
+        if constexpr (kMask && kPlain) {  // -0.0 marks a masked entry for the P.V product
+          const int rel = Math::s_col(tid, c);
+          if (rel < lo || rel > hi) s[i][c] = -0.f;
+        } else if constexpr (kMask) {
+          if (!rule.visible(row, n0 + Math::s_col(tid, c))) s[i][c] = -0.f;
+        }
       }
       l[i] = l[i] * alpha[i] + row_sum;  // per-lane partial sum; reduced across the row group once, at the end
     }
@@ -139,9 +149,14 @@ struct FmhaFwdPipeline {
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       const int row = m0 + Math::row(tid, i);
-      if (row < p.seqlen_q)
-        p.lse[(int64_t(batch) * p.nheads + head) * p.seqlen_q + row] =
-            l_rows[i] == 0.f ? neg_inf() : (m[i] + rf_log2(l_rows[i])) * kLn2;
+      if (row < p.seqlen_q) {
+        const int64_t idx = (int64_t(batch) * p.nheads + head) * p.seqlen_q + row;
+        p.lse[idx] = l_rows[i] == 0.f ? neg_inf() : (m[i] + rf_log2(l_rows[i])) * kLn2;
+        if (p.softmax_stats) {  // what O was normalised with: the backward's P = exp2(S2 - m) * inv_l
+          p.softmax_stats[2 * idx] = m[i];
+          p.softmax_stats[2 * idx + 1] = inv_l[i];
+        }
+      }
     }
   }
 
@@ -205,7 +220,10 @@ struct FmhaFwdPipeline {
         for (int i = 0; i < TM; ++i)
 #pragma unroll
           for (int x = 0; x < TD; ++x) o[i][x] *= alpha[i];
-        math.pv(lds, tid, s, o);
+        if (boundary)  // masked P is -0 and 0 * NaN = NaN: masked keys' V must not enter the product
+          math.pv_masked(lds, tid, s, o, [&](int i, int j) { return rule.visible(m0 + Math::row(tid, i), n0 + j); });
+        else
+          math.pv(lds, tid, s, o);
         math.finish_tile(lds, has_next, tid);
       }
     }

@@ -294,14 +294,14 @@ struct MmaTileMath {
     }
   }
 
-  // stage 3b on a boundary tile. rows.keep(i, j): row i sees key j of the tile (KeepRowSpans, fmha_tile_math.h).
+  // stage 3b on a boundary tile. visible(i, j): row i sees key j of the tile.
   // A masked P is 0, but 0 * NaN = NaN, and an mma cannot drop B rows per A row: so when the V tile holds
   // non-finite values (a cheap block-wide test; never in ordinary inputs) each row first adds the non-finite V
   // elements of the keys it sees (what P * inf or P * NaN gives it: inf or NaN), then the tile's non-finite V
   // elements are replaced by 0 and the products run as usual. Rows that see no such key get exactly the
   // products of a clean V (0 * finite and 0 * 0 are both 0).
-  template <class Rows>
-  RF_DEVICE void pv(char* lds, int tid, const float (&s)[TM][TN], float (&o)[TM][TD], const Rows& rows) {
+  template <class Visible>
+  RF_DEVICE void pv_masked(char* lds, int tid, const float (&s)[TM][TN], float (&o)[TM][TD], Visible visible) {
     constexpr MmaFwdTileShape T = Tile::kShape;
     constexpr int CPR = T.chunks_per_row();
     bool found = false;
@@ -315,7 +315,7 @@ struct MmaTileMath {
           const int col = T.o_col(tid, x / 2, x % 2);
           for (int j = 0; j < T.block_n; ++j) {
             const uint32_t bits = *reinterpret_cast<const uint16_t*>(lds + T.v_write(j, 0) + col * E::kBytes);
-            if (rows.keep(i, j) && mma::nonfinite16<E>(bits)) o[i][x] += mma::to_float<E>(bits);
+            if (mma::nonfinite16<E>(bits) && visible(i, j)) o[i][x] += mma::to_float<E>(bits);
           }
         }
       __syncthreads();

@@ -23,7 +23,7 @@ for s in $stages; do case $s in
   test)  # once per forward tile math (ROCFLASH_KERNEL: auto = tensor cores on sm_80+, vector = the gfx906 logic)
     for kernel in ${TILE_MATHS:-auto vector}; do
       log "ROCFLASH_KERNEL=$kernel pytest -m gpu"
-      (cd tests && ROCFLASH_KERNEL=$kernel python3 -m pytest -q -m gpu -p no:cacheprovider ${PYTEST_ARGS:-} ${GPU_TESTS:-test_gpu.py test_gpu_backward.py test_cases.py} 2>&1 | tail -40 | tee -a "$OUT/summary.txt")
+      (cd tests && ROCFLASH_KERNEL=$kernel python3 -m pytest -q -m gpu -p no:cacheprovider ${PYTEST_ARGS:-} ${GPU_TESTS:-test_gpu.py test_gpu_backward.py test_gpu_masked_garbage.py test_cases.py} 2>&1 | tail -40 | tee -a "$OUT/summary.txt")
       log "pytest exit ${PIPESTATUS[0]}"
     done ;;
   tc)  # forward speed of the tensor-core tile math beside SDPA flash and cuDNN (issue 12)

@@ -137,15 +137,19 @@ def last_kernels() -> dict[str, str]:
     return dict(_LAST)
 
 
-def forward(platform: str, q, k, v, args: FwdArgs):
-    """Launch the compiled forward: returns (out like q, lse float32 (batch, nheads, seqlen_q))."""
+def forward(platform: str, q, k, v, args: FwdArgs, with_stats: bool = False):
+    """Launch the compiled forward: returns (out like q, lse float32 (batch, nheads, seqlen_q)), and with
+    with_stats=True also the softmax statistics the backward needs: float32 (batch, nheads, seqlen_q, 2),
+    per row the log2-domain row max m and 1/l (hip_src/fmha_fwd_params.h)."""
     mod = load_module(platform)
     batch, seqlen_q, nheads, _ = q.shape
     out = _output_like(q)
     lse = _output_like(q, (batch, nheads, seqlen_q), torch.float32)
+    stats = _output_like(q, (batch, nheads, seqlen_q, 2), torch.float32) if with_stats else None
     p = mod.FmhaFwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
     p.o, p.lse = out.data_ptr(), lse.data_ptr()
+    p.softmax_stats = stats.data_ptr() if with_stats else 0
     _set_strides(p, "o", out)
     p.aligned = is_aligned(q, k, v, out)
     math = forward_tile_math(platform, mod, q, p.aligned)
@@ -153,19 +157,21 @@ def forward(platform: str, q, k, v, args: FwdArgs):
         mod.fwd(p, torch.cuda.current_stream(q.device).cuda_stream, getattr(mod.TileMath, math))
     _LAST["fwd"] = math
     del alibi  # freed after the launch: the caching allocator keeps it for work queued on this stream
-    return out, lse
+    return (out, lse, stats) if with_stats else (out, lse)
 
 
-def backward(platform: str, q, k, v, out, lse, dout, args: FwdArgs):
+def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs):
     """Launch the compiled backward (preprocess, dK/dV, dQ): returns (dq, dk, dv) shaped like q, k, v.
-    ``dout`` may have any strides with a contiguous last dimension."""
+    ``stats`` is the forward's (``forward(..., with_stats=True)``); ``dout`` may have any strides with a
+    contiguous last dimension."""
     mod = load_module(platform)
     batch, seqlen_q, nheads, _ = q.shape
     dq, dk, dv = _output_like(q), _output_like(k), _output_like(v)
     delta = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
-    p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), lse.data_ptr(), delta.data_ptr()
+    p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), 0, delta.data_ptr()
+    p.softmax_stats = stats.data_ptr()
     p.dq, p.dk, p.dv = dq.data_ptr(), dk.data_ptr(), dv.data_ptr()
     for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
         _set_strides(p, name, t)
