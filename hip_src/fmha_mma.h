@@ -305,6 +305,7 @@ struct MmaTileMath {
     constexpr MmaFwdTileShape T = Tile::kShape;
     constexpr int CPR = T.chunks_per_row();
     bool found = false;
+#pragma unroll 1
     for (int id = tid; id < T.block_n * CPR; id += T.threads)
       found |= mma::has_nonfinite<E>(*reinterpret_cast<const uint4*>(lds + T.v_write(id / CPR, id % CPR)));
     if (__syncthreads_or(found)) {
@@ -313,12 +314,14 @@ struct MmaTileMath {
 #pragma unroll
         for (int x = 0; x < TD; ++x) {
           const int col = T.o_col(tid, x / 2, x % 2);
-          for (int j = 0; j < T.block_n; ++j) {
+#pragma unroll 1
+          for (int j = 0; j < T.block_n; ++j) {  // rolled: a rare path, kept small
             const uint32_t bits = *reinterpret_cast<const uint16_t*>(lds + T.v_write(j, 0) + col * E::kBytes);
             if (mma::nonfinite16<E>(bits) && visible(i, j)) o[i][x] += mma::to_float<E>(bits);
           }
         }
       __syncthreads();
+#pragma unroll 1
       for (int id = tid; id < T.block_n * CPR; id += T.threads) {
         uint4* v = reinterpret_cast<uint4*>(lds + T.v_write(id / CPR, id % CPR));
         *v = mma::zero_nonfinite<E>(*v);
