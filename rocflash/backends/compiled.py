@@ -21,6 +21,7 @@ import torch
 
 from . import FwdArgs
 
+LOG2E = 1.4426950408889634  # log2(e)
 _MODULES = {"hip": "rocflash._C_hip", "cuda": "rocflash._C_cuda"}
 _DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
 KERNEL_ENV = "ROCFLASH_KERNEL"
@@ -160,10 +161,21 @@ def forward(platform: str, q, k, v, args: FwdArgs, with_stats: bool = False):
     return (out, lse, stats) if with_stats else (out, lse)
 
 
+def stats_from_lse(lse: torch.Tensor) -> torch.Tensor:
+    """The backward kernels' softmax statistics (m, 1/l) from an LSE: m = LSE * log2(e) and 1/l = 1, so that
+    P = exp2(S2 - m) * (1/l) = exp(S - LSE) (a fully masked row's -inf stays -inf: P = 0). Exact while
+    |LSE| * 2^-24 is negligible; the forward's own stats are exact for every softmax_scale."""
+    lse = lse.float()
+    return torch.stack((lse * LOG2E, torch.ones_like(lse)), dim=-1).contiguous()
+
+
 def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs):
     """Launch the compiled backward (preprocess, dK/dV, dQ): returns (dq, dk, dv) shaped like q, k, v.
-    ``stats`` is the forward's (``forward(..., with_stats=True)``); ``dout`` may have any strides with a
-    contiguous last dimension."""
+    ``stats`` is the forward's (``forward(..., with_stats=True)``: float32 (batch, nheads, seqlen_q, 2)) or a
+    natural-log LSE float32 (batch, nheads, seqlen_q) (e.g. one merged over key blocks by context parallelism),
+    turned into stats by ``stats_from_lse``; ``dout`` may have any strides with a contiguous last dimension."""
+    if stats.dim() == 3:
+        stats = stats_from_lse(stats)
     mod = load_module(platform)
     batch, seqlen_q, nheads, _ = q.shape
     dq, dk, dv = _output_like(q), _output_like(k), _output_like(v)
