@@ -11,8 +11,9 @@ plain-score one on the config's tile and the general-score one on ``GeneralScore
 Rules, per kernel (``check``):
 
 - main loop: the innermost PTX loop (a backward ``bra`` to an earlier label) that holds ``mma.sync``
-  instructions holds a whole number (>= 1) of K/V tiles' products, MT * headdim * block_n / 64 per tile
-  (S = Q.K^T and O += P.V, m16n8k16 each; MT = rows per warp / 16);
+  instructions holds at least one K/V tile's products, MT * headdim * block_n / 64 (S = Q.K^T and O += P.V,
+  MT * headdim * block_n / 128 m16n8k16 each; MT = rows per warp / 16), in whole products (the P.V product
+  appears twice: boundary tiles run it behind the V guard, ``pv_masked``);
 - no spills: ptxas reports 0 bytes of spill stores and loads;
 - designed occupancy: ``blocks = max(1, 4 * waves_per_simd * 32 / threads)`` resident blocks per SM (the
   config's waves_per_simd is warps per SM sub-partition, rf_vendor.h RF_LAUNCH_BOUNDS): registers
@@ -191,8 +192,10 @@ def check(a: MmaKernelAudit) -> list[str]:
     """The rules of the module docstring; an empty list when the kernel passes."""
     what = f"{a.instance} ({'general' if a.general else 'plain'} kernel) [{a.arch}]"
     v = []
-    if a.mma_in_loop == 0 or a.mma_in_loop % a.mma_per_tile:
-        v.append(f"{what}: main loop must hold a multiple (>= 1) of {a.mma_per_tile} mma.sync, got {a.mma_in_loop}")
+    half = max(1, a.mma_per_tile // 2)  # one product (S = Q.K^T or O += P.V)
+    if a.mma_in_loop < a.mma_per_tile or a.mma_in_loop % half:
+        v.append(f"{what}: main loop must hold >= {a.mma_per_tile} mma.sync in whole products of {half}, "
+                 f"got {a.mma_in_loop}")
     if a.spill_bytes:
         v.append(f"{what}: must not spill, got {a.spill_bytes} bytes of spill stores + loads")
     if a.registers > a.register_limit:

@@ -45,14 +45,15 @@ def _good(**kw):
 
 
 @pytest.mark.parametrize("change,pattern", [
-    ({"mma_in_loop": 0}, "main loop must hold a multiple"),
-    ({"mma_in_loop": 64}, "main loop must hold a multiple"),
+    ({"mma_in_loop": 0}, "main loop must hold >= 128"),
+    ({"mma_in_loop": 64}, "main loop must hold >= 128"),
+    ({"mma_in_loop": 160}, "in whole products of 64"),
     ({"spill_bytes": 8}, "must not spill"),
     ({"registers": 255, "register_limit": 128}, "registers must be <= 128"),
     ({"lds_bytes": 120 * 1024}, "shared memory must fit"),
 ])
 def test_rules_flag_bad_kernels(change, pattern):
-    assert mma_audit.check(_good()) == []
+    assert mma_audit.check(_good()) == [] and mma_audit.check(_good(mma_in_loop=192)) == []
     assert any(pattern in v for v in mma_audit.check(_good(**change)))
 
 
