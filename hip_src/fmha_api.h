@@ -11,7 +11,7 @@ namespace rf {
 
 // One compiled kernel instance, as generated from ck_configs/*.toml.
 struct KernelInfo {
-  const char* kind;  // "fwd", "bwd_dkdv", "bwd_dq"
+  const char* kind;  // "fwd", "bwd_dkdv", "bwd_dq", "fwd_splitkv"
   const char* name;  // self-describing, e.g. rocflash_fmha_fwd_gfx9_fp16_d128_b64x64_t256x16_p16_vec
   DType dtype;
   int headdim;       // bucket
@@ -32,6 +32,7 @@ int select_kernel(const std::string& kind, DType dtype, int headdim, bool aligne
 // message in *error. They do not synchronize.
 // `math`: which tile math the forward runs (the caller checks that the device supports it: mma needs sm_80+).
 int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error, TileMath math = TileMath::kVector);
+int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error);  // + combine
 int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error);  // preprocess, dK/dV, dQ
 
 // Runtime facts for `rocflash info` (no torch needed).

@@ -185,7 +185,7 @@ struct MmaTileMath {
       char* dst = lds + write(r, d);
       if constexpr (kAligned) {
         const bool inside = first_row + r < src.rows && d * T.vec_elems() < src.cols;
-        const char* from = inside ? src.base + int64_t(first_row + r) * src.row_stride_bytes + d * kVectorBytes : src.base;
+        const char* from = inside ? src.base + src.row_offset(first_row + r) + d * kVectorBytes : src.base;
         mma::cp_async_16(mma::smem_address(dst), from, inside ? kVectorBytes : 0);
       } else {
         *reinterpret_cast<uint4*>(dst) = src.template load_vec<false>(first_row + r, d);

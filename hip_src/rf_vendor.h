@@ -37,12 +37,16 @@
 // 4 * waves_per_simd warps per SM, i.e. that many / (threads / 32) resident blocks, at least one: ptxas
 // keeps registers within 64K / (threads * blocks). Configs tuned for the vector ALU ask for 1 (up to 255
 // registers rather than spills); the tensor-core configs name their designed occupancy.
+// RF_LAUNCH_BOUNDS_MIN_BLOCKS(threads, waves_per_simd, blocks): the same on AMD; on NVIDIA at least `blocks`
+// resident blocks per SM (memory-bound kernels that need warps in flight more than registers).
 #if defined(RF_PLATFORM_HIP)
 #define RF_LAUNCH_BOUNDS(threads, waves_per_simd) \
   __launch_bounds__(threads) __attribute__((amdgpu_waves_per_eu(waves_per_simd)))
+#define RF_LAUNCH_BOUNDS_MIN_BLOCKS(threads, waves_per_simd, blocks) RF_LAUNCH_BOUNDS(threads, waves_per_simd)
 #else
 #define RF_LAUNCH_BOUNDS(threads, waves_per_simd) \
   __launch_bounds__(threads, (4 * (waves_per_simd) * 32 / (threads)) > 1 ? (4 * (waves_per_simd) * 32 / (threads)) : 1)
+#define RF_LAUNCH_BOUNDS_MIN_BLOCKS(threads, waves_per_simd, blocks) __launch_bounds__(threads, blocks)
 #endif
 #define RF_HOST_DEVICE __host__ __device__ __forceinline__
 

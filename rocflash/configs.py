@@ -1,7 +1,8 @@
 """Tile configs of the kernels, loaded from ``ck_configs/`` (TOML).
 
 ``fmha_fwd.toml`` holds the forward configs (tables ``[[fwd]]``), ``fmha_bwd.toml`` the backward ones
-(``[[bwd_dkdv]]`` for the dK/dV kernel, ``[[bwd_dq]]`` for the dQ kernel). The TOML files are the single
+(``[[bwd_dkdv]]`` for the dK/dV kernel, ``[[bwd_dq]]`` for the dQ kernel), ``fmha_splitkv.toml`` the split-KV
+decode kernel's (``[[fwd_splitkv]]``). The TOML files are the single
 source of the tile sizes: the build generates one kernel instance per entry (:mod:`rocflash.codegen`),
 the ``sim`` backend simulates the same tiling, and the ISA audit checks each instance against the
 occupancy recorded next to it. This module imports neither torch nor numpy, so ``setup.py`` can load it
@@ -19,11 +20,12 @@ from pathlib import Path
 DTYPES = ("fp16", "bf16", "fp32")
 ELEM_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4}
 TARGETS = ("gfx9", "cuda")
-KINDS = ("fwd", "bwd_dkdv", "bwd_dq")
+KINDS = ("fwd", "bwd_dkdv", "bwd_dq", "fwd_splitkv")
+_FILES = {"fwd": "fmha_fwd.toml", "bwd_dkdv": "fmha_bwd.toml", "bwd_dq": "fmha_bwd.toml",
+          "fwd_splitkv": "fmha_splitkv.toml"}
 # Tile maths: "vector" (dot2/FMA on the vector ALU, every target) and "mma" (tensor cores through mma.sync,
 # CUDA target only, fp16/bf16, forward; hip_src/fmha_mma.h).
 IMPLS = ("vector", "mma")
-_FILES = {"fwd": "fmha_fwd.toml", "bwd_dkdv": "fmha_bwd.toml", "bwd_dq": "fmha_bwd.toml"}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -39,7 +41,7 @@ class TileConfig:
     threads_n: int  # lanes per row group
     lds_pad_bytes: int  # padding after each Q / K / Vp row in LDS
     waves_per_simd: int  # designed gfx906 occupancy (0: not applicable)
-    kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dq" (the TOML table it came from)
+    kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dq" | "fwd_splitkv" (the TOML table it came from)
     impl: str = "vector"  # tile math: "vector" | "mma" (optional in the TOML, default "vector")
 
     @property
@@ -91,6 +93,8 @@ class TileConfig:
             raise ValueError(f"impl must be one of {IMPLS}, got {self.impl!r}")
         if self.impl == "mma":
             self._validate_mma()
+        if self.kind == "fwd_splitkv":
+            self._validate_splitkv()
             return
         row_groups = self.threads // self.threads_n
         if self.block_m % row_groups or self.block_m % 2:
@@ -126,6 +130,21 @@ class TileConfig:
                              f"for impl 'mma', got {self.block_m}")
         if self.block_n % 16 or self.headdim % 16:
             raise ValueError(f"block_n and headdim must be multiples of 16 for impl 'mma', got {self.block_n}, {self.headdim}")
+        if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
+            raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
+
+
+    def _validate_splitkv(self) -> None:
+        """The rules of hip_src/fmha_splitkv_tile.h (SplitKvShape::valid)."""
+        chunks = self.headdim * self.elem_bytes // 16
+        if (self.headdim * self.elem_bytes) % 16 or chunks % self.threads_n:
+            raise ValueError(f"headdim * {self.elem_bytes} bytes must be whole 16-byte vectors, a multiple of "
+                             f"threads_n={self.threads_n} of them, got headdim={self.headdim}")
+        groups = self.threads // self.threads_n
+        if groups & (groups - 1):
+            raise ValueError(f"threads/threads_n (key groups) must be a power of 2, got {groups}")
+        if self.block_n % groups:
+            raise ValueError(f"block_n must be a multiple of threads/threads_n={groups} (key groups), got {self.block_n}")
         if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
             raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
 
