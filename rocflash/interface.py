@@ -8,7 +8,7 @@ import numbers
 import torch
 from torch.autograd.function import once_differentiable
 
-from .backends import FwdArgs, compiled, reference, sim
+from .backends import FwdArgs, ck, compiled, reference, sim
 from .selector import select_backend
 
 MAX_HEADDIM = 256
@@ -61,7 +61,9 @@ def flash_attn_func(
             over GQA groups in registers, so gradients are bitwise identical across runs either way.
         return_attn_probs: also return the softmax LSE (see Returns). The attention probabilities themselves
             are never materialised; the third element is None.
-        backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe).
+        backend: "hip" | "cuda" | "torch" | "sim" | "ck" | None (then ROCFLASH_BACKEND, then a device probe).
+            "ck" (CDNA gfx90a/942/950 builds with CK instances) raises NotImplementedError naming any argument
+            its instances cannot honour (dropout_p, alibi_slopes, a headdim or dtype without an instance).
 
     Returns:
         out (batch, seqlen_q, nheads, headdim), q's dtype; with return_attn_probs=True the tuple
@@ -80,6 +82,9 @@ def flash_attn_func(
     args = _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
                        deterministic, return_attn_probs)
     sel = select_backend(q.device, backend)
+    ck_arch = None
+    if sel.backend == "ck":  # rocflash.backends.ck: what its instances cannot honour raises, or falls back
+        sel, ck_arch = ck.resolve(sel, q, k, args, dropout_p=dropout_p)
     if q.dtype == torch.float64 and sel.backend not in _FP64_BACKENDS:
         raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{sel.backend}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
@@ -94,7 +99,7 @@ def flash_attn_func(
         out, lse = reference.forward(q, k, v, args)
         lse = lse.detach()
     else:
-        out, lse = _FusedAttention.apply(q, k, v, args, sel.backend)
+        out, lse = _FusedAttention.apply(q, k, v, args, (sel.backend, ck_arch) if ck_arch else sel.backend)
     return (out, lse, None) if return_attn_probs else out
 
 
@@ -123,6 +128,9 @@ class _FusedAttention(torch.autograd.Function):
     def forward(ctx, q, k, v, args, backend):
         if backend == "sim":
             out, lse = sim.forward(q, k, v, args)
+        elif isinstance(backend, tuple):  # ("ck", arch); its backward runs rocflash's own kernels ("hip")
+            out, lse = ck.forward(q, k, v, args, backend[1])
+            backend = "hip"
         else:
             out, lse = compiled.forward(backend, q, k, v, args)
         ctx.save_for_backward(q, k, v, out, lse)  # the sim keeps an fp64 LSE for fp64 inputs (gradcheck)
