@@ -48,6 +48,10 @@ class BuildGpu(build_ext):
     def build_extension(self, ext):
         tools = _tools()
         out = Path(self.get_ext_fullpath(ext.name))
+        if ext.platform == "ck":  # Composable Kernel instances (rocflash/ck/build.py)
+            importlib.import_module("_rocflash_build.ck.build").build_ck_module(
+                ext.archs, out, Path(self.build_temp) / "rocflash")
+            return
         res = tools.build_module(ext.platform, ext.archs, out, Path(self.build_temp) / "rocflash", verbose=bool(self.verbose))
         print(f"rocflash: built {ext.name} for {', '.join(res.archs)} in {res.seconds:.0f} s", file=sys.stderr)
 
@@ -74,6 +78,12 @@ def _extensions():
         else:
             archs = tools.parse_cuda_archs(os.environ.get("TORCH_CUDA_ARCH_LIST"))
         exts.append(GpuExtension(platform, archs))
+        if platform == "hip":  # CK instances for the CDNA arches (ROCFLASH_CK=auto|0|1, rocflash/ck/build.py)
+            ck_build = importlib.import_module("_rocflash_build.ck.build")
+            build_ck, why = ck_build.wanted(archs, torch_hip)
+            print(f"rocflash: {'building' if build_ck else 'not building'} rocflash._C_ck: {why}", file=sys.stderr)
+            if build_ck:
+                exts.append(GpuExtension("ck", ck_build.ck_archs(archs)))
     if not exts:
         why = ("ROCFLASH_BUILD=" + os.environ["ROCFLASH_BUILD"]) if os.environ.get("ROCFLASH_BUILD") else (
             "ROCFLASH_BUILD=auto and torch is " + ("not importable (build isolation? use --no-build-isolation)"
