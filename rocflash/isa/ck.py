@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..build import BuildError, find_tool
-from ..targets import CK_ARCHS, arch_info, base_arch
+from ..targets import CK_ARCHS, base_arch
 from .audit import KernelAudit, audit_file
 from .asm import parse_amdgpu_metadata
 from .checks import check_lds_limit, check_wave_size
@@ -107,7 +107,7 @@ def compile_ck(tc: CkToolchain, arch: str, source: Path, build_dir: Path) -> Com
     out_dir = build_dir / arch
     out_dir.mkdir(parents=True, exist_ok=True)
     cmd = [tc.clang, *tc.flags(arch), f"-DROCFLASH_CK_PIN={AITER_SHA256[:16]}", "-S", str(source)]
-    key = _cache_key(cmd, source, [])
+    key = _cache_key([*cmd[:-1], source.name], source, [])  # independent of where the sources were generated
     final = out_dir / f"{source.stem}.{key}.s"
     if final.is_file():
         return CompiledFile(arch, source, final, 0.0, True)
@@ -202,7 +202,6 @@ def ck_table_rows(run: CkAuditRun, arch: str) -> list[list[str]]:
 
 def format_ck_markdown(run: CkAuditRun, command: str) -> str:
     from ..ck.source import AITER_VERSION, CK_VERSION
-    from .compile import compiler_versions  # noqa: F401 -- kept for symmetry with the main report
 
     versions = subprocess.run([run.toolchain.clang, "--version"], capture_output=True, text=True).stdout
     violations = run.violations()
@@ -239,6 +238,3 @@ def format_ck_text(run: CkAuditRun) -> str:
         out += ["  ".join(v.ljust(w) for v, w in zip(r, widths)) for r in rows] + [""]
     return "\n".join(out)
 
-
-def ck_archs_ok(archs: Sequence[str]) -> bool:
-    return all(arch_info(a).mfma and base_arch(a) in CK_ARCHS for a in archs)

@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..build import BuildError, device_compile_flags, find_hipcc, find_nvcc, find_tool
-from ..targets import arch_info, base_arch
+from ..targets import base_arch
 
 # Archs the Debian hipcc (clang-15) compiles; newer ones go through a newer clang (find_clang_for).
 HIPCC_ARCHS = ("gfx906", "gfx908", "gfx90a", "gfx1030")
