@@ -125,8 +125,9 @@ def compile_ck(tc: CkToolchain, arch: str, source: Path, build_dir: Path) -> Com
 def check_mfma_main_loop(a: KernelAudit) -> list[str]:
     """The main loop (the loop holding most MFMA instructions and a barrier) issues v_mfma."""
     if a.main_loop is None or not a.loop_counts.get("mfma"):
-        return [f"{a.name} [{a.arch}]: main loop must issue v_mfma, got "
-                f"{'no main loop' if a.main_loop is None else '0 v_mfma'} ({a.kernel_counts.get('mfma', 0)} in the kernel)"]
+        got = "no main loop" if a.main_loop is None else "0 v_mfma"
+        return [f"{a.name} [{a.arch}]: main loop must issue v_mfma, got {got} "
+                f"({a.kernel_counts.get('mfma', 0)} in the kernel)"]
     return []
 
 

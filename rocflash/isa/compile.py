@@ -12,8 +12,9 @@ What is compiled
     generated headers and the cache keys do not depend on the selection) and are compiled device-only with the
     flags of the real build (:func:`rocflash.build.device_compile_flags`):
       gfx906, gfx908, gfx90a   hipcc (Debian HIP 5.2 / clang-15, rocm-device-libs), ``--cuda-device-only -S``
-      gfx942, gfx950           clang++-19 (gfx950: clang >= 20) ``-nogpulib`` plus the Debian device-libs bitcode linked explicitly
-                               (device-libs 5.2 predate gfx942: the gfx940 ISA-version constant is linked; it
+      gfx942, gfx950           clang++-19 (gfx950: clang >= 20) ``-nogpulib`` plus the Debian device-libs
+                               bitcode linked explicitly (device-libs 5.2 predate gfx942 and gfx950: the
+                               closest older ISA-version constant, gfx940, is linked; it
                                only selects code paths of libm-style functions the kernel does not call).
                                Without that bitcode, HIP 5.2's ``blockIdx`` / ``__syncthreads`` stay calls
                                into ockl and the kernel gets a call stack: the audit reports such calls.
