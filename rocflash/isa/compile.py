@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..build import BuildError, device_compile_flags, find_hipcc, find_nvcc, find_tool
-from ..targets import base_arch
+from ..targets import arch_info, base_arch
 
 # Archs the Debian hipcc (clang-15) compiles; newer ones go through a newer clang (find_clang_for).
 HIPCC_ARCHS = ("gfx906", "gfx908", "gfx90a", "gfx1030")
@@ -61,7 +61,7 @@ HIPCC_ARCHS = ("gfx906", "gfx908", "gfx90a", "gfx1030")
 # functions the kernels do not call).
 ISA_VERSION_BITCODE = {"gfx942": ("942", "940"), "gfx950": ("950", "942", "940")}
 # clang++ versions that know each arch compiled outside hipcc, newest first
-CLANG_VERSIONS = {"gfx942": (22, 21, 20, 19, 18, 17), "gfx950": (22, 21, 20)}
+CLANG_VERSIONS = {"gfx942": (19, 18, 17), "gfx950": (22, 21, 20)}  # gfx942: the clang the audit was tuned with
 DEVICE_LIBS = ("hip", "ocml", "ockl", "oclc_daz_opt_off", "oclc_unsafe_math_off", "oclc_finite_only_off",
                "oclc_correctly_rounded_sqrt_on", "oclc_wavefrontsize64_on", "oclc_abi_version_500")
 # Python packages the audit imports (module -> pip name); require_python_deps checks them before compiling.
@@ -118,6 +118,8 @@ def compile_command(arch: str, source: Path, out: Path, includes: Sequence[Path]
     if base in ISA_VERSION_BITCODE:
         _, flags = device_compile_flags("hip", [arch])
         cmd = [find_clang_for(arch), *flags, "--cuda-device-only", "-nogpulib", f"-I{hip_include_dir()}"]
+        if base == "gfx950":  # clang >= 20 no longer predefines it; HIP's headers read it (gfx9 is wave64)
+            cmd.append(f"-D__AMDGCN_WAVEFRONT_SIZE={arch_info(base).wave_size}")
         libs = find_device_libs()
         if libs is not None:
             isa = next((libs / f"oclc_isa_version_{v}.bc" for v in ISA_VERSION_BITCODE[base]
