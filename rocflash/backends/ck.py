@@ -6,6 +6,10 @@ Backward: rocflash's own backward kernels (the ``hip`` module) from CK's output 
 instances are not built yet. Every argument the instances cannot honour raises NotImplementedError naming it
 when ``ck`` was asked for; when the selector chose ``ck`` by probe, such a call runs on the ``hip`` kernel.
 
+Known gap (by reading CK, not by running it): CK's mask zeroes P, so a NaN or inf in a V row that a query row
+cannot see (causal / window) still reaches it through 0 * NaN in P.V; rocflash's own kernels exclude such rows.
+Keys past seqlen_k are not affected (CK's padded loads return 0 there).
+
 Status: compiled and ISA-audited in CI (python -m rocflash.isa --ck), never executed (no AMD GPU reachable).
 """
 
