@@ -138,8 +138,10 @@ class _FusedAttention(torch.autograd.Function):
         elif isinstance(backend, tuple):  # ("ck", arch): rocflash's own backward kernels ("hip") from CK's LSE
             out, lse = ck.forward(q, k, v, args, backend[1])
             stats, backend = lse, "hip"  # compiled.backward turns an LSE into its stats (stats_from_lse)
-        else:
+        elif any(ctx.needs_input_grad[:3]):
             out, lse, stats = compiled.forward(backend, q, k, v, args, with_stats=True)
+        else:  # inference: no stats, so decode shapes may take the split-KV kernel (it does not write them)
+            (out, lse), stats = compiled.forward(backend, q, k, v, args), None
         # the backward rebuilds P from the forward's row max and 1/l (fp64 in the sim for fp64 inputs: gradcheck)
         ctx.save_for_backward(q, k, v, out, stats)
         ctx.args, ctx.backend = args, backend
