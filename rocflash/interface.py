@@ -8,7 +8,7 @@ import numbers
 import torch
 
 from . import ops
-from .backends import FwdArgs, reference
+from .backends import FwdArgs, ck, reference
 from .selector import select_backend
 
 MAX_HEADDIM = 256
@@ -74,7 +74,9 @@ def flash_attn_func(
             over GQA groups in registers, so gradients are bitwise identical across runs either way.
         return_attn_probs: also return the softmax LSE (see Returns). The attention probabilities themselves
             are never materialised; the third element is None.
-        backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe).
+        backend: "hip" | "cuda" | "torch" | "sim" | "ck" | None (then ROCFLASH_BACKEND, then a device probe).
+            "ck" (CDNA gfx90a/942/950 builds with CK instances) raises NotImplementedError naming any argument
+            its instances cannot honour (dropout_p, alibi_slopes, a headdim or dtype without an instance).
 
     Returns:
         out (batch, seqlen_q, nheads, headdim), q's dtype; with return_attn_probs=True the tuple
@@ -95,6 +97,11 @@ def flash_attn_func(
     args = _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
                        deterministic, return_attn_probs)
     name = _backend_name(q.device, backend)
+    ck_arch = None
+    if name == "ck":  # rocflash.backends.ck: what its instances cannot honour raises, or falls back to hip
+        # (ck.resolve reads the call's shapes and the device's arch: it runs per call, not constant-folded)
+        sel, ck_arch = ck.resolve(select_backend(q.device, backend), q, k, args, dropout_p=dropout_p)
+        name = sel.backend
     if q.dtype == torch.float64 and name not in _FP64_BACKENDS:
         raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{name}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
@@ -109,7 +116,7 @@ def flash_attn_func(
         lse = lse.detach()
     else:
         # torch.ops.rocflash.fwd: differentiable once (register_autograd), traceable (register_fake)
-        out, lse, _ = ops.fwd(*_op_args(q, k, v, args, name))
+        out, lse, _ = ops.fwd(*_op_args(q, k, v, args, f"ck:{ck_arch}" if ck_arch else name))
     return (out, lse, None) if return_attn_probs else out
 
 

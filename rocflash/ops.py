@@ -25,7 +25,8 @@ Shapes and dtypes:
 
 Empty inputs (no query row, or no key) launch nothing: out 0, LSE -inf, zero gradients.
 
-Backends: "sim" (CPU golden model), "torch" (PyTorch ops), "hip" / "cuda" (compiled kernels). The ops do not
+Backends: "sim" (CPU golden model), "torch" (PyTorch ops), "hip" / "cuda" (compiled kernels), "ck:<arch>"
+(Composable Kernel's forward for that gfx arch, rocflash's hip backward kernels). The ops do not
 check arguments: call ``rocflash.flash_attn_func`` for the checks and errors.
 """
 
@@ -37,7 +38,7 @@ import warnings
 import torch
 from torch import Tensor
 
-from .backends import FwdArgs, compiled, reference, sim
+from .backends import FwdArgs, ck, compiled, reference, sim
 
 LOG2E = 1.0 / math.log(2.0)
 # Above this |softmax_scale| the fused backward's dQ and dK leave FlashAttention's tolerance rule (see
@@ -74,6 +75,9 @@ def fwd(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left: int,
     elif backend == "torch":
         out, lse = reference.forward(q, k, v, args)
         stats = torch.stack((lse.to(_stats_dtype(q)) * LOG2E, torch.ones_like(lse, dtype=_stats_dtype(q))), dim=-1)
+    elif backend.startswith("ck:"):  # "ck:<arch>": CK's forward; rocflash's own backward kernels ("hip") from its LSE
+        out, lse = ck.forward(q, k, v, args, backend[3:])
+        stats = compiled.stats_from_lse(lse)
     elif with_stats:
         out, lse, stats = compiled.forward(backend, q, k, v, args, with_stats=True)
     else:
@@ -107,7 +111,7 @@ def bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, softmax_stat
         return sim.backward(q, k, v, out, None, dout, args, stats=softmax_stats)
     if backend == "torch":
         return reference.backward(q, k, v, dout, args)
-    return compiled.backward(backend, q, k, v, out, softmax_stats, dout, args)
+    return compiled.backward("hip" if backend.startswith("ck:") else backend, q, k, v, out, softmax_stats, dout, args)
 
 
 @bwd.register_fake
