@@ -110,7 +110,7 @@ def bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, softmax_stat
     if backend == "sim":
         return sim.backward(q, k, v, out, None, dout, args, stats=softmax_stats)
     if backend == "torch":
-        return reference.backward(q, k, v, dout, args)
+        return reference.explicit_backward(q, k, v, dout, args)
     return compiled.backward("hip" if backend.startswith("ck:") else backend, q, k, v, out, softmax_stats, dout, args)
 
 

@@ -78,7 +78,7 @@ class _Parts:
                                   torch.ones((), dtype=compute_dtype, device=q.device))
 
 
-def backward(q, k, v, dout, args: FwdArgs):
+def explicit_backward(q, k, v, dout, args: FwdArgs):
     """(dq, dk, dv) of ``attention_reference`` (compute dtype fp32, fp64 for fp64 inputs) written out
     (FlashAttention-2's formulas with P recomputed exactly as the forward's), for callers that cannot run
     autograd (the ``rocflash::bwd`` custom op). Equal to autograd through ``attention_reference`` up to
