@@ -7,7 +7,10 @@
 
 from .info import info
 from .interface import flash_attn_func
+from .kvcache import flash_attn_with_kvcache
 from .selector import UnsupportedDeviceError
+from .varlen import flash_attn_varlen_func
 
 __version__ = "0.1.0"
-__all__ = ["flash_attn_func", "info", "UnsupportedDeviceError", "__version__"]
+__all__ = ["flash_attn_func", "flash_attn_varlen_func", "flash_attn_with_kvcache", "info", "UnsupportedDeviceError",
+           "__version__"]
