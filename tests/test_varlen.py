@@ -1,0 +1,198 @@
+"""flash_attn_varlen_func on the CPU backends (sim: the kernels' tiling; torch: the reference) against fp64,
+per sequence: uneven and empty sequences, seqlen_q != seqlen_k, GQA, causal and windows, ALiBi, softcap,
+paged K/V, the backward, the split-KV policy and every error path."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import rocflash
+import rocflash.backends.sim as sim
+from conftest import DTYPES, fwd_args
+from rocflash.backends import splits
+from rocflash.integrations import transformers as rf_tf
+from varlen_ref import (assert_sequence_grads_close, assert_sequences_close, cu, rand_packed, split_rows)
+
+BACKENDS = ["sim", "torch"]
+
+# name: (lens_q, lens_k, nheads, nheads_k, headdim, causal, window)
+CASES = {
+    "uneven_gqa": ([5, 17, 1, 33], [9, 17, 40, 20], 4, 2, 32, False, (-1, -1)),
+    "causal_sq_ne_sk": ([5, 17, 1, 33, 70], [9, 17, 40, 20, 65], 4, 1, 40, True, (-1, -1)),
+    "window": ([20, 3, 64], [30, 65, 64], 2, 2, 16, False, (4, 2)),
+    "causal_window": ([20, 66, 2], [30, 66, 1], 3, 1, 8, True, (8, 0)),
+    "empty_sequences": ([0, 7, 0, 0, 12, 4, 0], [3, 7, 0, 5, 12, 0, 0], 2, 1, 24, True, (-1, -1)),
+}
+
+
+def _run(backend, name, dtype, seed=0, **kw):
+    lens_q, lens_k, h, hk, d, causal, window = CASES[name]
+    q, k, v = rand_packed(lens_q, lens_k, h, hk, d, dtype, seed=seed)
+    out, lse, none = rocflash.flash_attn_varlen_func(q, k, v, cu(lens_q), cu(lens_k), max(lens_q), max(lens_k),
+                                                     causal=causal, window_size=window, return_attn_probs=True,
+                                                     backend=backend, **kw)
+    assert none is None and out.shape == q.shape and lse.shape == (h, q.shape[0]) and lse.dtype == torch.float32
+    return q, k, v, out, lse, fwd_args(d, causal, window, **{a: kw[a] for a in ("softcap", "alibi_slopes") if a in kw})
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_varlen_forward_per_sequence(backend, name, dtype):
+    if backend == "torch" and dtype == "bf16":
+        pytest.skip("the torch backend is the reference itself: one dtype suffices")
+    q, k, v, out, lse, args = _run(backend, name, DTYPES[dtype])
+    lens_q, lens_k = CASES[name][:2]
+    checked = assert_sequences_close(out, lse, split_rows(q, lens_q), list(zip(split_rows(k, lens_k), split_rows(v, lens_k))),
+                                     args, f"{backend} {name} {dtype}")
+    assert checked >= 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_varlen_softcap_and_per_sequence_alibi(backend):
+    lens_q, lens_k = CASES["uneven_gqa"][:2]
+    slopes = torch.rand(len(lens_q), 4, generator=torch.Generator().manual_seed(3)) * 0.3
+    q, k, v, out, lse, args = _run(backend, "uneven_gqa", torch.float16, softcap=3.0, alibi_slopes=slopes)
+    assert_sequences_close(out, lse, split_rows(q, lens_q), list(zip(split_rows(k, lens_k), split_rows(v, lens_k))),
+                           args, f"{backend} softcap + alibi (batch, nheads)")
+    plain = rocflash.flash_attn_varlen_func(q, k, v, cu(lens_q), cu(lens_k), 33, 40, backend=backend)
+    assert (plain - out).abs().max().item() > 1e-2  # the options mattered
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["causal_sq_ne_sk", "empty_sequences", "causal_window"])
+def test_varlen_backward_against_fp64(backend, name):
+    lens_q, lens_k, h, hk, d, causal, window = CASES[name]
+    q, k, v = rand_packed(lens_q, lens_k, h, hk, d, torch.float16, seed=1)
+    dout = torch.randn(q.shape, generator=torch.Generator().manual_seed(2)).half()
+    leaves = [x.clone().requires_grad_() for x in (q, k, v)]
+    out = rocflash.flash_attn_varlen_func(*leaves, cu(lens_q), cu(lens_k), max(lens_q), max(lens_k), causal=causal,
+                                          window_size=window, backend=backend)
+    out.backward(dout)
+    grads = [x.grad for x in leaves]
+    assert_sequence_grads_close(grads, q, k, v, dout, lens_q, lens_k, fwd_args(d, causal, window), f"{backend} {name}")
+
+
+def test_sim_varlen_gradcheck_fp64():
+    lens_q, lens_k = [3, 0, 5], [4, 2, 6]
+    q, k, v = (x.double().requires_grad_() for x in rand_packed(lens_q, lens_k, 2, 1, 8, torch.float64, seed=4))
+    fn = lambda a, b, c: rocflash.flash_attn_varlen_func(a, b, c, cu(lens_q), cu(lens_k), 5, 6, causal=True,
+                                                         backend="sim")
+    assert torch.autograd.gradcheck(fn, (q, k, v), fast_mode=True)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_empty_sequences_match_dense_per_sequence(backend):
+    """Zero-length sequences (repeated cu_seqlens entries) between non-empty ones produce nothing; the others equal
+    the dense call on each sequence alone."""
+    lens_q, lens_k = [0, 6, 0, 9, 0], [0, 6, 0, 11, 0]
+    q, k, v = rand_packed(lens_q, lens_k, 2, 2, 16, torch.float16, seed=5)
+    out = rocflash.flash_attn_varlen_func(q, k, v, cu(lens_q), cu(lens_k), 9, 11, causal=True, backend=backend)
+    for qb, kb, vb, ob in zip(*(split_rows(x, lens_q) for x in (q,)), split_rows(k, lens_k), split_rows(v, lens_k),
+                              split_rows(out, lens_q)):
+        if qb.shape[0]:
+            dense = rocflash.flash_attn_func(qb[None], kb[None], vb[None], causal=True, backend=backend)[0]
+            assert torch.equal(ob, dense)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_no_work_at_all(backend, monkeypatch):
+    """Every sequence empty, or no keys anywhere: zeros, LSE -inf, zero gradients, no launch."""
+    monkeypatch.setattr(sim, "varlen_forward", lambda *a, **kw: pytest.fail("launched"))
+    for lens_q, lens_k in (([0, 0], [0, 0]), ([3, 2], [0, 0]), ([], [])):
+        q, k, v = (x.requires_grad_() for x in rand_packed(lens_q, lens_k, 2, 1, 8, torch.float32))
+        out, lse, _ = rocflash.flash_attn_varlen_func(q, k, v, cu(lens_q), cu(lens_k), 3, 0, return_attn_probs=True,
+                                                      backend=backend)
+        assert out.shape == q.shape and bool((out == 0).all()) and bool(torch.isneginf(lse).all())
+        out.sum().backward()
+        assert all(x.grad is not None and bool((x.grad == 0).all()) for x in (q, k, v))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_padded_batch_c17(backend):
+    """A padded batch (2, 7, 32, 128) fp16 whose second sequence has 3 padding keys, through the transformers
+    attention function (unpad -> varlen -> pad): valid rows within tolerance, padded rows exactly zero."""
+    g = torch.Generator().manual_seed(6)
+    q, k, v = (torch.randn(2, 32, 7, 128, generator=g).half() for _ in range(3))  # transformers' layout
+    k[1, :, 4:] = float("nan")  # padding garbage must not leak
+    v[1, :, 4:] = float("nan")
+    mask = torch.ones(2, 7, dtype=torch.bool)
+    mask[1, 4:] = False
+    out, _ = rf_tf.attention_forward(FakeModule(), q, k, v, mask, backend=backend)
+    assert out.shape == (2, 7, 32, 128) and not torch.isnan(out).any()
+    assert bool((out[1, 4:] == 0).all())
+    qf, kf, vf = (x.transpose(1, 2) for x in (q, k, v))
+    args = fwd_args(128)
+    assert_sequences_close(out[mask], None, [qf[0], qf[1, :4]], [(kf[0], vf[0]), (kf[1, :4], vf[1, :4])], args, "C17")
+
+
+class FakeModule(torch.nn.Module):
+    is_causal = False
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("page", [16, 48, 256])
+def test_paged_varlen_equals_contiguous(backend, page):
+    """k, v in pages through block_table (shuffled, unused blocks NaN) give the contiguous result exactly."""
+    lens_q, lens_k = [3, 1, 20], [40, 0, 300]
+    q, k, v = rand_packed(lens_q, lens_k, 4, 2, 16, torch.float16, seed=7)
+    ref = rocflash.flash_attn_varlen_func(q, k, v, cu(lens_q), cu(lens_k), 20, 300, causal=True, backend=backend)
+    k_pages, v_pages, table = _pages(split_rows(k, lens_k), split_rows(v, lens_k), page, seed=8)
+    out = rocflash.flash_attn_varlen_func(q, k_pages, v_pages, cu(lens_q), cu(lens_k), 20, 300, causal=True,
+                                          block_table=table, backend=backend)
+    assert torch.equal(out, ref)
+
+
+def _pages(k_seqs, v_seqs, page, seed, spare=3):
+    """Scatter per-sequence keys into a shuffled pool of pages; unused slots and spare blocks hold NaN."""
+    need = [-(-x.shape[0] // page) for x in k_seqs]
+    width = max(max(need), 1)
+    num_blocks = sum(need) + spare
+    perm = torch.randperm(num_blocks, generator=torch.Generator().manual_seed(seed)).tolist()
+    shape = (num_blocks, page) + tuple(k_seqs[0].shape[1:])
+    k_pages = torch.full(shape, float("nan"), dtype=k_seqs[0].dtype)
+    v_pages = torch.full(shape, float("nan"), dtype=k_seqs[0].dtype)
+    table = torch.full((len(k_seqs), width), num_blocks + 100, dtype=torch.int32)  # unused entries: out of range
+    it = iter(perm)
+    for b, (kb, vb) in enumerate(zip(k_seqs, v_seqs)):
+        for p in range(need[b]):
+            blk = next(it)
+            table[b, p] = blk
+            rows = slice(p * page, min((p + 1) * page, kb.shape[0]))
+            k_pages[blk, :rows.stop - rows.start] = kb[rows]
+            v_pages[blk, :rows.stop - rows.start] = vb[rows]
+    return k_pages, v_pages, table
+
+
+# ---------------------------------------------------------------- split-KV policy
+def test_split_heuristic_choices():
+    splits.CHOICES.clear()
+    assert splits.num_splits_heuristic(32, 8, 16384, 60) == 1  # 256 blocks fill 60 CUs
+    one = splits.num_splits_heuristic(1, 8, 16384, 60, block_n=64)
+    assert 1 < one <= 256 and (8 * one) / 60 / -(-(8 * one) // 60) >= 0.85 * 0.99
+    assert splits.num_splits_heuristic(1, 8, 64, 60, block_n=64) == 1  # one tile: nothing to split
+    assert splits.num_splits_heuristic(1, 1, 200, 132, block_n=64) <= 4  # at most one tile per split
+    assert (1, 8, 16384, 60, 64) in splits.CHOICES and splits.CHOICES[(1, 8, 16384, 60, 64)] == one
+    for sk in (1, 63, 64, 65, 1000, 131072):
+        for s in (1, 2, 3, 7, 64, 128):
+            n = splits.effective_splits(sk, 64, s)
+            ranges = [splits.split_tile_range(sk, 64, n, i) for i in range(n)]
+            assert ranges[0][0] == 0 and ranges[-1][1] == -(-sk // 64)
+            assert all(a < b for a, b in ranges), f"empty split {sk} {s}: {ranges}"
+            assert all(r[1] == t[0] for r, t in zip(ranges, ranges[1:]))
+    with pytest.raises(ValueError, match="num_cus must be an int >= 1, got 0"):
+        splits.num_splits_heuristic(1, 8, 100, 0)
+
+
+def test_combine_ignores_empty_splits():
+    outs = torch.randn(3, 2, 5, 4, dtype=torch.float64)
+    lses = torch.randn(3, 2, 5, dtype=torch.float64)
+    lses[1] = float("-inf")
+    outs[1] = float("nan")  # an empty split's partial O is never read
+    out, lse = splits.combine(outs, lses)
+    w = torch.softmax(lses[[0, 2]], dim=0)
+    assert torch.allclose(out, (w.unsqueeze(-1) * outs[[0, 2]]).sum(0))
+    assert torch.allclose(lse, torch.logsumexp(lses[[0, 2]], dim=0))
+    out, lse = splits.combine(outs[1:2], lses[1:2])
+    assert bool((out == 0).all()) and bool(torch.isneginf(lse).all())
