@@ -117,8 +117,8 @@ def flash_attn_with_kvcache(
         check_page_size(k_cache.shape[1])
         if cache_batch_idx is not None:
             raise ValueError("cache_batch_idx must be None with a paged cache (block_table selects the blocks)")
-        width = block_table.shape[1] if isinstance(block_table, torch.Tensor) and block_table.dim() == 2 else 0
-        capacity = width * k_cache.shape[1]
+        check_block_table(block_table, batch, k_cache.shape[0], k_cache.shape[1], [], q.device)  # dtype, shape
+        capacity = block_table.shape[1] * k_cache.shape[1]
     else:
         capacity = k_cache.shape[1]
         rows = list(range(batch))
