@@ -245,14 +245,32 @@ def mask_layout(mask, batch: int, seqlen_q: int, seqlen_k: int, window_left: int
     if bool((visible == expected).all()):
         return None
     rows_q, rows_k = visible.any(dim=2), visible.any(dim=1)
-    for b in range(batch):
+    # Which query rows are padding: first, only those that see no key (then every other row keeps its output,
+    # as in eager); if that does not give the kernel's pattern (a padded row of a causal model that sees the
+    # real keys before it), also those whose own token is padding: in self-attention the queries are the last
+    # seqlen_q key positions (the KV-cache convention). Their output is 0, as in flash-attn's padded path.
+    mismatch = _first_mismatch(visible, rows_q, rows_k, window_left, window_right)
+    if mismatch is not None and seqlen_q <= seqlen_k:
+        own_token = rows_q & rows_k[:, seqlen_k - seqlen_q:]
+        if _first_mismatch(visible, own_token, rows_k, window_left, window_right) is None:
+            return own_token, rows_k
+    if mismatch is not None:
+        b, kept, hidden, extra = mismatch
+        raise NotImplementedError(
+            f"{MASK_MESSAGE}: attention_mask {tuple(mask.shape)}, sequence {b} without its padding "
+            f"({kept[0]} query rows, {kept[1]} keys) differs from the kernel's own mask "
+            f"(window_left={window_left}, window_right={window_right}, -1 = unbounded) in {hidden} masked and "
+            f"{extra} extra visible (query, key) pairs; use attn_implementation='eager' for arbitrary masks")
+    return rows_q, rows_k
+
+
+def _first_mismatch(visible, rows_q, rows_k, window_left, window_right):
+    """None if every sequence's mask, restricted to its kept rows and keys, is the kernel's pattern; else
+    (sequence, (rows, keys), pairs the mask hides and the kernel shows, pairs the mask shows and the kernel hides).
+    (Dropped keys are visible to no row; dropped rows output 0.)"""
+    for b in range(visible.shape[0]):
         kept = visible[b][rows_q[b]][:, rows_k[b]]
         own = visible_pattern(kept.shape[0], kept.shape[1], window_left, window_right, device=visible.device)
         if not bool((kept == own).all()):
-            hidden, extra = int((own & ~kept).sum()), int((kept & ~own).sum())
-            raise NotImplementedError(
-                f"{MASK_MESSAGE}: attention_mask {tuple(mask.shape)}, sequence {b} without its padding "
-                f"({kept.shape[0]} query rows, {kept.shape[1]} keys) differs from the kernel's own mask "
-                f"(window_left={window_left}, window_right={window_right}, -1 = unbounded) in {hidden} masked and "
-                f"{extra} extra visible (query, key) pairs; use attn_implementation='eager' for arbitrary masks")
-    return rows_q, rows_k
+            return b, tuple(kept.shape), int((own & ~kept).sum()), int((kept & ~own).sum())
+    return None
