@@ -196,3 +196,69 @@ def test_combine_ignores_empty_splits():
     assert torch.allclose(lse, torch.logsumexp(lses[[0, 2]], dim=0))
     out, lse = splits.combine(outs[1:2], lses[1:2])
     assert bool((out == 0).all()) and bool(torch.isneginf(lse).all())
+
+
+# ---------------------------------------------------------------- errors: raised before any launch
+def _varlen_errors():
+    """(kwargs overriding a valid call, exception, message regex)."""
+    i32 = lambda *x: torch.tensor(x, dtype=torch.int32)
+    return [
+        (dict(q=torch.zeros(1, 5, 2, 8)), ValueError, r"q must have 3 dimensions \(total_q, nheads, headdim\)"),
+        (dict(k=torch.zeros(1, 7, 1, 8)), ValueError, r"k must have 3 dimensions \(total_k, nheads_k, headdim\)"),
+        (dict(v=torch.zeros(6, 1, 8)), ValueError, "k and v must have the same shape"),
+        (dict(k="k"), TypeError, "k must be a torch.Tensor"),
+        (dict(cu_seqlens_q=i32(0, 2, 5).long()), ValueError, "cu_seqlens_q must have dtype torch.int32, got torch.int64"),
+        (dict(cu_seqlens_q=[0, 2, 5]), TypeError, "cu_seqlens_q must be an int32 torch.Tensor"),
+        (dict(cu_seqlens_k=i32(0, 3, 7)[None]), ValueError, r"cu_seqlens_k must have shape \(batch \+ 1,\)"),
+        (dict(cu_seqlens_q=i32(1, 2, 5)), ValueError, r"cu_seqlens_q\[0\] must be 0, got 1"),
+        (dict(cu_seqlens_q=i32(0, 3, 2, 5)), ValueError,
+         r"cu_seqlens_q must be non-decreasing .*cu_seqlens_q\[1\]=3 > cu_seqlens_q\[2\]=2"),
+        (dict(cu_seqlens_q=i32(0, 2, 4)), ValueError, r"cu_seqlens_q\[-1\] must equal the number of rows 5 .*got 4"),
+        (dict(cu_seqlens_k=i32(0, 7)), ValueError, "cu_seqlens_q and cu_seqlens_k must have the same length"),
+        (dict(cu_seqlens_k=i32(0, 3, 7).to("meta")), ValueError, "cu_seqlens_k must be on q's device cpu, got meta"),
+        (dict(max_seqlen_q=2), ValueError, r"max_seqlen_q must be >= the longest sequence \(3 from the cu_seqlens\), got 2"),
+        (dict(max_seqlen_k=True), ValueError, "max_seqlen_k must be an int >= 0, got True"),
+        (dict(max_seqlen_k=-1), ValueError, "max_seqlen_k must be an int >= 0, got -1"),
+        (dict(q=torch.zeros(5, 2, 8, dtype=torch.float16)), TypeError, "q, k, v must have the same dtype"),
+        (dict(q=torch.zeros(5, 3, 8), k=torch.zeros(7, 2, 8), v=torch.zeros(7, 2, 8)), ValueError,
+         "nheads must be divisible by nheads_k"),
+        (dict(q=torch.zeros(5, 2, 4)), ValueError, "k and v must have q's headdim 4, got 8"),
+        (dict(dropout_p=0.1), NotImplementedError, "dropout_p > 0 is not implemented by backend 'sim', got 0.1"),
+        (dict(window_size=(3, 3), causal=True), ValueError, r"window_size\[1\] must be -1 or 0 when causal=True"),
+        (dict(alibi_slopes=torch.zeros(3, 2)), ValueError, r"alibi_slopes must have shape \(nheads,\)=\(2,\) or \(batch, nheads\)=\(2, 2\)"),
+        (dict(softmax_scale=float("nan")), ValueError, "softmax_scale must be a finite float"),
+        (dict(deterministic=1), TypeError, "deterministic must be a bool"),
+        (dict(block_table=i32(0, 1)), ValueError, r"k must have 4 dimensions \(num_blocks, page_block_size"),
+        (dict(k=torch.zeros(4, 24, 1, 8), v=torch.zeros(4, 24, 1, 8), block_table=i32([0], [1])), ValueError,
+         r"page_block_size .* must be a multiple of 16 from 16 to 256 \(16, 32, 48, \.\.\., 256\), got 24"),
+        (dict(k=torch.zeros(4, 16, 1, 8), v=torch.zeros(4, 16, 1, 8), block_table=i32([0], [4])), ValueError,
+         r"block_table\[1\] must index blocks in \[0, num_blocks=4\) .*got 4"),
+        (dict(k=torch.zeros(4, 16, 1, 8), v=torch.zeros(4, 16, 1, 8), block_table=i32([0, 1, 2])), ValueError,
+         r"block_table must have shape \(batch, max_blocks_per_seq\)=\(2, 3\), got \(1, 3\)"),
+        (dict(k=torch.zeros(4, 16, 1, 8), v=torch.zeros(4, 16, 1, 8), block_table=i32([0], [1]),
+              cu_seqlens_k=i32(0, 3, 20), max_seqlen_k=17), ValueError,
+         r"sequence 1 has 17 keys, more than block_table holds: max_blocks_per_seq 1 x page_block_size 16 = 16"),
+        (dict(backend="nope"), ValueError, "backend must be one of"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_varlen_errors())))
+def test_varlen_errors_before_launch(case, monkeypatch):
+    kwargs, exc, msg = _varlen_errors()[case]
+    monkeypatch.setattr(sim, "varlen_forward", lambda *a, **kw: pytest.fail("launched"))
+    call = dict(q=torch.zeros(5, 2, 8), k=torch.zeros(7, 1, 8), v=torch.zeros(7, 1, 8),
+                cu_seqlens_q=torch.tensor([0, 2, 5], dtype=torch.int32), cu_seqlens_k=torch.tensor([0, 3, 7], dtype=torch.int32),
+                max_seqlen_q=3, max_seqlen_k=4, backend="sim")
+    call.update(kwargs)
+    with pytest.raises(exc, match=msg):
+        rocflash.flash_attn_varlen_func(**call)
+
+
+def test_paged_backward_is_refused_on_fused_backends():
+    lens_q, lens_k = [2, 3], [5, 20]
+    q, k, v = rand_packed(lens_q, lens_k, 2, 1, 8, torch.float32)
+    kp = torch.zeros(4, 16, 1, 8, requires_grad=True)
+    out = rocflash.flash_attn_varlen_func(q.requires_grad_(), kp, kp.detach().clone(), cu(lens_q), cu(lens_k), 3, 20,
+                                          block_table=torch.tensor([[0, 3], [1, 2]], dtype=torch.int32), backend="sim")
+    with pytest.raises(NotImplementedError, match="backward of paged K/V .* not implemented .* use backend='torch'"):
+        out.sum().backward()
