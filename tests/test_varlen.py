@@ -168,11 +168,13 @@ def _pages(k_seqs, v_seqs, page, seed, spare=3):
 # ---------------------------------------------------------------- split-KV policy
 def test_split_heuristic_choices():
     splits.CHOICES.clear()
-    assert splits.num_splits_heuristic(32, 8, 16384, 60) == 1  # 256 blocks fill 60 CUs
+    assert splits.num_splits_heuristic(32, 8, 16384, 60) == 1  # 256 blocks fill 60 CUs x 4 slots
     one = splits.num_splits_heuristic(1, 8, 16384, 60, block_n=64)
-    assert 1 < one <= 256 and (8 * one) / 60 / -(-(8 * one) // 60) >= 0.85 * 0.99
-    assert splits.num_splits_heuristic(1, 8, 64, 60, block_n=64) == 1  # one tile: nothing to split
-    assert splits.num_splits_heuristic(1, 1, 200, 132, block_n=64) <= 4  # at most one tile per split
+    assert one == 29  # 8 x 30 = 240 blocks = 60 CUs x 4 slots; 256 tiles in splits of 9: 29 splits
+    assert splits.num_splits_heuristic(8, 8, 16384, 132, block_n=64) == 9  # 72 blocks -> 648 >= 528 slots
+    assert splits.num_splits_heuristic(1, 8, 128, 60, block_n=64) == 1  # two tiles: nothing to split
+    assert splits.num_splits_heuristic(1, 1, 640, 132, block_n=64) == 5  # 10 tiles, at least 2 per split
+    assert splits.num_splits_heuristic(1, 8, 4096, 60, block_n=64) == 22  # 30 -> 3 tiles a split, none empty
     assert (1, 8, 16384, 60, 64) in splits.CHOICES and splits.CHOICES[(1, 8, 16384, 60, 64)] == one
     for sk in (1, 63, 64, 65, 1000, 131072):
         for s in (1, 2, 3, 7, 64, 128):
@@ -181,6 +183,8 @@ def test_split_heuristic_choices():
             assert ranges[0][0] == 0 and ranges[-1][1] == -(-sk // 64)
             assert all(a < b for a, b in ranges), f"empty split {sk} {s}: {ranges}"
             assert all(r[1] == t[0] for r, t in zip(ranges, ranges[1:]))
+    table = splits.choices_table(60).splitlines()
+    assert len(table) == 5 and table[2] == "| 1 | 22 | 29 | 30 |" and table[4] == "| 32 | 1 | 1 | 1 |"
     with pytest.raises(ValueError, match="num_cus must be an int >= 1, got 0"):
         splits.num_splits_heuristic(1, 8, 100, 0)
 

@@ -9,10 +9,12 @@ normalised partial output O_s and its LSE_s; the result is ``sum_s exp(LSE_s - L
 
 Why split: a decode step (seqlen_q 1) launches one block per (batch, kv head) without splitting; with batch 1
 and 8 kv heads that is 8 blocks on a 60-CU MI50, so >85 % of the GPU idles while the cache streams in.
+The heuristic's choices are recorded in :data:`CHOICES`; :func:`choices_table` prints them for a device.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -25,8 +27,7 @@ _MAX_RECORDS = 4096
 
 
 def num_splits_heuristic(batch: int, nheads_k: int, seqlen_k: int, num_cus: int, *, block_n: int = 64,
-                         max_splits: int = MAX_SPLITS, occupancy_target: float = 0.8,
-                         efficiency: float = 0.85) -> int:
+                         blocks_per_cu: int = 4, min_tiles_per_split: int = 2, max_splits: int = MAX_SPLITS) -> int:
     """Split count for a forward over ``batch * nheads_k`` (batch, kv head) blocks and ``seqlen_k`` keys.
 
     Args:
@@ -34,41 +35,52 @@ def num_splits_heuristic(batch: int, nheads_k: int, seqlen_k: int, num_cus: int,
             all query heads of a GQA group inside it).
         seqlen_k: keys per sequence (the longest one in a varlen or paged batch).
         num_cus: compute units (AMD) or SMs (NVIDIA) of the device.
-        block_n: keys per K/V tile; a split owns whole tiles, so there are at most ceil(seqlen_k / block_n).
+        block_n: keys per K/V tile; a split owns whole tiles.
+        blocks_per_cu: blocks resident per CU that keep its memory pipeline busy (a decode step is
+            memory-bound: bandwidth needs loads in flight on every CU, not one block per CU).
+        min_tiles_per_split: a split streams at least this many tiles (its partial O, LSE and the combine
+            cost about one tile's traffic).
         max_splits: upper bound of the result.
-        occupancy_target: no split when the unsplit grid already fills this fraction of the CUs.
-        efficiency: among the counts whose last wave is at least this fraction as full as the best count's,
-            the smallest wins (fewer partial results to combine).
 
     Returns:
-        num_splits >= 1, chosen so that no split is empty: splits of ceil(n_tiles / num_splits) tiles.
-
-    The rule (wave quantisation): with ``s`` splits the grid has ``units * s`` blocks, i.e.
-    ``w = units * s / num_cus`` waves; its efficiency is ``w / ceil(w)``. Short caches gain nothing from
-    splitting (a split needs at least one tile).
+        num_splits >= 1: enough splits that the grid fills ``num_cus * blocks_per_cu`` block slots, no more
+        than the tiles allow, rounded so that no split is empty (:func:`effective_splits`). 1 when the unsplit
+        grid already fills 80 % of the slots.
     """
-    for name, x in (("batch", batch), ("nheads_k", nheads_k), ("seqlen_k", seqlen_k), ("num_cus", num_cus),
-                    ("block_n", block_n), ("max_splits", max_splits)):
-        if not isinstance(x, int) or x < (0 if name in ("batch", "seqlen_k") else 1):
-            raise ValueError(f"{name} must be an int >= {0 if name in ('batch', 'seqlen_k') else 1}, got {x!r}")
+    for name, x, low in (("batch", batch, 0), ("nheads_k", nheads_k, 1), ("seqlen_k", seqlen_k, 0),
+                         ("num_cus", num_cus, 1), ("block_n", block_n, 1), ("blocks_per_cu", blocks_per_cu, 1),
+                         ("min_tiles_per_split", min_tiles_per_split, 1), ("max_splits", max_splits, 1)):
+        if not isinstance(x, int) or isinstance(x, bool) or x < low:
+            raise ValueError(f"{name} must be an int >= {low}, got {x!r}")
     units = batch * nheads_k
+    slots = num_cus * blocks_per_cu
     n_tiles = -(-seqlen_k // block_n)
-    if units == 0 or n_tiles <= 1 or units >= occupancy_target * num_cus:
+    limit = min(max_splits, n_tiles // min_tiles_per_split)
+    if units == 0 or limit <= 1 or units >= 0.8 * slots:
         choice = 1
     else:
-        limit = min(max_splits, n_tiles)
-
-        def eff(s: int) -> float:
-            waves = units * s / num_cus
-            return waves / math.ceil(waves)
-
-        best = max(eff(s) for s in range(1, limit + 1))
-        choice = next(s for s in range(1, limit + 1) if eff(s) >= efficiency * best)
-        choice = effective_splits(seqlen_k, block_n, choice)
+        choice = effective_splits(seqlen_k, block_n, min(limit, -(-slots // units)))
     if len(CHOICES) >= _MAX_RECORDS:
         CHOICES.clear()
     CHOICES[(batch, nheads_k, seqlen_k, num_cus, block_n)] = choice
     return choice
+
+
+@functools.cache
+def device_cus(device: torch.device) -> int:
+    """Compute units (AMD) / SMs (NVIDIA) of a GPU device, as torch reports them."""
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def choices_table(num_cus: int, nheads_k: int = 8, batches=(1, 8, 32), seqlens=(4096, 16384, 131072),
+                  block_n: int = 64) -> str:
+    """The heuristic's split counts as a markdown table (batch rows, seqlen_k columns), for the perf records."""
+    lines = [f"| batch \\ seqlen_k ({num_cus} CUs, nheads_k {nheads_k}, block_n {block_n}) | "
+             + " | ".join(str(s) for s in seqlens) + " |", "|---|" + "---|" * len(seqlens)]
+    for b in batches:
+        row = [num_splits_heuristic(b, nheads_k, s, num_cus, block_n=block_n) for s in seqlens]
+        lines.append(f"| {b} | " + " | ".join(str(x) for x in row) + " |")
+    return "\n".join(lines)
 
 
 def effective_splits(seqlen_k: int, block_n: int, num_splits: int) -> int:
