@@ -13,7 +13,7 @@ import torch
 from torch.autograd.function import once_differentiable
 
 from .backends import FwdArgs, SeqArgs, compiled, reference, sim
-from .interface import _FP64_BACKENDS, _check_args
+from .interface import _FP64_BACKENDS, _check_args, _NoWork
 from .selector import select_backend
 
 PAGE_SIZES = tuple(range(16, 257, 16))  # page_block_size: every multiple of 16 from 16 to 256
@@ -193,8 +193,9 @@ def run_varlen(q, k, v, seq: SeqArgs, args: FwdArgs, backend: str | None, dropou
     if dropout_p > 0:
         raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{sel.backend}', got {dropout_p}")
     q, k, v = (x if x.stride(-1) == 1 else x.contiguous() for x in (q, k, v))  # kernels need headdim contiguous
-    if no_work:  # no sequence has both a query row and a key: nothing to launch
-        return _VarlenNoWork.apply(q, k, v)
+    if no_work:  # no sequence has both a query row and a key: out 0, LSE -inf, zero gradients, no launch
+        out, lse = _NoWork.apply(q.unsqueeze(0), k, v)  # as a dense batch of one: lse (1, nheads, total_q)
+        return out[0], lse[0]
     if sel.backend == "torch":
         out, lse = reference.varlen_forward(q, k, v, seq, args)
         return out, lse.detach()
@@ -211,22 +212,6 @@ def backend_functions(backend: str):
         raise NotImplementedError(f"backend '{backend}': this rocflash has no varlen / KV-cache kernels yet "
                                   f"(rocflash.backends.compiled.varlen_forward missing); use backend='torch' or 'sim'")
     return functools.partial(fwd, backend), functools.partial(bwd, backend)
-
-
-class _VarlenNoWork(torch.autograd.Function):
-    """No (query row, key) pair at all: out 0, LSE -inf, zero gradients; no launch."""
-
-    @staticmethod
-    def forward(ctx, q, k, v):
-        ctx.save_for_backward(q, k, v)
-        lse = torch.full((q.shape[1], q.shape[0]), float("-inf"), dtype=torch.float32, device=q.device)
-        ctx.mark_non_differentiable(lse)
-        return torch.zeros_like(q, memory_format=torch.contiguous_format), lse
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, dout, _dlse):
-        return tuple(torch.zeros_like(t) for t in ctx.saved_tensors)
 
 
 class _VarlenAttention(torch.autograd.Function):

@@ -189,20 +189,26 @@ DECODERS = {  # name: (config class, model class, extra config, the (window_left
 }
 
 
+def tiny_decoder(arch: str, attn_implementation: str):
+    """A randomly initialised 2-layer decoder of DECODERS[arch] (GQA 4:2, headdim 16), in eval mode."""
+    transformers = _import_or_skip("transformers", "transformers")
+    cfg_name, model_name, extra, _ = DECODERS[arch]
+    cfg = getattr(transformers, cfg_name)(vocab_size=100, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                          num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                                          max_position_embeddings=64, **extra)
+    cfg._attn_implementation = attn_implementation
+    torch.manual_seed(0)
+    return getattr(transformers, model_name)(cfg).eval()
+
+
 @pytest.mark.parametrize("arch", sorted(DECODERS))
 def test_tiny_decoder_matches_eager(arch, sim_calls):
     """Randomly initialised 2-layer decoders built from a config (no download): transformers' own causal,
     sliding-window (12 tokens > window: the model materialises its window mask, which must equal the kernel's)
     and softcap handling through rocflash equal eager, in the forward pass and in greedy generation with a KV
     cache (decode steps: seqlen_q = 1 < seqlen_k, bottom-right causal)."""
-    transformers = _import_or_skip("transformers", "transformers")
-    cfg_name, model_name, extra, expected = DECODERS[arch]
-    cfg = getattr(transformers, cfg_name)(vocab_size=100, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                                          num_attention_heads=4, num_key_value_heads=2, head_dim=16,
-                                          max_position_embeddings=64, **extra)
-    cfg._attn_implementation = "eager"
-    torch.manual_seed(0)
-    model = getattr(transformers, model_name)(cfg).eval()
+    model = tiny_decoder(arch, "eager")
+    expected = DECODERS[arch][3]
     ids = torch.randint(1, 100, (2, 12), generator=torch.Generator().manual_seed(1))
     gen = dict(attention_mask=torch.ones_like(ids), max_new_tokens=4, do_sample=False, pad_token_id=0)
     with torch.no_grad():
@@ -233,14 +239,7 @@ def test_tiny_decoder_padded_generation_matches_sdpa(arch, sim_calls, varlen_cal
     """generate() with a KV cache on a left-padded batch (transformers' usual batched generation): the prefill
     and every decode step go through rocflash's varlen path (padding removed per sequence), and give SDPA's greedy
     tokens and logits."""
-    transformers = _import_or_skip("transformers", "transformers")
-    cfg_name, model_name, extra, _ = DECODERS[arch]
-    cfg = getattr(transformers, cfg_name)(vocab_size=100, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                                          num_attention_heads=4, num_key_value_heads=2, head_dim=16,
-                                          max_position_embeddings=64, **extra)
-    cfg._attn_implementation = "sdpa"
-    torch.manual_seed(0)
-    model = getattr(transformers, model_name)(cfg).eval()
+    model = tiny_decoder(arch, "sdpa")
     ids = torch.randint(1, 100, (3, 9), generator=torch.Generator().manual_seed(2))
     mask = torch.ones_like(ids)
     mask[0, :4], mask[2, :1] = 0, 0  # left padding of 4 and 1 tokens
