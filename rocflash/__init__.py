@@ -5,12 +5,37 @@
     rocflash.info()                                         # device, arch, compiled backends, selection
 """
 
-from .info import info
-from .interface import flash_attn_func
-from .kvcache import flash_attn_with_kvcache
-from .selector import UnsupportedDeviceError
-from .varlen import flash_attn_varlen_func
+import importlib
+import sys
+import types
 
 __version__ = "0.1.0"
 __all__ = ["flash_attn_func", "flash_attn_varlen_func", "flash_attn_with_kvcache", "info", "UnsupportedDeviceError",
            "__version__"]
+
+# The API imports torch on first use, so that the tools (python -m rocflash.isa, the build) run without it.
+_LAZY = {"flash_attn_func": ".interface", "info": ".info", "UnsupportedDeviceError": ".selector",
+         "flash_attn_varlen_func": ".varlen", "flash_attn_with_kvcache": ".kvcache"}
+
+
+class _Package(types.ModuleType):
+    """The package module: resolves the API names on first access; ``rocflash.info`` stays the function even
+    after the submodule of the same name is imported (the import system would set the attribute to it)."""
+
+    def __getattr__(self, name):
+        if name in _LAZY:
+            value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+            super().__setattr__(name, value)
+            return value
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        if name in _LAZY and isinstance(value, types.ModuleType):
+            return  # the submodule stays reachable as sys.modules["rocflash.info"]
+        super().__setattr__(name, value)
+
+    def __dir__(self):
+        return sorted({*super().__dir__(), *_LAZY})
+
+
+sys.modules[__name__].__class__ = _Package

@@ -1,4 +1,4 @@
-"""ISA invariants of the forward and backward kernels (rocflash/isa.py), each with a negative test: a
+"""ISA invariants of the forward and backward kernels (rocflash/isa/), each with a negative test: a
 deliberately bad kernel in tests/fixtures/ (or a deliberately wrong expectation) that the same check must flag.
 The invariants are parametrized over the kernel kinds (fwd, bwd_dkdv, bwd_dq; the backward's preprocess
 kernel where it applies).
@@ -10,7 +10,7 @@ instance set: both load paths on gfx906 and sm_90, the aligned path elsewhere; `
 audits every instance), whose compiled outputs are cached on disk by a hash of the sources
 (``ROCFLASH_ISA_BUILD_DIR``, default ``~/.cache/rocflash/isa``): a second run compiles nothing (about 30 s);
 a cold one compiles 288 instances plus fmha_api.hip per arch and the fixtures (197 s to 379 s on 2 cores
-depending on load; the full set 282 s to 683 s; see the docstring of rocflash/isa.py).
+depending on load; the full set 282 s to 683 s; see the docstring of rocflash/isa/compile.py).
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from __future__ import annotations
 import collections
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,10 +66,24 @@ def _build_dir() -> Path:
     return Path(os.environ.get("ROCFLASH_ISA_BUILD_DIR") or isa.default_build_dir())
 
 
+# Every fixture compile the tests make (tests/fixtures/<name> for <arch>). They join the audit's parallel compile
+# pool (isa.run_audit(extra=...)), so a test session builds everything once, in one pool, and shares it.
+FIXTURE_BUILDS = (
+    ("scalar_loads.hip", "gfx1030"), ("scalar_loads.hip", "gfx906"), ("spill.hip", "gfx906"), ("spill.hip", "gfx942"),
+    ("spill.hip", "sm_80"), ("spill.hip", "sm_90"), ("oversized_lds.hip", "gfx906"), ("unpadded_lds.hip", "gfx906"),
+    ("unpadded_lds_bwd.hip", "gfx906"),
+)
+
+
+def _fixture_job(name: str, arch: str) -> isa.CompileJob:
+    return isa.CompileJob(arch, FIXTURES / name, _build_dir() / "fixtures", (hip_src_dir(),))
+
+
 @pytest.fixture(scope="session")
-def audit() -> dict[str, list[isa.KernelAudit]]:
-    """Every instance of every kind audited on every arch whose compiler exists (the CLI's default instance
-    set, so ``python -m rocflash.isa`` and the tests share the cache): {arch: [KernelAudit]}."""
+def audit_run() -> isa.AuditRun | None:
+    """One audit run per test session: every instance of every kind on every arch whose compiler exists (the
+    CLI's default instance set, so ``python -m rocflash.isa`` and the tests share the cache), plus the fixture
+    compiles of FIXTURE_BUILDS in the same parallel pool. None when no compiler exists."""
     available = []
     for arch in (*GFX9, *NVIDIA):
         try:
@@ -76,15 +92,37 @@ def audit() -> dict[str, list[isa.KernelAudit]]:
         except build.BuildError:
             pass
     if not available:
-        return {}
+        return None
     paths = os.environ.get("ROCFLASH_ISA_PATHS", "split")
     if paths not in isa.PATH_CHOICES:
         pytest.fail(f"ROCFLASH_ISA_PATHS must be one of {isa.PATH_CHOICES}, got {paths!r}")
-    run = isa.run_audit(available, _build_dir(), paths=paths)
+    return isa.run_audit(available, _build_dir(), paths=paths, extra=[_fixture_job(*f) for f in FIXTURE_BUILDS])
+
+
+@pytest.fixture(scope="session")
+def audit(audit_run) -> dict[str, list[isa.KernelAudit]]:
+    """{arch: [KernelAudit]} of the session's audit run."""
     by_arch = collections.defaultdict(list)
-    for a in run.kernels:
+    for a in (audit_run.kernels if audit_run else []):
         by_arch[a.arch].append(a)
     return dict(by_arch)
+
+
+@pytest.fixture(scope="session")
+def compile_fixture(audit_run):
+    """``compile_fixture(name, arch)`` -> the KernelAudit of tests/fixtures/<name> compiled for <arch>: the
+    session's shared compile when FIXTURE_BUILDS lists it, else compiled now (cached on disk)."""
+
+    def get(name: str, arch: str) -> isa.KernelAudit:
+        _require(arch)
+        job = _fixture_job(name, arch)
+        done = audit_run.extra.get(job) if audit_run else None
+        if isinstance(done, Exception):
+            raise done
+        cf = done or isa.compile_for_audit(arch, job.source, job.build_dir, job.includes)
+        return isa.audit_file(cf.output)
+
+    return get
 
 
 def kernels(audit, arch: str, aligned: bool | None = None, kind: str | None = None) -> list[isa.KernelAudit]:
@@ -93,12 +131,6 @@ def kernels(audit, arch: str, aligned: bool | None = None, kind: str | None = No
              if (aligned is None or a.aligned == aligned) and (kind is None or a.kind == kind)]
     assert found, f"no {kind or ''} kernels audited for {arch}"
     return found
-
-
-def compile_fixture(name: str, arch: str) -> isa.KernelAudit:
-    _require(arch)
-    cf = isa.compile_for_audit(arch, FIXTURES / name, _build_dir() / "fixtures", [hip_src_dir()])
-    return isa.audit_file(cf.output)
 
 
 def _configs(kind: str = "fwd", target: str = "gfx9"):
@@ -122,7 +154,7 @@ def test_wave64_on_every_gfx9_target(audit, arch, kind):
 
 
 @pytest.mark.toolchain
-def test_wave_size_check_flags_a_wave32_kernel():
+def test_wave_size_check_flags_a_wave32_kernel(compile_fixture):
     a = compile_fixture("scalar_loads.hip", "gfx1030")  # RDNA2 compiles wave32 by default
     assert a.wave_size == 32
     assert isa.check_wave_size(a, expected=isa.GFX9_WAVE_SIZE)
@@ -141,7 +173,7 @@ def test_no_scratch_no_spills_amd(audit, arch, kind):
 
 @pytest.mark.toolchain
 @pytest.mark.parametrize("arch", ["gfx906", "gfx942"])
-def test_spill_check_flags_spilling_kernel(arch):
+def test_spill_check_flags_spilling_kernel(arch, compile_fixture):
     a = compile_fixture("spill.hip", arch)
     assert a.scratch_bytes > 0 and a.vgpr_spill_count > 0 and a.spill_ops > 0
     assert isa.check_no_spills(a)
@@ -157,7 +189,7 @@ def test_zero_spill_bytes_nvidia(audit, arch, kind):
 
 @pytest.mark.toolchain
 @pytest.mark.parametrize("arch", NVIDIA)
-def test_nvidia_spill_check_flags_spilling_kernel(arch):
+def test_nvidia_spill_check_flags_spilling_kernel(arch, compile_fixture):
     a = compile_fixture("spill.hip", arch)
     assert a.spill_store_bytes > 0 and a.spill_load_bytes > 0
     assert isa.check_no_spills(a)
@@ -189,7 +221,7 @@ def test_preprocess_kernel_audited_apart_from_the_tiles(audit, arch):
 
 
 @pytest.mark.toolchain
-def test_lds_check_flags_oversized_tile():
+def test_lds_check_flags_oversized_tile(compile_fixture):
     a = compile_fixture("oversized_lds.hip", "gfx906")
     assert a.lds_total == 75776
     assert isa.check_lds_limit(a)
@@ -300,7 +332,7 @@ def test_aligned_path_uses_128bit_loads_all_dtypes(audit, kind):
 
 
 @pytest.mark.toolchain
-def test_vector_path_check_flags_scalar_loads():
+def test_vector_path_check_flags_scalar_loads(compile_fixture):
     a = compile_fixture("scalar_loads.hip", "gfx906")
     v = isa.check_vector_path(a, want_dot2=True)
     assert any("global_load_dwordx4" in x for x in v) and any("dot2" in x for x in v), v
@@ -391,14 +423,14 @@ def test_conflict_check_covers_every_claimed_read():
 
 
 @pytest.mark.toolchain
-def test_conflict_check_flags_unpadded_kernel():
+def test_conflict_check_flags_unpadded_kernel(compile_fixture):
     a = compile_fixture("unpadded_lds.hip", "gfx906")
     assert a.kind == "fwd" and a.tile["lds_pad_bytes"] == 0 and a.bank_conflicts["k"] == 8
     assert isa.check_bank_conflicts(a)
 
 
 @pytest.mark.toolchain
-def test_conflict_check_flags_unpadded_backward_kernel():
+def test_conflict_check_flags_unpadded_backward_kernel(compile_fixture):
     a = compile_fixture("unpadded_lds_bwd.hip", "gfx906")
     assert a.kind == "bwd_dkdv" and a.tile["lds_pad_bytes"] == 0
     assert a.bank_conflicts["k"] == 8 and a.bank_conflicts["v"] == 8, a.bank_conflicts
@@ -426,7 +458,7 @@ def test_parse_tile_symbol_names_the_kind():
 
 
 @pytest.mark.toolchain
-def test_cli_reads_a_build_directory(tmp_path, capsys):
+def test_cli_reads_a_build_directory(tmp_path, capsys, compile_fixture):
     compile_fixture("unpadded_lds.hip", "gfx906")
     src = next((_build_dir() / "fixtures" / "gfx906").glob("unpadded_lds.*.s"))
     (tmp_path / src.name).write_text(src.read_text())
@@ -436,3 +468,50 @@ def test_cli_reads_a_build_directory(tmp_path, capsys):
     assert k["arch"] == "gfx906" and k["kind"] == "fwd" and k["bank_conflicts"]["k"] == 8
     assert k["main_loop"]["depth"] == 2
     assert "VIOLATION" in capsys.readouterr().err
+
+
+def test_cli_imports_no_torch():
+    """``python -m rocflash.isa`` runs where torch is absent: neither the package nor the tool imports it."""
+    code = "import sys, rocflash.isa.cli; assert 'torch' not in sys.modules, 'torch imported'; print('ok')"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=FIXTURES)
+    assert proc.returncode == 0 and "ok" in proc.stdout, proc.stderr
+
+
+def test_cli_accepts_exactly_the_build_archs(tmp_path, capsys):
+    """--arch takes what GPU_ARCHS / TORCH_CUDA_ARCH_LIST take (gfx950 and target-id features included) and
+    rejects the rest with the accepted list."""
+    assert set(isa.cli.CLI_ARCHS) == {*build.AMD_ARCHS, *(f"sm_{c.replace('.', '')}" for c in build.CUDA_ARCHS)}
+    for arch in isa.cli.CLI_ARCHS:
+        isa.arch_info(arch)  # every arch the build accepts has a row in the arch table
+    assert isa.main(["--arch", "gfx950,gfx90a:xnack-,sm_100", "--from-dir", str(tmp_path)]) == 0
+    for bad in ("gfx1030", "gfx999", "sm_99", "gfx90a:xnack"):
+        with pytest.raises(SystemExit) as e:
+            isa.main(["--arch", bad, "--from-dir", str(tmp_path)])
+        assert e.value.code == 2
+        assert "gfx950" in capsys.readouterr().err
+
+
+def test_cli_help_is_complete(capsys):
+    with pytest.raises(SystemExit):
+        isa.main(["--help"])
+    out = capsys.readouterr().out
+    assert "conflict-free LDS reads)." in out and "rocflash[audit]" in out and "--from-dir DIR" in out
+
+
+def test_cli_checks_python_dependencies_before_compiling(monkeypatch, capsys):
+    """A missing PyYAML / networkx is reported at once, naming the extra, before any compile starts."""
+    monkeypatch.setitem(isa.compile.PYTHON_DEPS, "rocflash_no_such_module", "no-such-package")
+    monkeypatch.setattr(isa.cli, "run_audit", lambda *a, **k: pytest.fail("must not compile"))
+    assert isa.main(["--arch", "gfx906"]) == 2
+    err = capsys.readouterr().err
+    assert "no-such-package" in err and "rocflash[audit]" in err
+
+
+def test_instruction_decoding():
+    ins = isa.Instruction("v_dot2c_f32_f16_e32", "v1, v[2:3], s[4:5] offset:16", " comment")
+    assert ins.base == "v_dot2c_f32_f16" and ins.encoding == "e32"
+    assert ins.args == ("v1", "v[2:3]", "s[4:5] offset:16")
+    assert isa.Instruction("s_cbranch_scc1", ".LBB0_3").branch_target == ".LBB0_3"
+    assert isa.Instruction("s_endpgm").is_terminator and not isa.Instruction("s_endpgm").is_branch
+    mnemonic, operands, comment = ins  # still unpacks like the (mnemonic, operands, comment) tuples it replaced
+    assert (mnemonic, operands) == ("v_dot2c_f32_f16_e32", "v1, v[2:3], s[4:5] offset:16")

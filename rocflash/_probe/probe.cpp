@@ -1,5 +1,5 @@
 // probe.cpp - host-side view of the kernels' tile layouts and mask rules, for the tests and the ISA audit
-// (rocflash/isa.py). Compiled with the host C++ compiler into a shared library and loaded with ctypes by
+// (rocflash/isa/audit.py). Compiled with the host C++ compiler into a shared library and loaded with ctypes by
 // rocflash/_probe/__init__.py.
 //
 // It #includes the kernels' own headers (hip_src/fmha_tile.h, fmha_bwd_tile.h, fmha_mask.h; plain C++17
