@@ -184,8 +184,8 @@ def flash_attn_with_kvcache(
         seqused_k=torch.tensor(used, dtype=torch.int32, device=dev),
         max_seqlen_q=seqlen_q,
         max_seqlen_k=max(used, default=0),
-        block_table=block_table,
-        cache_batch_idx=cache_batch_idx if not paged else None,
+        block_table=block_table.contiguous() if paged else None,  # the kernels index these flat
+        cache_batch_idx=cache_batch_idx.contiguous() if cache_batch_idx is not None else None,
         num_splits=num_splits,
     )
     with torch.no_grad():

@@ -109,8 +109,10 @@ def flash_attn_varlen_func(
     sq, sk = max(lens_q, default=0), max(lens_k, default=0)
     args = check_options(q, k, batch, sq, sk, dropout_p, softmax_scale, causal, window_size, softcap,
                          alibi_slopes, deterministic, return_attn_probs)
+    cu_seqlens_q, cu_seqlens_k = cu_seqlens_q.contiguous(), cu_seqlens_k.contiguous()  # the kernels index them
     seq = SeqArgs(cu_seqlens_q, None if paged else cu_seqlens_k,
-                  cu_seqlens_k[1:] - cu_seqlens_k[:-1] if paged else None, sq, sk, block_table=block_table)
+                  cu_seqlens_k[1:] - cu_seqlens_k[:-1] if paged else None, sq, sk,
+                  block_table=block_table.contiguous() if paged else None)
     out, lse = run_varlen(q, k, v, seq, args, backend, dropout_p, no_work=not any(a * b for a, b in zip(lens_q, lens_k)))
     return (out, lse, None) if return_attn_probs else out
 

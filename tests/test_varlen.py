@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import rocflash
 import rocflash.backends.sim as sim
 from conftest import DTYPES, fwd_args
-from rocflash.backends import splits
+from rocflash.backends import SeqArgs, splits
 from rocflash.integrations import transformers as rf_tf
 from varlen_ref import (assert_sequence_grads_close, assert_sequences_close, cu, rand_packed, split_rows)
 
@@ -163,6 +165,34 @@ def _pages(k_seqs, v_seqs, page, seed, spare=3):
             k_pages[blk, :rows.stop - rows.start] = kb[rows]
             v_pages[blk, :rows.stop - rows.start] = vb[rows]
     return k_pages, v_pages, table
+
+
+@st.composite
+def varlen_problems(draw):
+    batch = draw(st.integers(0, 4))
+    lens_q = draw(st.lists(st.integers(0, 70), min_size=batch, max_size=batch))
+    lens_k = draw(st.lists(st.integers(0, 140), min_size=batch, max_size=batch))
+    nheads_k = draw(st.sampled_from([1, 2]))
+    nheads = nheads_k * draw(st.sampled_from([1, 3]))
+    headdim = draw(st.sampled_from([1, 8, 24, 40, 64]))
+    causal = draw(st.booleans())
+    window = (draw(st.sampled_from([-1, 0, 5, 64])), 0 if causal else draw(st.sampled_from([-1, 0, 7])))
+    num_splits = draw(st.sampled_from([1, 2, 5]))
+    return lens_q, lens_k, nheads, nheads_k, headdim, causal, window, num_splits
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=varlen_problems(), seed=st.integers(0, 2**16))
+def test_sim_varlen_random_problems(problem, seed):
+    """Random batches (empty ones included), GQA ratios, headdims, causal / windows and split counts through the
+    sim's SeqArgs entry point, against fp64 per sequence."""
+    lens_q, lens_k, h, hk, d, causal, window, num_splits = problem
+    q, k, v = rand_packed(lens_q, lens_k, h, hk, d, torch.float16, seed=seed)
+    seq = SeqArgs(cu(lens_q), cu(lens_k), None, max(lens_q, default=0), max(lens_k, default=0), num_splits=num_splits)
+    args = fwd_args(d, causal, window)
+    out, lse = sim.varlen_forward(q, k, v, seq, args)
+    assert_sequences_close(out, lse, split_rows(q, lens_q), list(zip(split_rows(k, lens_k), split_rows(v, lens_k))),
+                           args, f"{problem}")
 
 
 # ---------------------------------------------------------------- split-KV policy
