@@ -11,7 +11,8 @@ from __future__ import annotations
 import torch
 
 from .backends import SeqArgs
-from .varlen import check_block_table, check_index, check_options, check_page_size, run_varlen
+from .varlen import (check_block_table, check_index, check_options, check_page_size, run_varlen,
+                     select_varlen_backend)
 
 
 def flash_attn_with_kvcache(
@@ -163,6 +164,7 @@ def flash_attn_with_kvcache(
                       q.device)
         if not isinstance(rotary_interleaved, bool):
             raise TypeError(f"rotary_interleaved must be a bool, got {rotary_interleaved!r}")
+    name = select_varlen_backend(q, backend)  # every check done: only now may the cache change
 
     # (1) rotary, (2) append in place, (3) attention
     dev = q.device
@@ -189,7 +191,7 @@ def flash_attn_with_kvcache(
         num_splits=num_splits,
     )
     with torch.no_grad():
-        out, lse = run_varlen(q.reshape(batch * seqlen_q, nheads, headdim), k_cache, v_cache, seq, args, backend,
+        out, lse = run_varlen(q.reshape(batch * seqlen_q, nheads, headdim), k_cache, v_cache, seq, args, name,
                               no_work=seqlen_q == 0 or max(used, default=0) == 0)
     out = out.view(batch, seqlen_q, nheads, headdim)
     if return_softmax_lse:

@@ -113,7 +113,8 @@ def flash_attn_varlen_func(
     seq = SeqArgs(cu_seqlens_q, None if paged else cu_seqlens_k,
                   cu_seqlens_k[1:] - cu_seqlens_k[:-1] if paged else None, sq, sk,
                   block_table=block_table.contiguous() if paged else None)
-    out, lse = run_varlen(q, k, v, seq, args, backend, dropout_p, no_work=not any(a * b for a, b in zip(lens_q, lens_k)))
+    name = select_varlen_backend(q, backend, dropout_p)
+    out, lse = run_varlen(q, k, v, seq, args, name, no_work=not any(a * b for a, b in zip(lens_q, lens_k)))
     return (out, lse, None) if return_attn_probs else out
 
 
@@ -185,23 +186,30 @@ def check_options(q, k, batch: int, seqlen_q: int, seqlen_k: int, dropout_p, sof
 
 
 # ---------------------------------------------------------------- dispatch
-def run_varlen(q, k, v, seq: SeqArgs, args: FwdArgs, backend: str | None, dropout_p: float = 0.0,
-               no_work: bool = False):
-    """Select the backend and run a validated SeqArgs call: (out like q, lse float32 (nheads, total_q))."""
-    sel = select_backend(q.device, backend)
-    if q.dtype == torch.float64 and sel.backend not in _FP64_BACKENDS:
-        raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{sel.backend}' "
+def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0) -> str:
+    """The backend a SeqArgs call runs on (selector rules), checked to run it: raises before any side effect."""
+    name = select_backend(q.device, backend).backend
+    if q.dtype == torch.float64 and name not in _FP64_BACKENDS:
+        raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{name}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
     if dropout_p > 0:
-        raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{sel.backend}', got {dropout_p}")
+        raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{name}', got {dropout_p}")
+    if name not in ("torch", "sim"):
+        backend_functions(name)  # raises if the compiled module has no varlen entry points
+    return name
+
+
+def run_varlen(q, k, v, seq: SeqArgs, args: FwdArgs, backend: str, no_work: bool = False):
+    """Run a validated SeqArgs call on ``backend`` (from :func:`select_varlen_backend`):
+    (out like q, lse float32 (nheads, total_q))."""
     q, k, v = (x if x.stride(-1) == 1 else x.contiguous() for x in (q, k, v))  # kernels need headdim contiguous
     if no_work:  # no sequence has both a query row and a key: out 0, LSE -inf, zero gradients, no launch
         out, lse = _NoWork.apply(q.unsqueeze(0), k, v)  # as a dense batch of one: lse (1, nheads, total_q)
         return out[0], lse[0]
-    if sel.backend == "torch":
+    if backend == "torch":
         out, lse = reference.varlen_forward(q, k, v, seq, args)
         return out, lse.detach()
-    return _VarlenAttention.apply(q, k, v, seq, args, sel.backend)
+    return _VarlenAttention.apply(q, k, v, seq, args, backend)
 
 
 def backend_functions(backend: str):

@@ -319,7 +319,10 @@ def _errors():
         (dict(causal=True, window_size=(3, 2)), ValueError, "window_size\\[1\\] must be -1 or 0 when causal=True"),
         (dict(softcap=-1.0), ValueError, "softcap must be a finite float >= 0"),
         (dict(alibi_slopes=torch.zeros(3)), ValueError, r"alibi_slopes must have shape \(nheads,\)=\(2,\)"),
-        (dict(backend="gpu"), ValueError, "backend must be one of"),
+        (dict(backend="gpu", k=k_new, v=k_new), ValueError, "backend must be one of"),
+        (dict(q=torch.zeros(2, 1, 2, 8, dtype=torch.float64), k_cache=torch.zeros(2, 16, 1, 8, dtype=torch.float64),
+              v_cache=torch.zeros(2, 16, 1, 8, dtype=torch.float64), k=k_new.double(), v=k_new.double(), backend="cuda"),
+         Exception, "backend 'cuda' runs on GPU tensors|float64 runs on backends"),
         (dict(q=torch.zeros(2, 1, 3, 8), k_cache=torch.zeros(2, 16, 2, 8), v_cache=torch.zeros(2, 16, 2, 8)), ValueError,
          "nheads must be divisible by nheads_k"),
     ]
