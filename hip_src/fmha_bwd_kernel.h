@@ -3,12 +3,16 @@
 //
 // With x = score(Q.K^T) in natural units (scale, softcap, ALiBi, mask) and P = exp(x - LSE):
 //   preprocess   D = rowsum(dO o O)                                   (fp32, one value per query row)
-//   per tile     S = Q.K^T,  P = exp2(score_log2(S) - LSE*log2(e)),  dP = dO.V^T
+//   per tile     S = Q.K^T,  P = exp2(score_log2(S) - m) * inv_l,  dP = dO.V^T   (m, inv_l: the forward's
+//                final row max and 1 / row sum, the values it normalised O with)
 //                dS = P o (dP - D) o g,   g = 1, or 1 - tanh^2 under softcap   (dS = dL/d(raw S) / scale)
 //   dK/dV kernel dV += P^T.dO,  dK += dS^T.Q          (dK scaled by softmax_scale once, at the end)
 //   dQ kernel    dQ += dS.K                           (scaled by softmax_scale once, at the end)
 // P and dS are rounded to the element type in LDS, as the forward rounds P. No N x N tensor touches
 // global memory. Rows that saw no key (LSE = -inf) and rows past seqlen_q get P = 0: zero gradients.
+// Masked entries contribute exactly nothing, even next to NaN or inf in a K/V row their query row cannot
+// see: on boundary tiles P and dS are selected to 0 and the dQ product ANDs masked K rows out (dK, dV read
+// only Q and dO rows, which belong to the rows themselves).
 #pragma once
 
 #include "fmha_bwd_params.h"
@@ -21,16 +25,20 @@ namespace rf {
 
 RF_DEVICE float pos_inf() { return __uint_as_float(0x7f800000u); }
 
-// Per query row: LSE in log2 units (+inf for rows that must get P = 0) and D.
-RF_DEVICE void load_row_stats(const FmhaBwdParams& p, int batch, int head, int row, float* lse_log2, float* delta) {
+// Per query row: the forward's row max m (log2 units; +inf for rows that must get P = 0), 1/l, and D.
+// P = exp2(S2 - m) * inv_l is what the forward weighted V with: P <= 1 whatever softmax_scale is, where
+// exp2(S2 - LSE * log2(e)) from the float32 LSE is off by |LSE| * 2^-24 in the exponent (and may pass 1).
+RF_DEVICE void load_row_stats(const FmhaBwdParams& p, int batch, int head, int row, float* row_max, float* inv_l,
+                              float* delta) {
   if (row >= p.seqlen_q) {
-    *lse_log2 = pos_inf();
-    *delta = 0.f;
+    *row_max = pos_inf();
+    *inv_l = *delta = 0.f;
     return;
   }
   const int64_t idx = (int64_t(batch) * p.nheads + head) * p.seqlen_q + row;
-  const float lse = p.lse[idx];
-  *lse_log2 = lse == neg_inf() ? pos_inf() : lse * kLog2e;  // a fully masked row: exp2(x - inf) = 0
+  const float m = p.softmax_stats[2 * idx];
+  *row_max = m == neg_inf() ? pos_inf() : m;  // a fully masked row (inv_l 0): exp2(x - inf) = 0, not inf * 0
+  *inv_l = p.softmax_stats[2 * idx + 1];
   *delta = p.delta[idx];
 }
 
@@ -40,29 +48,34 @@ RF_DEVICE float head_alibi_slope(const FmhaBwdParams& p, int batch, int head) {
 
 // One S tile's P and dS (in place: s holds S on entry and P on exit, dp holds dP on entry and dS on exit).
 template <bool kMask, int TM, int TN, class RowOf, class ColOf>
-RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], const float (&lse_log2)[TM],
-                                    const float (&delta)[TM], const ScoreTransform& score, const MaskRule& rule,
-                                    RowOf row_of, ColOf col_of) {
+RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], const float (&row_max)[TM],
+                                    const float (&inv_l)[TM], const float (&delta)[TM], const ScoreTransform& score,
+                                    const MaskRule& rule, RowOf row_of, ColOf col_of) {
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
     for (int c = 0; c < TN; ++c) {
       const int row = row_of(i), col = col_of(c);
-      float prob = rf_exp2(score(s[i][c], row, col) - lse_log2[i]);
-      if constexpr (kMask) {
-        if (!rule.visible(row, col)) prob = 0.f;
+      float prob = rf_exp2(score(s[i][c], row, col) - row_max[i]) * inv_l[i];
+      float ds = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
+      if constexpr (kMask) {  // selects, not products: S and dP of a masked key may be NaN (0 * NaN = NaN).
+        // Masked: -0.0, the mark the dQ product drops K rows under (DropMaskedA); visible dS: +0 for -0.
+        if (!(row < rule.seqlen_q && rule.visible(row, col))) prob = ds = -0.f;
+        else ds += 0.f;
       }
-      dp[i][c] = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
+      dp[i][c] = ds;
       s[i][c] = prob;
     }
 }
 
 // Stages 1 and 2 of both gradient kernels, for the S tile (rows m0.., keys n0..) whose operands are in LDS:
-// S = Q.K^T and dP = dO.V^T, then P (in s) and dS (in dp); the mask applies on boundary tiles only.
+// S = Q.K^T and dP = dO.V^T, then P (in s) and dS (in dp); the mask applies on boundary tiles only (the
+// return value: true for a boundary tile). Rows past seqlen_q count as masked there: the dK/dV kernel sums
+// over rows, and a padding row's P (LSE +inf) is NaN when the key's S is.
 template <class E, class Tile, int TM, int TN>
-RF_DEVICE void recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule, const ScoreTransform& score, int m0,
-                                  int m_end, int n0, const float (&lse_log2)[TM], const float (&delta)[TM],
-                                  float (&s)[TM][TN], float (&dp)[TM][TN]) {
+RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule, const ScoreTransform& score, int m0,
+                                  int m_end, int n0, const float (&row_max)[TM], const float (&inv_l)[TM],
+                                  const float (&delta)[TM], float (&s)[TM][TN], float (&dp)[TM][TN]) {
   constexpr auto T = Tile::kShape;
 #pragma unroll
   for (int i = 0; i < TM; ++i)
@@ -74,10 +87,12 @@ RF_DEVICE void recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule
                          [&](int c, int d) { return T.v_read(tid, c, d); }, dp);
   const auto row_of = [&](int i) { return m0 + T.row(tid, i); };
   const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
-  if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))
-    tile_probs_and_grads<true>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
+  const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
+  if (boundary)
+    tile_probs_and_grads<true>(s, dp, row_max, inv_l, delta, score, rule, row_of, col_of);
   else
-    tile_probs_and_grads<false>(s, dp, lse_log2, delta, score, rule, row_of, col_of);
+    tile_probs_and_grads<false>(s, dp, row_max, inv_l, delta, score, rule, row_of, col_of);
+  return boundary;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -157,14 +172,14 @@ struct FmhaBwdDkdvPipeline {
         __syncthreads();  // K, V are in LDS; the previous tile's reads of Q, dO, P^T, dS^T are done
         copy_rows_to_lds<E, kAligned>(lds, q, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.q_write(r, d); }, tid, T.threads);
         copy_rows_to_lds<E, kAligned>(lds, dout, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.do_write(r, d); }, tid, T.threads);
-        float lse_log2[TM], delta[TM];
+        float row_max[TM], inv_l[TM], delta[TM];
 #pragma unroll
-        for (int i = 0; i < TM; ++i) load_row_stats(p, batch, head, m0 + T.row(tid, i), &lse_log2[i], &delta[i]);
+        for (int i = 0; i < TM; ++i) load_row_stats(p, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
         __syncthreads();
 
         // stages 1 and 2: S, dP, then P and dS, stored transposed into LDS
         float s[TM][TN], dp[TM][TN];
-        recompute_p_and_ds<E, Tile>(lds, tid, rule, score, m0, m_end, n0, lse_log2, delta, s, dp);
+        recompute_p_and_ds<E, Tile>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, s, dp);
 #pragma unroll
         for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -222,9 +237,9 @@ struct FmhaBwdDqPipeline {
     const auto v = rows_of<E>(p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, batch, head_k, p.seqlen_k, p.headdim);
     copy_rows_to_lds<E, kAligned>(lds, q, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.q_write(r, d); }, tid, T.threads);
     copy_rows_to_lds<E, kAligned>(lds, dout, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.do_write(r, d); }, tid, T.threads);
-    float lse_log2[TM], delta[TM];
+    float row_max[TM], inv_l[TM], delta[TM];
 #pragma unroll
-    for (int i = 0; i < TM; ++i) load_row_stats(p, batch, head, m0 + T.row(tid, i), &lse_log2[i], &delta[i]);
+    for (int i = 0; i < TM; ++i) load_row_stats(p, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
 
     float dq[TM][TD];
 #pragma unroll
@@ -242,15 +257,19 @@ struct FmhaBwdDqPipeline {
       __syncthreads();
 
       float s[TM][TN], dp[TM][TN];
-      recompute_p_and_ds<E, Tile>(lds, tid, rule, score, m0, m_end, n0, lse_log2, delta, s, dp);
+      const bool boundary = recompute_p_and_ds<E, Tile>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, s, dp);
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int c = 0; c < TN; ++c) store_elem<E>(lds + T.ds_write(T.row(tid, i), T.s_col(tid, c)), dp[i][c]);
       __syncthreads();
-      tile_pairdot<E, TM, TD, CW, false>(lds, T.block_n * E::kBytes / kVectorBytes,
-                                         [&](int i, int vv) { return T.ds_read(tid, i, vv); },
-                                         [&](int j, int g) { return T.k_col_read(tid, j, g); }, dq);
+      const auto ds_read = [&](int i, int vv) { return T.ds_read(tid, i, vv); };
+      const auto k_read = [&](int j, int g) { return T.k_col_read(tid, j, g); };
+      if (boundary) {  // masked dS is -0: masked keys' K rows (maybe NaN) are ANDed out, not multiplied by 0
+        tile_pairdot<E, TM, TD, CW, false>(lds, T.block_n * E::kBytes / kVectorBytes, ds_read, k_read, dq, DropMaskedA{});
+      } else {
+        tile_pairdot<E, TM, TD, CW, false>(lds, T.block_n * E::kBytes / kVectorBytes, ds_read, k_read, dq);
+      }
     }
     char* dq_base = reinterpret_cast<char*>(p.dq) + (int64_t(batch) * p.dq_batch_stride + int64_t(head) * p.dq_head_stride) * E::kBytes;
     store_acc_rows<E, kAligned, TM, TD, CW>(dq_base, p.dq_row_stride * E::kBytes, p.seqlen_q, p.headdim, dq, [&](int) { return p.softmax_scale; },

@@ -14,7 +14,8 @@ struct FmhaBwdParams {
   const void* v;     // (batch, seqlen_k, nheads_k, headdim)
   const void* o;     // (batch, seqlen_q, nheads,   headdim)  the forward's output
   const void* dout;  // (batch, seqlen_q, nheads,   headdim)  any strides (expanded: stride 0)
-  const float* lse;  // (batch, nheads, seqlen_q) contiguous, natural log, from the forward
+  const float* lse;  // (batch, nheads, seqlen_q) contiguous, natural log, from the forward (not read)
+  const float* softmax_stats;  // (batch, nheads, seqlen_q, 2): the forward's (m, 1/l) per row (fmha_fwd_params.h)
   float* delta;      // (batch, nheads, seqlen_q) contiguous scratch: rowsum(dO * O), written by the preprocess
   void* dq;          // (batch, seqlen_q, nheads,   headdim)  written once
   void* dk;          // (batch, seqlen_k, nheads_k, headdim)  written once, summed over each GQA group

@@ -142,4 +142,16 @@ RF_DEVICE Words<2 * kWords> interleave_words(const Words<kWords>& a, const Words
   return out;
 }
 
+// Masked entries of P and dS are stored as -0.0 (a computed probability or visible gradient is never -0.0:
+// exp2 >= +0, and visible dS is canonicalised to +0). For an A word of such elements (two 16-bit or one fp32)
+// the AND-mask of the B word they multiply (same element positions: interleave_words): zero under a -0.0
+// element, all ones elsewhere. A masked product ANDs its B operand with it, so a masked entry contributes
+// -0 * +0 = 0 whatever B's bits (NaN, inf): a select, not a multiply by 0.
+template <class E>
+RF_DEVICE uint32_t keep_mask_of(uint32_t a) {
+  if constexpr (E::kPerWord == 2)
+    return ((a & 0xffffu) == 0x8000u ? 0u : 0x0000ffffu) | ((a >> 16) == 0x8000u ? 0u : 0xffff0000u);
+  else return a == 0x80000000u ? 0u : 0xffffffffu;
+}
+
 }  // namespace rf

@@ -14,6 +14,8 @@
 //   stage 2  online softmax in the log2 domain: m' = max(m, rowmax(S)), P = exp2(S - m'),
 //            l = l*exp2(m - m') + rowsum(P), O *= exp2(m - m'). Boundary tiles only apply the mask.
 //   stage 3  V -> LDS (row pairs), P -> LDS, prefetch of the next K tile into registers; O += P.V
+//            (boundary tiles: masked P is stored as -0.0 and the V elements under it are ANDed to 0, so a NaN
+//            or inf in a V row the query row cannot see never reaches it; masked S is a select to -inf)
 // The log2 trick: exp(x) = exp2(x * log2(e)); scaling the scores once by softmax_scale*log2(e) turns every
 // exponential into one v_exp_f32 / ex2.approx. LSE = (m + log2(l)) * ln(2) converts back.
 #pragma once
@@ -114,8 +116,12 @@ struct FmhaFwdPipeline {
       float row_sum = 0.f;
 #pragma unroll
       for (int c = 0; c < TN; ++c) {
-        s[i][c] = rf_exp2(s[i][c] - base);
-        row_sum += s[i][c];
+        const float prob = rf_exp2(s[i][c] - base);
+        row_sum += prob;
+        s[i][c] = prob;
+        if constexpr (kMask) {  // -0.0 marks a masked entry for the P.V product (DropMaskedA)
+          if (!rule.visible(row, n0 + T.s_col(tid, c))) s[i][c] = -0.f;
+        }
       }
       l[i] = l[i] * alpha[i] + row_sum;  // per-lane partial sum; reduced across the row group once, at the end
     }
@@ -154,9 +160,14 @@ struct FmhaFwdPipeline {
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       const int row = m0 + T.row(tid, i);
-      if (row < p.seqlen_q)
-        p.lse[(int64_t(batch) * p.nheads + head) * p.seqlen_q + row] =
-            l_rows[i] == 0.f ? neg_inf() : (m[i] + rf_log2(l_rows[i])) * kLn2;
+      if (row < p.seqlen_q) {
+        const int64_t idx = (int64_t(batch) * p.nheads + head) * p.seqlen_q + row;
+        p.lse[idx] = l_rows[i] == 0.f ? neg_inf() : (m[i] + rf_log2(l_rows[i])) * kLn2;
+        if (p.softmax_stats) {  // what O was normalised with: the backward's P = exp2(S2 - m) * inv_l
+          p.softmax_stats[2 * idx] = m[i];
+          p.softmax_stats[2 * idx + 1] = inv_l[i];
+        }
+      }
     }
   }
 
@@ -210,7 +221,8 @@ struct FmhaFwdPipeline {
 
         // stage 2: mask (boundary tiles only) and online softmax
         float alpha[TM];
-        if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))
+        const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
+        if (boundary)
           online_softmax<true>(s, m, l, alpha, score, rule, m0, n0, tid);
         else
           online_softmax<false>(s, m, l, alpha, score, rule, m0, n0, tid);
@@ -225,7 +237,11 @@ struct FmhaFwdPipeline {
 #pragma unroll
           for (int x = 0; x < TD; ++x) o[i][x] *= alpha[i];
         __syncthreads();
-        Math::pv(lds, tid, o);
+        if (boundary) {  // masked P is -0 and 0 * NaN = NaN: masked keys' V rows must not enter the product
+          Math::pv(lds, tid, o, DropMaskedA{});
+        } else {
+          Math::pv(lds, tid, o);
+        }
         __syncthreads();  // every lane is done reading V and P
         if (t + 1 < tile_end) {
           store_k(lds, stage, tid);

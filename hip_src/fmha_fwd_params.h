@@ -17,6 +17,10 @@ struct FmhaFwdParams {
   const void* v;  // (batch, seqlen_k, nheads_k, headdim)  dtype
   void* o;        // (batch, seqlen_q, nheads,   headdim)  dtype, written once
   float* lse;     // (batch, nheads, seqlen_q) contiguous float32, natural log, written once
+  // nullptr, or (batch, nheads, seqlen_q, 2) contiguous float32 written once: per row the final row max m of
+  // the log2-domain scores and 1/l, so that the backward rebuilds P = exp2(S2 - m) * (1/l) exactly as the
+  // forward weighted V (P <= 1 for any softmax_scale; an LSE rounded to float32 cannot give that).
+  float* softmax_stats;
 
   // Strides in elements.
   int64_t q_batch_stride, q_row_stride, q_head_stride;

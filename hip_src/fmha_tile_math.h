@@ -56,12 +56,27 @@ RF_DEVICE void tile_rowdot(const char* lds, int num_vecs, AddrA a, AddrB b, floa
   }
 }
 
+// Which rows j of B each row i of A may combine with in a masked product: all (the unmasked fast path).
+struct KeepAllRows {
+  static constexpr bool kMasked = false;
+};
+
+// Boundary tiles: A holds -0.0 at masked entries (fmha_elem.h, keep_mask_of); B elements under them are
+// ANDed to +0 before the product, so B row j of a masked (i, j) (maybe NaN or inf: a key the query row cannot
+// see) never reaches acc[i]. No extra registers: the mask comes from the A word already loaded.
+struct DropMaskedA {
+  static constexpr bool kMasked = true;
+};
+
 // acc[i][g*CW + e] += sum_j A[i][j] * B[j][col(g, e)] over the num_a_vecs 128-bit vectors of A's rows.
 //   a(i, v):      LDS offset of vector v of A's row i (elements j = v*vec .. v*vec+vec-1)
 //   kInterleaved: b(jp, g) = offset of the CW column pairs (B[2jp][col], B[2jp+1][col]) of chunk g
 //   otherwise:    b(j, g)  = offset of the CW elements of B's row j in chunk g (interleaved after the read)
-template <class E, int TM, int TD, int CW, bool kInterleaved, class AddrA, class AddrB>
-RF_DEVICE void tile_pairdot(const char* lds, int num_a_vecs, AddrA a, AddrB b, float (&acc)[TM][TD]) {
+//   rows:         KeepAllRows, or DropMaskedA on boundary tiles: B elements under a -0.0 A element are
+//                 replaced by +0 with a bitwise AND before the product
+template <class E, int TM, int TD, int CW, bool kInterleaved, class AddrA, class AddrB, class Rows = KeepAllRows>
+RF_DEVICE void tile_pairdot(const char* lds, int num_a_vecs, AddrA a, AddrB b, float (&acc)[TM][TD],
+                            Rows = Rows{}) {
   constexpr int kPairWords = E::kPerWord == 2 ? 1 : 2;          // words per (row 2j', row 2j'+1) pair
   constexpr int kPairsPerVec = kVectorBytes / (2 * E::kBytes);  // pairs in one 128-bit read of A
   constexpr int kRowWords = CW * E::kBytes / 4;                 // words of CW elements of one row
@@ -87,8 +102,12 @@ RF_DEVICE void tile_pairdot(const char* lds, int num_a_vecs, AddrA a, AddrB b, f
 #pragma unroll
           for (int e = 0; e < CW; ++e)
 #pragma unroll
-            for (int w = 0; w < kPairWords; ++w)
-              acc[i][g * CW + e] = dot_word<E>(x[i].w[pp * kPairWords + w], y.w[e * kPairWords + w], acc[i][g * CW + e]);
+            for (int w = 0; w < kPairWords; ++w) {
+              const uint32_t xw = x[i].w[pp * kPairWords + w];
+              uint32_t yw = y.w[e * kPairWords + w];
+              if constexpr (Rows::kMasked) yw &= keep_mask_of<E>(xw);
+              acc[i][g * CW + e] = dot_word<E>(xw, yw, acc[i][g * CW + e]);
+            }
       }
     }
   }
@@ -112,11 +131,13 @@ struct VectorTileMath {
   }
 
   // stage 3: o[i][x] += sum_j P[row(i)][j] * V[j][o_col(x)]   (P from LDS in the element type, V in row pairs)
-  RF_DEVICE static void pv(const char* lds, int tid, float (&o)[TM][TD]) {
+  // On boundary tiles `rows` (DropMaskedA) keeps each row's masked keys out: their V rows are never multiplied.
+  template <class Rows = KeepAllRows>
+  RF_DEVICE static void pv(const char* lds, int tid, float (&o)[TM][TD], Rows rows = Rows{}) {
     constexpr FwdTileShape T = Tile::kShape;
     tile_pairdot<E, TM, TD, T.o_chunk_cols(), true>(lds, T.block_n * E::kBytes / kVectorBytes,
                                                     [&](int i, int v) { return T.p_read(tid, i, v); },
-                                                    [&](int jp, int g) { return T.v_read(tid, jp, g); }, o);
+                                                    [&](int jp, int g) { return T.v_read(tid, jp, g); }, o, rows);
   }
 };
 

@@ -22,7 +22,7 @@ for s in $stages; do case $s in
     (cd /tmp && python3 -m rocflash info) 2>&1 | tee -a "$OUT/setup.txt" ;;
   test)
     log "pytest -m gpu"
-    (cd tests && python3 -m pytest -q -m gpu -p no:cacheprovider ${PYTEST_ARGS:-} ${GPU_TESTS:-test_gpu.py test_gpu_backward.py test_cases.py} 2>&1 | tail -40 | tee -a "$OUT/summary.txt")
+    (cd tests && python3 -m pytest -q -m gpu -p no:cacheprovider ${PYTEST_ARGS:-} ${GPU_TESTS:-test_gpu.py test_gpu_backward.py test_gpu_masked_garbage.py test_cases.py} 2>&1 | tail -40 | tee -a "$OUT/summary.txt")
     log "pytest exit ${PIPESTATUS[0]}" ;;
   sanitize)
     for tool in memcheck racecheck; do

@@ -6,7 +6,6 @@ import math
 import numbers
 
 import torch
-from torch.autograd.function import once_differentiable
 
 from .backends import FwdArgs, compiled, reference, sim
 from .selector import select_backend
@@ -15,6 +14,10 @@ MAX_HEADDIM = 256
 _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 _FP64_BACKENDS = ("torch", "sim")  # float64 (for gradcheck) only where no kernel instance is needed
 _FP32_MAX = 3.4028234663852886e38  # the kernels take softmax_scale and softcap as fp32
+# The kernels scale scores by softmax_scale * log2(e) in float32 (the exp2 form of the softmax): that factor
+# must be a finite float32. Inside the range forward and backward are exact to float32 (the backward rebuilds
+# P from the forward's row max and 1/l); scores whose scaled value overflows float32 give NaN, like inf inputs.
+MAX_SOFTMAX_SCALE = _FP32_MAX / math.log2(math.e)  # 2.3587e38
 
 
 def flash_attn_func(
@@ -42,7 +45,9 @@ def flash_attn_func(
             dimension that is not contiguous is copied. headdim 1..256 (padded internally to the kernel's
             bucket).
         dropout_p: must be 0.0 (dropout is not implemented by any backend yet: NotImplementedError).
-        softmax_scale: scale of Q.K^T; default 1 / sqrt(headdim).
+        softmax_scale: scale of Q.K^T; default 1 / sqrt(headdim). Valid: |softmax_scale| <= 2.3587e38
+            (``MAX_SOFTMAX_SCALE``: softmax_scale * log2(e) must be a finite float32; 0 gives uniform
+            weights). Scores whose scaled value overflows float32 give NaN in their rows.
         causal: causal mask, aligned to the bottom-right corner when seqlen_q != seqlen_k (flash-attn >= 2.1):
             query row i sees key j iff j <= i + seqlen_k - seqlen_q. For seqlen_q=2, seqlen_k=5::
 
@@ -68,13 +73,15 @@ def flash_attn_func(
         (out, softmax_lse float32 (batch, nheads, seqlen_q) natural log, None). A fully masked query row
         gives out 0 and LSE -inf; NaN or inf in a row's visible inputs gives NaN there (out and LSE).
 
-    Differentiable once in q, k, v (``out.backward()``): the fused backends run their backward kernels
-    (FlashAttention-2 recomputation from the LSE; a second derivative raises), the torch backend autograd through
-    its ops. The LSE is not differentiable in any backend.
+    Differentiable in q, k, v (``out.backward()``): the fused backends run their backward kernels
+    (FlashAttention-2 recomputation from the LSE) and are differentiable once: a backward that asks for a graph
+    (``create_graph=True``, as a gradient penalty does) raises RuntimeError at that backward. The torch backend
+    autograd through its ops, twice included. The LSE is not differentiable in any backend.
 
     Raises:
         TypeError / ValueError naming the argument, the rule and the value, before any launch.
         NotImplementedError for dropout_p > 0.
+        RuntimeError at a backward with create_graph=True through a fused backend (sim, hip, cuda).
         rocflash.UnsupportedDeviceError when the selected compiled backend was not built for the device.
     """
     args = _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
@@ -110,8 +117,8 @@ class _NoWork(torch.autograd.Function):
         return torch.zeros_like(q, memory_format=torch.contiguous_format), lse
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, dout, _dlse):
+        # The gradients are 0 whatever q, k, v are: their own derivatives are 0 too, so create_graph=True is exact.
         return tuple(torch.zeros_like(t) for t in ctx.saved_tensors)
 
 
@@ -122,25 +129,35 @@ class _FusedAttention(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, k, v, args, backend):
         if backend == "sim":
-            out, lse = sim.forward(q, k, v, args)
+            out, lse, stats = sim.forward(q, k, v, args, with_stats=True)
         else:
-            out, lse = compiled.forward(backend, q, k, v, args)
-        ctx.save_for_backward(q, k, v, out, lse)  # the sim keeps an fp64 LSE for fp64 inputs (gradcheck)
+            out, lse, stats = compiled.forward(backend, q, k, v, args, with_stats=True)
+        # the backward rebuilds P from the forward's row max and 1/l (fp64 in the sim for fp64 inputs: gradcheck)
+        ctx.save_for_backward(q, k, v, out, stats)
         ctx.args, ctx.backend = args, backend
         lse = lse.float()
         ctx.mark_non_differentiable(lse)
         return out, lse
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, dout, _dlse):
-        q, k, v, out, lse = ctx.saved_tensors
+        if torch.is_grad_enabled():  # create_graph=True: the fused backward kernels have no derivative
+            raise RuntimeError(
+                f"flash_attn_func: backend '{ctx.backend}' does not support second derivatives (a backward with "
+                f"create_graph=True, e.g. a gradient penalty): its backward kernels are not differentiable. Use "
+                f"backend='torch' (autograd through PyTorch ops, differentiable twice) for higher-order gradients.")
+        with torch.no_grad():
+            return _FusedAttention._backward(ctx, dout)
+
+    @staticmethod
+    def _backward(ctx, dout):
+        q, k, v, out, stats = ctx.saved_tensors
         if dout.stride(-1) != 1:  # e.g. the expanded ones of out.sum().backward(): kernels need headdim contiguous
             dout = dout.contiguous()
         if ctx.backend == "sim":
-            dq, dk, dv = sim.backward(q, k, v, out, lse, dout, ctx.args)
+            dq, dk, dv = sim.backward(q, k, v, out, None, dout, ctx.args, stats=stats)
         else:
-            dq, dk, dv = compiled.backward(ctx.backend, q, k, v, out, lse, dout, ctx.args)
+            dq, dk, dv = compiled.backward(ctx.backend, q, k, v, out, stats, dout, ctx.args)
         return dq, dk, dv, None, None
 
 
@@ -181,6 +198,9 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
     scale = _real(softmax_scale)
     if scale is None or not abs(scale) <= _FP32_MAX:
         raise ValueError(f"softmax_scale must be a finite float (within float32 range) or None, got {softmax_scale!r}")
+    if not abs(scale) <= MAX_SOFTMAX_SCALE:
+        raise ValueError(f"softmax_scale must be in [-{MAX_SOFTMAX_SCALE:.5g}, {MAX_SOFTMAX_SCALE:.5g}] (softmax_scale * "
+                         f"log2(e) must be a finite float32), got {softmax_scale!r}")
     if (not isinstance(window_size, (tuple, list)) or len(window_size) != 2
             or not all(isinstance(w, int) and not isinstance(w, bool) and w >= -1 for w in window_size)):
         raise ValueError(f"window_size must be a pair of ints >= -1 (-1 = unbounded), got {window_size!r}")

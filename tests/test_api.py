@@ -188,6 +188,5 @@ def test_lse_is_float32_and_not_differentiable(backend):
 
 def test_second_derivative_of_fused_backend_raises():
     q, k, v = (t.double().requires_grad_() for t in qkv(sq=4, sk=4, h=1, hk=1, d=8, dtype=torch.float32))
-    dq, = torch.autograd.grad(rocflash.flash_attn_func(q, k, v, backend="sim").sum(), q, create_graph=True)
-    with pytest.raises(RuntimeError, match="once_differentiable|does not require grad"):
-        torch.autograd.grad(dq.sum(), q)
+    with pytest.raises(RuntimeError, match="does not support second derivatives"):  # at the first backward
+        torch.autograd.grad(rocflash.flash_attn_func(q, k, v, backend="sim").sum(), q, create_graph=True)

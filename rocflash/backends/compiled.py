@@ -14,6 +14,7 @@ import torch
 
 from . import FwdArgs
 
+LOG2E = 1.4426950408889634  # log2(e)
 _MODULES = {"hip": "rocflash._C_hip", "cuda": "rocflash._C_cuda"}
 _DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
 
@@ -85,33 +86,50 @@ def _fill_common(mod, p, q, k, v, args: FwdArgs):
     return alibi
 
 
-def forward(platform: str, q, k, v, args: FwdArgs):
-    """Launch the compiled forward: returns (out like q, lse float32 (batch, nheads, seqlen_q))."""
+def forward(platform: str, q, k, v, args: FwdArgs, with_stats: bool = False):
+    """Launch the compiled forward: returns (out like q, lse float32 (batch, nheads, seqlen_q)), and with
+    with_stats=True also the softmax statistics the backward needs: float32 (batch, nheads, seqlen_q, 2),
+    per row the log2-domain row max m and 1/l (hip_src/fmha_fwd_params.h)."""
     mod = load_module(platform)
     batch, seqlen_q, nheads, _ = q.shape
     out = _output_like(q)
     lse = _output_like(q, (batch, nheads, seqlen_q), torch.float32)
+    stats = _output_like(q, (batch, nheads, seqlen_q, 2), torch.float32) if with_stats else None
     p = mod.FmhaFwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
     p.o, p.lse = out.data_ptr(), lse.data_ptr()
+    p.softmax_stats = stats.data_ptr() if with_stats else 0
     _set_strides(p, "o", out)
     p.aligned = is_aligned(q, k, v, out)
     with torch.cuda.device(q.device):
         mod.fwd(p, torch.cuda.current_stream(q.device).cuda_stream)
     del alibi  # freed after the launch: the caching allocator keeps it for work queued on this stream
-    return out, lse
+    return (out, lse, stats) if with_stats else (out, lse)
 
 
-def backward(platform: str, q, k, v, out, lse, dout, args: FwdArgs):
+def stats_from_lse(lse: torch.Tensor) -> torch.Tensor:
+    """The backward kernels' softmax statistics (m, 1/l) from an LSE: m = LSE * log2(e) and 1/l = 1, so that
+    P = exp2(S2 - m) * (1/l) = exp(S - LSE) (a fully masked row's -inf stays -inf: P = 0). Exact while
+    |LSE| * 2^-24 is negligible; the forward's own stats are exact for every softmax_scale."""
+    lse = lse.float()
+    return torch.stack((lse * LOG2E, torch.ones_like(lse)), dim=-1).contiguous()
+
+
+def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs):
     """Launch the compiled backward (preprocess, dK/dV, dQ): returns (dq, dk, dv) shaped like q, k, v.
-    ``dout`` may have any strides with a contiguous last dimension."""
+    ``stats`` is the forward's (``forward(..., with_stats=True)``: float32 (batch, nheads, seqlen_q, 2)) or a
+    natural-log LSE float32 (batch, nheads, seqlen_q) (e.g. one merged over key blocks by context parallelism),
+    turned into stats by ``stats_from_lse``; ``dout`` may have any strides with a contiguous last dimension."""
+    if stats.dim() == 3:
+        stats = stats_from_lse(stats)
     mod = load_module(platform)
     batch, seqlen_q, nheads, _ = q.shape
     dq, dk, dv = _output_like(q), _output_like(k), _output_like(v)
     delta = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
-    p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), lse.data_ptr(), delta.data_ptr()
+    p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), 0, delta.data_ptr()
+    p.softmax_stats = stats.data_ptr()
     p.dq, p.dk, p.dv = dq.data_ptr(), dk.data_ptr(), dv.data_ptr()
     for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
         _set_strides(p, name, t)

@@ -20,15 +20,29 @@ def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | Non
 
     q: (batch, seqlen_q, nheads, headdim); k, v: (batch, seqlen_k, nheads_k, headdim).
     Returns (out in q.dtype with q's shape, lse float32 (batch, nheads, seqlen_q), natural log).
-    Fully masked rows give out 0 and lse -inf. Differentiable in q, k, v.
+    Fully masked rows give out 0 and lse -inf. Differentiable in q, k, v, twice (autograd through the ops).
+
+    Masked keys contribute exactly nothing: NaN or inf in a K or V row that a query row cannot see changes
+    neither that row's output nor any gradient of it. The products run on K and V with their non-finite
+    elements replaced by 0 (a select), and a row that sees a non-finite K or V element is multiplied by NaN
+    afterwards, so NaN in visible inputs still gives NaN (out and LSE of the row, and its gradients).
+    P is exp(S - max) / sum, normalised in ``compute_dtype`` (not exp(S - LSE), whose rounding of a large
+    LSE would put rows off by up to |LSE| * eps).
     """
     compute_dtype = compute_dtype or (torch.float64 if q.dtype == torch.float64 else torch.float32)
     batch, seqlen_q, nheads, _ = q.shape
     seqlen_k, nheads_k = k.shape[1], k.shape[2]
     group = nheads // nheads_k
     qc = q.to(compute_dtype).transpose(1, 2)  # (b, h, sq, d)
-    kc = k.to(compute_dtype).transpose(1, 2).repeat_interleave(group, dim=1)
-    vc = v.to(compute_dtype).transpose(1, 2).repeat_interleave(group, dim=1)
+
+    def finite_part(x):  # (b, sk, hk, d) -> (b, h, sk, d) with non-finite elements 0; (b, h, sk) "row had any"
+        x = x.transpose(1, 2)
+        ok = torch.isfinite(x)
+        clean = torch.where(ok, x, torch.zeros((), dtype=x.dtype, device=x.device)).to(compute_dtype)
+        return clean.repeat_interleave(group, dim=1), (~ok).any(dim=-1).repeat_interleave(group, dim=1)
+
+    kc, k_bad = finite_part(k)
+    vc, v_bad = finite_part(v)
     scores = torch.matmul(qc, kc.transpose(-1, -2)) * args.softmax_scale
     if args.softcap > 0:
         scores = args.softcap * torch.tanh(scores / args.softcap)
@@ -41,9 +55,20 @@ def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | Non
         scores = scores - slopes * (diag - cols).abs().to(compute_dtype)
     visible = MaskRule(seqlen_q, seqlen_k, args.window_left, args.window_right).visible_grid(rows, cols)
     scores = scores.masked_fill(~visible, float("-inf"))
-    lse = torch.logsumexp(scores, dim=-1)  # -inf for fully masked rows
-    probs = torch.exp(scores - lse.unsqueeze(-1).masked_fill(torch.isinf(lse).unsqueeze(-1), 0.0))
+    row_max = scores.amax(dim=-1, keepdim=True).detach()  # softmax is shift invariant: no gradient through it
+    row_max = row_max.masked_fill(torch.isneginf(row_max), 0.0)  # fully masked rows: exp(-inf - 0) = 0
+    e = torch.exp(scores - row_max)
+    total = e.sum(dim=-1, keepdim=True)
+    probs = e / total.masked_fill(total == 0, 1.0)  # fully masked rows: P = 0, out 0
+    lse = (row_max + torch.log(total)).squeeze(-1)  # -inf for fully masked rows
     out = torch.matmul(probs.to(vc.dtype), vc)
+    # NaN for rows that see a non-finite K or V element (the selects above must not hide visible NaN)
+    bad = (k_bad | v_bad).to(compute_dtype).unsqueeze(-1)  # (b, h, sk, 1)
+    sees_bad = torch.matmul(visible.to(compute_dtype), bad).squeeze(-1) > 0  # (b, h, sq)
+    poison = torch.where(sees_bad, torch.full((), float("nan"), dtype=compute_dtype, device=q.device),
+                         torch.ones((), dtype=compute_dtype, device=q.device))
+    out = out * poison.unsqueeze(-1)
+    lse = lse * poison
     return out.transpose(1, 2).to(q.dtype).contiguous(), lse.to(torch.float32)
 
 

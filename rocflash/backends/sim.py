@@ -11,16 +11,18 @@ Forward (hip_src/fmha_fwd_kernel.h)::
     base = 0 if m' == -inf else m'     (a row that has seen no visible key stays at 0 / -inf)
     alpha = exp2(m - base);  P = exp2(S2 - base)
     l = l * alpha + rowsum(P)          (rowsum of the fp32 P)
-    O = O * alpha + round_to_dtype(P) . V   (the kernel stores P in LDS in the element type)
+    O = O * alpha + round_to_dtype(P) . V   (the kernel stores P in LDS in the element type; on boundary
+                                             tiles a masked (i, j) never multiplies V row j: masked_product)
     out = O / l (0 if l == 0),  LSE = (m + log2 l) * ln 2 (-inf if l == 0)
 
 Backward (hip_src/fmha_bwd_kernel.h)::
 
     D = rowsum(dO * O)
-    P = exp2(S2 - LSE * log2(e))  (0 where masked, and for rows with LSE = -inf)
+    P = exp2(S2 - m) * (1/l)      (the forward's final row max and 1/l; 0 where masked, and for rows with l = 0)
     dS = P * (dP - D) * g,  dP = dO . V^T,  g = 1 or 1 - tanh^2 (softcap)
     dK/dV kernel, per key block and query tile:  dV += round(P)^T . dO,  dK += round(dS)^T . Q
-    dQ kernel, per query block and key tile:     dQ += round(dS) . K
+    dQ kernel, per query block and key tile:     dQ += round(dS) . K   (boundary tiles: masked_product)
+    boundary tiles select P and dS to 0 where masked (never 0 * a NaN of an unseen K/V row)
     dQ, dK scaled by softmax_scale at the end; dK, dV summed over the query heads of each GQA group
 
 Batch and heads are vectorised; blocks and tiles are Python loops, as the kernels' grids and main loops.
@@ -82,6 +84,11 @@ class _Problem:
         valid = max(0, min(count, x.shape[2] - start))
         return F.pad(x[:, :, start:start + valid], (0, 0, 0, count - valid))
 
+    def visible(self, rows, cols):
+        """The per-element mask of a boundary tile: visible keys of valid rows (rows past seqlen_q see none,
+        as in the kernels' boundary tiles)."""
+        return self.rule.visible_grid(rows, cols) & (rows < self.seqlen_q).view(-1, 1)
+
     def round(self, x):
         """What storing to LDS in the element type does to a probability or gradient tile."""
         return x.to(self.dtype).to(self.acc)
@@ -101,9 +108,21 @@ class _Problem:
         return x * LOG2E, g
 
 
-def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None,
+def masked_product(a, b, keep):
+    """sum_j a[..., i, j] * b[..., j, :] over the j with keep[i, j] only: a boundary tile's product, where a
+    masked (i, j) (a = 0) must not multiply b's row j, which may hold NaN or inf (hip_src/fmha_tile_math.h
+    ANDs those operand elements to +0). Equal to a @ b when b is finite; the broadcast runs only otherwise."""
+    if bool(torch.isfinite(b).all()):
+        return a @ b
+    b_kept = torch.where(keep.unsqueeze(-1), b.unsqueeze(-3), torch.zeros((), dtype=b.dtype, device=b.device))
+    return (a.unsqueeze(-1) * b_kept).sum(dim=-2)
+
+
+def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None, with_stats: bool = False,
             key_tiles: tuple[int, int] | None = None):
-    """Simulate one forward launch. Shapes as ``flash_attn_func``; returns (out, lse float32 (b, h, sq)).
+    """Simulate one forward launch. Shapes as ``flash_attn_func``; returns (out, lse float32 (b, h, sq)), and
+    with with_stats=True also the statistics the backward rebuilds P from: (b, h, sq, 2), per row the final
+    log2-domain row max m and 1/l (the kernel's softmax_stats; fp64 for fp64 inputs).
 
     ``key_tiles=(begin, end)`` simulates one split of a split-KV launch: only those K/V tiles are visited
     (intersected with the mask's range) and the partial result comes back unrounded, O in the accumulation
@@ -116,6 +135,7 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     qf, kf, vf = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group)
     out = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, pb.headdim, dtype=pb.acc, device=dev)
     lse = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, dtype=pb.acc, device=dev)
+    stats = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, 2, dtype=pb.acc, device=dev)
     neg_inf = torch.tensor(float("-inf"), dtype=pb.acc, device=dev)
 
     for m_block in reversed(range(-(-pb.seqlen_q // bm))):
@@ -136,14 +156,15 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
             s2, _ = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
             masked = pb.rule.tile_needs_mask(m0, m_end, n0, bn)
             if masked:
-                s2 = torch.where(pb.rule.visible_grid(rows, cols), s2, neg_inf)
+                keep = pb.visible(rows, cols)
+                s2 = torch.where(keep, s2, neg_inf)
             visited.append((t, masked))
             m_new = torch.maximum(m, s2.amax(dim=-1))
             base = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
             alpha = torch.exp2(m - base)
             p = torch.exp2(s2 - base.unsqueeze(-1))
             l = l * alpha + p.sum(dim=-1)
-            o = o * alpha.unsqueeze(-1) + pb.round(p) @ v_tile
+            o = o * alpha.unsqueeze(-1) + (masked_product(pb.round(p), v_tile, keep) if masked else pb.round(p) @ v_tile)
             m = m_new
         if trace is not None:
             trace.blocks.append((m_block, visited))
@@ -153,39 +174,55 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
         inv_l = torch.where(l_valid == 0, torch.zeros_like(l_valid), 1.0 / l_valid)
         out[:, :, m0:m_end] = o[:, :, :n, :pb.headdim] * inv_l.unsqueeze(-1)
         lse[:, :, m0:m_end] = torch.where(l_valid == 0, neg_inf, (m_valid + torch.log2(l_valid)) / LOG2E)
+        stats[:, :, m0:m_end, 0], stats[:, :, m0:m_end, 1] = m_valid, inv_l
     if key_tiles is not None:
         return out.transpose(1, 2), lse
     # the LSE keeps fp64 for fp64 inputs: the simulated backward recomputes P from it (gradcheck precision);
     # flash_attn_func hands callers a float32 copy
     lse_dtype = torch.float64 if q.dtype == torch.float64 else torch.float32
-    return out.transpose(1, 2).to(q.dtype).contiguous(), lse.to(lse_dtype)
+    out = out.transpose(1, 2).to(q.dtype).contiguous()
+    return (out, lse.to(lse_dtype), stats) if with_stats else (out, lse.to(lse_dtype))
 
 
-def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None):
+def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None,
+             stats=None):
     """Simulate the backward launches (preprocess, dK/dV kernel, dQ kernel).
 
-    Inputs as the forward's plus its ``out``, ``lse`` (b, h, sq) and ``dout`` (q's shape). Returns
+    Inputs as the forward's plus its ``out``, ``dout`` (q's shape) and either ``stats`` (the forward's
+    ``with_stats=True`` output, as the kernels use: P = exp2(S2 - m) / l, never above 1) or ``lse``
+    (b, h, sq) (P = exp2(S2 - LSE * log2(e)), exact only while |LSE| * 2^-24 is negligible). Returns
     (dq, dk, dv) in the inputs' dtype and shapes. ``trace`` records the dK/dV kernel's tiling.
     """
     pb = _Problem(q, k, v, args, "bwd_dkdv", target)
     dev, acc = pb.device, pb.acc
     qf, kf, vf, dof = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group), pb.prep(dout)
     delta = (dout.to(acc) * out.to(acc)).sum(-1).transpose(1, 2)  # (b, h, sq): the preprocess kernel
-    lse_log2 = torch.where(torch.isneginf(lse), torch.full_like(lse, float("inf")), lse).to(acc) * LOG2E
+    if stats is None:  # from the LSE: m = LSE * log2(e), 1/l = 1
+        row_max = lse.to(acc) * LOG2E
+        inv_l = torch.ones_like(row_max)
+    else:
+        row_max, inv_l = stats[..., 0].to(acc), stats[..., 1].to(acc)
+    # rows that saw no key and rows past seqlen_q: m = +inf and 1/l = 0, P = 0 (exp2(S2 + inf) * 0 would be NaN)
+    inv_l = torch.where(torch.isneginf(row_max), torch.zeros_like(inv_l), inv_l)
+    row_max = torch.where(torch.isneginf(row_max), torch.full_like(row_max, float("inf")), row_max)
 
     def tile_grads(m0, n0, bm, bn, q_tile, do_tile, k_tile, v_tile):
         """P and dS of one (query tile, key tile), rounded to the element type as the kernels store them."""
         rows, cols = torch.arange(m0, m0 + bm, device=dev), torch.arange(n0, n0 + bn, device=dev)
         s2, g = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
-        # rows past seqlen_q get LSE +inf (P = 0), like rows that saw no key
-        lse_t = F.pad(lse_log2[:, :, m0:min(m0 + bm, pb.seqlen_q)], (0, max(0, m0 + bm - pb.seqlen_q)), value=float("inf"))
-        p = torch.exp2(s2 - lse_t.unsqueeze(-1))
-        masked = pb.rule.tile_needs_mask(m0, min(m0 + bm, pb.seqlen_q), n0, bn)
-        if masked:
-            p = torch.where(pb.rule.visible_grid(rows, cols), p, torch.zeros_like(p))
+        pad = (0, max(0, m0 + bm - pb.seqlen_q))
+        m_t = F.pad(row_max[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad, value=float("inf"))
+        inv_l_t = F.pad(inv_l[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad)
+        p = torch.exp2(s2 - m_t.unsqueeze(-1)) * inv_l_t.unsqueeze(-1)
         delta_t = F.pad(delta[:, :, m0:min(m0 + bm, pb.seqlen_q)], (0, max(0, m0 + bm - pb.seqlen_q)))
         ds = p * (do_tile @ v_tile.transpose(-1, -2) - delta_t.unsqueeze(-1)) * g
-        return pb.round(p), pb.round(ds), masked
+        masked = pb.rule.tile_needs_mask(m0, min(m0 + bm, pb.seqlen_q), n0, bn)
+        keep = None
+        if masked:  # selects: S and dP of a masked key may be NaN (its K or V row), and 0 * NaN = NaN
+            keep = pb.visible(rows, cols)
+            p = torch.where(keep, p, torch.zeros_like(p))
+            ds = torch.where(keep, ds, torch.zeros_like(ds))
+        return pb.round(p), pb.round(ds), keep
 
     # dK/dV kernel: per key block, every query head of the group, the query tiles that see the keys
     cfg = pb.cfg
@@ -202,10 +239,10 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         for t in range(*pb.rule.query_tile_range(n0, min(n0 + cfg.block_n, pb.seqlen_k), cfg.block_m)):
             m0 = t * cfg.block_m
             q_tile, do_tile = pb.rows(qf, m0, cfg.block_m), pb.rows(dof, m0, cfg.block_m)
-            p, ds, masked = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
+            p, ds, keep = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
             dv_acc += p.transpose(-1, -2) @ do_tile
             dk_acc += ds.transpose(-1, -2) @ q_tile
-            visited.append((t, masked))
+            visited.append((t, keep is not None))
         if trace is not None:
             trace.blocks.append((n_block, visited))
         n = min(cfg.block_n, pb.seqlen_k - n0)
@@ -224,8 +261,8 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         for t in range(*pb.rule.key_tile_range(m0, m_end, cfg.block_n)):
             n0 = t * cfg.block_n
             k_tile, v_tile = pb.rows(kf, n0, cfg.block_n), pb.rows(vf, n0, cfg.block_n)
-            _, ds, _ = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
-            dq_acc += ds @ k_tile
+            _, ds, keep = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
+            dq_acc += ds @ k_tile if keep is None else masked_product(ds, k_tile, keep)
         dq[:, :, m0:m_end] = dq_acc[:, :, :m_end - m0] * args.softmax_scale
 
     def finish(x, heads):  # (b, h, s, bucket) -> (b, s, heads, headdim), GQA groups summed

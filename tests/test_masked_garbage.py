@@ -1,0 +1,110 @@
+"""Values a query row cannot see never reach it (CPU backends: sim, torch).
+
+NaN or inf in a K or V row that a query row cannot attend to (causal or window masked) changes neither
+that row's output and LSE nor its gradients; keys no row sees get the clean run's (zero) dK, dV. NaN in a
+visible K or V row still gives NaN (documented behaviour). The compiled kernels: tests/test_gpu_masked_garbage.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import rocflash
+from rocflash.masks import MaskRule
+
+# (seqlen_q, seqlen_k, nheads, nheads_k, causal, window, garbage keys): tiles of 64 or fewer rows, so every
+# case has boundary tiles where a garbage key is visible to some rows of a block and masked for others.
+CASES = {
+    "causal_square_v90": (100, 100, 2, 2, True, (-1, -1), [90]),
+    "causal_sq_lt_sk": (40, 100, 2, 2, True, (-1, -1), [80, 99]),
+    "causal_sq_gt_sk": (100, 40, 2, 2, True, (-1, -1), [10, 39]),
+    "window_left_right": (150, 150, 2, 1, False, (8, 4), [0, 63, 64, 149]),
+    "window_unseen_keys": (30, 200, 4, 2, False, (5, 0), [0, 64, 100, 150]),  # keys < 165 are seen by no row
+    "causal_window_gqa": (129, 129, 4, 1, True, (16, -1), [1, 64, 100]),
+    "right_window_only": (70, 90, 2, 2, False, (-1, 3), [30, 89]),
+}
+
+
+def _inputs(sq, sk, h, hk, dtype, seed, d=32):
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(2, sq, h, d, generator=g, dtype=torch.float64).to(dtype)
+    k = torch.randn(2, sk, hk, d, generator=g, dtype=torch.float64).to(dtype)
+    v = torch.randn(2, sk, hk, d, generator=g, dtype=torch.float64).to(dtype)
+    dout = torch.randn(2, sq, h, d, generator=g, dtype=torch.float64).to(dtype)
+    return q, k, v, dout
+
+
+def _run(backend, q, k, v, dout, causal, window):
+    q, k, v = (t.detach().clone().requires_grad_() for t in (q, k, v))
+    out, lse, _ = rocflash.flash_attn_func(q, k, v, causal=causal, window_size=window, return_attn_probs=True,
+                                           backend=backend)
+    out.backward(dout)
+    return out.detach(), lse, q.grad, k.grad, v.grad
+
+
+def _blind_rows(sq, sk, causal, window, keys):
+    """Query rows that see none of ``keys``; and whether no row sees any of them."""
+    rule = MaskRule(sq, sk, window[0], 0 if causal else window[1])
+    vis = rule.visible_grid(torch.arange(sq), torch.arange(sk))[:, keys].any(dim=1)
+    return ~vis, not bool(vis.any())
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize("dtype,value,what", [("fp64", NAN, "k"), ("fp64", NAN, "v"), ("fp64", INF, "k"),
+                                               ("fp64", -INF, "v"), ("fp16", NAN, "kv")])
+@pytest.mark.parametrize("backend", ["sim", "torch"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_unseen_garbage_changes_nothing(case, backend, dtype, value, what):
+    sq, sk, h, hk, causal, window, keys = CASES[case]
+    dtype = {"fp64": torch.float64, "fp16": torch.float16}[dtype]
+    q, k, v, dout = _inputs(sq, sk, h, hk, dtype, seed=len(case))
+    clean = _run(backend, q, k, v, dout, causal, window)
+    kg, vg = k.clone(), v.clone()
+    for j in keys:
+        if "k" in what:
+            kg[:, j, :, 1::3] = value
+        if "v" in what:
+            vg[:, j, :, ::2] = value
+    dirty = _run(backend, q, kg, vg, dout, causal, window)
+    blind, unseen = _blind_rows(sq, sk, causal, window, keys)
+    assert blind.any()
+    # the boundary tiles' masked products sum in another order than a matmul: fp16 may round 1 ulp apart
+    tol = dict(rtol=0, atol=1e-12) if dtype == torch.float64 else dict(rtol=1e-2, atol=2e-3)
+    out, lse, dq = dirty[0][:, blind], dirty[1][:, :, blind], dirty[2][:, blind]
+    assert torch.isfinite(out).all() and torch.isfinite(dq).all(), f"{case}: garbage reached a blind row"
+    torch.testing.assert_close(out, clean[0][:, blind], **tol)
+    torch.testing.assert_close(lse, clean[1][:, :, blind], rtol=0, atol=1e-5, equal_nan=False)
+    torch.testing.assert_close(dq, clean[2][:, blind], **tol)
+    if unseen:  # no row sees the garbage: every gradient equals the clean run's
+        for name, a, b in (("dq", dirty[2], clean[2]), ("dk", dirty[3], clean[3]), ("dv", dirty[4], clean[4])):
+            assert torch.isfinite(a).all(), f"{case}: {name} not finite"
+            torch.testing.assert_close(a, b, **tol)
+        assert torch.equal(dirty[3][:, keys], torch.zeros_like(dirty[3][:, keys]))
+    elif value != value:  # visible NaN still propagates to the rows that see it
+        seen = ~blind
+        assert not torch.isfinite(dirty[0][:, seen]).all()
+
+
+@pytest.mark.parametrize("backend", ["sim", "torch"])
+def test_issue_example_v90(backend):
+    """(1, 100, 2, 64) causal, v[0, 90] = NaN: rows 0-89 unchanged, rows 90-99 NaN."""
+    g = torch.Generator().manual_seed(8)
+    q, k, v = (torch.randn(1, 100, 2, 64, generator=g) for _ in range(3))
+    clean = rocflash.flash_attn_func(q, k, v, causal=True, backend=backend)
+    v[0, 90] = float("nan")
+    out = rocflash.flash_attn_func(q, k, v, causal=True, backend=backend)
+    torch.testing.assert_close(out[:, :90], clean[:, :90], rtol=0, atol=1e-6)
+    assert torch.isnan(out[:, 90:]).all()
+
+
+@pytest.mark.parametrize("backend", ["sim", "torch"])
+def test_visible_nan_in_k_gives_nan_row_and_lse(backend):
+    g = torch.Generator().manual_seed(9)
+    q, k, v = (torch.randn(1, 20, 1, 16, generator=g) for _ in range(3))
+    k[0, 5, 0, 3] = float("nan")
+    out, lse, _ = rocflash.flash_attn_func(q, k, v, causal=True, return_attn_probs=True, backend=backend)
+    assert torch.isnan(out[0, 5:]).all() and torch.isnan(lse[0, 0, 5:]).all()
+    assert torch.isfinite(out[0, :5]).all() and torch.isfinite(lse[0, 0, :5]).all()
