@@ -100,9 +100,9 @@ def sim_calls(monkeypatch):
     real = sim.forward
 
     def recording(q, k, v, args, *a, **kw):
-        out, lse = real(q, k, v, args, *a, **kw)
-        calls.append((q, k, v, args, out, lse))
-        return out, lse
+        result = real(q, k, v, args, *a, **kw)  # (out, lse), or (out, lse, stats) with with_stats=True
+        calls.append((q, k, v, args, result[0], result[1]))
+        return result
 
     monkeypatch.setattr(sim, "forward", recording)
     return calls
