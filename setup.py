@@ -8,6 +8,7 @@ See rocflash/build.py for every variable. No GPU is needed at build time.
 """
 
 import importlib
+import json
 import os
 import shutil
 import sys
@@ -30,12 +31,12 @@ def _tools():
 
 
 def _torch_platform():
-    """(ROCm torch, CUDA torch), or None when torch is not importable."""
+    """(ROCm torch, CUDA torch, torch version), or None when torch is not importable."""
     try:
         import torch
     except ImportError:
         return None
-    return bool(torch.version.hip), bool(torch.version.cuda)
+    return bool(torch.version.hip), bool(torch.version.cuda), torch.__version__
 
 
 class GpuExtension(Extension):
@@ -53,7 +54,9 @@ class BuildGpu(build_ext):
 
 
 class BuildPyWithSources(build_py):
-    """Ship hip_src/ and ck_configs/ inside the package: the ISA audit and the sim read them at run time."""
+    """Ship hip_src/ and ck_configs/ inside the package (the ISA audit and the sim read them at run time), and
+    the build record (rocflash/_build_info.json: what was built, or why nothing), which `rocflash info`, the
+    import-time check and the compiled backends' errors read."""
 
     def run(self):
         super().run()
@@ -61,29 +64,28 @@ class BuildPyWithSources(build_py):
             dst = Path(self.build_lib) / "rocflash" / name
             shutil.rmtree(dst, ignore_errors=True)
             shutil.copytree(ROOT / name, dst)
+        (Path(self.build_lib) / "rocflash" / _tools().BUILD_INFO_FILE).write_text(json.dumps(BUILD_RECORD, indent=2))
 
 
-def _extensions():
+def _plan():
+    """The build plan; an invalid arch name or platform fails here, before anything is built."""
     tools = _tools()
     torch_platform = _torch_platform()
-    torch_hip, torch_cuda = torch_platform or (False, False)
-    exts = []
-    for platform in tools.parse_platforms(os.environ.get("ROCFLASH_BUILD"), torch_hip, torch_cuda):
-        if platform == "hip":
-            archs = tools.parse_amd_archs(os.environ.get("GPU_ARCHS") or os.environ.get("PYTORCH_ROCM_ARCH"))
-        else:
-            archs = tools.parse_cuda_archs(os.environ.get("TORCH_CUDA_ARCH_LIST"))
-        exts.append(GpuExtension(platform, archs))
-    if not exts:
-        why = ("ROCFLASH_BUILD=" + os.environ["ROCFLASH_BUILD"]) if os.environ.get("ROCFLASH_BUILD") else (
-            "ROCFLASH_BUILD=auto and torch is " + ("not importable (build isolation? use --no-build-isolation)"
-                                                   if torch_platform is None else "a CPU-only build"))
-        print(f"rocflash: building NO GPU kernels ({why}); only the torch and sim backends will work. "
+    try:
+        plan = tools.plan_build(dict(os.environ), torch_platform and torch_platform[:2])
+    except ValueError as e:
+        sys.exit(f"rocflash: {e}")
+    if not plan.platforms:
+        # pip shows this only with -v or when the build fails; `rocflash info`, `import rocflash` on a GPU
+        # machine and the compiled backends' errors say it again.
+        print(f"rocflash: building NO GPU kernels ({plan.why_none}); only the torch and sim backends will work. "
               f"Set ROCFLASH_BUILD=hip or cuda, or install a ROCm/CUDA torch first.", file=sys.stderr)
-    return exts
+    return plan, plan.record(torch_platform[2] if torch_platform else None)
 
+
+PLAN, BUILD_RECORD = _plan()
 
 setup(
-    ext_modules=_extensions(),
+    ext_modules=[GpuExtension(platform, archs) for platform, archs in PLAN.platforms.items()],
     cmdclass={"build_ext": BuildGpu, "build_py": BuildPyWithSources},
 )

@@ -41,6 +41,7 @@ if ! $PY -m pip install --no-build-isolation --no-deps -v . > "$log" 2>&1; then
   echo "ci/setup.sh: pip install failed (full log: $log)" >&2
   exit 1
 fi
-grep -E "^rocflash: built" "$log" || true
+# pip -v indents the build's output
+grep -E "^[[:space:]]*rocflash: (built|building NO)" "$log" | sed -E 's/^[[:space:]]+//' || true
 (cd /tmp && $PY -c "import rocflash") || { echo "ci/setup.sh: rocflash did not install" >&2; exit 1; }
 echo "ci/setup.sh: install took $(( $(date +%s) - start )) s"

@@ -3,8 +3,9 @@
 # the real-model check, the perf tables and the training check. Results land in $OUT (the device tool) or
 # ./gpu_out, at most 8 files:
 #   setup.txt summary.txt | perf.json perf.txt roofline.png | fwd_bwd.json | train_check.csv train_check.png
-# Usage: bash perf/gpu_run.sh [stage ...]   stages: build test sanitize model perf fwdbwd train
+# Usage: bash perf/gpu_run.sh [stage ...]   stages: build test sanitize model perf fwdbwd train cp
 #        (default: build test sanitize model). PERF_TIME_LIMIT_S bounds the perf stage (default 300).
+#        cp (>= 2 GPUs: context parallelism, cp.json cp.txt): CP_TIME_LIMIT_S bounds its speed part (default 180).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT"
 REPO=$PWD
@@ -45,5 +46,9 @@ for s in $stages; do case $s in
   train)
     log "python3 perf/train_check.py"
     python3 perf/train_check.py --out "$OUT" 2>&1 | tee -a "$OUT/summary.txt" ;;
+  cp)
+    log "python3 perf/cp_gpu.py --time-limit-s ${CP_TIME_LIMIT_S:-180}"
+    (cd /tmp && python3 "$REPO/perf/cp_gpu.py" --out "$OUT" --time-limit-s "${CP_TIME_LIMIT_S:-180}" 2>&1 | tail -40 | tee -a "$OUT/summary.txt")
+    log "cp exit ${PIPESTATUS[0]}" ;;
 esac; done
 log done

@@ -45,8 +45,9 @@ class BuildError(RuntimeError):
     pass
 
 
-def parse_amd_archs(spec: str | None) -> list[str]:
-    """``"gfx906;gfx90a:xnack-"`` -> ``["gfx906", "gfx90a:xnack-"]``; ValueError for an unknown arch."""
+def parse_amd_archs(spec: str | None, var: str = "GPU_ARCHS") -> list[str]:
+    """``"gfx906;gfx90a:xnack-"`` -> ``["gfx906", "gfx90a:xnack-"]``; ValueError naming ``var`` for an unknown
+    arch."""
     if not spec or not spec.strip():
         return list(DEFAULT_AMD_ARCHS)
     archs = []
@@ -57,12 +58,12 @@ def parse_amd_archs(spec: str | None) -> list[str]:
         features = [f[:-1] for f in item.split(":")[1:]]
         if (base not in AMD_ARCHS or not re.fullmatch(r"gfx[0-9a-f]+(:(sramecc|xnack)[+-])*", item)
                 or len(features) != len(set(features))):
-            raise ValueError(f"GPU_ARCHS: unknown AMD arch {item!r}; accepted: {', '.join(AMD_ARCHS)} "
+            raise ValueError(f"{var}: unknown AMD arch {item!r}; accepted: {', '.join(AMD_ARCHS)} "
                              f"(each optionally with :sramecc+/- and :xnack+/-, once)")
         if item not in archs:
             archs.append(item)
     if not archs:
-        raise ValueError(f"GPU_ARCHS must name at least one arch (accepted: {', '.join(AMD_ARCHS)}), got {spec!r}")
+        raise ValueError(f"{var} must name at least one arch (accepted: {', '.join(AMD_ARCHS)}), got {spec!r}")
     return archs
 
 
@@ -98,6 +99,65 @@ def parse_platforms(spec: str | None, torch_hip: bool, torch_cuda: bool) -> list
         if item not in out:
             out.append(item)
     return out
+
+
+@dataclass
+class BuildPlan:
+    """What ``pip install`` builds: ``platforms`` maps "hip" / "cuda" to its arch list (as the parse_* functions
+    return it); ``why_none`` says why nothing is built when ``platforms`` is empty."""
+
+    platforms: dict[str, list]
+    why_none: str | None = None
+
+    def record(self, torch_version: str | None) -> dict:
+        """The JSON written into the package as BUILD_INFO_FILE (read back by :func:`load_build_info`)."""
+        return {"platforms": {p: arch_names(p, a) for p, a in self.platforms.items()}, "why_none": self.why_none,
+                "torch_at_build": torch_version}
+
+
+def plan_build(env: dict[str, str], torch_platform: tuple[bool, bool] | None) -> BuildPlan:
+    """The build that ``env`` (ROCFLASH_BUILD, GPU_ARCHS / PYTORCH_ROCM_ARCH, TORCH_CUDA_ARCH_LIST) asks for
+    with the installed torch (``torch_platform``: (ROCm torch, CUDA torch), None when torch is not importable).
+
+    Every arch variable that is set is checked, whether or not its platform is built, so a typo always fails
+    the install (ValueError naming the variable and the accepted values) instead of installing no kernels.
+    """
+    amd_var = "GPU_ARCHS" if env.get("GPU_ARCHS") else "PYTORCH_ROCM_ARCH"
+    amd = parse_amd_archs(env.get(amd_var), amd_var)
+    cuda = parse_cuda_archs(env.get("TORCH_CUDA_ARCH_LIST"))
+    torch_hip, torch_cuda = torch_platform or (False, False)
+    platforms = parse_platforms(env.get("ROCFLASH_BUILD"), torch_hip, torch_cuda)
+    why = None
+    if not platforms:
+        auto = (env.get("ROCFLASH_BUILD") or "auto").strip().lower() == "auto"
+        why = (f"ROCFLASH_BUILD={env['ROCFLASH_BUILD']}" if not auto
+               else "torch was not importable at build time (pip's build isolation: add --no-build-isolation)"
+               if torch_platform is None else "the installed torch is a CPU-only build")
+    return BuildPlan({p: amd if p == "hip" else cuda for p in platforms}, why)
+
+
+BUILD_INFO_FILE = "_build_info.json"
+
+
+def load_build_info() -> dict | None:
+    """What setup.py recorded about the build of this install (BuildPlan.record), or None (a source tree)."""
+    import json
+
+    path = Path(__file__).resolve().parent / BUILD_INFO_FILE
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def rebuild_command(platform: str | None = None) -> str:
+    """How to reinstall rocflash with the kernels of ``platform`` ("hip" | "cuda"; None: the one of this
+    machine's GPU, named generically)."""
+    arch = {"hip": "GPU_ARCHS=gfx906", "cuda": "TORCH_CUDA_ARCH_LIST=9.0"}
+    build = f"ROCFLASH_BUILD={platform} {arch[platform]}" if platform in arch else \
+        "ROCFLASH_BUILD=hip GPU_ARCHS=gfx906 (or ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0)"
+    return (f"{build} pip install --no-build-isolation --force-reinstall --no-deps . in the rocflash source "
+            f"tree, with your GPU's arch")
 
 
 def find_tool(env: str, names: list[str], dirs: list[str | None]) -> str:

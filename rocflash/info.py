@@ -13,6 +13,7 @@ import torch
 
 from .backends import NAMES
 from .backends.compiled import load_module, module_error
+from .build import load_build_info, rebuild_command
 from .selector import UnsupportedDeviceError, select_backend
 
 
@@ -44,26 +45,94 @@ def _module_devices(platform: str) -> tuple[list[dict], str | None]:
     return [{"index": i, "source": f"rocflash._C_{platform}", **mod.device_info(i)} for i in range(n)], None
 
 
-def _hip_python_devices() -> list[dict]:
+HIP_PYTHON_ATTRS = {  # hipDeviceAttribute_t members: the same values in HIP 5.2's header and hip-python 6.2+
+    "wave_size": "hipDeviceAttributeWarpSize", "lds_per_block": "hipDeviceAttributeMaxSharedMemoryPerBlock",
+    "lds_per_multiprocessor": "hipDeviceAttributeMaxSharedMemoryPerMultiprocessor",
+    "multiprocessors": "hipDeviceAttributeMultiprocessorCount",
+}
+
+
+def _text(x) -> str:
+    """A C string from hip-python (bytes, CStr or str) as str."""
+    if isinstance(x, str):
+        return x
     try:
-        from hip import hip  # optional extra: hip-python matching the installed ROCm
-    except ImportError:
-        return []
-    err, n = hip.hipGetDeviceCount()
-    if err != hip.hipError_t.hipSuccess:
-        return []
-    out = []
-    for i in range(n):
+        return bytes(x).split(b"\0")[0].decode(errors="replace")
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def _hip_version(v: int) -> str:
+    """HIP_VERSION encoding (major * 10^7 + minor * 10^5 + patch) -> "5.2.21153"."""
+    return f"{v // 10_000_000}.{v // 100_000 % 100}.{v % 100_000}"
+
+
+def _hip_python_device(hip, i: int) -> dict:
+    """Device ``i`` through hip-python: hipGetDeviceProperties, else (HIP 5 runtime: hip-python 6.2+ binds the
+    HIP 6 symbol hipGetDevicePropertiesR0600, which HIP 5 lacks) hipDeviceGetName and hipDeviceGetAttribute."""
+    ok = hip.hipError_t.hipSuccess
+    try:
         props = hip.hipDeviceProp_t()
-        if hip.hipGetDeviceProperties(props, i)[0] != hip.hipError_t.hipSuccess:
-            continue
-        name = props.name.decode() if isinstance(props.name, bytes) else props.name
-        arch = props.gcnArchName.decode() if isinstance(props.gcnArchName, bytes) else props.gcnArchName
-        out.append({"index": i, "source": "hip-python", "name": name, "arch": arch, "wave_size": props.warpSize,
-                    "lds_per_block": props.sharedMemPerBlock,
-                    "lds_per_multiprocessor": props.maxSharedMemoryPerMultiProcessor,
-                    "multiprocessors": props.multiProcessorCount, "total_memory": props.totalGlobalMem})
-    return out
+        err = hip.hipGetDeviceProperties(props, i)[0]
+        if err != ok:
+            raise RuntimeError(f"hipGetDeviceProperties: {err.name}")
+        return {"index": i, "source": "hip-python", "name": _text(props.name), "arch": _text(props.gcnArchName),
+                "wave_size": props.warpSize, "lds_per_block": props.sharedMemPerBlock,
+                "lds_per_multiprocessor": props.maxSharedMemoryPerMultiProcessor,
+                "multiprocessors": props.multiProcessorCount, "total_memory": props.totalGlobalMem}
+    except Exception as e:  # noqa: BLE001 - a missing symbol (RuntimeError) or an unexpected binding
+        dev = {"index": i, "source": "hip-python (attributes)", "name": "?", "arch": None,
+               "note": f"device properties unreadable: {str(e)[:160]}"}
+    try:
+        err, name = hip.hipDeviceGetName(256, i)
+        if err == ok:
+            dev["name"] = _text(name)
+        for key, attr in HIP_PYTHON_ATTRS.items():
+            err, value = hip.hipDeviceGetAttribute(getattr(hip.hipDeviceAttribute_t, attr), i)
+            if err == ok:
+                dev[key] = value
+    except Exception:  # noqa: BLE001 - keep what was read
+        pass
+    return dev
+
+
+def hip_python_probe() -> dict:
+    """The devices hip-python (``pip install rocflash[hip]``) sees. Never raises: no hip-python, no HIP
+    runtime library or no device are reported in ``says``.
+
+    Returns {"installed": bool, "version": str | None, "runtime_version": str | None, "devices": [dict],
+    "says": str | None}; with no GPU, says is "no device (hipErrorNoDevice)"."""
+    report = {"installed": False, "version": None, "runtime_version": None, "devices": [], "says": None}
+    try:
+        from hip import hip
+    except ImportError as e:
+        report["says"] = f"not installed ({e})"
+        return report
+    except Exception as e:  # noqa: BLE001 - a broken install must not break `rocflash info`
+        report.update(installed=True, says=f"import failed: {type(e).__name__}: {str(e)[:160]}")
+        return report
+    report["installed"] = True
+    try:
+        import importlib.metadata
+
+        report["version"] = importlib.metadata.version("hip-python")
+    except Exception:  # noqa: BLE001 - e.g. a source build without metadata
+        pass
+    try:
+        ok = hip.hipError_t.hipSuccess
+        err, version = hip.hipRuntimeGetVersion()
+        if err == ok:
+            report["runtime_version"] = _hip_version(int(version))
+        err, n = hip.hipGetDeviceCount()
+        if err == hip.hipError_t.hipErrorNoDevice or (err == ok and n == 0):
+            report["says"] = "no device (hipErrorNoDevice)"
+        elif err != ok:
+            report["says"] = f"hipGetDeviceCount failed: {getattr(err, 'name', err)}"
+        else:
+            report["devices"] = [_hip_python_device(hip, i) for i in range(n)]
+    except Exception as e:  # noqa: BLE001 - e.g. libamdhip64.so not found: hip-python loads it at the first call
+        report["says"] = f"HIP runtime unusable: {type(e).__name__}: {str(e)[:200]}"
+    return report
 
 
 def collect() -> dict:
@@ -97,11 +166,20 @@ def collect() -> dict:
         for platform in ("hip", "cuda"):
             found, err = _module_devices(platform)
             devices += found
-        devices = devices or _hip_python_devices()
+        if not devices:
+            hp = hip_python_probe()
+            report["hip_python"] = hp
+            devices = hp["devices"]
         if devices and not torch.cuda.is_available():
             notes.append("torch sees no GPU: tensors stay on the CPU, so the compiled backends cannot be "
                          "called from torch here (install a ROCm/CUDA build of torch)")
     report["devices"] = devices
+    record = load_build_info()
+    report["build"] = record if record is not None else {"note": "no build record (not an installed copy)"}
+    if not any(report["backends"][p]["built"] for p in ("hip", "cuda")):
+        why = (record or {}).get("why_none") or "no compiled module is importable"
+        report["no_kernels"] = (f"built without GPU kernels ({why}); only the torch and sim backends work. "
+                                f"Rebuild: {rebuild_command()}")
 
     device = torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
     try:
@@ -147,6 +225,14 @@ def _print(r: dict, f) -> None:
                 w(f"  {name:5s} not built ({b['why_not']})")
         else:
             w(f"  {name:5s} available: {b['note']}")
+    if r.get("no_kernels"):
+        w(f"  {r['no_kernels']}")
+    hp = r.get("hip_python")
+    if hp is not None:
+        w()
+        found = hp["says"] or f"{len(hp['devices'])} device(s)"
+        w("hip-python: " + (f"{hp['version'] or '?'}, HIP runtime {hp['runtime_version'] or '?'}: {found}"
+                            if hp["installed"] else hp["says"]))
     w()
     s = r["selected"]
     w(f"selected for {s['device']}: {s['backend'] or 'none'}  ({s['reason']})")

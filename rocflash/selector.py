@@ -15,6 +15,7 @@ import torch
 
 from .backends import NAMES
 from .backends.compiled import load_module, module_error
+from .build import load_build_info, rebuild_command
 
 ENV_VAR = "ROCFLASH_BACKEND"
 
@@ -121,11 +122,75 @@ def check_compiled_backend(platform: str, device: torch.device, probe: DevicePro
             f"{probe.platform} platform; use backend='{probe.platform}'")
     archs = compiled_archs(platform)
     if archs is None:
-        raise UnsupportedDeviceError(
-            f"backend '{platform}' is not built ({module_error(platform)}); reinstall with "
-            f"ROCFLASH_BUILD={platform} pip install --no-build-isolation .")
+        raise UnsupportedDeviceError(f"backend '{platform}': {not_built_message(platform)}")
     if not arch_compatible(platform, probe.arch or "", archs):
         var = "GPU_ARCHS" if platform == "hip" else "TORCH_CUDA_ARCH_LIST"
         raise UnsupportedDeviceError(
             f"backend '{platform}': device {probe.name} is {probe.arch}, which this build did not compile "
             f"(compiled: {', '.join(archs)}); rebuild with {var} including it")
+
+
+def not_built_message(platform: str) -> str:
+    """Why backend ``platform`` has no compiled module (from the install's build record), and how to rebuild."""
+    record = load_build_info()
+    if record is not None and not record.get("platforms"):
+        why = f"rocflash was built without GPU kernels ({record.get('why_none')})"
+    elif record is not None and platform not in record["platforms"]:
+        why = f"rocflash was built without {platform} kernels (built: {', '.join(record['platforms'])})"
+    else:
+        why = f"the {platform} module is not built or not loadable ({module_error(platform)})"
+    return f"{why}; only backend='torch' and 'sim' work. Rebuild: {rebuild_command(platform)}"
+
+
+class MissingKernelWarning(UserWarning):
+    """``import rocflash`` on a machine whose GPU has no compiled rocflash kernel (see ``rocflash info``)."""
+
+
+def missing_kernel_reason() -> str | None:
+    """Why the GPU torch sees (device 0) has no compiled rocflash kernel, or None (kernel present, or no GPU).
+
+    Reads the arch through the compiled module's own runtime call, not torch, so that importing rocflash does
+    not initialise torch's CUDA/HIP state (that breaks fork-based workers)."""
+    if not torch.cuda.is_available():
+        return None
+    platform = "hip" if torch.version.hip else "cuda"
+    mod = load_module(platform)
+    if mod is None:
+        return f"torch sees a GPU, but {not_built_message(platform)}"
+    n, _ = mod.device_count()
+    if n <= 0:
+        return None
+    dev = mod.device_info(0)
+    arch = str(dev.get("arch", "")).split(":")[0]
+    archs = list(mod.compiled_archs())
+    if arch and not arch_compatible(platform, arch, archs):
+        var = "GPU_ARCHS" if platform == "hip" else "TORCH_CUDA_ARCH_LIST"
+        return (f"GPU 0 ({dev.get('name', '?')}) is {arch}, which this rocflash build did not compile (compiled: "
+                f"{', '.join(archs)}); only backend='torch' and 'sim' work there. Rebuild with {var} including it: "
+                f"{rebuild_command(platform)}")
+    return None
+
+
+_warned = False
+
+
+def warn_if_missing_kernels() -> None:
+    """Warn once per process (MissingKernelWarning) when :func:`missing_kernel_reason` finds a gap. Never
+    raises: a failing check must not break ``import rocflash``."""
+    global _warned
+    if _warned:
+        return
+    _warned = True
+    try:
+        reason = missing_kernel_reason()
+    except Exception as e:  # noqa: BLE001 - the check is advisory
+        reason = None
+        if os.environ.get("ROCFLASH_DEBUG"):
+            raise e
+    if reason:
+        import warnings
+
+        warnings.warn(f"rocflash: {reason}", MissingKernelWarning, stacklevel=3)
+
+
+warn_if_missing_kernels()  # at the first use of rocflash's torch API: a GPU without a kernel for it, said now

@@ -61,7 +61,7 @@ def test_arch_not_compiled_names_arch_and_list(built):  # C12
 def test_module_not_built(monkeypatch):
     monkeypatch.setattr(selector, "compiled_archs", lambda platform: None)
     monkeypatch.setattr(selector, "module_error", lambda platform: "rocflash._C_hip not importable: no module")
-    with pytest.raises(UnsupportedDeviceError, match=r"backend 'hip' is not built .*ROCFLASH_BUILD=hip pip install"):
+    with pytest.raises(UnsupportedDeviceError, match=r"backend 'hip': .*(not built|built without).*Rebuild: ROCFLASH_BUILD=hip GPU_ARCHS=gfx906 pip install"):
         select_backend(GPU, probe=MI50)
 
 

@@ -218,7 +218,7 @@ PRESETS: dict[str, dict] = {
         "grid": {"headdim": [64, 128], "seqlen": [1024, 2048, 4096, 8192, 16384], "causal": [False, True]},
     },
     "decode": {
-        "description": "decode: seqlen_q 1 over long KV caches, GQA 32/8 heads, headdim 128, bf16 "
+        "description": "seqlen_q 1 over long KV caches, GQA 32/8 heads, headdim 128, bf16 "
                        "(bandwidth is the ceiling); the H200 anchor cases",
         "defaults": {"dtype": "bf16", "seqlen_q": 1, "nheads": 32, "nheads_k": 8, "headdim": 128},
         "cases": [{"batch": b, "seqlen_k": s} for b, s in

@@ -19,7 +19,7 @@ import time
 import torch
 
 from . import arch as arch_mod
-from . import errors, methods, rocprof, timing
+from . import errors, memory, methods, rocprof, timing
 from .cases import DTYPES, PRESETS, Case, apply_overrides, resolve_presets
 from .results import (HEADER, LEGEND, STATUSES, Result, document, fill_rates, fill_speedups, format_case,
                       format_profiler, write_csv, write_json)
@@ -40,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backends", nargs="+", default=None,
                    help="methods to time (comma or space separated): " + ", ".join(methods.METHODS) +
                         "; aliases " + ", ".join(methods.ALIASES) + ", rocflash (the compiled backend of the "
-                        "platform), sdpa, all. Default: the compiled rocflash backend, every SDPA backend, naive")
+                        "platform), all (every method but rocflash-sim). Default: the compiled rocflash backend, every "
+                        "SDPA backend, naive")
     p.add_argument("--dtype", default=None, help="override every case's dtype: fp16, bf16 or fp32")
     p.add_argument("--causal", action="store_true", help="make every case causal (bottom-right aligned)")
     p.add_argument("--bwd", action="store_true",
@@ -166,6 +167,10 @@ def run_one(case: Case, method: str, sets, device, a, spec, budget_s: float, ref
     r = Result(case.case_id, case.preset, case.to_dict(), method, "ok", flop=case.flop, bytes=case.bytes,
                input_sets=len(sets))
     stage, prep = "prepare", None
+    too_big = memory.check(method, case, memory.available_bytes(device))
+    if too_big is not None:
+        r.status, r.note = "oom", too_big
+        return r
     try:
         prep = methods.prepare(method, case, sets, device)
         r.note, r.input_sets = "; ".join(prep.notes), len(prep.calls)
@@ -191,17 +196,21 @@ def run_one(case: Case, method: str, sets, device, a, spec, budget_s: float, ref
         r.status, r.note = e.status, str(e)
     except NotImplementedError as e:
         r.status, r.note = "n/a", methods._first_line(e)
-    except OOM as e:
-        r.status, r.note = "oom", f"out of memory at {stage}: {methods._first_line(e)[:120]}"
-    except (RuntimeError, TypeError, ValueError) as e:
+    except (OOM, RuntimeError, TypeError, ValueError) as e:
+        if memory.is_oom_error(e):  # the same status for every method (the CPU allocator raises RuntimeError)
+            r.status, r.note = "oom", f"out of memory at {stage}: {methods._first_line(e)[:120]}"
+            return _failed(r, device)
         sdpa_refused = method in methods.SDPA and stage in ("prepare", "first call")
         r.status = "unsupported" if sdpa_refused else "error"
         why = prep.caught[:2] if prep is not None else []  # SDPA's warnings say why no kernel applies
         r.note = f"{stage}: {methods._first_line(e)}" + "".join(f" | {w[:160]}" for w in why)
-    if r.status != "ok":
-        for f in ("max_err", "err_scope", "extra_mem_bytes"):
-            setattr(r, f, None)
-        _free(device)
+    return _failed(r, device) if r.status != "ok" else r
+
+
+def _failed(r: Result, device) -> Result:
+    for f in ("max_err", "err_scope", "extra_mem_bytes"):
+        setattr(r, f, None)
+    _free(device)
     return r
 
 
@@ -242,13 +251,19 @@ def run_cases(cases: list[Case], method_names: list[str], device, a, spec, progr
                     _free(device)
                     free = torch.cuda.mem_get_info(device)[0]
                     n_sets, set_note = timing.n_input_sets(case.input_bytes(), l2, free)
-                else:
+                else:  # 3 sets (the CPU has no L2 rule), fewer when the host memory holds fewer
                     n_sets, set_note = 3, ""
+                    host = memory.host_available()
+                    if host is not None and 0.5 * host < 3 * case.input_bytes():
+                        n_sets = int(0.5 * host // case.input_bytes())
+                        set_note = f"{n_sets} input set(s): memory holds no more (rule: 3)"
                 if a.input_sets is not None:
                     n_sets, set_note = a.input_sets, ""
+                if n_sets < 1:
+                    raise MemoryError(f"out of memory: one input set needs {memory.gib(case.input_bytes())}")
                 sets = methods.make_inputs(case, n_sets, device, a.seed)
-            except (OOM, RuntimeError) as e:  # RuntimeError: e.g. a device left unusable by an earlier kernel
-                status = "oom" if isinstance(e, OOM) else "error"
+            except (OOM, RuntimeError, MemoryError) as e:  # RuntimeError: also a device left unusable earlier
+                status = "oom" if isinstance(e, MemoryError) or memory.is_oom_error(e) else "error"
                 case_rows = [Result(case.case_id, case.preset, case.to_dict(), m, status,
                                     note=f"inputs: {methods._first_line(e)[:160]}", flop=case.flop, bytes=case.bytes)
                              for m in method_names]
