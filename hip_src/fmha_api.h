@@ -10,7 +10,7 @@ namespace rf {
 
 // One compiled kernel instance, as generated from ck_configs/*.toml.
 struct KernelInfo {
-  const char* kind;  // "fwd", "bwd_dkdv", "bwd_dq"
+  const char* kind;  // "fwd", "bwd_dkdv", "bwd_dq", "fwd_splitkv"
   const char* name;  // self-describing, e.g. rocflash_fmha_fwd_gfx9_fp16_d128_b64x64_t256x16_p16_vec
   DType dtype;
   int headdim;       // bucket
@@ -29,6 +29,7 @@ int select_kernel(const std::string& kind, DType dtype, int headdim, bool aligne
 // Launch on `stream` (a hipStream_t / cudaStream_t, nullptr = default stream). Return 0, or non-zero with a
 // message in *error. They do not synchronize.
 int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error);
+int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error);  // + combine
 int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error);  // preprocess, dK/dV, dQ
 
 // Runtime facts for `rocflash info` (no torch needed).

@@ -23,6 +23,7 @@
 #include "fmha_common.h"
 #include "fmha_fwd_params.h"
 #include "fmha_mask.h"
+#include "fmha_seq.h"
 #include "fmha_tile_math.h"
 
 namespace rf {
@@ -140,8 +141,8 @@ struct FmhaFwdPipeline {
   }
 
   // ---- epilogue: O /= l, write O (element type) and LSE (fp32, natural log) once
-  RF_DEVICE static void store_output(const FmhaFwdParams& p, const float (&o)[TM][TD], const float (&m)[TM],
-                                     const float (&l)[TM], int m0, int head, int batch, int tid) {
+  RF_DEVICE static void store_output(const FmhaFwdParams& p, const SeqInfo& seq, const float (&o)[TM][TD],
+                                     const float (&m)[TM], const float (&l)[TM], int m0, int head, int batch, int tid) {
     constexpr FwdTileShape T = Tile::kShape;
     float inv_l[TM], l_rows[TM];
 #pragma unroll
@@ -151,17 +152,16 @@ struct FmhaFwdPipeline {
       // propagates as NaN to O and LSE instead of passing for a fully masked row.
       inv_l[i] = l_rows[i] == 0.f ? 0.f : rf_rcp(l_rows[i]);
     }
-    char* o_base = reinterpret_cast<char*>(p.o) +
-                   (int64_t(batch) * p.o_batch_stride + int64_t(head) * p.o_head_stride) * E::kBytes;
-    store_acc_rows<E, kAligned, TM, TD, CW>(o_base, p.o_row_stride * E::kBytes, p.seqlen_q, p.headdim, o,
+    const GlobalRows<E> out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
+    store_acc_rows<E, kAligned, TM, TD, CW>(const_cast<char*>(out.base), out.row_stride_bytes, seq.seqlen_q, p.headdim, o,
                                             [&](int i) { return inv_l[i]; }, [&](int i) { return m0 + T.row(tid, i); },
                                             [&](int g) { return T.o_col(tid, g, 0); });
     if (T.lane_tx(tid) != 0) return;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       const int row = m0 + T.row(tid, i);
-      if (row < p.seqlen_q) {
-        const int64_t idx = (int64_t(batch) * p.nheads + head) * p.seqlen_q + row;
+      if (row < seq.seqlen_q) {
+        const int64_t idx = lse_index(p.seq, seq, batch, head, row);
         p.lse[idx] = l_rows[i] == 0.f ? neg_inf() : (m[i] + rf_log2(l_rows[i])) * kLn2;
         if (p.softmax_stats) {  // what O was normalised with: the backward's P = exp2(S2 - m) * inv_l
           p.softmax_stats[2 * idx] = m[i];
@@ -174,18 +174,20 @@ struct FmhaFwdPipeline {
   RF_DEVICE static void run(const FmhaFwdParams& p, char* lds, int m_block, int head, int batch) {
     constexpr FwdTileShape T = Tile::kShape;
     const int tid = threadIdx.x;
+    const SeqInfo seq = SeqInfo::make(p, batch);
     const int m0 = m_block * T.block_m;
-    const int m_end = min(m0 + T.block_m, p.seqlen_q);
+    if (m0 >= seq.seqlen_q) return;  // a varlen sequence shorter than the longest: nothing here (uniform)
+    const int m_end = min(m0 + T.block_m, seq.seqlen_q);
     const int head_k = head / (p.nheads / p.nheads_k);  // GQA/MQA: query heads share K/V head head_k
 
-    const auto q = rows_of<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, batch, head, p.seqlen_q, p.headdim);
-    const auto k = rows_of<E>(p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, batch, head_k, p.seqlen_k, p.headdim);
-    const auto v = rows_of<E>(p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, batch, head_k, p.seqlen_k, p.headdim);
+    const auto q = q_side_rows<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch, head, p.headdim);
+    const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
+    const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
 
-    const MaskRule rule{p.seqlen_q, p.seqlen_k, p.window_left, p.window_right};
+    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
     const ScoreTransform score = ScoreTransform::make(
         p.softmax_scale, p.softcap, p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f,
-        p.seqlen_k - p.seqlen_q);
+        seq.seqlen_k - seq.seqlen_q);
 
     int tile_begin, tile_end;
     key_tile_range(rule, m0, m_end, T.block_n, &tile_begin, &tile_end);
@@ -249,7 +251,7 @@ struct FmhaFwdPipeline {
         }
       }
     }
-    store_output(p, o, m, l, m0, head, batch, tid);
+    store_output(p, seq, o, m, l, m0, head, batch, tid);
   }
 };
 

@@ -35,11 +35,15 @@
 // AMD: amdgpu_waves_per_eu makes the compiler keep VGPRs within 256 / waves_per_simd (the ISA audit checks the
 // result). NVIDIA: at least one block per SM, which lets ptxas use up to 255 registers instead of spilling
 // to meet an occupancy nobody asked for (the CUDA build is not tuned for NVIDIA).
+// RF_LAUNCH_BOUNDS_MIN_BLOCKS(threads, waves_per_simd, blocks): the same on AMD; on NVIDIA at least `blocks`
+// resident blocks per SM (memory-bound kernels that need warps in flight more than registers).
 #if defined(RF_PLATFORM_HIP)
 #define RF_LAUNCH_BOUNDS(threads, waves_per_simd) \
   __launch_bounds__(threads) __attribute__((amdgpu_waves_per_eu(waves_per_simd)))
+#define RF_LAUNCH_BOUNDS_MIN_BLOCKS(threads, waves_per_simd, blocks) RF_LAUNCH_BOUNDS(threads, waves_per_simd)
 #else
 #define RF_LAUNCH_BOUNDS(threads, waves_per_simd) __launch_bounds__(threads, 1)
+#define RF_LAUNCH_BOUNDS_MIN_BLOCKS(threads, waves_per_simd, blocks) __launch_bounds__(threads, blocks)
 #endif
 #define RF_HOST_DEVICE __host__ __device__ __forceinline__
 

@@ -2,7 +2,7 @@
 
 For each config of one target and each load path (aligned 128-bit ``vec``, ``narrow``) one source file
 instantiates the kind's launch function (``rf::launch_fmha_fwd``, ``launch_fmha_bwd_dkdv``,
-``launch_fmha_bwd_dq``) for the config's tile type; ``fmha_<kind>_instances.h`` declares the tile types
+``launch_fmha_bwd_dq``, ``launch_fmha_fwd_splitkv``) for the config's tile type; ``fmha_<kind>_instances.h`` declares the tile types
 and ``fmha_<kind>_table.inc`` lists every instance for ``hip_src/fmha_api.hip``. The kernel symbol
 carries the tile type, so a profiler line names the whole config, e.g.
 ``rf::fmha_fwd_kernel<rf::Fp16, rf::Tile_gfx9_fp16_d128_b64x64_t256x16_p16, true>``.
@@ -35,7 +35,9 @@ _KINDS = {
     "fwd": _Kind("FwdTileShape", "launch_fmha_fwd", "FmhaFwdParams", "fmha_fwd_launch.h"),
     "bwd_dkdv": _Kind("BwdDkdvShape", "launch_fmha_bwd_dkdv", "FmhaBwdParams", "fmha_bwd_launch.h"),
     "bwd_dq": _Kind("BwdDqShape", "launch_fmha_bwd_dq", "FmhaBwdParams", "fmha_bwd_launch.h"),
+    "fwd_splitkv": _Kind("SplitKvShape", "launch_fmha_fwd_splitkv", "FmhaFwdParams", "fmha_splitkv_launch.h"),
 }
+_PLAIN_SHAPES = ("fwd", "fwd_splitkv")  # aggregates of the seven fields; the backward shapes derive from a base
 
 
 def _shape_literal(cfg: TileConfig) -> str:
@@ -45,7 +47,7 @@ def _shape_literal(cfg: TileConfig) -> str:
         f"/*elem_bytes=*/{cfg.elem_bytes}"
     )
     shape = _KINDS[cfg.kind].shape
-    return f"{shape}{{{fields}}}" if cfg.kind == "fwd" else f"{shape}{{{{{fields}}}}}"  # bwd shapes: base aggregate
+    return f"{shape}{{{fields}}}" if cfg.kind in _PLAIN_SHAPES else f"{shape}{{{{{fields}}}}}"  # bwd: base aggregate
 
 
 def _launch_expr(cfg: TileConfig, aligned: bool) -> str:

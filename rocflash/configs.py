@@ -1,7 +1,8 @@
 """Tile configs of the kernels, loaded from ``ck_configs/`` (TOML).
 
 ``fmha_fwd.toml`` holds the forward configs (tables ``[[fwd]]``), ``fmha_bwd.toml`` the backward ones
-(``[[bwd_dkdv]]`` for the dK/dV kernel, ``[[bwd_dq]]`` for the dQ kernel). The TOML files are the single
+(``[[bwd_dkdv]]`` for the dK/dV kernel, ``[[bwd_dq]]`` for the dQ kernel), ``fmha_splitkv.toml`` the split-KV
+decode kernel's (``[[fwd_splitkv]]``). The TOML files are the single
 source of the tile sizes: the build generates one kernel instance per entry (:mod:`rocflash.codegen`),
 the ``sim`` backend simulates the same tiling, and the ISA audit checks each instance against the
 occupancy recorded next to it. This module imports neither torch nor numpy, so ``setup.py`` can load it
@@ -19,8 +20,9 @@ from pathlib import Path
 DTYPES = ("fp16", "bf16", "fp32")
 ELEM_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4}
 TARGETS = ("gfx9", "cuda")
-KINDS = ("fwd", "bwd_dkdv", "bwd_dq")
-_FILES = {"fwd": "fmha_fwd.toml", "bwd_dkdv": "fmha_bwd.toml", "bwd_dq": "fmha_bwd.toml"}
+KINDS = ("fwd", "bwd_dkdv", "bwd_dq", "fwd_splitkv")
+_FILES = {"fwd": "fmha_fwd.toml", "bwd_dkdv": "fmha_bwd.toml", "bwd_dq": "fmha_bwd.toml",
+          "fwd_splitkv": "fmha_splitkv.toml"}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -36,7 +38,7 @@ class TileConfig:
     threads_n: int  # lanes per row group
     lds_pad_bytes: int  # padding after each Q / K / Vp row in LDS
     waves_per_simd: int  # designed gfx906 occupancy (0: not applicable)
-    kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dq" (the TOML table it came from)
+    kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dq" | "fwd_splitkv" (the TOML table it came from)
 
     @property
     def elem_bytes(self) -> int:
@@ -81,6 +83,9 @@ class TileConfig:
                 raise ValueError(f"{name} must be an int, got {value!r}")
         if self.waves_per_simd < 0:
             raise ValueError(f"waves_per_simd must be >= 0 (0 = not applicable), got {self.waves_per_simd}")
+        if self.kind == "fwd_splitkv":
+            self._validate_splitkv()
+            return
         row_groups = self.threads // self.threads_n
         if self.block_m % row_groups or self.block_m % 2:
             raise ValueError(f"block_m must be even and a multiple of threads/threads_n={row_groups}, got {self.block_m}")
@@ -97,6 +102,21 @@ class TileConfig:
             raise ValueError(
                 f"headdim must fill 16-byte vectors and be a multiple of threads_n={self.threads_n}, got {self.headdim}"
             )
+        if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
+            raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
+
+
+    def _validate_splitkv(self) -> None:
+        """The rules of hip_src/fmha_splitkv_tile.h (SplitKvShape::valid)."""
+        chunks = self.headdim * self.elem_bytes // 16
+        if (self.headdim * self.elem_bytes) % 16 or chunks % self.threads_n:
+            raise ValueError(f"headdim * {self.elem_bytes} bytes must be whole 16-byte vectors, a multiple of "
+                             f"threads_n={self.threads_n} of them, got headdim={self.headdim}")
+        groups = self.threads // self.threads_n
+        if groups & (groups - 1):
+            raise ValueError(f"threads/threads_n (key groups) must be a power of 2, got {groups}")
+        if self.block_n % groups:
+            raise ValueError(f"block_n must be a multiple of threads/threads_n={groups} (key groups), got {self.block_n}")
         if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
             raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
 

@@ -158,6 +158,12 @@ def collect() -> dict:
             if n <= 0:
                 entry["runtime_says"] = err
         report["backends"][platform] = entry
+    from .backends import ck
+
+    ck_mod = ck.load_module()
+    report["backends"]["ck"] = ({"built": True, "compiled_archs": list(ck_mod.compiled_archs()),
+                                 "instances": len(ck_mod.instances())} if ck_mod is not None else
+                                {"built": False, "why_not": ck.module_error()})
     report["backends"]["torch"] = {"built": True, "note": "reference through PyTorch ops, any device"}
     report["backends"]["sim"] = {"built": True, "note": "the kernel's tiling simulated with torch"}
 
@@ -223,6 +229,10 @@ def _print(r: dict, f) -> None:
                   + (f"{seen} device(s)" if seen else f"no device present ({b.get('runtime_says')})"))
             else:
                 w(f"  {name:5s} not built ({b['why_not']})")
+        elif name == "ck":
+            w(f"  ck    built for {', '.join(b['compiled_archs'])}; {b['instances']} CK instances (CDNA MFMA)"
+              if b["built"] else f"  ck    not built ({b['why_not']}); CK instances are built by pip install with a "
+                                 f"ROCm torch for gfx90a/gfx942/gfx950 in GPU_ARCHS")
         else:
             w(f"  {name:5s} available: {b['note']}")
     if r.get("no_kernels"):

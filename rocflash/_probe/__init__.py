@@ -47,6 +47,7 @@ READ_KINDS: dict[str, tuple[str, ...]] = {
     "fwd": ("q", "k", "p", "v"),
     "bwd_dkdv": ("q", "do", "k", "v", "pt", "dst", "do_col", "q_col"),
     "bwd_dq": ("q", "do", "k", "v", "ds", "k_col"),
+    "fwd_splitkv": (),  # rf::SplitKvShape (fmha_splitkv_tile.h): K/V stream through registers, LDS only merges
 }
 SHAPE_KINDS = tuple(READ_KINDS)  # probe.cpp's ShapeKind order
 _FIELDS = ("headdim", "block_m", "block_n", "threads", "threads_n", "lds_pad_bytes", "elem_bytes")

@@ -16,13 +16,14 @@
 
 #include "fmha_bwd_tile.h"
 #include "fmha_mask.h"
+#include "fmha_splitkv_tile.h"
 #include "fmha_tile.h"
 
 namespace {
 
 constexpr int kShapeFields = 7;
 
-enum ShapeKind { kFwd = 0, kBwdDkdv = 1, kBwdDq = 2 };
+enum ShapeKind { kFwd = 0, kBwdDkdv = 1, kBwdDq = 2, kSplitKv = 3 };  // split-KV: no main-loop LDS reads
 
 // The main-loop LDS reads of each kernel.
 //   forward (fmha_tile_math.h, VectorTileMath::qk / ::pv)
@@ -35,6 +36,7 @@ enum DqRead { kDqQ = 0, kDqDo, kDqK, kDqV, kDqDs, kDqKCol };
 rf::FwdTileShape fwd_from(const int* s) { return rf::FwdTileShape{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}; }
 rf::BwdDkdvShape dkdv_from(const int* s) { return rf::BwdDkdvShape{{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}}; }
 rf::BwdDqShape dq_from(const int* s) { return rf::BwdDqShape{{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}}; }
+rf::SplitKvShape splitkv_from(const int* s) { return rf::SplitKvShape{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}; }
 
 struct Extent {
   int n_a, n_b, width_bytes;  // loop index a < n_a, b < n_b; bytes read per lane
@@ -146,6 +148,7 @@ int rf_probe_valid(int shape_kind, const int* s) {
     case kFwd: return fwd_from(s).valid() ? 1 : 0;
     case kBwdDkdv: return dkdv_from(s).valid() ? 1 : 0;
     case kBwdDq: return dq_from(s).valid() ? 1 : 0;
+    case kSplitKv: return splitkv_from(s).valid() ? 1 : 0;
     default: return -1;
   }
 }
@@ -157,6 +160,7 @@ int rf_probe_lds_bytes(int shape_kind, const int* s) {
     case kFwd: return fwd_from(s).lds_bytes();
     case kBwdDkdv: return dkdv_from(s).lds_bytes();
     case kBwdDq: return dq_from(s).lds_bytes();
+    case kSplitKv: return splitkv_from(s).lds_bytes();
     default: return -1;
   }
 }
