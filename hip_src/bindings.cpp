@@ -104,16 +104,21 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
   RF_FIELD(dv_batch_stride); RF_FIELD(dv_row_stride); RF_FIELD(dv_head_stride);
 #undef RF_FIELD
 
-  m.def("fwd", [](const rf::FmhaFwdParams& p, std::uintptr_t stream) {
+  py::enum_<rf::TileMath>(m, "TileMath", py::module_local())
+      .value("vector", rf::TileMath::kVector)
+      .value("mma", rf::TileMath::kMma);
+
+  m.def("fwd", [](const rf::FmhaFwdParams& p, std::uintptr_t stream, rf::TileMath math) {
         std::string error;
         int rc;
         {
           py::gil_scoped_release release;
-          rc = rf::fmha_fwd(p, reinterpret_cast<void*>(stream), &error);
+          rc = rf::fmha_fwd(p, reinterpret_cast<void*>(stream), &error, math);
         }
         if (rc != 0) throw std::runtime_error(error);
       },
-      py::arg("params"), py::arg("stream"), "Launch the forward kernel on `stream` (no synchronization).");
+      py::arg("params"), py::arg("stream"), py::arg("math") = rf::TileMath::kVector,
+      "Launch the forward kernel of tile math `math` on `stream` (no synchronization).");
   m.def("fwd_splitkv", [](const rf::FmhaFwdParams& p, std::uintptr_t stream) {
         std::string error;
         int rc;
@@ -145,14 +150,15 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
       d["kind"] = c.kind; d["name"] = c.name; d["dtype"] = dtype_name(c.dtype); d["headdim"] = c.headdim;
       d["block_m"] = c.block_m; d["block_n"] = c.block_n; d["threads"] = c.threads; d["threads_n"] = c.threads_n;
       d["lds_pad_bytes"] = c.lds_pad_bytes; d["lds_bytes"] = c.lds_bytes; d["aligned"] = c.aligned;
+      d["impl"] = c.math == rf::TileMath::kMma ? "mma" : "vector";
       out.append(d);
     }
     return out;
   }, "Every compiled kernel instance (forward and backward) with its tile config and dynamic LDS bytes.");
 
-  m.def("select_instance", [](const std::string& kind, rf::DType dtype, int headdim, bool aligned) {
-    return rf::select_kernel(kind, dtype, headdim, aligned);
-  }, py::arg("kind"), py::arg("dtype"), py::arg("headdim"), py::arg("aligned"),
+  m.def("select_instance", [](const std::string& kind, rf::DType dtype, int headdim, bool aligned, rf::TileMath math) {
+    return rf::select_kernel(kind, dtype, headdim, aligned, math);
+  }, py::arg("kind"), py::arg("dtype"), py::arg("headdim"), py::arg("aligned"), py::arg("math") = rf::TileMath::kVector,
      "Index into instances() of the `kind` kernel the dispatch runs, or -1.");
 
   m.def("platform", []() { return std::string(rf::platform_name()); });

@@ -29,11 +29,11 @@ const Entry<FmhaBwdParams> kBwdDqTable[] = {
 };
 
 template <class Params, int N>
-int select_in(const Entry<Params> (&table)[N], DType dtype, int headdim, bool aligned) {
+int select_in(const Entry<Params> (&table)[N], DType dtype, int headdim, bool aligned, TileMath math) {
   int best = -1;
   for (int i = 0; i < N; ++i) {
     const KernelInfo& c = table[i].info;
-    if (c.dtype != dtype || c.aligned != aligned || c.headdim < headdim) continue;
+    if (c.dtype != dtype || c.aligned != aligned || c.math != math || c.headdim < headdim) continue;
     if (best < 0 || c.headdim < table[best].info.headdim) best = i;
   }
   return best;
@@ -41,11 +41,12 @@ int select_in(const Entry<Params> (&table)[N], DType dtype, int headdim, bool al
 
 template <class Params, int N>
 int launch_from(const Entry<Params> (&table)[N], const char* kind, const Params& p, rfStream_t stream,
-                std::string* error) {
-  const int i = select_in(table, p.dtype, p.headdim, p.aligned);
+                std::string* error, TileMath math = TileMath::kVector) {
+  const int i = select_in(table, p.dtype, p.headdim, p.aligned, math);
   if (i < 0) {
     *error = std::string("rocflash: no ") + kind + " kernel instance for dtype " + std::to_string(int(p.dtype)) +
-             ", headdim " + std::to_string(p.headdim);
+             ", headdim " + std::to_string(p.headdim) + ", tile math " + (math == TileMath::kMma ? "mma" : "vector") +
+             (p.aligned ? "" : " (narrow load path)");
     return 1;
   }
   const rfError_t err = table[i].launch(p, stream);
@@ -72,18 +73,18 @@ KernelInfo kernel_info(int i) {
   return kFwdSplitKvTable[i - kNumFwd - kNumDkdv - kNumDq].info;
 }
 
-int select_kernel(const std::string& kind, DType dtype, int headdim, bool aligned) {
+int select_kernel(const std::string& kind, DType dtype, int headdim, bool aligned, TileMath math) {
   int i = -1;
-  if (kind == "fwd") return select_in(kFwdTable, dtype, headdim, aligned);
-  if (kind == "bwd_dkdv") return (i = select_in(kBwdDkdvTable, dtype, headdim, aligned)) < 0 ? -1 : kNumFwd + i;
-  if (kind == "bwd_dq") return (i = select_in(kBwdDqTable, dtype, headdim, aligned)) < 0 ? -1 : kNumFwd + kNumDkdv + i;
+  if (kind == "fwd") return select_in(kFwdTable, dtype, headdim, aligned, math);
+  if (kind == "bwd_dkdv") return (i = select_in(kBwdDkdvTable, dtype, headdim, aligned, math)) < 0 ? -1 : kNumFwd + i;
+  if (kind == "bwd_dq") return (i = select_in(kBwdDqTable, dtype, headdim, aligned, math)) < 0 ? -1 : kNumFwd + kNumDkdv + i;
   if (kind == "fwd_splitkv")
-    return (i = select_in(kFwdSplitKvTable, dtype, headdim, aligned)) < 0 ? -1 : kNumFwd + kNumDkdv + kNumDq + i;
+    return (i = select_in(kFwdSplitKvTable, dtype, headdim, aligned, math)) < 0 ? -1 : kNumFwd + kNumDkdv + kNumDq + i;
   return -1;
 }
 
-int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error) {
-  return launch_from(kFwdTable, "forward", params, static_cast<rfStream_t>(stream), error);
+int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error, TileMath math) {
+  return launch_from(kFwdTable, "forward", params, static_cast<rfStream_t>(stream), error, math);
 }
 
 int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error) {

@@ -164,6 +164,9 @@ struct ScoreTransform {
     return t;
   }
 
+  // Scores are raw * scale_log2: no softcap, no ALiBi, and a positive scale (the row max commutes with it).
+  RF_DEVICE bool plain() const { return softcap == 0.f && alibi_slope == 0.f && scale_log2 > 0.f; }
+
   RF_DEVICE float operator()(float raw, int row, int col) const {
     if (softcap == 0.f && alibi_slope == 0.f) return raw * scale_log2;
     float x = raw * scale;

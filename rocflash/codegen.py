@@ -40,13 +40,20 @@ _KINDS = {
 _PLAIN_SHAPES = ("fwd", "fwd_splitkv")  # aggregates of the seven fields; the backward shapes derive from a base
 
 
+_MATH = {"vector": "TileMath::kVector", "mma": "TileMath::kMma"}
+
+
+def _shape_type(cfg: TileConfig) -> str:
+    return "MmaFwdTileShape" if cfg.impl == "mma" else _KINDS[cfg.kind].shape
+
+
 def _shape_literal(cfg: TileConfig) -> str:
     fields = (
         f"/*headdim=*/{cfg.headdim}, /*block_m=*/{cfg.block_m}, /*block_n=*/{cfg.block_n}, "
         f"/*threads=*/{cfg.threads}, /*threads_n=*/{cfg.threads_n}, /*lds_pad_bytes=*/{cfg.lds_pad_bytes}, "
         f"/*elem_bytes=*/{cfg.elem_bytes}"
     )
-    shape = _KINDS[cfg.kind].shape
+    shape = _shape_type(cfg)
     return f"{shape}{{{fields}}}" if cfg.kind in _PLAIN_SHAPES else f"{shape}{{{{{fields}}}}}"  # bwd: base aggregate
 
 
@@ -78,7 +85,8 @@ def generate(target: str, out_dir: str | Path, kinds: tuple[str, ...] = KINDS) -
         tiles = list(dict.fromkeys(c for c, _ in insts))
         decl = [_HEADER, "#pragma once\n", f'#include "{k.header}"\n', "namespace rf {\n"]
         for c in tiles:
-            decl.append(f"struct {c.struct_name} {{\n  static constexpr {k.shape} kShape = {_shape_literal(c)};\n"
+            decl.append(f"struct {c.struct_name} {{\n  static constexpr {_shape_type(c)} kShape = {_shape_literal(c)};\n"
+                        f"  static constexpr TileMath kMath = {_MATH[c.impl]};\n"
                         f"  static constexpr int kWavesPerSimd = {max(1, c.waves_per_simd)};  // designed occupancy\n}};\n")
         for c, aligned in insts:
             decl.append(f"extern template rfError_t {_launch_expr(c, aligned)}(const {k.params}&, rfStream_t);\n")
@@ -90,7 +98,7 @@ def generate(target: str, out_dir: str | Path, kinds: tuple[str, ...] = KINDS) -
             rows.append(
                 f'{{{{"{kind}", "{c.kernel_name(aligned)}", {_DTYPE_ENUM[c.dtype]}, {c.headdim}, {c.block_m}, '
                 f"{c.block_n}, {c.threads}, {c.threads_n}, {c.lds_pad_bytes}, {c.struct_name}::kShape.lds_bytes(), "
-                f"{'true' if aligned else 'false'}}}, &{_launch_expr(c, aligned)}}},"
+                f"{'true' if aligned else 'false'}, {_MATH[c.impl]}}}, &{_launch_expr(c, aligned)}}},"
             )
         _write(out / f"fmha_{kind}_table.inc", "\n".join(rows) + "\n")
 

@@ -134,7 +134,7 @@ def kernels(audit, arch: str, aligned: bool | None = None, kind: str | None = No
 
 
 def _configs(kind: str = "fwd", target: str = "gfx9"):
-    return [c for c in load_configs(kind) if c.target == target]
+    return [c for c in load_configs(kind) if c.target == target and c.impl == "vector"]  # mma: rocflash.mma_audit
 
 
 def _all_configs(target: str = "gfx9"):

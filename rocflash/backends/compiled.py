@@ -2,6 +2,13 @@
 
 The modules do not link torch: this file hands them device pointers, strides in elements and the current
 stream as integers. Every check that can fail runs in ``rocflash.interface`` before this launches.
+
+Tile math of the forward (environment ``ROCFLASH_KERNEL``, read at every call):
+  auto    (default) tensor cores (``mma``) where they apply: the CUDA build on sm_80 or later, fp16/bf16, a
+          compiled mma instance for the headdim; the vector tile math otherwise
+  vector  the vector-ALU kernels everywhere (on NVIDIA: the gfx906 kernel logic, executed at warp 32)
+  mma     tensor cores, or a ValueError naming why they do not apply
+The backward runs the vector tile math. :func:`last_kernels` names the instances the last calls launched.
 """
 
 from __future__ import annotations
@@ -19,6 +26,10 @@ from . import FwdArgs, SeqArgs
 LOG2E = 1.4426950408889634  # log2(e)
 _MODULES = {"hip": "rocflash._C_hip", "cuda": "rocflash._C_cuda"}
 _DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
+KERNEL_ENV = "ROCFLASH_KERNEL"
+TILE_MATHS = ("auto", "vector", "mma")
+MMA_MIN_CAPABILITY = (8, 0)  # mma.sync m16n8k16 for bf16, ldmatrix, cp.async
+_LAST: dict[str, str] = {}
 
 
 @functools.cache
@@ -100,6 +111,47 @@ def _fill_common(mod, p, q, k, v, args: FwdArgs):
     return alibi
 
 
+def kernel_choice() -> str:
+    """``ROCFLASH_KERNEL`` (auto | vector | mma; unset = auto). ValueError for another value."""
+    choice = os.environ.get(KERNEL_ENV, "").strip().lower() or "auto"
+    if choice not in TILE_MATHS:
+        raise ValueError(f"{KERNEL_ENV} must be one of {', '.join(TILE_MATHS)}, got {os.environ[KERNEL_ENV]!r}")
+    return choice
+
+
+def mma_unavailable(platform: str, device: torch.device, dtype: torch.dtype) -> str | None:
+    """Why the tensor-core tile math cannot run here (None when it can, given an instance)."""
+    if platform != "cuda":
+        return f"the tensor-core tile math is built for NVIDIA only (platform {platform})"
+    if dtype not in (torch.float16, torch.bfloat16):
+        return f"the tensor-core tile math takes fp16 or bf16, got {dtype}"
+    cap = torch.cuda.get_device_capability(device)
+    if cap < MMA_MIN_CAPABILITY:
+        return f"the tensor-core tile math needs sm_80 or later, device is sm_{cap[0]}{cap[1]}"
+    return None
+
+
+def forward_tile_math(platform: str, mod, q, aligned: bool) -> str:
+    """"mma" or "vector": the forward's tile math for these inputs under ``ROCFLASH_KERNEL``."""
+    choice = kernel_choice()
+    if choice == "vector":
+        return "vector"
+    why = mma_unavailable(platform, q.device, q.dtype)
+    if why is None and mod.select_instance("fwd", getattr(mod.DType, _DTYPE_NAMES[q.dtype]), q.shape[-1], aligned,
+                                           mod.TileMath.mma) < 0:
+        why = f"no tensor-core instance for {_DTYPE_NAMES[q.dtype]} headdim {q.shape[-1]}"
+    if why is None:
+        return "mma"
+    if choice == "mma":
+        raise ValueError(f"{KERNEL_ENV}=mma: {why}")
+    return "vector"
+
+
+def last_kernels() -> dict[str, str]:
+    """{"fwd": tile math of the last forward launched in this process, "bwd": ...}."""
+    return dict(_LAST)
+
+
 def _fill_seq(p, q, k, seq: SeqArgs) -> None:
     """The varlen / KV-cache fields (SeqLayout in hip_src/fmha_fwd_params.h) for q (total_q, nheads, headdim)."""
     total_q, nheads, _ = q.shape
@@ -156,8 +208,11 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None) -> None:
     with _device_of(q):
         stream = torch.cuda.current_stream(q.device).cuda_stream
         if inst is None:
-            mod.fwd(p, stream)
+            math = forward_tile_math(mod.platform(), mod, q, p.aligned)  # ROCFLASH_KERNEL, checked before launch
+            mod.fwd(p, stream, getattr(mod.TileMath, math))
+            _LAST["fwd"] = math
             return
+        _LAST["fwd"] = "vector"  # the split-KV decode kernel is a vector kernel
         p.num_splits = num_splits
         if num_splits > 1:
             total_q = p.seq_total_q
@@ -328,5 +383,6 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs):
     p.aligned = is_aligned(q, k, v, out, dout, dq, dk, dv)
     with torch.cuda.device(q.device):
         mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream)
+    _LAST["bwd"] = "vector"
     del alibi
     return dq, dk, dv

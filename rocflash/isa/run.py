@@ -86,6 +86,8 @@ def run_audit(archs: Sequence[str] = DEFAULT_ARCHS, build_dir: Path | None = Non
         includes = [hip_src_dir(), gen]
         for kind in (k for k in TILED_KINDS if k in kinds):
             for cfg, aligned in codegen.instances(target, kind=kind):
+                if cfg.impl == "mma":  # tensor-core instances (two kernels each): rocflash.mma_audit audits them
+                    continue
                 src = sources[f"{cfg.kernel_name(aligned)}.hip"]
                 jobs_list += [(arch, src, cfg, aligned, includes) for arch in vendor_archs
                               if audits_path(arch, aligned, paths)]
