@@ -6,10 +6,13 @@ result, and ``compute_dtype=q.dtype`` the low-precision eager baseline of FlashA
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 
 from ..masks import MaskRule
-from . import FwdArgs
+from . import FwdArgs, SeqArgs
+from .seqlayout import alibi_for, sequence_kv, sequences
 
 
 def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | None = None):
@@ -157,3 +160,31 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs):
         surrogate = (torch.matmul(probs, vr) * do).sum() - (probs.sum(-1) * delta).sum()
         dq, dk, dv = torch.autograd.grad(surrogate, (qa, ka, va))
     return dq.to(q.dtype), dk.to(k.dtype), dv.to(v.dtype)
+
+
+def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs):
+    """Varlen / KV-cache forward (layouts: :class:`rocflash.backends.SeqArgs`), one dense call per sequence.
+
+    Returns (out like q, lse float32 (nheads, total_q)). Differentiable in q, k, v through the torch ops
+    (the gathers included). ``seq.num_splits`` changes nothing here: the reference never splits.
+    """
+    out = torch.zeros_like(q, memory_format=torch.contiguous_format)
+    lse = torch.full((q.shape[1], q.shape[0]), float("-inf"), dtype=torch.float32, device=q.device)
+    for s in sequences(seq, k.shape[1] if seq.paged else 0):
+        if s.seqlen_q == 0 or s.seqlen_k == 0:  # nothing to compute: rows stay 0 / -inf
+            continue
+        ks, vs = sequence_kv(k, v, seq, s)
+        o, l = attention_reference(q[s.q_begin:s.q_end].unsqueeze(0), ks, vs,
+                                   replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index)))
+        out[s.q_begin:s.q_end] = o[0]  # in place into a fresh tensor: autograd records it (CopySlices)
+        lse[:, s.q_begin:s.q_end] = l[0].detach()
+    return out, lse
+
+
+def varlen_backward(q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs):
+    """(dq, dk, dv) of :func:`varlen_forward` by autograd through the recomputed forward."""
+    with torch.enable_grad():
+        leaves = [t.detach().requires_grad_() for t in (q, k, v)]
+        o, _ = varlen_forward(*leaves, seq, args)
+        grads = torch.autograd.grad(o, leaves, dout, allow_unused=True)
+    return tuple(torch.zeros_like(x) if g is None else g for g, x in zip(grads, (q, k, v)))
