@@ -120,6 +120,24 @@ def flash_attn_func(
     return (out, lse, None) if return_attn_probs else out
 
 
+class _NoWork(torch.autograd.Function):
+    """Empty inputs, or no keys at all: out 0, LSE -inf, zero gradients; no kernel launch (rocflash.varlen's
+    calls without work; flash_attn_func's go through torch.ops.rocflash.fwd, which handles them the same way)."""
+
+    @staticmethod
+    def forward(ctx, q, k, v):
+        ctx.save_for_backward(q, k, v)
+        batch, seqlen_q, nheads, _ = q.shape
+        lse = torch.full((batch, nheads, seqlen_q), float("-inf"), dtype=torch.float32, device=q.device)
+        ctx.mark_non_differentiable(lse)
+        return torch.zeros_like(q, memory_format=torch.contiguous_format), lse
+
+    @staticmethod
+    def backward(ctx, dout, _dlse):
+        # The gradients are 0 whatever q, k, v are: their own derivatives are 0 too, so create_graph=True is exact.
+        return tuple(torch.zeros_like(t) for t in ctx.saved_tensors)
+
+
 @torch.compiler.assume_constant_result
 def _backend_name(device: torch.device, backend: str | None) -> str:
     """The selected backend's name. Under torch.compile this runs once at trace time, outside the graph (the
