@@ -140,6 +140,24 @@ def _pick(x, idx, dim: int = 2):
     return x.index_select(dim, torch.tensor(idx, device=x.device))
 
 
+def _matmul(a, b, idx):
+    """a @ _pick(b, idx) for a (b, h, pairs, M, K) and the tiles b (b, h, tiles, K, N): when every pair reads the
+    same tile, one (pairs * M) x K x N product per head instead of gathering copies of it."""
+    if len(idx) > 1 and idx.count(idx[0]) == len(idx) and b.dim() == 5:
+        shared = b.select(2, idx[0])  # (b, h, K, N)
+        return (a.reshape(*a.shape[:2], -1, a.shape[-1]) @ shared).view(*a.shape[:-1], shared.shape[-1])
+    return a @ _pick(b, idx)
+
+
+def _update(x, idx, fn, dim: int = 2):
+    """x[..., idx, ...] = fn(x[..., idx, ...]) along ``dim``: in place on the view for a run of tiles."""
+    if _run(idx):
+        view = x.narrow(dim, idx[0], len(idx))
+        view.copy_(fn(view))
+    else:
+        _put(x, idx, fn(_pick(x, idx, dim)), dim)
+
+
 def _put(x, idx, value, dim: int = 2):
     """x[..., idx, ...] = value along ``dim`` (idx as in _pick, without repeats)."""
     if _run(idx):
@@ -192,12 +210,12 @@ class _Tiles:
             x = x - pb.slopes.unsqueeze(-1) * (self.rows + pb.seqlen_k - pb.seqlen_q - self.cols).abs().to(pb.acc)
         return x * LOG2E, g
 
-    def product(self, a, b, product):
-        """a @ b per pair; a masked pair whose b tile is not finite goes through masked_product, as alone."""
-        r = a @ b
+    def product(self, a, b, tiles, product):
+        """a @ b[tile] per pair; a masked pair whose b tile is not finite goes through masked_product, as alone."""
+        r = _matmul(a, b, tiles)
         for i, m in enumerate(self.masked):
-            if m and not bool(torch.isfinite(b[:, :, i]).all()):
-                r[:, :, i] = product(a[:, :, i], b[:, :, i], self.keep[i])
+            if m and not bool(torch.isfinite(b[:, :, tiles[i]]).all()):
+                r[:, :, i] = product(a[:, :, i], b[:, :, tiles[i]], self.keep[i])
         return r
 
 
@@ -238,8 +256,7 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     for blocks, tiles in _schedule(ranges):
         masked = [pb.rule.tile_needs_mask(*bounds[i], t * bn, bn) for i, t in zip(blocks, tiles)]
         pairs = _Tiles(pb, [bounds[i][0] for i in blocks], [t * bn for t in tiles], bm, bn, masked)
-        k_tile, v_tile = _pick(kt, tiles), _pick(vt, tiles)
-        s2, _ = pairs.scores_log2(pb, _pick(qt, blocks) @ k_tile.transpose(-1, -2))
+        s2, _ = pairs.scores_log2(pb, _matmul(_pick(qt, blocks), kt.transpose(-1, -2), tiles))
         if pairs.keep is not None:
             s2 = torch.where(pairs.keep, s2, neg_inf)
         m_old = _pick(m, blocks)
@@ -247,8 +264,9 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
         base = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
         alpha = torch.exp2(m_old - base)
         p = torch.exp2(s2 - base.unsqueeze(-1))
-        _put(l, blocks, _pick(l, blocks) * alpha + p.sum(dim=-1))
-        _put(o, blocks, _pick(o, blocks) * alpha.unsqueeze(-1) + pairs.product(pb.round(p), v_tile, masked_product))
+        _update(l, blocks, lambda x: x.mul_(alpha).add_(p.sum(dim=-1)))
+        pv = pairs.product(pb.round(p), vt, tiles, masked_product)
+        _update(o, blocks, lambda x: x.mul_(alpha.unsqueeze(-1)).add_(pv))
         _put(m, blocks, m_new)
 
     flat = (pb.batch, pb.nheads, n_blocks * bm)
@@ -302,15 +320,15 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         masked = [pb.rule.tile_needs_mask(i * bm, min(i * bm + bm, pb.seqlen_q), t * bn, bn)
                   for i, t in zip(q_blocks, k_tiles)]
         pairs = _Tiles(pb, [i * bm for i in q_blocks], [t * bn for t in k_tiles], bm, bn, masked)
-        q_tile, do_tile, k_tile, v_tile = _pick(qt, q_blocks), _pick(dot, q_blocks), _pick(kt, k_tiles), _pick(vt, k_tiles)
-        s2, g = pairs.scores_log2(pb, q_tile @ k_tile.transpose(-1, -2))
+        q_tile, do_tile = _pick(qt, q_blocks), _pick(dot, q_blocks)
+        s2, g = pairs.scores_log2(pb, _matmul(q_tile, kt.transpose(-1, -2), k_tiles))
         m_t, inv_l_t, delta_t = (_pick(x, q_blocks).unsqueeze(-1) for x in stat)
         p = torch.exp2(s2 - m_t) * inv_l_t
-        ds = p * (do_tile @ v_tile.transpose(-1, -2) - delta_t) * g
+        ds = p * (_matmul(do_tile, vt.transpose(-1, -2), k_tiles) - delta_t) * g
         if pairs.keep is not None:  # selects: S and dP of a masked key may be NaN (its K or V row), 0 * NaN = NaN
             p = torch.where(pairs.keep, p, torch.zeros_like(p))
             ds = torch.where(pairs.keep, ds, torch.zeros_like(ds))
-        return pb.round(p), pb.round(ds), pairs, (q_tile, do_tile, k_tile)
+        return pb.round(p), pb.round(ds), pairs, (q_tile, do_tile)
 
     # dK/dV kernel: per key block, every query head of the group, the query tiles that see the keys
     cfg = pb.cfg
@@ -330,9 +348,9 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     dk = torch.zeros(pb.batch, pb.nheads, n_kblocks, bn, cfg.headdim, dtype=acc, device=dev)
     dv = torch.zeros_like(dk)
     for blocks, tiles in _schedule(ranges):
-        p, ds, _, (q_tile, do_tile, _) = tile_grads(cfg, stat, qt, dot, kt, vt, tiles, blocks)
-        _put(dv, blocks, _pick(dv, blocks) + p.transpose(-1, -2) @ do_tile)
-        _put(dk, blocks, _pick(dk, blocks) + ds.transpose(-1, -2) @ q_tile)
+        p, ds, _, (q_tile, do_tile) = tile_grads(cfg, stat, qt, dot, kt, vt, tiles, blocks)
+        _update(dv, blocks, lambda x: x.add_(p.transpose(-1, -2) @ do_tile))
+        _update(dk, blocks, lambda x: x.add_(ds.transpose(-1, -2) @ q_tile))
     flat = (pb.batch, pb.nheads, n_kblocks * bn, cfg.headdim)
     dk = dk.reshape(flat)[:, :, :pb.seqlen_k] * args.softmax_scale
     dv = dv.reshape(flat)[:, :, :pb.seqlen_k]
@@ -349,8 +367,8 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     ranges = [r if r[0] < r[1] else (0, 0) for r in ranges]
     dq = torch.zeros(pb.batch, pb.nheads, n_qblocks, bm, cfg.headdim, dtype=acc, device=dev)
     for blocks, tiles in _schedule(ranges):
-        _, ds, pairs, (_, _, k_tile) = tile_grads(cfg, stat, qt, dot, kt, vt, blocks, tiles)
-        _put(dq, blocks, _pick(dq, blocks) + pairs.product(ds, k_tile, masked_product))
+        _, ds, pairs, _ = tile_grads(cfg, stat, qt, dot, kt, vt, blocks, tiles)
+        _update(dq, blocks, lambda x: x.add_(pairs.product(ds, kt, tiles, masked_product)))
     dq = dq.reshape(pb.batch, pb.nheads, n_qblocks * bm, cfg.headdim)[:, :, :pb.seqlen_q] * args.softmax_scale
 
     def finish(x, heads):  # (b, h, s, bucket) -> (b, s, heads, headdim), GQA groups summed
