@@ -49,6 +49,10 @@ class BuildGpu(build_ext):
     def build_extension(self, ext):
         tools = _tools()
         out = Path(self.get_ext_fullpath(ext.name))
+        if ext.platform == "ck":  # Composable Kernel instances (rocflash/ck/build.py)
+            importlib.import_module("_rocflash_build.ck.build").build_ck_module(
+                ext.archs, out, Path(self.build_temp) / "rocflash")
+            return
         res = tools.build_module(ext.platform, ext.archs, out, Path(self.build_temp) / "rocflash", verbose=bool(self.verbose))
         print(f"rocflash: built {ext.name} for {', '.join(res.archs)} in {res.seconds:.0f} s", file=sys.stderr)
 
@@ -85,7 +89,18 @@ def _plan():
 
 PLAN, BUILD_RECORD = _plan()
 
+def _ck_extensions(plan):
+    """rocflash._C_ck: CK instances for the CDNA arches of the hip build (ROCFLASH_CK=auto|0|1, rocflash/ck/build.py)."""
+    if "hip" not in plan.platforms:
+        return []
+    torch_platform = _torch_platform()
+    ck_build = importlib.import_module("_rocflash_build.ck.build")
+    build_ck, why = ck_build.wanted(plan.platforms["hip"], bool(torch_platform and torch_platform[0]))
+    print(f"rocflash: {'building' if build_ck else 'not building'} rocflash._C_ck: {why}", file=sys.stderr)
+    return [GpuExtension("ck", ck_build.ck_archs(plan.platforms["hip"]))] if build_ck else []
+
+
 setup(
-    ext_modules=[GpuExtension(platform, archs) for platform, archs in PLAN.platforms.items()],
+    ext_modules=[GpuExtension(platform, archs) for platform, archs in PLAN.platforms.items()] + _ck_extensions(PLAN),
     cmdclass={"build_ext": BuildGpu, "build_py": BuildPyWithSources},
 )

@@ -15,6 +15,7 @@ PY=${PYTHON:-python3}
 
 if [ "$(id -u)" = 0 ]; then
   bash ci/install_toolchain.sh
+  CK_TOOLCHAIN=1  # ci/install_ck.sh after the Python dependencies: clang-22, newer HIP headers, pinned CK
 else
   echo "ci/setup.sh: not root, skipping the apt toolchain (hipcc, clang-19); the hip build needs it" >&2
 fi
@@ -23,6 +24,7 @@ if ! $PY -c "import torch" 2>/dev/null; then
   $PY -m pip install -q "torch==2.13.0"   # the CPU build (on disk on this project's machines)
 fi
 $PY -m pip install -q -r ci/requirements-test.txt
+if [ -n "${CK_TOOLCHAIN:-}" ]; then PYTHONPATH=$PWD bash ci/install_ck.sh; fi
 
 if [ -z "${ROCFLASH_BUILD:-}" ]; then
   platforms=()

@@ -57,7 +57,19 @@ void def_common_fields(py::class_<Params>& cls) {
   RF_FIELD(batch); RF_FIELD(seqlen_q); RF_FIELD(seqlen_k); RF_FIELD(nheads); RF_FIELD(nheads_k); RF_FIELD(headdim);
   RF_FIELD(dtype); RF_FIELD(softmax_scale); RF_FIELD(softcap); RF_FIELD(alibi_batch_stride);
   RF_FIELD(window_left); RF_FIELD(window_right); RF_FIELD(aligned);
-#undef RF_FIELD
+#undef RF_FIELD  // SeqLayout (varlen / KV cache), flattened: seq_cu_seqlens_q, ..., seq_lse_head_stride
+#define RF_SEQ_PTR(name)                                                                                   \
+  cls.def_property(                                                                                        \
+      "seq_" #name, [](const Params& p) { return reinterpret_cast<std::uintptr_t>(p.seq.name); },         \
+      [](Params& p, std::uintptr_t v) { p.seq.name = reinterpret_cast<const int32_t*>(v); })
+#define RF_SEQ_FIELD(name) \
+  cls.def_property("seq_" #name, [](const Params& p) { return p.seq.name; }, [](Params& p, decltype(p.seq.name) v) { p.seq.name = v; })
+  RF_SEQ_PTR(cu_seqlens_q); RF_SEQ_PTR(cu_seqlens_k); RF_SEQ_PTR(seqused_k); RF_SEQ_PTR(cache_batch_idx);
+  RF_SEQ_PTR(block_table);
+  RF_SEQ_FIELD(block_table_batch_stride); RF_SEQ_FIELD(page_block_size); RF_SEQ_FIELD(total_q);
+  RF_SEQ_FIELD(lse_batch_stride); RF_SEQ_FIELD(lse_head_stride);
+#undef RF_SEQ_PTR
+#undef RF_SEQ_FIELD
 }
 
 }  // namespace
@@ -73,6 +85,9 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
   py::class_<rf::FmhaFwdParams> params(m, "FmhaFwdParams", py::module_local(),
                                       "Forward parameters; see hip_src/fmha_fwd_params.h");
   def_common_fields(params);
+  params.def_readwrite("num_splits", &rf::FmhaFwdParams::num_splits);
+  def_ptr(params, "o_accum", &rf::FmhaFwdParams::o_accum);
+  def_ptr(params, "lse_accum", &rf::FmhaFwdParams::lse_accum);
 
   py::class_<rf::FmhaBwdParams> bwd_params(m, "FmhaBwdParams", py::module_local(),
                                             "Backward parameters; see hip_src/fmha_bwd_params.h");
@@ -89,16 +104,32 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
   RF_FIELD(dv_batch_stride); RF_FIELD(dv_row_stride); RF_FIELD(dv_head_stride);
 #undef RF_FIELD
 
-  m.def("fwd", [](const rf::FmhaFwdParams& p, std::uintptr_t stream) {
+  py::enum_<rf::TileMath>(m, "TileMath", py::module_local())
+      .value("vector", rf::TileMath::kVector)
+      .value("mma", rf::TileMath::kMma);
+
+  m.def("fwd", [](const rf::FmhaFwdParams& p, std::uintptr_t stream, rf::TileMath math) {
         std::string error;
         int rc;
         {
           py::gil_scoped_release release;
-          rc = rf::fmha_fwd(p, reinterpret_cast<void*>(stream), &error);
+          rc = rf::fmha_fwd(p, reinterpret_cast<void*>(stream), &error, math);
         }
         if (rc != 0) throw std::runtime_error(error);
       },
-      py::arg("params"), py::arg("stream"), "Launch the forward kernel on `stream` (no synchronization).");
+      py::arg("params"), py::arg("stream"), py::arg("math") = rf::TileMath::kVector,
+      "Launch the forward kernel of tile math `math` on `stream` (no synchronization).");
+  m.def("fwd_splitkv", [](const rf::FmhaFwdParams& p, std::uintptr_t stream) {
+        std::string error;
+        int rc;
+        {
+          py::gil_scoped_release release;
+          rc = rf::fmha_fwd_splitkv(p, reinterpret_cast<void*>(stream), &error);
+        }
+        if (rc != 0) throw std::runtime_error(error);
+      },
+      py::arg("params"), py::arg("stream"),
+      "Launch the split-KV decode kernel (and the combine kernel when num_splits > 1) on `stream`.");
   m.def("bwd", [](const rf::FmhaBwdParams& p, std::uintptr_t stream) {
         std::string error;
         int rc;
@@ -119,14 +150,15 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
       d["kind"] = c.kind; d["name"] = c.name; d["dtype"] = dtype_name(c.dtype); d["headdim"] = c.headdim;
       d["block_m"] = c.block_m; d["block_n"] = c.block_n; d["threads"] = c.threads; d["threads_n"] = c.threads_n;
       d["lds_pad_bytes"] = c.lds_pad_bytes; d["lds_bytes"] = c.lds_bytes; d["aligned"] = c.aligned;
+      d["impl"] = c.math == rf::TileMath::kMma ? "mma" : "vector";
       out.append(d);
     }
     return out;
   }, "Every compiled kernel instance (forward and backward) with its tile config and dynamic LDS bytes.");
 
-  m.def("select_instance", [](const std::string& kind, rf::DType dtype, int headdim, bool aligned) {
-    return rf::select_kernel(kind, dtype, headdim, aligned);
-  }, py::arg("kind"), py::arg("dtype"), py::arg("headdim"), py::arg("aligned"),
+  m.def("select_instance", [](const std::string& kind, rf::DType dtype, int headdim, bool aligned, rf::TileMath math) {
+    return rf::select_kernel(kind, dtype, headdim, aligned, math);
+  }, py::arg("kind"), py::arg("dtype"), py::arg("headdim"), py::arg("aligned"), py::arg("math") = rf::TileMath::kVector,
      "Index into instances() of the `kind` kernel the dispatch runs, or -1.");
 
   m.def("platform", []() { return std::string(rf::platform_name()); });

@@ -5,30 +5,34 @@
 
 #include "fmha_bwd_params.h"
 #include "fmha_fwd_params.h"
+#include "fmha_tile.h"  // TileMath
 
 namespace rf {
 
 // One compiled kernel instance, as generated from ck_configs/*.toml.
 struct KernelInfo {
-  const char* kind;  // "fwd", "bwd_dkdv", "bwd_dq"
+  const char* kind;  // "fwd", "bwd_dkdv", "bwd_dq", "fwd_splitkv"
   const char* name;  // self-describing, e.g. rocflash_fmha_fwd_gfx9_fp16_d128_b64x64_t256x16_p16_vec
   DType dtype;
   int headdim;       // bucket
   int block_m, block_n, threads, threads_n, lds_pad_bytes;
   int lds_bytes;     // dynamic LDS requested at launch
   bool aligned;      // 128-bit load path (true) or narrow path
+  TileMath math;     // vector ALU or tensor cores (ck_configs `impl`)
 };
 
 int num_kernels();
 KernelInfo kernel_info(int i);
 
-// Index of the kernel of `kind` the dispatch runs for these parameters (smallest headdim bucket that
-// fits), or -1.
-int select_kernel(const std::string& kind, DType dtype, int headdim, bool aligned);
+// Index of the kernel of `kind` the dispatch runs for these parameters (smallest headdim bucket of tile math
+// `math` that fits), or -1. The backward kernels exist for the vector tile math only.
+int select_kernel(const std::string& kind, DType dtype, int headdim, bool aligned, TileMath math = TileMath::kVector);
 
 // Launch on `stream` (a hipStream_t / cudaStream_t, nullptr = default stream). Return 0, or non-zero with a
 // message in *error. They do not synchronize.
-int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error);
+// `math`: which tile math the forward runs (the caller checks that the device supports it: mma needs sm_80+).
+int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error, TileMath math = TileMath::kVector);
+int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error);  // + combine
 int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error);  // preprocess, dK/dV, dQ
 
 // Runtime facts for `rocflash info` (no torch needed).

@@ -4,6 +4,7 @@
 #include "fmha_bwd_dkdv_instances.h"  // generated: tile types of every instance and their launch functions
 #include "fmha_bwd_dq_instances.h"
 #include "fmha_fwd_instances.h"
+#include "fmha_fwd_splitkv_instances.h"
 
 namespace rf {
 namespace {
@@ -17,6 +18,9 @@ struct Entry {
 const Entry<FmhaFwdParams> kFwdTable[] = {
 #include "fmha_fwd_table.inc"  // generated: one row per instance
 };
+const Entry<FmhaFwdParams> kFwdSplitKvTable[] = {
+#include "fmha_fwd_splitkv_table.inc"
+};
 const Entry<FmhaBwdParams> kBwdDkdvTable[] = {
 #include "fmha_bwd_dkdv_table.inc"
 };
@@ -25,11 +29,11 @@ const Entry<FmhaBwdParams> kBwdDqTable[] = {
 };
 
 template <class Params, int N>
-int select_in(const Entry<Params> (&table)[N], DType dtype, int headdim, bool aligned) {
+int select_in(const Entry<Params> (&table)[N], DType dtype, int headdim, bool aligned, TileMath math) {
   int best = -1;
   for (int i = 0; i < N; ++i) {
     const KernelInfo& c = table[i].info;
-    if (c.dtype != dtype || c.aligned != aligned || c.headdim < headdim) continue;
+    if (c.dtype != dtype || c.aligned != aligned || c.math != math || c.headdim < headdim) continue;
     if (best < 0 || c.headdim < table[best].info.headdim) best = i;
   }
   return best;
@@ -37,11 +41,12 @@ int select_in(const Entry<Params> (&table)[N], DType dtype, int headdim, bool al
 
 template <class Params, int N>
 int launch_from(const Entry<Params> (&table)[N], const char* kind, const Params& p, rfStream_t stream,
-                std::string* error) {
-  const int i = select_in(table, p.dtype, p.headdim, p.aligned);
+                std::string* error, TileMath math = TileMath::kVector) {
+  const int i = select_in(table, p.dtype, p.headdim, p.aligned, math);
   if (i < 0) {
     *error = std::string("rocflash: no ") + kind + " kernel instance for dtype " + std::to_string(int(p.dtype)) +
-             ", headdim " + std::to_string(p.headdim);
+             ", headdim " + std::to_string(p.headdim) + ", tile math " + (math == TileMath::kMma ? "mma" : "vector") +
+             (p.aligned ? "" : " (narrow load path)");
     return 1;
   }
   const rfError_t err = table[i].launch(p, stream);
@@ -55,36 +60,50 @@ int launch_from(const Entry<Params> (&table)[N], const char* kind, const Params&
 constexpr int kNumFwd = int(sizeof(kFwdTable) / sizeof(kFwdTable[0]));
 constexpr int kNumDkdv = int(sizeof(kBwdDkdvTable) / sizeof(kBwdDkdvTable[0]));
 constexpr int kNumDq = int(sizeof(kBwdDqTable) / sizeof(kBwdDqTable[0]));
+constexpr int kNumSplitKv = int(sizeof(kFwdSplitKvTable) / sizeof(kFwdSplitKvTable[0]));
 
 }  // namespace
 
-int num_kernels() { return kNumFwd + kNumDkdv + kNumDq; }
+int num_kernels() { return kNumFwd + kNumDkdv + kNumDq + kNumSplitKv; }
 
 KernelInfo kernel_info(int i) {
   if (i < kNumFwd) return kFwdTable[i].info;
   if (i < kNumFwd + kNumDkdv) return kBwdDkdvTable[i - kNumFwd].info;
-  return kBwdDqTable[i - kNumFwd - kNumDkdv].info;
+  if (i < kNumFwd + kNumDkdv + kNumDq) return kBwdDqTable[i - kNumFwd - kNumDkdv].info;
+  return kFwdSplitKvTable[i - kNumFwd - kNumDkdv - kNumDq].info;
 }
 
-int select_kernel(const std::string& kind, DType dtype, int headdim, bool aligned) {
+int select_kernel(const std::string& kind, DType dtype, int headdim, bool aligned, TileMath math) {
   int i = -1;
-  if (kind == "fwd") return select_in(kFwdTable, dtype, headdim, aligned);
-  if (kind == "bwd_dkdv") return (i = select_in(kBwdDkdvTable, dtype, headdim, aligned)) < 0 ? -1 : kNumFwd + i;
-  if (kind == "bwd_dq") return (i = select_in(kBwdDqTable, dtype, headdim, aligned)) < 0 ? -1 : kNumFwd + kNumDkdv + i;
+  if (kind == "fwd") return select_in(kFwdTable, dtype, headdim, aligned, math);
+  if (kind == "bwd_dkdv") return (i = select_in(kBwdDkdvTable, dtype, headdim, aligned, math)) < 0 ? -1 : kNumFwd + i;
+  if (kind == "bwd_dq") return (i = select_in(kBwdDqTable, dtype, headdim, aligned, math)) < 0 ? -1 : kNumFwd + kNumDkdv + i;
+  if (kind == "fwd_splitkv")
+    return (i = select_in(kFwdSplitKvTable, dtype, headdim, aligned, math)) < 0 ? -1 : kNumFwd + kNumDkdv + kNumDq + i;
   return -1;
 }
 
-int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error) {
-  return launch_from(kFwdTable, "forward", params, static_cast<rfStream_t>(stream), error);
+int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error, TileMath math) {
+  return launch_from(kFwdTable, "forward", params, static_cast<rfStream_t>(stream), error, math);
+}
+
+int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error) {
+  return launch_from(kFwdSplitKvTable, "split-KV forward", params, static_cast<rfStream_t>(stream), error);
 }
 
 int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error) {
   const auto s = static_cast<rfStream_t>(stream);
   rfError_t err = rfSuccess;
+  // The preprocess walks (batch, head, row) in the LSE layout; varlen rows are one (1, nheads, total_q) batch.
+  FmhaBwdParams flat = params;
+  if (params.seq.cu_seqlens_q != nullptr) {
+    flat.batch = 1;
+    flat.seqlen_q = params.seq.total_q;
+  }
   switch (params.dtype) {  // delta = rowsum(dO * O) first: both gradient kernels read it
-    case DType::kFp16: err = launch_fmha_bwd_preprocess<Fp16>(params, s); break;
-    case DType::kBf16: err = launch_fmha_bwd_preprocess<Bf16>(params, s); break;
-    case DType::kFp32: err = launch_fmha_bwd_preprocess<Fp32>(params, s); break;
+    case DType::kFp16: err = launch_fmha_bwd_preprocess<Fp16>(flat, s); break;
+    case DType::kBf16: err = launch_fmha_bwd_preprocess<Bf16>(flat, s); break;
+    case DType::kFp32: err = launch_fmha_bwd_preprocess<Fp32>(flat, s); break;
   }
   if (err != rfSuccess) {
     *error = std::string("rocflash: launch of the backward preprocess failed: ") + rfGetErrorString(err);

@@ -19,6 +19,7 @@
 #include "fmha_bwd_tile.h"
 #include "fmha_common.h"
 #include "fmha_mask.h"
+#include "fmha_seq.h"
 #include "fmha_tile_math.h"
 
 namespace rf {
@@ -28,14 +29,15 @@ RF_DEVICE float pos_inf() { return __uint_as_float(0x7f800000u); }
 // Per query row: the forward's row max m (log2 units; +inf for rows that must get P = 0), 1/l, and D.
 // P = exp2(S2 - m) * inv_l is what the forward weighted V with: P <= 1 whatever softmax_scale is, where
 // exp2(S2 - LSE * log2(e)) from the float32 LSE is off by |LSE| * 2^-24 in the exponent (and may pass 1).
-RF_DEVICE void load_row_stats(const FmhaBwdParams& p, int batch, int head, int row, float* row_max, float* inv_l,
-                              float* delta) {
-  if (row >= p.seqlen_q) {
+// Indices follow the LSE layout of the sequence (fmha_seq.h: dense or varlen).
+RF_DEVICE void load_row_stats(const FmhaBwdParams& p, const SeqInfo& seq, int batch, int head, int row, float* row_max,
+                               float* inv_l, float* delta) {
+  if (row >= seq.seqlen_q) {
     *row_max = pos_inf();
     *inv_l = *delta = 0.f;
     return;
   }
-  const int64_t idx = (int64_t(batch) * p.nheads + head) * p.seqlen_q + row;
+  const int64_t idx = lse_index(p.seq, seq, batch, head, row);
   const float m = p.softmax_stats[2 * idx];
   *row_max = m == neg_inf() ? pos_inf() : m;  // a fully masked row (inv_l 0): exp2(x - inf) = 0, not inf * 0
   *inv_l = p.softmax_stats[2 * idx + 1];
@@ -144,11 +146,13 @@ struct FmhaBwdDkdvPipeline {
   RF_DEVICE static void run(const FmhaBwdParams& p, char* lds, int n_block, int head_k, int batch) {
     constexpr BwdDkdvShape T = Tile::kShape;
     const int tid = threadIdx.x;
+    const SeqInfo seq = SeqInfo::make(p, batch);
     const int n0 = n_block * T.block_n;
-    const int n_end = min(n0 + T.block_n, p.seqlen_k);
-    const MaskRule rule{p.seqlen_q, p.seqlen_k, p.window_left, p.window_right};
-    const auto k = rows_of<E>(p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, batch, head_k, p.seqlen_k, p.headdim);
-    const auto v = rows_of<E>(p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, batch, head_k, p.seqlen_k, p.headdim);
+    if (n0 >= seq.seqlen_k) return;  // a varlen sequence shorter than the longest: nothing here (uniform)
+    const int n_end = min(n0 + T.block_n, seq.seqlen_k);
+    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
+    const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
+    const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
     copy_rows_to_lds<E, kAligned>(lds, k, n0, T.block_n, T.chunks_per_row(), [&](int r, int d) { return T.k_write(r, d); }, tid, T.threads);
     copy_rows_to_lds<E, kAligned>(lds, v, n0, T.block_n, T.chunks_per_row(), [&](int r, int d) { return T.v_write(r, d); }, tid, T.threads);
 
@@ -162,19 +166,19 @@ struct FmhaBwdDkdvPipeline {
     query_tile_range(rule, n0, n_end, T.block_m, &tile_begin, &tile_end);
     const int group = p.nheads / p.nheads_k;
     for (int head = head_k * group; head < (head_k + 1) * group; ++head) {  // GQA: sum over the query heads
-      const auto q = rows_of<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, batch, head, p.seqlen_q, p.headdim);
-      const auto dout = rows_of<E>(p.dout, p.do_batch_stride, p.do_row_stride, p.do_head_stride, batch, head, p.seqlen_q, p.headdim);
+      const auto q = q_side_rows<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch, head, p.headdim);
+      const auto dout = q_side_rows<E>(p.dout, p.do_batch_stride, p.do_row_stride, p.do_head_stride, seq, batch, head, p.headdim);
       const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
-                                                        p.seqlen_k - p.seqlen_q);
+                                                        seq.seqlen_k - seq.seqlen_q);
       for (int t = tile_begin; t < tile_end; ++t) {
         const int m0 = t * T.block_m;
-        const int m_end = min(m0 + T.block_m, p.seqlen_q);
+        const int m_end = min(m0 + T.block_m, seq.seqlen_q);
         __syncthreads();  // K, V are in LDS; the previous tile's reads of Q, dO, P^T, dS^T are done
         copy_rows_to_lds<E, kAligned>(lds, q, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.q_write(r, d); }, tid, T.threads);
         copy_rows_to_lds<E, kAligned>(lds, dout, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.do_write(r, d); }, tid, T.threads);
         float row_max[TM], inv_l[TM], delta[TM];
 #pragma unroll
-        for (int i = 0; i < TM; ++i) load_row_stats(p, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
+        for (int i = 0; i < TM; ++i) load_row_stats(p, seq, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
         __syncthreads();
 
         // stages 1 and 2: S, dP, then P and dS, stored transposed into LDS
@@ -202,10 +206,10 @@ struct FmhaBwdDkdvPipeline {
     // epilogue: dK = softmax_scale * sum dS^T.Q, dV = sum P^T.dO, written once
     const auto key_of = [&](int i) { return n0 + T.key(tid, i); };
     const auto col_of = [&](int g) { return T.o_col(tid, g, 0); };
-    char* dk_base = reinterpret_cast<char*>(p.dk) + (int64_t(batch) * p.dk_batch_stride + int64_t(head_k) * p.dk_head_stride) * E::kBytes;
-    char* dv_base = reinterpret_cast<char*>(p.dv) + (int64_t(batch) * p.dv_batch_stride + int64_t(head_k) * p.dv_head_stride) * E::kBytes;
-    store_acc_rows<E, kAligned, TK, TD, CW>(dk_base, p.dk_row_stride * E::kBytes, p.seqlen_k, p.headdim, dk, [&](int) { return p.softmax_scale; }, key_of, col_of);
-    store_acc_rows<E, kAligned, TK, TD, CW>(dv_base, p.dv_row_stride * E::kBytes, p.seqlen_k, p.headdim, dv, [&](int) { return 1.f; }, key_of, col_of);
+    const auto dk_rows = k_side_rows<E>(p, p.dk, p.dk_batch_stride, p.dk_row_stride, p.dk_head_stride, seq, batch, head_k);
+    const auto dv_rows = k_side_rows<E>(p, p.dv, p.dv_batch_stride, p.dv_row_stride, p.dv_head_stride, seq, batch, head_k);
+    store_acc_rows<E, kAligned, TK, TD, CW>(const_cast<char*>(dk_rows.base), dk_rows.row_stride_bytes, seq.seqlen_k, p.headdim, dk, [&](int) { return p.softmax_scale; }, key_of, col_of);
+    store_acc_rows<E, kAligned, TK, TD, CW>(const_cast<char*>(dv_rows.base), dv_rows.row_stride_bytes, seq.seqlen_k, p.headdim, dv, [&](int) { return 1.f; }, key_of, col_of);
   }
 };
 
@@ -225,21 +229,23 @@ struct FmhaBwdDqPipeline {
   RF_DEVICE static void run(const FmhaBwdParams& p, char* lds, int m_block, int head, int batch) {
     constexpr BwdDqShape T = Tile::kShape;
     const int tid = threadIdx.x;
+    const SeqInfo seq = SeqInfo::make(p, batch);
     const int m0 = m_block * T.block_m;
-    const int m_end = min(m0 + T.block_m, p.seqlen_q);
+    if (m0 >= seq.seqlen_q) return;  // uniform
+    const int m_end = min(m0 + T.block_m, seq.seqlen_q);
     const int head_k = head / (p.nheads / p.nheads_k);
-    const MaskRule rule{p.seqlen_q, p.seqlen_k, p.window_left, p.window_right};
+    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
     const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
-                                                      p.seqlen_k - p.seqlen_q);
-    const auto q = rows_of<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, batch, head, p.seqlen_q, p.headdim);
-    const auto dout = rows_of<E>(p.dout, p.do_batch_stride, p.do_row_stride, p.do_head_stride, batch, head, p.seqlen_q, p.headdim);
-    const auto k = rows_of<E>(p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, batch, head_k, p.seqlen_k, p.headdim);
-    const auto v = rows_of<E>(p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, batch, head_k, p.seqlen_k, p.headdim);
+                                                      seq.seqlen_k - seq.seqlen_q);
+    const auto q = q_side_rows<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch, head, p.headdim);
+    const auto dout = q_side_rows<E>(p.dout, p.do_batch_stride, p.do_row_stride, p.do_head_stride, seq, batch, head, p.headdim);
+    const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
+    const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
     copy_rows_to_lds<E, kAligned>(lds, q, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.q_write(r, d); }, tid, T.threads);
     copy_rows_to_lds<E, kAligned>(lds, dout, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.do_write(r, d); }, tid, T.threads);
     float row_max[TM], inv_l[TM], delta[TM];
 #pragma unroll
-    for (int i = 0; i < TM; ++i) load_row_stats(p, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
+    for (int i = 0; i < TM; ++i) load_row_stats(p, seq, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
 
     float dq[TM][TD];
 #pragma unroll
@@ -271,8 +277,8 @@ struct FmhaBwdDqPipeline {
         tile_pairdot<E, TM, TD, CW, false>(lds, T.block_n * E::kBytes / kVectorBytes, ds_read, k_read, dq);
       }
     }
-    char* dq_base = reinterpret_cast<char*>(p.dq) + (int64_t(batch) * p.dq_batch_stride + int64_t(head) * p.dq_head_stride) * E::kBytes;
-    store_acc_rows<E, kAligned, TM, TD, CW>(dq_base, p.dq_row_stride * E::kBytes, p.seqlen_q, p.headdim, dq, [&](int) { return p.softmax_scale; },
+    const auto dq_rows = q_side_rows<E>(p.dq, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride, seq, batch, head, p.headdim);
+    store_acc_rows<E, kAligned, TM, TD, CW>(const_cast<char*>(dq_rows.base), dq_rows.row_stride_bytes, seq.seqlen_q, p.headdim, dq, [&](int) { return p.softmax_scale; },
                                             [&](int i) { return m0 + T.row(tid, i); }, [&](int g) { return T.o_col(tid, g, 0); });
   }
 };

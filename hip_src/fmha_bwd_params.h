@@ -14,9 +14,9 @@ struct FmhaBwdParams {
   const void* v;     // (batch, seqlen_k, nheads_k, headdim)
   const void* o;     // (batch, seqlen_q, nheads,   headdim)  the forward's output
   const void* dout;  // (batch, seqlen_q, nheads,   headdim)  any strides (expanded: stride 0)
-  const float* lse;  // (batch, nheads, seqlen_q) contiguous, natural log, from the forward (not read)
-  const float* softmax_stats;  // (batch, nheads, seqlen_q, 2): the forward's (m, 1/l) per row (fmha_fwd_params.h)
-  float* delta;      // (batch, nheads, seqlen_q) contiguous scratch: rowsum(dO * O), written by the preprocess
+  const float* lse;  // natural log, from the forward (not read: softmax_stats)
+  const float* softmax_stats;  // (..., 2) in the LSE's layout (SeqLayout): the forward's (m, 1/l) per row
+  float* delta;      // like lse: rowsum(dO * O), scratch written by the preprocess
   void* dq;          // (batch, seqlen_q, nheads,   headdim)  written once
   void* dk;          // (batch, seqlen_k, nheads_k, headdim)  written once, summed over each GQA group
   void* dv;          // (batch, seqlen_k, nheads_k, headdim)  written once, summed over each GQA group
@@ -37,6 +37,8 @@ struct FmhaBwdParams {
   int64_t alibi_batch_stride;
   int32_t window_left, window_right;
   bool aligned;  // every row of every tensor 16-byte aligned and headdim whole vectors: 128-bit loads
+
+  SeqLayout seq;  // varlen layout (fmha_fwd_params.h); K/V are never paged or cached in the backward
 };
 
 }  // namespace rf

@@ -14,26 +14,42 @@ RF_DEVICE float neg_inf() { return __uint_as_float(0xff800000u); }
 
 // Butterfly reductions across the `kWidth` consecutive lanes of one row group (kWidth <= 32 divides the
 // wave, so a group never straddles waves: correct for wave64 and warp32 alike).
+// (The loops count steps, not masks: a `mask /= 2` induction has no trip count the unroller can compute in
+// every context, and a rolled loop keeps the shuffle's mask dynamic.)
+template <int kWidth>
+RF_DEVICE constexpr int log2_width() { return kWidth <= 1 ? 0 : 1 + log2_width<kWidth / 2>(); }
 template <int kWidth>
 RF_DEVICE float group_max(float v) {
 #pragma unroll
-  for (int mask = kWidth / 2; mask > 0; mask /= 2) v = rf_max(v, rf_shfl_xor(v, mask));
+  for (int step = 1; step <= log2_width<kWidth>(); ++step) v = rf_max(v, rf_shfl_xor(v, kWidth >> step));
   return v;
 }
 template <int kWidth>
 RF_DEVICE float group_sum(float v) {
 #pragma unroll
-  for (int mask = kWidth / 2; mask > 0; mask /= 2) v += rf_shfl_xor(v, mask);
+  for (int step = 1; step <= log2_width<kWidth>(); ++step) v += rf_shfl_xor(v, kWidth >> step);
   return v;
 }
 
-// Rows of one (batch, head) slice in global memory: row-strided, headdim contiguous. Reads outside
-// [0, rows) x [0, cols) return zero, which pads headdim up to the bucket and the last tiles up to Bc.
+// Rows of one (batch, head) slice in global memory: row-strided, headdim contiguous, optionally paged.
+// Reads outside [0, rows) x [0, cols) return zero, which pads headdim up to the bucket and the last tiles
+// up to Bc; rows >= `rows` are never touched (a KV cache may hold garbage there).
+// Paged (pages != nullptr): row r lives in block pages[r / page_size] at row r % page_size, blocks
+// page_stride_bytes apart (vLLM's / flash-attn's block_table layout).
 template <class E>
 struct GlobalRows {
-  const char* base;          // row 0, column 0
+  const char* base;          // row 0, column 0 (paged: block 0, row 0)
   int64_t row_stride_bytes;  // 64-bit: row offsets can pass 2^31 bytes
   int rows, cols;
+  const int32_t* pages = nullptr;  // this sequence's row of the block table
+  int page_size = 0;
+  int64_t page_stride_bytes = 0;
+
+  RF_DEVICE int64_t row_offset(int r) const {
+    if (pages == nullptr) return int64_t(r) * row_stride_bytes;
+    const int page = r / page_size;
+    return int64_t(pages[page]) * page_stride_bytes + int64_t(r - page * page_size) * row_stride_bytes;
+  }
 
   template <bool kAligned>
   RF_DEVICE uint4 load_vec(int r, int d) const {
@@ -41,7 +57,17 @@ struct GlobalRows {
     uint4 v = make_uint4(0u, 0u, 0u, 0u);
     const int c0 = d * kVec;
     if (r >= rows || c0 >= cols) return v;
-    const char* src = base + int64_t(r) * row_stride_bytes + int64_t(c0) * E::kBytes;
+    return load_vec_at<kAligned>(base + row_offset(r), d);
+  }
+
+  // Vector d of the row starting at `row` (a pointer from row_offset; the row is known to be valid).
+  template <bool kAligned>
+  RF_DEVICE uint4 load_vec_at(const char* row, int d) const {
+    constexpr int kVec = kVectorBytes / E::kBytes;
+    uint4 v = make_uint4(0u, 0u, 0u, 0u);
+    const int c0 = d * kVec;
+    if (c0 >= cols) return v;
+    const char* src = row + int64_t(c0) * E::kBytes;
     if constexpr (kAligned) {
       v = *reinterpret_cast<const uint4*>(src);  // global_load_dwordx4
     } else {
@@ -137,6 +163,9 @@ struct ScoreTransform {
     t.diag = diag;
     return t;
   }
+
+  // Scores are raw * scale_log2: no softcap, no ALiBi, and a positive scale (the row max commutes with it).
+  RF_DEVICE bool plain() const { return softcap == 0.f && alibi_slope == 0.f && scale_log2 > 0.f; }
 
   RF_DEVICE float operator()(float raw, int row, int col) const {
     if (softcap == 0.f && alibi_slope == 0.f) return raw * scale_log2;

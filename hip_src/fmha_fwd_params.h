@@ -3,6 +3,8 @@
 //
 // Layout follows flash-attn: every tensor is (batch, seqlen, heads, headdim) with arbitrary strides in
 // elements except along headdim (stride 1). Strides are int64: an element offset can pass 2^31.
+// Varlen and KV-cache calls use the same struct with the SeqLayout fields set (flash-attn's Flash_fwd_params
+// does the same with cu_seqlens_q/k, seqused_k, cache_batch_idx, block_table).
 #pragma once
 
 #include <stdint.h>
@@ -11,15 +13,41 @@ namespace rf {
 
 enum class DType : int32_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 
+// Per-sequence layout shared by the forward and backward params (hip_src/fmha_seq.h reads it). Every pointer
+// nullptr (and page_block_size 0) is the dense layout; batch, seqlen_q and seqlen_k of the params are then the
+// tensor shapes. Otherwise seqlen_q / seqlen_k are the maxima over the sequences (they size the grid).
+//   varlen Q:     cu_seqlens_q (batch + 1) int32; Q/O/dO/dQ rows of sequence b are [cu[b], cu[b+1]) of a
+//                 (total_q, heads, headdim) tensor, whose *_batch_stride the host sets to 0
+//   varlen K/V:   cu_seqlens_k likewise for K, V, dK, dV
+//   dense cache:  seqused_k (batch): keys of sequence b; cache_batch_idx (batch): its K/V batch row (nullptr: b)
+//   paged cache:  block_table (batch, max_blocks_per_seq) int32, page_block_size > 0: key j of sequence b is
+//                 row j % page_block_size of block block_table[b][j / page_block_size]; k/v_batch_stride are
+//                 the strides between blocks. Keys >= seqlen_k of a sequence are never read.
+//   LSE (and the backward's delta): element (b, head, i) at b*lse_batch_stride + head*lse_head_stride + q_row0 + i
+//                 with q_row0 = cu_seqlens_q[b] (varlen) or 0: (batch, nheads, seqlen_q) dense, (nheads, total_q)
+//                 varlen, flash-attn's two layouts.
+struct SeqLayout {
+  const int32_t* cu_seqlens_q;
+  const int32_t* cu_seqlens_k;
+  const int32_t* seqused_k;
+  const int32_t* cache_batch_idx;
+  const int32_t* block_table;
+  int64_t block_table_batch_stride;
+  int32_t page_block_size;  // 0: not paged
+  int32_t total_q;          // rows of Q over all sequences (batch * seqlen_q when dense)
+  int64_t lse_batch_stride, lse_head_stride;
+};
+
 struct FmhaFwdParams {
   const void* q;  // (batch, seqlen_q, nheads,   headdim)  dtype
   const void* k;  // (batch, seqlen_k, nheads_k, headdim)  dtype
   const void* v;  // (batch, seqlen_k, nheads_k, headdim)  dtype
   void* o;        // (batch, seqlen_q, nheads,   headdim)  dtype, written once
-  float* lse;     // (batch, nheads, seqlen_q) contiguous float32, natural log, written once
-  // nullptr, or (batch, nheads, seqlen_q, 2) contiguous float32 written once: per row the final row max m of
+  float* lse;     // float32, natural log, written once: (batch, nheads, seqlen_q), varlen (nheads, total_q)
+  // nullptr, or float32 (..., 2) in the LSE's layout (SeqLayout) written once: per row the final row max m of
   // the log2-domain scores and 1/l, so that the backward rebuilds P = exp2(S2 - m) * (1/l) exactly as the
-  // forward weighted V (P <= 1 for any softmax_scale; an LSE rounded to float32 cannot give that).
+  // forward weighted V (P <= 1 for any softmax_scale; an LSE rounded to float32 cannot give that). The split-KV
+  // kernel does not write it (compiled.forward runs the forward kernel when the stats are asked for).
   float* softmax_stats;
 
   // Strides in elements.
@@ -48,6 +76,15 @@ struct FmhaFwdParams {
   // True when every row of Q, K, V, O starts on a 16-byte boundary and headdim fills whole 16-byte
   // vectors: the 128-bit load path. Otherwise the narrow (element-wise) path, same results.
   bool aligned;
+
+  SeqLayout seq;  // varlen / KV-cache layout (all zero: dense)
+
+  // Split-KV (flash-decoding, hip_src/fmha_splitkv_kernel.h). num_splits 1: the split kernel writes O and LSE
+  // itself; > 1: split s writes its normalised partial O and LSE to o_accum / lse_accum, then the combine
+  // kernel merges them into O and LSE.
+  int32_t num_splits;
+  float* o_accum;    // (num_splits, nheads, total_q, headdim bucket) fp32
+  float* lse_accum;  // (num_splits, nheads, total_q) fp32, natural log (-inf: the split saw no key)
 };
 
 }  // namespace rf

@@ -34,6 +34,10 @@ namespace rf {
 
 inline constexpr int kVectorBytes = 16;  // one 128-bit global/LDS access
 
+// Which tile math an instance runs (ck_configs `impl`): the vector ALU (every target; VectorTileMath,
+// fmha_tile_math.h) or tensor cores (NVIDIA sm_80+; MmaTileMath, fmha_mma.h).
+enum class TileMath : int { kVector = 0, kMma = 1 };
+
 struct FwdTileShape {
   int headdim;        // headdim bucket (inputs with a smaller headdim are zero-padded on load)
   int block_m;        // Br

@@ -11,10 +11,13 @@
 //
 // Operand addresses come from callables (LDS byte offsets), so every address is computed by the tile
 // layout structs (fmha_tile.h, fmha_bwd_tile.h) that the host-side bank-conflict audit evaluates too.
-// Results stay in fp32 registers. A matrix-core implementation (MFMA on CDNA, tensor cores on NVIDIA)
-// replaces VectorTileMath without touching softmax, masking or the load/store stages.
+// Results stay in fp32 registers. VectorTileMath (below) is the forward pipeline's policy built on these
+// products; fmha_mma.h is the tensor-core policy (NVIDIA sm_80+) the same pipeline takes instead (a config's
+// `impl`, ck_configs/fmha_fwd.toml). The backward kernels call tile_rowdot / tile_pairdot directly (vector
+// only so far).
 #pragma once
 
+#include "fmha_common.h"
 #include "fmha_elem.h"
 #include "fmha_tile.h"
 
@@ -113,8 +116,18 @@ RF_DEVICE void tile_pairdot(const char* lds, int num_a_vecs, AddrA a, AddrB b, f
   }
 }
 
-// The forward kernel's two products (interface kept small so a matrix-core version can replace it).
-template <class E, class Tile>
+// The forward pipeline's policy on the vector ALU (fmha_fwd_kernel.h; fmha_mma.h is the tensor-core one).
+// A policy owns the accumulator layout (row / s_col / o_col, the lanes sharing a row), the LDS layout of
+// its operands and the stages that move K, V and P to where its products read them:
+//   prologue     Q and the first K tile into LDS
+//   issue_v      stage 0: V(n0) in flight during stage 1
+//   qk           stage 1: s += Q.K^T
+//   exchange     stage 3a: after the softmax, V and P to their operand places; the next K in flight
+//   pv           stage 3b: o += P.V
+//   finish_tile  the next K in place, every read of this tile's operands done
+// Here K and V are staged through registers into one shared KV buffer (V in row pairs, the v_dot2 operand
+// layout) and P goes through LDS in the element type.
+template <class E, class Tile, bool kAligned>
 struct VectorTileMath {
   // Device functions re-declare T as a local constexpr copy: nvcc cannot odr-use a static data
   // member (a host object) in device code.
@@ -122,22 +135,128 @@ struct VectorTileMath {
   static constexpr int TM = T.rows_per_thread();
   static constexpr int TN = T.s_cols_per_thread();
   static constexpr int TD = T.o_cols_per_thread();
+  static constexpr int CW = T.o_chunk_cols();
+  static constexpr int CPR = T.chunks_per_row();
+  static constexpr int kStage = T.stage_vectors();
+  static constexpr int kRowLanes = T.threads_n;
+  static constexpr bool kPlainScorePath = false;  // the softmax as audited on gfx906 (see FmhaFwdPipeline)
+
+  static_assert(T.valid(), "invalid tile config (see FwdTileShape::valid)");
+  static_assert(T.elem_bytes == E::kBytes, "tile config built for another element size");
+  static_assert(T.threads % kWaveSize == 0, "a block must hold whole waves");
+  static_assert(T.threads_n <= kWaveSize, "a row group must not straddle waves");
+
+  uint4 stage[kStage];  // the K or V tile on its way from global memory to LDS
+
+  // ---- accumulator layout
+  RF_DEVICE static int row(int tid, int i) { constexpr FwdTileShape T = Tile::kShape; return T.row(tid, i); }
+  RF_DEVICE static int s_col(int tid, int c) { constexpr FwdTileShape T = Tile::kShape; return T.s_col(tid, c); }
+  RF_DEVICE static int o_col(int tid, int g, int e) { constexpr FwdTileShape T = Tile::kShape; return T.o_col(tid, g, e); }
+  RF_DEVICE static bool row_leader(int tid) { constexpr FwdTileShape T = Tile::kShape; return T.lane_tx(tid) == 0; }
+
+  // ---- global -> registers -> LDS staging of K and V tiles
+  RF_DEVICE void load_k(const GlobalRows<E>& k, int n0, int tid) {
+    constexpr FwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int it = 0; it < T.k_stage_vectors(); ++it) {
+      const int id = tid + it * T.threads;
+      if (id < T.block_n * CPR) stage[it] = k.template load_vec<kAligned>(n0 + id / CPR, id % CPR);
+    }
+  }
+  RF_DEVICE void store_k(char* lds, int tid) const {
+    constexpr FwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int it = 0; it < T.k_stage_vectors(); ++it) {
+      const int id = tid + it * T.threads;
+      if (id < T.block_n * CPR) *reinterpret_cast<uint4*>(lds + T.k_write(id / CPR, id % CPR)) = stage[it];
+    }
+  }
+  RF_DEVICE void load_v(const GlobalRows<E>& v, int n0, int tid) {
+    constexpr FwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int it = 0; it < T.v_stage_pairs(); ++it) {
+      const int id = tid + it * T.threads;
+      if (id < T.block_n / 2 * CPR) {
+        const int jp = id / CPR, d = id % CPR;
+        stage[2 * it] = v.template load_vec<kAligned>(n0 + 2 * jp, d);
+        stage[2 * it + 1] = v.template load_vec<kAligned>(n0 + 2 * jp + 1, d);
+      }
+    }
+  }
+  RF_DEVICE void store_v(char* lds, int tid) const {
+    constexpr FwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int it = 0; it < T.v_stage_pairs(); ++it) {
+      const int id = tid + it * T.threads;
+      if (id < T.block_n / 2 * CPR) {
+        const Words<8> pairs = interleave_words<E, 4>(to_words(stage[2 * it]), to_words(stage[2 * it + 1]));
+        char* dst = lds + T.vp_write(id / CPR, id % CPR);
+        *reinterpret_cast<uint4*>(dst) = make_uint4(pairs.w[0], pairs.w[1], pairs.w[2], pairs.w[3]);
+        *reinterpret_cast<uint4*>(dst + kVectorBytes) = make_uint4(pairs.w[4], pairs.w[5], pairs.w[6], pairs.w[7]);
+      }
+    }
+  }
+  RF_DEVICE static void store_p(char* lds, const float (&s)[TM][TN], int tid) {
+    constexpr FwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int c = 0; c < TN; ++c) store_elem<E>(lds + T.p_write(T.row(tid, i), T.s_col(tid, c)), s[i][c]);
+  }
+
+  // ---- the pipeline's stages
+  RF_DEVICE void prologue(char* lds, const GlobalRows<E>& q, const GlobalRows<E>& k, int m0, int n0, int tid) {
+    constexpr FwdTileShape T = Tile::kShape;
+    copy_rows_to_lds<E, kAligned>(lds, q, m0, T.block_m, CPR, [&](int r, int d) { return T.q_write(r, d); }, tid, T.threads);
+    load_k(k, n0, tid);
+    store_k(lds, tid);
+    __syncthreads();
+  }
+
+  RF_DEVICE void issue_v(char*, const GlobalRows<E>& v, int n0, int tid) { load_v(v, n0, tid); }
 
   // stage 1: s[i][c] += Q[row(i)] . K[s_col(c)]   (S = Q.K^T, raw scores)
-  RF_DEVICE static void qk(const char* lds, int tid, float (&s)[TM][TN]) {
+  RF_DEVICE void qk(const char* lds, int tid, float (&s)[TM][TN]) const {
     constexpr FwdTileShape T = Tile::kShape;
     tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.q_read(tid, i, d); },
                            [&](int c, int d) { return T.k_read(tid, c, d); }, s);
   }
 
-  // stage 3: o[i][x] += sum_j P[row(i)][j] * V[j][o_col(x)]   (P from LDS in the element type, V in row pairs)
-  // On boundary tiles `rows` (DropMaskedA) keeps each row's masked keys out: their V rows are never multiplied.
-  template <class Rows = KeepAllRows>
-  RF_DEVICE static void pv(const char* lds, int tid, float (&o)[TM][TD], Rows rows = Rows{}) {
+  // stage 3a: every lane is done reading K: V, P -> LDS; the next K tile in flight (registers).
+  RF_DEVICE void exchange(char* lds, const GlobalRows<E>& k, const float (&s)[TM][TN], int next_n0, bool has_next,
+                          int tid) {
+    __syncthreads();
+    store_v(lds, tid);
+    store_p(lds, s, tid);
+    if (has_next) load_k(k, next_n0, tid);
+    __syncthreads();
+  }
+
+  // stage 3b: o[i][x] += sum_j P[row(i)][j] * V[j][o_col(x)]   (P from LDS in the element type, V in row pairs)
+  RF_DEVICE void pv(const char* lds, int tid, const float (&)[TM][TN], float (&o)[TM][TD]) const {
     constexpr FwdTileShape T = Tile::kShape;
     tile_pairdot<E, TM, TD, T.o_chunk_cols(), true>(lds, T.block_n * E::kBytes / kVectorBytes,
                                                     [&](int i, int v) { return T.p_read(tid, i, v); },
-                                                    [&](int jp, int g) { return T.v_read(tid, jp, g); }, o, rows);
+                                                    [&](int jp, int g) { return T.v_read(tid, jp, g); }, o);
+  }
+
+  // stage 3b on a boundary tile: DropMaskedA keeps each row's masked keys out (their P was stored as -0.0 by
+  // the softmax): their V rows are never multiplied. (`visible` is the tensor-core policy's interface.)
+  template <class Visible>
+  RF_DEVICE void pv_masked(const char* lds, int tid, const float (&)[TM][TN], float (&o)[TM][TD], Visible) const {
+    constexpr FwdTileShape T = Tile::kShape;
+    tile_pairdot<E, TM, TD, T.o_chunk_cols(), true>(lds, T.block_n * E::kBytes / kVectorBytes,
+                                                    [&](int i, int v) { return T.p_read(tid, i, v); },
+                                                    [&](int jp, int g) { return T.v_read(tid, jp, g); }, o,
+                                                    DropMaskedA{});
+  }
+
+  RF_DEVICE void finish_tile(char* lds, bool has_next, int tid) {
+    __syncthreads();  // every lane is done reading V and P
+    if (has_next) {
+      store_k(lds, tid);
+      __syncthreads();
+    }
   }
 };
 

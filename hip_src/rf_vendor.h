@@ -33,13 +33,20 @@
 
 // RF_LAUNCH_BOUNDS(threads, waves_per_simd): block size and the occupancy a tile config was designed for.
 // AMD: amdgpu_waves_per_eu makes the compiler keep VGPRs within 256 / waves_per_simd (the ISA audit checks the
-// result). NVIDIA: at least one block per SM, which lets ptxas use up to 255 registers instead of spilling
-// to meet an occupancy nobody asked for (the CUDA build is not tuned for NVIDIA).
+// result). NVIDIA: an SM has 4 sub-partitions (the SIMD's counterpart), so waves_per_simd warps on each is
+// 4 * waves_per_simd warps per SM, i.e. that many / (threads / 32) resident blocks, at least one: ptxas
+// keeps registers within 64K / (threads * blocks). Configs tuned for the vector ALU ask for 1 (up to 255
+// registers rather than spills); the tensor-core configs name their designed occupancy.
+// RF_LAUNCH_BOUNDS_MIN_BLOCKS(threads, waves_per_simd, blocks): the same on AMD; on NVIDIA at least `blocks`
+// resident blocks per SM (memory-bound kernels that need warps in flight more than registers).
 #if defined(RF_PLATFORM_HIP)
 #define RF_LAUNCH_BOUNDS(threads, waves_per_simd) \
   __launch_bounds__(threads) __attribute__((amdgpu_waves_per_eu(waves_per_simd)))
+#define RF_LAUNCH_BOUNDS_MIN_BLOCKS(threads, waves_per_simd, blocks) RF_LAUNCH_BOUNDS(threads, waves_per_simd)
 #else
-#define RF_LAUNCH_BOUNDS(threads, waves_per_simd) __launch_bounds__(threads, 1)
+#define RF_LAUNCH_BOUNDS(threads, waves_per_simd) \
+  __launch_bounds__(threads, (4 * (waves_per_simd) * 32 / (threads)) > 1 ? (4 * (waves_per_simd) * 32 / (threads)) : 1)
+#define RF_LAUNCH_BOUNDS_MIN_BLOCKS(threads, waves_per_simd, blocks) __launch_bounds__(threads, blocks)
 #endif
 #define RF_HOST_DEVICE __host__ __device__ __forceinline__
 
@@ -154,7 +161,12 @@ RF_DEVICE float rf_shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffff
 
 RF_DEVICE float rf_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
 
-RF_DEVICE float rf_rcp(float x) { return __frcp_rn(x); }
+// rcp.approx (1 ulp, like AMD's v_rcp_f32): __frcp_rn's IEEE rounding costs a called slow path per use.
+RF_DEVICE float rf_rcp(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 
 RF_DEVICE float rf_max(float a, float b) { return fmaxf(a, b); }
 

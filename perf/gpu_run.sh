@@ -3,8 +3,9 @@
 # the real-model check, the perf tables and the training check. Results land in $OUT (the device tool) or
 # ./gpu_out, at most 8 files:
 #   setup.txt summary.txt | perf.json perf.txt roofline.png | fwd_bwd.json | train_check.csv train_check.png
-# Usage: bash perf/gpu_run.sh [stage ...]   stages: build test sanitize model perf fwdbwd train
+# Usage: bash perf/gpu_run.sh [stage ...]   stages: build test sanitize model perf fwdbwd train tc cp
 #        (default: build test sanitize model). PERF_TIME_LIMIT_S bounds the perf stage (default 300).
+#        cp (>= 2 GPUs: context parallelism, cp.json cp.txt): CP_TIME_LIMIT_S bounds its speed part (default 180).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT"
 REPO=$PWD
@@ -20,10 +21,16 @@ for s in $stages; do case $s in
       || { tail -50 /tmp/build.log | tee -a "$OUT/setup.txt"; log "BUILD FAILED"; exit 1; }
     log "build took $(( $(date +%s) - start )) s"
     (cd /tmp && python3 -m rocflash info) 2>&1 | tee -a "$OUT/setup.txt" ;;
-  test)
-    log "pytest -m gpu"
-    (cd tests && python3 -m pytest -q -m gpu -p no:cacheprovider ${PYTEST_ARGS:-} ${GPU_TESTS:-test_gpu.py test_gpu_backward.py test_gpu_masked_garbage.py test_cases.py} 2>&1 | tail -40 | tee -a "$OUT/summary.txt")
-    log "pytest exit ${PIPESTATUS[0]}" ;;
+  test)  # once per forward tile math (ROCFLASH_KERNEL: auto = tensor cores on sm_80+, vector = the gfx906 logic)
+    for kernel in ${TILE_MATHS:-auto vector}; do
+      log "ROCFLASH_KERNEL=$kernel pytest -m gpu"
+      (cd tests && ROCFLASH_KERNEL=$kernel python3 -m pytest -q -m gpu -p no:cacheprovider ${PYTEST_ARGS:-} ${GPU_TESTS:-test_gpu.py test_gpu_backward.py test_gpu_masked_garbage.py test_cases.py} 2>&1 | tail -40 | tee -a "$OUT/summary.txt")
+      log "pytest exit ${PIPESTATUS[0]}"
+    done ;;
+  tc)  # forward speed of the tensor-core tile math beside SDPA flash and cuDNN (issue 12)
+    log "python3 -m rocflash.perf --preset perf/presets/tensor_core.yaml --backends cuda flash cudnn --baseline sdpa-flash"
+    (cd /tmp && python3 -m rocflash.perf --preset "$REPO/perf/presets/tensor_core.yaml" --backends cuda flash cudnn \
+      --baseline sdpa-flash --time-limit-s "${TC_TIME_LIMIT_S:-200}" --json "$OUT/tensor_core.json" 2>&1 | tee "$OUT/tensor_core.txt" | tail -45) ;;
   sanitize)
     for tool in memcheck racecheck; do
       log "compute-sanitizer --tool $tool python3 perf/sanitize_cases.py"
@@ -45,5 +52,9 @@ for s in $stages; do case $s in
   train)
     log "python3 perf/train_check.py"
     python3 perf/train_check.py --out "$OUT" 2>&1 | tee -a "$OUT/summary.txt" ;;
+  cp)
+    log "python3 perf/cp_gpu.py --time-limit-s ${CP_TIME_LIMIT_S:-180}"
+    (cd /tmp && python3 "$REPO/perf/cp_gpu.py" --out "$OUT" --time-limit-s "${CP_TIME_LIMIT_S:-180}" 2>&1 | tail -40 | tee -a "$OUT/summary.txt")
+    log "cp exit ${PIPESTATUS[0]}" ;;
 esac; done
 log done

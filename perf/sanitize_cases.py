@@ -1,10 +1,13 @@
 """Boundary cases for compute-sanitizer (memcheck, racecheck): small, so the sanitizer runs in seconds.
 
     PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool memcheck --error-exitcode 9 python3 perf/sanitize_cases.py
+    ... perf/sanitize_cases.py --seq-only     # only the varlen / paged KV-cache cases
 
 PYTORCH_NO_CUDA_MEMORY_CACHING=1 gives every tensor its own exactly sized cudaMalloc, so a read one element
 past the end is reported instead of landing inside a cached segment.
 """
+
+import sys
 
 import torch
 
@@ -20,7 +23,8 @@ CASES = [  # (batch, seqlen_q, seqlen_k, nheads, nheads_k, headdim, dtype, causa
 ]
 
 backend = "hip" if torch.version.hip else "cuda"
-for batch, sq, sk, h, hk, d, dtype, causal, offset in CASES:
+SEQ_ONLY = "--seq-only" in sys.argv  # only the varlen / paged section below
+for batch, sq, sk, h, hk, d, dtype, causal, offset in ([] if SEQ_ONLY else CASES):
     def make(s, heads):
         n = batch * s * heads * d
         buf = torch.randn(n + int(offset), device="cuda").to(dtype)  # exactly sized allocation
@@ -30,4 +34,54 @@ for batch, sq, sk, h, hk, d, dtype, causal, offset in CASES:
     out.backward(make(sq, h).detach())  # the backward kernels on the same boundary shapes
     torch.cuda.synchronize()
     assert not torch.isnan(out).any() and not any(torch.isnan(t.grad).any() for t in (q, k, v))
-print(f"{len(CASES)} cases (forward + backward) ran on backend {backend}")
+print(f"{0 if SEQ_ONLY else len(CASES)} cases (forward + backward) ran on backend {backend}")
+
+# ---- varlen and paged KV cache (compiled.varlen_forward / varlen_backward): every tensor exactly sized, so a
+# read past the last sequence's rows, the last page or the block table is reported.
+from rocflash.backends import FwdArgs, SeqArgs, compiled  # noqa: E402
+
+
+def exact(shape, dtype):
+    return torch.randn(shape, device="cuda").to(dtype).contiguous()
+
+
+def cu(lens):
+    return torch.tensor([0, *torch.tensor(lens).cumsum(0).tolist()], dtype=torch.int32, device="cuda")
+
+
+VARLEN = [  # (lens_q, lens_k, nheads, nheads_k, headdim, dtype, causal)
+    ([1, 0, 17, 65], [63, 5, 17, 0], 4, 2, 64, torch.float16, True),
+    ([129, 3], [15, 1025], 2, 1, 40, torch.bfloat16, False),  # narrow load path
+]
+for lens_q, lens_k, h, hk, d, dtype, causal in VARLEN:
+    q = exact((sum(lens_q), h, d), dtype)
+    k, v = exact((sum(lens_k), hk, d), dtype), exact((sum(lens_k), hk, d), dtype)
+    seq = SeqArgs(cu_seqlens_q=cu(lens_q), cu_seqlens_k=cu(lens_k), seqused_k=None, max_seqlen_q=max(lens_q),
+                  max_seqlen_k=max(lens_k))
+    args = FwdArgs(d ** -0.5, -1, 0 if causal else -1, 0.0, None)
+    out, lse = compiled.varlen_forward(backend, q, k, v, seq, args)
+    grads = compiled.varlen_backward(backend, q, k, v, out, lse, exact(q.shape, dtype), seq, args)
+    torch.cuda.synchronize()
+    assert not torch.isnan(out).any() and not any(torch.isnan(g).any() for g in grads)
+
+PAGED = [  # (seqused_k, seqlen_q, page, nheads, nheads_k, headdim, num_splits)
+    ([1, 16, 17, 100], 1, 16, 8, 2, 128, 0),
+    ([255, 1], 4, 256, 8, 8, 64, 3),
+    ([48, 7], 2, 48, 4, 1, 256, 1),
+]
+for used, sq, page, h, hk, d, num_splits in PAGED:
+    pages = [-(-n // page) for n in used]
+    kc, vc = exact((sum(pages), page, hk, d), torch.bfloat16), exact((sum(pages), page, hk, d), torch.bfloat16)
+    table = torch.randperm(sum(pages), dtype=torch.int32)
+    rows, nxt = [], 0
+    for n in pages:  # exactly max(pages) columns; the shorter sequences' tail entries point at block 0
+        rows.append(torch.cat([table[nxt:nxt + n], torch.zeros(max(pages) - n, dtype=torch.int32)]))
+        nxt += n
+    q = exact((len(used) * sq, h, d), torch.bfloat16)
+    seq = SeqArgs(cu_seqlens_q=cu([sq] * len(used)), cu_seqlens_k=None,
+                  seqused_k=torch.tensor(used, dtype=torch.int32, device="cuda"), max_seqlen_q=sq,
+                  max_seqlen_k=max(used), block_table=torch.stack(rows).to("cuda"), num_splits=num_splits)
+    out, lse = compiled.varlen_forward(backend, q, kc, vc, seq, FwdArgs(d ** -0.5, -1, 0, 0.0, None))
+    torch.cuda.synchronize()
+    assert not torch.isnan(out).any()
+print(f"{len(VARLEN)} varlen (forward + backward) and {len(PAGED)} paged decode cases ran on backend {backend}")

@@ -10,13 +10,14 @@ import sys
 import types
 
 __version__ = "0.1.0"
-__all__ = ["flash_attn_func", "info", "UnsupportedDeviceError", "MissingKernelWarning", "__version__"]
+__all__ = ["flash_attn_func", "flash_attn_varlen_func", "flash_attn_with_kvcache", "info", "UnsupportedDeviceError",
+           "MissingKernelWarning", "__version__"]
 
 # The API imports torch on first use, so that the tools (python -m rocflash.isa, the build) run without it.
 # The first of them imports rocflash.selector, which warns once (MissingKernelWarning) when torch sees a GPU
 # that this build has no kernel for.
 _LAZY = {"flash_attn_func": ".interface", "info": ".info", "UnsupportedDeviceError": ".selector",
-         "MissingKernelWarning": ".selector"}
+         "MissingKernelWarning": ".selector", "flash_attn_varlen_func": ".varlen", "flash_attn_with_kvcache": ".kvcache"}
 
 
 class _Package(types.ModuleType):

@@ -2,7 +2,7 @@
 
 For each config of one target and each load path (aligned 128-bit ``vec``, ``narrow``) one source file
 instantiates the kind's launch function (``rf::launch_fmha_fwd``, ``launch_fmha_bwd_dkdv``,
-``launch_fmha_bwd_dq``) for the config's tile type; ``fmha_<kind>_instances.h`` declares the tile types
+``launch_fmha_bwd_dq``, ``launch_fmha_fwd_splitkv``) for the config's tile type; ``fmha_<kind>_instances.h`` declares the tile types
 and ``fmha_<kind>_table.inc`` lists every instance for ``hip_src/fmha_api.hip``. The kernel symbol
 carries the tile type, so a profiler line names the whole config, e.g.
 ``rf::fmha_fwd_kernel<rf::Fp16, rf::Tile_gfx9_fp16_d128_b64x64_t256x16_p16, true>``.
@@ -35,7 +35,16 @@ _KINDS = {
     "fwd": _Kind("FwdTileShape", "launch_fmha_fwd", "FmhaFwdParams", "fmha_fwd_launch.h"),
     "bwd_dkdv": _Kind("BwdDkdvShape", "launch_fmha_bwd_dkdv", "FmhaBwdParams", "fmha_bwd_launch.h"),
     "bwd_dq": _Kind("BwdDqShape", "launch_fmha_bwd_dq", "FmhaBwdParams", "fmha_bwd_launch.h"),
+    "fwd_splitkv": _Kind("SplitKvShape", "launch_fmha_fwd_splitkv", "FmhaFwdParams", "fmha_splitkv_launch.h"),
 }
+_PLAIN_SHAPES = ("fwd", "fwd_splitkv")  # aggregates of the seven fields; the backward shapes derive from a base
+
+
+_MATH = {"vector": "TileMath::kVector", "mma": "TileMath::kMma"}
+
+
+def _shape_type(cfg: TileConfig) -> str:
+    return "MmaFwdTileShape" if cfg.impl == "mma" else _KINDS[cfg.kind].shape
 
 
 def _shape_literal(cfg: TileConfig) -> str:
@@ -44,8 +53,8 @@ def _shape_literal(cfg: TileConfig) -> str:
         f"/*threads=*/{cfg.threads}, /*threads_n=*/{cfg.threads_n}, /*lds_pad_bytes=*/{cfg.lds_pad_bytes}, "
         f"/*elem_bytes=*/{cfg.elem_bytes}"
     )
-    shape = _KINDS[cfg.kind].shape
-    return f"{shape}{{{fields}}}" if cfg.kind == "fwd" else f"{shape}{{{{{fields}}}}}"  # bwd shapes: base aggregate
+    shape = _shape_type(cfg)
+    return f"{shape}{{{fields}}}" if cfg.kind in _PLAIN_SHAPES else f"{shape}{{{{{fields}}}}}"  # bwd: base aggregate
 
 
 def _launch_expr(cfg: TileConfig, aligned: bool) -> str:
@@ -76,7 +85,8 @@ def generate(target: str, out_dir: str | Path, kinds: tuple[str, ...] = KINDS) -
         tiles = list(dict.fromkeys(c for c, _ in insts))
         decl = [_HEADER, "#pragma once\n", f'#include "{k.header}"\n', "namespace rf {\n"]
         for c in tiles:
-            decl.append(f"struct {c.struct_name} {{\n  static constexpr {k.shape} kShape = {_shape_literal(c)};\n"
+            decl.append(f"struct {c.struct_name} {{\n  static constexpr {_shape_type(c)} kShape = {_shape_literal(c)};\n"
+                        f"  static constexpr TileMath kMath = {_MATH[c.impl]};\n"
                         f"  static constexpr int kWavesPerSimd = {max(1, c.waves_per_simd)};  // designed occupancy\n}};\n")
         for c, aligned in insts:
             decl.append(f"extern template rfError_t {_launch_expr(c, aligned)}(const {k.params}&, rfStream_t);\n")
@@ -88,7 +98,7 @@ def generate(target: str, out_dir: str | Path, kinds: tuple[str, ...] = KINDS) -
             rows.append(
                 f'{{{{"{kind}", "{c.kernel_name(aligned)}", {_DTYPE_ENUM[c.dtype]}, {c.headdim}, {c.block_m}, '
                 f"{c.block_n}, {c.threads}, {c.threads_n}, {c.lds_pad_bytes}, {c.struct_name}::kShape.lds_bytes(), "
-                f"{'true' if aligned else 'false'}}}, &{_launch_expr(c, aligned)}}},"
+                f"{'true' if aligned else 'false'}, {_MATH[c.impl]}}}, &{_launch_expr(c, aligned)}}},"
             )
         _write(out / f"fmha_{kind}_table.inc", "\n".join(rows) + "\n")
 

@@ -1,7 +1,8 @@
 """Tile configs of the kernels, loaded from ``ck_configs/`` (TOML).
 
 ``fmha_fwd.toml`` holds the forward configs (tables ``[[fwd]]``), ``fmha_bwd.toml`` the backward ones
-(``[[bwd_dkdv]]`` for the dK/dV kernel, ``[[bwd_dq]]`` for the dQ kernel). The TOML files are the single
+(``[[bwd_dkdv]]`` for the dK/dV kernel, ``[[bwd_dq]]`` for the dQ kernel), ``fmha_splitkv.toml`` the split-KV
+decode kernel's (``[[fwd_splitkv]]``). The TOML files are the single
 source of the tile sizes: the build generates one kernel instance per entry (:mod:`rocflash.codegen`),
 the ``sim`` backend simulates the same tiling, and the ISA audit checks each instance against the
 occupancy recorded next to it. This module imports neither torch nor numpy, so ``setup.py`` can load it
@@ -19,8 +20,12 @@ from pathlib import Path
 DTYPES = ("fp16", "bf16", "fp32")
 ELEM_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4}
 TARGETS = ("gfx9", "cuda")
-KINDS = ("fwd", "bwd_dkdv", "bwd_dq")
-_FILES = {"fwd": "fmha_fwd.toml", "bwd_dkdv": "fmha_bwd.toml", "bwd_dq": "fmha_bwd.toml"}
+KINDS = ("fwd", "bwd_dkdv", "bwd_dq", "fwd_splitkv")
+_FILES = {"fwd": "fmha_fwd.toml", "bwd_dkdv": "fmha_bwd.toml", "bwd_dq": "fmha_bwd.toml",
+          "fwd_splitkv": "fmha_splitkv.toml"}
+# Tile maths: "vector" (dot2/FMA on the vector ALU, every target) and "mma" (tensor cores through mma.sync,
+# CUDA target only, fp16/bf16, forward; hip_src/fmha_mma.h).
+IMPLS = ("vector", "mma")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -36,7 +41,8 @@ class TileConfig:
     threads_n: int  # lanes per row group
     lds_pad_bytes: int  # padding after each Q / K / Vp row in LDS
     waves_per_simd: int  # designed gfx906 occupancy (0: not applicable)
-    kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dq" (the TOML table it came from)
+    kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dq" | "fwd_splitkv" (the TOML table it came from)
+    impl: str = "vector"  # tile math: "vector" | "mma" (optional in the TOML, default "vector")
 
     @property
     def elem_bytes(self) -> int:
@@ -44,9 +50,11 @@ class TileConfig:
 
     @property
     def tile_name(self) -> str:
-        """Self-describing instance stem, e.g. ``gfx9_fp16_d128_b64x64_t256x16_p16``."""
+        """Self-describing instance stem, e.g. ``gfx9_fp16_d128_b64x64_t256x16_p16``; tensor-core configs
+        name their tile math after the target: ``cuda_mma_bf16_d128_b128x64_t256x4_p16``."""
+        impl = "" if self.impl == "vector" else f"_{self.impl}"
         return (
-            f"{self.target}_{self.dtype}_d{self.headdim}_b{self.block_m}x{self.block_n}"
+            f"{self.target}{impl}_{self.dtype}_d{self.headdim}_b{self.block_m}x{self.block_n}"
             f"_t{self.threads}x{self.threads_n}_p{self.lds_pad_bytes}"
         )
 
@@ -81,6 +89,13 @@ class TileConfig:
                 raise ValueError(f"{name} must be an int, got {value!r}")
         if self.waves_per_simd < 0:
             raise ValueError(f"waves_per_simd must be >= 0 (0 = not applicable), got {self.waves_per_simd}")
+        if self.impl not in IMPLS:
+            raise ValueError(f"impl must be one of {IMPLS}, got {self.impl!r}")
+        if self.impl == "mma":
+            self._validate_mma()
+        if self.kind == "fwd_splitkv":
+            self._validate_splitkv()
+            return
         row_groups = self.threads // self.threads_n
         if self.block_m % row_groups or self.block_m % 2:
             raise ValueError(f"block_m must be even and a multiple of threads/threads_n={row_groups}, got {self.block_m}")
@@ -97,6 +112,39 @@ class TileConfig:
             raise ValueError(
                 f"headdim must fill 16-byte vectors and be a multiple of threads_n={self.threads_n}, got {self.headdim}"
             )
+        if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
+            raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
+
+    def _validate_mma(self) -> None:
+        """The rules of hip_src/fmha_mma_tile.h (MmaFwdTileShape::valid)."""
+        if self.target != "cuda" or self.kind != "fwd" or self.dtype not in ("fp16", "bf16"):
+            raise ValueError(f"impl 'mma' is a CUDA forward tile math for fp16/bf16, got target={self.target!r} "
+                             f"kind={self.kind!r} dtype={self.dtype!r}")
+        warp = 32  # mma.sync is warp-wide: 32 lanes
+        if self.threads % warp or self.threads <= 0:
+            raise ValueError(f"threads must be whole warps of {warp} lanes for impl 'mma', got {self.threads}")
+        if self.threads_n != 4:
+            raise ValueError(f"threads_n must be 4 for impl 'mma' (lanes sharing an mma accumulator row), got {self.threads_n}")
+        if self.block_m % (16 * (self.threads // warp)):
+            raise ValueError(f"block_m must be a multiple of 16 rows per warp ({16 * (self.threads // warp)}) "
+                             f"for impl 'mma', got {self.block_m}")
+        if self.block_n % 16 or self.headdim % 16:
+            raise ValueError(f"block_n and headdim must be multiples of 16 for impl 'mma', got {self.block_n}, {self.headdim}")
+        if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
+            raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
+
+
+    def _validate_splitkv(self) -> None:
+        """The rules of hip_src/fmha_splitkv_tile.h (SplitKvShape::valid)."""
+        chunks = self.headdim * self.elem_bytes // 16
+        if (self.headdim * self.elem_bytes) % 16 or chunks % self.threads_n:
+            raise ValueError(f"headdim * {self.elem_bytes} bytes must be whole 16-byte vectors, a multiple of "
+                             f"threads_n={self.threads_n} of them, got headdim={self.headdim}")
+        groups = self.threads // self.threads_n
+        if groups & (groups - 1):
+            raise ValueError(f"threads/threads_n (key groups) must be a power of 2, got {groups}")
+        if self.block_n % groups:
+            raise ValueError(f"block_n must be a multiple of threads/threads_n={groups} (key groups), got {self.block_n}")
         if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
             raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
 
@@ -134,14 +182,15 @@ def _load_configs(kind: str, path: str, _mtime_ns: int) -> tuple[TileConfig, ...
     """Parse and validate once per (file, modification time): the sim backend asks on every call."""
     with open(path, "rb") as f:
         data = tomllib.load(f)
-    fields = {f.name for f in dataclasses.fields(TileConfig)} - {"kind"}
+    fields = {f.name for f in dataclasses.fields(TileConfig)} - {"kind", "impl"}
+    optional = {"impl"}
     configs: list[TileConfig] = []
-    seen: set[tuple[str, str, int]] = set()
+    seen: set[tuple[str, str, str, int]] = set()
     tables = data.get(kind, [])
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise ValueError(f"{path}: {kind} must be an array of tables ([[{kind}]]), got {tables!r}")
     for i, entry in enumerate(tables):
-        missing, unknown = fields - entry.keys(), entry.keys() - fields
+        missing, unknown = fields - entry.keys(), entry.keys() - fields - optional
         if missing or unknown:
             raise ValueError(f"{path}: [[{kind}]] #{i}: missing fields {sorted(missing)}, unknown fields {sorted(unknown)}")
         cfg = TileConfig(**entry, kind=kind)
@@ -149,9 +198,9 @@ def _load_configs(kind: str, path: str, _mtime_ns: int) -> tuple[TileConfig, ...
             cfg.validate()
         except ValueError as e:
             raise ValueError(f"{path}: [[{kind}]] #{i} ({cfg.tile_name}): {e}") from None
-        key = (cfg.target, cfg.dtype, cfg.headdim)
+        key = (cfg.target, cfg.impl, cfg.dtype, cfg.headdim)
         if key in seen:
-            raise ValueError(f"{path}: [[{kind}]] #{i}: a second config for target/dtype/headdim {key}")
+            raise ValueError(f"{path}: [[{kind}]] #{i}: a second config for target/impl/dtype/headdim {key}")
         seen.add(key)
         configs.append(cfg)
     return tuple(configs)
@@ -164,21 +213,23 @@ def load_fwd_configs(path: str | os.PathLike | None = None) -> list[TileConfig]:
 
 
 
-def headdim_buckets(target: str, dtype: str, configs: list[TileConfig] | None = None) -> list[int]:
+def headdim_buckets(target: str, dtype: str, configs: list[TileConfig] | None = None, impl: str = "vector") -> list[int]:
     configs = load_fwd_configs() if configs is None else configs
-    return sorted(c.headdim for c in configs if c.target == target and c.dtype == dtype)
+    return sorted(c.headdim for c in configs if c.target == target and c.dtype == dtype and c.impl == impl)
 
 
-def select_config(kind: str, target: str, dtype: str, headdim: int, configs: list[TileConfig] | None = None) -> TileConfig:
-    """The config a ``kind`` kernel runs for ``headdim``: the smallest bucket >= headdim (the C++ dispatch's rule)."""
+def select_config(kind: str, target: str, dtype: str, headdim: int, configs: list[TileConfig] | None = None,
+                  impl: str = "vector") -> TileConfig:
+    """The ``impl`` config a ``kind`` kernel runs for ``headdim``: the smallest bucket >= headdim (the C++
+    dispatch's rule)."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
     configs = load_configs(kind) if configs is None else configs
-    fitting = [c for c in configs if c.target == target and c.dtype == dtype and c.headdim >= headdim]
+    fitting = [c for c in configs if c.target == target and c.dtype == dtype and c.impl == impl and c.headdim >= headdim]
     if not fitting:
-        buckets = headdim_buckets(target, dtype, configs)
+        buckets = headdim_buckets(target, dtype, configs, impl)
         raise ValueError(f"headdim must be <= {max(buckets) if buckets else 0} for {kind} {target}/{dtype}, got {headdim}")
     return min(fitting, key=lambda c: c.headdim)
 

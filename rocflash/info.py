@@ -12,7 +12,7 @@ import sys
 import torch
 
 from .backends import NAMES
-from .backends.compiled import load_module, module_error
+from .backends.compiled import KERNEL_ENV, kernel_choice, load_module, mma_unavailable, module_error
 from .build import load_build_info, rebuild_command
 from .selector import UnsupportedDeviceError, select_backend
 
@@ -158,6 +158,12 @@ def collect() -> dict:
             if n <= 0:
                 entry["runtime_says"] = err
         report["backends"][platform] = entry
+    from .backends import ck
+
+    ck_mod = ck.load_module()
+    report["backends"]["ck"] = ({"built": True, "compiled_archs": list(ck_mod.compiled_archs()),
+                                 "instances": len(ck_mod.instances())} if ck_mod is not None else
+                                {"built": False, "why_not": ck.module_error()})
     report["backends"]["torch"] = {"built": True, "note": "reference through PyTorch ops, any device"}
     report["backends"]["sim"] = {"built": True, "note": "the kernel's tiling simulated with torch"}
 
@@ -187,8 +193,26 @@ def collect() -> dict:
         report["selected"] = {"device": str(device), "backend": sel.backend, "reason": sel.reason}
     except (UnsupportedDeviceError, ValueError) as e:
         report["selected"] = {"device": str(device), "backend": None, "reason": str(e)}
+    report["tile_math"] = _tile_math(report, device)
     report["notes"] = notes
     return report
+
+
+def _tile_math(report: dict, device: torch.device) -> str:
+    """Which tile math the compiled forward runs on ``device`` for fp16/bf16 (fp32 always runs the vector one)."""
+    try:
+        choice = kernel_choice()
+    except ValueError as e:
+        return str(e)
+    backend = report["selected"]["backend"]
+    if backend not in ("hip", "cuda"):
+        return f"n/a (selected backend {backend})"
+    why = mma_unavailable(backend, device, torch.float16)
+    if choice == "vector":
+        return f"vector (dot2/FMA, the gfx906 kernel logic; {KERNEL_ENV}=vector)"
+    if why is None:
+        return f"mma (tensor cores, mma.sync m16n8k16) for fp16/bf16, vector for fp32 and the backward; {KERNEL_ENV}={choice}"
+    return f"vector ({why}; {KERNEL_ENV}={choice})"
 
 
 def info(print_report: bool = True, file=None) -> dict:
@@ -223,6 +247,10 @@ def _print(r: dict, f) -> None:
                   + (f"{seen} device(s)" if seen else f"no device present ({b.get('runtime_says')})"))
             else:
                 w(f"  {name:5s} not built ({b['why_not']})")
+        elif name == "ck":
+            w(f"  ck    built for {', '.join(b['compiled_archs'])}; {b['instances']} CK instances (CDNA MFMA)"
+              if b["built"] else f"  ck    not built ({b['why_not']}); CK instances are built by pip install with a "
+                                 f"ROCm torch for gfx90a/gfx942/gfx950 in GPU_ARCHS")
         else:
             w(f"  {name:5s} available: {b['note']}")
     if r.get("no_kernels"):
@@ -236,5 +264,6 @@ def _print(r: dict, f) -> None:
     w()
     s = r["selected"]
     w(f"selected for {s['device']}: {s['backend'] or 'none'}  ({s['reason']})")
+    w(f"forward tile math: {r['tile_math']}")
     for n in r["notes"]:
         w(f"note: {n}")

@@ -7,7 +7,7 @@ import numbers
 
 import torch
 
-from .backends import FwdArgs, compiled, reference, sim
+from .backends import FwdArgs, ck, compiled, reference, sim
 from .selector import select_backend
 
 MAX_HEADDIM = 256
@@ -66,7 +66,9 @@ def flash_attn_func(
             over GQA groups in registers, so gradients are bitwise identical across runs either way.
         return_attn_probs: also return the softmax LSE (see Returns). The attention probabilities themselves
             are never materialised; the third element is None.
-        backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe).
+        backend: "hip" | "cuda" | "torch" | "sim" | "ck" | None (then ROCFLASH_BACKEND, then a device probe).
+            "ck" (CDNA gfx90a/942/950 builds with CK instances) raises NotImplementedError naming any argument
+            its instances cannot honour (dropout_p, alibi_slopes, a headdim or dtype without an instance).
 
     Returns:
         out (batch, seqlen_q, nheads, headdim), q's dtype; with return_attn_probs=True the tuple
@@ -87,6 +89,9 @@ def flash_attn_func(
     args = _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
                        deterministic, return_attn_probs)
     sel = select_backend(q.device, backend)
+    ck_arch = None
+    if sel.backend == "ck":  # rocflash.backends.ck: what its instances cannot honour raises, or falls back
+        sel, ck_arch = ck.resolve(sel, q, k, args, dropout_p=dropout_p)
     if q.dtype == torch.float64 and sel.backend not in _FP64_BACKENDS:
         raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{sel.backend}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
@@ -101,7 +106,7 @@ def flash_attn_func(
         out, lse = reference.forward(q, k, v, args)
         lse = lse.detach()
     else:
-        out, lse = _FusedAttention.apply(q, k, v, args, sel.backend)
+        out, lse = _FusedAttention.apply(q, k, v, args, (sel.backend, ck_arch) if ck_arch else sel.backend)
     return (out, lse, None) if return_attn_probs else out
 
 
@@ -130,8 +135,13 @@ class _FusedAttention(torch.autograd.Function):
     def forward(ctx, q, k, v, args, backend):
         if backend == "sim":
             out, lse, stats = sim.forward(q, k, v, args, with_stats=True)
-        else:
+        elif isinstance(backend, tuple):  # ("ck", arch): rocflash's own backward kernels ("hip") from CK's LSE
+            out, lse = ck.forward(q, k, v, args, backend[1])
+            stats, backend = lse, "hip"  # compiled.backward turns an LSE into its stats (stats_from_lse)
+        elif any(ctx.needs_input_grad[:3]):
             out, lse, stats = compiled.forward(backend, q, k, v, args, with_stats=True)
+        else:  # inference: no stats, so decode shapes may take the split-KV kernel (it does not write them)
+            (out, lse), stats = compiled.forward(backend, q, k, v, args), None
         # the backward rebuilds P from the forward's row max and 1/l (fp64 in the sim for fp64 inputs: gradcheck)
         ctx.save_for_backward(q, k, v, out, stats)
         ctx.args, ctx.backend = args, backend

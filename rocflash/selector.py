@@ -1,7 +1,8 @@
 """Backend selection: ``backend=`` argument > ``ROCFLASH_BACKEND`` > capability probe.
 
 The probe looks at where the tensors live and what the runtime reports: CPU tensors -> ``torch``;
-a GPU under a ROCm build of torch -> ``hip``; under a CUDA build -> ``cuda``. A compiled backend is only
+a CDNA GPU with matrix cores (gfx90a / gfx942 / gfx950) whose build includes the CK instances -> ``ck``
+(rocflash's dot2 kernel, ``hip``, runs the calls they do not cover); another GPU under a ROCm build of torch -> ``hip``; under a CUDA build -> ``cuda``. A compiled backend is only
 usable when its module is built and the device's arch is in the module's compiled list; otherwise the
 first call raises :class:`UnsupportedDeviceError` naming the detected arch and the compiled list.
 """
@@ -16,6 +17,7 @@ import torch
 from .backends import NAMES
 from .backends.compiled import load_module, module_error
 from .build import load_build_info, rebuild_command
+from .targets import CK_ARCHS
 
 ENV_VAR = "ROCFLASH_BACKEND"
 
@@ -40,6 +42,7 @@ class DeviceProbe:
 class Selection:
     backend: str
     reason: str
+    probed: bool = False  # chosen by the device probe (not by argument or environment): may fall back
 
 
 def probe_device(device: torch.device | str) -> DeviceProbe:
@@ -103,10 +106,36 @@ def select_backend(device: torch.device, backend: str | None = None, probe: Devi
             sel = Selection("torch", f"tensors on {probe.device_type}: no GPU kernel applies, reference backend")
         else:
             sel = Selection(probe.platform, f"{probe.name or 'GPU'} ({probe.arch}) under a "
-                                            f"{'ROCm' if probe.platform == 'hip' else 'CUDA'} build of torch")
+                                            f"{'ROCm' if probe.platform == 'hip' else 'CUDA'} build of torch", True)
+            if probe.platform == "hip" and probe.arch in CK_ARCHS:
+                why_not = ck_unavailable(probe)
+                sel = Selection("ck", sel.reason + ": MFMA arch with the CK instances built (rocflash's dot2 kernel "
+                                "runs what they do not cover)", True) if why_not is None else \
+                    Selection("hip", sel.reason + f"; CK not used: {why_not}", True)
     if sel.backend in ("hip", "cuda"):
         check_compiled_backend(sel.backend, device, probe)
+    elif sel.backend == "ck":
+        why_not = ck_unavailable(probe or probe_device(device))
+        if why_not:
+            raise UnsupportedDeviceError(f"backend 'ck': {why_not}")
     return sel
+
+
+def ck_unavailable(probe: DeviceProbe) -> str | None:
+    """Why the ck backend cannot run on the probed device (None: it can)."""
+    from .backends import ck
+
+    if probe.platform != "hip":
+        return f"it runs on AMD GPUs under a ROCm build of torch; the device is {probe.name or probe.device_type}"
+    if probe.arch not in CK_ARCHS:
+        return f"the device is {probe.arch}; CK instances exist for {', '.join(CK_ARCHS)} (MFMA)"
+    mod = ck.load_module()
+    if mod is None:
+        return (f"not built ({ck.module_error()}); pip install with a ROCm torch and GPU_ARCHS including "
+                f"{probe.arch} builds it")
+    if probe.arch not in list(mod.compiled_archs()):
+        return f"built for {', '.join(mod.compiled_archs())}, not {probe.arch}; rebuild with GPU_ARCHS including it"
+    return None
 
 
 def check_compiled_backend(platform: str, device: torch.device, probe: DeviceProbe | None = None) -> None:

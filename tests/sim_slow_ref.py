@@ -1,5 +1,6 @@
-"""The sim backend as it was before vectorisation (commit effe804): Python loops over blocks and tiles.
-Kept only as the bitwise reference of tests/test_sim_vectorised.py; not part of the package."""
+"""The sim backend as it was before vectorisation (main before the simfast merge): Python loops over blocks and
+tiles. Kept only as the bitwise reference of tests/test_sim_vectorised.py and perf/sim_speed.py; not part of
+the package."""
 from __future__ import annotations
 
 import math
@@ -89,10 +90,15 @@ def masked_product(a, b, keep):
     return (a.unsqueeze(-1) * b_kept).sum(dim=-2)
 
 
-def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None, with_stats: bool = False):
+def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None, with_stats: bool = False,
+            key_tiles: tuple[int, int] | None = None):
     """Simulate one forward launch. Shapes as ``flash_attn_func``; returns (out, lse float32 (b, h, sq)), and
     with with_stats=True also the statistics the backward rebuilds P from: (b, h, sq, 2), per row the final
-    log2-domain row max m and 1/l (the kernel's softmax_stats; fp64 for fp64 inputs)."""
+    log2-domain row max m and 1/l (the kernel's softmax_stats; fp64 for fp64 inputs).
+
+    ``key_tiles=(begin, end)`` simulates one split of a split-KV launch: only those K/V tiles are visited
+    (intersected with the mask's range) and the partial result comes back unrounded, O in the accumulation
+    dtype (normalised by the split's own row sums) and its LSE, as the kernel writes them for the combine."""
     pb = _Problem(q, k, v, args, "fwd", target)
     cfg, dev = pb.cfg, pb.device
     if trace is not None:
@@ -112,7 +118,10 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
         l = torch.zeros(pb.batch, pb.nheads, bm, dtype=pb.acc, device=dev)
         o = torch.zeros(pb.batch, pb.nheads, bm, cfg.headdim, dtype=pb.acc, device=dev)
         visited = []
-        for t in range(*pb.rule.key_tile_range(m0, m_end, bn)):
+        tiles = pb.rule.key_tile_range(m0, m_end, bn)
+        if key_tiles is not None:
+            tiles = (max(tiles[0], key_tiles[0]), min(tiles[1], key_tiles[1]))
+        for t in range(*tiles):
             n0 = t * bn
             cols = torch.arange(n0, n0 + bn, device=dev)
             k_tile, v_tile = pb.rows(kf, n0, bn), pb.rows(vf, n0, bn)
@@ -138,6 +147,8 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
         out[:, :, m0:m_end] = o[:, :, :n, :pb.headdim] * inv_l.unsqueeze(-1)
         lse[:, :, m0:m_end] = torch.where(l_valid == 0, neg_inf, (m_valid + torch.log2(l_valid)) / LOG2E)
         stats[:, :, m0:m_end, 0], stats[:, :, m0:m_end, 1] = m_valid, inv_l
+    if key_tiles is not None:
+        return out.transpose(1, 2), lse
     # the LSE keeps fp64 for fp64 inputs: the simulated backward recomputes P from it (gradcheck precision);
     # flash_attn_func hands callers a float32 copy
     lse_dtype = torch.float64 if q.dtype == torch.float64 else torch.float32

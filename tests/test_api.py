@@ -40,7 +40,7 @@ def qkv(sq=17, sk=17, h=2, hk=2, d=16, dtype=torch.float16, batch=2, seed=0):
     (dict(alibi_slopes=[0.5, 0.5]), TypeError, r"alibi_slopes must be a torch.Tensor or None, got list"),
     (dict(alibi_slopes=torch.ones(2, dtype=torch.float16)), TypeError, r"alibi_slopes.dtype must be float32, got torch.float16"),
     (dict(alibi_slopes=torch.ones(3)), ValueError, r"alibi_slopes must have shape \(nheads,\)=\(2,\) or \(batch, nheads\)=\(2, 2\), got \(3,\)"),
-    (dict(backend="triton"), ValueError, r"backend must be one of \('hip', 'cuda', 'torch', 'sim'\) or None, got 'triton'"),
+    (dict(backend="triton"), ValueError, r"backend must be one of \('hip', 'cuda', 'torch', 'sim', 'ck'\) or None, got 'triton'"),
 ])
 def test_argument_errors(kwargs, exc, pattern):
     q, k, v = qkv()

@@ -141,3 +141,44 @@ def test_config_tables_must_be_tables(tmp_path):
         load_configs("fwd", path)
     with pytest.raises(ValueError, match=r"target must be one of \('gfx9', 'cuda'\), got 'gfx1100'"):
         rocflash_configs.select_config("fwd", "gfx1100", "fp16", 64)
+
+
+def test_codegen_tensor_core_instances(tmp_path):
+    """The CUDA build generates the mma instances beside the vector ones, named by their tile math."""
+    codegen.generate("cuda", tmp_path)
+    header = (tmp_path / "fmha_fwd_instances.h").read_text()
+    assert "static constexpr MmaFwdTileShape kShape" in header and "TileMath::kMma" in header
+    table = (tmp_path / "fmha_fwd_table.inc").read_text()
+    assert '"rocflash_fmha_fwd_cuda_mma_bf16_d128_' in table and "TileMath::kMma}" in table
+    assert '"rocflash_fmha_fwd_cuda_fp16_d128_b64x64_t256x16_p16_vec"' in table  # the vector ones stay built
+    gfx9 = codegen.generate("gfx9", tmp_path / "gfx9")
+    assert not any("mma" in p.name for p in gfx9)  # the HIP build never compiles the tensor-core tile math
+
+
+@pytest.mark.parametrize("change,pattern", [
+    ({"threads_n": 16}, r"threads_n must be 4 for impl 'mma'"),
+    ({"block_m": 96}, r"block_m must be a multiple of 16 rows per warp \(128\)"),
+    ({"dtype": "fp32"}, r"impl 'mma' is a CUDA forward tile math for fp16/bf16"),
+    ({"target": "gfx9"}, r"impl 'mma' is a CUDA forward tile math"),
+    ({"impl": "wmma"}, r"impl must be one of \('vector', 'mma'\), got 'wmma'"),
+])
+def test_mma_config_rules(change, pattern):
+    good = rocflash_configs.TileConfig(target="cuda", impl="mma", dtype="bf16", headdim=128, block_m=128,
+                                       block_n=64, threads=256, threads_n=4, lds_pad_bytes=16, waves_per_simd=2)
+    good.validate()
+    import dataclasses
+    with pytest.raises(ValueError, match=pattern):
+        dataclasses.replace(good, **change).validate()
+
+
+def test_kernel_switch_is_checked(monkeypatch):
+    from rocflash.backends import compiled
+    for value, expect in (("", "auto"), ("vector", "vector"), (" MMA ", "mma")):
+        monkeypatch.setenv(compiled.KERNEL_ENV, value)
+        assert compiled.kernel_choice() == expect
+    monkeypatch.setenv(compiled.KERNEL_ENV, "tensor")
+    with pytest.raises(ValueError, match=r"ROCFLASH_KERNEL must be one of auto, vector, mma, got 'tensor'"):
+        compiled.kernel_choice()
+    import torch
+    assert "fp16 or bf16" in compiled.mma_unavailable("cuda", torch.device("cpu"), torch.float32)
+    assert "NVIDIA only" in compiled.mma_unavailable("hip", torch.device("cpu"), torch.float16)

@@ -141,3 +141,22 @@ def test_matches_sim_closely():
     out = rocflash.flash_attn_func(q, k, v, causal=True, backend=gpu_platform()).cpu().float()
     out_sim = rocflash.flash_attn_func(q.cpu(), k.cpu(), v.cpu(), causal=True, backend="sim").float()
     assert (out - out_sim).abs().max().item() < 2e-3
+
+
+def test_tile_math_switch(monkeypatch):
+    """ROCFLASH_KERNEL picks the forward's tile math: vector always runs the vector kernel; auto runs tensor
+    cores for fp16/bf16 where they apply (CUDA build, sm_80+); mma refuses what it cannot run, before launch."""
+    from rocflash.backends.compiled import KERNEL_ENV, last_kernels, mma_unavailable
+
+    platform = gpu_platform()
+    q, k, v = rand_qkv(1, 129, 129, 2, 2, 64, torch.bfloat16, "cuda", torch.Generator().manual_seed(5))
+    args = fwd_args(64, causal=True)
+    for choice in ("vector", "auto"):
+        monkeypatch.setenv(KERNEL_ENV, choice)
+        out, lse, _ = rocflash.flash_attn_func(q, k, v, causal=True, return_attn_probs=True, backend=platform)
+        expect = "mma" if choice == "auto" and mma_unavailable(platform, q.device, q.dtype) is None else "vector"
+        assert last_kernels()["fwd"] == expect
+        assert_close_to_reference(out, lse, q, k, v, args, f"{KERNEL_ENV}={choice}")
+    monkeypatch.setenv(KERNEL_ENV, "mma")
+    with pytest.raises(ValueError, match=r"ROCFLASH_KERNEL=mma: .*fp16 or bf16"):
+        rocflash.flash_attn_func(q.float(), k.float(), v.float(), backend=platform)

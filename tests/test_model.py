@@ -79,15 +79,30 @@ def embed(model, enc):
 
 
 @pytest.fixture
+def varlen_calls(monkeypatch):
+    """Records every varlen call of the sim backend: (q, k, v, seq, args, out, lse)."""
+    calls = []
+    real = sim.varlen_forward
+
+    def recording(q, k, v, seq, args, *a, **kw):
+        out, lse = real(q, k, v, seq, args, *a, **kw)
+        calls.append((q, k, v, seq, args, out, lse))
+        return out, lse
+
+    monkeypatch.setattr(sim, "varlen_forward", recording)
+    return calls
+
+
+@pytest.fixture
 def sim_calls(monkeypatch):
     """Records every call of the sim backend: (q, k, v, args, out, lse). Proves the rocflash path ran."""
     calls = []
     real = sim.forward
 
     def recording(q, k, v, args, *a, **kw):
-        out, lse = real(q, k, v, args, *a, **kw)
-        calls.append((q, k, v, args, out, lse))
-        return out, lse
+        result = real(q, k, v, args, *a, **kw)  # (out, lse), or (out, lse, stats) with with_stats=True
+        calls.append((q, k, v, args, result[0], result[1]))
+        return result
 
     monkeypatch.setattr(sim, "forward", recording)
     return calls
@@ -134,14 +149,24 @@ def test_minilm_per_layer_attention_within_tolerance(minilm, sim_calls):
         assert_close_to_reference(out, lse, q, k, v, args, f"layer {layer} (batch {len(sents)} x {length} tokens)")
 
 
-def test_minilm_padded_batch_raises(minilm, sim_calls):
+def test_minilm_padded_batch_matches_eager(minilm, varlen_calls):
+    """A padded batch (two sentences of different token lengths) runs unpad -> varlen -> pad: the same embeddings as eager. BERT's
+    bidirectional mask hides the padding keys from every row, padded query rows included (as in eager, those
+    rows still attend the real keys), so only the keys are unpadded."""
     enc = minilm.tok(["A man is eating food.", "Someone in a gorilla costume is playing a set of drums."],
                      return_tensors="pt", padding=True)
     assert not bool(enc["attention_mask"].all())
-    with pytest.raises(NotImplementedError, match="padded batches / attention_mask: varlen is not implemented"):
-        embed(minilm.fused, enc)
-    assert not sim_calls  # refused before any launch
-    embed(minilm.eager, enc)  # eager still handles it
+    e_out, h_out = embed(minilm.fused, enc)
+    assert len(varlen_calls) == minilm.config.num_hidden_layers
+    n_short, n_long = enc["attention_mask"].sum(1).tolist()
+    for q, k, v, seq, args, out, lse in varlen_calls:
+        assert seq.cu_seqlens_q.tolist() == [0, n_long, 2 * n_long]
+        assert seq.cu_seqlens_k.tolist() == [0, n_short, n_short + n_long] and n_short < n_long
+    e_ref, h_ref = embed(minilm.eager, enc)
+    cos = (e_ref * e_out).sum(-1)
+    assert bool((cos >= 0.9999).all()), f"cosine(eager, rocflash sim) = {cos.tolist()}"
+    valid = enc["attention_mask"].bool()
+    assert (h_ref[valid] - h_out[valid]).abs().max().item() < 1e-4
 
 
 def test_minilm_without_mask_and_batch_one(minilm, sim_calls):
@@ -164,20 +189,26 @@ DECODERS = {  # name: (config class, model class, extra config, the (window_left
 }
 
 
+def tiny_decoder(arch: str, attn_implementation: str):
+    """A randomly initialised 2-layer decoder of DECODERS[arch] (GQA 4:2, headdim 16), in eval mode."""
+    transformers = _import_or_skip("transformers", "transformers")
+    cfg_name, model_name, extra, _ = DECODERS[arch]
+    cfg = getattr(transformers, cfg_name)(vocab_size=100, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                          num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                                          max_position_embeddings=64, **extra)
+    cfg._attn_implementation = attn_implementation
+    torch.manual_seed(0)
+    return getattr(transformers, model_name)(cfg).eval()
+
+
 @pytest.mark.parametrize("arch", sorted(DECODERS))
 def test_tiny_decoder_matches_eager(arch, sim_calls):
     """Randomly initialised 2-layer decoders built from a config (no download): transformers' own causal,
     sliding-window (12 tokens > window: the model materialises its window mask, which must equal the kernel's)
     and softcap handling through rocflash equal eager, in the forward pass and in greedy generation with a KV
     cache (decode steps: seqlen_q = 1 < seqlen_k, bottom-right causal)."""
-    transformers = _import_or_skip("transformers", "transformers")
-    cfg_name, model_name, extra, expected = DECODERS[arch]
-    cfg = getattr(transformers, cfg_name)(vocab_size=100, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                                          num_attention_heads=4, num_key_value_heads=2, head_dim=16,
-                                          max_position_embeddings=64, **extra)
-    cfg._attn_implementation = "eager"
-    torch.manual_seed(0)
-    model = getattr(transformers, model_name)(cfg).eval()
+    model = tiny_decoder(arch, "eager")
+    expected = DECODERS[arch][3]
     ids = torch.randint(1, 100, (2, 12), generator=torch.Generator().manual_seed(1))
     gen = dict(attention_mask=torch.ones_like(ids), max_new_tokens=4, do_sample=False, pad_token_id=0)
     with torch.no_grad():
@@ -194,8 +225,39 @@ def test_tiny_decoder_matches_eager(arch, sim_calls):
     err = (out - ref).abs().max().item()
     assert err < 1e-4, f"{arch}: max|logits - eager logits| = {err:.3g}"
     assert torch.equal(out_gen, ref_gen), f"{arch}: greedy generation differs from eager"
-    with pytest.raises(NotImplementedError, match="varlen is not implemented"):
-        model(ids, attention_mask=torch.tensor([[1] * 12, [0] * 2 + [1] * 10]))
+    padding = torch.tensor([[1] * 12, [0] * 2 + [1] * 10])  # left padding: through the varlen path
+    with torch.no_grad():
+        out = model(ids, attention_mask=padding).logits
+        model.set_attn_implementation("eager")
+        ref = model(ids, attention_mask=padding).logits
+    err = (out - ref)[padding.bool()].abs().max().item()
+    assert err < 1e-4, f"{arch}: padded batch, max|logits - eager logits| = {err:.3g}"
+
+
+@pytest.mark.parametrize("arch", ["llama", "mistral_window5"])
+def test_tiny_decoder_padded_generation_matches_sdpa(arch, sim_calls, varlen_calls):
+    """generate() with a KV cache on a left-padded batch (transformers' usual batched generation): the prefill
+    and every decode step go through rocflash's varlen path (padding removed per sequence), and give SDPA's greedy
+    tokens and logits."""
+    model = tiny_decoder(arch, "sdpa")
+    ids = torch.randint(1, 100, (3, 9), generator=torch.Generator().manual_seed(2))
+    mask = torch.ones_like(ids)
+    mask[0, :4], mask[2, :1] = 0, 0  # left padding of 4 and 1 tokens
+    ids = ids.masked_fill(mask == 0, 0)
+    gen = dict(attention_mask=mask, max_new_tokens=6, do_sample=False, pad_token_id=0, output_logits=True,
+               return_dict_in_generate=True)
+    with torch.no_grad():
+        ref = model.generate(ids, **gen)
+        model.set_attn_implementation(rf_tf.register(backend="sim"))
+        out = model.generate(ids, **gen)
+    if arch == "llama":  # every step of both layers saw padding: prefill + 5 decode steps
+        assert len(varlen_calls) == 2 * 6 and {c[3].max_seqlen_q for c in varlen_calls} == {9, 1}
+        assert [c[3].cu_seqlens_k.tolist() for c in varlen_calls[-2:]] == [[0, 10, 24, 37]] * 2  # last step's keys
+    else:  # a window of 5 soon leaves the padding behind: those decode steps run the dense call
+        assert len(varlen_calls) >= 2 and len(sim_calls) > sum(c[3].batch for c in varlen_calls)
+    assert torch.equal(out.sequences, ref.sequences), f"{arch}: greedy tokens differ from SDPA"
+    err = max((a - b).abs().max().item() for a, b in zip(out.logits, ref.logits))
+    assert err < 1e-4, f"{arch}: max|logits - SDPA logits| = {err:.3g}"
 
 
 def test_register_without_backend_follows_rocflash_backend_env(monkeypatch, sim_calls):
@@ -284,16 +346,22 @@ def test_attention_forward_refuses_what_it_cannot_do(monkeypatch):
     q, k, v = hf_qkv(batch=2, sq=6, sk=6, h=2, hk=2, d=8)
     launched = []
     monkeypatch.setattr(sim, "forward", lambda *a, **kw: launched.append(a))
-    padded = torch.ones(2, 1, 6, 6, dtype=torch.bool)
-    padded[1, :, :, 4:] = False
-    varlen = r"padded batches / attention_mask: varlen is not implemented by rocflash yet.*12 masked"
-    with pytest.raises(NotImplementedError, match=varlen):
-        rf_tf.attention_forward(FakeAttention(), q, k, v, padded, backend="sim")
-    with pytest.raises(NotImplementedError, match=varlen.replace("12", "15")):  # causal mask, non-causal module
+    monkeypatch.setattr(sim, "varlen_forward", lambda *a, **kw: launched.append(a))
+    pattern = r"attention_mask pattern not implemented by rocflash: attention_mask \(1, 1, 6, 6\), sequence 0 .*in 15 masked and 0 extra"
+    with pytest.raises(NotImplementedError, match=pattern):  # causal mask, non-causal module
         rf_tf.attention_forward(FakeAttention(), q, k, v, torch.ones(6, 6, dtype=torch.bool).tril()[None, None],
                                 backend="sim")
-    with pytest.raises(NotImplementedError, match=r"varlen is not implemented.*2D attention_mask masks 2 key"):
-        rf_tf.attention_forward(FakeAttention(), q, k, v, torch.tensor([[1] * 6, [1] * 4 + [0] * 2]), backend="sim")
+    holes = torch.ones(2, 1, 6, 6, dtype=torch.bool)
+    holes[1, :, 2, 3] = False  # not padding: one (query, key) pair masked
+    with pytest.raises(NotImplementedError, match=r"sequence 1 without its padding \(6 query rows, 6 keys\).*1 masked"):
+        rf_tf.attention_forward(FakeAttention(), q, k, v, holes, backend="sim")
+    per_head = torch.ones(2, 2, 6, 6, dtype=torch.bool)
+    per_head[0, 1, :, 5] = False
+    with pytest.raises(NotImplementedError, match=r"differs between heads"):
+        rf_tf.attention_forward(FakeAttention(), q, k, v, per_head, backend="sim")
+    with pytest.raises(NotImplementedError, match=r"2D padding attention_mask with seqlen_q=1 != seqlen_k=6"):
+        rf_tf.attention_forward(FakeAttention(), q[:, :, :1], k, v, torch.tensor([[1] * 6, [1] * 4 + [0] * 2]),
+                                backend="sim")
     with pytest.raises(NotImplementedError, match="additive attention bias"):
         rf_tf.attention_forward(FakeAttention(), q, k, v, torch.full((1, 1, 6, 6), -0.5), backend="sim")
     with pytest.raises(ValueError, match=r"attention_mask must have shape .*seqlen_q=6, seqlen_k=6.*got \(2, 1, 6, 5\)"):
@@ -304,7 +372,7 @@ def test_attention_forward_refuses_what_it_cannot_do(monkeypatch):
         rf_tf.attention_forward(FakeAttention(), q, k, v, None, backend="sim", output_attentions=True)
     with pytest.raises(NotImplementedError, match="position_bias"):
         rf_tf.attention_forward(FakeAttention(), q, k, v, None, backend="sim", position_bias=torch.zeros(1, 2, 6, 6))
-    with pytest.raises(NotImplementedError, match="cu_seq_lens_q.*packed"):
+    with pytest.raises(NotImplementedError, match=r"cu_seq_lens_q: packed sequences \(cu_seq_lens_q\)"):
         rf_tf.attention_forward(FakeAttention(), q, k, v, None, backend="sim", cu_seq_lens_q=torch.tensor([0, 6]))
     with pytest.raises(ValueError, match="is_causal was not passed and module Identity has no is_causal attribute"):
         rf_tf.attention_forward(torch.nn.Identity(), q, k, v, None, backend="sim")
@@ -316,6 +384,38 @@ def test_attention_forward_refuses_what_it_cannot_do(monkeypatch):
     out, _ = rf_tf.attention_forward(FakeAttention(), q, k, v, None, backend="sim", position_ids=torch.arange(6)[None],
                                      output_attentions=False)
     assert out.shape == (2, 6, 2, 8)
+
+
+@pytest.mark.parametrize("backend", ["sim", "torch"])
+@pytest.mark.parametrize("case", ["left_pad_causal", "right_pad_causal", "left_pad_window", "decode_left_pad",
+                                  "bidirectional_2d"])
+def test_attention_forward_padding_runs_varlen(backend, case):
+    """Masks = padding + the kernel's own pattern, as transformers builds them: valid rows equal each sequence's
+    attention alone (fp64 rule); padded query rows are 0."""
+    sq, sk = (1, 9) if case == "decode_left_pad" else (9, 9)
+    q, k, v = hf_qkv(batch=3, sq=sq, sk=sk, h=4, hk=2, d=16, seed=3)
+    keys = torch.ones(3, sk, dtype=torch.bool)
+    if case.startswith("right"):
+        keys[0, 6:], keys[2, 8:] = False, False
+    else:
+        keys[0, :3], keys[2, :1] = False, False
+    causal = case != "bidirectional_2d"
+    left = 2 if case == "left_pad_window" else -1
+    pattern = rf_tf.visible_pattern(sq, sk, left, 0 if causal else -1)
+    if case == "bidirectional_2d":
+        mask, rows = keys.long(), keys
+    else:
+        mask = (pattern & keys[:, None, :])[:, None]  # the (batch, 1, sq, sk) bool mask of transformers' sdpa_mask
+        # rows that see no key are padding; with right padding, causal, the padded rows see the real keys before
+        # them: they are recognised as padding by their own token (the key at the same position)
+        rows = keys if case.startswith("right") else mask[:, 0].any(-1)
+    kwargs = {"sliding_window": 3} if case == "left_pad_window" else {}
+    out, _ = rf_tf.attention_forward(FakeAttention(is_causal=causal), q, k, v, mask, backend=backend, **kwargs)
+    assert bool((out[~rows] == 0).all())
+    for b in range(3):
+        qb, kb, vb = q[b:b + 1, :, rows[b]], k[b:b + 1, :, keys[b]], v[b:b + 1, :, keys[b]]
+        check_against_reference(out[b:b + 1, rows[b]], qb, kb, vb, FwdArgs(16 ** -0.5, left, 0 if causal else -1, 0.0, None),
+                                f"{backend} {case} seq {b}")
 
 
 def test_register_argument_errors():

@@ -104,7 +104,9 @@ def test_lookup():
     ("rocflash-hip", "fp16", "MI50", "packed_fp16"),  # v_dot2_f32_f16
     ("rocflash-hip", "bf16", "MI50", "fp32"),
     ("rocflash-hip", "fp32", "MI300X", "fp32"),
-    ("rocflash-cuda", "fp16", "H200", "fp32"),  # CUDA build: two fp32 FMAs per fp16 pair
+    ("rocflash-cuda", "fp16", "H200", "matrix_fp16"),  # CUDA build: tensor cores (mma.sync) by default
+    ("rocflash-cuda", "fp32", "H200", "fp32"),
+    ("rocflash-cuda-vector", "fp16", "H200", "fp32"),  # vector tile math: two fp32 FMAs per fp16 pair
     ("rocflash-torch", "fp16", "H200", "fp32"),
     ("sdpa-flash", "fp16", "H200", "matrix_fp16"),
     ("sdpa-cudnn", "bf16", "H100", "matrix_fp16"),

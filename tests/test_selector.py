@@ -45,8 +45,8 @@ def test_argument_beats_environment_beats_probe(built, monkeypatch):
 
 
 def test_unknown_names(built, monkeypatch):
-    with pytest.raises(ValueError, match=r"backend must be one of .*got 'ck'"):
-        select_backend(GPU, backend="ck", probe=MI50)
+    with pytest.raises(ValueError, match=r"backend must be one of .*got 'rocm'"):
+        select_backend(GPU, backend="rocm", probe=MI50)
     monkeypatch.setenv("ROCFLASH_BACKEND", "HIP")
     with pytest.raises(ValueError, match=r"ROCFLASH_BACKEND must be one of .*got 'HIP'"):
         select_backend(GPU, probe=MI50)

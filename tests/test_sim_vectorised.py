@@ -88,6 +88,15 @@ def test_bitwise_equal_to_loop_model(case):
     assert (tb_new.config, tb_new.blocks) == (tb_old.config, tb_old.blocks)
     for name, a, b in zip(("dq", "dk", "dv"), grads_new, grads_old):
         assert_bitwise(a, b, f"backward (stats) {name}")
+    if extra is None or extra == "garbage":  # split-KV partials (one split's key tiles, unrounded O and LSE)
+        n_tiles = -(-sk // t_old.config.block_n)
+        for tiles in ((0, (n_tiles + 1) // 2), ((n_tiles + 1) // 2, n_tiles)):
+            t_new, t_old = sim.SimTrace(), slow.SimTrace()
+            new = sim.forward(q, k, v, args, trace=t_new, key_tiles=tiles)
+            old = slow.forward(q, k, v, args, trace=t_old, key_tiles=tiles)
+            assert t_new.blocks == t_old.blocks
+            for name, a, b in zip(("split out", "split lse"), new, old):
+                assert_bitwise(a, b, f"forward key_tiles={tiles} {name}")
     if extra is None:  # the LSE path (P = exp2(S2 - LSE log2 e))
         for name, a, b in zip(("dq", "dk", "dv"), sim.backward(q, k, v, out, lse, dout, args),
                               slow.backward(q, k, v, out, lse, dout, args)):

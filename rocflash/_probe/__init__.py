@@ -47,6 +47,8 @@ READ_KINDS: dict[str, tuple[str, ...]] = {
     "fwd": ("q", "k", "p", "v"),
     "bwd_dkdv": ("q", "do", "k", "v", "pt", "dst", "do_col", "q_col"),
     "bwd_dq": ("q", "do", "k", "v", "ds", "k_col"),
+    "fwd_splitkv": (),  # rf::SplitKvShape (fmha_splitkv_tile.h): K/V stream through registers, LDS only merges
+    "fwd_mma": ("q", "k", "v"),  # rf::MmaFwdTileShape (fmha_mma_tile.h): ldmatrix row addresses
 }
 SHAPE_KINDS = tuple(READ_KINDS)  # probe.cpp's ShapeKind order
 _FIELDS = ("headdim", "block_m", "block_n", "threads", "threads_n", "lds_pad_bytes", "elem_bytes")
@@ -76,7 +78,7 @@ class TileShape:
         """The shape of a config of ``ck_configs/`` (:class:`rocflash.configs.TileConfig`, any kind); keyword
         overrides, e.g. ``lds_pad_bytes=0``."""
         fields = {name: getattr(cfg, name) for name in _FIELDS}
-        fields["kind"] = getattr(cfg, "kind", "fwd")
+        fields["kind"] = "fwd_mma" if getattr(cfg, "impl", "vector") == "mma" else getattr(cfg, "kind", "fwd")
         fields.update(overrides)
         return cls(**fields)
 

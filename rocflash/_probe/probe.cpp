@@ -16,13 +16,15 @@
 
 #include "fmha_bwd_tile.h"
 #include "fmha_mask.h"
+#include "fmha_splitkv_tile.h"
+#include "fmha_mma_tile.h"
 #include "fmha_tile.h"
 
 namespace {
 
 constexpr int kShapeFields = 7;
 
-enum ShapeKind { kFwd = 0, kBwdDkdv = 1, kBwdDq = 2 };
+enum ShapeKind { kFwd = 0, kBwdDkdv = 1, kBwdDq = 2, kSplitKv = 3, kFwdMma = 4 };  // split-KV: no main-loop LDS reads; kFwdMma: rf::MmaFwdTileShape
 
 // The main-loop LDS reads of each kernel.
 //   forward (fmha_tile_math.h, VectorTileMath::qk / ::pv)
@@ -31,10 +33,14 @@ enum FwdRead { kFwdQ = 0, kFwdK, kFwdP, kFwdV };
 enum DkdvRead { kDkdvQ = 0, kDkdvDo, kDkdvK, kDkdvV, kDkdvPt, kDkdvDst, kDkdvDoCol, kDkdvQCol };
 //   dQ (fmha_bwd_kernel.h): S = Q.K^T, dP = dO.V^T, then dQ += dS.K
 enum DqRead { kDqQ = 0, kDqDo, kDqK, kDqV, kDqDs, kDqKCol };
+//   forward on tensor cores (fmha_mma.h): ldmatrix row addresses of Q (A of S = Q.K^T), K (B), V (B of O += P.V)
+enum MmaRead { kMmaQ = 0, kMmaK, kMmaV };
 
 rf::FwdTileShape fwd_from(const int* s) { return rf::FwdTileShape{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}; }
 rf::BwdDkdvShape dkdv_from(const int* s) { return rf::BwdDkdvShape{{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}}; }
 rf::BwdDqShape dq_from(const int* s) { return rf::BwdDqShape{{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}}; }
+rf::SplitKvShape splitkv_from(const int* s) { return rf::SplitKvShape{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}; }
+rf::MmaFwdTileShape mma_from(const int* s) { return rf::MmaFwdTileShape{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}; }
 
 struct Extent {
   int n_a, n_b, width_bytes;  // loop index a < n_a, b < n_b; bytes read per lane
@@ -120,6 +126,26 @@ bool dq_address(const rf::BwdDqShape& t, int read, int tid, int a, int b, int* a
   }
 }
 
+// ldmatrix: each lane gives one 16-byte row address; (a, b) are the loops of MmaTileMath::qk / ::pv.
+bool mma_extent(const rf::MmaFwdTileShape& t, int read, Extent* e) {
+  const int k_steps = t.headdim / rf::MmaFwdTileShape::kMmaK, key_pairs = t.block_n / 16;
+  switch (read) {
+    case kMmaQ: *e = {t.m_tiles(), k_steps, rf::kVectorBytes}; return true;    // q_read(tid, mt, kk)
+    case kMmaK: *e = {key_pairs, k_steps, rf::kVectorBytes}; return true;      // k_read(tid, np, kk)
+    case kMmaV: *e = {key_pairs, t.headdim / 16, rf::kVectorBytes}; return true;  // v_read(tid, kk, dp)
+    default: return false;
+  }
+}
+
+bool mma_address(const rf::MmaFwdTileShape& t, int read, int tid, int a, int b, int* addr) {
+  switch (read) {
+    case kMmaQ: *addr = t.q_read(tid, a, b); return true;
+    case kMmaK: *addr = t.k_read(tid, a, b); return true;
+    case kMmaV: *addr = t.v_read(tid, a, b); return true;
+    default: return false;
+  }
+}
+
 bool fwd_address(const rf::FwdTileShape& t, int read, int tid, int a, int b, int* addr) {
   switch (read) {
     case kFwdQ: *addr = t.q_read(tid, a, b); return true;
@@ -146,6 +172,8 @@ int rf_probe_valid(int shape_kind, const int* s) {
     case kFwd: return fwd_from(s).valid() ? 1 : 0;
     case kBwdDkdv: return dkdv_from(s).valid() ? 1 : 0;
     case kBwdDq: return dq_from(s).valid() ? 1 : 0;
+    case kSplitKv: return splitkv_from(s).valid() ? 1 : 0;
+    case kFwdMma: return mma_from(s).valid() ? 1 : 0;
     default: return -1;
   }
 }
@@ -157,6 +185,8 @@ int rf_probe_lds_bytes(int shape_kind, const int* s) {
     case kFwd: return fwd_from(s).lds_bytes();
     case kBwdDkdv: return dkdv_from(s).lds_bytes();
     case kBwdDq: return dq_from(s).lds_bytes();
+    case kSplitKv: return splitkv_from(s).lds_bytes();
+    case kFwdMma: return mma_from(s).lds_bytes();
     default: return -1;
   }
 }
@@ -180,6 +210,7 @@ int rf_probe_read_extent(int shape_kind, const int* s, int read, int* n_a, int* 
     case kFwd: ok = fwd_extent(fwd_from(s), read, &e); break;
     case kBwdDkdv: ok = dkdv_extent(dkdv_from(s), read, &e); break;
     case kBwdDq: ok = dq_extent(dq_from(s), read, &e); break;
+    case kFwdMma: ok = mma_extent(mma_from(s), read, &e); break;
     default: return -1;
   }
   if (!ok) return -1;
@@ -199,6 +230,7 @@ int rf_probe_lane_addrs(int shape_kind, const int* s, int read, int a, int b, in
       case kFwd: ok = fwd_address(fwd_from(s), read, tid, a, b, &out[l]); break;
       case kBwdDkdv: ok = dkdv_address(dkdv_from(s), read, tid, a, b, &out[l]); break;
       case kBwdDq: ok = dq_address(dq_from(s), read, tid, a, b, &out[l]); break;
+      case kFwdMma: ok = mma_address(mma_from(s), read, tid, a, b, &out[l]); break;
       default: return -1;
     }
     if (!ok) return -1;

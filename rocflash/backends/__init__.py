@@ -4,6 +4,7 @@
 - ``sim``:   the kernel's exact tiling simulated with torch on the CPU (the golden model)
 - ``hip``:   the HIP build of hip_src/ (AMD GPUs)
 - ``cuda``:  the CUDA build of the same source (NVIDIA GPUs)
+- ``ck``:    Composable Kernel ck_tile FMHA instances (CDNA gfx90a / gfx942 / gfx950; rocflash.backends.ck)
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-NAMES = ("hip", "cuda", "torch", "sim")
+NAMES = ("hip", "cuda", "torch", "sim", "ck")
 
 
 @dataclass(frozen=True)

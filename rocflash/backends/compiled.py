@@ -2,21 +2,34 @@
 
 The modules do not link torch: this file hands them device pointers, strides in elements and the current
 stream as integers. Every check that can fail runs in ``rocflash.interface`` before this launches.
+
+Tile math of the forward (environment ``ROCFLASH_KERNEL``, read at every call):
+  auto    (default) tensor cores (``mma``) where they apply: the CUDA build on sm_80 or later, fp16/bf16, a
+          compiled mma instance for the headdim; the vector tile math otherwise
+  vector  the vector-ALU kernels everywhere (on NVIDIA: the gfx906 kernel logic, executed at warp 32)
+  mma     tensor cores, or a ValueError naming why they do not apply
+The backward runs the vector tile math. :func:`last_kernels` names the instances the last calls launched.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import os
 
 import torch
 
-from . import FwdArgs
+from .. import splitkv
+from . import FwdArgs, SeqArgs
 
 LOG2E = 1.4426950408889634  # log2(e)
 _MODULES = {"hip": "rocflash._C_hip", "cuda": "rocflash._C_cuda"}
 _DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
+KERNEL_ENV = "ROCFLASH_KERNEL"
+TILE_MATHS = ("auto", "vector", "mma")
+MMA_MIN_CAPABILITY = (8, 0)  # mma.sync m16n8k16 for bf16, ldmatrix, cp.async
+_LAST: dict[str, str] = {}
 
 
 @functools.cache
@@ -62,18 +75,30 @@ def _output_like(t: torch.Tensor, shape=None, dtype=None) -> torch.Tensor:
 
 
 def _set_strides(p, name: str, t: torch.Tensor) -> None:
+    """Strides of a (batch, seqlen, heads, headdim) tensor, or of a varlen (total, heads, headdim) one (batch
+    stride 0: the sequence offsets come from cu_seqlens)."""
+    if t.dim() == 3:
+        setattr(p, f"{name}_batch_stride", 0)
+        setattr(p, f"{name}_row_stride", t.stride(0))
+        setattr(p, f"{name}_head_stride", t.stride(1))
+        return
     setattr(p, f"{name}_batch_stride", t.stride(0))
     setattr(p, f"{name}_row_stride", t.stride(1))
     setattr(p, f"{name}_head_stride", t.stride(2))
 
 
 def _fill_common(mod, p, q, k, v, args: FwdArgs):
-    """The fields forward and backward params share. Returns the float32 ALiBi slopes tensor (keep it alive)."""
+    """The fields forward and backward params share, for the dense layout (q (batch, seqlen_q, nheads, headdim)).
+    Returns the float32 ALiBi slopes tensor (keep it alive)."""
     p.q, p.k, p.v = q.data_ptr(), k.data_ptr(), v.data_ptr()
     for name, t in (("q", q), ("k", k), ("v", v)):
         _set_strides(p, name, t)
-    p.batch, p.seqlen_q, p.nheads, p.headdim = q.shape
-    p.seqlen_k, p.nheads_k = k.shape[1], k.shape[2]
+    p.headdim, p.nheads_k = q.shape[-1], k.shape[-2]
+    if q.dim() == 4:
+        p.batch, p.seqlen_q, p.nheads, _ = q.shape
+        p.seqlen_k = k.shape[1]
+        p.seq_total_q = p.batch * p.seqlen_q
+        p.seq_lse_batch_stride, p.seq_lse_head_stride = p.nheads * p.seqlen_q, p.seqlen_q
     p.dtype = getattr(mod.DType, _DTYPE_NAMES[q.dtype])
     p.softmax_scale, p.softcap = args.softmax_scale, args.softcap
     p.window_left, p.window_right = args.window_left, args.window_right
@@ -86,25 +111,247 @@ def _fill_common(mod, p, q, k, v, args: FwdArgs):
     return alibi
 
 
+def kernel_choice() -> str:
+    """``ROCFLASH_KERNEL`` (auto | vector | mma; unset = auto). ValueError for another value."""
+    choice = os.environ.get(KERNEL_ENV, "").strip().lower() or "auto"
+    if choice not in TILE_MATHS:
+        raise ValueError(f"{KERNEL_ENV} must be one of {', '.join(TILE_MATHS)}, got {os.environ[KERNEL_ENV]!r}")
+    return choice
+
+
+def mma_unavailable(platform: str, device: torch.device, dtype: torch.dtype) -> str | None:
+    """Why the tensor-core tile math cannot run here (None when it can, given an instance)."""
+    if platform != "cuda":
+        return f"the tensor-core tile math is built for NVIDIA only (platform {platform})"
+    if dtype not in (torch.float16, torch.bfloat16):
+        return f"the tensor-core tile math takes fp16 or bf16, got {dtype}"
+    cap = torch.cuda.get_device_capability(device)
+    if cap < MMA_MIN_CAPABILITY:
+        return f"the tensor-core tile math needs sm_80 or later, device is sm_{cap[0]}{cap[1]}"
+    return None
+
+
+def forward_tile_math(platform: str, mod, q, aligned: bool) -> str:
+    """"mma" or "vector": the forward's tile math for these inputs under ``ROCFLASH_KERNEL``."""
+    choice = kernel_choice()
+    if choice == "vector":
+        return "vector"
+    why = mma_unavailable(platform, q.device, q.dtype)
+    if why is None and mod.select_instance("fwd", getattr(mod.DType, _DTYPE_NAMES[q.dtype]), q.shape[-1], aligned,
+                                           mod.TileMath.mma) < 0:
+        why = f"no tensor-core instance for {_DTYPE_NAMES[q.dtype]} headdim {q.shape[-1]}"
+    if why is None:
+        return "mma"
+    if choice == "mma":
+        raise ValueError(f"{KERNEL_ENV}=mma: {why}")
+    return "vector"
+
+
+def last_kernels() -> dict[str, str]:
+    """{"fwd": tile math of the last forward launched in this process, "bwd": ...}."""
+    return dict(_LAST)
+
+
+def _fill_seq(p, q, k, seq: SeqArgs) -> None:
+    """The varlen / KV-cache fields (SeqLayout in hip_src/fmha_fwd_params.h) for q (total_q, nheads, headdim)."""
+    total_q, nheads, _ = q.shape
+    p.batch, p.nheads = seq.batch, nheads
+    p.seqlen_q, p.seqlen_k = seq.max_seqlen_q, seq.max_seqlen_k
+    p.seq_cu_seqlens_q = seq.cu_seqlens_q.data_ptr()
+    p.seq_cu_seqlens_k = seq.cu_seqlens_k.data_ptr() if seq.cu_seqlens_k is not None else 0
+    p.seq_seqused_k = seq.seqused_k.data_ptr() if seq.seqused_k is not None else 0
+    p.seq_cache_batch_idx = seq.cache_batch_idx.data_ptr() if seq.cache_batch_idx is not None else 0
+    if seq.block_table is not None:
+        p.seq_block_table, p.seq_block_table_batch_stride = seq.block_table.data_ptr(), seq.block_table.stride(0)
+        p.seq_page_block_size = k.shape[1]
+    p.seq_total_q = total_q
+    p.seq_lse_batch_stride, p.seq_lse_head_stride = 0, total_q
+
+
+@functools.cache
+def _instance(platform: str, kind: str, dtype: torch.dtype, headdim: int, aligned: bool) -> dict:
+    """The compiled instance the dispatch runs (its tile config), as ``instances()`` describes it."""
+    mod = load_module(platform)
+    i = mod.select_instance(kind, getattr(mod.DType, _DTYPE_NAMES[dtype]), headdim, aligned)
+    if i < 0:
+        raise RuntimeError(f"rocflash: no {kind} kernel instance for {_DTYPE_NAMES[dtype]} headdim {headdim}")
+    return mod.instances()[i]
+
+
+@functools.cache
+def _num_cus(index: int) -> int:
+    return torch.cuda.get_device_properties(index).multi_processor_count
+
+
+def split_plan(platform: str, q, nheads_k: int, batch: int, max_seqlen_q: int, max_seqlen_k: int, num_splits: int,
+               aligned: bool) -> tuple[bool, int, dict | None]:
+    """(split kernel?, num_splits, its instance) for a call; the rule and heuristic live in rocflash.splitkv."""
+    nheads = q.shape[-2]
+    group = nheads // nheads_k
+    if not splitkv.use_split_kernel(max_seqlen_q, group, num_splits):
+        return False, 1, None
+    inst = _instance(platform, "fwd_splitkv", q.dtype, q.shape[-1], aligned)
+    if num_splits == 0:
+        chunks = splitkv.row_chunks(max_seqlen_q, group, inst["block_m"])
+        num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k, _num_cus(q.device.index or 0),
+                                                  platform)
+    return True, max(1, num_splits), inst
+
+
+def _device_of(t: torch.Tensor):
+    """A context that makes t's device current; a no-op when it already is (decode calls are host-bound)."""
+    return contextlib.nullcontext() if t.device.index == torch.cuda.current_device() else torch.cuda.device(t.device)
+
+
+def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None) -> None:
+    """Run the forward (inst None) or the split-KV kernel with num_splits splits (plus its partial buffers)."""
+    with _device_of(q):
+        stream = torch.cuda.current_stream(q.device).cuda_stream
+        if inst is None:
+            math = forward_tile_math(mod.platform(), mod, q, p.aligned)  # ROCFLASH_KERNEL, checked before launch
+            mod.fwd(p, stream, getattr(mod.TileMath, math))
+            _LAST["fwd"] = math
+            return
+        _LAST["fwd"] = "vector"  # the split-KV decode kernel is a vector kernel
+        p.num_splits = num_splits
+        if num_splits > 1:
+            total_q = p.seq_total_q
+            o_accum = torch.empty(num_splits, p.nheads, total_q, inst["headdim"], dtype=torch.float32, device=q.device)
+            lse_accum = torch.empty(num_splits, p.nheads, total_q, dtype=torch.float32, device=q.device)
+            p.o_accum, p.lse_accum = o_accum.data_ptr(), lse_accum.data_ptr()
+        mod.fwd_splitkv(p, stream)  # the caching allocator keeps the partial buffers for the queued combine
+
+
+# Decode steps repeat one shape for thousands of calls and are short enough for the host to matter: the filled
+# params of a shape are kept (the launch copies the struct by value) and only the pointers change per call.
+_PARAMS_CACHE: dict = {}
+_PARAMS_CACHE_SIZE = 64
+
+
 def forward(platform: str, q, k, v, args: FwdArgs, with_stats: bool = False):
     """Launch the compiled forward: returns (out like q, lse float32 (batch, nheads, seqlen_q)), and with
     with_stats=True also the softmax statistics the backward needs: float32 (batch, nheads, seqlen_q, 2),
-    per row the log2-domain row max m and 1/l (hip_src/fmha_fwd_params.h)."""
+    per row the log2-domain row max m and 1/l (hip_src/fmha_fwd_params.h). Few query rows per kv-head
+    (decode) run the split-KV kernel (rocflash.splitkv) unless the stats are asked for (it does not write them)."""
     mod = load_module(platform)
     batch, seqlen_q, nheads, _ = q.shape
     out = _output_like(q)
     lse = _output_like(q, (batch, nheads, seqlen_q), torch.float32)
     stats = _output_like(q, (batch, nheads, seqlen_q, 2), torch.float32) if with_stats else None
-    p = mod.FmhaFwdParams()
-    alibi = _fill_common(mod, p, q, k, v, args)
-    p.o, p.lse = out.data_ptr(), lse.data_ptr()
+    key = None
+    if args.alibi_slopes is None:  # see _PARAMS_CACHE
+        ptrs_aligned = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
+        key = ("dense", platform, q.device.index, q.dtype, q.shape, q.stride(), k.shape, k.stride(), v.stride(), args,
+               ptrs_aligned, with_stats)
+    hit = _PARAMS_CACHE.get(key) if key is not None else None
+    if hit is None:
+        p = mod.FmhaFwdParams()
+        alibi = _fill_common(mod, p, q, k, v, args)
+        p.o, p.lse = out.data_ptr(), lse.data_ptr()
+        _set_strides(p, "o", out)
+        p.aligned = is_aligned(q, k, v, out)
+        split, num_splits, inst = False, 1, None
+        if not with_stats:
+            split, num_splits, inst = split_plan(platform, q, k.shape[2], batch, seqlen_q, k.shape[1], 0, p.aligned)
+        inst = inst if split else None
+        if key is not None:
+            if len(_PARAMS_CACHE) >= _PARAMS_CACHE_SIZE:
+                _PARAMS_CACHE.clear()
+            _PARAMS_CACHE[key] = (p, num_splits, inst)
+    else:
+        alibi = None
+        p, num_splits, inst = hit
+        p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
     p.softmax_stats = stats.data_ptr() if with_stats else 0
-    _set_strides(p, "o", out)
-    p.aligned = is_aligned(q, k, v, out)
-    with torch.cuda.device(q.device):
-        mod.fwd(p, torch.cuda.current_stream(q.device).cuda_stream)
+    _launch_fwd(mod, p, q, out, num_splits, inst)
     del alibi  # freed after the launch: the caching allocator keeps it for work queued on this stream
     return (out, lse, stats) if with_stats else (out, lse)
+
+
+def _seq_pointers(p, q, k, v, seq: SeqArgs, out, lse) -> None:
+    p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
+    p.seq_cu_seqlens_q = seq.cu_seqlens_q.data_ptr()
+    if seq.cu_seqlens_k is not None:
+        p.seq_cu_seqlens_k = seq.cu_seqlens_k.data_ptr()
+    if seq.seqused_k is not None:
+        p.seq_seqused_k = seq.seqused_k.data_ptr()
+    if seq.cache_batch_idx is not None:
+        p.seq_cache_batch_idx = seq.cache_batch_idx.data_ptr()
+    if seq.block_table is not None:
+        p.seq_block_table = seq.block_table.data_ptr()
+
+
+def varlen_forward(platform: str, q, k, v, seq: SeqArgs, args: FwdArgs):
+    """Launch the compiled forward on a varlen or KV-cache layout (SeqArgs' contract): returns (out like q,
+    lse float32 (nheads, total_q)). Decode-sized calls and num_splits > 1 run the split-KV kernel."""
+    mod = load_module(platform)
+    total_q, nheads, _ = q.shape
+    out = _output_like(q)
+    lse = _output_like(q, (nheads, total_q), torch.float32)
+    if total_q == 0 or seq.batch == 0:
+        return out, lse
+    key = None
+    if args.alibi_slopes is None:
+        ptrs_aligned = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
+        bt = seq.block_table
+        key = (platform, q.device.index, q.dtype, q.shape, q.stride(), k.shape, k.stride(), v.stride(), args,
+               seq.batch, seq.max_seqlen_q, seq.max_seqlen_k, seq.num_splits, seq.cu_seqlens_k is None,
+               seq.seqused_k is None, seq.cache_batch_idx is None, None if bt is None else bt.stride(0), ptrs_aligned)
+    hit = _PARAMS_CACHE.get(key) if key is not None else None
+    if hit is None:
+        p = mod.FmhaFwdParams()
+        alibi = _fill_common(mod, p, q, k, v, args)
+        _fill_seq(p, q, k, seq)
+        p.o, p.lse = out.data_ptr(), lse.data_ptr()
+        _set_strides(p, "o", out)
+        p.aligned = is_aligned(q, k, v, out)
+        split, num_splits, inst = split_plan(platform, q, k.shape[-2], seq.batch, seq.max_seqlen_q,
+                                             seq.max_seqlen_k, seq.num_splits, p.aligned)
+        if key is not None:
+            if len(_PARAMS_CACHE) >= _PARAMS_CACHE_SIZE:
+                _PARAMS_CACHE.clear()
+            _PARAMS_CACHE[key] = (p, num_splits, inst if split else None)
+    else:
+        alibi = None
+        p, num_splits, inst = hit
+        split = inst is not None
+        _seq_pointers(p, q, k, v, seq, out, lse)
+    _launch_fwd(mod, p, q, out, num_splits, inst if split else None)
+    del alibi
+    return out, lse
+
+
+def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs):
+    """Launch the compiled backward on the varlen layout (q/out/dout (total_q, nheads, headdim), k/v (total_k,
+    nheads_k, headdim), lse (nheads, total_q) natural log, or softmax stats (nheads, total_q, 2)): returns (dq, dk,
+    dv) shaped like q, k, v. An LSE becomes stats through ``stats_from_lse``. Rows of k/v outside every sequence
+    (cu_seqlens_k[-1] < total_k) get zero gradients."""
+    mod = load_module(platform)
+    total_q, nheads, _ = q.shape
+    dq = _output_like(q)
+    # K/V rows outside every sequence get no block: zero them first (the poisoned test mode keeps NaN there,
+    # so a row the kernel should have written still shows up).
+    poison = os.environ.get(POISON_ENV) == "1"
+    dk, dv = (_output_like(t) if poison else torch.zeros_like(t, memory_format=torch.contiguous_format) for t in (k, v))
+    if seq.batch == 0 or total_q == 0 or k.shape[0] == 0:
+        for t in (dq, dk, dv):
+            t.zero_()
+        return dq, dk, dv
+    stats = stats_from_lse(lse) if lse.dim() == 2 else lse
+    delta = torch.empty(nheads, total_q, dtype=torch.float32, device=q.device)
+    p = mod.FmhaBwdParams()
+    alibi = _fill_common(mod, p, q, k, v, args)
+    _fill_seq(p, q, k, seq)
+    p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), 0, delta.data_ptr()
+    p.softmax_stats = stats.data_ptr()
+    p.dq, p.dk, p.dv = dq.data_ptr(), dk.data_ptr(), dv.data_ptr()
+    for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
+        _set_strides(p, name, t)
+    p.aligned = is_aligned(q, k, v, out, dout, dq, dk, dv)
+    with torch.cuda.device(q.device):
+        mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream)
+    del alibi
+    return dq, dk, dv
 
 
 def stats_from_lse(lse: torch.Tensor) -> torch.Tensor:
@@ -136,5 +383,6 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs):
     p.aligned = is_aligned(q, k, v, out, dout, dq, dk, dv)
     with torch.cuda.device(q.device):
         mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream)
+    _LAST["bwd"] = "vector"
     del alibi
     return dq, dk, dv

@@ -6,10 +6,13 @@ result, and ``compute_dtype=q.dtype`` the low-precision eager baseline of FlashA
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 
 from ..masks import MaskRule
-from . import FwdArgs
+from . import FwdArgs, SeqArgs
+from .seqlayout import alibi_for, sequence_kv, sequences
 
 
 def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | None = None):
@@ -71,3 +74,75 @@ def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | Non
 
 def forward(q, k, v, args: FwdArgs):
     return attention_reference(q, k, v, args)
+
+
+def _masked_scores(q, k, args: FwdArgs, compute_dtype: torch.dtype):
+    """Scores (batch, nheads, seqlen_q, seqlen_k) in ``compute_dtype``: Q.K^T * scale [softcap] [+ ALiBi], -inf
+    where masked; K heads repeated over each GQA group. Differentiable in q and k."""
+    batch, seqlen_q, nheads, _ = q.shape
+    seqlen_k, nheads_k = k.shape[1], k.shape[2]
+    qc = q.to(compute_dtype).transpose(1, 2)
+    kc = k.to(compute_dtype).transpose(1, 2).repeat_interleave(nheads // nheads_k, dim=1)
+    scores = torch.matmul(qc, kc.transpose(-1, -2)) * args.softmax_scale
+    if args.softcap > 0:
+        scores = args.softcap * torch.tanh(scores / args.softcap)
+    rows = torch.arange(seqlen_q, device=q.device).view(-1, 1)
+    cols = torch.arange(seqlen_k, device=q.device).view(1, -1)
+    if args.alibi_slopes is not None:
+        slopes = args.alibi_slopes.to(compute_dtype)
+        slopes = slopes.view(1, nheads, 1, 1) if slopes.dim() == 1 else slopes.view(batch, nheads, 1, 1)
+        scores = scores - slopes * (rows + seqlen_k - seqlen_q - cols).abs().to(compute_dtype)
+    visible = MaskRule(seqlen_q, seqlen_k, args.window_left, args.window_right).visible_grid(rows, cols)
+    return scores.masked_fill(~visible, float("-inf"))
+
+
+def backward(q, k, v, out, lse, dout, args: FwdArgs):
+    """The torch backend's backward from a forward's ``out`` and ``lse`` (the fused backends' contract).
+
+    FlashAttention-2's recomputation (Dao 2023, Algorithm 2): P = exp(S - LSE), D = rowsum(dO * O),
+    dS = P * (dO.V^T - D), written as the gradient of ``<dO, P.V> - <D, rowsum(P)>`` with P's LSE held fixed, so
+    autograd handles softcap, ALiBi and masks. ``out`` and ``lse`` may be those of a larger problem that
+    contains this one (ring attention passes each block the global O and LSE): the result is then this
+    block's share of the gradients. Inputs as ``forward`` plus out (q's shape), lse (batch, nheads, seqlen_q)
+    and dout (q's shape); returns (dq, dk, dv) in the inputs' dtype and shapes. Used by rocflash.parallel.
+    """
+    acc = torch.float64 if q.dtype == torch.float64 else torch.float32
+    with torch.enable_grad():
+        qa, ka, va = (x.detach().to(acc).requires_grad_() for x in (q, k, v))
+        lse_fixed = lse.detach().to(acc)
+        lse_fixed = torch.where(torch.isneginf(lse_fixed), torch.full_like(lse_fixed, float("inf")), lse_fixed)
+        probs = torch.exp(_masked_scores(qa, ka, args, acc) - lse_fixed.unsqueeze(-1))  # 0 where masked
+        vr = va.transpose(1, 2).repeat_interleave(q.shape[2] // v.shape[2], dim=1)  # (b, h, sk, d)
+        do = dout.detach().to(acc).transpose(1, 2)  # (b, h, sq, d)
+        delta = (do * out.detach().to(acc).transpose(1, 2)).sum(-1)
+        surrogate = (torch.matmul(probs, vr) * do).sum() - (probs.sum(-1) * delta).sum()
+        dq, dk, dv = torch.autograd.grad(surrogate, (qa, ka, va))
+    return dq.to(q.dtype), dk.to(k.dtype), dv.to(v.dtype)
+
+
+def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs):
+    """Varlen / KV-cache forward (layouts: :class:`rocflash.backends.SeqArgs`), one dense call per sequence.
+
+    Returns (out like q, lse float32 (nheads, total_q)). Differentiable in q, k, v through the torch ops
+    (the gathers included). ``seq.num_splits`` changes nothing here: the reference never splits.
+    """
+    out = torch.zeros_like(q, memory_format=torch.contiguous_format)
+    lse = torch.full((q.shape[1], q.shape[0]), float("-inf"), dtype=torch.float32, device=q.device)
+    for s in sequences(seq, k.shape[1] if seq.paged else 0):
+        if s.seqlen_q == 0 or s.seqlen_k == 0:  # nothing to compute: rows stay 0 / -inf
+            continue
+        ks, vs = sequence_kv(k, v, seq, s)
+        o, l = attention_reference(q[s.q_begin:s.q_end].unsqueeze(0), ks, vs,
+                                   replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index)))
+        out[s.q_begin:s.q_end] = o[0]  # in place into a fresh tensor: autograd records it (CopySlices)
+        lse[:, s.q_begin:s.q_end] = l[0].detach()
+    return out, lse
+
+
+def varlen_backward(q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs):
+    """(dq, dk, dv) of :func:`varlen_forward` by autograd through the recomputed forward."""
+    with torch.enable_grad():
+        leaves = [t.detach().requires_grad_() for t in (q, k, v)]
+        o, _ = varlen_forward(*leaves, seq, args)
+        grads = torch.autograd.grad(o, leaves, dout, allow_unused=True)
+    return tuple(torch.zeros_like(x) if g is None else g for g, x in zip(grads, (q, k, v)))

@@ -35,14 +35,15 @@ the loop version). Boundary tiles with non-finite operands take masked_product t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 import torch.nn.functional as F
 
 from ..configs import TileConfig, select_config
 from ..masks import MaskRule
-from . import FwdArgs
+from . import FwdArgs, SeqArgs, splits
+from .seqlayout import alibi_for, sequence_kv, sequences
 
 LOG2E = 1.0 / math.log(2.0)
 # float64 runs the fp32 kernel's tiling in fp64 arithmetic (the sim only; the compiled kernels reject it)
@@ -378,3 +379,76 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         return x.transpose(1, 2).to(q.dtype).contiguous()
 
     return finish(dq, pb.nheads), finish(dk, pb.nheads_k), finish(dv, pb.nheads_k)
+
+
+# ---------------------------------------------------------------- varlen, KV cache, split-KV
+# Target CU counts used to resolve num_splits=0 (the compiled backend uses the real device's count).
+SIM_CUS = {"gfx9": 60, "cuda": 132}  # MI50, H200
+
+
+@dataclass
+class SplitTrace:
+    """What a simulated varlen / KV-cache forward did: the split count, then per (sequence, split) the tiles."""
+
+    num_splits: int = 1
+    splits: list[tuple[int, int, tuple[int, int], SimTrace]] = field(default_factory=list)  # (b, split, tiles, trace)
+
+
+def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs, target: str = "gfx9", trace: SplitTrace | None = None):
+    """Simulate a varlen / KV-cache forward (layouts: :class:`rocflash.backends.SeqArgs`).
+
+    Per sequence the dense launch's tiling (same tile config, bottom-right masks with that sequence's
+    seqlen_q / seqlen_k), on the sequence's keys gathered the way the kernel addresses them (only its first
+    seqlen_k keys: stale slots are never read). With ``seq.num_splits`` != 1 (0 = the heuristic for
+    ``SIM_CUS[target]``) every sequence's key tiles are cut by :func:`splits.split_tile_range`, each split
+    yields an fp32 partial O and LSE, and :func:`splits.combine` merges them.
+    Returns (out like q, lse (nheads, total_q): float32, float64 for float64 inputs).
+    """
+    total_q, nheads, headdim = q.shape
+    cfg = select_config("fwd", target, _DTYPE_NAMES[q.dtype], headdim)
+    num_splits = splits.resolve_num_splits(seq.num_splits, seq.batch, k.shape[-2], seq.max_seqlen_k,
+                                           SIM_CUS[target], cfg.block_n)
+    if trace is not None:
+        trace.num_splits = num_splits
+    out = torch.zeros_like(q, memory_format=torch.contiguous_format)
+    lse = torch.full((nheads, total_q), float("-inf"), device=q.device,
+                     dtype=torch.float64 if q.dtype == torch.float64 else torch.float32)
+    for s in sequences(seq, k.shape[1] if seq.paged else 0):
+        if s.seqlen_q == 0 or s.seqlen_k == 0:  # no block has work: rows stay 0 / -inf
+            continue
+        qs = q[s.q_begin:s.q_end].unsqueeze(0)
+        ks, vs = sequence_kv(k, v, seq, s)
+        a = replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index))
+        if num_splits == 1:
+            o, l = forward(qs, ks, vs, a, target)
+        else:
+            parts = []
+            for split in range(num_splits):
+                tiles = splits.split_tile_range(s.seqlen_k, cfg.block_n, num_splits, split)
+                t = SimTrace() if trace is not None else None
+                parts.append(forward(qs, ks, vs, a, target, t, key_tiles=tiles))
+                if trace is not None:
+                    trace.splits.append((s.index, split, tiles, t))
+            o, l = splits.combine(torch.stack([p[0] for p in parts]),  # (splits, 1, sq, h, d)
+                                  torch.stack([p[1].transpose(1, 2) for p in parts]))  # (splits, 1, sq, h)
+            o, l = o.to(q.dtype), l.transpose(1, 2)
+        out[s.q_begin:s.q_end] = o[0]
+        lse[:, s.q_begin:s.q_end] = l[0].to(lse.dtype)
+    return out, lse
+
+
+def varlen_backward(q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs, target: str = "gfx9"):
+    """Simulate the varlen backward: per sequence the dense backward launches; varlen K/V layout only.
+    lse (nheads, total_q) as the forward returned it. Returns (dq, dk, dv) like q, k, v."""
+    if seq.cu_seqlens_k is None:
+        raise NotImplementedError("the backward of a KV-cache / paged layout is not implemented (forward only)")
+    dq, dk, dv = (torch.zeros_like(x, memory_format=torch.contiguous_format) for x in (q, k, v))
+    for s in sequences(seq):
+        if s.seqlen_q == 0 or s.seqlen_k == 0:  # no visible key: every gradient of the sequence is 0
+            continue
+        rows, keys = slice(s.q_begin, s.q_end), slice(s.k_begin, s.k_begin + s.seqlen_k)
+        a = replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index))
+        g = backward(q[rows].unsqueeze(0), k[keys].unsqueeze(0), v[keys].unsqueeze(0), out[rows].unsqueeze(0),
+                     lse[:, rows].unsqueeze(0), dout[rows].unsqueeze(0), a, target)
+        dq[rows], dk[keys], dv[keys] = (x[0] for x in g)
+    return dq, dk, dv

@@ -24,9 +24,12 @@ would drop every mask (padding included) for an unknown implementation name, sil
 transformers 4.x is refused (``ImportError``): there (checked in 4.56 and 4.57) BERT-style models do not call
 ``AttentionInterface`` at all, so a registered function would never run for them.
 
-What the attention function supports is what :func:`rocflash.flash_attn_func` supports: no padding / varlen,
-no additive biases, no dropout, no returned attention probabilities; each of those raises
-``NotImplementedError`` naming the feature instead of being ignored.
+Padded batches (an attention_mask with padding, in the forward pass and in ``generate()`` with a KV cache)
+run unpad -> :func:`rocflash.flash_attn_varlen_func` -> pad: each sequence keeps the query rows and keys its
+mask lets it see, and the mask must then be the kernel's own (causal / sliding window, bottom-right aligned)
+pattern on them; padded query rows come back as 0. Additive biases, masks of any other shape, packed
+sequences (cu_seq_lens), dropout and returned attention probabilities raise ``NotImplementedError`` naming
+the feature instead of being ignored.
 """
 
 from __future__ import annotations
@@ -36,18 +39,19 @@ import torch
 from ..backends import NAMES
 from ..interface import flash_attn_func
 from ..masks import MaskRule
+from ..varlen import flash_attn_varlen_func
 
 DEFAULT_NAME = "roc_fmha"  # no "flash" in it: see register()
 MIN_TRANSFORMERS = "5.0"
-VARLEN_MESSAGE = "padded batches / attention_mask: varlen is not implemented by rocflash yet"
+MASK_MESSAGE = "attention_mask pattern not implemented by rocflash"
 
 # kwargs that transformers' attention layers may pass and that change the result: refused when set.
 _UNSUPPORTED_KWARGS = {
     "position_bias": "an additive position bias (T5-style relative attention)",
     "s_aux": "attention sinks (s_aux)",
     "head_mask": "a head mask",
-    "cu_seq_lens_q": VARLEN_MESSAGE + " (cu_seq_lens_q: packed sequences)",
-    "cu_seq_lens_k": VARLEN_MESSAGE + " (cu_seq_lens_k: packed sequences)",
+    "cu_seq_lens_q": "packed sequences (cu_seq_lens_q); pass a padded batch with its attention_mask instead",
+    "cu_seq_lens_k": "packed sequences (cu_seq_lens_k); pass a padded batch with its attention_mask instead",
 }
 
 
@@ -119,9 +123,8 @@ def attention_forward(
             float16 / bfloat16 / float32 (transformers' layout; transposed here to flash-attn's).
         attention_mask: None, or a mask from the model: boolean (True = attend) or additive float (0 = attend,
             -inf / the dtype's minimum = masked), shaped (batch or 1, 1 or nheads, seqlen_q, seqlen_k), or a 2D
-            (batch, seqlen_k) padding mask (nonzero = attend). A 4D mask is accepted only when it keeps exactly
-            the keys that the kernel's own (causal, sliding window) rule keeps, a 2D one only when it masks
-            nothing: e.g. the all-visible mask of an unpadded batch.
+            (batch, seqlen_k) padding mask (nonzero = attend; with padding only for seqlen_q == seqlen_k, the
+            query rows padded like the keys). See :func:`mask_layout` for which masks run and how.
         scaling: softmax scale (the module's ``scaling``); None = 1 / sqrt(headdim).
         dropout: attention dropout probability; transformers passes 0.0 in eval mode. > 0 raises
             NotImplementedError (from flash_attn_func).
@@ -140,8 +143,8 @@ def attention_forward(
         never materialised.
 
     Raises:
-        NotImplementedError: padding / varlen masks, additive biases, dropout > 0, output_attentions, the
-            unsupported kwargs above.
+        NotImplementedError: masks that are not padding plus the kernel's own pattern, additive biases,
+            dropout > 0, output_attentions, the unsupported kwargs above.
         ValueError / TypeError: from flash_attn_func, or a mask of the wrong shape or dtype.
     """
     for arg, feature in _UNSUPPORTED_KWARGS.items():
@@ -168,12 +171,19 @@ def attention_forward(
             raise ValueError(f"{name} must be a 4D tensor (batch, heads, seqlen, headdim), got "
                              f"{tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__}")
     seqlen_q, seqlen_k = query.shape[2], key.shape[2]
-    check_mask(attention_mask, query.shape[0], seqlen_q, seqlen_k, window[0], window[1])
-
-    out = flash_attn_func(query.transpose(1, 2), key.transpose(1, 2), value.transpose(1, 2), dropout_p=dropout,
-                          softmax_scale=scaling, causal=is_causal, window_size=window, softcap=float(softcap),
-                          backend=backend)
-    return out, None
+    layout = mask_layout(attention_mask, query.shape[0], seqlen_q, seqlen_k, window[0], window[1])
+    q, k, v = query.transpose(1, 2), key.transpose(1, 2), value.transpose(1, 2)
+    options = dict(dropout_p=dropout, softmax_scale=scaling, causal=is_causal, window_size=window,
+                   softcap=float(softcap), backend=backend)
+    if layout is None:
+        return flash_attn_func(q, k, v, **options), None
+    rows_q, rows_k = layout  # bool (batch, seqlen_q) / (batch, seqlen_k): what each sequence keeps
+    lens_q, lens_k = rows_q.sum(1, dtype=torch.int32), rows_k.sum(1, dtype=torch.int32)
+    cu_q, cu_k = (torch.nn.functional.pad(n.cumsum(0, dtype=torch.int32), (1, 0)) for n in (lens_q, lens_k))
+    out = flash_attn_varlen_func(q[rows_q], k[rows_k], v[rows_k], cu_q, cu_k, int(lens_q.max()), int(lens_k.max()),
+                                 **options)
+    padded = out.new_zeros(q.shape[:2] + out.shape[1:]).index_put((rows_q,), out)  # padded query rows: 0
+    return padded, None
 
 
 def visible_pattern(seqlen_q: int, seqlen_k: int, window_left: int, window_right: int,
@@ -184,16 +194,22 @@ def visible_pattern(seqlen_q: int, seqlen_k: int, window_left: int, window_right
     return rule.visible_grid(torch.arange(seqlen_q, device=device), torch.arange(seqlen_k, device=device))
 
 
-def check_mask(mask, batch: int, seqlen_q: int, seqlen_k: int, window_left: int, window_right: int) -> None:
-    """Accept ``mask`` only if it keeps exactly the keys the kernel keeps (see :func:`visible_pattern`).
+def mask_layout(mask, batch: int, seqlen_q: int, seqlen_k: int, window_left: int,
+                window_right: int) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """How a model's ``mask`` runs: None = the dense call (the mask keeps exactly the keys the kernel keeps, see
+    :func:`visible_pattern`), or the varlen layout ``(rows_q, rows_k)``, bool (batch, seqlen_q) and
+    (batch, seqlen_k): sequence b keeps the query rows and keys its mask lets take part (padding removed), and
+    on those the mask must be the kernel's pattern for that sequence's lengths (bottom-right aligned). That
+    covers left and right padding, in prefill and in KV-cache decode steps, with causal and sliding windows.
 
     mask: None; bool (True = attend) or float additive (0 = attend, <= dtype min / 2 or -inf = masked) of shape
-    (batch or 1, heads or 1, seqlen_q, seqlen_k); or 2D (batch, seqlen_k) padding (nonzero = attend), accepted
-    only when it masks nothing (causal and windows come from the kernel's flags). Raises NotImplementedError (padding / any other masking pattern, additive biases), TypeError (not a
-    tensor: e.g. flex attention's BlockMask), ValueError (shape).
+    (batch or 1, heads or 1, seqlen_q, seqlen_k), the same for every head; or 2D (batch, seqlen_k) padding
+    (nonzero = attend), whose padding needs seqlen_q == seqlen_k (the query rows padded like the keys).
+    Raises NotImplementedError (another pattern, additive biases), TypeError (not a tensor: e.g. flex
+    attention's BlockMask), ValueError (shape).
     """
     if mask is None:
-        return
+        return None
     if not isinstance(mask, torch.Tensor):
         raise TypeError(f"attention_mask must be a torch.Tensor or None, got {type(mask).__name__}")
     if mask.dtype == torch.bool:
@@ -212,20 +228,49 @@ def check_mask(mask, batch: int, seqlen_q: int, seqlen_k: int, window_left: int,
         if tuple(visible.shape) != (batch, seqlen_k):
             raise ValueError(f"2D attention_mask must have shape (batch, seqlen_k)=({batch}, {seqlen_k}), "
                              f"got {tuple(visible.shape)}")
-        if not bool(visible.all()):  # 2D = padding only (causal / window come from the kernel's flags)
+        if bool(visible.all()):  # 2D = padding only (causal / window come from the kernel's flags)
+            return None
+        if seqlen_q != seqlen_k:
             raise NotImplementedError(
-                f"{VARLEN_MESSAGE}: the 2D attention_mask masks {int((~visible).sum())} key positions (padding); "
-                f"run unpadded batches (equal lengths or batch size 1) or use attn_implementation='eager'")
-        return
+                f"{MASK_MESSAGE}: a 2D padding attention_mask with seqlen_q={seqlen_q} != seqlen_k={seqlen_k} does "
+                f"not say which query rows are padding; pass the model's 4D mask")
+        return visible, visible
     if visible.dim() != 4 or visible.shape[-2:] != (seqlen_q, seqlen_k) or visible.shape[0] not in (1, batch):
         raise ValueError(f"attention_mask must have shape (batch or 1, heads or 1, seqlen_q={seqlen_q}, "
                          f"seqlen_k={seqlen_k}) or (batch, seqlen_k), got {tuple(mask.shape)}")
+    if visible.shape[1] > 1 and not bool((visible == visible[:, :1]).all()):
+        raise NotImplementedError(f"{MASK_MESSAGE}: attention_mask {tuple(mask.shape)} differs between heads")
+    visible = visible[:, 0].expand(batch, seqlen_q, seqlen_k)
     expected = visible_pattern(seqlen_q, seqlen_k, window_left, window_right, device=visible.device)
-    if not bool((visible == expected).all()):
-        hidden = int((expected & ~visible).sum())
-        extra = int((visible & ~expected).sum())
+    if bool((visible == expected).all()):
+        return None
+    rows_q, rows_k = visible.any(dim=2), visible.any(dim=1)
+    # Which query rows are padding: first, only those that see no key (then every other row keeps its output,
+    # as in eager); if that does not give the kernel's pattern (a padded row of a causal model that sees the
+    # real keys before it), also those whose own token is padding: in self-attention the queries are the last
+    # seqlen_q key positions (the KV-cache convention). Their output is 0, as in flash-attn's padded path.
+    mismatch = _first_mismatch(visible, rows_q, rows_k, window_left, window_right)
+    if mismatch is not None and seqlen_q <= seqlen_k:
+        own_token = rows_q & rows_k[:, seqlen_k - seqlen_q:]
+        if _first_mismatch(visible, own_token, rows_k, window_left, window_right) is None:
+            return own_token, rows_k
+    if mismatch is not None:
+        b, kept, hidden, extra = mismatch
         raise NotImplementedError(
-            f"{VARLEN_MESSAGE}: attention_mask {tuple(mask.shape)} differs from the kernel's own mask "
-            f"(window_left={window_left}, window_right={window_right}, -1 = unbounded) in {hidden} masked and {extra} "
-            f"extra visible (query, key) pairs; run unpadded batches (equal lengths or batch size 1) or use "
-            f"attn_implementation='eager'")
+            f"{MASK_MESSAGE}: attention_mask {tuple(mask.shape)}, sequence {b} without its padding "
+            f"({kept[0]} query rows, {kept[1]} keys) differs from the kernel's own mask "
+            f"(window_left={window_left}, window_right={window_right}, -1 = unbounded) in {hidden} masked and "
+            f"{extra} extra visible (query, key) pairs; use attn_implementation='eager' for arbitrary masks")
+    return rows_q, rows_k
+
+
+def _first_mismatch(visible, rows_q, rows_k, window_left, window_right):
+    """None if every sequence's mask, restricted to its kept rows and keys, is the kernel's pattern; else
+    (sequence, (rows, keys), pairs the mask hides and the kernel shows, pairs the mask shows and the kernel hides).
+    (Dropped keys are visible to no row; dropped rows output 0.)"""
+    for b in range(visible.shape[0]):
+        kept = visible[b][rows_q[b]][:, rows_k[b]]
+        own = visible_pattern(kept.shape[0], kept.shape[1], window_left, window_right, device=visible.device)
+        if not bool((kept == own).all()):
+            return b, tuple(kept.shape), int((own & ~kept).sum()), int((kept & ~own).sum())
+    return None

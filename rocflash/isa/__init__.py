@@ -35,7 +35,8 @@ from .compile import (DEVICE_LIBS, HIPCC_ARCHS, ISA_VERSION_BITCODE, CompiledFil
                       compile_for_audit, compiler_versions, default_build_dir, find_clang_for, find_device_libs,
                       hip_include_dir, require_python_deps)
 from .kinds import (AMD_AUDIT_ARCHS, API_SOURCE, AUDIT_KINDS, CONFLICT_FREE_READS, DEFAULT_ARCHS, MAIN_LOOP_DEPTH,
-                    NARROW_ARCHS, NVIDIA_AUDIT_ARCHS, PATH_CHOICES, PREPROCESS_KIND, TILED_KINDS, audits_path)
+                    KIND_KERNEL, NARROW_ARCHS, NVIDIA_AUDIT_ARCHS, PATH_CHOICES, PREPROCESS_KIND, TILED_KINDS,
+                    UNSYNCED_MAIN_LOOP, audits_path)
 from .loops import MAIN_LOOP_SHARE, Loop, control_flow_graph, find_loops, find_main_loop, product_positions
 from .ptxas import parse_ptxas
 from .report import findings, format_markdown, format_markdown_tables, format_text, table_rows

@@ -47,7 +47,7 @@ from typing import Sequence
 
 from ..targets import ARCHS, NVIDIA_WARP_SIZE, ArchInfo, arch_info
 from .asm import _TARGET, count_instructions, demangle, kernel_instructions, parse_amdgpu_metadata
-from .kinds import PREPROCESS_KIND
+from .kinds import PREPROCESS_KIND, UNSYNCED_MAIN_LOOP
 from .loops import Loop, find_main_loop
 from .ptxas import parse_ptxas
 
@@ -121,7 +121,7 @@ def occupancy_amd(arch: ArchInfo, vgprs: int, threads: int, wave_size: int, lds_
     return from_vgpr, from_lds, min(from_vgpr, from_lds)
 
 
-_TILE = re.compile(r"Tile_(?:(?P<kind>bwd_dkdv|bwd_dq)_)?(?P<target>[A-Za-z0-9]+)_(?P<dtype>fp16|bf16|fp32)"
+_TILE = re.compile(r"Tile_(?:(?P<kind>bwd_dkdv|bwd_dq|fwd_splitkv)_)?(?P<target>[A-Za-z0-9]+)_(?P<dtype>fp16|bf16|fp32)"
                    r"_d(?P<headdim>\d+)_b(?P<block_m>\d+)x(?P<block_n>\d+)_t(?P<threads>\d+)x(?P<threads_n>\d+)"
                    r"_p(?P<lds_pad_bytes>\d+)")
 _PREPROCESS = re.compile(r"fmha_bwd_preprocess_kernel(?:I|<)(?:NS_|rf::)?\d*(?P<elem>Fp16|Bf16|Fp32)")
@@ -202,7 +202,7 @@ def audit_asm(text: str, kernel: str | None = None, arch: str | None = None, til
 
     # Step 5: instruction stream, main loop, counts
     instrs, labels = kernel_instructions(text, symbol)
-    a.main_loop = find_main_loop(instrs, labels)
+    a.main_loop = find_main_loop(instrs, labels, synced=a.kind not in UNSYNCED_MAIN_LOOP)
     a.kernel_counts = count_instructions(instrs)
     a.loop_counts = count_instructions(instrs, a.main_loop) if a.main_loop else {}
     a.spill_ops = a.kernel_counts["spill_ops"]

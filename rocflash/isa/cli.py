@@ -13,6 +13,7 @@ from ..build import AMD_ARCHS, CUDA_ARCHS, BuildError, parse_amd_archs
 from ..targets import ARCHS, cuda_arch_name
 from .audit import audit_directory
 from .checks import all_checks, configs_by_key
+from .ck import CK_DEFAULT_ARCHS, format_ck_markdown, format_ck_text, run_ck_audit
 from .compile import require_python_deps
 from .kinds import AUDIT_KINDS, DEFAULT_ARCHS, NARROW_ARCHS, PATH_CHOICES
 from .report import format_markdown, format_text
@@ -54,7 +55,7 @@ def _emit(text: str, path: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m rocflash.isa", description=DESCRIPTION, epilog=EPILOG,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--arch", default=",".join(DEFAULT_ARCHS),
+    ap.add_argument("--arch", default=None,
                     help=f"comma-separated archs, as the build accepts them: {', '.join(CLI_ARCHS)} (AMD ones "
                          f"optionally with :xnack-/+ and :sramecc-/+) (default: {','.join(DEFAULT_ARCHS)})")
     ap.add_argument("--paths", choices=PATH_CHOICES, default="split",
@@ -71,7 +72,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--markdown", nargs="?", const="-", default=None, metavar="PATH",
                     help="write the markdown report (perf/results/isa_audit.md) to PATH (or stdout)")
     ap.add_argument("--check", action="store_true", help="exit with status 1 when an invariant is violated")
+    ap.add_argument("--ck", action="store_true",
+                    help="audit the Composable Kernel instances (ck_configs/ck_fmha.toml) instead, on CDNA archs "
+                         "(default: gfx90a,gfx942; toolchain: ci/install_ck.sh)")
     args = ap.parse_args(argv)
+    if args.arch is None:
+        args.arch = ",".join(CK_DEFAULT_ARCHS if args.ck else DEFAULT_ARCHS)
     archs = [a for a in args.arch.split(",") if a]
     unknown = [a for a in archs if not a.startswith("gfx") and a not in CLI_ARCHS]
     if unknown or not archs:
@@ -90,6 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BuildError as e:
         print(f"python -m rocflash.isa: {e}", file=sys.stderr)
         return 2
+    if args.ck:
+        return _main_ck(args, archs, argv)
     if args.from_dir is not None:
         kernels = audit_directory(args.from_dir)
         order = [*ARCHS, *CLI_ARCHS]
@@ -117,6 +125,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(run.kernels)} kernels, {run.wall_seconds:.1f} s wall ({run.compiled} compiled, "
               f"{run.cached} cached, {run.jobs} jobs; build dir {run.build_dir})")
     violations = [v for a in run.kernels for v in all_checks(a, configs_by_key())]
+    for v in violations:
+        print(f"VIOLATION: {v}", file=sys.stderr)
+    return 1 if (args.check and violations) else 0
+
+
+def _main_ck(args, archs: list[str], argv) -> int:
+    """``--ck``: compile and audit the CK instances (rocflash.isa.ck)."""
+    try:
+        run = run_ck_audit(archs, args.build_dir, args.jobs)
+    except (BuildError, ValueError) as e:
+        print(f"python -m rocflash.isa --ck: {e}", file=sys.stderr)
+        return 2
+    command = "python -m rocflash.isa " + shlex.join(list(argv if argv is not None else sys.argv[1:]))
+    if args.json is not None:
+        data = {"command": command, "wall_seconds": run.wall_seconds, "compiled": run.compiled, "cached": run.cached,
+                "archs": run.archs, "files": {f"{n} {a}": c for (n, a), c in run.files.items()},
+                "kernels": [k.to_json() for k in run.kernels]}
+        _emit(json.dumps(data, indent=1) + "\n", args.json)
+    if args.markdown is not None:
+        _emit(format_ck_markdown(run, command), args.markdown)
+    if args.json != "-" and args.markdown != "-":
+        print(format_ck_text(run))
+        print(f"{len(run.kernels)} kernels in {len(run.files)} files, {run.wall_seconds:.1f} s wall "
+              f"({run.compiled} compiled, {run.cached} cached, {run.jobs} jobs)")
+    violations = run.violations()
     for v in violations:
         print(f"VIOLATION: {v}", file=sys.stderr)
     return 1 if (args.check and violations) else 0

@@ -12,8 +12,9 @@ What is compiled
     generated headers and the cache keys do not depend on the selection) and are compiled device-only with the
     flags of the real build (:func:`rocflash.build.device_compile_flags`):
       gfx906, gfx908, gfx90a   hipcc (Debian HIP 5.2 / clang-15, rocm-device-libs), ``--cuda-device-only -S``
-      gfx942, gfx950           clang++-19 (gfx950: clang >= 20) ``-nogpulib`` plus the Debian device-libs bitcode linked explicitly
-                               (device-libs 5.2 predate gfx942: the gfx940 ISA-version constant is linked; it
+      gfx942, gfx950           clang++-19 (gfx950: clang >= 20) ``-nogpulib`` plus the Debian device-libs
+                               bitcode linked explicitly (device-libs 5.2 predate gfx942 and gfx950: the
+                               closest older ISA-version constant, gfx940, is linked; it
                                only selects code paths of libm-style functions the kernel does not call).
                                Without that bitcode, HIP 5.2's ``blockIdx`` / ``__syncthreads`` stay calls
                                into ockl and the kernel gets a call stack: the audit reports such calls.
@@ -60,7 +61,7 @@ HIPCC_ARCHS = ("gfx906", "gfx908", "gfx90a", "gfx1030")
 # functions the kernels do not call).
 ISA_VERSION_BITCODE = {"gfx942": ("942", "940"), "gfx950": ("950", "942", "940")}
 # clang++ versions that know each arch compiled outside hipcc, newest first
-CLANG_VERSIONS = {"gfx942": (22, 21, 20, 19, 18, 17), "gfx950": (22, 21, 20)}
+CLANG_VERSIONS = {"gfx942": (19, 18, 17), "gfx950": (22, 21, 20)}  # gfx942: the clang the audit was tuned with
 DEVICE_LIBS = ("hip", "ocml", "ockl", "oclc_daz_opt_off", "oclc_unsafe_math_off", "oclc_finite_only_off",
                "oclc_correctly_rounded_sqrt_on", "oclc_wavefrontsize64_on", "oclc_abi_version_500")
 # Python packages the audit imports (module -> pip name); require_python_deps checks them before compiling.
@@ -117,6 +118,8 @@ def compile_command(arch: str, source: Path, out: Path, includes: Sequence[Path]
     if base in ISA_VERSION_BITCODE:
         _, flags = device_compile_flags("hip", [arch])
         cmd = [find_clang_for(arch), *flags, "--cuda-device-only", "-nogpulib", f"-I{hip_include_dir()}"]
+        if base == "gfx950":  # clang >= 20 no longer predefines it; HIP's headers read it (gfx9 is wave64)
+            cmd.append(f"-D__AMDGCN_WAVEFRONT_SIZE={arch_info(base).wave_size}")
         libs = find_device_libs()
         if libs is not None:
             isa = next((libs / f"oclc_isa_version_{v}.bc" for v in ISA_VERSION_BITCODE[base]

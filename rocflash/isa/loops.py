@@ -119,10 +119,11 @@ def product_positions(instrs: Sequence[Instruction]) -> list[int]:
     return packed or [i for i, m in enumerate(bases) if COUNTERS["fma"](m)]
 
 
-def find_main_loop(instrs: Sequence[Instruction], labels: dict[str, int]) -> Loop | None:
+def find_main_loop(instrs: Sequence[Instruction], labels: dict[str, int], synced: bool = True) -> Loop | None:
     """The innermost loop that holds more than MAIN_LOOP_SHARE of the tile-product instructions and contains
-    an ``s_barrier``; without such a loop (kernels that never synchronise), the innermost loop holding more
-    than MAIN_LOOP_SHARE of them. See "Main-loop detection" in the module docstring."""
+    an ``s_barrier``; without such a loop (kernels that never synchronise), or with ``synced=False`` (kinds in
+    kinds.UNSYNCED_MAIN_LOOP), the innermost loop holding more than MAIN_LOOP_SHARE of them. See "Main-loop
+    detection" in the module docstring."""
     products = product_positions(instrs)
     if not products:
         return None
@@ -132,8 +133,8 @@ def find_main_loop(instrs: Sequence[Instruction], labels: dict[str, int]) -> Loo
         if sum(i in inside for i in products) > MAIN_LOOP_SHARE * len(products):
             barrier = any(instrs[i].mnemonic == "s_barrier" for i in lp.instructions)
             holding.append((barrier, lp))
-    synced = [lp for barrier, lp in holding if barrier]
-    candidates = synced or [lp for _, lp in holding]
+    fenced = [lp for barrier, lp in holding if barrier] if synced else []
+    candidates = fenced or [lp for _, lp in holding]
     return max(candidates, key=lambda lp: (lp.depth, -len(lp.instructions))) if candidates else None
 
 

@@ -18,7 +18,8 @@ from ..configs import hip_src_dir
 from ..targets import arch_info
 from .audit import KernelAudit, _named_preprocess, audit_compiled_file, audit_file
 from .compile import CompiledFile, compile_for_audit, default_build_dir, require_python_deps
-from .kinds import API_SOURCE, AUDIT_KINDS, DEFAULT_ARCHS, PATH_CHOICES, PREPROCESS_KIND, TILED_KINDS, audits_path
+from .kinds import (API_SOURCE, AUDIT_KINDS, DEFAULT_ARCHS, KIND_KERNEL, PATH_CHOICES, PREPROCESS_KIND, TILED_KINDS,
+                    audits_path)
 
 if TYPE_CHECKING:
     from ..configs import TileConfig
@@ -85,6 +86,8 @@ def run_audit(archs: Sequence[str] = DEFAULT_ARCHS, build_dir: Path | None = Non
         includes = [hip_src_dir(), gen]
         for kind in (k for k in TILED_KINDS if k in kinds):
             for cfg, aligned in codegen.instances(target, kind=kind):
+                if cfg.impl == "mma":  # tensor-core instances (two kernels each): rocflash.mma_audit audits them
+                    continue
                 src = sources[f"{cfg.kernel_name(aligned)}.hip"]
                 jobs_list += [(arch, src, cfg, aligned, includes) for arch in vendor_archs
                               if audits_path(arch, aligned, paths)]
@@ -113,7 +116,7 @@ def run_audit(archs: Sequence[str] = DEFAULT_ARCHS, build_dir: Path | None = Non
             kernels += [_named_preprocess(a) for a in audit_compiled_file(cf.output, amd_arch)]
             continue
         key = (cfg.kind, cfg.tile_name, arch_info(arch).vendor)
-        a = audit_file(cf.output, arch=amd_arch, conflicts=key not in conflict_cache)
+        a = audit_file(cf.output, arch=amd_arch, kernel=KIND_KERNEL.get(cfg.kind), conflicts=key not in conflict_cache)
         if key in conflict_cache:
             a.bank_conflicts, a.bank_conflicts_unpadded = conflict_cache[key]
         else:

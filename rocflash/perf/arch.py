@@ -10,8 +10,9 @@ Three compute ceilings per GPU (TFLOP/s, dense, one device as torch sees it):
 - ``matrix_fp16``: FP16/BF16 matrix cores (MFMA, tensor cores), dense, FP32 accumulate. None on gfx906.
 
 Which one bounds a backend (``peak_kind``): rocflash's hip kernel runs fp16 through v_dot2_f32_f16
-(packed_fp16) and bf16/fp32 through FP32 FMA; its cuda build converts fp16 pairs to float2 and issues two
-FMAs (hip_src/fmha_elem.h), so fp32 applies to every dtype there. SDPA's fused kernels and the naive
+(packed_fp16) and bf16/fp32 through FP32 FMA; its cuda build runs fp16/bf16 on tensor cores by default
+(matrix_fp16; hip_src/fmha_mma.h), and its vector tile math (``rocflash-cuda-vector``, ROCFLASH_KERNEL=vector)
+converts fp16 pairs to float2 and issues two FMAs (hip_src/fmha_elem.h), so fp32 applies there. SDPA's fused kernels and the naive
 matmul-softmax-matmul run on matrix cores (matrix_fp16) for fp16/bf16, falling back to packed_fp16 where
 the GPU has none (gfx906's rocBLAS uses dot2), and to fp32 for fp32 inputs. The rocflash ``torch``
 backend computes in fp32.
@@ -199,6 +200,8 @@ def peak_kind(method: str, dtype: str, spec: ArchSpec | None) -> str | None:
         return None
     if method == "rocflash-hip":
         return "packed_fp16" if dtype == "fp16" else "fp32"
-    if method in ("rocflash-cuda", "rocflash-torch") or dtype == "fp32":
+    if method in ("rocflash-cuda-vector", "rocflash-torch") or dtype == "fp32":
+        return "fp32"
+    if method == "rocflash-cuda" and spec.matrix_fp16 is None:  # no tensor-core peak known: the vector tile math
         return "fp32"
     return "matrix_fp16" if spec.matrix_fp16 is not None else "packed_fp16"

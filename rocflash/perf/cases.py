@@ -221,8 +221,7 @@ PRESETS: dict[str, dict] = {
         "description": "seqlen_q 1 over long KV caches, GQA 32/8 heads, headdim 128, bf16 "
                        "(bandwidth is the ceiling); the H200 anchor cases",
         "defaults": {"dtype": "bf16", "seqlen_q": 1, "nheads": 32, "nheads_k": 8, "headdim": 128},
-        "cases": [{"batch": b, "seqlen_k": s} for b, s in
-                  [(1, 4096), (1, 16384), (1, 131072), (8, 16384), (8, 131072), (32, 16384)]],
+        "grid": {"batch": [1, 8, 32], "seqlen_k": [4096, 16384, 131072]},  # issue 9's decode preset
     },
     "smoke": {
         "description": "tiny CPU cases for CI (seconds): MHA, GQA, bottom-right causal with seqlen_q != seqlen_k, "

@@ -1,7 +1,8 @@
 """What the benchmark can time ("methods"), each prepared into one callable per input set.
 
 - ``rocflash-hip`` / ``rocflash-cuda`` / ``rocflash-torch`` / ``rocflash-sim``: ``rocflash.flash_attn_func``
-  with that ``backend=``.
+  with that ``backend=``; ``rocflash-cuda-vector``: the CUDA backend with ``ROCFLASH_KERNEL=vector`` during its
+  calls (the vector tile math, i.e. the gfx906 kernel logic, beside the default tensor-core one).
 - ``sdpa-flash`` / ``sdpa-efficient`` / ``sdpa-cudnn`` / ``sdpa-math``: ``F.scaled_dot_product_attention``
   restricted to one backend with ``torch.nn.attention.sdpa_kernel``, on (batch, heads, seq, dim) views of
   the same tensors (a transpose, no copy). SDPA's ``is_causal`` is top-left aligned, so causal cases with
@@ -26,11 +27,11 @@ from .cases import Case
 from .models import row_bounds
 
 OOM = getattr(torch, "OutOfMemoryError", torch.cuda.OutOfMemoryError)
-ROCFLASH = ("rocflash-hip", "rocflash-cuda", "rocflash-torch", "rocflash-sim")
+ROCFLASH = ("rocflash-hip", "rocflash-cuda", "rocflash-cuda-vector", "rocflash-torch", "rocflash-sim")
 SDPA = ("sdpa-flash", "sdpa-efficient", "sdpa-cudnn", "sdpa-math")
 METHODS = ROCFLASH + SDPA + ("naive",)
 ALIASES = {
-    "hip": ("rocflash-hip",), "cuda": ("rocflash-cuda",), "torch": ("rocflash-torch",), "sim": ("rocflash-sim",),
+    "hip": ("rocflash-hip",), "cuda": ("rocflash-cuda",), "cuda-vector": ("rocflash-cuda-vector",), "torch": ("rocflash-torch",), "sim": ("rocflash-sim",),
     "sdpa": SDPA, "flash": ("sdpa-flash",), "efficient": ("sdpa-efficient",), "cudnn": ("sdpa-cudnn",),
     "math": ("sdpa-math",),
 }
@@ -148,7 +149,7 @@ def _prepare_rocflash(method, case, sets, device):
     import rocflash
     from rocflash.selector import UnsupportedDeviceError, select_backend
 
-    backend = method.removeprefix("rocflash-")
+    backend, _, kernel = method.removeprefix("rocflash-").partition("-")
     try:
         select_backend(device, backend)
     except UnsupportedDeviceError as e:
@@ -156,10 +157,32 @@ def _prepare_rocflash(method, case, sets, device):
     window = (case.window_left, case.window_right)
 
     def call(s):
-        return Call(lambda: rocflash.flash_attn_func(s.q, s.k, s.v, causal=case.causal, window_size=window,
-                                                     backend=backend), (s.q, s.k, s.v), s.dout)
+        def fn():
+            return rocflash.flash_attn_func(s.q, s.k, s.v, causal=case.causal, window_size=window, backend=backend)
+
+        return Call(_with_kernel(kernel, fn) if kernel else fn, (s.q, s.k, s.v), s.dout)
 
     return Prepared([call(s) for s in sets])
+
+
+def _with_kernel(kernel: str, fn):
+    """fn run with ROCFLASH_KERNEL=kernel (the compiled backend reads it at every call), restored after."""
+    import os
+
+    from rocflash.backends.compiled import KERNEL_ENV
+
+    def wrapped():
+        old = os.environ.get(KERNEL_ENV)
+        os.environ[KERNEL_ENV] = kernel
+        try:
+            return fn()
+        finally:
+            if old is None:
+                del os.environ[KERNEL_ENV]
+            else:
+                os.environ[KERNEL_ENV] = old
+
+    return wrapped
 
 
 _SDPA_BACKENDS = {"sdpa-flash": "FLASH_ATTENTION", "sdpa-efficient": "EFFICIENT_ATTENTION",

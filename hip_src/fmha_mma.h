@@ -1,0 +1,352 @@
+// fmha_mma.h - the tensor-core tile math of the forward kernel (NVIDIA sm_80+, fp16 and bf16 inputs, fp32
+// accumulation), a drop-in policy for the pipeline of fmha_fwd_kernel.h beside VectorTileMath.
+//
+// Instructions (PTX ISA 7.0+, "Warp-level matrix multiply-accumulate instructions", "Data movement"):
+//   mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}   one 16x8x16 product per warp
+//   ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16   four 8x8 operand matrices per warp from shared memory
+//   cp.async.cg.shared.global 16 (zero-fill form)        global -> shared without registers, in groups
+// Layouts and addresses are fmha_mma_tile.h's (MmaFwdTileShape), which the host-side probe evaluates too.
+//
+// Only the CUDA build includes this file (fmha_fwd_kernel.h, under RF_PLATFORM_CUDA): the HIP build for AMD
+// never compiles it. The dispatcher runs these instances on sm_80 and later only; for older targets the
+// bodies compile to a trap.
+#pragma once
+
+#include "fmha_common.h"
+#include "fmha_mma_tile.h"
+
+#if !defined(RF_PLATFORM_CUDA)
+#error "fmha_mma.h is the NVIDIA tensor-core tile math: only the CUDA build compiles it"
+#endif
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define RF_MMA_UNSUPPORTED 1  // device pass for an arch without m16n8k16 / cp.async: bodies trap
+#endif
+
+namespace rf {
+namespace mma {
+
+RF_DEVICE uint32_t smem_address(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
+
+RF_DEVICE void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
+#if defined(RF_MMA_UNSUPPORTED)
+  __trap();
+#else
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+#endif
+}
+
+RF_DEVICE void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t addr) {
+#if defined(RF_MMA_UNSUPPORTED)
+  __trap();
+#else
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+#endif
+}
+
+// d += a.b for one m16n8k16 tile: a = A fragment (4 words), b0/b1 = B fragment, d = C/D fragment.
+template <class E>
+RF_DEVICE void mma_16816(float& d0, float& d1, float& d2, float& d3, const uint32_t (&a)[4], uint32_t b0,
+                         uint32_t b1) {
+#if defined(RF_MMA_UNSUPPORTED)
+  __trap();
+#else
+  if constexpr (E::kDType == DType::kFp16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    static_assert(E::kDType == DType::kBf16, "the tensor-core tile math takes fp16 or bf16");
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+#endif
+}
+
+// Two fp32 values rounded to nearest even into one word of E (lo in the low half: the lower k index).
+template <class E>
+RF_DEVICE uint32_t pack2(float lo, float hi) {
+  uint32_t r = 0;
+#if defined(RF_MMA_UNSUPPORTED)
+  __trap();
+#else
+  if constexpr (E::kDType == DType::kFp16) asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  else asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+#endif
+  return r;
+}
+
+// 16 bytes global -> shared; src_bytes = 0 writes zeros and reads nothing (rows past the end, headdim padding).
+RF_DEVICE void cp_async_16(uint32_t dst, const void* src, int src_bytes) {
+#if defined(RF_MMA_UNSUPPORTED)
+  __trap();
+#else
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+#endif
+}
+
+RF_DEVICE void cp_async_commit() {
+#if !defined(RF_MMA_UNSUPPORTED)
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+// Wait until at most kPending committed groups of this thread are still in flight.
+template <int kPending>
+RF_DEVICE void cp_async_wait() {
+#if !defined(RF_MMA_UNSUPPORTED)
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+#endif
+}
+
+template <class E>
+RF_DEVICE float to_float(uint32_t bits) {
+  return E::kDType == DType::kFp16 ? fp16_to_float(bits) : bf16_to_float(bits);
+}
+
+// Non-finite 16-bit elements (exponent all ones: inf or NaN) of fp16 / bf16.
+template <class E>
+RF_DEVICE bool nonfinite16(uint32_t bits) {
+  constexpr uint32_t kExp = E::kDType == DType::kFp16 ? 0x7c00u : 0x7f80u;
+  return (bits & kExp) == kExp;
+}
+template <class E>
+RF_DEVICE bool has_nonfinite(const uint4& v) {
+  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  bool any = false;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) any |= nonfinite16<E>(w[k] & 0xffffu) | nonfinite16<E>(w[k] >> 16);
+  return any;
+}
+template <class E>
+RF_DEVICE uint4 zero_nonfinite(uint4 v) {
+  uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    if (nonfinite16<E>(w[k] & 0xffffu)) w[k] &= 0xffff0000u;
+    if (nonfinite16<E>(w[k] >> 16)) w[k] &= 0x0000ffffu;
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+}  // namespace mma
+
+// The forward pipeline's policy on tensor cores. Accumulators are plain float[TM][TN] / [TM][TD] arrays in
+// the mma fragment order of fmha_mma_tile.h: fragment (m-tile mt, 8-column tile nt) is
+//   {acc[2mt][2nt], acc[2mt][2nt+1], acc[2mt+1][2nt], acc[2mt+1][2nt+1]},
+// so the pipeline's softmax, masking and epilogue index them through row()/s_col()/o_col() alone.
+template <class E, class Tile, bool kAligned>
+struct MmaTileMath {
+  static constexpr MmaFwdTileShape T = Tile::kShape;
+  static constexpr int TM = T.rows_per_thread();
+  static constexpr int TN = T.s_cols_per_thread();
+  static constexpr int TD = T.o_cols_per_thread();
+  static constexpr int CW = 2;                    // output columns per store (one fragment pair)
+  static constexpr int kRowLanes = MmaFwdTileShape::kRowLanes;
+  static constexpr bool kPlainScorePath = true;  // softmax without per-element score-form tests (FmhaFwdPipeline)
+  static constexpr int MT = T.m_tiles();
+  static constexpr int KQ = T.headdim / MmaFwdTileShape::kMmaK;  // k-steps of S = Q.K^T
+  static constexpr int KP = T.block_n / MmaFwdTileShape::kMmaK;  // k-steps of O += P.V
+  // Q's A fragments stay in registers when they are few (4 words per m-tile and k-step); else ldmatrix each tile.
+  static constexpr bool kQInRegisters = MT * KQ <= 8;
+
+  static_assert(T.valid(), "invalid tensor-core tile config (see MmaFwdTileShape::valid)");
+  static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
+  static_assert(kWaveSize == MmaFwdTileShape::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
+
+  uint32_t q_frag[kQInRegisters ? MT : 1][kQInRegisters ? KQ : 1][4];
+
+  // ---- accumulator layout (what the pipeline's softmax and epilogue see)
+  RF_DEVICE static int row(int tid, int i) { constexpr MmaFwdTileShape T = Tile::kShape; return T.row(tid, i); }
+  RF_DEVICE static int s_col(int tid, int c) { constexpr MmaFwdTileShape T = Tile::kShape; return T.s_col(tid, c); }
+  RF_DEVICE static int o_col(int tid, int g, int e) { constexpr MmaFwdTileShape T = Tile::kShape; return T.o_col(tid, g, e); }
+  RF_DEVICE static bool row_leader(int tid) { constexpr MmaFwdTileShape T = Tile::kShape; return T.row_leader(tid); }
+
+  // ---- global -> shared: cp.async on the 128-bit path (zero-filled outside the tensor), else through registers
+  template <class Write>
+  RF_DEVICE static void copy_rows(char* lds, const GlobalRows<E>& src, int first_row, int num_rows, Write write, int tid) {
+    constexpr MmaFwdTileShape T = Tile::kShape;
+    constexpr int CPR = T.chunks_per_row();
+    constexpr int kMaxRows = T.block_m > T.block_n ? T.block_m : T.block_n;
+#pragma unroll
+    for (int it = 0; it < (kMaxRows * CPR + T.threads - 1) / T.threads; ++it) {
+      const int id = tid + it * T.threads;
+      if (id >= num_rows * CPR) break;
+      const int r = id / CPR, d = id % CPR;
+      char* dst = lds + write(r, d);
+      if constexpr (kAligned) {
+        const bool inside = first_row + r < src.rows && d * T.vec_elems() < src.cols;
+        const char* from = inside ? src.base + src.row_offset(first_row + r) + d * kVectorBytes : src.base;
+        mma::cp_async_16(mma::smem_address(dst), from, inside ? kVectorBytes : 0);
+      } else {
+        *reinterpret_cast<uint4*>(dst) = src.template load_vec<false>(first_row + r, d);
+      }
+    }
+  }
+
+  // ---- the pipeline's stages
+  // Q (once) and the first K tile into shared memory; Q's fragments into registers.
+  RF_DEVICE void prologue(char* lds, const GlobalRows<E>& q, const GlobalRows<E>& k, int m0, int n0, int tid) {
+    constexpr MmaFwdTileShape T = Tile::kShape;
+    copy_rows(lds, q, m0, T.block_m, [&](int r, int d) { return T.q_write(r, d); }, tid);
+    copy_rows(lds, k, n0, T.block_n, [&](int r, int d) { return T.k_write(r, d); }, tid);
+    mma::cp_async_commit();
+    mma::cp_async_wait<0>();
+    __syncthreads();
+    if constexpr (kQInRegisters) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int kk = 0; kk < KQ; ++kk) mma::ldmatrix_x4(q_frag[mt][kk], mma::smem_address(lds + T.q_read(tid, mt, kk)));
+    }
+  }
+
+  // stage 0: V(n0) in flight while S is computed (its buffer is free: the previous tile ended with a barrier).
+  RF_DEVICE void issue_v(char* lds, const GlobalRows<E>& v, int n0, int tid) {
+    constexpr MmaFwdTileShape T = Tile::kShape;
+    copy_rows(lds, v, n0, T.block_n, [&](int r, int d) { return T.v_write(r, d); }, tid);
+    mma::cp_async_commit();
+  }
+
+  // stage 1: s += Q.K^T
+  RF_DEVICE void qk(const char* lds, int tid, float (&s)[TM][TN]) const {
+    constexpr MmaFwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int kk = 0; kk < KQ; ++kk) {
+      uint32_t a[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        if constexpr (kQInRegisters) {
+#pragma unroll
+          for (int w = 0; w < 4; ++w) a[mt][w] = q_frag[mt][kk][w];
+        } else {
+          mma::ldmatrix_x4(a[mt], mma::smem_address(lds + T.q_read(tid, mt, kk)));
+        }
+      }
+#pragma unroll
+      for (int np = 0; np < T.block_n / 16; ++np) {
+        uint32_t b[4];
+        mma::ldmatrix_x4(b, mma::smem_address(lds + T.k_read(tid, np, kk)));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {  // key tiles 2np + h
+            const int c = 2 * (2 * np + h);
+            mma::mma_16816<E>(s[2 * mt][c], s[2 * mt][c + 1], s[2 * mt + 1][c], s[2 * mt + 1][c + 1], a[mt],
+                              b[2 * h], b[2 * h + 1]);
+          }
+        }
+      }
+    }
+  }
+
+  // stage 3a: every warp is done reading K(n0): K(n0 + Bc) goes in flight; wait for V(n0). P stays in registers.
+  RF_DEVICE void exchange(char* lds, const GlobalRows<E>& k, const float (&)[TM][TN], int next_n0, bool has_next,
+                          int tid) {
+    constexpr MmaFwdTileShape T = Tile::kShape;
+    __syncthreads();
+    if (has_next) {
+      copy_rows(lds, k, next_n0, T.block_n, [&](int r, int d) { return T.k_write(r, d); }, tid);
+      mma::cp_async_commit();
+      mma::cp_async_wait<1>();
+    } else {
+      mma::cp_async_wait<0>();
+    }
+    __syncthreads();
+  }
+
+  // stage 3b: o += P.V, P = s rounded to E (the S fragments of key tiles 2kk, 2kk+1 are the A fragment of step kk)
+  RF_DEVICE void pv(const char* lds, int tid, const float (&s)[TM][TN], float (&o)[TM][TD]) const {
+    constexpr MmaFwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int kk = 0; kk < KP; ++kk) {
+      uint32_t a[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        a[mt][0] = mma::pack2<E>(s[2 * mt][4 * kk], s[2 * mt][4 * kk + 1]);
+        a[mt][1] = mma::pack2<E>(s[2 * mt + 1][4 * kk], s[2 * mt + 1][4 * kk + 1]);
+        a[mt][2] = mma::pack2<E>(s[2 * mt][4 * kk + 2], s[2 * mt][4 * kk + 3]);
+        a[mt][3] = mma::pack2<E>(s[2 * mt + 1][4 * kk + 2], s[2 * mt + 1][4 * kk + 3]);
+      }
+#pragma unroll
+      for (int dp = 0; dp < T.headdim / 16; ++dp) {
+        uint32_t b[4];
+        mma::ldmatrix_x4_trans(b, mma::smem_address(lds + T.v_read(tid, kk, dp)));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {  // output column tiles 2dp + h
+            const int x = 2 * (2 * dp + h);
+            mma::mma_16816<E>(o[2 * mt][x], o[2 * mt][x + 1], o[2 * mt + 1][x], o[2 * mt + 1][x + 1], a[mt],
+                              b[2 * h], b[2 * h + 1]);
+          }
+        }
+      }
+    }
+  }
+
+  // stage 3b on a boundary tile. visible(i, j): row i sees key j of the tile.
+  // A masked P is 0, but 0 * NaN = NaN, and an mma cannot drop B rows per A row: so when the V tile holds
+  // non-finite values (a cheap block-wide test; never in ordinary inputs) each row first adds the non-finite V
+  // elements of the keys it sees (what P * inf or P * NaN gives it: inf or NaN), then the tile's non-finite V
+  // elements are replaced by 0 and the products run as usual. Rows that see no such key get exactly the
+  // products of a clean V (0 * finite and 0 * 0 are both 0).
+  template <class Visible>
+  RF_DEVICE void pv_masked(char* lds, int tid, const float (&s)[TM][TN], float (&o)[TM][TD], Visible visible) {
+    constexpr MmaFwdTileShape T = Tile::kShape;
+    constexpr int CPR = T.chunks_per_row();
+    bool found = false;
+#pragma unroll 1
+    for (int id = tid; id < T.block_n * CPR; id += T.threads)
+      found |= mma::has_nonfinite<E>(*reinterpret_cast<const uint4*>(lds + T.v_write(id / CPR, id % CPR)));
+    if (__syncthreads_or(found)) {
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int x = 0; x < TD; ++x) {
+          const int col = T.o_col(tid, x / 2, x % 2);
+#pragma unroll 1
+          for (int j = 0; j < T.block_n; ++j) {  // rolled: a rare path, kept small
+            const uint32_t bits = *reinterpret_cast<const uint16_t*>(lds + T.v_write(j, 0) + col * E::kBytes);
+            if (mma::nonfinite16<E>(bits) && visible(i, j)) o[i][x] += mma::to_float<E>(bits);
+          }
+        }
+      __syncthreads();
+#pragma unroll 1
+      for (int id = tid; id < T.block_n * CPR; id += T.threads) {
+        uint4* v = reinterpret_cast<uint4*>(lds + T.v_write(id / CPR, id % CPR));
+        *v = mma::zero_nonfinite<E>(*v);
+      }
+      __syncthreads();
+    }
+    pv(lds, tid, s, o);
+  }
+
+  // end of a tile: K(n0 + Bc) has landed and every warp is done reading V(n0).
+  RF_DEVICE void finish_tile(char*, bool, int) {
+    mma::cp_async_wait<0>();
+    __syncthreads();
+  }
+};
+
+// The tile the general-score kernel of an mma config runs (softcap, ALiBi or softmax_scale <= 0): the same
+// warps, Bc, headdim and padding with one m16 row tile per warp (Br = 16 * warps).
+template <class Tile>
+struct GeneralScoreTile {
+  static constexpr MmaFwdTileShape kShape = MmaFwdTileShape{
+      Tile::kShape.headdim, MmaFwdTileShape::kMmaM * Tile::kShape.warps(), Tile::kShape.block_n, Tile::kShape.threads,
+      Tile::kShape.threads_n, Tile::kShape.lds_pad_bytes, Tile::kShape.elem_bytes};
+  static constexpr TileMath kMath = TileMath::kMma;
+  static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
+};
+
+}  // namespace rf

@@ -1,0 +1,375 @@
+// fmha_splitkv_kernel.h - split-KV decode (flash-decoding: Dao, Haziza, Massa, Sizov 2023) and the combine
+// kernel that merges the splits by their LSEs. Thread mapping and LDS: fmha_splitkv_tile.h.
+//
+// Decode is memory-bound: the kernel's job is to stream K and V once per GQA group at full bandwidth. One
+// block owns (row chunk, split, kv-head, batch) and
+//   1. keeps its block_m query rows (query heads of the group x query positions) in registers, each lane the
+//      same 128-bit column vectors it will read from K and V;
+//   2. per iteration, every key group issues the 128-bit loads of the next iteration's keys_per_group K rows
+//      and V rows (software pipelined: in flight while this iteration computes), reduces Q.K over its lanes, and updates its own online softmax (log2 domain, as the
+//      forward kernel: m' = max(m, s), O = O*exp2(m - m') + exp2(s - m')*V, l likewise);
+//   3. merges the key groups' (m, l, O) through LDS (a tree), then writes O/l and LSE: straight to the output
+//      when there is one split, else to the fp32 partial buffers that the combine kernel reads.
+// Combine (per query row and head): LSE = log(sum_s exp(LSE_s)), O = sum_s exp(LSE_s - LSE) * O_s. A split
+// that saw no key has LSE_s = -inf and O_s = 0 and weighs nothing. The order of every sum is fixed, so
+// results are bitwise identical across calls with the same num_splits.
+//
+// Split s covers keys [s*kps, (s+1)*kps) of every sequence, kps = roundup(ceil(max_seqlen_k / num_splits),
+// block_n) (split_bounds in rocflash/splitkv.py, which the sim backend follows).
+#pragma once
+
+#include "fmha_common.h"
+#include "fmha_fwd_params.h"
+#include "fmha_mask.h"
+#include "fmha_seq.h"
+#include "fmha_splitkv_tile.h"
+
+namespace rf {
+
+// Elements e of a 128-bit vector as fp32.
+template <class E>
+RF_DEVICE float elem_to_float(const uint4& v, int e) {
+  const uint32_t bits = get_elem<E>(v, e);
+  if constexpr (E::kDType == DType::kFp16) return fp16_to_float(bits);
+  else if constexpr (E::kDType == DType::kBf16) return bf16_to_float(bits);
+  else return __uint_as_float(bits);
+}
+
+// The first key of split `split` and the keys per split (both multiples of block_n).
+RF_HDC int split_keys(int max_seqlen_k, int num_splits, int block_n) {
+  const int per = (max_seqlen_k + num_splits - 1) / num_splits;
+  return (per + block_n - 1) / block_n * block_n;
+}
+
+template <class E, class Tile, bool kAligned>
+struct FmhaFwdSplitKvPipeline {
+  static constexpr SplitKvShape T = Tile::kShape;
+  static constexpr int R = T.block_m;
+  static constexpr int VL = T.vecs_per_lane();
+  // Keys per lane per iteration: the config's on the 128-bit path; half of it on the narrow path of the 4-row
+  // tiles, whose element-wise loads need more registers (gfx906 spilled there at the aligned path's count; ISA
+  // audit, 2026-11-30).
+  static constexpr int U =
+      kAligned || T.keys_per_group() == 1 || T.block_m < 4 ? T.keys_per_group() : T.keys_per_group() / 2;
+  static constexpr int kKeysPerIter = U * T.key_groups();  // divides block_n, so splits stay aligned
+  static constexpr int CE = T.vec_elems();
+  static_assert(T.valid(), "invalid split-KV tile config (see SplitKvShape::valid)");
+  static_assert(T.elem_bytes == E::kBytes, "tile config built for another element size");
+  static_assert(T.threads % kWaveSize == 0, "a block must hold whole waves");
+  static_assert(T.threads_n <= kWaveSize, "a key group must not straddle waves");
+
+  // The 128-bit loads of one iteration: K and V rows of keys n0 + u*key_groups + key_group (u < U). Keys past
+  // k_end (>= 1) re-read key k_end - 1, so nothing past the split or the sequence is touched and the loads need
+  // no branch; the softmax gives those keys probability 0.
+  RF_DEVICE static void load_keys(const GlobalRows<E>& k, const GlobalRows<E>& v, uint4 (&kv)[U][VL], uint4 (&vv)[U][VL],
+                                  int n0, int k_end, int tid) {
+    constexpr SplitKvShape T = Tile::kShape;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int j = min(T.key_of(tid, n0, u), k_end - 1);
+      int64_t ko, vo;
+      if (k.pages == nullptr) {
+        ko = int64_t(j) * k.row_stride_bytes;
+        vo = int64_t(j) * v.row_stride_bytes;
+      } else {  // one block-table lookup serves K and V
+        const int page = j / k.page_size;
+        const int64_t block = k.pages[page];
+        const int in_page = j - page * k.page_size;
+        ko = block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
+        vo = block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
+      }
+#pragma unroll
+      for (int x = 0; x < VL; ++x) {
+        kv[u][x] = k.template load_vec_at<kAligned>(k.base + ko, T.vec_of(tid, x));
+        vv[u][x] = v.template load_vec_at<kAligned>(v.base + vo, T.vec_of(tid, x));
+      }
+    }
+  }
+
+  // One iteration's math on loaded K/V rows: scores, online softmax, O update.
+  template <bool kMask>
+  RF_DEVICE static void step(const uint4 (&kv)[U][VL], const uint4 (&vv)[U][VL], const uint4 (&q)[R][VL], float (&m)[R],
+                             float (&l)[R], float (&o)[R][VL * CE], const ScoreTransform& score,
+                             const float (&slope)[R], const int (&qi)[R], const MaskRule& rule, int n0, int k_end,
+                             int tid) {
+    constexpr SplitKvShape T = Tile::kShape;
+    // ---- S = Q.K^T for the U keys: partial dot products, then a reduction over the key group's lanes
+    float s[U][R];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        float acc = 0.f;
+#pragma unroll
+        for (int x = 0; x < VL; ++x) {
+          const Words<4> a = to_words(q[r][x]), b = to_words(kv[u][x]);
+#pragma unroll
+          for (int w = 0; w < 4; ++w) acc = dot_word<E>(a.w[w], b.w[w], acc);
+        }
+        s[u][r] = group_sum<T.threads_n>(acc);
+      }
+    // ---- online softmax (log2 domain) and O += P.V. A masked (row, key) contributes exactly nothing: its P is 0
+    // and its V operand is selected to 0 (0 * NaN would be NaN: masked keys inside a sequence may hold garbage).
+    bool visible[U][R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      float row_max = neg_inf();
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int j = T.key_of(tid, n0, u);
+        float x = score(s[u][r], qi[r], j);
+        if (slope[r] != 0.f) x -= slope[r] * kLog2e * rf_abs(float(int64_t(qi[r]) + score.diag - j));
+        visible[u][r] = !kMask || (j < k_end && rule.visible(qi[r], j));
+        if (!visible[u][r]) x = neg_inf();
+        s[u][r] = x;
+        row_max = rf_max(row_max, x);
+      }
+      const float m_new = rf_max(m[r], row_max);
+      const float base = m_new == neg_inf() ? 0.f : m_new;  // no visible key yet: exp2 stays 0, not NaN
+      const float alpha = rf_exp2(m[r] - base);
+      m[r] = m_new;
+      float sum = 0.f;
+#pragma unroll
+      for (int c = 0; c < VL * CE; ++c) o[r][c] *= alpha;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const float pr = rf_exp2(s[u][r] - base);
+        sum += pr;
+#pragma unroll
+        for (int x = 0; x < VL; ++x)
+#pragma unroll
+          for (int e = 0; e < CE; ++e) {
+            const float ve = elem_to_float<E>(vv[u][x], e);
+            o[r][x * CE + e] = rf_fma(pr, visible[u][r] ? ve : 0.f, o[r][x * CE + e]);
+          }
+      }
+      l[r] = l[r] * alpha + sum;
+    }
+  }
+
+  RF_DEVICE static void run(const FmhaFwdParams& p, char* lds, int chunk, int split, int head_k, int batch) {
+    constexpr SplitKvShape T = Tile::kShape;
+    const int tid = threadIdx.x;
+    const int tx = T.lane_tx(tid), kg = T.key_group(tid);
+    const SeqInfo seq = SeqInfo::make(p, batch);
+    const int group = p.nheads / p.nheads_k;
+    const int rows_total = seq.seqlen_q * group;  // row rr: query position rr / group, head head_k*group + rr % group
+    const int r0 = chunk * R;
+    if (r0 >= rows_total) return;  // uniform
+    const int r_end = min(r0 + R, rows_total);
+
+    // ---- this block's rows: Q in registers, query position, ALiBi slope
+    uint4 q[R][VL];
+    int qi[R];
+    float slope[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int rr = r0 + r < r_end ? r0 + r : r_end - 1;  // padding rows repeat the last row (never stored)
+      const int head = head_k * group + rr % group;
+      qi[r] = rr / group;
+      slope[r] = p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f;
+      const auto qrows = q_side_rows<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch, head, p.headdim);
+#pragma unroll
+      for (int x = 0; x < VL; ++x) q[r][x] = qrows.template load_vec<kAligned>(qi[r], T.vec_of(tid, x));
+    }
+
+    // ---- this split's keys, narrowed to what the block's query positions can see
+    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
+    const int kps = split_keys(p.seqlen_k, p.num_splits, T.block_n);
+    int64_t k_begin = int64_t(split) * kps, k_end = min(int64_t(k_begin) + kps, int64_t(seq.seqlen_k));
+    const int i_first = r0 / group, i_last = (r_end - 1) / group;
+    k_begin = k_begin > rule.first_key(i_first) ? k_begin : rule.first_key(i_first);
+    k_end = k_end < rule.last_key(i_last) + 1 ? k_end : rule.last_key(i_last) + 1;
+    k_begin = k_begin / T.block_n * T.block_n;  // iterations start on block_n boundaries
+
+    const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
+    const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
+    // ALiBi is applied per row in step(); the shared transform carries scale, softcap and the diagonal.
+    const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, 0.f, seq.seqlen_k - seq.seqlen_q);
+
+    float m[R], l[R], o[R][VL * CE];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      m[r] = neg_inf();
+      l[r] = 0.f;
+#pragma unroll
+      for (int c = 0; c < VL * CE; ++c) o[r][c] = 0.f;
+    }
+    // Software pipeline: the next iteration's K/V loads are in flight while this iteration computes.
+    if (k_begin < k_end) {  // uniform; k_end >= 1 inside
+      uint4 kv[U][VL], vv[U][VL], kn[U][VL], vn[U][VL];
+      load_keys(k, v, kv, vv, int(k_begin), int(k_end), tid);
+      for (int n0 = int(k_begin); n0 < k_end; n0 += kKeysPerIter) {
+        load_keys(k, v, kn, vn, n0 + kKeysPerIter, int(k_end), tid);  // the last one re-reads key k_end - 1
+        // every key of the iteration inside the split and visible from every row: no per-key predicate
+        if (n0 + kKeysPerIter <= k_end && !tile_needs_mask(rule, i_first, i_last + 1, n0, kKeysPerIter))
+          step<false>(kv, vv, q, m, l, o, score, slope, qi, rule, n0, int(k_end), tid);
+        else
+          step<true>(kv, vv, q, m, l, o, score, slope, qi, rule, n0, int(k_end), tid);
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+          for (int x = 0; x < VL; ++x) {
+            kv[u][x] = kn[u][x];
+            vv[u][x] = vn[u][x];
+          }
+      }
+    }
+
+    // ---- merge the key groups' states (tree through LDS); key group 0 ends with the block's state
+    for (int half = T.key_groups() / 2; half >= 1; half /= 2) {
+      if (kg >= half && kg < 2 * half) {
+        const int slot = kg - half;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+#pragma unroll
+          for (int x = 0; x < VL; ++x)
+#pragma unroll
+            for (int e = 0; e < CE; ++e)
+              *reinterpret_cast<float*>(lds + T.o_write(slot, r, T.vec_of(tid, x) * CE + e)) = o[r][x * CE + e];
+          if (tx == 0) {
+            *reinterpret_cast<float*>(lds + T.m_write(slot, r)) = m[r];
+            *reinterpret_cast<float*>(lds + T.l_write(slot, r)) = l[r];
+          }
+        }
+      }
+      __syncthreads();
+      if (kg < half) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const float m2 = *reinterpret_cast<const float*>(lds + T.m_write(kg, r));
+          const float l2 = *reinterpret_cast<const float*>(lds + T.l_write(kg, r));
+          const float m_new = rf_max(m[r], m2);
+          const float base = m_new == neg_inf() ? 0.f : m_new;
+          const float a1 = rf_exp2(m[r] - base), a2 = rf_exp2(m2 - base);
+#pragma unroll
+          for (int x = 0; x < VL; ++x)
+#pragma unroll
+            for (int e = 0; e < CE; ++e)
+              o[r][x * CE + e] = o[r][x * CE + e] * a1 +
+                                 *reinterpret_cast<const float*>(lds + T.o_write(kg, r, T.vec_of(tid, x) * CE + e)) * a2;
+          l[r] = l[r] * a1 + l2 * a2;
+          m[r] = m_new;
+        }
+      }
+      __syncthreads();
+    }
+    if (kg != 0) return;
+
+    // ---- epilogue: O / l and LSE, to the output (one split) or to the partial buffers
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (r0 + r >= r_end) continue;
+      const int head = head_k * group + (r0 + r) % group;
+      // l == 0: no visible key, O = 0 and LSE = -inf; a NaN l (NaN inputs) propagates.
+      const float inv_l = l[r] == 0.f ? 0.f : rf_rcp(l[r]);
+      const float lse = l[r] == 0.f ? neg_inf() : (m[r] + rf_log2(l[r])) * kLn2;
+      if (p.num_splits == 1) {
+        const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
+        char* row = const_cast<char*>(out.base) + int64_t(qi[r]) * out.row_stride_bytes;
+#pragma unroll
+        for (int x = 0; x < VL; ++x)
+#pragma unroll
+          for (int e = 0; e < CE; ++e) {
+            const int col = T.vec_of(tid, x) * CE + e;
+            if (col < p.headdim) store_elem<E>(row + int64_t(col) * E::kBytes, o[r][x * CE + e] * inv_l);
+          }
+        if (tx == 0) p.lse[lse_index(p.seq, seq, batch, head, qi[r])] = lse;
+      } else {
+        const int64_t flat = (p.seq.cu_seqlens_q ? seq.q_row0 : int64_t(batch) * p.seqlen_q) + qi[r];
+        const int64_t part = (int64_t(split) * p.nheads + head) * p.seq.total_q + flat;
+        float* dst = p.o_accum + part * T.headdim;
+#pragma unroll
+        for (int x = 0; x < VL; ++x)
+#pragma unroll
+          for (int e = 0; e < CE; ++e) dst[T.vec_of(tid, x) * CE + e] = o[r][x * CE + e] * inv_l;
+        if (tx == 0) p.lse_accum[part] = lse;
+      }
+    }
+  }
+};
+
+// Resident blocks per SM asked of the CUDA build: decode streams K/V, so warps in flight matter more than
+// registers (3 x 128 threads fit the bf16 d128 tile without spills on sm_90; ptxas -v, 2026-11-30).
+inline constexpr int kSplitKvCudaBlocksPerSm = 3;
+
+// Blocks: row chunk fastest, then split, kv-head, batch (the chunks and splits of one kv-head run together);
+// a grid-stride loop covers grids larger than the launch grid.
+template <class E, class Tile, bool kAligned>
+__global__ void RF_LAUNCH_BOUNDS_MIN_BLOCKS(Tile::kShape.threads, Tile::kWavesPerSimd, kSplitKvCudaBlocksPerSm)
+    fmha_fwd_splitkv_kernel(const FmhaFwdParams p) {
+  extern __shared__ uint4 rf_lds[];
+  const int group = p.nheads / p.nheads_k;
+  const int chunks = (p.seqlen_q * group + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
+  const int64_t total = int64_t(chunks) * p.num_splits * p.nheads_k * p.batch;
+  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
+    const int chunk = int(bid % chunks);
+    int64_t rest = bid / chunks;
+    const int split = int(rest % p.num_splits);
+    rest /= p.num_splits;
+    FmhaFwdSplitKvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), chunk, split,
+                                                   int(rest % p.nheads_k), int(rest / p.nheads_k));
+    __syncthreads();  // the next block of the loop reuses LDS
+  }
+}
+
+// Combine: kLanes lanes per (query row, head), fp32 columns in 128-bit groups of 4.
+template <class E, int kThreads, int kLanes, int kHeaddim>
+__global__ void __launch_bounds__(kThreads) fmha_fwd_splitkv_combine_kernel(const FmhaFwdParams p) {
+  constexpr int kPairsPerBlock = kThreads / kLanes;
+  constexpr int kColsPerLane = (kHeaddim + 4 * kLanes - 1) / (4 * kLanes) * 4;
+  const int lane = threadIdx.x % kLanes;
+  const int64_t pairs = int64_t(p.seq.total_q) * p.nheads;
+  const bool varlen = p.seq.cu_seqlens_q != nullptr;
+  for (int64_t first = int64_t(blockIdx.x) * kPairsPerBlock; first < pairs; first += int64_t(gridDim.x) * kPairsPerBlock) {
+    const int64_t id = first + threadIdx.x / kLanes;  // (head, flat row), flat row fastest
+    if (id >= pairs) continue;
+    const int64_t flat = id % p.seq.total_q;
+    const int head = int(id / p.seq.total_q);
+    // The split loops are unrolled so that several splits' loads are in flight (one (row, head) reads up to
+    // num_splits scattered partials: latency, not bandwidth, bounds this kernel).
+    float lse_max = neg_inf();
+#pragma unroll 8
+    for (int s = 0; s < p.num_splits; ++s)
+      lse_max = rf_max(lse_max, p.lse_accum[(int64_t(s) * p.nheads + head) * p.seq.total_q + flat]);
+    float sum = 0.f;
+    const float base = lse_max == neg_inf() ? 0.f : lse_max;
+#pragma unroll 8
+    for (int s = 0; s < p.num_splits; ++s)
+      sum += rf_exp2((p.lse_accum[(int64_t(s) * p.nheads + head) * p.seq.total_q + flat] - base) * kLog2e);
+    // sum == 0: every split empty (no visible key): O = 0, LSE = -inf
+    const float lse = sum == 0.f ? neg_inf() : base + rf_log2(sum) * kLn2;
+    float acc[kColsPerLane];
+#pragma unroll
+    for (int c = 0; c < kColsPerLane; ++c) acc[c] = 0.f;
+#pragma unroll 4
+    for (int s = 0; s < p.num_splits; ++s) {
+      const int64_t part = (int64_t(s) * p.nheads + head) * p.seq.total_q + flat;
+      const float w = sum == 0.f ? 0.f : rf_exp2((p.lse_accum[part] - lse) * kLog2e);
+      const float* src = p.o_accum + part * kHeaddim;
+#pragma unroll
+      for (int g = 0; g < kColsPerLane / 4; ++g) {
+        const int col = (g * kLanes + lane) * 4;
+        if (col < kHeaddim) {
+          const float4 x = *reinterpret_cast<const float4*>(src + col);
+          acc[4 * g] = rf_fma(w, x.x, acc[4 * g]);
+          acc[4 * g + 1] = rf_fma(w, x.y, acc[4 * g + 1]);
+          acc[4 * g + 2] = rf_fma(w, x.z, acc[4 * g + 2]);
+          acc[4 * g + 3] = rf_fma(w, x.w, acc[4 * g + 3]);
+        }
+      }
+    }
+    const int64_t b = varlen ? 0 : flat / p.seqlen_q, i = varlen ? flat : flat % p.seqlen_q;
+    char* row = reinterpret_cast<char*>(p.o) + (b * p.o_batch_stride + i * p.o_row_stride + int64_t(head) * p.o_head_stride) * E::kBytes;
+#pragma unroll
+    for (int g = 0; g < kColsPerLane / 4; ++g)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int col = (g * kLanes + lane) * 4 + e;
+        if (col < p.headdim) store_elem<E>(row + int64_t(col) * E::kBytes, acc[4 * g + e]);
+      }
+    if (lane == 0) p.lse[b * p.seq.lse_batch_stride + int64_t(head) * p.seq.lse_head_stride + i] = lse;
+  }
+}
+
+}  // namespace rf

@@ -1,0 +1,56 @@
+// fmha_splitkv_tile.h - thread mapping and LDS layout of the split-KV decode kernel (fmha_splitkv_kernel.h),
+// as constexpr data (plain C++17, shared with the host-side config checks like fmha_tile.h).
+//
+// Flash-decoding (Dao, Haziza, Massa, Sizov 2023): for few query rows over a long KV cache, a block owns
+// (batch, kv-head, split, row chunk): up to block_m query rows of the kv-head's GQA group (query heads x query
+// positions, so K/V are read once per group) against the keys of one split of the sequence. Threads form key
+// groups of threads_n consecutive lanes; each key group streams its own keys, lane tx holding the 128-bit
+// vectors tx + v*threads_n (v < vecs_per_lane) of every Q, K, V row, so a K row or a V row is one coalesced
+// 128-bit load per lane. The row's score is a reduction over the key group's lanes; each key group keeps its
+// own online-softmax state (m, l, O) in fp32 registers, and the key groups' states merge through LDS at the
+// end of the split, in a tree (key_groups/2 slots).
+#pragma once
+
+#include "fmha_tile.h"
+
+namespace rf {
+
+struct SplitKvShape {
+  int headdim;        // headdim bucket
+  int block_m;        // query rows per block (heads of one GQA group x query positions)
+  int block_n;        // keys per main-loop iteration of the block (key_groups x keys_per_group)
+  int threads;        // threads per block
+  int threads_n;      // lanes per key group (one K/V row = chunks_per_row 128-bit vectors over these lanes)
+  int lds_pad_bytes;  // padding after each O row of a merge slot
+  int elem_bytes;     // 2 (fp16, bf16) or 4 (fp32)
+
+  RF_HDC int vec_elems() const { return kVectorBytes / elem_bytes; }
+  RF_HDC int chunks_per_row() const { return headdim / vec_elems(); }
+  RF_HDC int vecs_per_lane() const { return chunks_per_row() / threads_n; }
+  RF_HDC int key_groups() const { return threads / threads_n; }
+  RF_HDC int keys_per_group() const { return block_n / key_groups(); }  // keys in flight per lane, per iteration
+  RF_HDC int o_cols_per_lane() const { return vecs_per_lane() * vec_elems(); }
+
+  RF_HDC int lane_tx(int tid) const { return tid % threads_n; }
+  RF_HDC int key_group(int tid) const { return tid / threads_n; }
+  RF_HDC int vec_of(int tid, int v) const { return lane_tx(tid) + v * threads_n; }  // 128-bit vector index in a row
+  RF_HDC int key_of(int tid, int n0, int u) const { return n0 + u * key_groups() + key_group(tid); }
+
+  // ---- LDS: merge slots, each O [block_m][headdim fp32 + pad], then m [block_m], l [block_m]
+  RF_HDC int o_row_bytes() const { return headdim * 4 + lds_pad_bytes; }
+  RF_HDC int slot_bytes() const { return block_m * o_row_bytes() + 2 * block_m * 4; }
+  RF_HDC int merge_slots() const { return key_groups() / 2 > 0 ? key_groups() / 2 : 1; }
+  RF_HDC int lds_bytes() const { return merge_slots() * slot_bytes(); }
+  RF_HDC int o_write(int slot, int r, int col) const { return slot * slot_bytes() + r * o_row_bytes() + col * 4; }
+  RF_HDC int m_write(int slot, int r) const { return slot * slot_bytes() + block_m * o_row_bytes() + r * 4; }
+  RF_HDC int l_write(int slot, int r) const { return m_write(slot, r) + block_m * 4; }
+
+  RF_HDC bool valid() const {
+    return threads_n >= 1 && threads_n <= 32 && (threads_n & (threads_n - 1)) == 0 && threads % threads_n == 0 &&
+           (key_groups() & (key_groups() - 1)) == 0 && block_m >= 1 && (headdim * elem_bytes) % kVectorBytes == 0 &&
+           chunks_per_row() % threads_n == 0 && vecs_per_lane() >= 1 && block_n % key_groups() == 0 &&
+           keys_per_group() >= 1 && lds_pad_bytes % kVectorBytes == 0;
+  }
+};
+
+}  // namespace rf

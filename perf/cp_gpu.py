@@ -1,0 +1,376 @@
+"""Context parallelism on several GPUs: correctness through the compiled kernels, then speed and memory.
+
+    python3 perf/cp_gpu.py --out $OUT                       # every visible GPU, NCCL, backend cuda/hip
+    python3 perf/cp_gpu.py --device cpu --nprocs 2 --tiny --nheads 4 --headdim 32   # logic check on CPU (gloo, torch)
+
+One process per GPU (torch.multiprocessing spawn). Stages, all on the same process group:
+1. correctness: tests/cp_check.py's cases (bf16/fp16, causal and not, GQA, softcap, sliding windows, a padded
+   causal sequence, a non-causal one that does not divide and must be rejected) against
+   the fp64 reference on the gathered tensors, FlashAttention's tolerance rule.
+2. speed, per sequence length (ascending, sampled to fit --time-limit-s; a size whose predicted time does not
+   fit is skipped and listed): causal fwd+bwd, bf16, nheads 32, headdim 128, batch 1:
+   - ring: rocflash.parallel.ring_flash_attn_func on world_size GPUs (time, TFLOP/s, per-rank peak memory
+     against rocflash.parallel.memory_model);
+   - compute only: the same ring schedule with the K/V exchange replaced by a no-op, and comm only: the same
+     exchanges without compute; hidden fraction = 1 - (ring - compute) / comm (clamped to [0, 1]);
+   - one GPU: rocflash.flash_attn_func on the full sequence on rank 0, where it fits in time and memory;
+   - torch: torch.distributed.tensor.experimental.context_parallel with SDPA (flash) on the same GPUs.
+Writes cp.json and cp.txt into --out. Timings: wall clock between device synchronisations and barriers.
+FLOPs (flash-attn's benchmark convention): forward 4·b·h·d·N²/2 for causal, backward 2.5x forward.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import socket
+import sys
+import time
+import traceback
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "tests"))
+
+for _var, _val in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"), ("NVSHMEM_DISABLE_NVLS", "1")):
+    os.environ.setdefault(_var, _val)  # NVLink multicast stays off (device machines' rule)
+
+
+def correctness_cases(backend: str, tiny: bool):
+    from cp_check import Case
+    if tiny:
+        return [Case(32, causal=True, backend=backend), Case(30, causal=True, backend=backend, dtype="fp32"),
+                Case(32, causal=False, backend=backend, nheads=4, nheads_k=1),
+                Case(40, causal=False, backend=backend, window=(5, 3))]
+    return [
+        Case(4096, causal=True, batch=2, nheads=8, nheads_k=2, headdim=128, backend=backend),
+        Case(4096, causal=False, batch=1, nheads=8, nheads_k=8, headdim=128, backend=backend, dtype="fp16"),
+        Case(2048, causal=True, batch=1, nheads=8, nheads_k=1, headdim=64, backend=backend, softcap=30.0),
+        Case(3001, causal=True, batch=1, nheads=4, nheads_k=2, headdim=128, backend=backend),  # padded
+        Case(4096, causal=True, nheads=8, nheads_k=4, headdim=128, backend=backend, window=(1000, 0)),
+        Case(2048, causal=False, nheads=4, nheads_k=4, headdim=96, backend=backend, window=(300, 129)),
+        Case(1002, causal=False, backend=backend),  # does not divide: must be rejected
+    ]
+
+
+def flops_fwd_bwd(batch, seqlen, nheads, headdim, causal=True):
+    fwd = 4 * batch * nheads * headdim * seqlen * seqlen / (2 if causal else 1)
+    return 3.5 * fwd
+
+
+class _Timer:
+    def __init__(self, device):
+        self.device = device
+
+    def sync(self):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        dist.barrier()
+
+    def __call__(self, fn, reps=1):
+        self.sync()
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        self.sync()
+        return (time.perf_counter() - t0) / reps
+
+
+def _mem_reset(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        return torch.cuda.memory_allocated(device)
+    return 0
+
+
+def _mem_peak(device, base):
+    return torch.cuda.max_memory_allocated(device) - base if device.type == "cuda" else None
+
+
+def speed(args, device, backend, log):
+    from rocflash import flash_attn_func
+    from rocflash.parallel import memory_model, ring_flash_attn_func, zigzag_shard
+    from rocflash.parallel.ring import _check_args, _Exchange, _Kernels, _Ring, ring_backward, ring_forward
+
+    world, rank = dist.get_world_size(), dist.get_rank()
+    timer = _Timer(device)
+    b, h, d = args.batch, args.nheads, args.headdim
+    dtype = torch.bfloat16
+    ring = _Ring(None)
+
+    class NoCommRing(_Ring):  # the ring's schedule with the exchange replaced by a no-op: compute only
+        def send_recv(self, tensors, tag):
+            return _Exchange([], list(tensors))
+
+    no_comm = NoCommRing(None)
+    kernels = _Kernels(backend)
+    results, skipped = [], []
+    start = time.perf_counter()
+    rate = {"ring": None, "compute": None, "one_gpu": None, "torch_cp": None}  # seconds per FLOP, measured
+
+    def fits(what, seqlen):
+        """Predicted seconds of `what` at seqlen from the last measurement (quadratic), against the budget left."""
+        left = args.time_limit_s - (time.perf_counter() - start)
+        per_flop = rate[what] if rate[what] is not None else 1.0 / (args.assumed_tflops * 1e12 * (1 if what == "one_gpu" else world))
+        predicted = per_flop * flops_fwd_bwd(b, seqlen, h, d)
+        ok = torch.tensor([1.0 if predicted < left else 0.0], device=device)  # NCCL: device tensors
+        dist.broadcast(ok, 0)  # rank 0 decides, every rank follows
+        if not ok.item():
+            skipped.append({"what": what, "seqlen": seqlen, "predicted_s": predicted, "budget_left_s": left})
+        return bool(ok.item())
+
+    # warm-up: communicators and kernels at a small size
+    warm = 2 * world * 64
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(b, warm, h, d, generator=g).to(device, dtype)
+    xs = zigzag_shard(x, None).requires_grad_()
+    ring_flash_attn_func(xs, xs, xs, causal=True, backend=backend).sum().backward()
+
+    for seqlen in args.seqlens:
+        if seqlen % (2 * world):
+            skipped.append({"what": "all", "seqlen": seqlen, "reason": f"not a multiple of 2*world={2 * world}"})
+            continue
+        row = {"seqlen": seqlen, "batch": b, "nheads": h, "headdim": d, "dtype": "bf16", "causal": True,
+               "world": world, "flops_fwd_bwd": flops_fwd_bwd(b, seqlen, h, d)}
+        if not fits("ring", seqlen):
+            break
+        local = seqlen // world
+        g = torch.Generator(device=device).manual_seed(seqlen + rank)
+        q, k, v, dout = (torch.randn(b, local, h, d, device=device, dtype=dtype, generator=g) for _ in range(4))
+        for t in (q, k, v):
+            t.requires_grad_()
+        base = _mem_reset(device)
+
+        def ring_step():
+            out = ring_flash_attn_func(q, k, v, causal=True, backend=backend)
+            out.backward(dout)
+
+        row["ring_s"] = timer(ring_step)
+        peak = _mem_peak(device, base)
+        peaks = [None] * world
+        dist.all_gather_object(peaks, peak)
+        row["ring_peak_bytes_per_rank"] = peaks
+        row["model_bytes"] = memory_model(b, local, h, h, d, dtype)
+        row["ring_tflops"] = row["flops_fwd_bwd"] / row["ring_s"] / 1e12
+        rate["ring"] = row["ring_s"] / row["flops_fwd_bwd"]
+        log(f"seqlen {seqlen}: ring on {world} ranks {row['ring_s']:.3f} s ({row['ring_tflops']:.1f} TFLOP/s), "
+            f"peak per rank {peaks}")
+
+        # comm only: the exchanges of one fwd+bwd (world-1 K/V both ways, world dK/dV in fp32) without compute
+        with torch.no_grad():
+            qd, kd, vd = q.detach(), k.detach(), v.detach()
+
+            def comm_only():
+                kv = (kd, vd)
+                for _ in range(2 * (world - 1)):
+                    kv = tuple(ring.send_recv(kv, 0).wait())
+                dkv = tuple(torch.zeros(t.shape, dtype=torch.float32, device=device) for t in (kd, vd))
+                for _ in range(world):
+                    dkv = tuple(ring.send_recv(dkv, 1).wait())
+
+            row["comm_only_s"] = timer(comm_only, reps=3)
+            if fits("compute", seqlen):
+                fa = _check_args(qd, kd, vd, True, None, (-1, -1), 0.0, None, False, False)
+
+                def compute_only():
+                    out, lse = ring_forward(no_comm, kernels, qd, kd, vd, fa, True)
+                    ring_backward(no_comm, kernels, qd, kd, vd, out, lse, dout, fa, True)
+
+                row["compute_only_s"] = timer(compute_only)
+                rate["compute"] = row["compute_only_s"] / row["flops_fwd_bwd"]
+                exposed = max(0.0, row["ring_s"] - row["compute_only_s"])
+                row["comm_hidden_fraction"] = (min(1.0, max(0.0, 1.0 - exposed / row["comm_only_s"]))
+                                               if row["comm_only_s"] > 0 else None)
+                log(f"  compute only {row['compute_only_s']:.3f} s, comm only {row['comm_only_s']:.4f} s, "
+                    f"hidden fraction {row['comm_hidden_fraction']}")
+        del q, k, v, dout
+
+        # torch context_parallel + SDPA (flash) on the same ranks
+        if fits("torch_cp", seqlen):
+            try:
+                row.update(_torch_cp(seqlen, b, h, d, dtype, device, world, timer))
+                rate["torch_cp"] = row["torch_cp_s"] / row["flops_fwd_bwd"]
+                log(f"  torch context_parallel + SDPA {row['torch_cp_s']:.3f} s, peak per rank "
+                    f"{row['torch_cp_peak_bytes_per_rank']}")
+            except Exception as e:  # noqa: BLE001 (a baseline that does not run is reported, not fatal)
+                row["torch_cp_error"] = f"{type(e).__name__}: {e}"[:500]
+                log(f"  torch context_parallel failed: {row['torch_cp_error']}")
+
+        # one GPU: the whole sequence on rank 0
+        need = 10 * b * seqlen * h * d * 2  # q k v dout out dq dk dv (bf16) + fp32 slack, bytes
+        free = torch.cuda.mem_get_info(device)[0] if device.type == "cuda" else float("inf")
+        room = torch.tensor([1.0 if need < free else 0.0], device=device)
+        dist.broadcast(room, 0)  # rank 0 runs it: its memory decides, every rank follows
+        if not room.item():
+            skipped.append({"what": "one_gpu", "seqlen": seqlen, "reason": f"needs ~{need} bytes, {free} free"})
+        elif fits("one_gpu", seqlen):
+            t = None
+            if rank == 0:
+                g = torch.Generator(device=device).manual_seed(seqlen)
+                q1, k1, v1, d1 = (torch.randn(b, seqlen, h, d, device=device, dtype=dtype, generator=g) for _ in range(4))
+                for x1 in (q1, k1, v1):
+                    x1.requires_grad_()
+                base = _mem_reset(device)
+                sync = (lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else (lambda: None)
+                sync()
+                t0 = time.perf_counter()
+                flash_attn_func(q1, k1, v1, causal=True, backend=backend).backward(d1)
+                sync()
+                t = time.perf_counter() - t0
+                row["one_gpu_peak_bytes"] = _mem_peak(device, base)
+                del q1, k1, v1, d1
+            box = [t]
+            dist.broadcast_object_list(box, 0)
+            row["one_gpu_s"] = box[0]
+            rate["one_gpu"] = box[0] / row["flops_fwd_bwd"]
+            row["speedup_vs_one_gpu"] = box[0] / row["ring_s"]
+            log(f"  one GPU {box[0]:.3f} s: ring speedup {row['speedup_vs_one_gpu']:.2f}x on {world}")
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
+        results.append(row)
+    return results, skipped
+
+
+def _torch_cp(seqlen, b, h, d, dtype, device, world, timer):
+    """torch.distributed.tensor.experimental.context_parallel with SDPA's flash backend: fwd+bwd seconds."""
+    import torch.nn.functional as F
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.experimental import context_parallel
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    mesh = init_device_mesh(device.type, (world,))
+    g = torch.Generator(device=device).manual_seed(seqlen)
+    q, k, v, dout = (torch.randn(b, h, seqlen, d, device=device, dtype=dtype, generator=g) for _ in range(4))
+    sdpa = [SDPBackend.FLASH_ATTENTION]
+    out_stats = {}
+    with context_parallel(mesh, buffers=[q, k, v, dout], buffer_seq_dims=[2, 2, 2, 2],
+                          no_restore_buffers={q, k, v, dout}):
+        for t in (q, k, v):
+            t.requires_grad_()
+        base = _mem_reset(device)
+
+        def step():
+            with sdpa_kernel(sdpa):
+                out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            out.backward(dout)
+
+        step()  # warm-up
+        out_stats["torch_cp_s"] = timer(step, reps=3)
+        peak = _mem_peak(device, base)
+    peaks = [None] * world
+    dist.all_gather_object(peaks, peak)
+    out_stats["torch_cp_peak_bytes_per_rank"] = peaks
+    out_stats["torch_cp_setup"] = "context_parallel defaults (head-tail load balancing, allgather K/V rotation), SDPA flash"
+    return out_stats
+
+
+def worker(rank, world, port, opts, queue):
+    device = torch.device("cuda", rank) if opts.device == "cuda" else torch.device("cpu")
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+    else:
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // world))
+    dist.init_process_group("nccl" if device.type == "cuda" else "gloo", init_method=f"tcp://127.0.0.1:{port}",
+                            rank=rank, world_size=world, timeout=datetime.timedelta(seconds=opts.timeout_s),
+                            **({"device_id": device} if device.type == "cuda" else {}))
+    lines = []
+
+    def log(msg):  # rank 0: stdout and cp.txt, line by line (a run cut short keeps what it measured)
+        if rank == 0:
+            print(msg, flush=True)
+            lines.append(msg)
+            with open(os.path.join(opts.out, "cp.txt"), "a") as f:
+                f.write(msg + "\n")
+
+    report = {"world": world, "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
+              "torch": torch.__version__}
+    try:
+        from cp_check import run_cases
+        from rocflash.selector import select_backend
+        backend = opts.backend or select_backend(device).backend
+        report["backend"] = backend
+        if device.type == "cuda":
+            os.environ["ROCFLASH_POISON_OUTPUTS"] = "1"  # outputs start as NaN: an unwritten element fails
+        t0 = time.perf_counter()
+        correct = run_cases(correctness_cases(backend, opts.tiny), device)
+        os.environ.pop("ROCFLASH_POISON_OUTPUTS", None)
+        report["correctness"] = correct
+        if rank == 0:
+            for r in correct:
+                log(f"correctness {'PASS' if r['ok'] else 'FAIL'} {r['case']} "
+                    f"{ {n: r[n] for n in ('out', 'dq', 'dk', 'dv') if n in r} } {r.get('error', '')}")
+            log(f"correctness: {sum(r['ok'] for r in correct)}/{len(correct)} pass in {time.perf_counter() - t0:.1f} s")
+        if not opts.skip_speed:
+            report["speed"], report["skipped"] = speed(opts, device, backend, log)
+            for s in report["skipped"]:
+                log(f"skipped: {s}")
+    except Exception:  # noqa: BLE001
+        report["error"] = traceback.format_exc()
+        print(f"rank {rank}: {report['error']}", flush=True)
+    if rank == 0:
+        report["log"] = lines
+        queue.put(report)
+    dist.destroy_process_group()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.environ.get("OUT", "gpu_out"))
+    ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--nprocs", type=int, default=None, help="ranks (default: every visible GPU; 2 on CPU)")
+    ap.add_argument("--backend", default=None, help="rocflash backend (default: probe: cuda/hip on GPUs, torch on CPU)")
+    ap.add_argument("--seqlens", default=None, help="comma-separated (default 131072,262144,524288 on GPUs, 256,512 on CPU)")
+    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--nheads", type=int, default=32)
+    ap.add_argument("--headdim", type=int, default=128)
+    ap.add_argument("--time-limit-s", type=float, default=180.0, help="budget of the speed stage")
+    ap.add_argument("--assumed-tflops", type=float, default=None,
+                    help="per-rank rate that predicts the first size (default 20 on GPUs, 0.01 on CPU)")
+    ap.add_argument("--timeout-s", type=float, default=480.0, help="the whole run's limit (hung ranks are killed)")
+    ap.add_argument("--tiny", action="store_true", help="small correctness cases (CPU logic check)")
+    ap.add_argument("--skip-speed", action="store_true")
+    opts = ap.parse_args(argv)
+    gpu = opts.device == "cuda"
+    opts.seqlens = [int(s) for s in (opts.seqlens or ("131072,262144,524288" if gpu else "256,512")).split(",")]
+    opts.assumed_tflops = opts.assumed_tflops or (20.0 if gpu else 0.01)
+    world = opts.nprocs or (torch.cuda.device_count() if opts.device == "cuda" else 2)
+    if world < 2:
+        print(f"cp_gpu: needs >= 2 ranks, got {world}", file=sys.stderr)
+        return 2
+    os.makedirs(opts.out, exist_ok=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    open(os.path.join(opts.out, "cp.txt"), "w").close()
+    queue = mp.get_context("spawn").SimpleQueue()
+    procs = mp.start_processes(worker, args=(world, port, opts, queue), nprocs=world, join=False, start_method="spawn")
+    deadline = time.monotonic() + opts.timeout_s
+    try:
+        while not procs.join(timeout=1):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"ranks still running after --timeout-s {opts.timeout_s}")
+    except Exception as e:  # noqa: BLE001 (a rank died or hung: keep what was logged)
+        for p in procs.processes:
+            if p.is_alive():
+                p.kill()
+        report = {"error": f"{type(e).__name__}: {e}"}
+    else:
+        report = queue.get()
+    with open(os.path.join(opts.out, "cp.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    if "error" in report:
+        with open(os.path.join(opts.out, "cp.txt"), "a") as f:
+            f.write(report["error"] + "\n")
+    ok = "error" not in report and all(r["ok"] for r in report.get("correctness", []))
+    print(f"cp_gpu: {'OK' if ok else 'FAILED'}; wrote {opts.out}/cp.json, cp.txt")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

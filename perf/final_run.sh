@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# One device call that checks a whole merged tree on an H200 machine (>= 1 GPU; the cp stage needs >= 2):
+# build, the GPU test matrix on both forward tile maths (tensor cores and the gfx906 vector logic), the
+# inference and masked-garbage tests, compute-sanitizer, context parallelism, and short speed tables.
+# Every stage has its own time limit so that the whole call ends inside the device tool's 10 minutes.
+# Results in $OUT (at most 8 files): summary.txt setup.txt tests.txt sanitize.txt cp.txt tc.txt bench.txt json.tar.gz
+#   bash perf/final_run.sh            (stages: build test sanitize cp tc bench; pass names to pick)
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT" /tmp/json
+REPO=$PWD
+export PYTHONUNBUFFERED=1
+stages=${*:-build test sanitize cp tc bench}
+log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >> "$OUT/setup.txt"
+git log -1 --format=%H >> "$OUT/setup.txt" 2>/dev/null || true
+for s in $stages; do case $s in
+  build)
+    log "build: ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 pip install --no-build-isolation --no-deps ."
+    start=$(date +%s)
+    ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 timeout 240 python3 -m pip install -q --no-build-isolation --no-deps . \
+      > /tmp/build.log 2>&1 || { tail -60 /tmp/build.log | tee -a "$OUT/setup.txt"; log "BUILD FAILED"; exit 1; }
+    log "build took $(( $(date +%s) - start )) s"
+    (cd /tmp && python3 -m rocflash info) >> "$OUT/setup.txt" 2>&1 ;;
+  test)
+    tests=$(cd tests && ls test_gpu*.py test_cases.py 2>/dev/null | tr '\n' ' ')
+    for kernel in auto vector; do
+      log "ROCFLASH_KERNEL=$kernel pytest -m gpu $tests"
+      (cd tests && ROCFLASH_KERNEL=$kernel timeout ${TEST_TIMEOUT:-150} python3 -m pytest -q -m gpu -p no:cacheprovider \
+        --maxfail=30 $tests > /tmp/tests_$kernel.txt 2>&1)
+      log "pytest ($kernel) exit $?"; tail -3 /tmp/tests_$kernel.txt | tee -a "$OUT/summary.txt"
+      { echo "##### ROCFLASH_KERNEL=$kernel"; grep -E "FAILED|ERROR|passed|failed" /tmp/tests_$kernel.txt | tail -60; } >> "$OUT/tests.txt"
+    done ;;
+  sanitize)
+    for tool in memcheck racecheck; do
+      for extra in "" "--seq-only"; do
+        log "compute-sanitizer --tool $tool python3 perf/sanitize_cases.py $extra"
+        PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout ${SAN_TIMEOUT:-60} compute-sanitizer --tool $tool --error-exitcode 9 \
+          python3 perf/sanitize_cases.py $extra > /tmp/san.txt 2>&1
+        log "$tool $extra exit $?"; tail -3 /tmp/san.txt | tee -a "$OUT/summary.txt" >> "$OUT/sanitize.txt"
+      done
+    done ;;
+  cp)
+    n=$(nvidia-smi -L | wc -l)
+    if [ "$n" -lt 2 ]; then log "cp: skipped ($n GPU)"; continue; fi
+    log "python3 perf/cp_gpu.py --time-limit-s ${CP_TIME_LIMIT_S:-100} --seqlens ${CP_SEQLENS:-131072,262144}"
+    (cd /tmp && timeout ${CP_TIMEOUT:-200} python3 "$REPO/perf/cp_gpu.py" --out /tmp/json --time-limit-s "${CP_TIME_LIMIT_S:-100}" \
+      --seqlens "${CP_SEQLENS:-131072,262144}" --timeout-s $(( ${CP_TIMEOUT:-200} - 10 )) > "$OUT/cp.txt" 2>&1)
+    log "cp exit $?"; tail -12 "$OUT/cp.txt" | tee -a "$OUT/summary.txt" >/dev/null ;;
+  tc)
+    log "python3 -m rocflash.perf --preset perf/presets/tensor_core.yaml --backends cuda cuda-vector flash cudnn"
+    (cd /tmp && timeout ${TC_TIMEOUT:-100} python3 -m rocflash.perf --preset "$REPO/perf/presets/tensor_core.yaml" \
+      --backends cuda flash cudnn --baseline sdpa-flash --time-limit-s "${TC_TIME_LIMIT_S:-80}" \
+      --json /tmp/json/tensor_core.json > "$OUT/tc.txt" 2>&1)
+    log "tc exit $?" ;;
+  bench)
+    log "python3 perf/decode_bench.py --quick"
+    (cd /tmp && timeout ${BENCH_TIMEOUT:-90} python3 "$REPO/perf/decode_bench.py" --quick --json /tmp/json/decode.json \
+      > "$OUT/bench.txt" 2>&1)
+    log "bench exit $?" ;;
+esac; done
+tar -czf "$OUT/json.tar.gz" -C /tmp json 2>/dev/null
+log done

@@ -1,0 +1,70 @@
+"""Per-sequence views of a varlen / KV-cache call (:class:`rocflash.backends.SeqArgs`) for the torch-op backends.
+
+The ``torch`` and ``sim`` backends run a varlen call as one dense call per sequence: these helpers read the
+sequence boundaries once on the host and gather each sequence's first seqlen_k keys, exactly the rows the
+kernels address (varlen offsets, a dense cache row, or pages through the block table). Slots past seqlen_k
+are never touched, so garbage there (NaN included) cannot reach the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from . import SeqArgs
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """Sequence ``index`` of a call: query rows [q_begin, q_end) and its seqlen_k keys."""
+
+    index: int
+    q_begin: int
+    q_end: int
+    seqlen_k: int
+    k_begin: int = 0  # varlen: first K/V row in (total_k, ...)
+    cache_row: int = 0  # dense cache: row of k_cache
+    blocks: tuple[int, ...] = ()  # paged: the physical blocks holding keys [0, seqlen_k)
+
+    @property
+    def seqlen_q(self) -> int:
+        return self.q_end - self.q_begin
+
+
+def sequences(seq: SeqArgs, page_block_size: int = 0) -> list[Sequence]:
+    """The sequences of ``seq`` with host-side bounds (one device-to-host copy per index tensor)."""
+    cu_q = seq.cu_seqlens_q.tolist()
+    if seq.cu_seqlens_k is not None:
+        cu_k = seq.cu_seqlens_k.tolist()
+        lens_k, starts = [b - a for a, b in zip(cu_k, cu_k[1:])], cu_k[:-1]
+    else:
+        lens_k, starts = seq.seqused_k.tolist(), [0] * seq.batch
+    rows = seq.cache_batch_idx.tolist() if seq.cache_batch_idx is not None else list(range(seq.batch))
+    table = seq.block_table.tolist() if seq.block_table is not None else None
+    out = []
+    for b in range(seq.batch):
+        blocks = ()
+        if table is not None:
+            blocks = tuple(table[b][:-(-lens_k[b] // page_block_size)])
+        out.append(Sequence(b, cu_q[b], cu_q[b + 1], lens_k[b], starts[b], rows[b], blocks))
+    return out
+
+
+def sequence_kv(k: torch.Tensor, v: torch.Tensor, seq: SeqArgs, s: Sequence) -> tuple[torch.Tensor, torch.Tensor]:
+    """(k_s, v_s): (1, seqlen_k, nheads_k, headdim) views or gathers of sequence ``s``'s keys (differentiable)."""
+    if seq.cu_seqlens_k is not None:
+        ks, vs = (x[s.k_begin:s.k_begin + s.seqlen_k] for x in (k, v))
+    elif seq.block_table is not None:
+        idx = torch.tensor(s.blocks, dtype=torch.long, device=k.device)
+        ks, vs = (x.index_select(0, idx).flatten(0, 1)[:s.seqlen_k] for x in (k, v))
+    else:
+        ks, vs = (x[s.cache_row, :s.seqlen_k] for x in (k, v))
+    return ks.unsqueeze(0), vs.unsqueeze(0)
+
+
+def alibi_for(args_alibi: torch.Tensor | None, b: int) -> torch.Tensor | None:
+    """The ALiBi slopes of sequence ``b``: (nheads,) slopes are shared, (batch, nheads) ones are per sequence."""
+    if args_alibi is None or args_alibi.dim() == 1:
+        return args_alibi
+    return args_alibi[b]

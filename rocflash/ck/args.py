@@ -1,0 +1,183 @@
+"""flash_attn_func's arguments -> Composable Kernel's ``fmha_fwd_args`` (example/ck_tile/01_fmha/fmha_fwd.hpp).
+
+:class:`FmhaFwdArgs` has exactly the fields of the C++ struct that rocflash's instances read (same names,
+same units: pointers as integers, strides in elements); the ck backend's binding copies it field by field.
+:func:`fwd_args` builds it from tensor geometry alone (shapes, strides, pointers), so the mapping is tested on
+the CPU (tests/test_ck_args.py evaluates attention from the struct with CK's documented semantics).
+
+CK semantics used here (CK 1.2.0, include/ck_tile/ops/fmha/kernel/fmha_fwd_kernel.hpp, block/block_masking.hpp):
+- Batch mode: element (b, h, i, d) of Q is at ``q_ptr + b*batch_stride_q + h*nhead_stride_q + i*stride_q + d``
+  (the headdim stride is 1); K and V use head ``h / (nhead_q / nhead_k)`` (GQA); LSE (b, h, i) is at
+  ``lse_ptr + b*batch_stride_lse + h*nhead_stride_lse + i``.
+- Group mode (varlen): sequence b owns rows ``[seqstart_q[b], seqstart_q[b+1])`` and ``[seqstart_k[b],
+  seqstart_k[b+1])``; its row i is at ``q_ptr + (seqstart_q[b] + i)*stride_q + h*nhead_stride_q``; LSE (h, row)
+  at ``lse_ptr + h*nhead_stride_lse + seqstart_q[b] + i``; batch strides unused.
+- Mask: the kernel builds (y, x) from ``window_size_left/right`` (-1 = unbounded) and the corner
+  (``mask_type`` 1 = top-left, 2 = bottom-right); key j is visible to query i iff ``i - y + 1 <= j < min(i + x,
+  seqlen_k)``. flash-attn's causal and windows are bottom-right aligned: mask_type 2, causal = (-1, 0).
+- Scores: ``scale_s * q.k``; with ``logits_soft_cap`` > 0, ``cap * tanh(scale_s * q.k / cap)`` (the fast-exp2
+  build folds log2e into both, block/variants.hpp LogitsSoftCapParams).
+Imports neither torch nor numpy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+MASK_NONE, MASK_TOP_LEFT, MASK_BOTTOM_RIGHT = 0, 1, 2  # ck_tile::GenericAttentionMaskEnum
+
+
+@dataclasses.dataclass
+class FmhaFwdArgs:
+    """The fields of CK's ``fmha_fwd_args`` that rocflash sets (the others stay at their defaults: null
+    pointers, zero strides, p_drop 0)."""
+
+    q_ptr: int
+    k_ptr: int
+    v_ptr: int
+    lse_ptr: int
+    o_ptr: int
+    seqstart_q_ptr: int  # group mode: int32 (batch + 1); else 0
+    seqstart_k_ptr: int
+    seqlen_q: int
+    seqlen_k: int
+    batch: int
+    max_seqlen_q: int
+    hdim_q: int
+    hdim_v: int
+    nhead_q: int
+    nhead_k: int
+    scale_s: float
+    logits_soft_cap: float
+    stride_q: int
+    stride_k: int
+    stride_v: int
+    stride_o: int
+    nhead_stride_q: int
+    nhead_stride_k: int
+    nhead_stride_v: int
+    nhead_stride_lse: int
+    nhead_stride_o: int
+    batch_stride_q: int
+    batch_stride_k: int
+    batch_stride_v: int
+    batch_stride_lse: int
+    batch_stride_o: int
+    window_size_left: int
+    window_size_right: int
+    mask_type: int
+    scale_p: float = 1.0
+    scale_o: float = 1.0
+    p_drop: float = 0.0
+
+    @property
+    def group_mode(self) -> bool:
+        return self.seqstart_q_ptr != 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Tensor:
+    """What the mapping needs of a tensor: address of element 0, shape, strides in elements, dtype name."""
+
+    ptr: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    dtype: str = "fp16"
+
+
+def unsupported(name: str, value, why: str) -> NotImplementedError:
+    return NotImplementedError(f"backend 'ck' cannot honour {name}={value!r}: {why}; use backend='hip' "
+                               f"(rocflash's own kernel) or leave the backend to the selector")
+
+
+def check_supported(*, dropout_p: float = 0.0, alibi_slopes=None, return_attn_probs: bool = False,
+                    block_table=None, deterministic: bool = False, headdim_stride: int = 1) -> None:
+    """NotImplementedError naming the first argument rocflash's CK instances cannot honour (they are built
+    without dropout and bias: ck_configs/ck_fmha.toml). Never ignore one silently."""
+    if dropout_p:
+        raise unsupported("dropout_p", dropout_p, "the CK instances are built without dropout")
+    if alibi_slopes is not None:
+        raise unsupported("alibi_slopes", "tensor", "the CK instances are built without ALiBi bias")
+    if return_attn_probs:
+        raise unsupported("return_attn_probs", True, "CK does not return the attention probabilities")
+    if block_table is not None:
+        raise unsupported("block_table", "tensor", "the CK instances have no paged-KV variant")
+    if headdim_stride != 1:
+        raise unsupported("headdim stride", headdim_stride, "CK reads Q, K, V, O rows with a unit headdim stride")
+
+
+def mask_fields(window_left: int, window_right: int) -> tuple[int, int, int]:
+    """(mask_type, window_size_left, window_size_right) of a flash-attn window (-1 = unbounded; causal is
+    (-1, 0)), bottom-right aligned as flash-attn defines it. No window at all gives mask_type 0 (CK's no-mask
+    encoding; the generic-mask instance then sees the full (y, x) = (seqlen_q, seqlen_k) rectangle)."""
+    if window_left < -1 or window_right < -1:
+        raise ValueError(f"window_size must be >= -1 on both sides, got ({window_left}, {window_right})")
+    if window_left == -1 and window_right == -1:
+        return MASK_NONE, -1, -1
+    return MASK_BOTTOM_RIGHT, window_left, window_right
+
+
+def fwd_args(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, *, softmax_scale: float,
+             window_left: int = -1, window_right: int = -1, softcap: float = 0.0,
+             cu_seqlens_q: Tensor | None = None, cu_seqlens_k: Tensor | None = None,
+             max_seqlen_q: int | None = None) -> FmhaFwdArgs:
+    """The ``fmha_fwd_args`` of one forward call.
+
+    Batch mode: q (batch, seqlen_q, nheads, headdim), k/v (batch, seqlen_k, nheads_k, headdim), o like q,
+    lse float32 (batch, nheads, seqlen_q). Group mode (varlen, cu_seqlens_q/k given): q (total_q, nheads,
+    headdim), k/v (total_k, nheads_k, headdim), o like q, lse (nheads, total_q); cu_seqlens int32 (batch + 1)
+    device arrays, max_seqlen_q required. Raises NotImplementedError for a non-unit headdim stride and
+    ValueError for inconsistent shapes.
+    """
+    group = cu_seqlens_q is not None
+    if group != (cu_seqlens_k is not None):
+        raise ValueError("cu_seqlens_q and cu_seqlens_k must be given together (group mode) or not at all")
+    for name, t in (("q", q), ("k", k), ("v", v), ("o", o)):
+        if t.strides[-1] != 1:
+            check_supported(headdim_stride=t.strides[-1])
+        if len(t.shape) != (3 if group else 4):
+            raise ValueError(f"{name} must have {3 if group else 4} dimensions in "
+                             f"{'group' if group else 'batch'} mode, got shape {t.shape}")
+    if lse.strides[-1] != 1:
+        raise ValueError(f"lse must have a unit stride along its rows, got strides {lse.strides}")
+    nhead_q, nhead_k = q.shape[-2], k.shape[-2]
+    if nhead_q % nhead_k:
+        raise ValueError(f"nheads ({nhead_q}) must be a multiple of nheads_k ({nhead_k})")
+    mask_type, left, right = mask_fields(window_left, window_right)
+    row = -3  # the seqlen (row) axis: dim 1 of (batch, seqlen, nheads, headdim), dim 0 of (total, nheads, headdim)
+    common = dict(q_ptr=q.ptr, k_ptr=k.ptr, v_ptr=v.ptr, lse_ptr=lse.ptr, o_ptr=o.ptr,
+                  hdim_q=q.shape[-1], hdim_v=v.shape[-1], nhead_q=nhead_q, nhead_k=nhead_k,
+                  scale_s=float(softmax_scale), logits_soft_cap=float(softcap) if softcap > 0 else 0.0,
+                  stride_q=q.strides[row], stride_k=k.strides[row], stride_v=v.strides[row], stride_o=o.strides[row],
+                  nhead_stride_q=q.strides[-2], nhead_stride_k=k.strides[-2], nhead_stride_v=v.strides[-2],
+                  nhead_stride_o=o.strides[-2], window_size_left=left, window_size_right=right,
+                  mask_type=mask_type)
+    if group:
+        batch = cu_seqlens_q.shape[0] - 1
+        if max_seqlen_q is None:
+            raise ValueError("max_seqlen_q must be given in group mode (it sizes the grid)")
+        return FmhaFwdArgs(**common, seqstart_q_ptr=cu_seqlens_q.ptr, seqstart_k_ptr=cu_seqlens_k.ptr,
+                           seqlen_q=0, seqlen_k=0, batch=batch, max_seqlen_q=max_seqlen_q,
+                           nhead_stride_lse=lse.strides[0], batch_stride_q=0, batch_stride_k=0, batch_stride_v=0,
+                           batch_stride_lse=0, batch_stride_o=0)
+    batch, seqlen_q = q.shape[0], q.shape[1]
+    return FmhaFwdArgs(**common, seqstart_q_ptr=0, seqstart_k_ptr=0, seqlen_q=seqlen_q, seqlen_k=k.shape[1],
+                       batch=batch, max_seqlen_q=seqlen_q, nhead_stride_lse=lse.strides[1],
+                       batch_stride_q=q.strides[0], batch_stride_k=k.strides[0], batch_stride_v=v.strides[0],
+                       batch_stride_lse=lse.strides[0], batch_stride_o=o.strides[0])
+
+
+def mask_coordinates(args: FmhaFwdArgs, seqlen_q: int, seqlen_k: int) -> tuple[int, int]:
+    """(y, x) of CK's generic mask for one sequence, as the kernel derives them
+    (make_generic_attention_mask_coordinates_from_lr_window, block/block_masking.hpp)."""
+    top_left = args.mask_type == MASK_TOP_LEFT
+    left = args.window_size_left if args.window_size_left >= 0 else (seqlen_q - 1 if top_left else seqlen_k - 1)
+    right = args.window_size_right if args.window_size_right >= 0 else (seqlen_k - 1 if top_left else seqlen_q - 1)
+    x = 1 + right + (0 if top_left else seqlen_k - seqlen_q)
+    y = 1 + left + (0 if top_left else seqlen_q - seqlen_k)
+    return y, x
+
+
+def tensor_of(shape: Sequence[int], strides: Sequence[int], ptr: int, dtype: str = "fp16") -> Tensor:
+    return Tensor(int(ptr), tuple(int(s) for s in shape), tuple(int(s) for s in strides), dtype)

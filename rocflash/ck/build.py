@@ -1,0 +1,80 @@
+"""Build ``rocflash._C_ck``: every CK instance for the CDNA arches of GPU_ARCHS, with the user's ROCm hipcc and
+the pinned CK (rocflash.ck.source: CK_DIR, else the sha256-checked amd-aiter wheel). Called by setup.py.
+
+Environment: ``ROCFLASH_CK`` = ``auto`` (default: build when the hip platform is built against a ROCm torch and
+GPU_ARCHS has a CDNA arch with matrix cores), ``1`` (always, e.g. a ROCm machine with a CPU torch), ``0``
+(never). Imports neither torch nor numpy.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+from ..build import BuildError, _run, find_hipcc
+from ..configs import hip_src_dir
+from ..targets import CK_ARCHS, base_arch
+from . import codegen
+from .configs import load_ck_instances
+from .source import CK_FLAGS, CkSourceError, fetch, include_dirs
+
+
+def ck_archs(amd_archs: list[str]) -> list[str]:
+    """The archs of GPU_ARCHS that get CK instances (gfx90a, gfx942, gfx950)."""
+    return [a for a in amd_archs if base_arch(a) in CK_ARCHS]
+
+
+def wanted(amd_archs: list[str], torch_hip: bool) -> tuple[bool, str]:
+    """(build CK?, why), from ROCFLASH_CK and the arch list."""
+    mode = (os.environ.get("ROCFLASH_CK") or "auto").strip().lower()
+    if mode not in ("auto", "0", "1"):
+        raise ValueError(f"ROCFLASH_CK must be auto, 0 or 1, got {mode!r}")
+    archs = ck_archs(amd_archs)
+    if mode == "0":
+        return False, "ROCFLASH_CK=0"
+    if not archs:
+        return False, f"GPU_ARCHS has no CDNA arch with matrix cores ({', '.join(CK_ARCHS)})"
+    if mode == "auto" and not torch_hip:
+        return False, "ROCFLASH_CK=auto and torch is not a ROCm build (set ROCFLASH_CK=1 on a ROCm machine)"
+    return True, f"CK instances for {', '.join(archs)}"
+
+
+def build_ck_module(archs: list[str], out_path: Path, build_dir: Path, jobs: int | None = None) -> float:
+    """Compile the instances, the dispatcher and the binding with hipcc and link ``out_path``. Seconds taken.
+    BuildError with the failing command (CkSourceError when the CK source cannot be had)."""
+    import pybind11
+
+    t0 = time.time()
+    try:
+        ck_dir = fetch()
+    except CkSourceError as e:
+        raise BuildError(f"rocflash._C_ck: {e}") from None
+    archs = ck_archs(archs)
+    gen = Path(build_dir) / "ck"
+    instances = [i for i in load_ck_instances() if any(base_arch(a) in i.archs for a in archs)]
+    sources = [*codegen.generate(gen / "gen", archs, instances), gen / "gen" / codegen.DISPATCH_FILE,
+               hip_src_dir() / "ck_bindings.cpp"]
+    hipcc = find_hipcc()
+    names = ";".join(i.name for i in instances)
+    flags = ["-x", "hip", "-O3", "-fPIC", *CK_FLAGS, *(f"--offload-arch={a}" for a in archs),
+             *(f"-I{d}" for d in include_dirs(ck_dir)), f"-I{pybind11.get_include()}",
+             f"-I{sysconfig.get_paths()['include']}", f'-DRF_CK_ARCHS="{";".join(base_arch(a) for a in archs)}"',
+             f'-DRF_CK_INSTANCES="{names}"']
+    objects = [gen / (s.stem + ".o") for s in sources]
+    log: list[str] = []
+    jobs = jobs or int(os.environ.get("ROCFLASH_JOBS", "0")) or os.cpu_count() or 1
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for fut in [pool.submit(_run, [hipcc, *flags, "-c", str(s), "-o", str(o)], "hip", log)
+                    for s, o in zip(sources, objects)]:
+            fut.result()
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    _run([hipcc, "-shared", "-fPIC", *(f"--offload-arch={a}" for a in archs), *map(str, objects), "-o", str(out_path)],
+         "hip", log)
+    print(f"rocflash: built rocflash._C_ck ({len(instances)} CK instances for {', '.join(archs)}) in "
+          f"{time.time() - t0:.0f} s", file=sys.stderr)
+    return time.time() - t0

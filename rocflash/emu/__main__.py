@@ -1,0 +1,103 @@
+"""Command line of the gfx906 emulator.
+
+    python -m rocflash.emu coverage                 # compile every gfx906 instance, report mnemonic coverage
+    python -m rocflash.emu coverage --from-dir DIR  # the same over *.s files already compiled (gfx906)
+    python -m rocflash.emu coverage --markdown out.md
+    python -m rocflash.emu model [--markdown out.md]    # cycle MODEL of the headline and decode shapes
+
+Coverage: every distinct mnemonic in every gfx906 kernel we build (forward, dK/dV, dQ instances in both
+load paths, and the backward preprocess kernels), whether the emulator implements it, and every instruction
+whose operands or modifiers the decoder rejects (these would stop a run with their name and line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures
+import os
+import sys
+from pathlib import Path
+
+from . import asm
+from .machine import Program
+
+
+def _compiled_files(jobs: int) -> list[Path]:
+    from .. import codegen
+    from ..configs import KINDS
+    from .build import PREPROCESS_SOURCE, compile_asm, instance_source
+
+    work = [(cfg.kernel_name(al), instance_source(cfg, al)) for kind in KINDS
+            for cfg, al in codegen.instances("gfx9", kind=kind)]
+    work.append(("rocflash_fmha_bwd_preprocess", PREPROCESS_SOURCE))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(lambda w: compile_asm(*w), work))
+
+
+def coverage(files: list[Path]) -> dict:
+    """{"mnemonics": {m: {"count", "kernels", "implemented"}}, "rejected": [...], "kernels": n}."""
+    mn: dict[str, dict] = {}
+    rejected = collections.Counter()
+    nkernels = 0
+    for f in files:
+        for name, k in asm.load(f).items():
+            nkernels += 1
+            prog = Program.from_kernel(k)
+            for ins in k.instructions:
+                e = mn.setdefault(ins.mnemonic, {"count": 0, "kernels": set(), "implemented": True})
+                e["count"] += 1
+                e["kernels"].add(name)
+            for idx, reason in prog.unimplemented.items():
+                m = k.instructions[idx].mnemonic
+                mn[m]["implemented"] = False
+                rejected[reason.split(" (line")[0]] += 1
+    return {"mnemonics": mn, "rejected": rejected, "kernels": nkernels}
+
+
+def format_report(cov: dict, markdown: bool = False) -> str:
+    mn = cov["mnemonics"]
+    impl = sum(1 for e in mn.values() if e["implemented"])
+    lines = [f"gfx906 emulator coverage: {impl}/{len(mn)} distinct mnemonics implemented over "
+             f"{cov['kernels']} kernels ({sum(e['count'] for e in mn.values())} static instructions)", ""]
+    if markdown:
+        lines += ["| mnemonic | static count | kernels | implemented |", "|---|---:|---:|---|"]
+        for m, e in sorted(mn.items(), key=lambda kv: -kv[1]["count"]):
+            lines.append(f"| `{m}` | {e['count']} | {len(e['kernels'])} | {'yes' if e['implemented'] else '**no**'} |")
+    else:
+        for m, e in sorted(mn.items(), key=lambda kv: -kv[1]["count"]):
+            lines.append(f"  {m:32s} {e['count']:7d} {len(e['kernels']):4d}  {'yes' if e['implemented'] else 'NO'}")
+    if cov["rejected"]:
+        lines += ["", "Rejected by the decoder:"] + [f"  {c:6d}  {r}" for r, c in cov["rejected"].most_common()]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m rocflash.emu", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("coverage", help="mnemonic coverage over every gfx906 kernel we build")
+    c.add_argument("--from-dir", type=Path, help="use the *.s files in this directory, compile nothing")
+    c.add_argument("--markdown", help="also write a markdown table to this file")
+    c.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    mo = sub.add_parser("model", help="cycle MODEL (not a measurement) from traced workgroups")
+    mo.add_argument("--markdown", help="also write the table to this file")
+    args = ap.parse_args(argv)
+    if args.cmd == "model":
+        from .cycles import HEADER, default_predictions
+
+        text = ("MODEL, not a measurement (rocflash/emu/cycles.py states the rules):\n\n" + HEADER + "\n"
+                + "\n".join(p.row() for p in default_predictions()) + "\n")
+        sys.stdout.write(text)
+        if args.markdown:
+            Path(args.markdown).write_text(text)
+        return 0
+    files = sorted(args.from_dir.glob("*.s")) if args.from_dir else _compiled_files(args.jobs)
+    cov = coverage(files)
+    sys.stdout.write(format_report(cov))
+    if args.markdown:
+        Path(args.markdown).write_text(format_report(cov, markdown=True))
+    return 0 if all(e["implemented"] for e in cov["mnemonics"].values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,264 @@
+"""``flash_attn_with_kvcache``: one inference step against a KV cache (dense or paged), drop-in for flash-attn's.
+
+The step, in order: (1) rotary embedding of q and the new k at their positions (optional), (2) the new k/v
+written into the caller's cache in place at cache_seqlens, (3) attention of q over each sequence's first
+cache_seqlens + seqlen_new keys, split over the key sequence (flash-decoding) when ``num_splits`` asks for it.
+Steps 1-2 are torch ops on any backend; step 3 is the backend's ``varlen_forward``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .backends import SeqArgs
+from .varlen import (check_block_table, check_index, check_options, check_page_size, run_varlen,
+                     select_varlen_backend)
+
+
+def flash_attn_with_kvcache(
+    q: torch.Tensor,
+    k_cache: torch.Tensor,
+    v_cache: torch.Tensor,
+    k: torch.Tensor | None = None,
+    v: torch.Tensor | None = None,
+    rotary_cos: torch.Tensor | None = None,
+    rotary_sin: torch.Tensor | None = None,
+    cache_seqlens: int | torch.Tensor | None = None,
+    cache_batch_idx: torch.Tensor | None = None,
+    cache_leftpad: torch.Tensor | None = None,
+    block_table: torch.Tensor | None = None,
+    softmax_scale: float | None = None,
+    causal: bool = False,
+    window_size: tuple[int, int] = (-1, -1),
+    softcap: float = 0.0,
+    rotary_interleaved: bool = True,
+    alibi_slopes: torch.Tensor | None = None,
+    num_splits: int = 0,
+    return_softmax_lse: bool = False,
+    *,
+    backend: str | None = None,
+):
+    """Attention of new queries over a KV cache, appending new keys/values first; drop-in for
+    ``flash_attn.flash_attn_with_kvcache``. Forward only (no autograd).
+
+    Args:
+        q: (batch, seqlen_q, nheads, headdim), float16 / bfloat16 / float32 (float64 on torch, sim).
+            seqlen_q > 1 with causal=True is speculative decoding / chunked prefill: row i sits at position
+            cache_seqlens + seqlen_new - seqlen_q + i (bottom-right aligned).
+        k_cache, v_cache: dense (batch_cache, seqlen_cache, nheads_k, headdim), or paged with ``block_table``:
+            (num_blocks, page_block_size, nheads_k, headdim), page_block_size a multiple of 16 from 16 to 256.
+            Same dtype and device as q; nheads % nheads_k == 0. Modified in place when k, v are given.
+        k, v: None, or the new tokens (batch, seqlen_new, nheads_k, headdim): written into the cache at
+            positions [cache_seqlens[b], cache_seqlens[b] + seqlen_new) of sequence b (after rotary on k);
+            nothing else in the cache changes.
+        rotary_cos, rotary_sin: None, or (seqlen_ro, rotary_dim / 2) each, rotary_dim even and <= headdim;
+            needs k and v. The new k at position p gets
+            rotary position p; q row i gets position cache_seqlens + i when causal or windowed (flash-attn's
+            rule), else every row position cache_seqlens. seqlen_ro >= cache_seqlens + max(seqlen_new,
+            seqlen_q). Computed in float32, stored in the cache's dtype.
+        rotary_interleaved: True rotates pairs (0, 1), (2, 3), ... (GPT-J); False pairs (i, i + rotary_dim/2)
+            (GPT-NeoX).
+        cache_seqlens: keys already in the cache per sequence: int, or int32 (batch,) on q's device. None =
+            the whole cache (seqlen_cache, or max_blocks_per_seq * page_block_size; not with k, v).
+            cache_seqlens + seqlen_new must fit the cache. Slots past it are never read (garbage, NaN included).
+        cache_batch_idx: None, or int32 (batch,): sequence b uses cache row cache_batch_idx[b] (dense cache
+            only); distinct rows when appending.
+        cache_leftpad: not implemented (NotImplementedError when given).
+        block_table: int32 (batch, max_blocks_per_seq) on q's device: key j of sequence b lives in block
+            block_table[b, j // page_block_size]; the blocks it uses must be in [0, num_blocks).
+        softmax_scale, causal, window_size, softcap, alibi_slopes: as :func:`rocflash.flash_attn_func`, per
+            sequence with seqlen_k = cache_seqlens + seqlen_new.
+        num_splits: split-KV count: 0 = a heuristic from (batch, nheads_k, seqlen_k, CU count)
+            (:func:`rocflash.backends.splits.num_splits_heuristic`), 1 = no split, n > 1 = n splits
+            (fewer when the keys have fewer tiles). The torch backend never splits. Same inputs give bitwise
+            the same result on every call.
+        return_softmax_lse: also return the LSE float32 (batch, nheads, seqlen_q), natural log.
+        backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe).
+
+    Returns:
+        out (batch, seqlen_q, nheads, headdim) in q's dtype, or (out, softmax_lse) with return_softmax_lse.
+
+    Raises:
+        TypeError / ValueError naming the argument, rule and value, before anything is written or launched:
+        dtypes, shapes and devices of every tensor; page size; cache_seqlens + seqlen_new beyond the cache;
+        block_table entries out of range. NotImplementedError for cache_leftpad.
+    """
+    _check_tensor("q", q, 4, "(batch, seqlen_q, nheads, headdim)")
+    paged = block_table is not None
+    layout = "(num_blocks, page_block_size, nheads_k, headdim) with block_table" if paged \
+        else "(batch_cache, seqlen_cache, nheads_k, headdim)"
+    _check_tensor("k_cache", k_cache, 4, layout)
+    _check_tensor("v_cache", v_cache, 4, layout)
+    if k_cache.shape != v_cache.shape:
+        raise ValueError(f"k_cache and v_cache must have the same shape, got {tuple(k_cache.shape)} and "
+                         f"{tuple(v_cache.shape)}")
+    batch, seqlen_q, nheads, headdim = q.shape
+    nheads_k = k_cache.shape[2]
+    for name, t in (("k_cache", k_cache), ("v_cache", v_cache)):
+        if t.dtype != q.dtype or t.device != q.device:
+            raise TypeError(f"{name} must have q's dtype {q.dtype} and device {q.device}, got {t.dtype} on {t.device}")
+    if cache_leftpad is not None:
+        raise NotImplementedError("cache_leftpad (sequences starting at an offset inside the cache) is not "
+                                  "implemented by rocflash; pass None")
+    if (k is None) != (v is None):
+        raise ValueError(f"k and v must be given together (new tokens) or both None, got k={_desc(k)}, v={_desc(v)}")
+    seqlen_new = 0
+    if k is not None:
+        for name, t in (("k", k), ("v", v)):
+            _check_tensor(name, t, 4, "(batch, seqlen_new, nheads_k, headdim)")
+            if tuple(t.shape[::2]) != (batch, nheads_k) or t.shape[3] != headdim or t.shape != k.shape:
+                raise ValueError(f"{name} must have shape (batch, seqlen_new, nheads_k, headdim)=({batch}, seqlen_new, "
+                                 f"{nheads_k}, {headdim}), the same for k and v, got {tuple(t.shape)}")
+            if t.dtype != q.dtype or t.device != q.device:
+                raise TypeError(f"{name} must have q's dtype {q.dtype} and device {q.device}, got {t.dtype} on {t.device}")
+        seqlen_new = k.shape[1]
+
+    # where the keys live: capacity per sequence
+    if paged:
+        check_page_size(k_cache.shape[1])
+        if cache_batch_idx is not None:
+            raise ValueError("cache_batch_idx must be None with a paged cache (block_table selects the blocks)")
+        check_block_table(block_table, batch, k_cache.shape[0], k_cache.shape[1], [], q.device)  # dtype, shape
+        capacity = block_table.shape[1] * k_cache.shape[1]
+    else:
+        capacity = k_cache.shape[1]
+        rows = list(range(batch))
+        if cache_batch_idx is not None:
+            rows = check_index("cache_batch_idx", cache_batch_idx, (batch,), q.device, "(batch,)")
+            bad = [r for r in rows if not 0 <= r < k_cache.shape[0]]
+            if bad:
+                raise ValueError(f"cache_batch_idx must index rows of k_cache in [0, {k_cache.shape[0]}), got {bad[0]}")
+            if k is not None and len(set(rows)) != len(rows):
+                raise ValueError(f"cache_batch_idx must hold distinct rows when k, v are appended, got {rows}")
+        elif k_cache.shape[0] != batch:
+            raise ValueError(f"k_cache must have q's batch size {batch} (dimension 0) when cache_batch_idx is None, "
+                             f"got {k_cache.shape[0]}")
+
+    # keys already in the cache
+    if cache_seqlens is None:
+        if k is not None:
+            raise ValueError("cache_seqlens must be given when k, v are appended (where to write them)")
+        lens = [capacity] * batch
+    elif isinstance(cache_seqlens, int) and not isinstance(cache_seqlens, bool):
+        lens = [cache_seqlens] * batch
+    elif isinstance(cache_seqlens, torch.Tensor):
+        lens = check_index("cache_seqlens", cache_seqlens, (batch,), q.device, "(batch,)")
+    else:
+        raise TypeError(f"cache_seqlens must be an int, an int32 tensor (batch,) or None, got "
+                        f"{type(cache_seqlens).__name__}")
+    bad = next((b for b, n in enumerate(lens) if n < 0 or n + seqlen_new > capacity), None)
+    if bad is not None:
+        where = (f"max_blocks_per_seq {capacity // k_cache.shape[1]} x page_block_size {k_cache.shape[1]}" if paged
+                 else f"seqlen_cache (k_cache dimension 1)")
+        raise ValueError(f"cache_seqlens[{bad}] + seqlen_new must be in [0, {where} = {capacity}], got "
+                         f"{lens[bad]} + {seqlen_new}")
+    used = [n + seqlen_new for n in lens]
+    if paged:
+        check_block_table(block_table, batch, k_cache.shape[0], k_cache.shape[1], used, q.device)
+    if not isinstance(num_splits, int) or isinstance(num_splits, bool) or num_splits < 0:
+        raise ValueError(f"num_splits must be an int >= 0 (0 = heuristic, 1 = no split), got {num_splits!r}")
+    args = check_options(q, k_cache, batch, seqlen_q, max(used, default=0), 0.0, softmax_scale, causal, window_size,
+                         softcap, alibi_slopes, False, return_softmax_lse)
+    if rotary_cos is not None or rotary_sin is not None:
+        _check_rotary(rotary_cos, rotary_sin, k, headdim, max((n + max(seqlen_new, seqlen_q) for n in lens), default=0),
+                      q.device)
+        if not isinstance(rotary_interleaved, bool):
+            raise TypeError(f"rotary_interleaved must be a bool, got {rotary_interleaved!r}")
+    name = select_varlen_backend(q, backend)  # every check done: only now may the cache change
+
+    # (1) rotary, (2) append in place, (3) attention
+    dev = q.device
+    start = torch.tensor(lens, dtype=torch.long, device=dev)  # (batch,) first new position
+    if rotary_cos is not None:
+        new_pos = start[:, None] + torch.arange(seqlen_new, device=dev)  # (batch, seqlen_new)
+        if causal or args.window_left >= 0 or args.window_right >= 0:
+            q_pos = start[:, None] + torch.arange(seqlen_q, device=dev)
+        else:
+            q_pos = start[:, None].expand(batch, seqlen_q)
+        q = apply_rotary(q, rotary_cos, rotary_sin, q_pos, rotary_interleaved)
+        k = apply_rotary(k, rotary_cos, rotary_sin, new_pos, rotary_interleaved)
+    if k is not None and seqlen_new > 0:
+        _append(k_cache, v_cache, k, v, start, block_table, None if paged else rows)
+    seq = SeqArgs(
+        cu_seqlens_q=torch.arange(0, (batch + 1) * seqlen_q, seqlen_q, dtype=torch.int32, device=dev)
+        if seqlen_q else torch.zeros(batch + 1, dtype=torch.int32, device=dev),
+        cu_seqlens_k=None,
+        seqused_k=torch.tensor(used, dtype=torch.int32, device=dev),
+        max_seqlen_q=seqlen_q,
+        max_seqlen_k=max(used, default=0),
+        block_table=block_table.contiguous() if paged else None,  # the kernels index these flat
+        cache_batch_idx=cache_batch_idx.contiguous() if cache_batch_idx is not None else None,
+        num_splits=num_splits,
+    )
+    with torch.no_grad():
+        out, lse = run_varlen(q.reshape(batch * seqlen_q, nheads, headdim), k_cache, v_cache, seq, args, name,
+                              no_work=seqlen_q == 0 or max(used, default=0) == 0)
+    out = out.view(batch, seqlen_q, nheads, headdim)
+    if return_softmax_lse:
+        return out, lse.view(nheads, batch, seqlen_q).transpose(0, 1).contiguous()
+    return out
+
+
+def apply_rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, positions: torch.Tensor,
+                 interleaved: bool) -> torch.Tensor:
+    """Rotary position embedding (Su et al., "RoFormer", 2021, eq. 34) of x (batch, seqlen, heads, headdim) at
+    ``positions`` (batch, seqlen): the first rotary_dim = 2 * cos.shape[1] dims rotate, the rest pass through.
+    Pairs (2i, 2i+1) when ``interleaved`` (GPT-J), (i, i + rotary_dim/2) otherwise (GPT-NeoX). float32 math."""
+    half = cos.shape[1]
+    c = cos.float()[positions].unsqueeze(2)  # (batch, seqlen, 1, half)
+    s = sin.float()[positions].unsqueeze(2)
+    xr = x[..., :2 * half].float()
+    if interleaved:
+        x1, x2 = xr[..., 0::2], xr[..., 1::2]
+        rot = torch.stack((x1 * c - x2 * s, x2 * c + x1 * s), dim=-1).flatten(-2)
+    else:
+        x1, x2 = xr[..., :half], xr[..., half:]
+        rot = torch.cat((x1 * c - x2 * s, x2 * c + x1 * s), dim=-1)
+    return torch.cat((rot.to(x.dtype), x[..., 2 * half:]), dim=-1)
+
+
+def _append(k_cache, v_cache, k, v, start, block_table, rows):
+    """Write k, v (batch, seqlen_new, ...) at positions start[b] + i of each sequence, in place."""
+    batch, seqlen_new = k.shape[:2]
+    pos = (start[:, None] + torch.arange(seqlen_new, device=start.device)).reshape(-1)  # (batch * seqlen_new,)
+    seq_of = torch.arange(batch, device=start.device).repeat_interleave(seqlen_new)
+    if block_table is not None:
+        page = k_cache.shape[1]
+        where = (block_table.long()[seq_of, pos // page], pos % page)
+    else:
+        where = (torch.tensor(rows, dtype=torch.long, device=start.device)[seq_of], pos)
+    with torch.no_grad():
+        k_cache.index_put_(where, k.reshape(-1, *k.shape[2:]).detach())
+        v_cache.index_put_(where, v.reshape(-1, *v.shape[2:]).detach())
+
+
+def _check_tensor(name: str, t, dims: int, layout: str) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor {layout}, got {type(t).__name__}")
+    if t.dim() != dims:
+        raise ValueError(f"{name} must have {dims} dimensions {layout}, got shape {tuple(t.shape)}")
+
+
+def _check_rotary(cos, sin, k, headdim: int, max_position: int, device) -> None:
+    if cos is None or sin is None:
+        raise ValueError(f"rotary_cos and rotary_sin must be given together, got rotary_cos={_desc(cos)}, "
+                         f"rotary_sin={_desc(sin)}")
+    if k is None:
+        raise ValueError("rotary_cos / rotary_sin need the new tokens k, v (rotary applies to q and the new k)")
+    for name, t in (("rotary_cos", cos), ("rotary_sin", sin)):
+        if not isinstance(t, torch.Tensor) or t.dim() != 2 or not t.is_floating_point():
+            raise ValueError(f"{name} must be a floating tensor (seqlen_ro, rotary_dim / 2), got {_desc(t)}")
+        if t.device != device:
+            raise ValueError(f"{name} must be on q's device {device}, got {t.device}")
+    if cos.shape != sin.shape:
+        raise ValueError(f"rotary_cos and rotary_sin must have the same shape, got {tuple(cos.shape)} and {tuple(sin.shape)}")
+    if not 1 <= 2 * cos.shape[1] <= headdim:
+        raise ValueError(f"rotary_dim = 2 * rotary_cos.shape[1] must be in [2, headdim={headdim}], got {2 * cos.shape[1]}")
+    if cos.shape[0] < max_position:
+        raise ValueError(f"rotary_cos / rotary_sin must have seqlen_ro >= cache_seqlens + max(seqlen_new, seqlen_q) = "
+                         f"{max_position} "
+                         f"rows (one per position), got {cos.shape[0]}")
+
+
+def _desc(t) -> str:
+    return f"tensor {tuple(t.shape)} {t.dtype}" if isinstance(t, torch.Tensor) else repr(t)

@@ -1,0 +1,257 @@
+"""ptxas audit of the tensor-core forward instances (``impl = "mma"`` in ck_configs/fmha_fwd.toml,
+hip_src/fmha_mma.h) on sm_80 and sm_90: no GPU needed, nvcc only.
+
+    python -m rocflash.mma_audit                     # every mma instance, aligned path, sm_80 and sm_90
+    python -m rocflash.mma_audit --paths both --check   # both load paths; exit 1 when a rule fails
+
+Each instance source (rocflash.codegen, target "cuda") is compiled with the real build's flags plus
+``--cubin -Xptxas -v -keep``: the ptxas report gives registers, spills, stack frame and static shared memory of
+each kernel, and the kept PTX the products. An mma config builds two kernels (hip_src/fmha_fwd_launch.h): the
+plain-score one on the config's tile and the general-score one on ``GeneralScoreTile`` (16 rows per warp).
+Rules, per kernel (``check``):
+
+- main loop: the innermost PTX loop (a backward ``bra`` to an earlier label) that holds ``mma.sync``
+  instructions holds at least one K/V tile's products, MT * headdim * block_n / 64 (S = Q.K^T and O += P.V,
+  MT * headdim * block_n / 128 m16n8k16 each; MT = rows per warp / 16), in whole products (the P.V product
+  appears twice: boundary tiles run it behind the V guard, ``pv_masked``);
+- no spills: ptxas reports 0 bytes of spill stores and loads;
+- designed occupancy: ``blocks = max(1, 4 * waves_per_simd * 32 / threads)`` resident blocks per SM (the
+  config's waves_per_simd is warps per SM sub-partition, rf_vendor.h RF_LAUNCH_BOUNDS): registers
+  <= 65536 / (threads * blocks) and blocks * dynamic shared memory within the SM's shared memory
+  (CUDA C Programming Guide, "Compute Capabilities": 164 KiB per SM on sm_80, 228 KiB on sm_90; 1 KiB of
+  each block's share is reserved by the system);
+- conflict-free operand reads: every ldmatrix of the main loop (Q, K, V row addresses of
+  ``MmaFwdTileShape::q_read / k_read / v_read``, evaluated per lane by the host probe, rocflash._probe) has
+  conflict degree 1 in the ISA audit's bank model (rocflash.isa ``lds_conflict_degree``: 32 banks of 4 bytes,
+  128 bytes per clock, i.e. ldmatrix's eight 16-byte rows per phase); the unpadded layout is reported beside.
+
+Imports neither torch nor numpy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import dataclasses
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from . import codegen
+from .build import device_compile_flags
+from .configs import TileConfig, hip_src_dir, load_configs
+
+ARCHS = {"sm_80": "8.0", "sm_90": "9.0"}
+SMEM_PER_SM = {"sm_80": 164 * 1024, "sm_90": 228 * 1024}  # bytes, CUDA C Programming Guide
+SMEM_RESERVED_PER_BLOCK = 1024
+REGISTERS_PER_SM = 65536
+SM_SUBPARTITIONS = 4
+WARP = 32
+
+_ENTRY = re.compile(r"Compiling entry function '(\S+)' for '(sm_\d+)'")
+_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_USED = re.compile(r"Used (\d+) registers(.*)")
+
+
+@dataclasses.dataclass
+class MmaKernelAudit:
+    """One compiled kernel of an mma instance."""
+
+    instance: str
+    symbol: str
+    arch: str
+    general: bool  # the general-score kernel (GeneralScoreTile)
+    rows_per_warp: int
+    registers: int = 0
+    spill_bytes: int = 0
+    stack_frame: int = 0
+    mma_in_loop: int = 0
+    mma_per_tile: int = 0
+    register_limit: int = 0
+    lds_bytes: int = 0
+    blocks: int = 1
+
+
+def designed_blocks(cfg: TileConfig) -> int:
+    """Resident blocks per SM the config was designed for (RF_LAUNCH_BOUNDS in hip_src/rf_vendor.h)."""
+    return max(1, SM_SUBPARTITIONS * cfg.waves_per_simd * WARP // cfg.threads)
+
+
+def register_limit(cfg: TileConfig) -> int:
+    """Most registers per thread that keep ``designed_blocks`` blocks resident (allocation in units of 8)."""
+    return min(255, REGISTERS_PER_SM // (cfg.threads * designed_blocks(cfg)) // 8 * 8)
+
+
+def lds_bytes(cfg: TileConfig) -> int:
+    """Dynamic shared memory of the plain kernel (MmaFwdTileShape::lds_bytes, hip_src/fmha_mma_tile.h); the
+    general kernel's tile has fewer rows, so this bounds both."""
+    return (cfg.block_m + 2 * cfg.block_n) * (cfg.headdim * cfg.elem_bytes + cfg.lds_pad_bytes)
+
+
+def parse_ptxas(text: str) -> dict[str, dict]:
+    """``ptxas -v`` report -> {symbol: {arch, registers, stack_frame, spill_bytes}}."""
+    out: dict[str, dict] = {}
+    current = None
+    for ln in text.splitlines():
+        if m := _ENTRY.search(ln):
+            current = out.setdefault(m.group(1), {"arch": m.group(2)})
+        elif current is not None and (m := _FRAME.search(ln)):
+            current.update(stack_frame=int(m.group(1)), spill_bytes=int(m.group(2)) + int(m.group(3)))
+        elif current is not None and (m := _USED.search(ln)):
+            current["registers"] = int(m.group(1))
+    return out
+
+
+def ptx_entries(ptx: str) -> dict[str, list[str]]:
+    """{entry symbol: its body lines} of a PTX file."""
+    out: dict[str, list[str]] = {}
+    for m in re.finditer(r"\.entry (\S+)\(", ptx):
+        body_start = ptx.index("{", m.end())
+        depth, i = 0, body_start
+        while True:
+            if ptx[i] == "{":
+                depth += 1
+            elif ptx[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        out[m.group(1)] = ptx[body_start:i].splitlines()
+    return out
+
+
+def main_loop_mma_count(lines: list[str]) -> int:
+    """``mma.sync`` instructions in the innermost loop that holds any (0 when none does)."""
+    labels = {m.group(1): n for n, ln in enumerate(lines) if (m := re.match(r"\s*(\$\S+):", ln))}
+    loops = []
+    for n, ln in enumerate(lines):
+        if (m := re.search(r"\bbra(?:\.uni)?\s+(\$[\w$]+);", ln)) and labels.get(m.group(1), n + 1) <= n:
+            loops.append((labels[m.group(1)], n))
+    best = None
+    for a, b in loops:
+        count = sum("mma.sync" in lines[k] for k in range(a, b + 1))
+        if count and (best is None or b - a < best[1] - best[0]):
+            best = (a, b, count)
+    return best[2] if best else 0
+
+
+def _rows_per_warp(symbol: str, cfg: TileConfig) -> tuple[bool, int]:
+    general = "GeneralScoreTile" in symbol
+    return general, 16 if general else cfg.block_m // (cfg.threads // WARP)
+
+
+def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work: Path) -> list[MmaKernelAudit]:
+    """Compile one instance for ``arch`` and audit both of its kernels (RuntimeError when nvcc fails)."""
+    name = cfg.kernel_name(aligned)
+    keep = work / f"{name}.{arch}"
+    keep.mkdir(parents=True, exist_ok=True)
+    compiler, flags = device_compile_flags("cuda", [(ARCHS[arch], False)])
+    cmd = [compiler, *flags, "--cubin", "-Xptxas", "-v", "-keep", f"-keep-dir={keep}", f"-I{hip_src_dir()}",
+           f"-I{gen}", str(gen / f"{name}.hip"), "-o", str(keep / f"{name}.cubin")]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"nvcc failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr}")
+    report = parse_ptxas(proc.stdout + proc.stderr)
+    ptx = "\n".join(p.read_text() for p in keep.glob("*.ptx"))
+    entries = ptx_entries(ptx)
+    out = []
+    for symbol, r in report.items():
+        if "fmha_fwd_kernel" not in symbol:
+            continue
+        general, rows = _rows_per_warp(symbol, cfg)
+        out.append(MmaKernelAudit(
+            instance=name, symbol=symbol, arch=arch, general=general, rows_per_warp=rows,
+            registers=r.get("registers", 0), spill_bytes=r.get("spill_bytes", 0), stack_frame=r.get("stack_frame", 0),
+            mma_in_loop=main_loop_mma_count(entries.get(symbol, [])),
+            mma_per_tile=rows // 16 * cfg.headdim * cfg.block_n // 64,
+            register_limit=register_limit(cfg), lds_bytes=lds_bytes(cfg), blocks=designed_blocks(cfg)))
+    if len(out) != 2:
+        raise RuntimeError(f"{name} [{arch}]: expected a plain and a general kernel, ptxas reported {sorted(report)}")
+    return out
+
+
+def bank_conflicts(cfg: TileConfig, **overrides) -> dict[str, int]:
+    """Worst conflict degree of each ldmatrix read kind (q, k, v) of the config's tile (the plain kernel's; the
+    general kernel's tile has the same rows and columns per warp), over every warp and loop index."""
+    from ._probe import TileShape
+    from .isa import tile_bank_conflicts
+    from .targets import arch_info
+
+    return tile_bank_conflicts(TileShape.from_config(cfg, **overrides), arch_info("sm_90"), WARP)
+
+
+def check_bank_conflicts(cfg: TileConfig) -> list[str]:
+    return [f"{cfg.kernel_name(True)}: ldmatrix {kind}_read must be conflict-free (degree 1), got degree {d}"
+            for kind, d in bank_conflicts(cfg).items() if d != 1]
+
+
+def check(a: MmaKernelAudit) -> list[str]:
+    """The rules of the module docstring; an empty list when the kernel passes."""
+    what = f"{a.instance} ({'general' if a.general else 'plain'} kernel) [{a.arch}]"
+    v = []
+    half = max(1, a.mma_per_tile // 2)  # one product (S = Q.K^T or O += P.V)
+    if a.mma_in_loop < a.mma_per_tile or a.mma_in_loop % half:
+        v.append(f"{what}: main loop must hold >= {a.mma_per_tile} mma.sync in whole products of {half}, "
+                 f"got {a.mma_in_loop}")
+    if a.spill_bytes:
+        v.append(f"{what}: must not spill, got {a.spill_bytes} bytes of spill stores + loads")
+    if a.registers > a.register_limit:
+        v.append(f"{what}: registers must be <= {a.register_limit} for {a.blocks} block(s) per SM, got {a.registers}")
+    smem = a.blocks * (a.lds_bytes + SMEM_RESERVED_PER_BLOCK)
+    if smem > SMEM_PER_SM[a.arch]:
+        v.append(f"{what}: {a.blocks} block(s) of {a.lds_bytes} B shared memory must fit {SMEM_PER_SM[a.arch]} B, "
+                 f"got {smem}")
+    return v
+
+
+def mma_instances(paths: str = "vec") -> list[tuple[TileConfig, bool]]:
+    """(config, aligned) of every mma instance; ``paths``: "vec" (aligned only) or "both"."""
+    return [(c, al) for c, al in codegen.instances("cuda") if c.impl == "mma" and (al or paths == "both")]
+
+
+def run_audit(archs=tuple(ARCHS), paths: str = "vec", jobs: int | None = None) -> list[MmaKernelAudit]:
+    with tempfile.TemporaryDirectory(prefix="rocflash_mma_audit_") as tmp:
+        gen = Path(tmp) / "gen"
+        codegen.generate("cuda", gen)
+        jobs = jobs or os.cpu_count() or 1
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(compile_instance, c, al, arch, gen, Path(tmp) / "work")
+                       for c, al in mma_instances(paths) for arch in archs]
+            return [a for f in futures for a in f.result()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--arch", default=",".join(ARCHS), help=f"comma-separated, among {', '.join(ARCHS)}")
+    ap.add_argument("--paths", choices=("vec", "both"), default="vec", help="aligned path only, or both load paths")
+    ap.add_argument("--jobs", type=int, default=None)
+    ap.add_argument("--check", action="store_true", help="exit 1 when a rule fails")
+    args = ap.parse_args(argv)
+    archs = [a.strip() for a in args.arch.split(",") if a.strip()]
+    bad = [a for a in archs if a not in ARCHS]
+    if bad:
+        ap.error(f"--arch must be among {', '.join(ARCHS)}, got {', '.join(bad)}")
+    audits = run_audit(archs, args.paths, args.jobs)
+    print(f"{'instance':58s} {'kernel':7s} {'arch':5s} {'rows/w':>6s} {'regs':>4s} {'limit':>5s} {'spill':>5s} "
+          f"{'mma/loop':>8s} {'per tile':>8s} {'LDS B':>6s} {'blocks':>6s}")
+    violations = []
+    for a in sorted(audits, key=lambda a: (a.instance, a.arch, a.general)):
+        print(f"{a.instance:58s} {'general' if a.general else 'plain':7s} {a.arch:5s} {a.rows_per_warp:6d} "
+              f"{a.registers:4d} {a.register_limit:5d} {a.spill_bytes:5d} {a.mma_in_loop:8d} {a.mma_per_tile:8d} "
+              f"{a.lds_bytes:6d} {a.blocks:6d}")
+        violations += check(a)
+    for cfg in dict.fromkeys(c for c, _ in mma_instances(args.paths)):
+        padded, unpadded = bank_conflicts(cfg), bank_conflicts(cfg, lds_pad_bytes=0)
+        print(f"{cfg.tile_name}: ldmatrix conflict degree {padded} (unpadded layout: {unpadded})")
+        violations += check_bank_conflicts(cfg)
+    for v in violations:
+        print("FAIL", v)
+    print(f"{len(audits)} kernels, {len(violations)} violations")
+    return 1 if (violations and args.check) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""Split-KV decode (flash-decoding): when the split kernel runs, how many splits, and where they start.
+
+One source of truth for the compiled kernel (hip_src/fmha_splitkv_kernel.h), the backends that mimic its
+split boundaries (sim) and the benchmark that records the heuristic's choices. Imports neither torch nor
+numpy.
+
+- The split kernel runs for few query rows per kv-head (``seqlen_q * nheads / nheads_k <= MAX_ROWS``: decode
+  and short speculative steps) and whenever the caller asks for ``num_splits > 1``; other calls run the
+  forward kernel.
+- ``num_splits = 0`` picks the count with :func:`num_splits_heuristic`; ``1`` means no split.
+- Split ``s`` covers keys ``[s * kps, (s + 1) * kps)`` of every sequence with ``kps = split_keys(...)``;
+  splits past a sequence's length are empty (LSE -inf, weight 0 in the combine).
+"""
+
+from __future__ import annotations
+
+MAX_ROWS = 16  # query rows per kv-head (seqlen_q x GQA group) up to which decode takes the split kernel
+MAX_SPLITS = 128
+MIN_KEYS_PER_SPLIT = 256  # below this a split's fixed cost (Q load, LDS merge, combine) outweighs its keys
+# Resident split-KV blocks per CU/SM: CUDA asks for 3 (kSplitKvCudaBlocksPerSm, fmha_splitkv_kernel.h); the gfx9
+# tiles run 1 wave per SIMD (waves_per_simd) and 2 waves per block, i.e. 4 SIMDs / 2 = 2 blocks per CU.
+BLOCKS_PER_CU = {"cuda": 3, "hip": 2}
+MIN_EFFICIENCY = 0.9  # of the best wave efficiency: the smallest split count that reaches it wins
+
+
+def use_split_kernel(max_seqlen_q: int, group: int, num_splits: int) -> bool:
+    """Whether a call runs the split-KV kernel (see the module docstring)."""
+    return num_splits > 1 or max_seqlen_q * group <= MAX_ROWS
+
+
+def row_chunks(max_seqlen_q: int, group: int, block_m: int) -> int:
+    """Blocks per (sequence, kv-head, split) along the query rows."""
+    return -(-max_seqlen_q * group // block_m)
+
+
+def wave_efficiency(blocks: int, capacity: int) -> float:
+    """blocks / (waves x capacity): the share of resident block slots busy, averaged over the waves."""
+    return blocks / (-(-blocks // capacity) * capacity)
+
+
+def num_splits_heuristic(batch: int, nheads_k: int, chunks: int, max_seqlen_k: int, num_cus: int,
+                         platform: str = "cuda") -> int:
+    """Split count for ``num_splits = 0`` (flash-attn's rule, with this kernel's occupancy): among the counts
+    that leave at least MIN_KEYS_PER_SPLIT keys per split (at most MAX_SPLITS), the smallest whose wave
+    efficiency over the resident slots (num_cus x BLOCKS_PER_CU[platform]) is within MIN_EFFICIENCY of the
+    best. Decode blocks are latency-bound, so a partly filled last wave costs nearly a full one (H200 sweep in
+    perf/RESULTS.md, run I2: batch 8 x 16k keys, 6 splits 2064 GB/s, 8 splits 1492). Deterministic in its
+    arguments, so repeated calls with the same shapes give bitwise identical results."""
+    if min(batch, nheads_k, chunks, max_seqlen_k, num_cus) <= 0:
+        return 1
+    blocks = batch * nheads_k * chunks
+    capacity = num_cus * BLOCKS_PER_CU.get(platform, 2)
+    most = max(1, min(max_seqlen_k // MIN_KEYS_PER_SPLIT, MAX_SPLITS))
+    eff = {n: wave_efficiency(blocks * n, capacity) for n in range(1, most + 1)}
+    best = max(eff.values())
+    return min(n for n, e in eff.items() if e >= MIN_EFFICIENCY * best)
+
+
+def split_keys(max_seqlen_k: int, num_splits: int, block_n: int) -> int:
+    """Keys per split: ceil(max_seqlen_k / num_splits) rounded up to block_n (the kernel's split_keys)."""
+    per = -(-max_seqlen_k // num_splits)
+    return -(-per // block_n) * block_n
+
+
+def split_bounds(seqlen_k: int, max_seqlen_k: int, num_splits: int, block_n: int) -> list[tuple[int, int]]:
+    """[(first key, end key)) of every split for a sequence of seqlen_k keys (empty splits included)."""
+    kps = split_keys(max_seqlen_k, num_splits, block_n)
+    return [(min(s * kps, seqlen_k), min((s + 1) * kps, seqlen_k)) for s in range(num_splits)]

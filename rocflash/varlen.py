@@ -1,0 +1,251 @@
+"""``flash_attn_varlen_func``: attention over packed variable-length sequences, drop-in for flash-attn's.
+
+Also the shared machinery of the inference API (:mod:`rocflash.kvcache` uses it): the checks of the
+per-sequence index tensors (cu_seqlens, block_table), the page-size rule, and the dispatch of a
+:class:`rocflash.backends.SeqArgs` call to a backend with autograd.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+from torch.autograd.function import once_differentiable
+
+from .backends import FwdArgs, SeqArgs, compiled, reference, sim
+from .interface import _FP64_BACKENDS, _check_args, _NoWork
+from .selector import select_backend
+
+PAGE_SIZES = tuple(range(16, 257, 16))  # page_block_size: every multiple of 16 from 16 to 256
+PAGE_RULE = "a multiple of 16 from 16 to 256 (16, 32, 48, ..., 256)"
+
+
+def flash_attn_varlen_func(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    cu_seqlens_q: torch.Tensor,
+    cu_seqlens_k: torch.Tensor,
+    max_seqlen_q: int,
+    max_seqlen_k: int,
+    dropout_p: float = 0.0,
+    softmax_scale: float | None = None,
+    causal: bool = False,
+    window_size: tuple[int, int] = (-1, -1),
+    softcap: float = 0.0,
+    alibi_slopes: torch.Tensor | None = None,
+    deterministic: bool = False,
+    return_attn_probs: bool = False,
+    block_table: torch.Tensor | None = None,
+    *,
+    backend: str | None = None,
+):
+    """Exact attention over a batch of sequences of different lengths packed along the token axis, drop-in for
+    ``flash_attn.flash_attn_varlen_func``.
+
+    Args:
+        q: (total_q, nheads, headdim); sequence b owns rows [cu_seqlens_q[b], cu_seqlens_q[b+1]).
+            dtypes as :func:`rocflash.flash_attn_func` (float16 / bfloat16 / float32; float64 on torch, sim).
+        k, v: (total_k, nheads_k, headdim), sequence b owns rows [cu_seqlens_k[b], cu_seqlens_k[b+1]); or,
+            with ``block_table``, a paged cache (num_blocks, page_block_size, nheads_k, headdim) whose key j
+            of sequence b is k[block_table[b, j // page_block_size], j % page_block_size].
+            nheads % nheads_k == 0 (GQA/MQA).
+        cu_seqlens_q, cu_seqlens_k: int32 (batch + 1,) on q's device: 0, then non-decreasing cumulative
+            lengths ending at total_q / total_k (with block_table: ending anywhere, the lengths being the keys
+            of each sequence in its pages). Repeated entries are empty sequences: they produce nothing.
+        max_seqlen_q, max_seqlen_k: ints >= the longest sequence's seqlen_q / seqlen_k (flash-attn sizes its
+            grid with them; an upper bound is accepted, a smaller value raises ValueError).
+        dropout_p, softmax_scale, softcap, deterministic: as :func:`rocflash.flash_attn_func`.
+        causal, window_size: per sequence, bottom-right aligned with that sequence's seqlen_q and seqlen_k:
+            row i of a sequence sees key j iff i + seqlen_k - seqlen_q - left <= j <= i + seqlen_k - seqlen_q
+            + right (causal: right = 0).
+        alibi_slopes: float32 (nheads,) or (batch, nheads).
+        return_attn_probs: also return the LSE float32 (nheads, total_q), natural log, and None.
+        block_table: int32 (batch, max_blocks_per_seq) on q's device: paged K/V (forward only on the fused
+            backends; the torch backend differentiates through the gather). page_block_size must be
+            a multiple of 16 from 16 to 256.
+        backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe).
+
+    Returns:
+        out (total_q, nheads, headdim) in q's dtype, or (out, softmax_lse, None) with return_attn_probs.
+        Rows of a sequence without keys give 0 (LSE -inf).
+
+    Differentiable once in q, k, v: the fused backends run their varlen backward kernels, the torch backend
+    autograd. Reading the index tensors' values for the checks synchronises with the device once.
+
+    Raises:
+        TypeError / ValueError naming the argument, rule and value, before any launch (index tensors: dtype
+        int32, shape, device, monotonic, totals; page size rule); NotImplementedError for dropout_p > 0.
+    """
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    if q.dim() != 3:
+        raise ValueError(f"q must have 3 dimensions (total_q, nheads, headdim), got shape {tuple(q.shape)}")
+    paged = block_table is not None
+    k_dims = "4 dimensions (num_blocks, page_block_size, nheads_k, headdim) with block_table" if paged \
+        else "3 dimensions (total_k, nheads_k, headdim)"
+    for name, t in (("k", k), ("v", v)):
+        if t.dim() != (4 if paged else 3):
+            raise ValueError(f"{name} must have {k_dims}, got shape {tuple(t.shape)}")
+    if k.shape != v.shape:
+        raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
+    cu_q = check_cu_seqlens("cu_seqlens_q", cu_seqlens_q, q.device, q.shape[0])
+    cu_k = check_cu_seqlens("cu_seqlens_k", cu_seqlens_k, q.device, None if paged else k.shape[0])
+    if len(cu_q) != len(cu_k):
+        raise ValueError(f"cu_seqlens_q and cu_seqlens_k must have the same length batch + 1, got {len(cu_q)} "
+                         f"and {len(cu_k)}")
+    lens_q = [b - a for a, b in zip(cu_q, cu_q[1:])]
+    lens_k = [b - a for a, b in zip(cu_k, cu_k[1:])]
+    batch = len(lens_q)
+    for name, given, lens in (("max_seqlen_q", max_seqlen_q, lens_q), ("max_seqlen_k", max_seqlen_k, lens_k)):
+        if not isinstance(given, int) or isinstance(given, bool) or given < 0:
+            raise ValueError(f"{name} must be an int >= 0, got {given!r}")
+        if lens and given < max(lens):
+            raise ValueError(f"{name} must be >= the longest sequence ({max(lens)} from the cu_seqlens), got {given}")
+    if paged:
+        check_page_size(k.shape[1])
+        check_block_table(block_table, batch, k.shape[0], k.shape[1], lens_k, q.device)
+    sq, sk = max(lens_q, default=0), max(lens_k, default=0)
+    args = check_options(q, k, batch, sq, sk, dropout_p, softmax_scale, causal, window_size, softcap,
+                         alibi_slopes, deterministic, return_attn_probs)
+    cu_seqlens_q, cu_seqlens_k = cu_seqlens_q.contiguous(), cu_seqlens_k.contiguous()  # the kernels index them
+    seq = SeqArgs(cu_seqlens_q, None if paged else cu_seqlens_k,
+                  cu_seqlens_k[1:] - cu_seqlens_k[:-1] if paged else None, sq, sk,
+                  block_table=block_table.contiguous() if paged else None)
+    name = select_varlen_backend(q, backend, dropout_p)
+    out, lse = run_varlen(q, k, v, seq, args, name, no_work=not any(a * b for a, b in zip(lens_q, lens_k)))
+    return (out, lse, None) if return_attn_probs else out
+
+
+# ---------------------------------------------------------------- checks shared with rocflash.kvcache
+def check_index(name: str, t, shape: tuple[int, ...], device: torch.device, what: str) -> list:
+    """An int32 index tensor of exactly ``shape`` on ``device``; returns its values (one host copy)."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name} must be an int32 torch.Tensor {what}, got {type(t).__name__}")
+    if t.dtype != torch.int32:
+        raise ValueError(f"{name} must have dtype torch.int32, got {t.dtype}")
+    if tuple(t.shape) != shape:
+        raise ValueError(f"{name} must have shape {what}={shape}, got {tuple(t.shape)}")
+    if t.device != device:
+        raise ValueError(f"{name} must be on q's device {device}, got {t.device}")
+    return t.tolist()
+
+
+def check_cu_seqlens(name: str, t, device: torch.device, total: int | None) -> list[int]:
+    """cu_seqlens: int32 (batch + 1,), 0 first, non-decreasing, last == total (when given). Returns its values."""
+    if isinstance(t, torch.Tensor) and (t.dim() != 1 or t.shape[0] < 1):
+        raise ValueError(f"{name} must have shape (batch + 1,) with batch >= 0, got {tuple(t.shape)}")
+    n = t.shape[0] if isinstance(t, torch.Tensor) else 0
+    cu = check_index(name, t, (n,), device, "(batch + 1,)")
+    if cu[0] != 0:
+        raise ValueError(f"{name}[0] must be 0, got {cu[0]}")
+    bad = next((i for i in range(1, len(cu)) if cu[i] < cu[i - 1]), None)
+    if bad is not None:
+        raise ValueError(f"{name} must be non-decreasing (cumulative sequence lengths), got {name}[{bad - 1}]="
+                         f"{cu[bad - 1]} > {name}[{bad}]={cu[bad]}")
+    if total is not None and cu[-1] != total:
+        raise ValueError(f"{name}[-1] must equal the number of rows {total} of the packed tensor, got {cu[-1]}")
+    return cu
+
+
+def check_page_size(page_block_size: int) -> None:
+    if page_block_size not in PAGE_SIZES:
+        raise ValueError(f"page_block_size (dimension 1 of the paged k_cache / v_cache) must be {PAGE_RULE}, "
+                         f"got {page_block_size}")
+
+
+def check_block_table(block_table, batch: int, num_blocks: int, page_block_size: int, lens_k: list[int],
+                      device: torch.device) -> None:
+    """block_table int32 (batch, max_blocks_per_seq); the blocks holding each sequence's keys in [0, num_blocks)."""
+    if isinstance(block_table, torch.Tensor) and block_table.dim() != 2:
+        raise ValueError(f"block_table must have shape (batch, max_blocks_per_seq), got {tuple(block_table.shape)}")
+    width = block_table.shape[1] if isinstance(block_table, torch.Tensor) else 0
+    table = check_index("block_table", block_table, (batch, width), device, "(batch, max_blocks_per_seq)")
+    capacity = width * page_block_size
+    for b, n in enumerate(lens_k):
+        if n > capacity:
+            raise ValueError(f"sequence {b} has {n} keys, more than block_table holds: max_blocks_per_seq {width} x "
+                             f"page_block_size {page_block_size} = {capacity}")
+        used = table[b][:-(-n // page_block_size)]
+        bad = [x for x in used if not 0 <= x < num_blocks]
+        if bad:
+            raise ValueError(f"block_table[{b}] must index blocks in [0, num_blocks={num_blocks}) for the "
+                             f"{-(-n // page_block_size)} pages holding its {n} keys, got {bad[0]}")
+
+
+def check_options(q, k, batch: int, seqlen_q: int, seqlen_k: int, dropout_p, softmax_scale, causal, window_size,
+                  softcap, alibi_slopes, deterministic, return_attn_probs) -> FwdArgs:
+    """dtypes, devices, headdim, GQA and the scalar options, by flash_attn_func's own checks: they run on
+    zero-stride stand-ins of the dense shapes (batch, max seqlen_q/k, heads, headdim) that share the real
+    tensors' dtype and device (no memory), so the rules and messages stay those of ``flash_attn_func``."""
+    q4 = q.new_zeros(()).expand(batch, seqlen_q, q.shape[-2], q.shape[-1])
+    k4 = k.new_zeros(()).expand(batch, seqlen_k, k.shape[-2], k.shape[-1])
+    return _check_args(q4, k4, k4, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
+                       deterministic, return_attn_probs)
+
+
+# ---------------------------------------------------------------- dispatch
+def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0) -> str:
+    """The backend a SeqArgs call runs on (selector rules), checked to run it: raises before any side effect."""
+    name = select_backend(q.device, backend).backend
+    if q.dtype == torch.float64 and name not in _FP64_BACKENDS:
+        raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{name}' "
+                        f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
+    if dropout_p > 0:
+        raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{name}', got {dropout_p}")
+    if name not in ("torch", "sim"):
+        backend_functions(name)  # raises if the compiled module has no varlen entry points
+    return name
+
+
+def run_varlen(q, k, v, seq: SeqArgs, args: FwdArgs, backend: str, no_work: bool = False):
+    """Run a validated SeqArgs call on ``backend`` (from :func:`select_varlen_backend`):
+    (out like q, lse float32 (nheads, total_q))."""
+    q, k, v = (x if x.stride(-1) == 1 else x.contiguous() for x in (q, k, v))  # kernels need headdim contiguous
+    if no_work:  # no sequence has both a query row and a key: out 0, LSE -inf, zero gradients, no launch
+        out, lse = _NoWork.apply(q.unsqueeze(0), k, v)  # as a dense batch of one: lse (1, nheads, total_q)
+        return out[0], lse[0]
+    if backend == "torch":
+        out, lse = reference.varlen_forward(q, k, v, seq, args)
+        return out, lse.detach()
+    return _VarlenAttention.apply(q, k, v, seq, args, backend)
+
+
+def backend_functions(backend: str):
+    """(varlen_forward, varlen_backward) of a fused backend with the SeqArgs signature. The compiled module
+    serves two platforms: its functions take the platform first, as ``compiled.forward`` does."""
+    if backend == "sim":
+        return sim.varlen_forward, sim.varlen_backward
+    fwd, bwd = getattr(compiled, "varlen_forward", None), getattr(compiled, "varlen_backward", None)
+    if fwd is None or bwd is None:
+        raise NotImplementedError(f"backend '{backend}': this rocflash has no varlen / KV-cache kernels yet "
+                                  f"(rocflash.backends.compiled.varlen_forward missing); use backend='torch' or 'sim'")
+    return functools.partial(fwd, backend), functools.partial(bwd, backend)
+
+
+class _VarlenAttention(torch.autograd.Function):
+    """Varlen forward and backward through a fused backend; the LSE is not differentiable (as in flash-attn)."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, seq, args, backend):
+        fwd, _ = backend_functions(backend)
+        out, lse = fwd(q, k, v, seq, args)
+        ctx.save_for_backward(q, k, v, out, lse)  # the sim keeps an fp64 LSE for fp64 inputs (gradcheck)
+        ctx.seq, ctx.args, ctx.backend = seq, args, backend
+        lse = lse.float()
+        ctx.mark_non_differentiable(lse)
+        return out, lse
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, dout, _dlse):
+        if ctx.seq.cu_seqlens_k is None:
+            raise NotImplementedError(f"backend '{ctx.backend}': the backward of paged K/V (block_table) or a KV "
+                                      f"cache is not implemented (forward only); use backend='torch' for gradients")
+        q, k, v, out, lse = ctx.saved_tensors
+        if dout.stride(-1) != 1:
+            dout = dout.contiguous()
+        _, bwd = backend_functions(ctx.backend)
+        dq, dk, dv = bwd(q, k, v, out, lse, dout, ctx.seq, ctx.args)
+        return dq, dk, dv, None, None, None

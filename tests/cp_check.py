@@ -1,0 +1,133 @@
+"""Correctness checks of ring attention, run on every rank of a process group (CPU gloo in the tests, NCCL in
+perf/cp_gpu.py): full inputs from a shared seed, sharded in the load-balanced layout, ring forward and backward,
+gathered, and compared on rank 0 against the single-process fp64 reference with FlashAttention's rule
+(forward max|out - ref| <= 2 * max|eager_lowprec - ref| + 1e-3, backward 3x).
+
+Not a test module itself (no test_ prefix): tests/test_parallel.py and perf/cp_gpu.py import it.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.distributed as dist
+
+from rocflash.backends import FwdArgs
+from rocflash.backends.reference import attention_reference
+from rocflash.parallel import ring_flash_attn_func, zigzag_shard, zigzag_unshard
+
+DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "fp64": torch.float64}
+
+
+@dataclass(frozen=True)
+class Case:
+    seqlen: int
+    causal: bool
+    batch: int = 1
+    nheads: int = 4
+    nheads_k: int = 2
+    headdim: int = 32
+    dtype: str = "bf16"
+    softcap: float = 0.0
+    window: tuple[int, int] = (-1, -1)
+    backend: str = "torch"
+    seed: int = 0
+
+    def __str__(self):
+        return (f"seqlen={self.seqlen} causal={self.causal} b={self.batch} h={self.nheads}/{self.nheads_k} "
+                f"d={self.headdim} {self.dtype} softcap={self.softcap} window={self.window} backend={self.backend}")
+
+
+def _errors(got, ref, low):
+    err = (got.double() - ref).abs().max().item()
+    base = (low.double() - ref).abs().max().item()
+    return err, base
+
+
+def _reference(q, k, v, dout, args, compute_dtype):
+    a, b, c = (t.detach().to(compute_dtype).requires_grad_() for t in (q, k, v))
+    out, lse = attention_reference(a, b, c, args, compute_dtype)
+    out.backward(dout.to(compute_dtype))
+    return out.detach(), lse, a.grad, b.grad, c.grad
+
+
+def check_case(case: Case, device: torch.device, group=None) -> dict | None:
+    """Run one case on this rank; rank 0 returns a dict (errors, bounds, ok), the other ranks None.
+
+    A sequence that does not divide into 2 * world_size chunks is padded at the end (causal: exact, see
+    rocflash.parallel.layout) or must be rejected by zigzag_shard with a ValueError (non-causal)."""
+    world, rank = dist.get_world_size(group), dist.get_rank(group)
+    dtype = DTYPES[case.dtype]
+    g = torch.Generator().manual_seed(case.seed)
+    shape_q = (case.batch, case.seqlen, case.nheads, case.headdim)
+    shape_k = (case.batch, case.seqlen, case.nheads_k, case.headdim)
+    q, k, v = (torch.randn(s, generator=g).to(device=device, dtype=dtype) for s in (shape_q, shape_k, shape_k))
+    dout = torch.randn(shape_q, generator=g).to(device=device, dtype=dtype)
+    divides = case.seqlen % (2 * world) == 0
+    result = {"case": asdict(case), "world": world}
+    if not divides and not case.causal:
+        try:
+            zigzag_shard(q, group)
+        except ValueError as e:
+            result.update(ok="divisible by" in str(e), rejected=str(e))
+        else:
+            result.update(ok=False, rejected=None)
+        return result if rank == 0 else None
+
+    ql, kl, vl = (zigzag_shard(t, group, pad=not divides).requires_grad_() for t in (q, k, v))
+    dl = zigzag_shard(dout, group, pad=not divides)  # padded rows of dO are 0: they feed no gradient
+    out_l, lse_l, _ = ring_flash_attn_func(ql, kl, vl, group, causal=case.causal, softcap=case.softcap,
+                                           window_size=case.window, return_attn_probs=True, backend=case.backend)
+    out_l.backward(dl)
+    n = case.seqlen
+    out, dq, dk, dv = (zigzag_unshard(t, group, seqlen=n) for t in (out_l.detach(), ql.grad, kl.grad, vl.grad))
+    lse = zigzag_unshard(lse_l, group, dim=2, seqlen=n)
+    if rank != 0:
+        return None
+    args = FwdArgs(case.headdim ** -0.5, case.window[0], 0 if case.causal else case.window[1], case.softcap, None)
+    ref = _reference(q, k, v, dout, args, torch.float64)
+    low = _reference(q, k, v, dout, args, dtype if dtype != torch.float64 else torch.float32)
+    ok = True
+    for i, (name, got, factor) in enumerate((("out", out, 2), ("dq", dq, 3), ("dk", dk, 3), ("dv", dv, 3))):
+        j = (0, 2, 3, 4)[i]
+        err, base = _errors(got, ref[j], low[j])
+        bound = factor * base + 1e-3
+        nan = bool(torch.isnan(got).any())
+        result[name] = {"err": err, "bound": bound}
+        ok = ok and not nan and err <= bound and got.dtype == dtype and got.shape == ref[j].shape
+    lse_err = (lse.double() - ref[1].double()).abs().max().item()
+    result["lse"] = {"err": lse_err, "bound": 1e-3 * max(1.0, ref[1].abs().max().item())}
+    ok = ok and lse.dtype == torch.float32 and lse_err <= result["lse"]["bound"]
+    result["ok"] = ok
+    return result
+
+
+def run_cases(cases, device, group=None) -> list[dict]:
+    """check_case over ``cases``; an exception in one case is reported as a failed result (rank 0)."""
+    results = []
+    for case in cases:
+        try:
+            r = check_case(case, device, group)
+        except Exception:  # noqa: BLE001 (report and go on; a rank-local error may still hang the others)
+            r = {"case": asdict(case), "ok": False, "error": traceback.format_exc(limit=4)}
+            if dist.get_rank(group) != 0:
+                print(f"rank {dist.get_rank(group)}: {r['error']}", flush=True)
+        if r is not None:
+            results.append(r)
+    return results
+
+
+def spawn_worker(rank: int, world: int, port: int, cases, queue, backend: str = "gloo"):
+    """torch.multiprocessing.spawn target: init the group on CPU, run the cases, rank 0 puts its results."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    torch.set_num_threads(1)
+    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    try:
+        results = run_cases(cases, torch.device("cpu"))
+        if rank == 0:
+            queue.put(results)
+    finally:
+        dist.destroy_process_group()

@@ -1,0 +1,101 @@
+"""ptxas audit of the tensor-core forward instances (rocflash.mma_audit): every mma instance on sm_80 and sm_90
+has its products in the main loop, no spills, and registers / shared memory within its designed occupancy.
+
+Marked ``toolchain`` (needs nvcc; under CI=true a missing nvcc is a failure, elsewhere the test skips). The
+rule checks are also run on hand-made audits that break each rule, so a check that cannot fail shows up.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from rocflash import build, mma_audit
+
+
+@pytest.fixture(scope="module")
+def audits():
+    try:
+        build.find_nvcc()
+    except build.BuildError as e:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but nvcc is missing ({e}); CI installs it with ci/install_toolchain.sh")
+        pytest.skip(f"nvcc is missing ({e})")
+    return mma_audit.run_audit()
+
+
+@pytest.mark.toolchain
+def test_every_mma_kernel_passes(audits):
+    expected = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances() for arch in mma_audit.ARCHS}
+    assert {(a.instance, a.arch) for a in audits} == expected
+    assert sorted(a.general for a in audits) == [False] * len(expected) + [True] * len(expected)
+    violations = [v for a in audits for v in mma_audit.check(a)]
+    assert not violations, "\n".join(violations)
+    assert all(a.mma_in_loop > 0 for a in audits)
+
+
+def _good(**kw):
+    a = mma_audit.MmaKernelAudit(instance="x", symbol="x", arch="sm_90", general=False, rows_per_warp=32,
+                                 registers=200, spill_bytes=0, mma_in_loop=128, mma_per_tile=128,
+                                 register_limit=255, lds_bytes=36864, blocks=2)
+    for k, v in kw.items():
+        setattr(a, k, v)
+    return a
+
+
+@pytest.mark.parametrize("change,pattern", [
+    ({"mma_in_loop": 0}, "main loop must hold >= 128"),
+    ({"mma_in_loop": 64}, "main loop must hold >= 128"),
+    ({"mma_in_loop": 160}, "in whole products of 64"),
+    ({"spill_bytes": 8}, "must not spill"),
+    ({"registers": 255, "register_limit": 128}, "registers must be <= 128"),
+    ({"lds_bytes": 120 * 1024}, "shared memory must fit"),
+])
+def test_rules_flag_bad_kernels(change, pattern):
+    assert mma_audit.check(_good()) == [] and mma_audit.check(_good(mma_in_loop=192)) == []
+    assert any(pattern in v for v in mma_audit.check(_good(**change)))
+
+
+def test_main_loop_detection_on_ptx():
+    ptx = """
+.visible .entry k(
+)
+{
+	mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1}, {%r1}, {%r2}, {%f1};
+$L__BB0_1:
+	ld.shared.u32 %r1, [%r2];
+$L__BB0_2:
+	mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1}, {%r1}, {%r2}, {%f1};
+	mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1}, {%r1}, {%r2}, {%f1};
+	@%p1 bra $L__BB0_2;
+	@%p2 bra.uni $L__BB0_1;
+	ret;
+}
+"""
+    body = mma_audit.ptx_entries(ptx)["k"]
+    assert mma_audit.main_loop_mma_count(body) == 2  # the inner loop, not the outer one nor the prologue
+    assert mma_audit.main_loop_mma_count([ln for ln in body if "bra" not in ln]) == 0
+
+
+def test_occupancy_arithmetic():
+    from rocflash.configs import TileConfig
+    cfg = TileConfig(target="cuda", impl="mma", dtype="bf16", headdim=128, block_m=64, block_n=64, threads=128,
+                     threads_n=4, lds_pad_bytes=16, waves_per_simd=2)
+    assert mma_audit.designed_blocks(cfg) == 2 and mma_audit.register_limit(cfg) == 255
+    assert mma_audit.lds_bytes(cfg) == (64 + 128) * 272
+    cfg4 = TileConfig(**{**cfg.__dict__, "waves_per_simd": 4})
+    assert mma_audit.designed_blocks(cfg4) == 4 and mma_audit.register_limit(cfg4) == 128
+
+
+def test_ldmatrix_reads_are_conflict_free():
+    """The padded shared layout of every mma config serves each ldmatrix phase without bank conflicts (host
+    probe of MmaFwdTileShape's addresses, the ISA audit's bank model); the unpadded one would conflict."""
+    from rocflash.build import BuildError
+    try:
+        cfgs = list(dict.fromkeys(c for c, _ in mma_audit.mma_instances()))
+        for cfg in cfgs:
+            assert mma_audit.check_bank_conflicts(cfg) == [], cfg.tile_name
+            assert max(mma_audit.bank_conflicts(cfg, lds_pad_bytes=0).values()) > 1, cfg.tile_name
+    except BuildError as e:
+        pytest.skip(f"the host C++ compiler is missing ({e})")

@@ -1,0 +1,129 @@
+"""Context parallelism (rocflash.parallel) on CPU: gloo process groups of 2 and 4 ranks (torch.multiprocessing),
+ring forward and backward against the single-process fp64 reference on the gathered tensors (cp_check.py)."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+import torch
+import torch.multiprocessing as mp
+
+from cp_check import Case, spawn_worker
+from rocflash.masks import MaskRule
+from rocflash.parallel.ring import window_rect
+from rocflash.parallel import (memory_model, padded_seqlen, ring_flash_attn_func, zigzag_indices, zigzag_merge,
+                               zigzag_shard)
+
+TIMEOUT_S = 120
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _spawn(world: int, cases: list[Case]) -> list[dict]:
+    """Run ``cases`` on a fresh gloo group of ``world`` processes; rank 0's results. Bounded by TIMEOUT_S."""
+    ctx = mp.get_context("spawn")
+    queue = ctx.SimpleQueue()
+    procs = mp.start_processes(spawn_worker, args=(world, _free_port(), cases, queue), nprocs=world, join=False,
+                               start_method="spawn")
+    deadline = time.monotonic() + TIMEOUT_S
+    while not procs.join(timeout=1):
+        if time.monotonic() > deadline:
+            for p in procs.processes:
+                p.kill()
+            pytest.fail(f"ring attention on {world} ranks did not finish within {TIMEOUT_S} s (hang?)")
+    return queue.get()
+
+
+# World 2: seqlen 24 divides into 4 chunks, 21 and 30 do not (causal: padded; non-causal: ValueError).
+CASES_2 = [
+    Case(24, causal=True),
+    Case(24, causal=False, nheads=4, nheads_k=4, dtype="fp16", backend="sim"),
+    Case(24, causal=True, nheads=6, nheads_k=2, dtype="bf16", backend="sim", softcap=2.0, batch=2),
+    Case(21, causal=True, dtype="fp32", headdim=16),
+    Case(30, causal=True, nheads=2, nheads_k=1, backend="sim"),
+    Case(21, causal=False),
+    Case(16, causal=True, dtype="fp64", seed=3),
+    Case(40, causal=True, window=(7, 0), backend="sim"),
+    Case(40, causal=False, window=(3, 12), nheads=2, nheads_k=2),
+    Case(38, causal=True, window=(25, -1), dtype="fp32"),
+]
+# World 4: seqlen 32 divides into 8 chunks, 36 does not.
+CASES_4 = [
+    Case(32, causal=True, nheads=4, nheads_k=1),
+    Case(32, causal=False, backend="sim", dtype="bf16"),
+    Case(36, causal=True, backend="sim", dtype="fp16"),
+    Case(36, causal=False),
+    Case(48, causal=False, window=(9, 4), backend="sim"),
+    Case(64, causal=True, window=(20, 0)),
+]
+
+
+# World 1: no communication at all (the ring degenerates to one block per call).
+CASES_1 = [Case(20, causal=True, window=(6, 0)), Case(12, causal=False, nheads=2, nheads_k=1, backend="sim")]
+
+
+@pytest.mark.parametrize("world,cases", [(1, CASES_1), (2, CASES_2), (4, CASES_4)], ids=["world1", "world2", "world4"])
+def test_ring_matches_reference(world, cases):
+    results = _spawn(world, cases)
+    assert len(results) == len(cases)
+    failed = [r for r in results if not r["ok"]]
+    assert not failed, "\n".join(str(r) for r in failed)
+
+
+def test_layout_round_trip():
+    x = torch.arange(2 * 3 * 16).view(2, 16, 3)
+    parts = [zigzag_shard(x, rank=r, world_size=4) for r in range(4)]
+    assert parts[0][0, :, 0].tolist() == [0, 3, 42, 45]  # chunks 0 and 7 (positions 0, 1, 14, 15)
+    assert zigzag_indices(16, 4, 1).tolist() == [2, 3, 12, 13]
+    assert torch.equal(zigzag_merge(parts), x)
+    padded = [zigzag_shard(x[:, :13], rank=r, world_size=4, pad=True) for r in range(4)]
+    assert padded_seqlen(13, 4) == 16 and torch.equal(zigzag_merge(padded, seqlen=13), x[:, :13])
+    assert padded[0][:, 2:].abs().sum() == 0  # chunk 7 (positions 14, 15) is all padding
+    with pytest.raises(ValueError, match="divisible by 2 \\* world_size = 8"):
+        zigzag_shard(x[:, :13], rank=0, world_size=4)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_window_rect_is_exact(seed):
+    """The sub-block and bounds window_rect picks see exactly the pairs of the global window rule."""
+    g = torch.Generator().manual_seed(seed)
+    rnd = lambda lo, hi: int(torch.randint(lo, hi, (), generator=g))  # noqa: E731
+    for _ in range(300):
+        n, m = rnd(1, 12), rnd(1, 12)
+        offset, left, right = rnd(-15, 16), rnd(-1, 10), rnd(-1, 10)
+        i, j = torch.arange(n).view(-1, 1), torch.arange(m).view(1, -1)
+        want = ((left < 0) | (j >= i + offset - left)) & ((right < 0) | (j <= i + offset + right))
+        got = torch.zeros(n, m, dtype=torch.bool)
+        rect = window_rect(n, m, offset, left, right)
+        if rect is not None:
+            i0, i1, j0, j1, l2, r2 = rect
+            got[i0:i1, j0:j1] = MaskRule(i1 - i0, j1 - j0, l2, r2).visible_grid(torch.arange(i1 - i0), torch.arange(j1 - j0))
+        assert torch.equal(got, want), (n, m, offset, left, right, rect)
+
+
+def test_unsupported_arguments_raise_before_communication():
+    q = torch.randn(1, 8, 2, 16)
+    with pytest.raises(ValueError, match="window_size\\[1\\] must be -1 or 0 when causal"):
+        ring_flash_attn_func(q, q, q, causal=True, window_size=(4, 2))
+    with pytest.raises(ValueError, match="load-balanced layout"):
+        ring_flash_attn_func(q, q[:, :6], q[:, :6], window_size=(4, 2))
+    with pytest.raises(NotImplementedError, match="alibi_slopes"):
+        ring_flash_attn_func(q, q, q, alibi_slopes=torch.ones(2))
+    with pytest.raises(ValueError, match="load-balanced layout"):
+        ring_flash_attn_func(q[:, :7], q[:, :7], q[:, :7], causal=True)
+    with pytest.raises(ValueError, match="nheads must be divisible by nheads_k"):
+        ring_flash_attn_func(q, q[:, :, :1].expand(1, 8, 3, 16), q[:, :, :1].expand(1, 8, 3, 16))
+    with pytest.raises(RuntimeError, match="init_process_group"):
+        ring_flash_attn_func(q, q, q)
+
+
+def test_memory_model_is_linear_in_local_seqlen():
+    a = memory_model(1, 4096, 32, 8, 128)
+    b = memory_model(1, 8192, 32, 8, 128)
+    assert all(b[key] == 2 * a[key] for key in a)

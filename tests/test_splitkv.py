@@ -1,0 +1,79 @@
+"""CPU checks of the split-KV decode path: the split rule and heuristic (rocflash.splitkv), its tile configs
+(ck_configs/fmha_splitkv.toml) against the kernel's own validity rule and LDS size (through the host probe of
+hip_src/fmha_splitkv_tile.h), and the generated instances."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocflash import codegen, splitkv
+from rocflash._probe import Probe, TileShape
+from rocflash.configs import TileConfig, load_configs
+
+
+@pytest.mark.parametrize("seqlen_k,max_k,n,block_n", [(1, 1, 1, 16), (100, 4096, 7, 16), (4096, 4096, 16, 32),
+                                                      (131072, 131072, 66, 16), (0, 50, 3, 8), (999, 1000, 128, 64)])
+def test_split_bounds_partition_the_keys(seqlen_k, max_k, n, block_n):
+    bounds = splitkv.split_bounds(seqlen_k, max_k, n, block_n)
+    assert len(bounds) == n and bounds[0][0] == 0 and bounds[-1][1] == seqlen_k
+    for (a, b), (c, _) in zip(bounds, bounds[1:]):
+        assert a <= b == c  # contiguous, empty splits allowed
+    kps = splitkv.split_keys(max_k, n, block_n)
+    assert kps % block_n == 0 and kps * n >= max_k
+
+
+def test_heuristic_choices():
+    """Whole waves of resident blocks (H200: 132 SMs x 3; MI50: 60 CUs x 2), no split under 256 keys."""
+    h200, mi50 = 132, 60
+    assert splitkv.num_splits_heuristic(8, 8, 1, 16384, h200) == 6  # 384 of 396 slots (the sweep's best)
+    assert splitkv.num_splits_heuristic(32, 8, 1, 131072, h200) == 3  # 768 blocks: 2 waves
+    assert splitkv.num_splits_heuristic(1, 8, 1, 131072, h200) == 45
+    assert splitkv.num_splits_heuristic(1, 8, 1, 4096, h200) == 15  # at most 4096 // 256 = 16
+    assert splitkv.num_splits_heuristic(1, 8, 1, 16384, mi50, "hip") == 14  # 112 of 120 slots
+    assert splitkv.num_splits_heuristic(1, 8, 1, 100, mi50, "hip") == 1  # too few keys to split
+    assert splitkv.num_splits_heuristic(64, 32, 4, 131072, mi50, "hip") == 1  # 8192 blocks fill waves already
+    assert 0.9 * splitkv.MAX_SPLITS <= splitkv.num_splits_heuristic(1, 1, 1, 10 ** 7, 10 ** 4) <= splitkv.MAX_SPLITS
+    for args in [(0, 8, 1, 10, 60), (1, 8, 1, 0, 60), (1, 8, 1, 10, 0)]:
+        assert splitkv.num_splits_heuristic(*args) == 1
+    assert splitkv.wave_efficiency(384, 396) == pytest.approx(384 / 396)
+    assert splitkv.wave_efficiency(512, 396) == pytest.approx(512 / 792)
+
+
+def test_split_kernel_rule():
+    assert splitkv.use_split_kernel(1, 4, 1) and splitkv.use_split_kernel(4, 4, 0)
+    assert not splitkv.use_split_kernel(8, 4, 1) and splitkv.use_split_kernel(8, 4, 2)
+    assert splitkv.row_chunks(1, 4, 4) == 1 and splitkv.row_chunks(8, 4, 4) == 8
+
+
+def test_configs_match_the_kernel_rule_and_fit_lds():
+    probe = Probe.load()
+    configs = load_configs("fwd_splitkv")
+    for target in ("gfx9", "cuda"):
+        for dtype in ("fp16", "bf16", "fp32"):
+            assert sorted(c.headdim for c in configs if c.target == target and c.dtype == dtype) == [64, 128, 256]
+    for c in configs:
+        shape = TileShape.from_config(c)
+        assert probe.valid(shape), c.tile_name
+        assert 0 < probe.lds_bytes(shape) <= 64 * 1024, c.tile_name
+        assert c.waves_per_simd == (1 if c.target == "gfx9" else 0)
+
+
+@pytest.mark.parametrize("field,value,match", [("threads_n", 3, "power of 2"), ("block_n", 12, "key groups"),
+                                               ("headdim", 24, "16-byte vectors")])
+def test_invalid_configs_are_named(field, value, match):
+    base = dict(target="gfx9", dtype="fp16", headdim=128, block_m=4, block_n=16, threads=128, threads_n=16,
+                lds_pad_bytes=16, waves_per_simd=1, kind="fwd_splitkv")
+    base[field] = value
+    with pytest.raises(ValueError, match=match):
+        TileConfig(**base).validate()
+    if field != "threads_n":
+        assert not Probe.load().valid(TileShape.from_config(TileConfig(**base)))
+
+
+def test_generated_instances(tmp_path):
+    sources = codegen.generate("gfx9", tmp_path, kinds=("fwd_splitkv",))
+    names = {p.name for p in sources}
+    assert "rocflash_fmha_fwd_splitkv_gfx9_bf16_d128_b4x8_t128x16_p16_vec.hip" in names
+    assert len(sources) == 2 * len([c for c in load_configs("fwd_splitkv") if c.target == "gfx9"])
+    table = (tmp_path / "fmha_fwd_splitkv_table.inc").read_text()
+    assert '"fwd_splitkv"' in table and "launch_fmha_fwd_splitkv<Bf16" in table
