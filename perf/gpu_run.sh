@@ -3,13 +3,15 @@
 # the real-model check, the perf tables and the training check. Results land in $OUT (the device tool) or
 # ./gpu_out, at most 8 files:
 #   setup.txt summary.txt | perf.json perf.txt roofline.png | fwd_bwd.json | train_check.csv train_check.png
-# Usage: bash perf/gpu_run.sh [stage ...]   stages: build test sanitize model perf fwdbwd train tc cp
-#        (default: build test sanitize model). PERF_TIME_LIMIT_S bounds the perf stage (default 300).
+# Usage: bash perf/gpu_run.sh [stage ...]   stages: build test fuzz sanitize model perf fwdbwd train tc cp
+#        (default: build test fuzz sanitize model). fuzz: tests/test_fuzz.py through the compiled kernels
+#        (FUZZ_EXAMPLES examples, default 600) and tests/test_compile.py's GPU ops/compile test.
+#        PERF_TIME_LIMIT_S bounds the perf stage (default 300).
 #        cp (>= 2 GPUs: context parallelism, cp.json cp.txt): CP_TIME_LIMIT_S bounds its speed part (default 180).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT"
 REPO=$PWD
-stages=${*:-build test sanitize model}
+stages=${*:-build test fuzz sanitize model}
 export PYTHONUNBUFFERED=1
 log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv >> "$OUT/setup.txt"
@@ -31,6 +33,10 @@ for s in $stages; do case $s in
     log "python3 -m rocflash.perf --preset perf/presets/tensor_core.yaml --backends cuda flash cudnn --baseline sdpa-flash"
     (cd /tmp && python3 -m rocflash.perf --preset "$REPO/perf/presets/tensor_core.yaml" --backends cuda flash cudnn \
       --baseline sdpa-flash --time-limit-s "${TC_TIME_LIMIT_S:-200}" --json "$OUT/tensor_core.json" 2>&1 | tee "$OUT/tensor_core.txt" | tail -45) ;;
+  fuzz)
+    log "pytest -m gpu test_fuzz.py test_compile.py (CI=true ROCFLASH_FUZZ_EXAMPLES=${FUZZ_EXAMPLES:-600})"
+    (cd tests && CI=true ROCFLASH_FUZZ_EXAMPLES=${FUZZ_EXAMPLES:-600} python3 -m pytest -q -m gpu -p no:cacheprovider test_fuzz.py test_compile.py 2>&1 | tail -40 | tee -a "$OUT/summary.txt")
+    log "pytest exit ${PIPESTATUS[0]}" ;;
   sanitize)
     for tool in memcheck racecheck; do
       log "compute-sanitizer --tool $tool python3 perf/sanitize_cases.py"

@@ -7,7 +7,8 @@ import numbers
 
 import torch
 
-from .backends import FwdArgs, ck, compiled, reference, sim
+from . import ops
+from .backends import FwdArgs, ck, reference
 from .selector import select_backend
 
 MAX_HEADDIM = 256
@@ -47,7 +48,14 @@ def flash_attn_func(
         dropout_p: must be 0.0 (dropout is not implemented by any backend yet: NotImplementedError).
         softmax_scale: scale of Q.K^T; default 1 / sqrt(headdim). Valid: |softmax_scale| <= 2.3587e38
             (``MAX_SOFTMAX_SCALE``: softmax_scale * log2(e) must be a finite float32; 0 gives uniform
-            weights). Scores whose scaled value overflows float32 give NaN in their rows.
+            weights). Scores whose scaled value overflows float32 give NaN in their rows. The forward and dv
+            are exact over the whole range; the fused backends' dq and dk are within FlashAttention's tolerance
+            rule for |softmax_scale| <= 100 (``ops.EXACT_BACKWARD_SCALE``) and beyond it carry an absolute error
+            of about |softmax_scale| * eps(out) * |dout| * |v| * |k| (eps 2^-11 fp16, 2^-8 bf16, 2^-24 fp32):
+            FlashAttention-2's D = rowsum(dout * out), from out rounded to its dtype, cancels against
+            dP = dout . v (Dao 2023, Algorithm 2, line 4). Their backward warns (RuntimeWarning) there; peaked
+            rows (ALiBi) in fp16 can leave the rule from about 15 already (tests/test_fuzz.py). The torch backend
+            is exact at every scale.
         causal: causal mask, aligned to the bottom-right corner when seqlen_q != seqlen_k (flash-attn >= 2.1):
             query row i sees key j iff j <= i + seqlen_k - seqlen_q. For seqlen_q=2, seqlen_k=5::
 
@@ -88,30 +96,33 @@ def flash_attn_func(
     """
     args = _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
                        deterministic, return_attn_probs)
-    sel = select_backend(q.device, backend)
+    name = _backend_name(q.device, backend)
     ck_arch = None
-    if sel.backend == "ck":  # rocflash.backends.ck: what its instances cannot honour raises, or falls back
-        sel, ck_arch = ck.resolve(sel, q, k, args, dropout_p=dropout_p)
-    if q.dtype == torch.float64 and sel.backend not in _FP64_BACKENDS:
-        raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{sel.backend}' "
+    if name == "ck":  # rocflash.backends.ck: what its instances cannot honour raises, or falls back to hip
+        # (ck.resolve reads the call's shapes and the device's arch: it runs per call, not constant-folded)
+        sel, ck_arch = ck.resolve(select_backend(q.device, backend), q, k, args, dropout_p=dropout_p)
+        name = sel.backend
+    if q.dtype == torch.float64 and name not in _FP64_BACKENDS:
+        raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{name}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
     if dropout_p > 0:
-        raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{sel.backend}', got {dropout_p}")
+        raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{name}', got {dropout_p}")
     q, k, v = (x if x.stride(-1) == 1 else x.contiguous() for x in (q, k, v))  # kernels need headdim contiguous
 
-    if q.numel() == 0 or k.shape[1] == 0:
-        # Nothing to launch: empty output, or no keys at all (every row fully masked: 0 and LSE -inf).
-        out, lse = _NoWork.apply(q, k, v)
-    elif sel.backend == "torch":
-        out, lse = reference.forward(q, k, v, args)
+    if name == "torch":
+        # PyTorch ops (autograd twice, traced op by op by torch.compile); torch.ops.rocflash.fwd with
+        # backend="torch" runs the same forward as one opaque op
+        out, lse = reference.forward(q, k, v, args) if q.numel() and k.shape[1] else ops.fwd(*_op_args(q, k, v, args, "torch"))[:2]
         lse = lse.detach()
     else:
-        out, lse = _FusedAttention.apply(q, k, v, args, (sel.backend, ck_arch) if ck_arch else sel.backend)
+        # torch.ops.rocflash.fwd: differentiable once (register_autograd), traceable (register_fake)
+        out, lse, _ = ops.fwd(*_op_args(q, k, v, args, f"ck:{ck_arch}" if ck_arch else name))
     return (out, lse, None) if return_attn_probs else out
 
 
 class _NoWork(torch.autograd.Function):
-    """Empty inputs, or no keys at all: out 0, LSE -inf, zero gradients; no kernel launch."""
+    """Empty inputs, or no keys at all: out 0, LSE -inf, zero gradients; no kernel launch (rocflash.varlen's
+    calls without work; flash_attn_func's go through torch.ops.rocflash.fwd, which handles them the same way)."""
 
     @staticmethod
     def forward(ctx, q, k, v):
@@ -127,48 +138,20 @@ class _NoWork(torch.autograd.Function):
         return tuple(torch.zeros_like(t) for t in ctx.saved_tensors)
 
 
-class _FusedAttention(torch.autograd.Function):
-    """Forward and backward through a fused backend (``sim`` or a compiled one). The LSE is an output for
-    the caller and the saved statistic of the backward; it is not differentiable (as in flash-attn)."""
+@torch.compiler.assume_constant_result
+def _backend_name(device: torch.device, backend: str | None) -> str:
+    """The selected backend's name. Under torch.compile this runs once at trace time, outside the graph (the
+    probe reads device properties and imports the compiled module): the graph holds the name as a constant,
+    so ROCFLASH_BACKEND is read when a function is compiled, not at each call of the compiled function."""
+    return select_backend(device, backend).backend
 
-    @staticmethod
-    def forward(ctx, q, k, v, args, backend):
-        if backend == "sim":
-            out, lse, stats = sim.forward(q, k, v, args, with_stats=True)
-        elif isinstance(backend, tuple):  # ("ck", arch): rocflash's own backward kernels ("hip") from CK's LSE
-            out, lse = ck.forward(q, k, v, args, backend[1])
-            stats, backend = lse, "hip"  # compiled.backward turns an LSE into its stats (stats_from_lse)
-        elif any(ctx.needs_input_grad[:3]):
-            out, lse, stats = compiled.forward(backend, q, k, v, args, with_stats=True)
-        else:  # inference: no stats, so decode shapes may take the split-KV kernel (it does not write them)
-            (out, lse), stats = compiled.forward(backend, q, k, v, args), None
-        # the backward rebuilds P from the forward's row max and 1/l (fp64 in the sim for fp64 inputs: gradcheck)
-        ctx.save_for_backward(q, k, v, out, stats)
-        ctx.args, ctx.backend = args, backend
-        lse = lse.float()
-        ctx.mark_non_differentiable(lse)
-        return out, lse
 
-    @staticmethod
-    def backward(ctx, dout, _dlse):
-        if torch.is_grad_enabled():  # create_graph=True: the fused backward kernels have no derivative
-            raise RuntimeError(
-                f"flash_attn_func: backend '{ctx.backend}' does not support second derivatives (a backward with "
-                f"create_graph=True, e.g. a gradient penalty): its backward kernels are not differentiable. Use "
-                f"backend='torch' (autograd through PyTorch ops, differentiable twice) for higher-order gradients.")
-        with torch.no_grad():
-            return _FusedAttention._backward(ctx, dout)
-
-    @staticmethod
-    def _backward(ctx, dout):
-        q, k, v, out, stats = ctx.saved_tensors
-        if dout.stride(-1) != 1:  # e.g. the expanded ones of out.sum().backward(): kernels need headdim contiguous
-            dout = dout.contiguous()
-        if ctx.backend == "sim":
-            dq, dk, dv = sim.backward(q, k, v, out, None, dout, ctx.args, stats=stats)
-        else:
-            dq, dk, dv = compiled.backward(ctx.backend, q, k, v, out, stats, dout, ctx.args)
-        return dq, dk, dv, None, None
+def _op_args(q, k, v, args: FwdArgs, backend: str):
+    # softmax stats only when a gradient will be asked for: without them decode shapes may take the split-KV
+    # kernel (it does not write them)
+    with_stats = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+    return (q, k, v, args.softmax_scale, args.window_left, args.window_right, args.softcap, args.alibi_slopes, backend,
+            with_stats)
 
 
 def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,

@@ -72,3 +72,25 @@ def test_range_end_accepted():
 def test_sim_backward_p_never_exceeds_one_at_large_logits():
     """The issue's failure: scale 1e4 through the sim, dv against fp64 (was 0.036 off here, P > 1)."""
     _case(1e4, "sim", seed=3, sq=40, sk=40, causal=True, d=64, grads=("dv",))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("scale", [100.0, -100.0, 300.0])
+def test_all_gradients_within_rule_up_to_exact_backward_scale(dtype, scale):
+    """dq, dk and dv of the fused backward satisfy FlashAttention's rule (relative to the low-precision eager
+    baseline) up to |softmax_scale| 1e2 (ops.EXACT_BACKWARD_SCALE) with margin: 3e2 passes too."""
+    for seed in (0, 1):
+        _case(scale, "sim", seed=seed, dtype=dtype)
+
+
+def test_backward_warns_above_exact_backward_scale():
+    """From |softmax_scale| 1e3 dq/dk leave the rule (fp32: 5.4e-3 off against 3 * 3e-4 + 1e-3, seed 1): warn."""
+    from rocflash.ops import EXACT_BACKWARD_SCALE
+    q, k, v = (torch.randn(1, 8, 1, 8, requires_grad=True) for _ in range(3))
+    with pytest.warns(RuntimeWarning, match=r"\|softmax_scale\| = 1000 > 100: dq and dk carry"):
+        rocflash.flash_attn_func(q, k, v, softmax_scale=1e3, backend="sim").sum().backward()
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for backend, scale in (("sim", EXACT_BACKWARD_SCALE), ("torch", 1e3)):
+            rocflash.flash_attn_func(q, k, v, softmax_scale=scale, backend=backend).sum().backward()

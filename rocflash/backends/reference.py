@@ -29,47 +29,89 @@ def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | Non
     P is exp(S - max) / sum, normalised in ``compute_dtype`` (not exp(S - LSE), whose rounding of a large
     LSE would put rows off by up to |LSE| * eps).
     """
-    compute_dtype = compute_dtype or (torch.float64 if q.dtype == torch.float64 else torch.float32)
-    batch, seqlen_q, nheads, _ = q.shape
-    seqlen_k, nheads_k = k.shape[1], k.shape[2]
-    group = nheads // nheads_k
-    qc = q.to(compute_dtype).transpose(1, 2)  # (b, h, sq, d)
+    parts = _Parts(q, k, v, args, compute_dtype)
+    out = torch.matmul(parts.probs.to(parts.vc.dtype), parts.vc) * parts.poison.unsqueeze(-1)
+    return out.transpose(1, 2).to(q.dtype).contiguous(), (parts.lse * parts.poison).to(torch.float32)
 
-    def finite_part(x):  # (b, sk, hk, d) -> (b, h, sk, d) with non-finite elements 0; (b, h, sk) "row had any"
+
+class _Parts:
+    """The intermediates of ``attention_reference`` (all (b, h, ...) in compute_dtype): the shared first half
+    of its forward and of the explicit ``backward``."""
+
+    def __init__(self, q, k, v, args: FwdArgs, compute_dtype):
+        self.compute_dtype = compute_dtype = compute_dtype or (torch.float64 if q.dtype == torch.float64 else torch.float32)
+        batch, seqlen_q, nheads, _ = q.shape
+        seqlen_k, nheads_k = k.shape[1], k.shape[2]
+        self.group = group = nheads // nheads_k
+        self.qc = qc = q.to(compute_dtype).transpose(1, 2)  # (b, h, sq, d)
+
+        def finite_part(x):  # (b, sk, hk, d) -> (b, h, sk, d) with non-finite elements 0; (b, h, sk) "row had any"
+            x = x.transpose(1, 2)
+            ok = torch.isfinite(x)
+            clean = torch.where(ok, x, torch.zeros((), dtype=x.dtype, device=x.device)).to(compute_dtype)
+            return clean.repeat_interleave(group, dim=1), (~ok).any(dim=-1).repeat_interleave(group, dim=1), ok
+
+        self.kc, k_bad, self.k_ok = finite_part(k)
+        self.vc, v_bad, self.v_ok = finite_part(v)
+        scores = torch.matmul(qc, self.kc.transpose(-1, -2)) * args.softmax_scale
+        self.tanh = None
+        if args.softcap > 0:
+            self.tanh = torch.tanh(scores / args.softcap)
+            scores = args.softcap * self.tanh
+        rows = torch.arange(seqlen_q, device=q.device).view(-1, 1)
+        cols = torch.arange(seqlen_k, device=q.device).view(1, -1)
+        diag = rows + seqlen_k - seqlen_q  # the key aligned with each query row (bottom-right)
+        if args.alibi_slopes is not None:
+            slopes = args.alibi_slopes.to(compute_dtype)
+            slopes = slopes.view(1, nheads, 1, 1) if slopes.dim() == 1 else slopes.view(batch, nheads, 1, 1)
+            scores = scores - slopes * (diag - cols).abs().to(compute_dtype)
+        visible = MaskRule(seqlen_q, seqlen_k, args.window_left, args.window_right).visible_grid(rows, cols)
+        scores = scores.masked_fill(~visible, float("-inf"))
+        # softmax is shift invariant: no gradient through the row max (no key at all: every row fully masked)
+        row_max = (scores.amax(dim=-1, keepdim=True) if seqlen_k else scores.new_full((*scores.shape[:-1], 1), float("-inf"))).detach()
+        row_max = row_max.masked_fill(torch.isneginf(row_max), 0.0)  # fully masked rows: exp(-inf - 0) = 0
+        e = torch.exp(scores - row_max)
+        total = e.sum(dim=-1, keepdim=True)
+        self.probs = e / total.masked_fill(total == 0, 1.0)  # fully masked rows: P = 0, out 0
+        self.lse = (row_max + torch.log(total)).squeeze(-1)  # -inf for fully masked rows
+        # NaN for rows that see a non-finite K or V element (the selects above must not hide visible NaN)
+        bad = (k_bad | v_bad).to(compute_dtype).unsqueeze(-1)  # (b, h, sk, 1)
+        sees_bad = torch.matmul(visible.to(compute_dtype), bad).squeeze(-1) > 0  # (b, h, sq)
+        self.poison = torch.where(sees_bad, torch.full((), float("nan"), dtype=compute_dtype, device=q.device),
+                                  torch.ones((), dtype=compute_dtype, device=q.device))
+
+
+def explicit_backward(q, k, v, dout, args: FwdArgs):
+    """(dq, dk, dv) of ``attention_reference`` (compute dtype fp32, fp64 for fp64 inputs) written out
+    (FlashAttention-2's formulas with P recomputed exactly as the forward's), for callers that cannot run
+    autograd (the ``rocflash::bwd`` custom op). Equal to autograd through ``attention_reference`` up to
+    rounding, non-finite K/V elements (gradient 0) and rows that see them (NaN) included::
+
+        dV = P^T dO,  dP = dO V^T,  dS = P * (dP - rowsum(P * dP)) * g  (g = 1 - tanh^2 with softcap),
+        dQ = dS K * scale,  dK = dS^T Q * scale,  dK/dV summed over each GQA group
+    """
+    parts = _Parts(q, k, v, args, None)
+    acc = parts.compute_dtype
+    do = dout.to(acc).transpose(1, 2) * parts.poison.unsqueeze(-1)  # (b, h, sq, d)
+    p = parts.probs
+    dv = torch.matmul(p.transpose(-1, -2), do)
+    dp = torch.matmul(do, parts.vc.transpose(-1, -2))
+    ds = p * (dp - (p * dp).sum(dim=-1, keepdim=True))
+    if parts.tanh is not None:
+        ds = ds * (1 - parts.tanh * parts.tanh)
+    dq = torch.matmul(ds, parts.kc) * args.softmax_scale
+    dk = torch.matmul(ds.transpose(-1, -2), parts.qc) * args.softmax_scale
+
+    def finish(x, heads, ok=None):  # (b, h, s, d) -> (b, s, heads, d), GQA groups summed, 0 at non-finite inputs
+        if heads != x.shape[1]:
+            x = x.view(x.shape[0], heads, parts.group, *x.shape[2:]).sum(dim=2)
         x = x.transpose(1, 2)
-        ok = torch.isfinite(x)
-        clean = torch.where(ok, x, torch.zeros((), dtype=x.dtype, device=x.device)).to(compute_dtype)
-        return clean.repeat_interleave(group, dim=1), (~ok).any(dim=-1).repeat_interleave(group, dim=1)
+        if ok is not None:
+            x = torch.where(ok.transpose(1, 2), x, torch.zeros((), dtype=x.dtype, device=x.device))
+        return x.to(q.dtype).contiguous()
 
-    kc, k_bad = finite_part(k)
-    vc, v_bad = finite_part(v)
-    scores = torch.matmul(qc, kc.transpose(-1, -2)) * args.softmax_scale
-    if args.softcap > 0:
-        scores = args.softcap * torch.tanh(scores / args.softcap)
-    rows = torch.arange(seqlen_q, device=q.device).view(-1, 1)
-    cols = torch.arange(seqlen_k, device=q.device).view(1, -1)
-    diag = rows + seqlen_k - seqlen_q  # the key aligned with each query row (bottom-right)
-    if args.alibi_slopes is not None:
-        slopes = args.alibi_slopes.to(compute_dtype)
-        slopes = slopes.view(1, nheads, 1, 1) if slopes.dim() == 1 else slopes.view(batch, nheads, 1, 1)
-        scores = scores - slopes * (diag - cols).abs().to(compute_dtype)
-    visible = MaskRule(seqlen_q, seqlen_k, args.window_left, args.window_right).visible_grid(rows, cols)
-    scores = scores.masked_fill(~visible, float("-inf"))
-    row_max = scores.amax(dim=-1, keepdim=True).detach()  # softmax is shift invariant: no gradient through it
-    row_max = row_max.masked_fill(torch.isneginf(row_max), 0.0)  # fully masked rows: exp(-inf - 0) = 0
-    e = torch.exp(scores - row_max)
-    total = e.sum(dim=-1, keepdim=True)
-    probs = e / total.masked_fill(total == 0, 1.0)  # fully masked rows: P = 0, out 0
-    lse = (row_max + torch.log(total)).squeeze(-1)  # -inf for fully masked rows
-    out = torch.matmul(probs.to(vc.dtype), vc)
-    # NaN for rows that see a non-finite K or V element (the selects above must not hide visible NaN)
-    bad = (k_bad | v_bad).to(compute_dtype).unsqueeze(-1)  # (b, h, sk, 1)
-    sees_bad = torch.matmul(visible.to(compute_dtype), bad).squeeze(-1) > 0  # (b, h, sq)
-    poison = torch.where(sees_bad, torch.full((), float("nan"), dtype=compute_dtype, device=q.device),
-                         torch.ones((), dtype=compute_dtype, device=q.device))
-    out = out * poison.unsqueeze(-1)
-    lse = lse * poison
-    return out.transpose(1, 2).to(q.dtype).contiguous(), lse.to(torch.float32)
+    nheads_k = k.shape[2]
+    return finish(dq, q.shape[2]), finish(dk, nheads_k, parts.k_ok), finish(dv, nheads_k, parts.v_ok)
 
 
 def forward(q, k, v, args: FwdArgs):

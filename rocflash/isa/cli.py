@@ -99,7 +99,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ck:
         return _main_ck(args, archs, argv)
     if args.from_dir is not None:
+        if not args.from_dir.is_dir():
+            print(f"python -m rocflash.isa: --from-dir must be a directory of *.s / *.ptxas.txt files, got "
+                  f"{str(args.from_dir)!r} (not a directory)", file=sys.stderr)
+            return 2
         kernels = audit_directory(args.from_dir)
+        if not kernels:
+            print(f"python -m rocflash.isa: --from-dir {str(args.from_dir)!r} holds no kernel to audit "
+                  f"(no *.s or *.ptxas.txt file with a kernel)", file=sys.stderr)
+            return 2
         order = [*ARCHS, *CLI_ARCHS]
         found_archs = sorted({k.arch for k in kernels}, key=lambda a: order.index(a) if a in order else len(order))
         run = AuditRun(kernels, found_archs, "as found", 0.0, 0.0, 0, 0, str(args.from_dir), 0,
