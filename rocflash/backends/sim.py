@@ -25,7 +25,11 @@ Backward (hip_src/fmha_bwd_kernel.h)::
     boundary tiles select P and dS to 0 where masked (never 0 * a NaN of an unseen K/V row)
     dQ, dK scaled by softmax_scale at the end; dK, dV summed over the query heads of each GQA group
 
-Batch and heads are vectorised; blocks and tiles are Python loops, as the kernels' grids and main loops.
+Vectorised without changing a rounding: batch, heads and all blocks of the grid run together, one main-loop
+step at a time (step s of every block: its s-th tile, gathered). Each (block, tile) keeps its own Br x Bc
+(x headdim bucket) products and the same elementwise recurrences in the same order, so the results are
+bit-for-bit those of one Python loop per block and tile (tests/test_sim_vectorised.py checks that against
+the loop version). Boundary tiles with non-finite operands take masked_product tile by tile, as before.
 """
 
 from __future__ import annotations
@@ -118,6 +122,104 @@ def masked_product(a, b, keep):
     return (a.unsqueeze(-1) * b_kept).sum(dim=-2)
 
 
+def _tiles(x, size: int, count: int):
+    """(b, h, s, d) -> (b, h, count, size, d): tile i holds rows [i*size, i*size + size), zero past the end
+    (the kernel's loads; as _Problem.rows per tile)."""
+    s = x.shape[2]
+    x = x[:, :, :count * size] if s > count * size else F.pad(x, (0, 0, 0, count * size - s))
+    return x.reshape(*x.shape[:2], count, size, x.shape[-1])
+
+
+def _run(idx) -> bool:
+    return idx == list(range(idx[0], idx[0] + len(idx)))
+
+
+def _pick(x, idx, dim: int = 2):
+    """The tiles ``idx`` (a python list) of ``x`` along ``dim``: a view for a run of consecutive tiles."""
+    if _run(idx):
+        return x.narrow(dim, idx[0], len(idx))
+    return x.index_select(dim, torch.tensor(idx, device=x.device))
+
+
+def _matmul(a, b, idx):
+    """a @ _pick(b, idx) for a (b, h, pairs, M, K) and the tiles b (b, h, tiles, K, N): when every pair reads the
+    same tile, one (pairs * M) x K x N product per head instead of gathering copies of it."""
+    if len(idx) > 1 and idx.count(idx[0]) == len(idx) and b.dim() == 5:
+        shared = b.select(2, idx[0])  # (b, h, K, N)
+        return (a.reshape(*a.shape[:2], -1, a.shape[-1]) @ shared).view(*a.shape[:-1], shared.shape[-1])
+    return a @ _pick(b, idx)
+
+
+def _update(x, idx, fn, dim: int = 2):
+    """x[..., idx, ...] = fn(x[..., idx, ...]) along ``dim``: in place on the view for a run of tiles."""
+    if _run(idx):
+        view = x.narrow(dim, idx[0], len(idx))
+        view.copy_(fn(view))
+    else:
+        _put(x, idx, fn(_pick(x, idx, dim)), dim)
+
+
+def _put(x, idx, value, dim: int = 2):
+    """x[..., idx, ...] = value along ``dim`` (idx as in _pick, without repeats)."""
+    if _run(idx):
+        x.narrow(dim, idx[0], len(idx)).copy_(value)
+    else:
+        x.index_copy_(dim, torch.tensor(idx, device=x.device), value)
+
+
+def _schedule(ranges):
+    """Main-loop steps of a grid: ranges[blk] = (begin, end) tiles of block blk, walked in ascending order.
+    Returns per step s the blocks still running and the tile each visits: [(blocks, tiles)]."""
+    steps = max((e - b for b, e in ranges), default=0)
+    out = []
+    for s in range(steps):
+        blocks = [i for i, (b, e) in enumerate(ranges) if b + s < e]
+        out.append((blocks, [ranges[i][0] + s for i in blocks]))
+    return out
+
+
+class _Tiles:
+    """The (block, tile) pairs of one main-loop step, batched along a new dim 2: row and column indices,
+    the per-tile masked decisions and, for the masked ones, the per-element visibility."""
+
+    def __init__(self, pb: _Problem, m0s, n0s, bm: int, bn: int, masked):
+        dev = pb.device
+        self.rows = (torch.tensor(m0s, device=dev).view(-1, 1) + torch.arange(bm, device=dev)).view(-1, bm, 1)
+        self.cols = (torch.tensor(n0s, device=dev).view(-1, 1) + torch.arange(bn, device=dev)).view(-1, 1, bn)
+        self.masked = masked
+        self.keep = None
+        if any(masked):  # the boundary tiles' predicate (pb.visible), all True on interior tiles of the step
+            r, c, rule = self.rows, self.cols, pb.rule
+            ok = (c >= 0) & (c < rule.seqlen_k) & (r < rule.seqlen_q)
+            if rule.window_left >= 0:
+                ok = ok & (c >= r + rule.seqlen_k - rule.seqlen_q - rule.window_left)
+            if rule.window_right >= 0:
+                ok = ok & (c <= r + rule.seqlen_k - rule.seqlen_q + rule.window_right)
+            interior = torch.tensor([not m for m in masked], device=dev).view(-1, 1, 1)
+            self.keep = ok | interior
+
+    def scores_log2(self, pb: _Problem, raw):
+        """pb.scores_log2 on the batched pairs (the ALiBi distance per pair's rows and columns)."""
+        a = pb.args
+        if a.softcap == 0 and pb.slopes is None:
+            return raw * (a.softmax_scale * LOG2E), 1.0
+        x, g = raw * a.softmax_scale, 1.0
+        if a.softcap > 0:
+            t = torch.tanh(raw * (a.softmax_scale / a.softcap))
+            x, g = a.softcap * t, 1 - t * t
+        if pb.slopes is not None:
+            x = x - pb.slopes.unsqueeze(-1) * (self.rows + pb.seqlen_k - pb.seqlen_q - self.cols).abs().to(pb.acc)
+        return x * LOG2E, g
+
+    def product(self, a, b, tiles, product):
+        """a @ b[tile] per pair; a masked pair whose b tile is not finite goes through masked_product, as alone."""
+        r = _matmul(a, b, tiles)
+        for i, m in enumerate(self.masked):
+            if m and not bool(torch.isfinite(b[:, :, tiles[i]]).all()):
+                r[:, :, i] = product(a[:, :, i], b[:, :, tiles[i]], self.keep[i])
+        return r
+
+
 def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None, with_stats: bool = False,
             key_tiles: tuple[int, int] | None = None):
     """Simulate one forward launch. Shapes as ``flash_attn_func``; returns (out, lse float32 (b, h, sq)), and
@@ -132,51 +234,51 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     if trace is not None:
         trace.config = cfg
     bm, bn = cfg.block_m, cfg.block_n
-    qf, kf, vf = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group)
-    out = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, pb.headdim, dtype=pb.acc, device=dev)
-    lse = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, dtype=pb.acc, device=dev)
-    stats = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, 2, dtype=pb.acc, device=dev)
+    n_blocks, n_tiles = -(-pb.seqlen_q // bm), -(-pb.seqlen_k // bn)
+    bounds = [(i * bm, min(i * bm + bm, pb.seqlen_q)) for i in range(n_blocks)]
+    ranges = []
+    for m0, m_end in bounds:
+        r = pb.rule.key_tile_range(m0, m_end, bn)
+        if key_tiles is not None:
+            r = (max(r[0], key_tiles[0]), min(r[1], key_tiles[1]))
+        ranges.append(r if r[0] < r[1] else (0, 0))
+    if trace is not None:  # launch order: the last query block first
+        for i in reversed(range(n_blocks)):
+            m0, m_end = bounds[i]
+            trace.blocks.append((i, [(t, pb.rule.tile_needs_mask(m0, m_end, t * bn, bn)) for t in range(*ranges[i])]))
+
+    qt = _tiles(pb.prep(q), bm, n_blocks)  # (b, h, blocks, Br, bucket); rows past seqlen_q load as zero
+    kt, vt = _tiles(pb.prep(k, pb.group), bn, n_tiles), _tiles(pb.prep(v, pb.group), bn, n_tiles)
+    m = torch.full((pb.batch, pb.nheads, n_blocks, bm), float("-inf"), dtype=pb.acc, device=dev)
+    l = torch.zeros(pb.batch, pb.nheads, n_blocks, bm, dtype=pb.acc, device=dev)
+    o = torch.zeros(pb.batch, pb.nheads, n_blocks, bm, cfg.headdim, dtype=pb.acc, device=dev)
     neg_inf = torch.tensor(float("-inf"), dtype=pb.acc, device=dev)
 
-    for m_block in reversed(range(-(-pb.seqlen_q // bm))):
-        m0, m_end = m_block * bm, min(m_block * bm + bm, pb.seqlen_q)
-        rows = torch.arange(m0, m0 + bm, device=dev)
-        q_tile = pb.rows(qf, m0, bm)  # rows past seqlen_q load as zero
-        m = torch.full((pb.batch, pb.nheads, bm), float("-inf"), dtype=pb.acc, device=dev)
-        l = torch.zeros(pb.batch, pb.nheads, bm, dtype=pb.acc, device=dev)
-        o = torch.zeros(pb.batch, pb.nheads, bm, cfg.headdim, dtype=pb.acc, device=dev)
-        visited = []
-        tiles = pb.rule.key_tile_range(m0, m_end, bn)
-        if key_tiles is not None:
-            tiles = (max(tiles[0], key_tiles[0]), min(tiles[1], key_tiles[1]))
-        for t in range(*tiles):
-            n0 = t * bn
-            cols = torch.arange(n0, n0 + bn, device=dev)
-            k_tile, v_tile = pb.rows(kf, n0, bn), pb.rows(vf, n0, bn)
-            s2, _ = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
-            masked = pb.rule.tile_needs_mask(m0, m_end, n0, bn)
-            if masked:
-                keep = pb.visible(rows, cols)
-                s2 = torch.where(keep, s2, neg_inf)
-            visited.append((t, masked))
-            m_new = torch.maximum(m, s2.amax(dim=-1))
-            base = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
-            alpha = torch.exp2(m - base)
-            p = torch.exp2(s2 - base.unsqueeze(-1))
-            l = l * alpha + p.sum(dim=-1)
-            o = o * alpha.unsqueeze(-1) + (masked_product(pb.round(p), v_tile, keep) if masked else pb.round(p) @ v_tile)
-            m = m_new
-        if trace is not None:
-            trace.blocks.append((m_block, visited))
-        n = m_end - m0
-        l_valid, m_valid = l[:, :, :n], m[:, :, :n]
-        # l == 0: no visible key (out 0, LSE -inf); a NaN l (NaN/inf inputs) propagates as NaN
-        inv_l = torch.where(l_valid == 0, torch.zeros_like(l_valid), 1.0 / l_valid)
-        out[:, :, m0:m_end] = o[:, :, :n, :pb.headdim] * inv_l.unsqueeze(-1)
-        lse[:, :, m0:m_end] = torch.where(l_valid == 0, neg_inf, (m_valid + torch.log2(l_valid)) / LOG2E)
-        stats[:, :, m0:m_end, 0], stats[:, :, m0:m_end, 1] = m_valid, inv_l
+    for blocks, tiles in _schedule(ranges):
+        masked = [pb.rule.tile_needs_mask(*bounds[i], t * bn, bn) for i, t in zip(blocks, tiles)]
+        pairs = _Tiles(pb, [bounds[i][0] for i in blocks], [t * bn for t in tiles], bm, bn, masked)
+        s2, _ = pairs.scores_log2(pb, _matmul(_pick(qt, blocks), kt.transpose(-1, -2), tiles))
+        if pairs.keep is not None:
+            s2 = torch.where(pairs.keep, s2, neg_inf)
+        m_old = _pick(m, blocks)
+        m_new = torch.maximum(m_old, s2.amax(dim=-1))
+        base = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
+        alpha = torch.exp2(m_old - base)
+        p = torch.exp2(s2 - base.unsqueeze(-1))
+        _update(l, blocks, lambda x: x.mul_(alpha).add_(p.sum(dim=-1)))
+        pv = pairs.product(pb.round(p), vt, tiles, masked_product)
+        _update(o, blocks, lambda x: x.mul_(alpha.unsqueeze(-1)).add_(pv))
+        _put(m, blocks, m_new)
+
+    flat = (pb.batch, pb.nheads, n_blocks * bm)
+    l_valid, m_valid = l.reshape(flat)[:, :, :pb.seqlen_q], m.reshape(flat)[:, :, :pb.seqlen_q]
+    # l == 0: no visible key (out 0, LSE -inf); a NaN l (NaN/inf inputs) propagates as NaN
+    inv_l = torch.where(l_valid == 0, torch.zeros_like(l_valid), 1.0 / l_valid)
+    out = o.reshape(*flat, cfg.headdim)[:, :, :pb.seqlen_q, :pb.headdim] * inv_l.unsqueeze(-1)
+    lse = torch.where(l_valid == 0, neg_inf, (m_valid + torch.log2(l_valid)) / LOG2E)
     if key_tiles is not None:
         return out.transpose(1, 2), lse
+    stats = torch.stack([m_valid, inv_l], dim=-1)
     # the LSE keeps fp64 for fp64 inputs: the simulated backward recomputes P from it (gradcheck precision);
     # flash_attn_func hands callers a float32 copy
     lse_dtype = torch.float64 if q.dtype == torch.float64 else torch.float32
@@ -206,64 +308,69 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     inv_l = torch.where(torch.isneginf(row_max), torch.zeros_like(inv_l), inv_l)
     row_max = torch.where(torch.isneginf(row_max), torch.full_like(row_max, float("inf")), row_max)
 
-    def tile_grads(m0, n0, bm, bn, q_tile, do_tile, k_tile, v_tile):
-        """P and dS of one (query tile, key tile), rounded to the element type as the kernels store them."""
-        rows, cols = torch.arange(m0, m0 + bm, device=dev), torch.arange(n0, n0 + bn, device=dev)
-        s2, g = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
-        pad = (0, max(0, m0 + bm - pb.seqlen_q))
-        m_t = F.pad(row_max[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad, value=float("inf"))
-        inv_l_t = F.pad(inv_l[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad)
-        p = torch.exp2(s2 - m_t.unsqueeze(-1)) * inv_l_t.unsqueeze(-1)
-        delta_t = F.pad(delta[:, :, m0:min(m0 + bm, pb.seqlen_q)], (0, max(0, m0 + bm - pb.seqlen_q)))
-        ds = p * (do_tile @ v_tile.transpose(-1, -2) - delta_t.unsqueeze(-1)) * g
-        masked = pb.rule.tile_needs_mask(m0, min(m0 + bm, pb.seqlen_q), n0, bn)
-        keep = None
-        if masked:  # selects: S and dP of a masked key may be NaN (its K or V row), and 0 * NaN = NaN
-            keep = pb.visible(rows, cols)
-            p = torch.where(keep, p, torch.zeros_like(p))
-            ds = torch.where(keep, ds, torch.zeros_like(ds))
-        return pb.round(p), pb.round(ds), keep
+    def row_stats(bm):  # (b, h, blocks, Br) each: m (+inf past seqlen_q), 1/l and D (0 past seqlen_q)
+        n_blocks = -(-pb.seqlen_q // bm)
+        pad = (0, n_blocks * bm - pb.seqlen_q)
+        return [F.pad(x, pad, value=fill).view(pb.batch, pb.nheads, n_blocks, bm)
+                for x, fill in ((row_max, float("inf")), (inv_l, 0.0), (delta, 0.0))]
+
+    def tile_grads(cfg, stat, qt, dot, kt, vt, q_blocks, k_tiles):
+        """P and dS of the pairs (query tile q_blocks[i], key tile k_tiles[i]), rounded to the element type as
+        the kernels store them, and the pairs (_Tiles)."""
+        bm, bn = cfg.block_m, cfg.block_n
+        masked = [pb.rule.tile_needs_mask(i * bm, min(i * bm + bm, pb.seqlen_q), t * bn, bn)
+                  for i, t in zip(q_blocks, k_tiles)]
+        pairs = _Tiles(pb, [i * bm for i in q_blocks], [t * bn for t in k_tiles], bm, bn, masked)
+        q_tile, do_tile = _pick(qt, q_blocks), _pick(dot, q_blocks)
+        s2, g = pairs.scores_log2(pb, _matmul(q_tile, kt.transpose(-1, -2), k_tiles))
+        m_t, inv_l_t, delta_t = (_pick(x, q_blocks).unsqueeze(-1) for x in stat)
+        p = torch.exp2(s2 - m_t) * inv_l_t
+        ds = p * (_matmul(do_tile, vt.transpose(-1, -2), k_tiles) - delta_t) * g
+        if pairs.keep is not None:  # selects: S and dP of a masked key may be NaN (its K or V row), 0 * NaN = NaN
+            p = torch.where(pairs.keep, p, torch.zeros_like(p))
+            ds = torch.where(pairs.keep, ds, torch.zeros_like(ds))
+        return pb.round(p), pb.round(ds), pairs, (q_tile, do_tile)
 
     # dK/dV kernel: per key block, every query head of the group, the query tiles that see the keys
     cfg = pb.cfg
     if trace is not None:
         trace.config = cfg
-    dk = torch.zeros(pb.batch, pb.nheads, pb.seqlen_k, cfg.headdim, dtype=acc, device=dev)
+    bm, bn = cfg.block_m, cfg.block_n
+    n_kblocks, n_qtiles = -(-pb.seqlen_k // bn), -(-pb.seqlen_q // bm)
+    ranges = [pb.rule.query_tile_range(i * bn, min(i * bn + bn, pb.seqlen_k), bm) for i in range(n_kblocks)]
+    ranges = [r if r[0] < r[1] else (0, 0) for r in ranges]
+    if trace is not None:
+        for i in range(n_kblocks):
+            trace.blocks.append((i, [(t, pb.rule.tile_needs_mask(t * bm, min(t * bm + bm, pb.seqlen_q), i * bn, bn))
+                                     for t in range(*ranges[i])]))
+    qt, dot = _tiles(qf, bm, n_qtiles), _tiles(dof, bm, n_qtiles)
+    kt, vt = _tiles(kf, bn, n_kblocks), _tiles(vf, bn, n_kblocks)
+    stat = row_stats(bm)
+    dk = torch.zeros(pb.batch, pb.nheads, n_kblocks, bn, cfg.headdim, dtype=acc, device=dev)
     dv = torch.zeros_like(dk)
-    for n_block in range(-(-pb.seqlen_k // cfg.block_n)):
-        n0 = n_block * cfg.block_n
-        k_tile, v_tile = pb.rows(kf, n0, cfg.block_n), pb.rows(vf, n0, cfg.block_n)
-        dk_acc = torch.zeros(pb.batch, pb.nheads, cfg.block_n, cfg.headdim, dtype=acc, device=dev)
-        dv_acc = torch.zeros_like(dk_acc)
-        visited = []
-        for t in range(*pb.rule.query_tile_range(n0, min(n0 + cfg.block_n, pb.seqlen_k), cfg.block_m)):
-            m0 = t * cfg.block_m
-            q_tile, do_tile = pb.rows(qf, m0, cfg.block_m), pb.rows(dof, m0, cfg.block_m)
-            p, ds, keep = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
-            dv_acc += p.transpose(-1, -2) @ do_tile
-            dk_acc += ds.transpose(-1, -2) @ q_tile
-            visited.append((t, keep is not None))
-        if trace is not None:
-            trace.blocks.append((n_block, visited))
-        n = min(cfg.block_n, pb.seqlen_k - n0)
-        dk[:, :, n0:n0 + n] = dk_acc[:, :, :n] * args.softmax_scale
-        dv[:, :, n0:n0 + n] = dv_acc[:, :, :n]
+    for blocks, tiles in _schedule(ranges):
+        p, ds, _, (q_tile, do_tile) = tile_grads(cfg, stat, qt, dot, kt, vt, tiles, blocks)
+        _update(dv, blocks, lambda x: x.add_(p.transpose(-1, -2) @ do_tile))
+        _update(dk, blocks, lambda x: x.add_(ds.transpose(-1, -2) @ q_tile))
+    flat = (pb.batch, pb.nheads, n_kblocks * bn, cfg.headdim)
+    dk = dk.reshape(flat)[:, :, :pb.seqlen_k] * args.softmax_scale
+    dv = dv.reshape(flat)[:, :, :pb.seqlen_k]
 
     # dQ kernel: per query block, the key tiles its rows see
     cfg = select_config("bwd_dq", target, _DTYPE_NAMES[q.dtype], pb.headdim)
-    dq = torch.zeros(pb.batch, pb.nheads, pb.seqlen_q, cfg.headdim, dtype=acc, device=dev)
+    bm, bn = cfg.block_m, cfg.block_n
+    n_qblocks, n_ktiles = -(-pb.seqlen_q // bm), -(-pb.seqlen_k // bn)
     qf, kf, vf, dof = (F.pad(x[..., :pb.headdim], (0, cfg.headdim - pb.headdim)) for x in (qf, kf, vf, dof))
-    for m_block in range(-(-pb.seqlen_q // cfg.block_m)):
-        m0 = m_block * cfg.block_m
-        m_end = min(m0 + cfg.block_m, pb.seqlen_q)
-        q_tile, do_tile = pb.rows(qf, m0, cfg.block_m), pb.rows(dof, m0, cfg.block_m)
-        dq_acc = torch.zeros(pb.batch, pb.nheads, cfg.block_m, cfg.headdim, dtype=acc, device=dev)
-        for t in range(*pb.rule.key_tile_range(m0, m_end, cfg.block_n)):
-            n0 = t * cfg.block_n
-            k_tile, v_tile = pb.rows(kf, n0, cfg.block_n), pb.rows(vf, n0, cfg.block_n)
-            _, ds, keep = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
-            dq_acc += ds @ k_tile if keep is None else masked_product(ds, k_tile, keep)
-        dq[:, :, m0:m_end] = dq_acc[:, :, :m_end - m0] * args.softmax_scale
+    qt, dot = _tiles(qf, bm, n_qblocks), _tiles(dof, bm, n_qblocks)
+    kt, vt = _tiles(kf, bn, n_ktiles), _tiles(vf, bn, n_ktiles)
+    stat = row_stats(bm)
+    ranges = [pb.rule.key_tile_range(i * bm, min(i * bm + bm, pb.seqlen_q), bn) for i in range(n_qblocks)]
+    ranges = [r if r[0] < r[1] else (0, 0) for r in ranges]
+    dq = torch.zeros(pb.batch, pb.nheads, n_qblocks, bm, cfg.headdim, dtype=acc, device=dev)
+    for blocks, tiles in _schedule(ranges):
+        _, ds, pairs, _ = tile_grads(cfg, stat, qt, dot, kt, vt, blocks, tiles)
+        _update(dq, blocks, lambda x: x.add_(pairs.product(ds, kt, tiles, masked_product)))
+    dq = dq.reshape(pb.batch, pb.nheads, n_qblocks * bm, cfg.headdim)[:, :, :pb.seqlen_q] * args.softmax_scale
 
     def finish(x, heads):  # (b, h, s, bucket) -> (b, s, heads, headdim), GQA groups summed
         x = x[..., :pb.headdim]

@@ -1,0 +1,246 @@
+"""The sim backend as it was before vectorisation (main before the simfast merge): Python loops over blocks and
+tiles. Kept only as the bitwise reference of tests/test_sim_vectorised.py and perf/sim_speed.py; not part of
+the package."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+
+from rocflash.configs import TileConfig, select_config
+from rocflash.masks import MaskRule
+from rocflash.backends import FwdArgs
+
+LOG2E = 1.0 / math.log(2.0)
+# float64 runs the fp32 kernel's tiling in fp64 arithmetic (the sim only; the compiled kernels reject it)
+_DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32", torch.float64: "fp32"}
+
+
+@dataclass
+class SimTrace:
+    """What the simulated kernel did, for tests: one entry per block, in launch order within a head."""
+
+    config: TileConfig | None = None
+    blocks: list[tuple[int, list[tuple[int, bool]]]] = field(default_factory=list)  # (block, [(tile, masked)])
+
+
+class _Problem:
+    """Inputs prepared as the kernels see them: (batch, heads, seqlen, bucket) in the accumulation dtype,
+    zero-padded along headdim, K/V heads repeated over each GQA group."""
+
+    def __init__(self, q, k, v, args: FwdArgs, kind: str, target: str):
+        self.batch, self.seqlen_q, self.nheads, self.headdim = q.shape
+        self.seqlen_k, self.nheads_k = k.shape[1], k.shape[2]
+        self.group = self.nheads // self.nheads_k
+        self.dtype, self.device = q.dtype, q.device
+        self.acc = torch.float64 if q.dtype == torch.float64 else torch.float32
+        self.cfg = select_config(kind, target, _DTYPE_NAMES[q.dtype], self.headdim)
+        self.args = args
+        self.rule = MaskRule(self.seqlen_q, self.seqlen_k, args.window_left, args.window_right)
+        self.slopes = None
+        if args.alibi_slopes is not None:
+            s = args.alibi_slopes.to(device=q.device, dtype=self.acc)
+            s = (s.view(1, self.nheads) if s.dim() == 1 else s.view(self.batch, self.nheads)).expand(self.batch, self.nheads)
+            self.slopes = s.reshape(self.batch, self.nheads, 1, 1)
+
+    def prep(self, x, repeat: int = 1):  # (b, s, h, d) -> (b, h, s, bucket)
+        x = x.transpose(1, 2).to(self.acc)
+        if repeat > 1:
+            x = x.repeat_interleave(repeat, dim=1)
+        return F.pad(x, (0, self.cfg.headdim - self.headdim))
+
+    def rows(self, x, start: int, count: int):
+        """Rows [start, start + count) of a (b, h, s, d) tensor, zero past its end (the kernel's loads)."""
+        valid = max(0, min(count, x.shape[2] - start))
+        return F.pad(x[:, :, start:start + valid], (0, 0, 0, count - valid))
+
+    def visible(self, rows, cols):
+        """The per-element mask of a boundary tile: visible keys of valid rows (rows past seqlen_q see none,
+        as in the kernels' boundary tiles)."""
+        return self.rule.visible_grid(rows, cols) & (rows < self.seqlen_q).view(-1, 1)
+
+    def round(self, x):
+        """What storing to LDS in the element type does to a probability or gradient tile."""
+        return x.to(self.dtype).to(self.acc)
+
+    def scores_log2(self, raw, rows, cols):
+        """Raw Q.K^T -> score in log2 units, as ScoreTransform in hip_src/fmha_common.h.
+        Returns (score_log2, g) with g = d(score)/d(raw) / softmax_scale."""
+        a = self.args
+        if a.softcap == 0 and self.slopes is None:
+            return raw * (a.softmax_scale * LOG2E), 1.0
+        x, g = raw * a.softmax_scale, 1.0
+        if a.softcap > 0:
+            t = torch.tanh(raw * (a.softmax_scale / a.softcap))
+            x, g = a.softcap * t, 1 - t * t
+        if self.slopes is not None:
+            x = x - self.slopes * (rows.view(-1, 1) + self.seqlen_k - self.seqlen_q - cols.view(1, -1)).abs().to(self.acc)
+        return x * LOG2E, g
+
+
+def masked_product(a, b, keep):
+    """sum_j a[..., i, j] * b[..., j, :] over the j with keep[i, j] only: a boundary tile's product, where a
+    masked (i, j) (a = 0) must not multiply b's row j, which may hold NaN or inf (hip_src/fmha_tile_math.h
+    ANDs those operand elements to +0). Equal to a @ b when b is finite; the broadcast runs only otherwise."""
+    if bool(torch.isfinite(b).all()):
+        return a @ b
+    b_kept = torch.where(keep.unsqueeze(-1), b.unsqueeze(-3), torch.zeros((), dtype=b.dtype, device=b.device))
+    return (a.unsqueeze(-1) * b_kept).sum(dim=-2)
+
+
+def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None, with_stats: bool = False,
+            key_tiles: tuple[int, int] | None = None):
+    """Simulate one forward launch. Shapes as ``flash_attn_func``; returns (out, lse float32 (b, h, sq)), and
+    with with_stats=True also the statistics the backward rebuilds P from: (b, h, sq, 2), per row the final
+    log2-domain row max m and 1/l (the kernel's softmax_stats; fp64 for fp64 inputs).
+
+    ``key_tiles=(begin, end)`` simulates one split of a split-KV launch: only those K/V tiles are visited
+    (intersected with the mask's range) and the partial result comes back unrounded, O in the accumulation
+    dtype (normalised by the split's own row sums) and its LSE, as the kernel writes them for the combine."""
+    pb = _Problem(q, k, v, args, "fwd", target)
+    cfg, dev = pb.cfg, pb.device
+    if trace is not None:
+        trace.config = cfg
+    bm, bn = cfg.block_m, cfg.block_n
+    qf, kf, vf = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group)
+    out = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, pb.headdim, dtype=pb.acc, device=dev)
+    lse = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, dtype=pb.acc, device=dev)
+    stats = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, 2, dtype=pb.acc, device=dev)
+    neg_inf = torch.tensor(float("-inf"), dtype=pb.acc, device=dev)
+
+    for m_block in reversed(range(-(-pb.seqlen_q // bm))):
+        m0, m_end = m_block * bm, min(m_block * bm + bm, pb.seqlen_q)
+        rows = torch.arange(m0, m0 + bm, device=dev)
+        q_tile = pb.rows(qf, m0, bm)  # rows past seqlen_q load as zero
+        m = torch.full((pb.batch, pb.nheads, bm), float("-inf"), dtype=pb.acc, device=dev)
+        l = torch.zeros(pb.batch, pb.nheads, bm, dtype=pb.acc, device=dev)
+        o = torch.zeros(pb.batch, pb.nheads, bm, cfg.headdim, dtype=pb.acc, device=dev)
+        visited = []
+        tiles = pb.rule.key_tile_range(m0, m_end, bn)
+        if key_tiles is not None:
+            tiles = (max(tiles[0], key_tiles[0]), min(tiles[1], key_tiles[1]))
+        for t in range(*tiles):
+            n0 = t * bn
+            cols = torch.arange(n0, n0 + bn, device=dev)
+            k_tile, v_tile = pb.rows(kf, n0, bn), pb.rows(vf, n0, bn)
+            s2, _ = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
+            masked = pb.rule.tile_needs_mask(m0, m_end, n0, bn)
+            if masked:
+                keep = pb.visible(rows, cols)
+                s2 = torch.where(keep, s2, neg_inf)
+            visited.append((t, masked))
+            m_new = torch.maximum(m, s2.amax(dim=-1))
+            base = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
+            alpha = torch.exp2(m - base)
+            p = torch.exp2(s2 - base.unsqueeze(-1))
+            l = l * alpha + p.sum(dim=-1)
+            o = o * alpha.unsqueeze(-1) + (masked_product(pb.round(p), v_tile, keep) if masked else pb.round(p) @ v_tile)
+            m = m_new
+        if trace is not None:
+            trace.blocks.append((m_block, visited))
+        n = m_end - m0
+        l_valid, m_valid = l[:, :, :n], m[:, :, :n]
+        # l == 0: no visible key (out 0, LSE -inf); a NaN l (NaN/inf inputs) propagates as NaN
+        inv_l = torch.where(l_valid == 0, torch.zeros_like(l_valid), 1.0 / l_valid)
+        out[:, :, m0:m_end] = o[:, :, :n, :pb.headdim] * inv_l.unsqueeze(-1)
+        lse[:, :, m0:m_end] = torch.where(l_valid == 0, neg_inf, (m_valid + torch.log2(l_valid)) / LOG2E)
+        stats[:, :, m0:m_end, 0], stats[:, :, m0:m_end, 1] = m_valid, inv_l
+    if key_tiles is not None:
+        return out.transpose(1, 2), lse
+    # the LSE keeps fp64 for fp64 inputs: the simulated backward recomputes P from it (gradcheck precision);
+    # flash_attn_func hands callers a float32 copy
+    lse_dtype = torch.float64 if q.dtype == torch.float64 else torch.float32
+    out = out.transpose(1, 2).to(q.dtype).contiguous()
+    return (out, lse.to(lse_dtype), stats) if with_stats else (out, lse.to(lse_dtype))
+
+
+def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None,
+             stats=None):
+    """Simulate the backward launches (preprocess, dK/dV kernel, dQ kernel).
+
+    Inputs as the forward's plus its ``out``, ``dout`` (q's shape) and either ``stats`` (the forward's
+    ``with_stats=True`` output, as the kernels use: P = exp2(S2 - m) / l, never above 1) or ``lse``
+    (b, h, sq) (P = exp2(S2 - LSE * log2(e)), exact only while |LSE| * 2^-24 is negligible). Returns
+    (dq, dk, dv) in the inputs' dtype and shapes. ``trace`` records the dK/dV kernel's tiling.
+    """
+    pb = _Problem(q, k, v, args, "bwd_dkdv", target)
+    dev, acc = pb.device, pb.acc
+    qf, kf, vf, dof = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group), pb.prep(dout)
+    delta = (dout.to(acc) * out.to(acc)).sum(-1).transpose(1, 2)  # (b, h, sq): the preprocess kernel
+    if stats is None:  # from the LSE: m = LSE * log2(e), 1/l = 1
+        row_max = lse.to(acc) * LOG2E
+        inv_l = torch.ones_like(row_max)
+    else:
+        row_max, inv_l = stats[..., 0].to(acc), stats[..., 1].to(acc)
+    # rows that saw no key and rows past seqlen_q: m = +inf and 1/l = 0, P = 0 (exp2(S2 + inf) * 0 would be NaN)
+    inv_l = torch.where(torch.isneginf(row_max), torch.zeros_like(inv_l), inv_l)
+    row_max = torch.where(torch.isneginf(row_max), torch.full_like(row_max, float("inf")), row_max)
+
+    def tile_grads(m0, n0, bm, bn, q_tile, do_tile, k_tile, v_tile):
+        """P and dS of one (query tile, key tile), rounded to the element type as the kernels store them."""
+        rows, cols = torch.arange(m0, m0 + bm, device=dev), torch.arange(n0, n0 + bn, device=dev)
+        s2, g = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
+        pad = (0, max(0, m0 + bm - pb.seqlen_q))
+        m_t = F.pad(row_max[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad, value=float("inf"))
+        inv_l_t = F.pad(inv_l[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad)
+        p = torch.exp2(s2 - m_t.unsqueeze(-1)) * inv_l_t.unsqueeze(-1)
+        delta_t = F.pad(delta[:, :, m0:min(m0 + bm, pb.seqlen_q)], (0, max(0, m0 + bm - pb.seqlen_q)))
+        ds = p * (do_tile @ v_tile.transpose(-1, -2) - delta_t.unsqueeze(-1)) * g
+        masked = pb.rule.tile_needs_mask(m0, min(m0 + bm, pb.seqlen_q), n0, bn)
+        keep = None
+        if masked:  # selects: S and dP of a masked key may be NaN (its K or V row), and 0 * NaN = NaN
+            keep = pb.visible(rows, cols)
+            p = torch.where(keep, p, torch.zeros_like(p))
+            ds = torch.where(keep, ds, torch.zeros_like(ds))
+        return pb.round(p), pb.round(ds), keep
+
+    # dK/dV kernel: per key block, every query head of the group, the query tiles that see the keys
+    cfg = pb.cfg
+    if trace is not None:
+        trace.config = cfg
+    dk = torch.zeros(pb.batch, pb.nheads, pb.seqlen_k, cfg.headdim, dtype=acc, device=dev)
+    dv = torch.zeros_like(dk)
+    for n_block in range(-(-pb.seqlen_k // cfg.block_n)):
+        n0 = n_block * cfg.block_n
+        k_tile, v_tile = pb.rows(kf, n0, cfg.block_n), pb.rows(vf, n0, cfg.block_n)
+        dk_acc = torch.zeros(pb.batch, pb.nheads, cfg.block_n, cfg.headdim, dtype=acc, device=dev)
+        dv_acc = torch.zeros_like(dk_acc)
+        visited = []
+        for t in range(*pb.rule.query_tile_range(n0, min(n0 + cfg.block_n, pb.seqlen_k), cfg.block_m)):
+            m0 = t * cfg.block_m
+            q_tile, do_tile = pb.rows(qf, m0, cfg.block_m), pb.rows(dof, m0, cfg.block_m)
+            p, ds, keep = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
+            dv_acc += p.transpose(-1, -2) @ do_tile
+            dk_acc += ds.transpose(-1, -2) @ q_tile
+            visited.append((t, keep is not None))
+        if trace is not None:
+            trace.blocks.append((n_block, visited))
+        n = min(cfg.block_n, pb.seqlen_k - n0)
+        dk[:, :, n0:n0 + n] = dk_acc[:, :, :n] * args.softmax_scale
+        dv[:, :, n0:n0 + n] = dv_acc[:, :, :n]
+
+    # dQ kernel: per query block, the key tiles its rows see
+    cfg = select_config("bwd_dq", target, _DTYPE_NAMES[q.dtype], pb.headdim)
+    dq = torch.zeros(pb.batch, pb.nheads, pb.seqlen_q, cfg.headdim, dtype=acc, device=dev)
+    qf, kf, vf, dof = (F.pad(x[..., :pb.headdim], (0, cfg.headdim - pb.headdim)) for x in (qf, kf, vf, dof))
+    for m_block in range(-(-pb.seqlen_q // cfg.block_m)):
+        m0 = m_block * cfg.block_m
+        m_end = min(m0 + cfg.block_m, pb.seqlen_q)
+        q_tile, do_tile = pb.rows(qf, m0, cfg.block_m), pb.rows(dof, m0, cfg.block_m)
+        dq_acc = torch.zeros(pb.batch, pb.nheads, cfg.block_m, cfg.headdim, dtype=acc, device=dev)
+        for t in range(*pb.rule.key_tile_range(m0, m_end, cfg.block_n)):
+            n0 = t * cfg.block_n
+            k_tile, v_tile = pb.rows(kf, n0, cfg.block_n), pb.rows(vf, n0, cfg.block_n)
+            _, ds, keep = tile_grads(m0, n0, cfg.block_m, cfg.block_n, q_tile, do_tile, k_tile, v_tile)
+            dq_acc += ds @ k_tile if keep is None else masked_product(ds, k_tile, keep)
+        dq[:, :, m0:m_end] = dq_acc[:, :, :m_end - m0] * args.softmax_scale
+
+    def finish(x, heads):  # (b, h, s, bucket) -> (b, s, heads, headdim), GQA groups summed
+        x = x[..., :pb.headdim]
+        if heads != pb.nheads:
+            x = x.view(pb.batch, heads, pb.group, *x.shape[2:]).sum(dim=2)
+        return x.transpose(1, 2).to(q.dtype).contiguous()
+
+    return finish(dq, pb.nheads), finish(dk, pb.nheads_k), finish(dv, pb.nheads_k)
