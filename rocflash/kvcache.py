@@ -278,7 +278,7 @@ def _check_writable_caches(k_cache, v_cache) -> None:
         if t.is_inference() and not torch.is_inference_mode_enabled():
             raise ValueError(f"{name} must accept in-place writes when k, v are appended: it is an inference tensor "
                              f"(made under torch.inference_mode()) and this call runs outside inference mode")
-        if torch._debug_has_internal_overlap(t) == 1:  # 1 = MemOverlap::Yes (a stride 0 on a dimension > 1, ...)
+        if any(st == 0 and n > 1 for n, st in zip(t.shape, t.stride())):  # expand(): one element, many indices
             raise ValueError(f"{name} must not have elements sharing memory when k, v are appended (an expanded "
                              f"tensor: stride 0 on a dimension of size > 1), got shape {tuple(t.shape)} stride "
                              f"{t.stride()}")
