@@ -131,3 +131,21 @@ def spawn_worker(rank: int, world: int, port: int, cases, queue, backend: str = 
             queue.put(results)
     finally:
         dist.destroy_process_group()
+
+
+def mismatch_worker(rank: int, world: int, port: int, queue):
+    """Ranks pass K/V shards of different lengths: every rank must raise ValueError before any exchange."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    try:
+        from rocflash.parallel import ring_flash_attn_func
+        q = torch.randn(1, 4, 2, 8)
+        k = torch.randn(1, 4 + rank, 2, 8)
+        try:
+            ring_flash_attn_func(q, k, k.clone(), backend="sim")
+            queue.put((rank, "no error"))
+        except ValueError as e:
+            queue.put((rank, str(e)))
+    finally:
+        dist.destroy_process_group()

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import rocflash
+from rocflash.backends import FwdArgs
 from rocflash.masks import MaskRule
 
 # (seqlen_q, seqlen_k, nheads, nheads_k, causal, window, garbage keys): tiles of 64 or fewer rows, so every
@@ -108,3 +109,25 @@ def test_visible_nan_in_k_gives_nan_row_and_lse(backend):
     out, lse, _ = rocflash.flash_attn_func(q, k, v, causal=True, return_attn_probs=True, backend=backend)
     assert torch.isnan(out[0, 5:]).all() and torch.isnan(lse[0, 0, 5:]).all()
     assert torch.isfinite(out[0, :5]).all() and torch.isfinite(lse[0, 0, :5]).all()
+
+
+@pytest.mark.parametrize("case", ["causal_sq_gt_sk", "window_unseen_keys", "causal_window_gqa"])
+@pytest.mark.parametrize("what", ["k", "v"])
+def test_reference_backward_from_lse_keeps_garbage_out(case, what):
+    """The torch backend's backward from a given O and LSE (what ring attention calls per key block): NaN in a
+    K/V row must not reach dq of rows that cannot see it (0 * NaN through dS.K), nor dk/dv of keys no row sees."""
+    from rocflash.backends import reference
+    sq, sk, h, hk, causal, window, keys = CASES[case]
+    q, k, v, dout = _inputs(sq, sk, h, hk, torch.float64, seed=3)
+    args = FwdArgs(q.shape[-1] ** -0.5, window[0], 0 if causal else window[1], 0.0, None)
+    out, lse = reference.forward(q, k, v, args)
+    clean = reference.backward(q, k, v, out, lse, dout, args)
+    kg, vg = k.clone(), v.clone()
+    for j in keys:
+        (kg if what == "k" else vg)[:, j] = float("nan")
+    dirty = reference.backward(q, kg, vg, out, lse, dout, args)
+    blind, unseen = _blind_rows(sq, sk, causal, window, keys)
+    assert torch.isfinite(dirty[0][:, blind]).all() and torch.equal(dirty[0][:, blind], clean[0][:, blind])
+    if unseen:
+        for a, b in zip(dirty[1:], clean[1:]):
+            assert torch.isfinite(a).all() and torch.equal(a, b)

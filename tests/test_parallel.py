@@ -127,3 +127,21 @@ def test_memory_model_is_linear_in_local_seqlen():
     a = memory_model(1, 4096, 32, 8, 128)
     b = memory_model(1, 8192, 32, 8, 128)
     assert all(b[key] == 2 * a[key] for key in a)
+
+
+def test_ranks_with_different_shard_shapes_raise_on_every_rank():
+    """A shape mismatch between ranks is a ValueError naming each rank's shapes, not an abort or a hang."""
+    from cp_check import mismatch_worker
+    ctx = mp.get_context("spawn")
+    queue = ctx.SimpleQueue()
+    procs = mp.start_processes(mismatch_worker, args=(2, _free_port(), queue), nprocs=2, join=False,
+                               start_method="spawn")
+    deadline = time.monotonic() + TIMEOUT_S
+    while not procs.join(timeout=1):
+        if time.monotonic() > deadline:
+            for p in procs.processes:
+                p.kill()
+            pytest.fail("ranks with different shapes did not finish (hang?)")
+    results = dict(queue.get() for _ in range(2))
+    for rank in (0, 1):
+        assert "same shapes" in results[rank] and "rank 1: q (1, 4, 2, 8), k (1, 5, 2, 8)" in results[rank], results

@@ -67,6 +67,7 @@ class _Parts:
             scores = scores - slopes * (diag - cols).abs().to(compute_dtype)
         visible = MaskRule(seqlen_q, seqlen_k, args.window_left, args.window_right).visible_grid(rows, cols)
         scores = scores.masked_fill(~visible, float("-inf"))
+        self.visible, self.scores = visible, scores
         # softmax is shift invariant: no gradient through the row max (no key at all: every row fully masked)
         row_max = (scores.amax(dim=-1, keepdim=True) if seqlen_k else scores.new_full((*scores.shape[:-1], 1), float("-inf"))).detach()
         row_max = row_max.masked_fill(torch.isneginf(row_max), 0.0)  # fully masked rows: exp(-inf - 0) = 0
@@ -77,30 +78,53 @@ class _Parts:
         # NaN for rows that see a non-finite K or V element (the selects above must not hide visible NaN)
         bad = (k_bad | v_bad).to(compute_dtype).unsqueeze(-1)  # (b, h, sk, 1)
         sees_bad = torch.matmul(visible.to(compute_dtype), bad).squeeze(-1) > 0  # (b, h, sq)
+        self.sees_bad = sees_bad
         self.poison = torch.where(sees_bad, torch.full((), float("nan"), dtype=compute_dtype, device=q.device),
                                   torch.ones((), dtype=compute_dtype, device=q.device))
 
 
-def explicit_backward(q, k, v, dout, args: FwdArgs):
+def explicit_backward(q, k, v, dout, args: FwdArgs, out=None, lse=None):
     """(dq, dk, dv) of ``attention_reference`` (compute dtype fp32, fp64 for fp64 inputs) written out
-    (FlashAttention-2's formulas with P recomputed exactly as the forward's), for callers that cannot run
-    autograd (the ``rocflash::bwd`` custom op). Equal to autograd through ``attention_reference`` up to
-    rounding, non-finite K/V elements (gradient 0) and rows that see them (NaN) included::
+    (FlashAttention-2's formulas, Dao 2023, Algorithm 2), for callers that cannot run autograd (the
+    ``rocflash::bwd`` custom op, ring attention)::
 
-        dV = P^T dO,  dP = dO V^T,  dS = P * (dP - rowsum(P * dP)) * g  (g = 1 - tanh^2 with softcap),
+        dV = P^T dO,  dP = dO V^T,  dS = P * (dP - D) * g  (g = 1 - tanh^2 with softcap),
         dQ = dS K * scale,  dK = dS^T Q * scale,  dK/dV summed over each GQA group
+
+    Without ``out``/``lse``: P is this problem's softmax and D = rowsum(P * dP). With them (ring attention
+    passes each key block the global O and LSE): P = exp(S - LSE) and D = rowsum(dO * O), so the result is this
+    block's share of the gradients. Masked entries contribute exactly nothing (selects, not products with 0):
+    a non-finite K/V element gets gradient 0 and reaches only the rows that see it (their dq NaN) and, through
+    those rows, the dk/dv of the keys they see.
     """
     parts = _Parts(q, k, v, args, None)
     acc = parts.compute_dtype
-    do = dout.to(acc).transpose(1, 2) * parts.poison.unsqueeze(-1)  # (b, h, sq, d)
-    p = parts.probs
+    zero = torch.zeros((), dtype=acc, device=q.device)
+    do = dout.to(acc).transpose(1, 2)  # (b, h, sq, d)
+    visible = parts.visible  # (sq, sk) bool
+    if lse is None:
+        p = parts.probs
+    else:
+        lse_x = lse.detach().to(acc).unsqueeze(-1)
+        p = torch.exp(parts.scores - torch.where(torch.isneginf(lse_x), torch.full_like(lse_x, float("inf")), lse_x))
+        p = torch.where(visible, p, zero)
     dv = torch.matmul(p.transpose(-1, -2), do)
     dp = torch.matmul(do, parts.vc.transpose(-1, -2))
-    ds = p * (dp - (p * dp).sum(dim=-1, keepdim=True))
+    if out is None:
+        delta = (p * dp).sum(dim=-1, keepdim=True)
+    else:
+        delta = (do * out.detach().to(acc).transpose(1, 2)).sum(dim=-1, keepdim=True)
+    ds = torch.where(visible, p * (dp - delta), zero)
     if parts.tanh is not None:
         ds = ds * (1 - parts.tanh * parts.tanh)
     dq = torch.matmul(ds, parts.kc) * args.softmax_scale
     dk = torch.matmul(ds.transpose(-1, -2), parts.qc) * args.softmax_scale
+    # NaN where a non-finite input is visible: rows that see one (dq), keys those rows see (dk, dv)
+    nan = torch.full((), float("nan"), dtype=acc, device=q.device)
+    dq = torch.where(parts.sees_bad.unsqueeze(-1), nan, dq)
+    keys_hit = torch.matmul(parts.sees_bad.to(acc).unsqueeze(-2), visible.to(acc)).squeeze(-2) > 0  # (b, h, sk)
+    dk = torch.where(keys_hit.unsqueeze(-1), nan, dk)
+    dv = torch.where(keys_hit.unsqueeze(-1), nan, dv)
 
     def finish(x, heads, ok=None):  # (b, h, s, d) -> (b, s, heads, d), GQA groups summed, 0 at non-finite inputs
         if heads != x.shape[1]:
@@ -118,48 +142,16 @@ def forward(q, k, v, args: FwdArgs):
     return attention_reference(q, k, v, args)
 
 
-def _masked_scores(q, k, args: FwdArgs, compute_dtype: torch.dtype):
-    """Scores (batch, nheads, seqlen_q, seqlen_k) in ``compute_dtype``: Q.K^T * scale [softcap] [+ ALiBi], -inf
-    where masked; K heads repeated over each GQA group. Differentiable in q and k."""
-    batch, seqlen_q, nheads, _ = q.shape
-    seqlen_k, nheads_k = k.shape[1], k.shape[2]
-    qc = q.to(compute_dtype).transpose(1, 2)
-    kc = k.to(compute_dtype).transpose(1, 2).repeat_interleave(nheads // nheads_k, dim=1)
-    scores = torch.matmul(qc, kc.transpose(-1, -2)) * args.softmax_scale
-    if args.softcap > 0:
-        scores = args.softcap * torch.tanh(scores / args.softcap)
-    rows = torch.arange(seqlen_q, device=q.device).view(-1, 1)
-    cols = torch.arange(seqlen_k, device=q.device).view(1, -1)
-    if args.alibi_slopes is not None:
-        slopes = args.alibi_slopes.to(compute_dtype)
-        slopes = slopes.view(1, nheads, 1, 1) if slopes.dim() == 1 else slopes.view(batch, nheads, 1, 1)
-        scores = scores - slopes * (rows + seqlen_k - seqlen_q - cols).abs().to(compute_dtype)
-    visible = MaskRule(seqlen_q, seqlen_k, args.window_left, args.window_right).visible_grid(rows, cols)
-    return scores.masked_fill(~visible, float("-inf"))
-
-
 def backward(q, k, v, out, lse, dout, args: FwdArgs):
     """The torch backend's backward from a forward's ``out`` and ``lse`` (the fused backends' contract).
 
-    FlashAttention-2's recomputation (Dao 2023, Algorithm 2): P = exp(S - LSE), D = rowsum(dO * O),
-    dS = P * (dO.V^T - D), written as the gradient of ``<dO, P.V> - <D, rowsum(P)>`` with P's LSE held fixed, so
-    autograd handles softcap, ALiBi and masks. ``out`` and ``lse`` may be those of a larger problem that
+    FlashAttention-2's recomputation (Dao 2023, Algorithm 2) through :func:`explicit_backward`: P = exp(S - LSE),
+    D = rowsum(dO * O), dS = P * (dO.V^T - D). ``out`` and ``lse`` may be those of a larger problem that
     contains this one (ring attention passes each block the global O and LSE): the result is then this
     block's share of the gradients. Inputs as ``forward`` plus out (q's shape), lse (batch, nheads, seqlen_q)
     and dout (q's shape); returns (dq, dk, dv) in the inputs' dtype and shapes. Used by rocflash.parallel.
     """
-    acc = torch.float64 if q.dtype == torch.float64 else torch.float32
-    with torch.enable_grad():
-        qa, ka, va = (x.detach().to(acc).requires_grad_() for x in (q, k, v))
-        lse_fixed = lse.detach().to(acc)
-        lse_fixed = torch.where(torch.isneginf(lse_fixed), torch.full_like(lse_fixed, float("inf")), lse_fixed)
-        probs = torch.exp(_masked_scores(qa, ka, args, acc) - lse_fixed.unsqueeze(-1))  # 0 where masked
-        vr = va.transpose(1, 2).repeat_interleave(q.shape[2] // v.shape[2], dim=1)  # (b, h, sk, d)
-        do = dout.detach().to(acc).transpose(1, 2)  # (b, h, sq, d)
-        delta = (do * out.detach().to(acc).transpose(1, 2)).sum(-1)
-        surrogate = (torch.matmul(probs, vr) * do).sum() - (probs.sum(-1) * delta).sum()
-        dq, dk, dv = torch.autograd.grad(surrogate, (qa, ka, va))
-    return dq.to(q.dtype), dk.to(k.dtype), dv.to(v.dtype)
+    return explicit_backward(q, k, v, dout, args, out=out, lse=lse)
 
 
 def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs):

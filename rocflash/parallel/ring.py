@@ -107,7 +107,9 @@ def ring_flash_attn_func(
     if q.dtype == torch.float64 and sel.backend not in _FP64_BACKENDS:
         raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{sel.backend}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
-    out, lse = _RingAttention.apply(q, k, v, _Ring(group), _Kernels(sel.backend), args, causal)
+    ring = _Ring(group)
+    _check_same_shapes(ring, q, k, v)
+    out, lse = _RingAttention.apply(q, k, v, ring, _Kernels(sel.backend), args, causal)
     return (out, lse, None) if return_attn_probs else out
 
 
@@ -142,6 +144,25 @@ class _Exchange:
         for r in self.reqs:
             r.wait()
         return self.bufs
+
+
+def _check_same_shapes(ring: "_Ring", q, k, v) -> None:
+    """Every rank must pass shards of the same shapes and dtype: K/V buffers travel around the ring with the
+    receiver's shapes, so a mismatch would abort (gloo) or hang / corrupt (NCCL) inside the exchange. One small
+    all_gather (and a host sync) per call says which rank differs, on every rank, before any exchange."""
+    if ring.world == 1:
+        return
+    dtypes = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+    code = dtypes.index(q.dtype) if q.dtype in dtypes else -1
+    mine = torch.tensor([*q.shape, *k.shape, *v.shape, code], dtype=torch.int64, device=q.device)
+    everyone = [torch.empty_like(mine) for _ in range(ring.world)]
+    dist.all_gather(everyone, mine, group=ring.group)
+    rows = [tuple(t.tolist()) for t in everyone]
+    if any(r != rows[0] for r in rows):
+        def describe(r):
+            return f"q {r[0:4]}, k {r[4:8]}, v {r[8:12]}, dtype {dtypes[r[12]] if r[12] >= 0 else '?'}"
+        raise ValueError("ring_flash_attn_func: every rank must pass shards of the same shapes and dtype, got "
+                         + "; ".join(f"rank {i}: {describe(r)}" for i, r in enumerate(rows)))
 
 
 class _Ring:
