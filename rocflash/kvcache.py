@@ -81,7 +81,12 @@ def flash_attn_with_kvcache(
     Raises:
         TypeError / ValueError naming the argument, rule and value, before anything is written or launched:
         dtypes, shapes and devices of every tensor; page size; cache_seqlens + seqlen_new beyond the cache;
-        block_table entries out of range. NotImplementedError for cache_leftpad.
+        block_table entries out of range; when k, v are appended, caches that cannot be written in place
+        (inference tensors outside inference mode) or whose memory aliases (k_cache is v_cache, overlapping
+        views of one storage, a stride 0 on a dimension of size > 1; a block listed twice in one sequence's
+        used pages, a written (block, slot) that another sequence also reads or writes).
+        NotImplementedError for cache_leftpad. Whatever raises, also later (the attention), the caller's cache
+        is left as it was: the slots the append overwrites are saved first and put back.
     """
     _check_tensor("q", q, 4, "(batch, seqlen_q, nheads, headdim)")
     paged = block_table is not None
@@ -164,6 +169,10 @@ def flash_attn_with_kvcache(
                       q.device)
         if not isinstance(rotary_interleaved, bool):
             raise TypeError(f"rotary_interleaved must be a bool, got {rotary_interleaved!r}")
+    if k is not None and seqlen_new > 0:
+        _check_writable_caches(k_cache, v_cache)
+        if paged:
+            _check_paged_aliasing(block_table, k_cache.shape[0], k_cache.shape[1], lens, seqlen_new)
     name = select_varlen_backend(q, backend)  # every check done: only now may the cache change
 
     # (1) rotary, (2) append in place, (3) attention
@@ -177,8 +186,22 @@ def flash_attn_with_kvcache(
             q_pos = start[:, None].expand(batch, seqlen_q)
         q = apply_rotary(q, rotary_cos, rotary_sin, q_pos, rotary_interleaved)
         k = apply_rotary(k, rotary_cos, rotary_sin, new_pos, rotary_interleaved)
-    if k is not None and seqlen_new > 0:
-        _append(k_cache, v_cache, k, v, start, block_table, None if paged else rows)
+    restore = []  # (cache, where, old values): put back if anything below raises
+    try:
+        if k is not None and seqlen_new > 0:
+            _append(k_cache, v_cache, k, v, start, block_table, None if paged else rows, restore)
+        return _attend(q, k_cache, v_cache, args, name, paged, block_table, cache_batch_idx, used, num_splits,
+                       return_softmax_lse)
+    except BaseException:
+        _restore(restore)
+        raise
+
+
+def _attend(q, k_cache, v_cache, args, name, paged, block_table, cache_batch_idx, used, num_splits,
+            return_softmax_lse):
+    """Step (3): attention of q over each sequence's first used[b] keys of the (updated) cache."""
+    batch, seqlen_q, nheads, headdim = q.shape
+    dev = q.device
     seq = SeqArgs(
         cu_seqlens_q=torch.arange(0, (batch + 1) * seqlen_q, seqlen_q, dtype=torch.int32, device=dev)
         if seqlen_q else torch.zeros(batch + 1, dtype=torch.int32, device=dev),
@@ -217,8 +240,10 @@ def apply_rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, position
     return torch.cat((rot.to(x.dtype), x[..., 2 * half:]), dim=-1)
 
 
-def _append(k_cache, v_cache, k, v, start, block_table, rows):
-    """Write k, v (batch, seqlen_new, ...) at positions start[b] + i of each sequence, in place."""
+def _append(k_cache, v_cache, k, v, start, block_table, rows, restore):
+    """Write k, v (batch, seqlen_new, ...) at positions start[b] + i of each sequence, in place. Before each
+    write, the slots it overwrites are copied into ``restore`` as (cache, where, old values), so that a failure
+    later in the call (the v write, the attention) can put the caller's cache back as it was."""
     batch, seqlen_new = k.shape[:2]
     pos = (start[:, None] + torch.arange(seqlen_new, device=start.device)).reshape(-1)  # (batch * seqlen_new,)
     seq_of = torch.arange(batch, device=start.device).repeat_interleave(seqlen_new)
@@ -228,8 +253,127 @@ def _append(k_cache, v_cache, k, v, start, block_table, rows):
     else:
         where = (torch.tensor(rows, dtype=torch.long, device=start.device)[seq_of], pos)
     with torch.no_grad():
-        k_cache.index_put_(where, k.reshape(-1, *k.shape[2:]).detach())
-        v_cache.index_put_(where, v.reshape(-1, *v.shape[2:]).detach())
+        for cache, new in ((k_cache, k), (v_cache, v)):
+            restore.append([cache, where, cache[where], False])  # advanced indexing: a copy
+            cache.index_put_(where, new.reshape(-1, *new.shape[2:]).detach())
+            restore[-1][3] = True  # written
+
+
+def _restore(restore) -> None:
+    """Undo _append's writes, newest first. A write that raised is undone too (in case it wrote part), but its
+    cache may refuse writes: a failure there is suppressed, so the original error is the one raised."""
+    with torch.no_grad():
+        for cache, where, old, written in reversed(restore):
+            try:
+                cache.index_put_(where, old)
+            except Exception:
+                if written:
+                    raise
+
+
+def _check_writable_caches(k_cache, v_cache) -> None:
+    """Before any write: both caches accept in-place writes, and no element of memory is written twice or
+    written through one cache while read through the other."""
+    for name, t in (("k_cache", k_cache), ("v_cache", v_cache)):
+        if t.is_inference() and not torch.is_inference_mode_enabled():
+            raise ValueError(f"{name} must accept in-place writes when k, v are appended: it is an inference tensor "
+                             f"(made under torch.inference_mode()) and this call runs outside inference mode")
+        if any(st == 0 and n > 1 for n, st in zip(t.shape, t.stride())):  # expand(): one element, many indices
+            raise ValueError(f"{name} must not have elements sharing memory when k, v are appended (an expanded "
+                             f"tensor: stride 0 on a dimension of size > 1), got shape {tuple(t.shape)} stride "
+                             f"{t.stride()}")
+    if k_cache is v_cache:
+        raise ValueError("k_cache and v_cache must be distinct tensors when k, v are appended, got the same tensor")
+    if _may_overlap(k_cache, v_cache):
+        raise ValueError(f"k_cache and v_cache must not share memory when k, v are appended, got views of one "
+                         f"storage that overlap: offsets {k_cache.storage_offset()} and {v_cache.storage_offset()}, "
+                         f"strides {k_cache.stride()} and {v_cache.stride()}")
+
+
+def _may_overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether some element of a and some element of b are the same memory. Exact for tensors whose strides
+    nest (each larger than the span of all smaller ones: every non-overlapping tensor torch makes, packed k/v
+    views included); otherwise True unless their byte ranges are disjoint."""
+    if a.numel() == 0 or b.numel() == 0 or a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():
+        return False
+    size = a.element_size()
+    if size != b.element_size():
+        return True  # different dtypes over one storage: rejected without proof
+    lo_a, lo_b = a.storage_offset(), b.storage_offset()
+    hi_a = lo_a + sum((n - 1) * st for n, st in zip(a.shape, a.stride()))
+    hi_b = lo_b + sum((n - 1) * st for n, st in zip(b.shape, b.stride()))
+    if hi_a < lo_b or hi_b < lo_a:
+        return False
+    # same element iff sum_d i_d * a.stride_d - sum_e j_e * b.stride_e == lo_b - lo_a for in-range indices i, j:
+    # per stride value, the coefficient range [lo, hi] of its merged dimensions
+    terms: dict[int, list[int]] = {}
+    for n, st, sign in [(n, st, 1) for n, st in zip(a.shape, a.stride())] + \
+                       [(n, st, -1) for n, st in zip(b.shape, b.stride())]:
+        if n > 1:
+            r = terms.setdefault(st, [0, 0])
+            r[0 if sign < 0 else 1] += sign * (n - 1)
+    order = sorted(terms.items(), reverse=True)  # (stride, [lo, hi]), largest stride first
+    span = 0  # reach of the smaller strides: max |sum c_d * stride_d|
+    spans = []
+    for st, (lo, hi) in reversed(order):
+        if st <= span:
+            return True  # strides do not nest: no cheap proof of disjointness
+        spans.append(span)
+        span += st * max(-lo, hi)
+    spans.reverse()
+
+    def solve(d: int, rest: int) -> bool:  # |rest| <= reach of strides d.. after the choices above
+        if d == len(order):
+            return rest == 0
+        st, (lo, hi) = order[d]
+        for c in {rest // st, -(-rest // st)}:  # nesting leaves only floor or ceil for this coefficient
+            if lo <= c <= hi and abs(rest - c * st) <= spans[d] and solve(d + 1, rest - c * st):
+                return True
+        return False
+
+    return solve(0, lo_b - lo_a)
+
+
+def _check_paged_aliasing(block_table, num_blocks: int, page: int, lens: list, seqlen_new: int) -> None:
+    """Before appending into a paged cache: no block twice in one sequence's used pages, and every written
+    (block, slot) used by exactly one sequence (not written by two, not read by another). Vectorised torch ops
+    on block_table's device; one host sync for the verdict (check_block_table already copied the table)."""
+    dev = block_table.device
+    batch, width = block_table.shape
+    used = torch.tensor([n + seqlen_new for n in lens], dtype=torch.long, device=dev)  # (batch,)
+    col = torch.arange(width, device=dev)
+    extent = (used[:, None] - col * page).clamp(0, page)  # (batch, width) slots of each page in use
+    in_use = extent > 0
+    blk = block_table.long()
+    # (i) within a sequence: sort (sequence, block) keys, look for equal neighbours
+    key = torch.where(in_use, torch.arange(batch, device=dev)[:, None] * num_blocks + blk, -1 - col).flatten()
+    key = key.sort().values
+    dup = (key[1:] == key[:-1]) & (key[1:] >= 0)
+    # (ii) each written (block, slot) lies below the extent of exactly one used page: its own
+    ext_key = torch.where(in_use, blk * (page + 1) + extent, -1).flatten().sort().values
+    pos = (torch.tensor(lens, dtype=torch.long, device=dev)[:, None]
+           + torch.arange(seqlen_new, device=dev)).flatten()  # (batch * seqlen_new,)
+    seq_of = torch.arange(batch, device=dev).repeat_interleave(seqlen_new)
+    w_blk, w_slot = blk[seq_of, pos // page], pos % page
+    base = w_blk * (page + 1)
+    covering = (torch.searchsorted(ext_key, base + page, right=True)
+                - torch.searchsorted(ext_key, base + w_slot, right=True))  # used pages of w_blk past w_slot
+    shared = covering > 1
+    if not bool(dup.any() | shared.any()):
+        return
+    # error path: name the first offender
+    if bool(dup.any()):
+        for b in range(batch):
+            pages = block_table[b, :int(in_use[b].sum())].tolist()
+            again = next((x for i, x in enumerate(pages) if x in pages[:i]), None)
+            if again is not None:
+                raise ValueError(f"block_table[{b}] must list distinct blocks in the {len(pages)} pages holding its "
+                                 f"{int(used[b])} keys when k, v are appended (a block used twice aliases two key "
+                                 f"positions), got block {again} twice")
+    i = int(shared.nonzero()[0, 0])
+    raise ValueError(f"block_table must not let sequences share a written (block, slot) when k, v are appended: "
+                     f"sequence {int(seq_of[i])} writes position {int(pos[i])} into block {int(w_blk[i])} slot "
+                     f"{int(w_slot[i])}, which another sequence also reads or writes")
 
 
 def _check_tensor(name: str, t, dims: int, layout: str) -> None:

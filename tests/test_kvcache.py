@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import rocflash
+import rocflash.backends.reference as reference
 import rocflash.backends.sim as sim
 from conftest import assert_close_to_reference, fwd_args
 from rocflash.backends import splits
@@ -366,3 +367,155 @@ def test_paged_errors():
         call(cache_batch_idx=i32(0, 1))
     with pytest.raises(ValueError, match=r"k_cache must have 4 dimensions \(num_blocks, page_block_size"):
         call(k_cache=kp[0])
+
+
+# ---------------------------------------------------------------- the caller's cache: unchanged on error, no aliasing
+def _append_call(backend, **kw):
+    """A valid dense append of one token to two sequences holding 3 keys each; kw overrides it."""
+    k_cache, v_cache = make_cache(2, 16, 1, 8, [3, 3], dtype=torch.float32)
+    call = dict(q=rand((2, 1, 2, 8), 1, torch.float32), k_cache=k_cache, v_cache=v_cache,
+                k=rand((2, 1, 1, 8), 2, torch.float32), v=rand((2, 1, 1, 8), 3, torch.float32),
+                cache_seqlens=torch.tensor([3, 3], dtype=torch.int32), backend=backend)
+    call.update(kw)
+    return call
+
+
+def _bitwise(t):
+    return t.view(torch.int32).clone() if t.dtype == torch.float32 else t.view(torch.int16).clone()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_inference_tensor_cache_raises_with_cache_unchanged(backend):
+    with torch.inference_mode():
+        vc = torch.randn(2, 16, 1, 8)
+    call = _append_call(backend, v_cache=vc)
+    k_before, v_before = _bitwise(call["k_cache"]), _bitwise(vc)
+    with pytest.raises(ValueError, match="v_cache must accept in-place writes .* inference tensor"):
+        rocflash.flash_attn_with_kvcache(**call)
+    assert torch.equal(_bitwise(call["k_cache"]), k_before) and torch.equal(_bitwise(vc), v_before)
+    with torch.inference_mode():  # inside inference mode the same call is valid
+        kc = torch.randn(2, 16, 1, 8)
+        rocflash.flash_attn_with_kvcache(**_append_call(backend, k_cache=kc, v_cache=vc))
+        assert torch.equal(kc[:, 3], _append_call(backend)["k"][:, 0])
+
+
+class _RefusesWrites(torch.Tensor):
+    """A cache whose in-place write raises (a failure no up-front check can see)."""
+    def index_put_(self, *args, **kwargs):
+        raise RuntimeError("this cache refuses writes")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("paged", [False, True])
+def test_failed_v_write_or_attention_restores_the_cache(backend, paged, monkeypatch):
+    """The v write raises after k was written, or the attention raises after both: k_cache and v_cache are
+    bitwise what they were (NaN garbage included)."""
+    call = _append_call(backend)
+    if paged:  # the same two sequences in pages of 16: blocks 2 and 0 of 3
+        call["k_cache"], call["v_cache"] = call["k_cache"][[1, 1, 0]].clone(), call["v_cache"][[1, 1, 0]].clone()
+        call["block_table"] = torch.tensor([[2], [0]], dtype=torch.int32)
+    call["v_cache"] = call["v_cache"].as_subclass(_RefusesWrites)
+    k_before, v_before = _bitwise(call["k_cache"]), _bitwise(call["v_cache"].as_subclass(torch.Tensor))
+    with pytest.raises(RuntimeError, match="this cache refuses writes"):
+        rocflash.flash_attn_with_kvcache(**call)
+    assert torch.equal(_bitwise(call["k_cache"]), k_before)
+    call["v_cache"] = call["v_cache"].as_subclass(torch.Tensor)
+    def boom(*a, **kw):  # the attention fails after the append
+        assert torch.equal(call["k_cache"][2 if paged else 0, 3], call["k"][0, 0])  # the append did happen
+        raise RuntimeError("attention failed")
+    monkeypatch.setattr(sim if backend == "sim" else reference, "varlen_forward", boom)
+    with pytest.raises(RuntimeError, match="attention failed"):
+        rocflash.flash_attn_with_kvcache(**call)
+    assert torch.equal(_bitwise(call["k_cache"]), k_before) and torch.equal(_bitwise(call["v_cache"]), v_before)
+
+
+def _dense_alias_cases():
+    """(kwargs overriding _append_call, message regex): caches whose memory aliases."""
+    kv = torch.zeros(2, 16, 2, 1, 8)  # k and v interleaved in one buffer: valid (checked below)
+    flat = torch.zeros(2 * 16 * 8 + 8)
+    shared = lambda: torch.zeros(2, 16, 1, 8)
+    same = shared()
+    return [
+        (dict(k_cache=same, v_cache=same), "k_cache and v_cache must be distinct tensors"),
+        (dict(k_cache=flat[:256].view(2, 16, 1, 8), v_cache=flat[8:].view(2, 16, 1, 8)),
+         "k_cache and v_cache must not share memory .* offsets 0 and 8"),
+        (dict(k_cache=kv[:, :, 0], v_cache=kv[:, :, 0].view(2, 16, 1, 8)), "k_cache and v_cache must not share memory"),
+        (dict(k_cache=torch.zeros(2, 1, 1, 8).expand(2, 16, 1, 8)),
+         r"k_cache must not have elements sharing memory .* stride 0 on a dimension of size > 1.*stride \(8, 0, 8, 1\)"),
+        (dict(v_cache=torch.zeros(1, 16, 1, 8).expand(2, 16, 1, 8)), "v_cache must not have elements sharing memory"),
+    ]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", range(len(_dense_alias_cases())))
+def test_dense_aliasing_rejected_before_any_write(backend, case, monkeypatch):
+    kwargs, msg = _dense_alias_cases()[case]
+    monkeypatch.setattr(sim, "varlen_forward", lambda *a, **kw: pytest.fail("launched"))
+    call = _append_call(backend, **kwargs)
+    before = [_bitwise(call[n]) for n in ("k_cache", "v_cache")]
+    with pytest.raises(ValueError, match=msg):
+        rocflash.flash_attn_with_kvcache(**call)
+    assert all(torch.equal(_bitwise(call[n]), b) for n, b in zip(("k_cache", "v_cache"), before))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_disjoint_views_of_one_storage_are_valid(backend):
+    """k and v interleaved in one buffer (kv[..., 0, :, :], kv[..., 1, :, :]) or back to back: no aliasing; an
+    expanded cache is valid when nothing is appended."""
+    for k_cache, v_cache in [(lambda kv: (kv[:, :, 0], kv[:, :, 1]))(torch.full((2, 16, 2, 1, 8), NAN)),
+                             (lambda f: (f[:256].view(2, 16, 1, 8), f[256:].view(2, 16, 1, 8)))(torch.full((512,), NAN))]:
+        k_cache[:, :3], v_cache[:, :3] = rand((2, 3, 1, 8), 4, torch.float32), rand((2, 3, 1, 8), 5, torch.float32)
+        call = _append_call(backend, k_cache=k_cache, v_cache=v_cache)
+        out = rocflash.flash_attn_with_kvcache(**call)
+        assert torch.equal(k_cache[:, 3], call["k"][:, 0]) and torch.equal(v_cache[:, 3], call["v"][:, 0])
+        ref = rocflash.flash_attn_with_kvcache(call["q"], k_cache.clone(), v_cache.clone(), cache_seqlens=4,
+                                               backend=backend)
+        assert torch.equal(out, ref)
+    exp = torch.randn(1, 16, 1, 8).expand(2, 16, 1, 8)
+    rocflash.flash_attn_with_kvcache(rand((2, 1, 2, 8), 1, torch.float32), exp, exp, cache_seqlens=5, backend=backend)
+
+
+def _paged_alias_cases():
+    """(block_table rows, cache_seqlens, seqlen_new, message regex) over 4 blocks of 16."""
+    rule_seq = r"block_table\[{}\] must list distinct blocks in the {} pages .* got block {} twice"
+    rule_slot = (r"block_table must not let sequences share a written \(block, slot\) .* sequence {} writes position "
+                 r"{} into block {} slot {}")
+    return [
+        ([[0, 1], [0, 2]], [3, 3], 1, rule_slot.format(0, 3, 0, 3)),  # both append into (0, 3)
+        ([[0, 0]], [10], 10, rule_seq.format(0, 2, 0)),  # positions 16..19 land on the keys 0..3
+        ([[1, 2, 1]], [40], 1, rule_seq.format(0, 3, 1)),  # the repeat is read, not written: still aliasing
+        ([[0, 1], [0, 2]], [3, 2], 1, rule_slot.format(1, 2, 0, 2)),  # sequence 0 reads (0, 2)
+        ([[3, 1], [3, 2]], [20, 2], 1, rule_slot.format(1, 2, 3, 2)),  # writes (3, 2), which sequence 0 reads
+    ]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", range(len(_paged_alias_cases())))
+def test_paged_aliasing_rejected_before_any_write(backend, case, monkeypatch):
+    rows, lens, new, msg = _paged_alias_cases()[case]
+    monkeypatch.setattr(sim, "varlen_forward", lambda *a, **kw: pytest.fail("launched"))
+    batch = len(rows)
+    kp, vp = torch.randn(4, 16, 1, 8), torch.randn(4, 16, 1, 8)
+    before = _bitwise(kp), _bitwise(vp)
+    with pytest.raises(ValueError, match=msg):
+        rocflash.flash_attn_with_kvcache(rand((batch, new, 2, 8), 1, torch.float32), kp, vp,
+                                         rand((batch, new, 1, 8), 2, torch.float32),
+                                         rand((batch, new, 1, 8), 3, torch.float32),
+                                         cache_seqlens=torch.tensor(lens, dtype=torch.int32),
+                                         block_table=torch.tensor(rows, dtype=torch.int32), backend=backend)
+    assert torch.equal(_bitwise(kp), before[0]) and torch.equal(_bitwise(vp), before[1])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_paged_shared_prefix_is_valid(backend):
+    """Sequences sharing a full prefix block they only read (prefix caching), each appending into its own block;
+    a read-only call may repeat blocks."""
+    kp, vp = torch.randn(5, 16, 1, 8), torch.randn(5, 16, 1, 8)
+    table = torch.tensor([[0, 1], [0, 2], [3, 4]], dtype=torch.int32)
+    k, v = rand((3, 1, 1, 8), 2, torch.float32), rand((3, 1, 1, 8), 3, torch.float32)
+    rocflash.flash_attn_with_kvcache(rand((3, 1, 2, 8), 1, torch.float32), kp, vp, k, v,
+                                     cache_seqlens=torch.tensor([20, 17, 16], dtype=torch.int32), block_table=table,
+                                     backend=backend)
+    assert torch.equal(kp[1, 4], k[0, 0]) and torch.equal(kp[2, 1], k[1, 0]) and torch.equal(kp[4, 0], k[2, 0])
+    rocflash.flash_attn_with_kvcache(rand((1, 1, 2, 8), 1, torch.float32), kp, vp, cache_seqlens=32,
+                                     block_table=torch.tensor([[0, 0]], dtype=torch.int32), backend=backend)
