@@ -14,7 +14,7 @@ import rocflash
 import rocflash.backends.reference as reference
 import rocflash.backends.sim as sim
 from conftest import assert_close_to_reference, fwd_args
-from rocflash.backends import splits
+from rocflash import splitkv
 from rocflash.varlen import PAGE_SIZES
 
 BACKENDS = ["sim", "torch"]
@@ -199,7 +199,7 @@ def test_long_cache_128k(backend):
 
 @pytest.mark.parametrize("num_splits", [0, 1, 3])
 def test_split_kv_decode_lse_against_fp64(num_splits):
-    """Decode (seqlen_q 1) with split-KV on the sim: each split visits its tiles of split_tile_range (cut by
+    """Decode (seqlen_q 1) with split-KV on the sim: each split visits the keys of splitkv.split_bounds (cut by
     the causal mask), out and LSE within tolerance of fp64, and bitwise identical across calls."""
     lens = [700, 90, 0]
     k_cache, v_cache = make_cache(3, 768, 2, 32, lens, seed=14)
@@ -215,11 +215,12 @@ def test_split_kv_decode_lse_against_fp64(num_splits):
     check_against_fp64(out[:2], lse[:2], q[:2], keys, values, fwd_args(32, True), f"splits {num_splits}")
     assert bool((out[2] == 0).all()) and bool(torch.isneginf(lse[2]).all())  # empty cache: no keys
     expected = {0: trace.num_splits, 1: 1, 3: 3}[num_splits]
-    assert trace.num_splits == expected and (num_splits != 0 or trace.num_splits > 1)
-    cfg = sim.select_config("fwd", "gfx9", "fp16", 32)
-    for b, split, tiles, t in trace.splits:
-        assert tiles == splits.split_tile_range(lens[b], cfg.block_n, trace.num_splits, split)
-        assert all(tiles[0] <= tile < tiles[1] for _, visited in t.blocks for tile, _ in visited)
+    assert trace.split_kernel and trace.num_splits == expected and (num_splits != 0 or trace.num_splits > 1)
+    cfg = sim.select_config("fwd_splitkv", "gfx9", "fp16", 32)
+    for b, split, keys, t in trace.splits:
+        assert keys == splitkv.split_bounds(lens[b], max(lens), trace.num_splits, cfg.block_n)[split]
+        assert t.config == cfg
+        assert all(keys[0] <= tile * cfg.block_n < keys[1] for _, visited in t.blocks for tile, _ in visited)
     again = rocflash.flash_attn_with_kvcache(q, k_cache, v_cache, cache_seqlens=seqlens, causal=True,
                                              num_splits=num_splits, return_softmax_lse=True, backend="sim")
     assert torch.equal(again[0], out) and torch.equal(again[1], lse)

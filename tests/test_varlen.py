@@ -4,6 +4,8 @@ paged K/V, the backward, the split-KV policy and every error path."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
@@ -12,7 +14,9 @@ from hypothesis import strategies as st
 import rocflash
 import rocflash.backends.sim as sim
 from conftest import DTYPES, fwd_args
+from rocflash import splitkv
 from rocflash.backends import SeqArgs, splits
+from rocflash.configs import select_config
 from rocflash.integrations import transformers as rf_tf
 from varlen_ref import (assert_sequence_grads_close, assert_sequences_close, cu, rand_packed, split_rows)
 
@@ -196,27 +200,49 @@ def test_sim_varlen_random_problems(problem, seed):
 
 
 # ---------------------------------------------------------------- split-KV policy
-def test_split_heuristic_choices():
-    splits.CHOICES.clear()
-    assert splits.num_splits_heuristic(32, 8, 16384, 60) == 1  # 256 blocks fill 60 CUs x 4 slots
-    one = splits.num_splits_heuristic(1, 8, 16384, 60, block_n=64)
-    assert one == 29  # 8 x 30 = 240 blocks = 60 CUs x 4 slots; 256 tiles in splits of 9: 29 splits
-    assert splits.num_splits_heuristic(8, 8, 16384, 132, block_n=64) == 9  # 72 blocks -> 648 >= 528 slots
-    assert splits.num_splits_heuristic(1, 8, 128, 60, block_n=64) == 1  # two tiles: nothing to split
-    assert splits.num_splits_heuristic(1, 1, 640, 132, block_n=64) == 5  # 10 tiles, at least 2 per split
-    assert splits.num_splits_heuristic(1, 8, 4096, 60, block_n=64) == 22  # 30 -> 3 tiles a split, none empty
-    assert (1, 8, 16384, 60, 64) in splits.CHOICES and splits.CHOICES[(1, 8, 16384, 60, 64)] == one
-    for sk in (1, 63, 64, 65, 1000, 131072):
-        for s in (1, 2, 3, 7, 64, 128):
-            n = splits.effective_splits(sk, 64, s)
-            ranges = [splits.split_tile_range(sk, 64, n, i) for i in range(n)]
-            assert ranges[0][0] == 0 and ranges[-1][1] == -(-sk // 64)
-            assert all(a < b for a, b in ranges), f"empty split {sk} {s}: {ranges}"
-            assert all(r[1] == t[0] for r, t in zip(ranges, ranges[1:]))
-    table = splits.choices_table(60).splitlines()
-    assert len(table) == 5 and table[2] == "| 1 | 22 | 29 | 30 |" and table[4] == "| 32 | 1 | 1 | 1 |"
-    with pytest.raises(ValueError, match="num_cus must be an int >= 1, got 0"):
-        splits.num_splits_heuristic(1, 8, 100, 0)
+def _kernel_plan(target, dtype, headdim, nheads, nheads_k, batch, max_seqlen_q, max_seqlen_k, num_splits):
+    """The compiled launcher's decision (compiled.split_plan), restated from rocflash.splitkv for a target's CUs."""
+    group = nheads // nheads_k
+    if not (num_splits > 1 or max_seqlen_q * group <= splitkv.MAX_ROWS):
+        return False, 1
+    block_m = select_config("fwd_splitkv", target, dtype, headdim).block_m
+    if num_splits == 0:
+        chunks = -(-max_seqlen_q * group // block_m)
+        num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k,
+                                                  {"gfx9": 60, "cuda": 132}[target], {"gfx9": "hip", "cuda": "cuda"}[target])
+    return True, max(1, num_splits)
+
+
+@pytest.mark.parametrize("target", ["gfx9", "cuda"])
+def test_sim_split_plan_matches_kernel(target):
+    """The sim's split decision, count and per-sequence key ranges are the split-KV kernel's (rocflash.splitkv
+    with the fwd_splitkv tile config), over a grid of (batch, nheads_k, seqlen_k, num_splits)."""
+    for batch, nheads_k, seqlen_k, num_splits, seqlen_q, group in itertools.product(
+            (1, 3, 8, 64), (1, 2, 8), (1, 255, 256, 700, 4096, 131072), (0, 1, 2, 5, 128), (1, 4, 64), (1, 4)):
+        nheads = nheads_k * group
+        for dtype, headdim in (("fp16", 64), ("bf16", 128), ("fp32", 256)):
+            tdtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[dtype]
+            got = sim.split_plan(target, tdtype, headdim, nheads, nheads_k, batch, seqlen_q, seqlen_k, num_splits)
+            want = _kernel_plan(target, dtype, headdim, nheads, nheads_k, batch, seqlen_q, seqlen_k, num_splits)
+            assert got[:2] == want, (batch, nheads_k, seqlen_k, num_splits, seqlen_q, group, dtype, got[:2], want)
+            assert got[2] is None if not got[0] else got[2] == select_config("fwd_splitkv", target, dtype, headdim)
+    # the simulated launch visits exactly those key ranges (small shapes: the sim runs them)
+    for lens_k, num_splits, group in (([300, 1100, 0, 17], 0, 2), ([300, 1100, 0, 17], 3, 1), ([64, 600], 1, 4),
+                                      ([513], 7, 1), ([40, 40], 2, 16)):
+        batch, nheads_k, d = len(lens_k), 2, 32
+        lens_q = [1] * batch
+        q, k, v = rand_packed(lens_q, lens_k, nheads_k * group, nheads_k, d, torch.float16, seed=len(lens_k))
+        seq = SeqArgs(cu(lens_q), cu(lens_k), None, 1, max(lens_k), num_splits=num_splits)
+        trace = sim.SplitTrace()
+        sim.varlen_forward(q, k, v, seq, fwd_args(d, True, (-1, -1)), target, trace=trace)
+        split, n = _kernel_plan(target, "fp16", d, nheads_k * group, nheads_k, batch, 1, max(lens_k), num_splits)
+        assert (trace.split_kernel, trace.num_splits) == (split, n)
+        bn = select_config("fwd_splitkv", target, "fp16", d).block_n
+        want = [(b, i, r) for b, sk in enumerate(lens_k) if sk
+                for i, r in enumerate(splitkv.split_bounds(sk, max(lens_k), n, bn))]
+        assert [(b, i, r) for b, i, r, _ in trace.splits] == want
+        for _, _, (k0, k1), t in trace.splits:
+            assert all(k0 <= tile * bn < k1 for _, visited in t.blocks for tile, _ in visited)
 
 
 def test_combine_ignores_empty_splits():

@@ -42,6 +42,7 @@ import torch.nn.functional as F
 
 from ..configs import TileConfig, select_config
 from ..masks import MaskRule
+from .. import splitkv
 from . import FwdArgs, SeqArgs, splits
 from .seqlayout import alibi_for, sequence_kv, sequences
 
@@ -221,15 +222,17 @@ class _Tiles:
 
 
 def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None, with_stats: bool = False,
-            key_tiles: tuple[int, int] | None = None):
+            key_tiles: tuple[int, int] | None = None, kind: str = "fwd"):
     """Simulate one forward launch. Shapes as ``flash_attn_func``; returns (out, lse float32 (b, h, sq)), and
     with with_stats=True also the statistics the backward rebuilds P from: (b, h, sq, 2), per row the final
     log2-domain row max m and 1/l (the kernel's softmax_stats; fp64 for fp64 inputs).
 
     ``key_tiles=(begin, end)`` simulates one split of a split-KV launch: only those K/V tiles are visited
     (intersected with the mask's range) and the partial result comes back unrounded, O in the accumulation
-    dtype (normalised by the split's own row sums) and its LSE, as the kernel writes them for the combine."""
-    pb = _Problem(q, k, v, args, "fwd", target)
+    dtype (normalised by the split's own row sums) and its LSE, as the kernel writes them for the combine.
+    ``kind="fwd_splitkv"`` takes the split-KV kernel's tile config (block_n = its keys per main-loop step, the
+    unit its split boundaries are multiples of) instead of the forward kernel's."""
+    pb = _Problem(q, k, v, args, kind, target)
     cfg, dev = pb.cfg, pb.device
     if trace is not None:
         trace.config = cfg
@@ -382,34 +385,56 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
 
 
 # ---------------------------------------------------------------- varlen, KV cache, split-KV
-# Target CU counts used to resolve num_splits=0 (the compiled backend uses the real device's count).
+# Target CU counts used to resolve num_splits=0 (the compiled backend uses the real device's count): the CPU
+# simulation takes the documented target of each platform.
 SIM_CUS = {"gfx9": 60, "cuda": 132}  # MI50, H200
+_PLATFORM = {"gfx9": "hip", "cuda": "cuda"}  # target -> rocflash.splitkv platform (resident blocks per CU/SM)
 
 
 @dataclass
 class SplitTrace:
-    """What a simulated varlen / KV-cache forward did: the split count, then per (sequence, split) the tiles."""
+    """What a simulated varlen / KV-cache forward did: whether it took the split-KV kernel, its split count,
+    then per (sequence, split) the key range ``[first, end)`` and the split's tiling (fwd_splitkv tiles)."""
 
+    split_kernel: bool = False
     num_splits: int = 1
-    splits: list[tuple[int, int, tuple[int, int], SimTrace]] = field(default_factory=list)  # (b, split, tiles, trace)
+    splits: list[tuple[int, int, tuple[int, int], SimTrace]] = field(default_factory=list)  # (b, split, keys, trace)
+
+
+def split_plan(target: str, dtype: torch.dtype, headdim: int, nheads: int, nheads_k: int, batch: int,
+               max_seqlen_q: int, max_seqlen_k: int, num_splits: int) -> tuple[bool, int, TileConfig | None]:
+    """(split kernel?, num_splits, its fwd_splitkv tile config) as the compiled launcher decides them
+    (rocflash.backends.compiled.split_plan, rules in rocflash.splitkv), with ``SIM_CUS[target]`` CUs for
+    ``num_splits=0``."""
+    group = nheads // nheads_k
+    if not splitkv.use_split_kernel(max_seqlen_q, group, num_splits):
+        return False, 1, None
+    cfg = select_config("fwd_splitkv", target, _DTYPE_NAMES[dtype], headdim)
+    if num_splits == 0:
+        chunks = splitkv.row_chunks(max_seqlen_q, group, cfg.block_m)
+        num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k, SIM_CUS[target],
+                                                  _PLATFORM[target])
+    return True, max(1, num_splits), cfg
 
 
 def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs, target: str = "gfx9", trace: SplitTrace | None = None):
     """Simulate a varlen / KV-cache forward (layouts: :class:`rocflash.backends.SeqArgs`).
 
-    Per sequence the dense launch's tiling (same tile config, bottom-right masks with that sequence's
-    seqlen_q / seqlen_k), on the sequence's keys gathered the way the kernel addresses them (only its first
-    seqlen_k keys: stale slots are never read). With ``seq.num_splits`` != 1 (0 = the heuristic for
-    ``SIM_CUS[target]``) every sequence's key tiles are cut by :func:`splits.split_tile_range`, each split
-    yields an fp32 partial O and LSE, and :func:`splits.combine` merges them.
+    The launch decision is the compiled backend's (:func:`split_plan`, rocflash.splitkv): calls with few query
+    rows per kv-head, or ``seq.num_splits > 1``, take the split-KV kernel; others the forward kernel, per
+    sequence the dense launch's tiling (same tile config, bottom-right masks with that sequence's seqlen_q /
+    seqlen_k) on the sequence's keys gathered the way the kernel addresses them (only its first seqlen_k keys:
+    stale slots are never read). The split-KV kernel's splits cover the keys of
+    :func:`rocflash.splitkv.split_bounds` (multiples of its block_n, sized by max_seqlen_k; trailing splits of
+    a short sequence are empty), each simulated with the fwd_splitkv tile config and yielding an fp32
+    partial O and LSE, merged by :func:`splits.combine`.
     Returns (out like q, lse (nheads, total_q): float32, float64 for float64 inputs).
     """
     total_q, nheads, headdim = q.shape
-    cfg = select_config("fwd", target, _DTYPE_NAMES[q.dtype], headdim)
-    num_splits = splits.resolve_num_splits(seq.num_splits, seq.batch, k.shape[-2], seq.max_seqlen_k,
-                                           SIM_CUS[target], cfg.block_n)
+    split, num_splits, scfg = split_plan(target, q.dtype, headdim, nheads, k.shape[-2], seq.batch,
+                                         seq.max_seqlen_q, seq.max_seqlen_k, seq.num_splits)
     if trace is not None:
-        trace.num_splits = num_splits
+        trace.split_kernel, trace.num_splits = split, num_splits
     out = torch.zeros_like(q, memory_format=torch.contiguous_format)
     lse = torch.full((nheads, total_q), float("-inf"), device=q.device,
                      dtype=torch.float64 if q.dtype == torch.float64 else torch.float32)
@@ -419,16 +444,18 @@ def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs, target: str = "gfx9", t
         qs = q[s.q_begin:s.q_end].unsqueeze(0)
         ks, vs = sequence_kv(k, v, seq, s)
         a = replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index))
-        if num_splits == 1:
+        if not split:
             o, l = forward(qs, ks, vs, a, target)
         else:
             parts = []
-            for split in range(num_splits):
-                tiles = splits.split_tile_range(s.seqlen_k, cfg.block_n, num_splits, split)
+            bounds = splitkv.split_bounds(s.seqlen_k, seq.max_seqlen_k, num_splits, scfg.block_n)
+            for i, (k0, k1) in enumerate(bounds):
                 t = SimTrace() if trace is not None else None
-                parts.append(forward(qs, ks, vs, a, target, t, key_tiles=tiles))
+                # bounds are multiples of block_n (or the sequence end): whole fwd_splitkv tiles
+                tiles = (k0 // scfg.block_n, -(-k1 // scfg.block_n)) if k0 < k1 else (0, 0)
+                parts.append(forward(qs, ks, vs, a, target, t, key_tiles=tiles, kind="fwd_splitkv"))
                 if trace is not None:
-                    trace.splits.append((s.index, split, tiles, t))
+                    trace.splits.append((s.index, i, (k0, k1), t))
             o, l = splits.combine(torch.stack([p[0] for p in parts]),  # (splits, 1, sq, h, d)
                                   torch.stack([p[1].transpose(1, 2) for p in parts]))  # (splits, 1, sq, h)
             o, l = o.to(q.dtype), l.transpose(1, 2)
