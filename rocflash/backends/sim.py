@@ -222,17 +222,15 @@ class _Tiles:
 
 
 def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None, with_stats: bool = False,
-            key_tiles: tuple[int, int] | None = None, kind: str = "fwd"):
+            key_tiles: tuple[int, int] | None = None):
     """Simulate one forward launch. Shapes as ``flash_attn_func``; returns (out, lse float32 (b, h, sq)), and
     with with_stats=True also the statistics the backward rebuilds P from: (b, h, sq, 2), per row the final
     log2-domain row max m and 1/l (the kernel's softmax_stats; fp64 for fp64 inputs).
 
     ``key_tiles=(begin, end)`` simulates one split of a split-KV launch: only those K/V tiles are visited
     (intersected with the mask's range) and the partial result comes back unrounded, O in the accumulation
-    dtype (normalised by the split's own row sums) and its LSE, as the kernel writes them for the combine.
-    ``kind="fwd_splitkv"`` takes the split-KV kernel's tile config (block_n = its keys per main-loop step, the
-    unit its split boundaries are multiples of) instead of the forward kernel's."""
-    pb = _Problem(q, k, v, args, kind, target)
+    dtype (normalised by the split's own row sums) and its LSE, as the kernel writes them for the combine."""
+    pb = _Problem(q, k, v, args, "fwd", target)
     cfg, dev = pb.cfg, pb.device
     if trace is not None:
         trace.config = cfg
@@ -394,7 +392,8 @@ _PLATFORM = {"gfx9": "hip", "cuda": "cuda"}  # target -> rocflash.splitkv platfo
 @dataclass
 class SplitTrace:
     """What a simulated varlen / KV-cache forward did: whether it took the split-KV kernel, its split count,
-    then per (sequence, split) the key range ``[first, end)`` and the split's tiling (fwd_splitkv tiles)."""
+    then per (sequence, split) the key range ``[first, end)`` and the split's trace (fwd_splitkv config; per row
+    chunk the main-loop iterations, :func:`rocflash.backends.sim_splitkv.split_partial`)."""
 
     split_kernel: bool = False
     num_splits: int = 1
@@ -417,6 +416,46 @@ def split_plan(target: str, dtype: torch.dtype, headdim: int, nheads: int, nhead
     return True, max(1, num_splits), cfg
 
 
+def _split_kv(qs, ks, vs, args: FwdArgs, target: str, max_seqlen_k: int, num_splits: int, cfg: TileConfig,
+              trace: SplitTrace | None, index: int):
+    """The split-KV kernel and its combine on one sequence (qs (1, sq, h, d), ks/vs (1, sk, hk, d)): the splits
+    of rocflash.splitkv.split_bounds, each as :func:`rocflash.backends.sim_splitkv.split_partial`.
+    Returns (out (1, sq, h, d) in q's dtype, lse (1, h, sq))."""
+    from . import sim_splitkv  # imports this module
+
+    parts = []
+    for i, keys in enumerate(splitkv.split_bounds(ks.shape[1], max_seqlen_k, num_splits, cfg.block_n)):
+        t = SimTrace() if trace is not None else None
+        parts.append(sim_splitkv.split_partial(qs, ks, vs, args, target, keys, t))
+        if trace is not None:
+            trace.splits.append((index, i, keys, t))
+    if num_splits == 1:  # the kernel writes O / l and the LSE straight to the output
+        o, l = parts[0]
+    else:
+        o, l = sim_splitkv.combine(torch.stack([p[0] for p in parts]),  # (splits, 1, sq, h, d)
+                                   torch.stack([p[1].transpose(1, 2) for p in parts]))  # (splits, 1, sq, h)
+        l = l.transpose(1, 2)
+    return o.to(qs.dtype), l
+
+
+def forward_inference(q, k, v, args: FwdArgs, target: str = "gfx9"):
+    """The dense forward without softmax statistics, as the compiled backend launches it: few query rows per
+    kv-head take the split-KV kernel (num_splits 0: the heuristic), others :func:`forward`.
+    Returns (out like q, lse (b, h, sq))."""
+    batch, seqlen_q, nheads, headdim = q.shape
+    split, num_splits, cfg = split_plan(target, q.dtype, headdim, nheads, k.shape[2], batch, seqlen_q, k.shape[1], 0)
+    if not split:
+        return forward(q, k, v, args, target)
+    outs, lses = [], []
+    for b in range(batch):
+        a = replace(args, alibi_slopes=alibi_for(args.alibi_slopes, b))
+        o, l = _split_kv(q[b:b + 1], k[b:b + 1], v[b:b + 1], a, target, k.shape[1], num_splits, cfg, None, b)
+        outs.append(o)
+        lses.append(l)
+    lse_dtype = torch.float64 if q.dtype == torch.float64 else torch.float32
+    return torch.cat(outs).contiguous(), torch.cat(lses).to(lse_dtype)
+
+
 def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs, target: str = "gfx9", trace: SplitTrace | None = None):
     """Simulate a varlen / KV-cache forward (layouts: :class:`rocflash.backends.SeqArgs`).
 
@@ -426,8 +465,8 @@ def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs, target: str = "gfx9", t
     seqlen_k) on the sequence's keys gathered the way the kernel addresses them (only its first seqlen_k keys:
     stale slots are never read). The split-KV kernel's splits cover the keys of
     :func:`rocflash.splitkv.split_bounds` (multiples of its block_n, sized by max_seqlen_k; trailing splits of
-    a short sequence are empty), each simulated with the fwd_splitkv tile config and yielding an fp32
-    partial O and LSE, merged by :func:`splits.combine`.
+    a short sequence are empty), each simulated as the split-KV kernel computes it (key groups, LDS tree merge:
+    :mod:`rocflash.backends.sim_splitkv`) and merged in the combine kernel's order.
     Returns (out like q, lse (nheads, total_q): float32, float64 for float64 inputs).
     """
     total_q, nheads, headdim = q.shape
@@ -447,18 +486,7 @@ def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs, target: str = "gfx9", t
         if not split:
             o, l = forward(qs, ks, vs, a, target)
         else:
-            parts = []
-            bounds = splitkv.split_bounds(s.seqlen_k, seq.max_seqlen_k, num_splits, scfg.block_n)
-            for i, (k0, k1) in enumerate(bounds):
-                t = SimTrace() if trace is not None else None
-                # bounds are multiples of block_n (or the sequence end): whole fwd_splitkv tiles
-                tiles = (k0 // scfg.block_n, -(-k1 // scfg.block_n)) if k0 < k1 else (0, 0)
-                parts.append(forward(qs, ks, vs, a, target, t, key_tiles=tiles, kind="fwd_splitkv"))
-                if trace is not None:
-                    trace.splits.append((s.index, i, (k0, k1), t))
-            o, l = splits.combine(torch.stack([p[0] for p in parts]),  # (splits, 1, sq, h, d)
-                                  torch.stack([p[1].transpose(1, 2) for p in parts]))  # (splits, 1, sq, h)
-            o, l = o.to(q.dtype), l.transpose(1, 2)
+            o, l = _split_kv(qs, ks, vs, a, target, seq.max_seqlen_k, num_splits, scfg, trace, s.index)
         out[s.q_begin:s.q_end] = o[0]
         lse[:, s.q_begin:s.q_end] = l[0].to(lse.dtype)
     return out, lse

@@ -1,0 +1,151 @@
+"""The ``sim`` backend's split-KV decode kernel (hip_src/fmha_splitkv_kernel.h, layout fmha_splitkv_tile.h).
+
+One split of one sequence, with the kernel's fwd_splitkv tile config (ck_configs/fmha_splitkv.toml):
+
+- threads / threads_n key groups; per main-loop iteration (kKeysPerIter = U x key_groups keys from n0, the
+  128-bit-load path's U = block_n / key_groups) key group g owns keys ``n0 + u * key_groups + g`` (u < U),
+  SplitKvShape::key_of;
+- each key group keeps its own online softmax in the log2 domain with fp32 state (fp64 for fp64 inputs):
+  ``m' = max(m, max_u s_u)``, ``alpha = exp2(m - base)``, ``O = O * alpha``, then for u in order
+  ``O += exp2(s_u - base) * V_u`` (P stays fp32: no rounding to the element type) and ``l = l * alpha + sum_u P``;
+  a masked (row, key) gives P = 0 and its V operand is selected to 0;
+- at the end of the split the key groups' (m, l, O) merge through LDS in a tree: for half = G/2, ..., 1 group
+  g < half takes group g + half: ``O = O * exp2(m - m') + O2 * exp2(m2 - m')``, l likewise;
+- the split writes O / l and LSE = (m + log2 l) * ln 2 (0 and -inf for l == 0), and :func:`combine` merges the
+  splits in the combine kernel's order.
+
+Each row chunk of the kernel narrows the split's keys to what its query positions can see, from a block_n
+boundary; iterations a row cannot see leave its state unchanged (alpha 1, P 0), so the simulation walks the
+union of the chunks' iterations for all rows at once and records each chunk's own iterations in the trace.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .. import splitkv
+from . import FwdArgs
+from .sim import LOG2E, SimTrace, _Problem
+
+LN2 = math.log(2.0)
+
+
+def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], trace: SimTrace | None = None):
+    """One split of the split-KV kernel on one sequence: keys ``[keys[0], keys[1])`` (split_bounds).
+
+    q (1, seqlen_q, nheads, headdim), k/v (1, seqlen_k, nheads_k, headdim). Returns the partial result as the
+    kernel writes it for the combine: O (1, seqlen_q, nheads, headdim) in the accumulation dtype, normalised
+    by the split's own row sums, and LSE (1, nheads, seqlen_q), natural log (-inf for rows that see no key).
+    ``trace`` gets the config and per row chunk ``(chunk, [(iteration, masked)])``, iteration = n0 /
+    keys_per_iter (:func:`keys_per_iter`).
+    """
+    pb = _Problem(q, k, v, args, "fwd_splitkv", target)
+    cfg, dev, acc, rule = pb.cfg, pb.device, pb.acc, pb.rule
+    groups = cfg.threads // cfg.threads_n
+    per_iter = keys_per_iter(cfg)
+    u_count = per_iter // groups
+    if trace is not None:
+        trace.config = cfg
+    # the kernel's iterations per row chunk (rows: query position x GQA group, heads of a group fastest)
+    rows_total = pb.seqlen_q * pb.group
+    spans = []
+    for chunk in range(splitkv.row_chunks(pb.seqlen_q, pb.group, cfg.block_m)):
+        r0 = chunk * cfg.block_m
+        i_first, i_last = r0 // pb.group, (min(r0 + cfg.block_m, rows_total) - 1) // pb.group
+        kb = max(keys[0], rule.first_key(i_first))
+        ke = min(keys[1], rule.last_key(i_last) + 1)
+        kb = kb // cfg.block_n * cfg.block_n
+        if keys[0] >= keys[1]:  # a split past the sequence's end (the kernel's k_begin >= k_end): no iteration
+            kb, ke = 0, 0
+        spans.append((kb, ke))
+        if trace is not None:
+            trace.blocks.append((chunk, [
+                (n0 // per_iter, not (n0 + per_iter <= ke and not rule.tile_needs_mask(i_first, i_last + 1, n0, per_iter)))
+                for n0 in range(kb, ke, per_iter)]))
+    begin = min((b for b, e in spans if b < e), default=0)
+    end = max((e for b, e in spans if b < e), default=0)
+
+    qf, kf, vf = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group)  # (1, h, s, bucket)
+    shape = (pb.batch, pb.nheads, pb.seqlen_q, groups)
+    m = torch.full(shape, float("-inf"), dtype=acc, device=dev)
+    l = torch.zeros(shape, dtype=acc, device=dev)
+    o = torch.zeros(*shape, cfg.headdim, dtype=acc, device=dev)
+    rows = torch.arange(pb.seqlen_q, device=dev).view(-1, 1)
+    neg_inf = torch.tensor(float("-inf"), dtype=acc, device=dev)
+    zero = torch.zeros((), dtype=acc, device=dev)
+    for n0 in range(begin, end, per_iter):
+        cols = n0 + torch.arange(per_iter, device=dev).view(1, -1)  # key u * groups + g at column u * groups + g
+        idx = cols.view(-1).clamp(max=pb.seqlen_k - 1)  # keys past the sequence re-read its last key
+        kt, vt = kf.index_select(2, idx), vf.index_select(2, idx)  # (1, h, per_iter, bucket)
+        s2, _ = pb.scores_log2(qf @ kt.transpose(-1, -2), rows, cols)
+        visible = (cols >= keys[0]) & (cols < keys[1]) & rule_grid(rule, rows, cols)
+        visible = visible.expand(pb.seqlen_q, per_iter)
+        s2 = torch.where(visible, s2, neg_inf)
+        # (1, h, sq, U, G) -> (1, h, sq, G, U): key group g, its u-th key
+        s2 = s2.reshape(*s2.shape[:-1], u_count, groups).transpose(-1, -2)
+        vis = visible.reshape(pb.seqlen_q, u_count, groups).transpose(-1, -2)  # (sq, G, U)
+        vg = vt.reshape(*vt.shape[:2], u_count, groups, cfg.headdim)  # (1, h, U, G, bucket)
+        m_new = torch.maximum(m, s2.amax(dim=-1))
+        base = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
+        alpha = torch.exp2(m - base)
+        o = o * alpha.unsqueeze(-1)
+        total = torch.zeros_like(l)
+        for u in range(u_count):
+            p = torch.exp2(s2[..., u] - base)  # (1, h, sq, G)
+            total = total + p
+            v_sel = torch.where(vis[..., u].unsqueeze(-1), vg[:, :, u].unsqueeze(2), zero)  # (1, h, sq, G, bucket)
+            o = o + p.unsqueeze(-1) * v_sel
+        l = l * alpha + total
+        m = m_new
+    # LDS tree merge: group g < half takes group g + half
+    half = groups // 2
+    while half >= 1:
+        m1, m2 = m[..., :half], m[..., half:2 * half]
+        m_new = torch.maximum(m1, m2)
+        base = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
+        a1, a2 = torch.exp2(m1 - base), torch.exp2(m2 - base)
+        o = o[..., :half, :] * a1.unsqueeze(-1) + o[..., half:2 * half, :] * a2.unsqueeze(-1)
+        l = l[..., :half] * a1 + l[..., half:2 * half] * a2
+        m = m_new
+        half //= 2
+    m, l, o = m[..., 0], l[..., 0], o[..., 0, :]
+    inv_l = torch.where(l == 0, torch.zeros_like(l), 1.0 / l)
+    lse = torch.where(l == 0, neg_inf, (m + torch.log2(l)) * LN2)
+    out = (o * inv_l.unsqueeze(-1))[..., :pb.headdim]
+    return out.transpose(1, 2), lse
+
+
+def keys_per_iter(cfg) -> int:
+    """Keys per main-loop iteration of the split-KV kernel's 128-bit load path: block_n (U x key groups)."""
+    groups = cfg.threads // cfg.threads_n
+    return (cfg.block_n // groups) * groups
+
+
+def rule_grid(rule, rows, cols):
+    """MaskRule.visible for index tensors rows (sq, 1) and cols (1, n)."""
+    ok = (cols >= 0) & (cols < rule.seqlen_k)
+    if rule.window_left >= 0:
+        ok = ok & (cols >= rows + rule.seqlen_k - rule.seqlen_q - rule.window_left)
+    if rule.window_right >= 0:
+        ok = ok & (cols <= rows + rule.seqlen_k - rule.seqlen_q + rule.window_right)
+    return ok
+
+
+def combine(outs: torch.Tensor, lses: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The combine kernel (fmha_fwd_splitkv_kernel's second kernel): ``outs`` (splits, ..., headdim), ``lses``
+    (splits, ...) natural log, summed in split order: LSE = base + log2(sum_s exp2((LSE_s - base) log2 e)) ln 2
+    with base = max_s LSE_s (0 if all -inf), O = sum_s exp2((LSE_s - LSE) log2 e) O_s. Rows no split saw get
+    O 0 and LSE -inf; an empty split (LSE -inf) weighs 0 and its O is never read."""
+    lse_max = lses.amax(dim=0)
+    base = torch.where(torch.isneginf(lse_max), torch.zeros_like(lse_max), lse_max)
+    total = torch.zeros_like(base)
+    for s in range(lses.shape[0]):
+        total = total + torch.exp2((lses[s] - base) * LOG2E)
+    lse = torch.where(total == 0, torch.full_like(total, float("-inf")), base + torch.log2(total) * LN2)
+    out = torch.zeros_like(outs[0])
+    for s in range(lses.shape[0]):
+        w = torch.where(total == 0, torch.zeros_like(total), torch.exp2((lses[s] - lse) * LOG2E)).unsqueeze(-1)
+        out = out + torch.where(w == 0, torch.zeros_like(outs[s]), w * outs[s])
+    return out, lse
