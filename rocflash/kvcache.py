@@ -68,9 +68,9 @@ def flash_attn_with_kvcache(
             block_table[b, j // page_block_size]; the blocks it uses must be in [0, num_blocks).
         softmax_scale, causal, window_size, softcap, alibi_slopes: as :func:`rocflash.flash_attn_func`, per
             sequence with seqlen_k = cache_seqlens + seqlen_new.
-        num_splits: split-KV count: 0 = a heuristic from (batch, nheads_k, seqlen_k, CU count)
-            (:func:`rocflash.backends.splits.num_splits_heuristic`), 1 = no split, n > 1 = n splits
-            (fewer when the keys have fewer tiles). The torch backend never splits. Same inputs give bitwise
+        num_splits: split-KV count: 0 = a heuristic from (batch, nheads_k, row chunks, max seqlen_k, CU count)
+            (:func:`rocflash.splitkv.num_splits_heuristic`), 1 = no split, n > 1 = n splits (splits past a
+            sequence's keys are empty). The torch backend never splits. Same inputs give bitwise
             the same result on every call.
         return_softmax_lse: also return the LSE float32 (batch, nheads, seqlen_q), natural log.
         backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe).

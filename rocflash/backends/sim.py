@@ -43,7 +43,7 @@ import torch.nn.functional as F
 from ..configs import TileConfig, select_config
 from ..masks import MaskRule
 from .. import splitkv
-from . import FwdArgs, SeqArgs, splits
+from . import FwdArgs, SeqArgs
 from .seqlayout import alibi_for, sequence_kv, sequences
 
 LOG2E = 1.0 / math.log(2.0)

@@ -12,7 +12,7 @@ One split of one sequence, with the kernel's fwd_splitkv tile config (ck_configs
 - at the end of the split the key groups' (m, l, O) merge through LDS in a tree: for half = G/2, ..., 1 group
   g < half takes group g + half: ``O = O * exp2(m - m') + O2 * exp2(m2 - m')``, l likewise;
 - the split writes O / l and LSE = (m + log2 l) * ln 2 (0 and -inf for l == 0), and :func:`combine` merges the
-  splits in the combine kernel's order.
+  splits in the combine kernel's order (:func:`rocflash.backends.splits.combine`).
 
 Each row chunk of the kernel narrows the split's keys to what its query positions can see, from a block_n
 boundary; iterations a row cannot see leave its state unchanged (alpha 1, P 0), so the simulation walks the
@@ -27,7 +27,8 @@ import torch
 
 from .. import splitkv
 from . import FwdArgs
-from .sim import LOG2E, SimTrace, _Problem
+from .splits import combine  # noqa: F401  (the combine kernel; re-exported for the sim)
+from .sim import SimTrace, _Problem
 
 LN2 = math.log(2.0)
 
@@ -131,21 +132,3 @@ def rule_grid(rule, rows, cols):
     if rule.window_right >= 0:
         ok = ok & (cols <= rows + rule.seqlen_k - rule.seqlen_q + rule.window_right)
     return ok
-
-
-def combine(outs: torch.Tensor, lses: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The combine kernel (fmha_fwd_splitkv_kernel's second kernel): ``outs`` (splits, ..., headdim), ``lses``
-    (splits, ...) natural log, summed in split order: LSE = base + log2(sum_s exp2((LSE_s - base) log2 e)) ln 2
-    with base = max_s LSE_s (0 if all -inf), O = sum_s exp2((LSE_s - LSE) log2 e) O_s. Rows no split saw get
-    O 0 and LSE -inf; an empty split (LSE -inf) weighs 0 and its O is never read."""
-    lse_max = lses.amax(dim=0)
-    base = torch.where(torch.isneginf(lse_max), torch.zeros_like(lse_max), lse_max)
-    total = torch.zeros_like(base)
-    for s in range(lses.shape[0]):
-        total = total + torch.exp2((lses[s] - base) * LOG2E)
-    lse = torch.where(total == 0, torch.full_like(total, float("-inf")), base + torch.log2(total) * LN2)
-    out = torch.zeros_like(outs[0])
-    for s in range(lses.shape[0]):
-        w = torch.where(total == 0, torch.zeros_like(total), torch.exp2((lses[s] - lse) * LOG2E)).unsqueeze(-1)
-        out = out + torch.where(w == 0, torch.zeros_like(outs[s]), w * outs[s])
-    return out, lse
