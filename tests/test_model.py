@@ -95,16 +95,24 @@ def varlen_calls(monkeypatch):
 
 @pytest.fixture
 def sim_calls(monkeypatch):
-    """Records every call of the sim backend: (q, k, v, args, out, lse). Proves the rocflash path ran."""
-    calls = []
-    real = sim.forward
+    """Records every call of the sim backend: (q, k, v, args, out, lse). Proves the rocflash path ran.
+    Inference enters through sim.forward_inference (which may call sim.forward: recorded once)."""
+    calls, depth = [], [0]
 
-    def recording(q, k, v, args, *a, **kw):
-        result = real(q, k, v, args, *a, **kw)  # (out, lse), or (out, lse, stats) with with_stats=True
-        calls.append((q, k, v, args, result[0], result[1]))
-        return result
+    def recorder(real):
+        def recording(q, k, v, args, *a, **kw):
+            depth[0] += 1
+            try:
+                result = real(q, k, v, args, *a, **kw)  # (out, lse), or (out, lse, stats) with with_stats=True
+            finally:
+                depth[0] -= 1
+            if depth[0] == 0:
+                calls.append((q, k, v, args, result[0], result[1]))
+            return result
+        return recording
 
-    monkeypatch.setattr(sim, "forward", recording)
+    monkeypatch.setattr(sim, "forward", recorder(sim.forward))
+    monkeypatch.setattr(sim, "forward_inference", recorder(sim.forward_inference))
     return calls
 
 
