@@ -8,11 +8,13 @@ per-sequence index tensors (cu_seqlens, block_table), the page-size rule, and th
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 import torch
 from torch.autograd.function import once_differentiable
 
 from .backends import FwdArgs, SeqArgs, compiled, reference, sim
+from .backends.seqlayout import alibi_for, sequence_kv, sequences
 from .interface import _FP64_BACKENDS, _backend_name, _check_args, _NoWork
 from .selector import select_backend
 
@@ -309,7 +311,7 @@ def varlen_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens_q: 
             out, lse = reference.varlen_forward(q, k, v, seq, args)
     else:
         out, lse = backend_functions(backend)[0](q, k, v, seq, args)
-    saved = lse.to(_saved_lse_dtype(q, backend)).contiguous()
+    saved = lse.to(_saved_lse_dtype(q, backend), copy=True).contiguous()  # never an alias of the returned lse
     return out.contiguous(), lse.float().contiguous(), saved
 
 
@@ -333,18 +335,39 @@ def varlen_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Te
                                               softcap, alibi_slopes, False, backend)
     if no_work:
         grads = tuple(torch.zeros_like(t) for t in (q, k, v))
-    elif backend == "torch":  # autograd through the reference's ops (the paged gather included)
-        with torch.enable_grad():
-            qkv = tuple(t.detach().requires_grad_() for t in (q, k, v))
-            ref, _ = reference.varlen_forward(*qkv, seq, args)
-            grads = torch.autograd.grad(ref, qkv, dout, allow_unused=True)
-        grads = tuple(torch.zeros_like(t) if g is None else g for g, t in zip(grads, (q, k, v)))
+    elif backend == "torch":  # no autograd inside an op: the reference's explicit backward, per sequence
+        grads = _torch_varlen_backward(q, k, v, dout, seq, args)
     else:
         if seq.cu_seqlens_k is None:
             raise NotImplementedError(f"backend '{backend}': the backward of paged K/V (block_table) or a KV "
                                       f"cache is not implemented (forward only); use backend='torch' for gradients")
         grads = backend_functions(backend)[1](q, k, v, out, lse_saved, dout.contiguous(), seq, args)
     return tuple(g.contiguous() for g in grads)
+
+
+def _torch_varlen_backward(q, k, v, dout, seq, args):
+    """(dq, dk, dv) of reference.varlen_forward by reference.explicit_backward on each sequence; the keys'
+    gradients are added back into the packed (or paged) K/V rows the sequence read."""
+    dq = torch.zeros_like(q, memory_format=torch.contiguous_format)
+    dk, dv = (torch.zeros(x.shape, dtype=x.dtype, device=x.device) for x in (k, v))
+    flat_dk, flat_dv = (x.view(-1, *x.shape[-2:]) for x in (dk, dv))  # (total_k or num_blocks*page, hk, d)
+    page = k.shape[1] if seq.paged else 0
+    for s in sequences(seq, page):
+        if s.seqlen_q == 0 or s.seqlen_k == 0:
+            continue
+        ks, vs = sequence_kv(k, v, seq, s)
+        gq, gk, gv = reference.explicit_backward(
+            q[s.q_begin:s.q_end].unsqueeze(0), ks, vs, dout[s.q_begin:s.q_end].unsqueeze(0),
+            replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index)))
+        dq[s.q_begin:s.q_end] = gq[0]
+        if seq.cu_seqlens_k is not None:
+            rows = torch.arange(s.k_begin, s.k_begin + s.seqlen_k, device=k.device)
+        else:  # paged: key j lives at row blocks[j // page] * page + j % page of the flattened cache
+            j = torch.arange(s.seqlen_k, device=k.device)
+            rows = torch.tensor(s.blocks, dtype=torch.long, device=k.device)[j // page] * page + j % page
+        flat_dk.index_add_(0, rows, gk[0].to(dk.dtype))
+        flat_dv.index_add_(0, rows, gv[0].to(dv.dtype))
+    return dq, dk, dv
 
 
 @varlen_bwd.register_fake
