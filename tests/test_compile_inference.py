@@ -12,7 +12,7 @@ import torch
 import torch._dynamo.testing
 
 import rocflash
-from rocflash import varlen
+from rocflash import kvcache, varlen
 from conftest import gpu_platform
 
 LENS = [(5, 7), (0, 3), (4, 0), (9, 9)]  # (seqlen_q, seqlen_k) per sequence; empty ones included
@@ -123,3 +123,83 @@ def test_gpu_varlen_compile():
         torch.testing.assert_close(out, ref, rtol=0, atol=0)
         for a, b in zip(torch.autograd.grad(out.sum(), (q, k, v)), torch.autograd.grad(ref.sum(), (q, k, v))):
             torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+# ---------------------------------------------------------------- rocflash::kvcache_fwd
+def _kv_step(paged, device="cpu", dtype=torch.float32, headdim=8, seed=0, rotary=False):
+    """(q, k_cache, v_cache, k, v, kwargs) of one decode/prefill step: batch 2, 3 new tokens, GQA 4/2."""
+    g = torch.Generator().manual_seed(seed)
+    r = lambda *s: torch.randn(*s, generator=g).to(device=device, dtype=dtype)
+    shape = (6, 16, 2, headdim) if paged else (2, 20, 2, headdim)
+    kw = dict(cache_seqlens=torch.tensor([4, 13], dtype=torch.int32, device=device), causal=True)
+    if paged:
+        kw["block_table"] = torch.tensor([[0, 2], [5, 3]], dtype=torch.int32, device=device)
+    if rotary:
+        kw.update(rotary_cos=torch.rand(40, headdim // 4, generator=g).to(device),
+                  rotary_sin=torch.rand(40, headdim // 4, generator=g).to(device))
+    return r(2, 3, 4, headdim), r(*shape), r(*shape), r(2, 3, 2, headdim), r(2, 3, 2, headdim), kw
+
+
+def _kv_op_args(backend, paged, rotary=False):
+    q, kc, vc, k, v, kw = _kv_step(paged, rotary=rotary)
+    return [q, kc, vc, k, v, kw.get("rotary_cos"), kw.get("rotary_sin"), kw["cache_seqlens"], None, None, None,
+            kw.get("block_table"), 0.35, True, -1, -1, 0.0, True, None, 0, backend]
+
+
+@pytest.mark.parametrize("backend", ["sim", "torch"])
+@pytest.mark.parametrize("paged,rotary", [(False, False), (True, True)])
+def test_kvcache_opcheck_cpu(backend, paged, rotary):
+    torch.library.opcheck(kvcache.kvcache_fwd, _kv_op_args(backend, paged, rotary))
+
+
+@pytest.mark.parametrize("backend", ["sim", "torch"])
+@pytest.mark.parametrize("paged", [False, True])
+def test_kvcache_compile_fullgraph_equals_eager(backend, paged):
+    """Compiled step == eager step, the appended keys visible in the caller's caches after the compiled call."""
+    torch._dynamo.reset()
+    fn = torch.compile(lambda q, kc, vc, k, v, **kw: rocflash.flash_attn_with_kvcache(
+        q, kc, vc, k, v, return_softmax_lse=True, backend=backend, **kw), fullgraph=True, backend="aot_eager")
+    for seed in (0, 1):
+        q, kc, vc, k, v, kw = _kv_step(paged, seed=seed, rotary=seed == 1)
+        kc2, vc2 = kc.clone(), vc.clone()
+        before = kc.clone()
+        out, lse = fn(q, kc, vc, k, v, **kw)
+        ref, ref_lse = rocflash.flash_attn_with_kvcache(q, kc2, vc2, k, v, return_softmax_lse=True, backend=backend,
+                                                        **kw)
+        assert not torch.equal(kc, before), "the compiled call did not write the cache"
+        torch.testing.assert_close(kc, kc2, rtol=0, atol=0)
+        torch.testing.assert_close(vc, vc2, rtol=0, atol=0)
+        torch.testing.assert_close(out, ref, rtol=1e-6, atol=1e-6)
+        torch.testing.assert_close(lse, ref_lse, rtol=1e-6, atol=1e-6)
+
+
+def test_kvcache_compile_keeps_errors_and_cache():
+    torch._dynamo.reset()
+    q, kc, vc, k, v, kw = _kv_step(False)
+    kw["cache_seqlens"] = torch.tensor([4, 19], dtype=torch.int32)  # 19 + 3 new > seqlen_cache 20
+    fn = torch.compile(lambda *a, **kw: rocflash.flash_attn_with_kvcache(*a, backend="sim", **kw), fullgraph=True,
+                       backend="aot_eager")
+    before = kc.clone()
+    with pytest.raises(ValueError) as eager:
+        rocflash.flash_attn_with_kvcache(q, kc, vc, k, v, backend="sim", **kw)
+    with pytest.raises(ValueError) as compiled:
+        fn(q, kc, vc, k, v, **kw)
+    assert str(compiled.value) == str(eager.value)
+    assert torch.equal(kc, before)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("paged", [False, True])
+def test_gpu_kvcache_compile(paged):
+    platform = gpu_platform()
+    torch._dynamo.reset()
+    for backend in (platform, None):
+        fn = torch.compile(lambda q, kc, vc, k, v, **kw: rocflash.flash_attn_with_kvcache(
+            q, kc, vc, k, v, backend=backend, **kw), fullgraph=True)
+        q, kc, vc, k, v, kw = _kv_step(paged, "cuda", torch.float16, headdim=64)
+        kc2, vc2 = kc.clone(), vc.clone()
+        out = fn(q, kc, vc, k, v, **kw)
+        ref = rocflash.flash_attn_with_kvcache(q, kc2, vc2, k, v, backend=platform, **kw)
+        torch.testing.assert_close(kc, kc2, rtol=0, atol=0)
+        torch.testing.assert_close(vc, vc2, rtol=0, atol=0)
+        torch.testing.assert_close(out, ref, rtol=0, atol=0)
