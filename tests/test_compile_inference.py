@@ -86,6 +86,24 @@ def test_varlen_compile_inductor():
                                rocflash.flash_attn_varlen_func(q, k, v, cq, ck, mq, mk, causal=True, backend="sim") * 2)
 
 
+def test_varlen_compile_dynamic_no_recompile():
+    """dynamic=True: total_q/total_k, batch and max_seqlen change without a recompile; grads flow."""
+    torch._dynamo.reset()
+    counter = torch._dynamo.testing.CompileCounterWithBackend("aot_eager")
+    fn = torch.compile(lambda *a: rocflash.flash_attn_varlen_func(*a, causal=True, backend="sim"), fullgraph=True,
+                       dynamic=True, backend=counter)
+    for seed, lens in enumerate(([(11, 6), (2, 13)], [(3, 30), (7, 7), (5, 9)], [(4, 21), (9, 2), (1, 1)])):
+        q, k, v, cq, ck, mq, mk = _packed(lens, seed=seed)
+        q.requires_grad_()
+        out = fn(q, k, v, cq, ck, mq, mk)
+        ref = rocflash.flash_attn_varlen_func(q, k, v, cq, ck, mq, mk, causal=True, backend="sim")
+        torch.testing.assert_close(out, ref)
+        torch.testing.assert_close(torch.autograd.grad(out.sum(), q)[0], torch.autograd.grad(ref.sum(), q)[0])
+        if seed == 1:
+            frames = counter.frame_count
+    assert counter.frame_count == frames, "a third packing recompiled"
+
+
 @pytest.mark.parametrize("backend", ["sim", "torch"])
 def test_varlen_compile_keeps_errors(backend):
     """The value checks run inside the op under torch.compile: the same errors and messages as eager."""
