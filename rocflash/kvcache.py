@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 
 from .backends import SeqArgs
+from .interface import _backend_name
 from .varlen import (check_block_table, check_index, check_options, check_page_size, run_varlen,
                      select_varlen_backend)
 
@@ -88,6 +89,18 @@ def flash_attn_with_kvcache(
         NotImplementedError for cache_leftpad. Whatever raises, also later (the attention), the caller's cache
         is left as it was: the slots the append overwrites are saved first and put back.
     """
+    if torch.compiler.is_compiling():
+        # torch.compile: the checks read index values and the append writes the caches, so the whole step runs
+        # inside torch.ops.rocflash.kvcache_fwd (mutates k_cache, v_cache; same checks and messages); the backend
+        # is selected here, at trace time
+        seqlens_t = cache_seqlens if isinstance(cache_seqlens, torch.Tensor) else None
+        seqlens_i = None if seqlens_t is not None else cache_seqlens
+        window_left, window_right = window_size
+        out, lse = kvcache_fwd(q, k_cache, v_cache, k, v, rotary_cos, rotary_sin, seqlens_t, seqlens_i,
+                               cache_batch_idx, cache_leftpad, block_table, softmax_scale, causal, window_left,
+                               window_right, softcap, rotary_interleaved, alibi_slopes, num_splits,
+                               _backend_name(q.device, backend))
+        return (out, lse) if return_softmax_lse else out
     _check_tensor("q", q, 4, "(batch, seqlen_q, nheads, headdim)")
     paged = block_table is not None
     layout = "(num_blocks, page_block_size, nheads_k, headdim) with block_table" if paged \
@@ -406,3 +419,33 @@ def _check_rotary(cos, sin, k, headdim: int, max_position: int, device) -> None:
 
 def _desc(t) -> str:
     return f"tensor {tuple(t.shape)} {t.dtype}" if isinstance(t, torch.Tensor) else repr(t)
+
+
+# ---------------------------------------------------------------- torch.library custom op (torch.compile)
+@torch.library.custom_op("rocflash::kvcache_fwd", mutates_args=("k_cache", "v_cache"))
+def kvcache_fwd(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, k: torch.Tensor | None,
+                v: torch.Tensor | None, rotary_cos: torch.Tensor | None, rotary_sin: torch.Tensor | None,
+                cache_seqlens: torch.Tensor | None, cache_seqlens_int: int | None,
+                cache_batch_idx: torch.Tensor | None, cache_leftpad: torch.Tensor | None,
+                block_table: torch.Tensor | None, softmax_scale: float | None, causal: bool, window_left: int,
+                window_right: int, softcap: float, rotary_interleaved: bool, alibi_slopes: torch.Tensor | None,
+                num_splits: int, backend: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """flash_attn_with_kvcache through a selected ``backend`` (not None), the cache append included (in place
+    in k_cache, v_cache): (out (batch, seqlen_q, nheads, headdim) contiguous, lse float32 (batch, nheads,
+    seqlen_q)). ``cache_seqlens`` (int32 tensor) or ``cache_seqlens_int`` (one int for every sequence), at
+    most one given. Runs flash_attn_with_kvcache's checks itself (they read index values)."""
+    out, lse = flash_attn_with_kvcache(
+        q, k_cache, v_cache, k, v, rotary_cos, rotary_sin,
+        cache_seqlens if cache_seqlens is not None else cache_seqlens_int, cache_batch_idx, cache_leftpad,
+        block_table, softmax_scale, causal, (window_left, window_right), softcap, rotary_interleaved, alibi_slopes,
+        num_splits, True, backend=backend)
+    return out.contiguous(), lse.float().contiguous()
+
+
+@kvcache_fwd.register_fake
+def _kvcache_fwd_fake(q, k_cache, v_cache, k, v, rotary_cos, rotary_sin, cache_seqlens, cache_seqlens_int,
+                      cache_batch_idx, cache_leftpad, block_table, softmax_scale, causal, window_left, window_right,
+                      softcap, rotary_interleaved, alibi_slopes, num_splits, backend):
+    batch, seqlen_q, nheads, _ = q.shape
+    return (torch.empty_like(q, memory_format=torch.contiguous_format),
+            q.new_empty((batch, nheads, seqlen_q), dtype=torch.float32))

@@ -8,12 +8,14 @@ per-sequence index tensors (cu_seqlens, block_table), the page-size rule, and th
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 import torch
 from torch.autograd.function import once_differentiable
 
 from .backends import FwdArgs, SeqArgs, compiled, reference, sim
-from .interface import _FP64_BACKENDS, _check_args, _NoWork
+from .backends.seqlayout import alibi_for, sequence_kv, sequences
+from .interface import _FP64_BACKENDS, _backend_name, _check_args, _NoWork
 from .selector import select_backend
 
 PAGE_SIZES = tuple(range(16, 257, 16))  # page_block_size: every multiple of 16 from 16 to 256
@@ -77,6 +79,25 @@ def flash_attn_varlen_func(
         TypeError / ValueError naming the argument, rule and value, before any launch (index tensors: dtype
         int32, shape, device, monotonic, totals; page size rule); NotImplementedError for dropout_p > 0.
     """
+    if torch.compiler.is_compiling():
+        # torch.compile: the checks read the index tensors' values, so they run inside torch.ops.rocflash.varlen_fwd
+        # (same rules and messages, raised before any launch); the backend is selected here, at trace time
+        window_left, window_right = window_size
+        out, lse, _ = varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q, max_seqlen_k,
+                                 dropout_p, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes,
+                                 deterministic, _backend_name(q.device, backend))
+        return (out, lse, None) if return_attn_probs else out
+    seq, args, no_work = _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p,
+                                  softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
+                                  return_attn_probs, block_table)
+    name = select_varlen_backend(q, backend, dropout_p)
+    out, lse = run_varlen(q, k, v, seq, args, name, no_work=no_work)
+    return (out, lse, None) if return_attn_probs else out
+
+
+def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal,
+             window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table):
+    """flash_attn_varlen_func's checks (errors before any launch): (SeqArgs, FwdArgs, no_work)."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
@@ -113,9 +134,7 @@ def flash_attn_varlen_func(
     seq = SeqArgs(cu_seqlens_q, None if paged else cu_seqlens_k,
                   cu_seqlens_k[1:] - cu_seqlens_k[:-1] if paged else None, sq, sk,
                   block_table=block_table.contiguous() if paged else None)
-    name = select_varlen_backend(q, backend, dropout_p)
-    out, lse = run_varlen(q, k, v, seq, args, name, no_work=not any(a * b for a, b in zip(lens_q, lens_k)))
-    return (out, lse, None) if return_attn_probs else out
+    return seq, args, not any(a * b for a, b in zip(lens_q, lens_k))
 
 
 # ---------------------------------------------------------------- checks shared with rocflash.kvcache
@@ -249,3 +268,130 @@ class _VarlenAttention(torch.autograd.Function):
         _, bwd = backend_functions(ctx.backend)
         dq, dk, dv = bwd(q, k, v, out, lse, dout, ctx.seq, ctx.args)
         return dq, dk, dv, None, None, None
+
+
+# ---------------------------------------------------------------- torch.library custom ops (torch.compile)
+# torch.ops.rocflash.varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q, max_seqlen_k,
+#     dropout_p, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes, deterministic, backend)
+#     -> (out like q contiguous, lse float32 (nheads, total_q), lse_saved (nheads, total_q))
+# torch.ops.rocflash.varlen_bwd(dout, q, k, v, out, lse_saved, <the forward's arguments from cu_seqlens_q>)
+#     -> (dq, dk, dv) like q, k, v (contiguous)
+# Unlike rocflash::fwd these take the user's arguments and run flash_attn_varlen_func's checks themselves (the
+# checks read cu_seqlens / block_table values, which a traced graph cannot); ``backend`` is a selected name
+# (not None). lse_saved is what the backward reads: float64 for float64 inputs on the sim, else float32.
+def _saved_lse_dtype(q, backend: str) -> torch.dtype:
+    return torch.float64 if backend == "sim" and q.dtype == torch.float64 else torch.float32
+
+
+def _op_prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q, max_seqlen_k, dropout_p,
+                softmax_scale, causal, window_left, window_right, softcap, alibi_slopes, deterministic, backend):
+    seq, args, no_work = _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p,
+                                  softmax_scale, causal, (window_left, window_right), softcap, alibi_slopes,
+                                  deterministic, False, block_table)
+    select_varlen_backend(q, backend, dropout_p)
+    q, k, v = (x if x.stride(-1) == 1 else x.contiguous() for x in (q, k, v))
+    return q, k, v, seq, args, no_work
+
+
+@torch.library.custom_op("rocflash::varlen_fwd", mutates_args=())
+def varlen_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens_q: torch.Tensor,
+               cu_seqlens_k: torch.Tensor, block_table: torch.Tensor | None, max_seqlen_q: int, max_seqlen_k: int,
+               dropout_p: float, softmax_scale: float | None, causal: bool, window_left: int, window_right: int,
+               softcap: float, alibi_slopes: torch.Tensor | None, deterministic: bool,
+               backend: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """flash_attn_varlen_func's forward through a selected ``backend``: (out, lse, lse_saved); see above."""
+    q, k, v, seq, args, no_work = _op_prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q,
+                                              max_seqlen_k, dropout_p, softmax_scale, causal, window_left,
+                                              window_right, softcap, alibi_slopes, deterministic, backend)
+    if no_work:
+        out = torch.zeros_like(q, memory_format=torch.contiguous_format)
+        lse = torch.full((q.shape[1], q.shape[0]), float("-inf"), dtype=torch.float32, device=q.device)
+    elif backend == "torch":
+        with torch.no_grad():
+            out, lse = reference.varlen_forward(q, k, v, seq, args)
+    else:
+        out, lse = backend_functions(backend)[0](q, k, v, seq, args)
+    saved = lse.to(_saved_lse_dtype(q, backend), copy=True).contiguous()  # never an alias of the returned lse
+    return out.contiguous(), lse.float().contiguous(), saved
+
+
+@varlen_fwd.register_fake
+def _varlen_fwd_fake(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q, max_seqlen_k, dropout_p,
+                     softmax_scale, causal, window_left, window_right, softcap, alibi_slopes, deterministic, backend):
+    out = torch.empty_like(q, memory_format=torch.contiguous_format)
+    lse = q.new_empty((q.shape[1], q.shape[0]), dtype=torch.float32)
+    return out, lse, q.new_empty((q.shape[1], q.shape[0]), dtype=_saved_lse_dtype(q, backend))
+
+
+@torch.library.custom_op("rocflash::varlen_bwd", mutates_args=())
+def varlen_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.Tensor,
+               lse_saved: torch.Tensor, cu_seqlens_q: torch.Tensor, cu_seqlens_k: torch.Tensor,
+               block_table: torch.Tensor | None, max_seqlen_q: int, max_seqlen_k: int, softmax_scale: float | None,
+               causal: bool, window_left: int, window_right: int, softcap: float,
+               alibi_slopes: torch.Tensor | None, backend: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Gradients (dq, dk, dv) of varlen_fwd's out for the upstream gradient ``dout``; see above."""
+    q, k, v, seq, args, no_work = _op_prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q,
+                                              max_seqlen_k, 0.0, softmax_scale, causal, window_left, window_right,
+                                              softcap, alibi_slopes, False, backend)
+    if no_work:
+        grads = tuple(torch.zeros_like(t) for t in (q, k, v))
+    elif backend == "torch":  # no autograd inside an op: the reference's explicit backward, per sequence
+        grads = _torch_varlen_backward(q, k, v, dout, seq, args)
+    else:
+        if seq.cu_seqlens_k is None:
+            raise NotImplementedError(f"backend '{backend}': the backward of paged K/V (block_table) or a KV "
+                                      f"cache is not implemented (forward only); use backend='torch' for gradients")
+        grads = backend_functions(backend)[1](q, k, v, out, lse_saved, dout.contiguous(), seq, args)
+    return tuple(g.contiguous() for g in grads)
+
+
+def _torch_varlen_backward(q, k, v, dout, seq, args):
+    """(dq, dk, dv) of reference.varlen_forward by reference.explicit_backward on each sequence; the keys'
+    gradients are added back into the packed (or paged) K/V rows the sequence read."""
+    dq = torch.zeros_like(q, memory_format=torch.contiguous_format)
+    dk, dv = (torch.zeros(x.shape, dtype=x.dtype, device=x.device) for x in (k, v))
+    flat_dk, flat_dv = (x.view(-1, *x.shape[-2:]) for x in (dk, dv))  # (total_k or num_blocks*page, hk, d)
+    page = k.shape[1] if seq.paged else 0
+    for s in sequences(seq, page):
+        if s.seqlen_q == 0 or s.seqlen_k == 0:
+            continue
+        ks, vs = sequence_kv(k, v, seq, s)
+        gq, gk, gv = reference.explicit_backward(
+            q[s.q_begin:s.q_end].unsqueeze(0), ks, vs, dout[s.q_begin:s.q_end].unsqueeze(0),
+            replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index)))
+        dq[s.q_begin:s.q_end] = gq[0]
+        if seq.cu_seqlens_k is not None:
+            rows = torch.arange(s.k_begin, s.k_begin + s.seqlen_k, device=k.device)
+        else:  # paged: key j lives at row blocks[j // page] * page + j % page of the flattened cache
+            j = torch.arange(s.seqlen_k, device=k.device)
+            rows = torch.tensor(s.blocks, dtype=torch.long, device=k.device)[j // page] * page + j % page
+        flat_dk.index_add_(0, rows, gk[0].to(dk.dtype))
+        flat_dv.index_add_(0, rows, gv[0].to(dv.dtype))
+    return dq, dk, dv
+
+
+@varlen_bwd.register_fake
+def _varlen_bwd_fake(dout, q, k, v, out, lse_saved, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q,
+                     max_seqlen_k, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes, backend):
+    return tuple(torch.empty_like(t, memory_format=torch.contiguous_format) for t in (q, k, v))
+
+
+def _varlen_setup_context(ctx, inputs, output):
+    (q, k, v, cu_q, cu_k, block_table, max_q, max_k, _dropout, scale, causal, left, right, softcap, alibi,
+     _det, backend) = inputs
+    out, lse, saved = output
+    ctx.save_for_backward(q, k, v, out, saved, cu_q, cu_k, block_table, alibi)
+    ctx.scalars = (max_q, max_k, scale, causal, left, right, softcap)
+    ctx.backend = backend
+    ctx.mark_non_differentiable(lse, saved)
+
+
+def _varlen_backward(ctx, dout, _dlse, _dsaved):
+    q, k, v, out, saved, cu_q, cu_k, block_table, alibi = ctx.saved_tensors
+    max_q, max_k, scale, causal, left, right, softcap = ctx.scalars
+    dq, dk, dv = varlen_bwd(dout, q, k, v, out, saved, cu_q, cu_k, block_table, max_q, max_k, scale, causal, left,
+                            right, softcap, alibi, ctx.backend)
+    return (dq, dk, dv) + (None,) * 14
+
+
+varlen_fwd.register_autograd(_varlen_backward, setup_context=_varlen_setup_context)
