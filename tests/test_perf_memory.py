@@ -85,7 +85,8 @@ def test_estimates_bound_measured_peaks():
     assert proc.returncode == 0, proc.stderr[-3000:]
     for method, direction, dtype, hk, peak, est in json.loads(proc.stdout):
         what = f"{method} {direction} {dtype} h8/{hk}: peak {peak / 2**20:.0f} MiB, estimate {est / 2**20:.0f} MiB"
-        assert peak <= est <= 3 * peak, what
+        # RSS growth of a small call is noisy (allocator reuse): 64 MiB of slack above the 3x bound
+        assert peak <= est <= 3 * peak + 64 * 2**20, what
 
 
 def _args(*argv):
