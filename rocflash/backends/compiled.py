@@ -342,6 +342,13 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
     _fill_seq(p, q, k, seq)
+    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv)
+    del alibi
+    return dq, dk, dv
+
+
+def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv) -> None:
+    """The backward's output, statistics and stride fields of ``p`` (dense or varlen), then the launch."""
     p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), 0, delta.data_ptr()
     p.softmax_stats = stats.data_ptr()
     p.dq, p.dk, p.dv = dq.data_ptr(), dk.data_ptr(), dv.data_ptr()
@@ -350,8 +357,6 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
     p.aligned = is_aligned(q, k, v, out, dout, dq, dk, dv)
     with torch.cuda.device(q.device):
         mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream)
-    del alibi
-    return dq, dk, dv
 
 
 def stats_from_lse(lse: torch.Tensor) -> torch.Tensor:
@@ -375,14 +380,7 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs):
     delta = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
-    p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), 0, delta.data_ptr()
-    p.softmax_stats = stats.data_ptr()
-    p.dq, p.dk, p.dv = dq.data_ptr(), dk.data_ptr(), dv.data_ptr()
-    for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
-        _set_strides(p, name, t)
-    p.aligned = is_aligned(q, k, v, out, dout, dq, dk, dv)
-    with torch.cuda.device(q.device):
-        mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream)
+    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv)
     _LAST["bwd"] = "vector"
     del alibi
     return dq, dk, dv
