@@ -1,6 +1,7 @@
 // Python module rocflash._C_ck: launches the Composable Kernel instances of ck_configs/ck_fmha.toml by name.
 // Python (rocflash/backends/ck.py) builds the fields of CK's fmha_fwd_args (rocflash/ck/args.py: same names,
 // pointers as integers, strides in elements) and the stream; this file only copies them into the struct.
+// The backward's fmha_bwd_args are filled in ck_bwd_bindings.cpp (CK's two headers cannot share a file).
 // Built by setup.py (rocflash/ck/build.py) with the user's ROCm hipcc; needs no torch.
 #include <cstdint>
 #include <sstream>
@@ -14,6 +15,9 @@
 
 float rocflash_ck_fmha_fwd(const std::string& name, const std::string& family, fmha_fwd_args a,
                            const ck_tile::stream_config& s);
+
+float rocflash_ck_bwd_from_dict(const std::string& name, const std::string& family, const pybind11::dict& d,
+                                std::uintptr_t stream);
 
 namespace py = pybind11;
 
@@ -79,6 +83,9 @@ PYBIND11_MODULE(_C_ck, m)
     m.doc() = "Composable Kernel FMHA instances of rocflash (ck_configs/ck_fmha.toml)";
     m.def("fwd", &fwd, py::arg("instance"), py::arg("family"), py::arg("args"), py::arg("stream"),
           "Launch a forward instance by name; returns CK's time (ms, 0 when not timed) or -1 if not built");
+    m.def("bwd", &rocflash_ck_bwd_from_dict, py::arg("instance"), py::arg("family"), py::arg("args"),
+          py::arg("stream"),
+          "Launch a backward instance (dot_do_o, dq_dk_dv, convert_dq) by name; CK's time (ms) or -1 if not built");
     m.def("compiled_archs", [] { return split(RF_CK_ARCHS); });
     m.def("instances", [] { return split(RF_CK_INSTANCES); });
 }

@@ -69,14 +69,19 @@ def flash_attn_func(
         softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` to the scores (Gemma 2 style).
         alibi_slopes: float32 (nheads,) or (batch, nheads): adds ``-slope * |i + seqlen_k - seqlen_q - j|``.
             Not differentiable (as in flash-attn).
-        deterministic: accepted for flash-attn compatibility. Every rocflash backend is deterministic: the
+        deterministic: accepted for flash-attn compatibility. rocflash's own backends are deterministic: the
             forward uses no atomics, and the backward kernels compute dQ in a separate kernel and sum dK/dV
-            over GQA groups in registers, so gradients are bitwise identical across runs either way.
+            over GQA groups in registers, so gradients are bitwise identical across runs either way. The "ck"
+            backend honours it as flash-attn on ROCm does: False adds dQ atomically (run-to-run bit
+            differences), True takes CK's deterministic backward (NotImplementedError where no such instance
+            exists).
         return_attn_probs: also return the softmax LSE (see Returns). The attention probabilities themselves
             are never materialised; the third element is None.
         backend: "hip" | "cuda" | "torch" | "sim" | "ck" | None (then ROCFLASH_BACKEND, then a device probe).
             "ck" (CDNA gfx90a/942/950 builds with CK instances) raises NotImplementedError naming any argument
-            its instances cannot honour (dropout_p, alibi_slopes, a headdim or dtype without an instance).
+            its instances cannot honour (dropout_p, alibi_slopes, a headdim or dtype without an instance;
+            when a gradient will be needed, softcap and deterministic=True without a backward instance), before
+            any launch.
 
     Returns:
         out (batch, seqlen_q, nheads, headdim), q's dtype; with return_attn_probs=True the tuple
@@ -100,7 +105,9 @@ def flash_attn_func(
     ck_arch = None
     if name == "ck":  # rocflash.backends.ck: what its instances cannot honour raises, or falls back to hip
         # (ck.resolve reads the call's shapes and the device's arch: it runs per call, not constant-folded)
-        sel, ck_arch = ck.resolve(select_backend(q.device, backend), q, k, args, dropout_p=dropout_p)
+        needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+        sel, ck_arch = ck.resolve(select_backend(q.device, backend), q, k, args, dropout_p=dropout_p,
+                                  needs_grad=needs_grad, deterministic=deterministic)
         name = sel.backend
     if q.dtype == torch.float64 and name not in _FP64_BACKENDS:
         raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{name}' "
@@ -116,7 +123,7 @@ def flash_attn_func(
         lse = lse.detach()
     else:
         # torch.ops.rocflash.fwd: differentiable once (register_autograd), traceable (register_fake)
-        out, lse, _ = ops.fwd(*_op_args(q, k, v, args, f"ck:{ck_arch}" if ck_arch else name))
+        out, lse, _ = ops.fwd(*_op_args(q, k, v, args, ck.encode(ck_arch, deterministic) if ck_arch else name))
     return (out, lse, None) if return_attn_probs else out
 
 

@@ -18,15 +18,17 @@ Shapes and dtypes:
     softmax_stats: (batch, nheads, seqlen_q, 2), per row the log2-domain row max m and 1/l of the forward
     (hip_src/fmha_fwd_params.h), float32 (float64 for float64 inputs); m = -inf and 1/l = 0 for a row that
     sees no key. For backend "torch" (no kernel statistics) it is (LSE * log2(e), 1), which ``bwd`` ignores
-    (the torch backward recomputes P exactly as its forward). with_stats=False (inference: no gradient will be
+    (the torch backward recomputes P exactly as its forward); for "ck:<arch>" it is (LSE, 1): CK's backward
+    reads the natural-log LSE itself. with_stats=False (inference: no gradient will be
     asked for) returns an empty (0,) tensor instead, so the compiled backends may take the split-KV decode
     kernel (which does not write them); ``bwd`` then cannot run.
     dq, dk, dv: like q, k, v (contiguous).
 
 Empty inputs (no query row, or no key) launch nothing: out 0, LSE -inf, zero gradients.
 
-Backends: "sim" (CPU golden model), "torch" (PyTorch ops), "hip" / "cuda" (compiled kernels), "ck:<arch>"
-(Composable Kernel's forward for that gfx arch, rocflash's hip backward kernels). The ops do not
+Backends: "sim" (CPU golden model), "torch" (PyTorch ops), "hip" / "cuda" (compiled kernels), "ck:<arch>" and
+"ck:<arch>:deterministic" (Composable Kernel's forward and backward for that gfx arch; the suffix picks the
+deterministic backward instance: rocflash.backends.ck.encode). The ops do not
 check arguments: call ``rocflash.flash_attn_func`` for the checks and errors.
 """
 
@@ -78,9 +80,9 @@ def fwd(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left: int,
     elif backend == "torch":
         out, lse = reference.forward(q, k, v, args)
         stats = torch.stack((lse.to(_stats_dtype(q)) * LOG2E, torch.ones_like(lse, dtype=_stats_dtype(q))), dim=-1)
-    elif backend.startswith("ck:"):  # "ck:<arch>": CK's forward; rocflash's own backward kernels ("hip") from its LSE
-        out, lse = ck.forward(q, k, v, args, backend[3:])
-        stats = compiled.stats_from_lse(lse)
+    elif backend.startswith("ck:"):  # "ck:<arch>[:deterministic]" (ck.encode): CK's forward; its backward from the LSE
+        out, lse = ck.forward(q, k, v, args, ck.decode(backend)[0])
+        stats = torch.stack((lse, torch.ones_like(lse)), dim=-1)
     elif with_stats:
         out, lse, stats = compiled.forward(backend, q, k, v, args, with_stats=True)
     else:
@@ -114,7 +116,10 @@ def bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, softmax_stat
         return sim.backward(q, k, v, out, None, dout, args, stats=softmax_stats)
     if backend == "torch":
         return reference.explicit_backward(q, k, v, dout, args)
-    return compiled.backward("hip" if backend.startswith("ck:") else backend, q, k, v, out, softmax_stats, dout, args)
+    if backend.startswith("ck:"):  # CK's backward from the LSE the forward's stats carry
+        arch, deterministic = ck.decode(backend)
+        return ck.backward(dout, q, k, v, out, softmax_stats[..., 0], args, arch, deterministic)
+    return compiled.backward(backend, q, k, v, out, softmax_stats, dout, args)
 
 
 @bwd.register_fake

@@ -2,13 +2,21 @@
 CDNA GPUs (gfx90a, gfx942, gfx950), module ``rocflash._C_ck`` (built by setup.py from a ROCm install).
 
 Forward: the instance of (dtype, headdim bucket, variant) through CK's ``fmha_fwd_args`` (rocflash.ck.args).
-Backward: rocflash's own backward kernels (the ``hip`` module) from CK's output and LSE; CK backward
-instances are not built yet. Every argument the instances cannot honour raises NotImplementedError naming it
-when ``ck`` was asked for; when the selector chose ``ck`` by probe, such a call runs on the ``hip`` kernel.
+Backward: CK's backward instance of (dtype, headdim bucket, batch / deterministic) through ``fmha_bwd_args``:
+dot_do_o, dq_dk_dv, convert_dq on the current stream. flash-attn's ``deterministic`` picks the variant: False
+adds dQ atomically (summation order varies run to run, like flash-attn on ROCm), True sums per-key-tile slices
+of dq_acc in a fixed order (ceil(seqlen_k / bn0) x the fp32 dQ in workspace). Under GQA, CK writes dK / dV per
+query head; they are summed over each group here. The backward needs are checked at the forward, before any
+launch: softcap (CK's backward has no soft-cap), ALiBi, a missing backward instance. Every argument the
+instances cannot honour raises NotImplementedError naming it when ``ck`` was asked for; when the selector chose
+``ck`` by probe, such a call (forward and backward) runs on the ``hip`` kernel.
 
-Known gap (by reading CK, not by running it): CK's mask zeroes P, so a NaN or inf in a V row that a query row
-cannot see (causal / window) still reaches it through 0 * NaN in P.V; rocflash's own kernels exclude such rows.
-Keys past seqlen_k are not affected (CK's padded loads return 0 there).
+Known gap (by reading CK, not by running it): CK's mask sets masked scores to -inf and so P to 0, but 0 * NaN
+is NaN. A NaN or inf in a K or V row that a query row cannot see (causal / window), inside a key tile that
+query row's tile visits, still reaches it: forward through P.V (V), backward through dS = P * (dP - D) with
+dP = dO.V^T (V) and dQ = dS.K (K), and the masked key's dK. Neither the mask type nor the pipeline options of
+CK 1.2.0 change that, and the binding cannot clean rows that are visible to some queries and not to others.
+rocflash's own kernels exclude such rows. Keys past seqlen_k are not affected (CK's padded loads return 0).
 
 Status: compiled and ISA-audited in CI (python -m rocflash.isa --ck), never executed (no AMD GPU reachable).
 """
@@ -49,20 +57,42 @@ def variant(args: FwdArgs) -> str:
     return "softcap" if args.softcap > 0 else "batch"
 
 
+def bwd_variant(deterministic: bool) -> str:
+    return "deterministic" if deterministic else "batch"
+
+
 def unsupported(q: torch.Tensor, k: torch.Tensor, args: FwdArgs, arch: str, *, dropout_p: float = 0.0,
-                return_attn_probs: bool = False) -> NotImplementedError | None:
-    """The NotImplementedError the ck backend raises for this call (naming the argument), or None."""
+                return_attn_probs: bool = False, needs_grad: bool = False,
+                deterministic: bool = False) -> NotImplementedError | None:
+    """The NotImplementedError the ck backend raises for this call (naming the argument), or None.
+    ``needs_grad``: a backward will follow, so CK's backward must cover the call too."""
     try:
         ck_args.check_supported(dropout_p=dropout_p, alibi_slopes=args.alibi_slopes)
     except NotImplementedError as e:
         return e
     if q.dtype not in _DTYPES:
         return ck_args.unsupported("q.dtype", str(q.dtype), "the CK instances are fp16 / bf16")
+    if not args.softmax_scale > 0:
+        return ck_args.unsupported("softmax_scale", args.softmax_scale, "CK's pipelines set masked and padded "
+                                   "scores to -inf before multiplying by the scale (fast exp2), so a scale <= 0 "
+                                   "turns them into +inf or NaN")
     headdim = max(q.shape[-1], k.shape[-1])
     if find_instance(_DTYPES[q.dtype], headdim, variant(args), arch) is None:
         return ck_args.unsupported("headdim" if headdim > 256 else "softcap" if args.softcap > 0 else "headdim",
                                    headdim, f"no CK instance of ck_configs/ck_fmha.toml serves "
                                             f"({_DTYPES[q.dtype]}, headdim {headdim}, {variant(args)}) on {arch}")
+    if not needs_grad:
+        return None
+    if args.softcap > 0:
+        return ck_args.unsupported("softcap", args.softcap, "CK's backward has no logits soft-cap (fmha_bwd_args "
+                                   "has no such field; the forward alone runs on CK: call under torch.no_grad())")
+    bv = bwd_variant(deterministic)
+    if find_instance(_DTYPES[q.dtype], headdim, bv, arch, kind="bwd") is None:
+        name = "deterministic" if deterministic and find_instance(
+            _DTYPES[q.dtype], headdim, "batch", arch, kind="bwd") else "headdim"
+        return ck_args.unsupported(name, deterministic if name == "deterministic" else headdim,
+                                   f"no CK backward instance of ck_configs/ck_fmha.toml serves "
+                                   f"({_DTYPES[q.dtype]}, headdim {headdim}, {bv}) on {arch}")
     return None
 
 
@@ -88,14 +118,66 @@ def forward(q, k, v, args: FwdArgs, arch: str):
     return out, lse
 
 
-def resolve(sel, q, k, args: FwdArgs, *, dropout_p: float = 0.0):
-    """(selection, arch) for a call the selector sent to ``ck``: CK when its instances cover the call; else
-    NotImplementedError naming the argument (ck asked for by argument or environment) or the ``hip`` kernel
-    (ck chosen by the probe), with the reason in the selection."""
+def backward(dout, q, k, v, out, lse, args: FwdArgs, arch: str, deterministic: bool = False):
+    """Launch CK's backward instance: (dq, dk, dv) shaped like q, k, v (contiguous). ``lse`` is the forward's
+    natural-log LSE, float32 (batch, nheads, seqlen_q); ``dout`` any strides with a unit headdim stride."""
+    mod = load_module()
+    dtype = _DTYPES[q.dtype]
+    inst = find_instance(dtype, max(q.shape[-1], k.shape[-1]), bwd_variant(deterministic), arch, kind="bwd")
+    batch, seqlen_q, nheads, headdim = q.shape
+    seqlen_k, nheads_k = k.shape[1], k.shape[2]
+    work = ck_args.bwd_workspace(batch=batch, nhead_q=nheads, seqlen_q=seqlen_q, hdim_q=headdim,
+                                 max_seqlen_k=seqlen_k, bn0=inst.tile[1], deterministic=deterministic)
+    buf = {n: (torch.zeros if b.zero else torch.empty)(b.shape, dtype=torch.float32, device=q.device)
+           for n, b in work.items()}
+    lse = lse.float().contiguous()
+    dq = torch.empty_like(q, memory_format=torch.contiguous_format)
+    # CK writes dK / dV per query head: under GQA into (batch, seqlen_k, nheads, headdim), summed below
+    dk_h = k.new_empty((batch, seqlen_k, nheads, k.shape[3]))
+    dv_h = v.new_empty((batch, seqlen_k, nheads, v.shape[3]))
+    a = ck_args.bwd_args(_tensor(q), _tensor(k), _tensor(v), _tensor(out), _tensor(lse), _tensor(dout),
+                         _tensor(buf["d"]), _tensor(dq), _tensor(dk_h), _tensor(dv_h), _tensor(buf["dq_acc"]),
+                         softmax_scale=args.softmax_scale, window_left=args.window_left,
+                         window_right=args.window_right, deterministic=deterministic)
+    with torch.cuda.device(q.device):
+        ms = mod.bwd(inst.name, ARCH_FAMILY[arch], vars(a), torch.cuda.current_stream(q.device).cuda_stream)
+    if ms < 0:
+        raise RuntimeError(f"backend 'ck': instance {inst.name} is not in this build of {MODULE} "
+                           f"(compiled: {', '.join(mod.compiled_archs())})")
+    return dq, reduce_gqa(dk_h, nheads_k), reduce_gqa(dv_h, nheads_k)
+
+
+def reduce_gqa(grad_per_qhead: torch.Tensor, nheads_k: int) -> torch.Tensor:
+    """dK or dV per query head (..., seqlen_k, nheads, headdim) -> per key head (..., seqlen_k, nheads_k,
+    headdim): query head h uses key head h // (nheads / nheads_k) (CK's nhead_ratio_qk), so each key head sums
+    its group of consecutive query heads (in fp32, then back to the dtype)."""
+    *lead, nheads, d = grad_per_qhead.shape
+    if nheads == nheads_k:
+        return grad_per_qhead
+    g = grad_per_qhead.view(*lead, nheads_k, nheads // nheads_k, d)
+    return g.sum(dim=-2, dtype=torch.float32).to(grad_per_qhead.dtype)
+
+
+def encode(arch: str, deterministic: bool) -> str:
+    """The backend string of the ops (rocflash.ops): ``ck:<arch>`` or ``ck:<arch>:deterministic``."""
+    return f"ck:{arch}:deterministic" if deterministic else f"ck:{arch}"
+
+
+def decode(backend: str) -> tuple[str, bool]:
+    """(arch, deterministic) of an ``encode``d backend string."""
+    parts = backend.split(":")
+    return parts[1], parts[2:] == ["deterministic"]
+
+
+def resolve(sel, q, k, args: FwdArgs, *, dropout_p: float = 0.0, needs_grad: bool = False,
+            deterministic: bool = False):
+    """(selection, arch) for a call the selector sent to ``ck``: CK when its instances cover the call (and its
+    backward when ``needs_grad``); else NotImplementedError naming the argument (ck asked for by argument or
+    environment) or the ``hip`` kernel (ck chosen by the probe), with the reason in the selection."""
     from ..selector import Selection, check_compiled_backend, probe_device
 
     arch = probe_device(q.device).arch
-    err = unsupported(q, k, args, arch, dropout_p=dropout_p)
+    err = unsupported(q, k, args, arch, dropout_p=dropout_p, needs_grad=needs_grad, deterministic=deterministic)
     if err is None:
         return sel, arch
     if not sel.probed:

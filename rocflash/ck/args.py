@@ -1,4 +1,5 @@
-"""flash_attn_func's arguments -> Composable Kernel's ``fmha_fwd_args`` (example/ck_tile/01_fmha/fmha_fwd.hpp).
+"""flash_attn_func's arguments -> Composable Kernel's ``fmha_fwd_args`` and ``fmha_bwd_args``
+(example/ck_tile/01_fmha/fmha_fwd.hpp, fmha_bwd.hpp).
 
 :class:`FmhaFwdArgs` has exactly the fields of the C++ struct that rocflash's instances read (same names,
 same units: pointers as integers, strides in elements); the ck backend's binding copies it field by field.
@@ -17,6 +18,21 @@ CK semantics used here (CK 1.2.0, include/ck_tile/ops/fmha/kernel/fmha_fwd_kerne
   seqlen_k)``. flash-attn's causal and windows are bottom-right aligned: mask_type 2, causal = (-1, 0).
 - Scores: ``scale_s * q.k``; with ``logits_soft_cap`` > 0, ``cap * tanh(scale_s * q.k / cap)`` (the fast-exp2
   build folds log2e into both, block/variants.hpp LogitsSoftCapParams).
+
+Backward (CK 1.2.0, kernel/fmha_bwd_kernel.hpp, pipeline/block_fmha_bwd_dq_dk_dv_pipeline_kr_ktr_vr.hpp,
+block_fmha_bwd_dot_do_o.hpp, block_fmha_bwd_convert_dq.hpp; :func:`bwd_args`, :func:`bwd_workspace`):
+- dot_do_o: ``D[i] = p_undrop * sum_d dO[i, d] * O[i, d]`` into ``d_ptr``, which shares LSE's layout
+  (``nhead_stride_lsed``, ``batch_stride_lsed``; group mode: row offset seqstart_q[b]). ``p_undrop`` must be 1
+  without dropout (a value-initialised struct has 0: D = 0, wrong dQ and dK).
+- dq_dk_dv: one block per (bn0 keys, query head, batch); ``P = exp2(scale*log2e * q.k - log2e * LSE)`` with
+  LSE = -inf read as 0 (masked instances), masked (i, j) set to -inf first; dV = P^T dO, dP = dO V^T,
+  dS = P * (dP - D), dK = scale * dS^T Q, dQ += scale * dS K. K and V are read at head h / (nhead_q / nhead_k)
+  but dK and dV are written at the QUERY head h (``nhead_stride_dk/dv``): under GQA they go to an (nhead_q)
+  buffer that the caller sums over each group. dQ goes to the fp32 ``dq_acc``: atomically added (instances
+  without deterministic) or, deterministic, set into slice ``i_tile_n`` (``split_stride_dq_acc``) for the
+  query tiles the key tile visits; unvisited rows keep what was there, so dq_acc starts zeroed.
+- convert_dq: ``dQ = dq_acc`` (deterministic: the sum of ``ceil(seqlen_k / bn0)`` slices), cast to the dtype.
+- No logits soft-cap field exists: CK's backward cannot honour flash-attn's softcap.
 Imports neither torch nor numpy.
 """
 
@@ -168,7 +184,172 @@ def fwd_args(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, *, softmax
                        batch_stride_lse=lse.strides[0], batch_stride_o=o.strides[0])
 
 
-def mask_coordinates(args: FmhaFwdArgs, seqlen_q: int, seqlen_k: int) -> tuple[int, int]:
+@dataclasses.dataclass
+class FmhaBwdArgs:
+    """The fields of CK's ``fmha_bwd_args`` that rocflash sets (the others: null bias / dbias / randval
+    pointers, zero strides for them, no dropout seed)."""
+
+    q_ptr: int
+    k_ptr: int
+    v_ptr: int
+    o_ptr: int
+    lse_ptr: int
+    do_ptr: int
+    d_ptr: int  # float32, LSE's layout: written by dot_do_o, read by dq_dk_dv
+    dq_ptr: int
+    dk_ptr: int  # nhead_q heads (GQA: summed over each group afterwards)
+    dv_ptr: int
+    dq_acc_ptr: int  # float32 workspace, zeroed (bwd_workspace)
+    seqstart_q_ptr: int  # group mode: int32 (batch + 1); else 0
+    seqstart_k_ptr: int
+    seqlen_q: int
+    seqlen_k: int
+    batch: int
+    max_seqlen_q: int  # grid of dot_do_o / convert_dq
+    max_seqlen_k: int  # grid of dq_dk_dv
+    hdim_q: int
+    hdim_v: int
+    nhead_q: int
+    nhead_k: int
+    scale: float
+    stride_q: int
+    stride_k: int
+    stride_v: int
+    stride_o: int
+    stride_do: int
+    stride_dq_acc: int
+    stride_dq: int
+    stride_dk: int
+    stride_dv: int
+    nhead_stride_q: int
+    nhead_stride_k: int
+    nhead_stride_v: int
+    nhead_stride_o: int
+    nhead_stride_do: int
+    nhead_stride_lsed: int
+    nhead_stride_dq_acc: int
+    nhead_stride_dq: int
+    nhead_stride_dk: int
+    nhead_stride_dv: int
+    batch_stride_q: int
+    batch_stride_k: int
+    batch_stride_v: int
+    batch_stride_o: int
+    batch_stride_do: int
+    batch_stride_lsed: int
+    batch_stride_dq_acc: int
+    batch_stride_dq: int
+    batch_stride_dk: int
+    batch_stride_dv: int
+    split_stride_dq_acc: int
+    window_size_left: int
+    window_size_right: int
+    mask_type: int
+    p_drop: float = 0.0
+    p_undrop: float = 1.0  # D is scaled by it: must be 1 - p_drop, i.e. 1 here
+
+    @property
+    def group_mode(self) -> bool:
+        return self.seqstart_q_ptr != 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Buffer:
+    """A buffer the backward binding allocates: contiguous ``shape`` of float32, zeroed when ``zero``."""
+
+    shape: tuple[int, ...]
+    zero: bool
+
+
+def dq_acc_splits(max_seqlen_k: int, bn0: int, deterministic: bool) -> int:
+    """Slices of dq_acc: one per key tile of bn0 keys when deterministic (CK's convert_dq sums
+    ceil(seqlen_k / kN0) of them), else 1 (atomic accumulation)."""
+    return max(1, -(-max_seqlen_k // bn0)) if deterministic else 1
+
+
+def bwd_workspace(*, batch: int, nhead_q: int, seqlen_q: int, hdim_q: int, max_seqlen_k: int, bn0: int,
+                  deterministic: bool, total_q: int | None = None) -> dict[str, Buffer]:
+    """The float32 buffers of one backward call: ``d`` (LSE's layout: batch mode (batch, nhead_q, seqlen_q),
+    group mode (nhead_q, total_q)) and ``dq_acc`` (batch mode (batch, nhead_q, splits, seqlen_q, hdim_q), group
+    mode (nhead_q, splits, total_q, hdim_q); zeroed: CK adds into it, or sets only the rows a key tile visits).
+    ``total_q`` given = group mode."""
+    splits = dq_acc_splits(max_seqlen_k, bn0, deterministic)
+    if total_q is not None:
+        return {"d": Buffer((nhead_q, total_q), False), "dq_acc": Buffer((nhead_q, splits, total_q, hdim_q), True)}
+    return {"d": Buffer((batch, nhead_q, seqlen_q), False),
+            "dq_acc": Buffer((batch, nhead_q, splits, seqlen_q, hdim_q), True)}
+
+
+def bwd_args(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, do: Tensor, d: Tensor, dq: Tensor,
+             dk: Tensor, dv: Tensor, dq_acc: Tensor, *, softmax_scale: float, window_left: int = -1,
+             window_right: int = -1, deterministic: bool = False, cu_seqlens_q: Tensor | None = None,
+             cu_seqlens_k: Tensor | None = None, max_seqlen_q: int | None = None,
+             max_seqlen_k: int | None = None) -> FmhaBwdArgs:
+    """The ``fmha_bwd_args`` of one backward call (the forward's layouts: see :func:`fwd_args`).
+
+    do, dq like q; dk, dv like k but with nhead_q heads (CK writes them per query head); lse and d float32 of
+    one layout (batch mode (batch, nheads, seqlen_q), group mode (nheads, total_q)); dq_acc float32 of
+    :func:`bwd_workspace`'s shape. Group mode (cu_seqlens given) needs max_seqlen_q and max_seqlen_k; there
+    dq_dk_dv returns at once for a sequence without queries, so the dK / dV rows of its keys are never
+    written: allocate dk and dv zeroed in group mode.
+    Raises NotImplementedError for a non-unit headdim stride, ValueError for inconsistent shapes.
+    """
+    group = cu_seqlens_q is not None
+    if group != (cu_seqlens_k is not None):
+        raise ValueError("cu_seqlens_q and cu_seqlens_k must be given together (group mode) or not at all")
+    for name, t in (("q", q), ("k", k), ("v", v), ("o", o), ("dout", do), ("dq", dq), ("dk", dk), ("dv", dv)):
+        if t.strides[-1] != 1:
+            check_supported(headdim_stride=t.strides[-1])
+        if len(t.shape) != (3 if group else 4):
+            raise ValueError(f"{name} must have {3 if group else 4} dimensions in "
+                             f"{'group' if group else 'batch'} mode, got shape {t.shape}")
+    nhead_q, nhead_k = q.shape[-2], k.shape[-2]
+    if nhead_q % nhead_k:
+        raise ValueError(f"nheads ({nhead_q}) must be a multiple of nheads_k ({nhead_k})")
+    if dk.shape[-2] != nhead_q or dv.shape[-2] != nhead_q:
+        raise ValueError(f"dk and dv must have nhead_q = {nhead_q} heads (CK writes them per query head), got "
+                         f"{dk.shape} and {dv.shape}")
+    if lse.strides[-1] != 1 or d.strides != lse.strides or d.shape != lse.shape:
+        raise ValueError(f"lse and d must share one layout with unit row stride (CK reads both through "
+                         f"nhead_stride_lsed / batch_stride_lsed), got {lse.shape}/{lse.strides} and "
+                         f"{d.shape}/{d.strides}")
+    if len(dq_acc.shape) != (4 if group else 5) or dq_acc.strides[-1] != 1:
+        raise ValueError(f"dq_acc must be bwd_workspace's {'(nheads, splits, total_q, headdim)' if group else '(batch, nheads, splits, seqlen_q, headdim)'}, "
+                         f"got shape {dq_acc.shape} strides {dq_acc.strides}")
+    mask_type, left, right = mask_fields(window_left, window_right)
+    row = -3
+    common = dict(q_ptr=q.ptr, k_ptr=k.ptr, v_ptr=v.ptr, o_ptr=o.ptr, lse_ptr=lse.ptr, do_ptr=do.ptr, d_ptr=d.ptr,
+                  dq_ptr=dq.ptr, dk_ptr=dk.ptr, dv_ptr=dv.ptr, dq_acc_ptr=dq_acc.ptr,
+                  hdim_q=q.shape[-1], hdim_v=v.shape[-1], nhead_q=nhead_q, nhead_k=nhead_k,
+                  scale=float(softmax_scale),
+                  stride_q=q.strides[row], stride_k=k.strides[row], stride_v=v.strides[row], stride_o=o.strides[row],
+                  stride_do=do.strides[row], stride_dq_acc=dq_acc.strides[-2], stride_dq=dq.strides[row],
+                  stride_dk=dk.strides[row], stride_dv=dv.strides[row],
+                  nhead_stride_q=q.strides[-2], nhead_stride_k=k.strides[-2], nhead_stride_v=v.strides[-2],
+                  nhead_stride_o=o.strides[-2], nhead_stride_do=do.strides[-2], nhead_stride_lsed=lse.strides[-2],
+                  nhead_stride_dq_acc=dq_acc.strides[-4], nhead_stride_dq=dq.strides[-2],
+                  nhead_stride_dk=dk.strides[-2], nhead_stride_dv=dv.strides[-2],
+                  split_stride_dq_acc=dq_acc.strides[-3] if deterministic else 0,
+                  window_size_left=left, window_size_right=right, mask_type=mask_type)
+    if group:
+        if max_seqlen_q is None or max_seqlen_k is None:
+            raise ValueError("max_seqlen_q and max_seqlen_k must be given in group mode (they size the grids)")
+        zero = dict.fromkeys(("batch_stride_q", "batch_stride_k", "batch_stride_v", "batch_stride_o",
+                              "batch_stride_do", "batch_stride_lsed", "batch_stride_dq_acc", "batch_stride_dq",
+                              "batch_stride_dk", "batch_stride_dv"), 0)
+        return FmhaBwdArgs(**common, **zero, seqstart_q_ptr=cu_seqlens_q.ptr, seqstart_k_ptr=cu_seqlens_k.ptr,
+                           seqlen_q=0, seqlen_k=0, batch=cu_seqlens_q.shape[0] - 1, max_seqlen_q=max_seqlen_q,
+                           max_seqlen_k=max_seqlen_k)
+    seqlen_q, seqlen_k = q.shape[1], k.shape[1]
+    return FmhaBwdArgs(**common, seqstart_q_ptr=0, seqstart_k_ptr=0, seqlen_q=seqlen_q, seqlen_k=seqlen_k,
+                       batch=q.shape[0], max_seqlen_q=seqlen_q, max_seqlen_k=seqlen_k,
+                       batch_stride_q=q.strides[0], batch_stride_k=k.strides[0], batch_stride_v=v.strides[0],
+                       batch_stride_o=o.strides[0], batch_stride_do=do.strides[0], batch_stride_lsed=lse.strides[0],
+                       batch_stride_dq_acc=dq_acc.strides[0], batch_stride_dq=dq.strides[0],
+                       batch_stride_dk=dk.strides[0], batch_stride_dv=dv.strides[0])
+
+
+def mask_coordinates(args: FmhaFwdArgs | FmhaBwdArgs, seqlen_q: int, seqlen_k: int) -> tuple[int, int]:
     """(y, x) of CK's generic mask for one sequence, as the kernel derives them
     (make_generic_attention_mask_coordinates_from_lr_window, block/block_masking.hpp)."""
     top_left = args.mask_type == MASK_TOP_LEFT

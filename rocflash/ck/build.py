@@ -57,7 +57,8 @@ def build_ck_module(archs: list[str], out_path: Path, build_dir: Path, jobs: int
     gen = Path(build_dir) / "ck"
     instances = [i for i in load_ck_instances() if any(base_arch(a) in i.archs for a in archs)]
     sources = [*codegen.generate(gen / "gen", archs, instances), gen / "gen" / codegen.DISPATCH_FILE,
-               hip_src_dir() / "ck_bindings.cpp"]
+               gen / "gen" / codegen.DISPATCH_BWD_FILE, hip_src_dir() / "ck_bindings.cpp",
+               hip_src_dir() / "ck_bwd_bindings.cpp"]
     hipcc = find_hipcc()
     names = ";".join(i.name for i in instances)
     flags = ["-x", "hip", "-O3", "-fPIC", *CK_FLAGS, *(f"--offload-arch={a}" for a in archs),
