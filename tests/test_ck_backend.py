@@ -74,6 +74,44 @@ def test_unsupported_arguments_raise_naming_them(change, name):
     assert isinstance(err, NotImplementedError) and name in str(err), err
 
 
+@pytest.mark.parametrize("change,name", [
+    (dict(args=FwdArgs(0.125, -1, 0, 30.0, None)), "softcap"),  # CK's backward has no soft-cap
+    (dict(headdim=200, deterministic=True), "deterministic"),  # deterministic backward: up to the d128 bucket
+    (dict(args=FwdArgs(-0.125, -1, 0, 0.0, None)), "softmax_scale"),
+])
+def test_backward_needs_are_checked_before_the_forward(change, name):
+    q = torch.zeros(1, 4, 2, change.get("headdim", 128), dtype=torch.float16)
+    args, det = change.get("args", ARGS), change.get("deterministic", False)
+    err = ck.unsupported(q, q, args, "gfx942", needs_grad=True, deterministic=det)
+    assert isinstance(err, NotImplementedError) and name in str(err), err
+    if name != "softmax_scale":  # inference (no gradient) runs the forward on CK
+        assert ck.unsupported(q, q, args, "gfx942", needs_grad=False, deterministic=det) is None
+
+
+def test_backward_instances_cover_the_buckets():
+    for dtype in ("fp16", "bf16"):
+        for headdim in (1, 32, 64, 80, 128, 256)[:None if dtype == "fp16" else -1]:  # bf16: no d256 (fwd nor bwd)
+            inst = find_instance(dtype, headdim, "batch", "gfx942", kind="bwd")
+            assert inst is not None and inst.kind == "bwd" and inst.hdim >= headdim, (dtype, headdim)
+        assert find_instance(dtype, 128, "deterministic", "gfx90a", kind="bwd").deterministic
+    assert find_instance("fp16", 257, "batch", "gfx942", kind="bwd") is None
+    q = torch.zeros(1, 4, 2, 96, dtype=torch.bfloat16)
+    assert ck.unsupported(q, q, ARGS, "gfx942", needs_grad=True, deterministic=True) is None
+
+
+def test_backend_string_carries_arch_and_determinism():
+    assert ck.decode(ck.encode("gfx942", False)) == ("gfx942", False)
+    assert ck.decode(ck.encode("gfx90a", True)) == ("gfx90a", True)
+
+
+def test_gqa_gradients_sum_each_group_of_query_heads():
+    g = torch.arange(2 * 3 * 6 * 4, dtype=torch.float16).view(2, 3, 6, 4)
+    out = ck.reduce_gqa(g, 2)  # heads 0-2 -> key head 0, 3-5 -> key head 1 (CK's h / nhead_ratio_qk)
+    assert out.shape == (2, 3, 2, 4)
+    torch.testing.assert_close(out[:, :, 1].float(), g[:, :, 3:].float().sum(2))
+    assert ck.reduce_gqa(g, 6) is g
+
+
 def test_covered_calls_have_an_instance():
     q = torch.zeros(1, 4, 2, 80, dtype=torch.float16)
     assert ck.unsupported(q, q, ARGS, "gfx942") is None
@@ -93,5 +131,5 @@ def test_resolve_explicit_raises_probed_falls_back(monkeypatch):
 
 def test_instance_names_are_self_describing():
     for inst in load_ck_instances():
-        assert inst.name.startswith(f"rocflash_ck_{inst.kind}_{inst.dtype}_d{inst.hdim}_b")
+        assert inst.name.startswith(f"rocflash_ck_{inst.kind}_{inst.dtype}_d{inst.hdim}_b{inst.tile[0]}x")
         assert inst.name.endswith(f"_{inst.pipeline}_{inst.variant}")

@@ -14,10 +14,12 @@ The device bitcode is linked (``--rocm-device-lib-path``): ``-nogpulib`` would l
 kernels and inflate the register numbers.
 
 Invariants (each a violation when broken): wave64; at least one kernel per (file, arch) (a CK file whose arch
-guard does not match compiles to nothing, silently); the main loop issues ``v_mfma``; LDS per block within the
-arch's limit (64 KiB, 160 KiB on gfx950). Reported, not checked: VGPR/AGPR counts, scratch bytes and VGPR
-spills (upstream clang spills where AMD's ROCm compiler may not: these numbers are a compile check, not a
-prediction of ROCm's code or speed).
+guard does not match compiles to nothing, silently), and a backward file holds its three kernels (dot_do_o,
+dq_dk_dv, convert_dq); the main loop of the forward and dq_dk_dv kernels issues ``v_mfma`` (dot_do_o and
+convert_dq are elementwise row reductions: no matrix product, no MFMA); LDS per block within the arch's limit
+(64 KiB, 160 KiB on gfx950). Reported, not checked here: VGPR/AGPR counts, scratch bytes and VGPR spills
+(upstream clang spills where AMD's ROCm compiler may not: these numbers are a compile check, not a prediction of
+ROCm's code or speed; tests/test_ck_isa.py holds the known spills to a strict list).
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ from .checks import check_lds_limit, check_wave_size
 from .compile import CompiledFile, _cache_key, require_python_deps
 
 CK_KIND = "ck_fwd"
+# kernel kinds of a backward instance, recognised by CK's kernel class in the mangled symbol
+CK_BWD_KINDS = {"FmhaBwdOGradDotOKernel": "ck_bwd_dot_do_o", "FmhaBwdDQDKDVKernel": "ck_bwd_dq_dk_dv",
+                "FmhaBwdConvertQGradKernel": "ck_bwd_convert_dq"}
+CK_MFMA_KINDS = (CK_KIND, "ck_bwd_dq_dk_dv")  # the kernels built around matrix products
 CK_DEFAULT_ARCHS = ("gfx90a", "gfx942")
 CK_CLANG_VERSIONS = (22, 21, 20)
 
@@ -131,8 +137,16 @@ def check_mfma_main_loop(a: KernelAudit) -> list[str]:
     return []
 
 
+def ck_kernel_kind(inst_kind: str, symbol: str) -> str:
+    """The audit kind of one kernel of an instance file: ck_fwd, or ck_bwd_<role> from CK's kernel class."""
+    if inst_kind == "fwd":
+        return CK_KIND
+    roles = [k for cls, k in CK_BWD_KINDS.items() if cls in symbol]
+    return roles[0] if len(roles) == 1 else "ck_bwd_unknown"
+
+
 def ck_checks(a: KernelAudit) -> list[str]:
-    return check_wave_size(a) + check_lds_limit(a) + check_mfma_main_loop(a)
+    return check_wave_size(a) + check_lds_limit(a) + (check_mfma_main_loop(a) if a.kind in CK_MFMA_KINDS else [])
 
 
 @dataclasses.dataclass
@@ -140,6 +154,7 @@ class CkAuditRun:
     kernels: list[KernelAudit]
     archs: list[str]
     files: dict[tuple[str, str], int]  # (instance name, arch) -> kernels found in the compiled file
+    seconds: dict[tuple[str, str], float]  # (instance name, arch) -> compile seconds (0 when from the cache)
     wall_seconds: float
     compile_seconds: float
     compiled: int
@@ -150,6 +165,12 @@ class CkAuditRun:
     def violations(self) -> list[str]:
         out = [f"{name} [{arch}]: the compiled file must hold at least one kernel, got 0 (arch guard mismatch?)"
                for (name, arch), n in self.files.items() if n == 0]
+        for (name, arch), n in self.files.items():
+            if name.startswith("rocflash_ck_bwd_") and n:
+                kinds = sorted(a.kind for a in self.kernels if a.name == name and a.arch == base_arch(arch))
+                if kinds != sorted(CK_BWD_KINDS.values()):
+                    out.append(f"{name} [{arch}]: a backward file must hold dot_do_o, dq_dk_dv and convert_dq "
+                               f"once each, got {kinds}")
         return out + [v for a in self.kernels for v in ck_checks(a)]
 
 
@@ -181,13 +202,14 @@ def run_ck_audit(archs: Sequence[str] = CK_DEFAULT_ARCHS, build_dir: Path | None
         files[(inst.name, arch)] = len(names)
         for n in names:
             a = audit_file(cf.output, arch=base_arch(arch), kernel=n, conflicts=False)
-            a.name, a.kind, a.dtype, a.headdim = inst.name, CK_KIND, inst.dtype, inst.hdim
+            a.name, a.kind, a.dtype, a.headdim = inst.name, ck_kernel_kind(inst.kind, n), inst.dtype, inst.hdim
             kernels.append(a)
-    return CkAuditRun(kernels, list(archs), files, time.time() - t0, sum(c.seconds for c in compiled),
+    seconds = {(inst.name, arch): cf.seconds for (inst, arch), cf in zip(work, compiled)}
+    return CkAuditRun(kernels, list(archs), files, seconds, time.time() - t0, sum(c.seconds for c in compiled),
                       sum(not c.cached for c in compiled), sum(c.cached for c in compiled), jobs, tc)
 
 
-CK_COLUMNS = ("instance", "VGPR", "AGPR", "SGPR", "LDS B", "scratch B", "VGPR spill", "W/SIMD", "mfma", "exp",
+CK_COLUMNS = ("instance", "kernel", "VGPR", "AGPR", "SGPR", "LDS B", "scratch B", "VGPR spill", "W/SIMD", "mfma", "exp",
               "waitcnt", "loop depth")
 
 
@@ -195,7 +217,7 @@ def ck_table_rows(run: CkAuditRun, arch: str) -> list[list[str]]:
     rows = []
     for a in (k for k in run.kernels if k.arch == base_arch(arch)):
         ml = lambda n: f"{a.loop_counts.get(n, 0) if a.main_loop else '-'}/{a.kernel_counts.get(n, 0)}"  # noqa: E731
-        rows.append([a.name, str(a.vgprs), str(a.agprs), str(a.sgprs), str(a.lds_total), str(a.scratch_bytes),
+        rows.append([a.name, a.kind.replace("ck_bwd_", "").replace("ck_", ""), str(a.vgprs), str(a.agprs), str(a.sgprs), str(a.lds_total), str(a.scratch_bytes),
                      str(a.vgpr_spill_count), str(a.waves_per_simd), ml("mfma"), ml("exp"), ml("waitcnt"),
                      str(a.main_loop.depth) if a.main_loop else "-"])
     return rows
@@ -218,11 +240,17 @@ def format_ck_markdown(run: CkAuditRun, command: str) -> str:
              f"- {len(run.files)} (instance, arch) files, {len(run.kernels)} kernels; wall {run.wall_seconds:.1f} s on "
              f"{os.cpu_count()} cores ({run.jobs} jobs), {run.compiled} compiles ({run.compile_seconds:.1f} s of "
              f"compiler time), {run.cached} from the cache", "",
-             "## Invariants (wave64, >= 1 kernel per file, v_mfma in the main loop, LDS within the arch's limit)", "",
+             "## Invariants (wave64, >= 1 kernel per file and the 3 backward kernels per backward file, v_mfma in "
+             "the main loop of fwd and dq_dk_dv, LDS within the arch's limit)", "",
              "All invariants hold." if not violations else f"{len(violations)} violations:", "",
              *[f"- {v}" for v in violations], "", "## Tables", "",
              "Counts are `main loop/whole kernel`. VGPR is the unified VGPR+AGPR count on gfx90a+. W/SIMD = waves "
-             "per SIMD from VGPRs and LDS.", ""]
+             "per SIMD from VGPRs and LDS. kernel: fwd, or the backward's dot_do_o (D = rowsum(dO * O)), "
+             "dq_dk_dv, convert_dq (dQ from the fp32 dq_acc).", "",
+             "## Compile seconds per instance file (this run; 0 = from the cache)", "",
+             "| instance | " + " | ".join(run.archs) + " |", "|---|" + "---|" * len(run.archs),
+             *[f"| {name} | " + " | ".join(f"{run.seconds.get((name, a), 0):.0f}" for a in run.archs) + " |"
+               for name in dict.fromkeys(n for n, _ in run.seconds)], ""]
     for arch in run.archs:
         rows = ck_table_rows(run, arch)
         lines += [f"### {arch}", "", "| " + " | ".join(CK_COLUMNS) + " |", "|" + "---|" * len(CK_COLUMNS)]
