@@ -247,10 +247,10 @@ def format_ck_markdown(run: CkAuditRun, command: str) -> str:
              "Counts are `main loop/whole kernel`. VGPR is the unified VGPR+AGPR count on gfx90a+. W/SIMD = waves "
              "per SIMD from VGPRs and LDS. kernel: fwd, or the backward's dot_do_o (D = rowsum(dO * O)), "
              "dq_dk_dv, convert_dq (dQ from the fp32 dq_acc).", "",
-             "## Compile seconds per instance file (this run; 0 = from the cache)", "",
-             "| instance | " + " | ".join(run.archs) + " |", "|---|" + "---|" * len(run.archs),
-             *[f"| {name} | " + " | ".join(f"{run.seconds.get((name, a), 0):.0f}" for a in run.archs) + " |"
-               for name in dict.fromkeys(n for n, _ in run.seconds)], ""]
+             *(["## Compile wall seconds per instance file (this run; 0 = from the cache)", "",
+                "| instance | " + " | ".join(run.archs) + " |", "|---|" + "---|" * len(run.archs),
+                *[f"| {name} | " + " | ".join(f"{run.seconds.get((name, a), 0):.0f}" for a in run.archs) + " |"
+                  for name in dict.fromkeys(n for n, _ in run.seconds)], ""] if run.compiled else [])]
     for arch in run.archs:
         rows = ck_table_rows(run, arch)
         lines += [f"### {arch}", "", "| " + " | ".join(CK_COLUMNS) + " |", "|" + "---|" * len(CK_COLUMNS)]
