@@ -39,7 +39,16 @@ def _toolchain():
 # Kernels that spill with upstream clang-22 (AMD's ROCm compiler has flags upstream lacks), per (instance, kernel
 # kind, arch). Strict, like tests/test_isa.py's KNOWN_SPILLS: a kernel that starts spilling fails, and so does
 # a listed one that stops (remove it here and from perf/results/ck_audit.md).
+FWD_D128 = "rocflash_ck_fwd_{}_d128_b128x128x32x128x32x128_w4x1x1_t32x32x16_qr_{}"
+BWD_D256 = "rocflash_ck_bwd_fp16_d256_b16x64x256x16x256x16x32x256x256_w1x4x1_4x1x1_1x4x1_t16x16x32_16x16x16_kr_batch"
 KNOWN_CK_SPILLS = {
+    (FWD_D128.format("fp16", "softcap"), "ck_fwd", "gfx90a"): "292 B scratch, 72 VGPR spills",
+    (FWD_D128.format("fp16", "softcap"), "ck_fwd", "gfx942"): "128 B scratch, 31 VGPR spills",
+    (FWD_D128.format("bf16", "batch"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",
+    (FWD_D128.format("bf16", "group"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",
+    # one 64-lane wave holds a 64 x 256 row block of O and dO: past the 256 arch VGPRs (CK's M0_1D = 64)
+    (BWD_D256, "ck_bwd_dot_do_o", "gfx90a"): "152 B scratch, 40 VGPR spills",
+    (BWD_D256, "ck_bwd_dot_do_o", "gfx942"): "156 B scratch, 40 VGPR spills",
 }
 
 
@@ -62,7 +71,9 @@ def test_ck_invariants_hold(ck_run):
     violations = ck_run.violations()
     assert not violations, "\n".join(violations)
     for a in ck_run.kernels:
-        assert a.wave_size == 64 and a.loop_counts["mfma"] > 0 and a.lds_total <= isa.arch_info(a.arch).lds_per_cu
+        assert a.wave_size == 64 and a.lds_total <= isa.arch_info(a.arch).lds_per_cu
+        if a.kind in ck_isa.CK_MFMA_KINDS:  # dot_do_o / convert_dq: row reductions, no matrix product
+            assert a.loop_counts["mfma"] > 0, (a.name, a.kind, a.arch)
 
 
 @pytest.mark.toolchain
