@@ -24,7 +24,7 @@ KINDS = ("fwd", "bwd_dkdv", "bwd_dq", "fwd_splitkv")
 _FILES = {"fwd": "fmha_fwd.toml", "bwd_dkdv": "fmha_bwd.toml", "bwd_dq": "fmha_bwd.toml",
           "fwd_splitkv": "fmha_splitkv.toml"}
 # Tile maths: "vector" (dot2/FMA on the vector ALU, every target) and "mma" (tensor cores through mma.sync,
-# CUDA target only, fp16/bf16, forward; hip_src/fmha_mma.h).
+# CUDA target only, fp16/bf16: forward hip_src/fmha_mma.h, backward dK/dV and dQ hip_src/fmha_mma_bwd.h).
 IMPLS = ("vector", "mma")
 
 
@@ -93,6 +93,8 @@ class TileConfig:
             raise ValueError(f"impl must be one of {IMPLS}, got {self.impl!r}")
         if self.impl == "mma":
             self._validate_mma()
+            if self.kind != "fwd":
+                return
         if self.kind == "fwd_splitkv":
             self._validate_splitkv()
             return
@@ -116,15 +118,26 @@ class TileConfig:
             raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
 
     def _validate_mma(self) -> None:
-        """The rules of hip_src/fmha_mma_tile.h (MmaFwdTileShape::valid)."""
-        if self.target != "cuda" or self.kind != "fwd" or self.dtype not in ("fp16", "bf16"):
-            raise ValueError(f"impl 'mma' is a CUDA forward tile math for fp16/bf16, got target={self.target!r} "
+        """The rules of hip_src/fmha_mma_tile.h (MmaFwdTileShape::valid) and fmha_mma_bwd_tile.h (MmaBwd*Shape)."""
+        if self.target != "cuda" or self.kind not in ("fwd", "bwd_dkdv", "bwd_dq") or self.dtype not in ("fp16", "bf16"):
+            raise ValueError(f"impl 'mma' is a CUDA forward/backward tile math for fp16/bf16, got target={self.target!r} "
                              f"kind={self.kind!r} dtype={self.dtype!r}")
         warp = 32  # mma.sync is warp-wide: 32 lanes
         if self.threads % warp or self.threads <= 0:
             raise ValueError(f"threads must be whole warps of {warp} lanes for impl 'mma', got {self.threads}")
         if self.threads_n != 4:
             raise ValueError(f"threads_n must be 4 for impl 'mma' (lanes sharing an mma accumulator row), got {self.threads_n}")
+        if self.kind != "fwd":  # one m16 tile of rows per warp: keys (dK/dV) or query rows (dQ)
+            owned, other = ("block_n", "block_m") if self.kind == "bwd_dkdv" else ("block_m", "block_n")
+            if getattr(self, owned) != 16 * (self.threads // warp):
+                raise ValueError(f"{owned} must be 16 per warp ({16 * (self.threads // warp)}) for impl 'mma' "
+                                 f"{self.kind}, got {getattr(self, owned)}")
+            if getattr(self, other) % 16 or self.headdim % 16:
+                raise ValueError(f"{other} and headdim must be multiples of 16 for impl 'mma', got "
+                                 f"{getattr(self, other)}, {self.headdim}")
+            if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
+                raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
+            return
         if self.block_m % (16 * (self.threads // warp)):
             raise ValueError(f"block_m must be a multiple of 16 rows per warp ({16 * (self.threads // warp)}) "
                              f"for impl 'mma', got {self.block_m}")

@@ -3,12 +3,15 @@
 The modules do not link torch: this file hands them device pointers, strides in elements and the current
 stream as integers. Every check that can fail runs in ``rocflash.interface`` before this launches.
 
-Tile math of the forward (environment ``ROCFLASH_KERNEL``, read at every call):
+Tile math of the forward and of the backward's dK/dV and dQ kernels (environment ``ROCFLASH_KERNEL``, read at
+every call):
   auto    (default) tensor cores (``mma``) where they apply: the CUDA build on sm_80 or later, fp16/bf16, a
           compiled mma instance for the headdim; the vector tile math otherwise
   vector  the vector-ALU kernels everywhere (on NVIDIA: the gfx906 kernel logic, executed at warp 32)
   mma     tensor cores, or a ValueError naming why they do not apply
-The backward runs the vector tile math. :func:`last_kernels` names the instances the last calls launched.
+The backward's tensor-core kernels (hip_src/fmha_mma_bwd.h) cover the headdim buckets of ck_configs/fmha_bwd.toml's
+mma tables (64 and 128); larger headdims run the vector backward under auto. :func:`last_kernels` names the tile
+maths the last calls launched.
 """
 
 from __future__ import annotations
@@ -131,15 +134,17 @@ def mma_unavailable(platform: str, device: torch.device, dtype: torch.dtype) -> 
     return None
 
 
-def forward_tile_math(platform: str, mod, q, aligned: bool) -> str:
-    """"mma" or "vector": the forward's tile math for these inputs under ``ROCFLASH_KERNEL``."""
+def forward_tile_math(platform: str, mod, q, aligned: bool, kinds: tuple[str, ...] = ("fwd",)) -> str:
+    """"mma" or "vector": the tile math of the ``kinds`` kernels ("fwd", or the backward's "bwd_dkdv" and
+    "bwd_dq") for these inputs under ``ROCFLASH_KERNEL``."""
     choice = kernel_choice()
     if choice == "vector":
         return "vector"
     why = mma_unavailable(platform, q.device, q.dtype)
-    if why is None and mod.select_instance("fwd", getattr(mod.DType, _DTYPE_NAMES[q.dtype]), q.shape[-1], aligned,
-                                           mod.TileMath.mma) < 0:
-        why = f"no tensor-core instance for {_DTYPE_NAMES[q.dtype]} headdim {q.shape[-1]}"
+    if why is None and any(mod.select_instance(kind, getattr(mod.DType, _DTYPE_NAMES[q.dtype]), q.shape[-1], aligned,
+                                               mod.TileMath.mma) < 0 for kind in kinds):
+        what = "instance" if kinds == ("fwd",) else "backward instance"
+        why = f"no tensor-core {what} for {_DTYPE_NAMES[q.dtype]} headdim {q.shape[-1]}"
     if why is None:
         return "mma"
     if choice == "mma":
@@ -347,16 +352,22 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
     return dq, dk, dv
 
 
+BWD_KINDS = ("bwd_dkdv", "bwd_dq")
+
+
 def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv) -> None:
-    """The backward's output, statistics and stride fields of ``p`` (dense or varlen), then the launch."""
+    """The backward's output, statistics and stride fields of ``p`` (dense or varlen), then the launch (tile math
+    under ``ROCFLASH_KERNEL``, recorded in :func:`last_kernels`)."""
     p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), 0, delta.data_ptr()
     p.softmax_stats = stats.data_ptr()
     p.dq, p.dk, p.dv = dq.data_ptr(), dk.data_ptr(), dv.data_ptr()
     for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
         _set_strides(p, name, t)
     p.aligned = is_aligned(q, k, v, out, dout, dq, dk, dv)
+    math = forward_tile_math(mod.platform(), mod, q, p.aligned, BWD_KINDS)  # checked before launch
     with torch.cuda.device(q.device):
-        mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream)
+        mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream, getattr(mod.TileMath, math))
+    _LAST["bwd"] = math
 
 
 def stats_from_lse(lse: torch.Tensor) -> torch.Tensor:
@@ -381,6 +392,5 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs):
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
     _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv)
-    _LAST["bwd"] = "vector"
     del alibi
     return dq, dk, dv
