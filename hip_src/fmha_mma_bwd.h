@@ -64,61 +64,75 @@ struct MmaBwdOps {
     }
   }
 
-  // acc[2][2*N/8] += A(16 rows at a_base/a_row0, k over headdim) . B^T, B rows (N of them) at b_base.
-  template <int N, int KD, int TN>
+  // acc[2*MT][2*N/8] += A(MT m16 tiles of rows from a_row0 at a_base, k over headdim) . B^T, B rows (N of them)
+  // at b_base; each B fragment load serves the MT tiles.
+  template <int N, int KD, int MT, int TN>
   RF_DEVICE static void gemm_rows_by_rows(const char* lds, const Shape& T, int tid, int a_base, int a_row0, int b_base,
-                                          float (&acc)[2][TN]) {
+                                          float (&acc)[2 * MT][TN]) {
 #pragma unroll
     for (int kk = 0; kk < KD; ++kk) {
-      uint32_t a[4];
-      mma::ldmatrix_x4(a, mma::smem_address(lds + T.a_read(a_base, tid, a_row0, kk)));
+      uint32_t a[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+        mma::ldmatrix_x4(a[mt], mma::smem_address(lds + T.a_read(a_base, tid, a_row0 + mt * 16, kk)));
 #pragma unroll
       for (int np = 0; np < N / 16; ++np) {
         uint32_t b[4];
         mma::ldmatrix_x4(b, mma::smem_address(lds + T.b_read(b_base, tid, np, kk)));
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int c = 2 * (2 * np + h);
-          mma::mma_16816<E>(acc[0][c], acc[0][c + 1], acc[1][c], acc[1][c + 1], a, b[2 * h], b[2 * h + 1]);
-        }
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int c = 2 * (2 * np + h);
+            mma::mma_16816<E>(acc[2 * mt][c], acc[2 * mt][c + 1], acc[2 * mt + 1][c], acc[2 * mt + 1][c + 1], a[mt],
+                              b[2 * h], b[2 * h + 1]);
+          }
       }
     }
   }
 
-  // acc[2][TD] += X . B, X = x[2][TX] (accumulator layout, rounded to E: the A fragments), B row-major
-  // [TX/2 rows][headdim] at b_base (ldmatrix.trans).
-  template <int TX, int KD, int TD>
-  RF_DEVICE static void gemm_frag_by_rows(const char* lds, const Shape& T, int tid, const float (&x)[2][TX], int b_base,
-                                          float (&acc)[2][TD]) {
+  // acc[2*MT][TD] += X . B, X = x[2*MT][TX] (accumulator layout, rounded to E: the A fragments), B row-major
+  // [TX/2 rows][headdim] at b_base (ldmatrix.trans); each B fragment load serves the MT tiles.
+  template <int TX, int KD, int MT, int TD>
+  RF_DEVICE static void gemm_frag_by_rows(const char* lds, const Shape& T, int tid, const float (&x)[2 * MT][TX],
+                                          int b_base, float (&acc)[2 * MT][TD]) {
 #pragma unroll
     for (int kk = 0; kk < TX / 4; ++kk) {
-      uint32_t a[4];
-      a[0] = mma::pack2<E>(x[0][4 * kk], x[0][4 * kk + 1]);
-      a[1] = mma::pack2<E>(x[1][4 * kk], x[1][4 * kk + 1]);
-      a[2] = mma::pack2<E>(x[0][4 * kk + 2], x[0][4 * kk + 3]);
-      a[3] = mma::pack2<E>(x[1][4 * kk + 2], x[1][4 * kk + 3]);
+      uint32_t a[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        a[mt][0] = mma::pack2<E>(x[2 * mt][4 * kk], x[2 * mt][4 * kk + 1]);
+        a[mt][1] = mma::pack2<E>(x[2 * mt + 1][4 * kk], x[2 * mt + 1][4 * kk + 1]);
+        a[mt][2] = mma::pack2<E>(x[2 * mt][4 * kk + 2], x[2 * mt][4 * kk + 3]);
+        a[mt][3] = mma::pack2<E>(x[2 * mt + 1][4 * kk + 2], x[2 * mt + 1][4 * kk + 3]);
+      }
 #pragma unroll
       for (int dp = 0; dp < KD; ++dp) {
         uint32_t b[4];
         mma::ldmatrix_x4_trans(b, mma::smem_address(lds + T.bt_read(b_base, tid, kk, dp)));
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int c = 2 * (2 * dp + h);
-          mma::mma_16816<E>(acc[0][c], acc[0][c + 1], acc[1][c], acc[1][c + 1], a, b[2 * h], b[2 * h + 1]);
-        }
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int c = 2 * (2 * dp + h);
+            mma::mma_16816<E>(acc[2 * mt][c], acc[2 * mt][c + 1], acc[2 * mt + 1][c], acc[2 * mt + 1][c + 1], a[mt],
+                              b[2 * h], b[2 * h + 1]);
+          }
       }
     }
   }
 };
 
 // ---------------------------------------------------------------------------------------------------------
-// dK/dV kernel: one block per (block_n keys, head_k, batch); warp w owns keys n0 + [16w, 16w + 16).
+// dK/dV kernel: one block per (block_n keys, head_k, batch); warp w owns keys n0 + [w*Wr, (w+1)*Wr), Wr = 16 * MT.
 template <class E, class Tile, bool kAligned>
 struct MmaBwdDkdvPipeline {
   static constexpr MmaBwdDkdvShape T = Tile::kShape;
   static constexpr int TN = T.s_cols_per_thread();
   static constexpr int TD = T.o_cols_per_thread();
   static constexpr int KD = T.headdim / MmaBwdTileBase::kMmaK;
+  static constexpr int MT = T.m_tiles();
+  static constexpr int TK = 2 * MT;  // accumulator rows per thread (keys)
   using Ops = MmaBwdOps<E, MmaBwdDkdvShape, kAligned>;
   static_assert(T.valid(), "invalid tensor-core dK/dV tile config (see MmaBwdDkdvShape::valid)");
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
@@ -148,7 +162,7 @@ struct MmaBwdDkdvPipeline {
   // P^T and dS^T of one tile (in place: s holds S^T on entry, P^T on exit; dp holds dP^T, then dS^T).
   template <bool kMask>
   RF_DEVICE static void probs_and_grads(const char* lds, int buf, const ScoreTransform& score, const MaskRule& rule,
-                                        int m0, int n0, int tid, float (&s)[2][TN], float (&dp)[2][TN]) {
+                                        int m0, int n0, int tid, float (&s)[TK][TN], float (&dp)[TK][TN]) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
 #pragma unroll
     for (int c = 0; c < TN; ++c) {
@@ -158,7 +172,7 @@ struct MmaBwdDkdvPipeline {
       const float row_max = st.x == neg_inf() ? pos_inf() : st.x;  // fully masked row: P = 0, not inf * 0
       const int row = m0 + qr;
 #pragma unroll
-      for (int i = 0; i < 2; ++i) {
+      for (int i = 0; i < TK; ++i) {
         const int col = n0 + T.key(tid, i);
         float prob = rf_exp2(score(s[i][c], row, col) - row_max) * st.y;
         float ds = prob * (dp[i][c] - delta) * score.grad_factor(s[i][c]);
@@ -182,9 +196,9 @@ struct MmaBwdDkdvPipeline {
     const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
     const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
 
-    float dk[2][TD], dv[2][TD];
+    float dk[TK][TD], dv[TK][TD];
 #pragma unroll
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < TK; ++i)
 #pragma unroll
       for (int x = 0; x < TD; ++x) dk[i][x] = dv[i][x] = 0.f;
 
@@ -197,7 +211,7 @@ struct MmaBwdDkdvPipeline {
       Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(), r, d); }, tid);
       Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, v, n0, [&](int r, int d) { return T.write(T.v_offset(), r, d); }, tid);
       issue_tile(p, seq, lds, batch, head_k * group, tile_begin * T.block_m, 0, tid);  // one group with K, V
-      const int key0 = T.warp(tid) * MmaBwdTileBase::kMmaM;
+      const int key0 = T.warp(tid) * T.rows_per_warp();
       for (int it = 0; it < total; ++it) {
         const int buf = it & 1;
         const int head = head_k * group + it / tiles;
@@ -214,22 +228,22 @@ struct MmaBwdDkdvPipeline {
 
         const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
                                                           seq.seqlen_k - seq.seqlen_q);
-        float s[2][TN], dp[2][TN];
+        float s[TK][TN], dp[TK][TN];
 #pragma unroll
-        for (int i = 0; i < 2; ++i)
+        for (int i = 0; i < TK; ++i)
 #pragma unroll
           for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
         // S^T = K.Q^T and dP^T = V.dO^T (keys are the rows)
-        Ops::template gemm_rows_by_rows<T.block_m, KD>(lds, T, tid, T.k_offset(), key0, T.q_offset(buf), s);
-        Ops::template gemm_rows_by_rows<T.block_m, KD>(lds, T, tid, T.v_offset(), key0, T.do_offset(buf), dp);
+        Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.k_offset(), key0, T.q_offset(buf), s);
+        Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.v_offset(), key0, T.do_offset(buf), dp);
         const int m_end = min(m0 + T.block_m, seq.seqlen_q);
         if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))  // uniform per block
           probs_and_grads<true>(lds, buf, score, rule, m0, n0, tid, s, dp);
         else
           probs_and_grads<false>(lds, buf, score, rule, m0, n0, tid, s, dp);
         // dV += P^T.dO, dK += dS^T.Q (the accumulators are the A fragments)
-        Ops::template gemm_frag_by_rows<TN, KD>(lds, T, tid, s, T.do_offset(buf), dv);
-        Ops::template gemm_frag_by_rows<TN, KD>(lds, T, tid, dp, T.q_offset(buf), dk);
+        Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, s, T.do_offset(buf), dv);
+        Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, dp, T.q_offset(buf), dk);
       }
     }
 
@@ -238,19 +252,21 @@ struct MmaBwdDkdvPipeline {
     const auto col_of = [&](int g) { return T.o_col(tid, g, 0); };
     const auto dk_rows = k_side_rows<E>(p, p.dk, p.dk_batch_stride, p.dk_row_stride, p.dk_head_stride, seq, batch, head_k);
     const auto dv_rows = k_side_rows<E>(p, p.dv, p.dv_batch_stride, p.dv_row_stride, p.dv_head_stride, seq, batch, head_k);
-    store_acc_rows<E, kAligned, 2, TD, 2>(const_cast<char*>(dk_rows.base), dk_rows.row_stride_bytes, seq.seqlen_k, p.headdim, dk, [&](int) { return p.softmax_scale; }, key_of, col_of);
-    store_acc_rows<E, kAligned, 2, TD, 2>(const_cast<char*>(dv_rows.base), dv_rows.row_stride_bytes, seq.seqlen_k, p.headdim, dv, [&](int) { return 1.f; }, key_of, col_of);
+    store_acc_rows<E, kAligned, TK, TD, 2>(const_cast<char*>(dk_rows.base), dk_rows.row_stride_bytes, seq.seqlen_k, p.headdim, dk, [&](int) { return p.softmax_scale; }, key_of, col_of);
+    store_acc_rows<E, kAligned, TK, TD, 2>(const_cast<char*>(dv_rows.base), dv_rows.row_stride_bytes, seq.seqlen_k, p.headdim, dv, [&](int) { return 1.f; }, key_of, col_of);
   }
 };
 
 // ---------------------------------------------------------------------------------------------------------
-// dQ kernel: one block per (block_m query rows, head, batch); warp w owns rows m0 + [16w, 16w + 16).
+// dQ kernel: one block per (block_m query rows, head, batch); warp w owns rows m0 + [w*Wr, (w+1)*Wr), Wr = 16 * MT.
 template <class E, class Tile, bool kAligned>
 struct MmaBwdDqPipeline {
   static constexpr MmaBwdDqShape T = Tile::kShape;
   static constexpr int TN = T.s_cols_per_thread();
   static constexpr int TD = T.o_cols_per_thread();
   static constexpr int KD = T.headdim / MmaBwdTileBase::kMmaK;
+  static constexpr int MT = T.m_tiles();
+  static constexpr int TM = 2 * MT;  // accumulator rows per thread (query rows)
   using Ops = MmaBwdOps<E, MmaBwdDqShape, kAligned>;
   static_assert(T.valid(), "invalid tensor-core dQ tile config (see MmaBwdDqShape::valid)");
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
@@ -265,11 +281,11 @@ struct MmaBwdDqPipeline {
 
   template <bool kMask>
   RF_DEVICE static void grads(const ScoreTransform& score, const MaskRule& rule, int m0, int n0, int tid,
-                              const float (&row_max)[2], const float (&inv_l)[2], const float (&delta)[2],
-                              const float (&s)[2][TN], float (&dp)[2][TN]) {
+                              const float (&row_max)[TM], const float (&inv_l)[TM], const float (&delta)[TM],
+                              const float (&s)[TM][TN], float (&dp)[TM][TN]) {
     constexpr MmaBwdDqShape T = Tile::kShape;
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < TM; ++i) {
       const int row = m0 + T.row(tid, i);
 #pragma unroll
       for (int c = 0; c < TN; ++c) {
@@ -287,7 +303,7 @@ struct MmaBwdDqPipeline {
   // The K guard of a boundary tile (see the file comment): visible(i, j) says whether accumulator row i sees
   // key j of the tile.
   template <class Visible>
-  RF_DEVICE static void guard_k(char* lds, int buf, int tid, float (&dq)[2][TD], Visible visible) {
+  RF_DEVICE static void guard_k(char* lds, int buf, int tid, float (&dq)[TM][TD], Visible visible) {
     constexpr MmaBwdDqShape T = Tile::kShape;
     constexpr int CPR = T.chunks_per_row();
     bool found = false;
@@ -296,7 +312,7 @@ struct MmaBwdDqPipeline {
       found |= mma::has_nonfinite<E>(*reinterpret_cast<const uint4*>(lds + T.write(T.k_offset(buf), id / CPR, id % CPR)));
     if (!__syncthreads_or(found)) return;  // also: every warp is done reading K for S = Q.K^T
 #pragma unroll
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < TM; ++i)
 #pragma unroll
       for (int x = 0; x < TD; ++x) {
         const int col = T.o_col(tid, x / 2, x % 2);
@@ -331,9 +347,9 @@ struct MmaBwdDqPipeline {
     const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
     const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
 
-    float dq[2][TD];
+    float dq[TM][TD];
 #pragma unroll
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < TM; ++i)
 #pragma unroll
       for (int x = 0; x < TD; ++x) dq[i][x] = 0.f;
 
@@ -343,10 +359,10 @@ struct MmaBwdDqPipeline {
       Ops::template copy_rows<T.block_m, T.threads, T.chunks_per_row()>(lds, q, m0, [&](int r, int d) { return T.write(T.q_offset(), r, d); }, tid);
       Ops::template copy_rows<T.block_m, T.threads, T.chunks_per_row()>(lds, dout, m0, [&](int r, int d) { return T.write(T.do_offset(), r, d); }, tid);
       issue_kv(lds, k, v, tile_begin * T.block_n, 0, tid);  // one group with Q, dO
-      float row_max[2], inv_l[2], delta[2];
+      float row_max[TM], inv_l[TM], delta[TM];
 #pragma unroll
-      for (int i = 0; i < 2; ++i) load_row_stats(p, seq, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
-      const int row0 = T.warp(tid) * MmaBwdTileBase::kMmaM;
+      for (int i = 0; i < TM; ++i) load_row_stats(p, seq, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
+      const int row0 = T.warp(tid) * T.rows_per_warp();
       for (int t = tile_begin; t < tile_end; ++t) {
         const int buf = (t - tile_begin) & 1;
         const int n0 = t * T.block_n;
@@ -359,14 +375,14 @@ struct MmaBwdDqPipeline {
         }
         __syncthreads();
 
-        float s[2][TN], dp[2][TN];
+        float s[TM][TN], dp[TM][TN];
 #pragma unroll
-        for (int i = 0; i < 2; ++i)
+        for (int i = 0; i < TM; ++i)
 #pragma unroll
           for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
         // S = Q.K^T, dP = dO.V^T
-        Ops::template gemm_rows_by_rows<T.block_n, KD>(lds, T, tid, T.q_offset(), row0, T.k_offset(buf), s);
-        Ops::template gemm_rows_by_rows<T.block_n, KD>(lds, T, tid, T.do_offset(), row0, T.v_offset(buf), dp);
+        Ops::template gemm_rows_by_rows<T.block_n, KD, MT>(lds, T, tid, T.q_offset(), row0, T.k_offset(buf), s);
+        Ops::template gemm_rows_by_rows<T.block_n, KD, MT>(lds, T, tid, T.do_offset(), row0, T.v_offset(buf), dp);
         if (tile_needs_mask(rule, m0, m_end, n0, T.block_n)) {  // uniform per block
           grads<true>(score, rule, m0, n0, tid, row_max, inv_l, delta, s, dp);
           guard_k(lds, buf, tid, dq, [&](int i, int j) {
@@ -377,11 +393,11 @@ struct MmaBwdDqPipeline {
           grads<false>(score, rule, m0, n0, tid, row_max, inv_l, delta, s, dp);
         }
         // dQ += dS.K (K row-major [key][headdim]: ldmatrix.trans)
-        Ops::template gemm_frag_by_rows<TN, KD>(lds, T, tid, dp, T.k_offset(buf), dq);
+        Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, dp, T.k_offset(buf), dq);
       }
     }
     const auto dq_rows = q_side_rows<E>(p.dq, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride, seq, batch, head, p.headdim);
-    store_acc_rows<E, kAligned, 2, TD, 2>(const_cast<char*>(dq_rows.base), dq_rows.row_stride_bytes, seq.seqlen_q, p.headdim, dq,
+    store_acc_rows<E, kAligned, TM, TD, 2>(const_cast<char*>(dq_rows.base), dq_rows.row_stride_bytes, seq.seqlen_q, p.headdim, dq,
                                           [&](int) { return p.softmax_scale; }, [&](int i) { return m0 + T.row(tid, i); },
                                           [&](int g) { return T.o_col(tid, g, 0); });
   }

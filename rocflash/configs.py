@@ -127,10 +127,11 @@ class TileConfig:
             raise ValueError(f"threads must be whole warps of {warp} lanes for impl 'mma', got {self.threads}")
         if self.threads_n != 4:
             raise ValueError(f"threads_n must be 4 for impl 'mma' (lanes sharing an mma accumulator row), got {self.threads_n}")
-        if self.kind != "fwd":  # one m16 tile of rows per warp: keys (dK/dV) or query rows (dQ)
+        if self.kind != "fwd":  # one or two m16 tiles of rows per warp: keys (dK/dV) or query rows (dQ)
             owned, other = ("block_n", "block_m") if self.kind == "bwd_dkdv" else ("block_m", "block_n")
-            if getattr(self, owned) != 16 * (self.threads // warp):
-                raise ValueError(f"{owned} must be 16 per warp ({16 * (self.threads // warp)}) for impl 'mma' "
+            warps = self.threads // warp
+            if getattr(self, owned) not in (16 * warps, 32 * warps):
+                raise ValueError(f"{owned} must be 16 or 32 per warp ({16 * warps} or {32 * warps}) for impl 'mma' "
                                  f"{self.kind}, got {getattr(self, owned)}")
             if getattr(self, other) % 16 or self.headdim % 16:
                 raise ValueError(f"{other} and headdim must be multiples of 16 for impl 'mma', got "

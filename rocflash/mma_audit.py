@@ -14,9 +14,10 @@ Rules, per kernel (``check``):
 - main loop: the innermost PTX loop (a backward ``bra`` to an earlier label) that holds ``mma.sync``
   instructions holds at least one K/V tile's products, MT * headdim * block_n / 64 (S = Q.K^T and O += P.V,
   MT * headdim * block_n / 128 m16n8k16 each; MT = rows per warp / 16), in whole products (the P.V product
-  appears twice: boundary tiles run it behind the V guard, ``pv_masked``). Backward (16 rows per warp): the
-  dK/dV kernel's query-tile loop holds S^T, dP^T, dV += P^T.dO and dK += dS^T.Q, 4 * headdim * block_m / 128;
-  the dQ kernel's key-tile loop S, dP and dQ += dS.K, 3 * headdim * block_n / 128; one kernel per instance;
+  appears twice: boundary tiles run it behind the V guard, ``pv_masked``). Backward (MT = rows per warp / 16
+  m16 tiles of keys or query rows per warp): the dK/dV kernel's query-tile loop holds S^T, dP^T, dV += P^T.dO and
+  dK += dS^T.Q, 4 * MT * headdim * block_m / 128; the dQ kernel's key-tile loop S, dP and dQ += dS.K,
+  3 * MT * headdim * block_n / 128; one kernel per instance;
 - no spills: ptxas reports 0 bytes of spill stores and loads;
 - designed occupancy: ``blocks = max(1, 4 * waves_per_simd * 32 / threads)`` resident blocks per SM (the
   config's waves_per_simd is warps per SM sub-partition, rf_vendor.h RF_LAUNCH_BOUNDS): registers
@@ -111,9 +112,9 @@ PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dq": 3}  # tile products per main-loop
 def mma_per_tile(cfg: TileConfig, rows_per_warp: int) -> int:
     """m16n8k16 products of one main-loop iteration of one warp (the module docstring's counts)."""
     if cfg.kind == "bwd_dkdv":
-        return PRODUCTS["bwd_dkdv"] * cfg.headdim * cfg.block_m // 128
+        return PRODUCTS["bwd_dkdv"] * rows_per_warp // 16 * cfg.headdim * cfg.block_m // 128
     if cfg.kind == "bwd_dq":
-        return PRODUCTS["bwd_dq"] * cfg.headdim * cfg.block_n // 128
+        return PRODUCTS["bwd_dq"] * rows_per_warp // 16 * cfg.headdim * cfg.block_n // 128
     return rows_per_warp // 16 * cfg.headdim * cfg.block_n // 64
 
 
@@ -165,8 +166,8 @@ def main_loop_mma_count(lines: list[str]) -> int:
 
 
 def _rows_per_warp(symbol: str, cfg: TileConfig) -> tuple[bool, int]:
-    if cfg.kind != "fwd":
-        return False, 16
+    if cfg.kind != "fwd":  # keys (dK/dV) or query rows (dQ) per warp
+        return False, (cfg.block_n if cfg.kind == "bwd_dkdv" else cfg.block_m) // (cfg.threads // WARP)
     general = "GeneralScoreTile" in symbol
     return general, 16 if general else cfg.block_m // (cfg.threads // WARP)
 
@@ -209,7 +210,7 @@ def bank_proxy(cfg: TileConfig) -> TileConfig:
     v_read over rows of the same pitch."""
     if cfg.kind == "fwd":
         return cfg
-    return dataclasses.replace(cfg, kind="fwd", block_m=16 * (cfg.threads // WARP), block_n=max(cfg.block_m, cfg.block_n))
+    return dataclasses.replace(cfg, kind="fwd", block_m=max(cfg.block_m, cfg.block_n), block_n=max(cfg.block_m, cfg.block_n))
 
 
 def bank_conflicts(cfg: TileConfig, **overrides) -> dict[str, int]:

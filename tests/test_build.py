@@ -172,8 +172,8 @@ def test_mma_config_rules(change, pattern):
 
 
 @pytest.mark.parametrize("kind,change,pattern", [
-    ("bwd_dkdv", {"block_n": 128}, r"block_n must be 16 per warp \(64\) for impl 'mma' bwd_dkdv, got 128"),
-    ("bwd_dq", {"block_m": 32}, r"block_m must be 16 per warp \(64\) for impl 'mma' bwd_dq, got 32"),
+    ("bwd_dkdv", {"block_n": 192}, r"block_n must be 16 or 32 per warp \(64 or 128\) for impl 'mma' bwd_dkdv, got 192"),
+    ("bwd_dq", {"block_m": 32}, r"block_m must be 16 or 32 per warp \(64 or 128\) for impl 'mma' bwd_dq, got 32"),
     ("bwd_dkdv", {"block_m": 40}, r"block_m and headdim must be multiples of 16"),
     ("bwd_dq", {"threads_n": 16}, r"threads_n must be 4 for impl 'mma'"),
     ("fwd_splitkv", {}, r"impl 'mma' is a CUDA forward/backward tile math"),
