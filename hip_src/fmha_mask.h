@@ -35,6 +35,16 @@ struct MaskRule {
   }
 };
 
+// The keys query row i sees, as one int32 span [*lo, *hi] (empty when *lo > *hi): for every key j >= 0,
+// lo <= j <= hi iff i < seqlen_q && visible(i, j). Rows past seqlen_q (tile padding) see nothing. The 64-bit
+// window arithmetic is done once per row instead of per (row, key) element (the tensor-core backward's masks).
+RF_HD void visible_key_span(const MaskRule& r, int64_t i, int32_t* lo, int32_t* hi) {
+  const int64_t first = r.first_key(i) > 0 ? r.first_key(i) : 0;
+  const int64_t last = r.last_key(i) < int64_t(r.seqlen_k) - 1 ? r.last_key(i) : int64_t(r.seqlen_k) - 1;
+  *lo = int32_t(first > int64_t(INT32_MAX) ? int64_t(INT32_MAX) : first);
+  *hi = i < r.seqlen_q ? int32_t(last < -1 ? int64_t(-1) : last) : -1;
+}
+
 // The K/V tiles (of block_n keys) a block of query rows [m_begin, m_end) must visit: [*tile_begin, *tile_end).
 // Tiles outside are fully masked for every row of the block and are skipped; the set is empty
 // (*tile_begin == *tile_end) when no row of the block sees any key. Only valid rows (< seqlen_q) count:

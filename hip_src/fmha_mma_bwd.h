@@ -171,13 +171,15 @@ struct MmaBwdDkdvPipeline {
       const float delta = *reinterpret_cast<const float*>(lds + T.delta_offset(buf) + 4 * qr);
       const float row_max = st.x == neg_inf() ? pos_inf() : st.x;  // fully masked row: P = 0, not inf * 0
       const int row = m0 + qr;
+      int32_t lo = 0, hi = 0;
+      if constexpr (kMask) visible_key_span(rule, row, &lo, &hi);
 #pragma unroll
       for (int i = 0; i < TK; ++i) {
         const int col = n0 + T.key(tid, i);
         float prob = rf_exp2(score(s[i][c], row, col) - row_max) * st.y;
         float ds = prob * (dp[i][c] - delta) * score.grad_factor(s[i][c]);
         if constexpr (kMask) {  // selects, not products: S^T and dP^T of a masked pair may be NaN
-          if (!(row < rule.seqlen_q && rule.visible(row, col))) prob = ds = 0.f;
+          if (col < lo || col > hi) prob = ds = 0.f;
         }
         s[i][c] = prob;
         dp[i][c] = ds;
@@ -287,13 +289,15 @@ struct MmaBwdDqPipeline {
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       const int row = m0 + T.row(tid, i);
+      int32_t lo = 0, hi = 0;
+      if constexpr (kMask) visible_key_span(rule, row, &lo, &hi);
 #pragma unroll
       for (int c = 0; c < TN; ++c) {
         const int col = n0 + T.frag_col(tid, c);
         const float prob = rf_exp2(score(s[i][c], row, col) - row_max[i]) * inv_l[i];
         float ds = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
         if constexpr (kMask) {  // a select: S and dP of a masked pair may be NaN
-          if (!(row < rule.seqlen_q && rule.visible(row, col))) ds = 0.f;
+          if (col < lo || col > hi) ds = 0.f;
         }
         dp[i][c] = ds;
       }

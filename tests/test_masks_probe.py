@@ -49,6 +49,22 @@ def test_visible_matches_cpp(probe, seqlen_q, seqlen_k, left, right):
             assert rule.visible(i, j) == probe.visible(seqlen_q, seqlen_k, left, right, i, j), (i, j)
 
 
+@SETTINGS
+@given(seqlen_q=st.integers(1, 40), seqlen_k=st.integers(1, 40), left=window, right=window)
+@example(seqlen_q=1, seqlen_k=1, left=-1, right=-1)
+@example(seqlen_q=40, seqlen_k=1, left=-1, right=0)
+@example(seqlen_q=7, seqlen_k=3, left=5000, right=5000)
+@example(seqlen_q=3, seqlen_k=40, left=0, right=0)
+def test_visible_key_span_matches_visible(probe, seqlen_q, seqlen_k, left, right):
+    """The tensor-core backward's per-row key span (visible_key_span) is the visible set, rows past seqlen_q
+    (tile padding) included: they see nothing."""
+    rule = MaskRule(seqlen_q, seqlen_k, left, right)
+    for i in range(seqlen_q + 3):
+        lo, hi = probe.visible_key_span(seqlen_q, seqlen_k, left, right, i)
+        for j in range(0, seqlen_k + 2):
+            assert (lo <= j <= hi) == (i < seqlen_q and rule.visible(i, j)), (i, j, lo, hi)
+
+
 @st.composite
 def tile_case(draw):
     seqlen_q = draw(st.one_of(st.just(1), st.integers(1, 4096)))

@@ -160,6 +160,8 @@ class Probe:
         lib.rf_probe_query_tile_range.argtypes = lib.rf_probe_key_tile_range.argtypes
         lib.rf_probe_query_tile_range.restype = None
         lib.rf_probe_tile_needs_mask.argtypes = [i32, i32, i32, i32, i32, i32, i32, i32]
+        lib.rf_probe_visible_key_span.argtypes = [i32, i32, i32, i32, i64, ctypes.POINTER(i32), ctypes.POINTER(i32)]
+        lib.rf_probe_visible_key_span.restype = None
         self.lib, self.path = lib, path
 
     @classmethod
@@ -196,6 +198,13 @@ class Probe:
     # ---- fmha_mask.h
     def visible(self, seqlen_q: int, seqlen_k: int, window_left: int, window_right: int, i: int, j: int) -> bool:
         return bool(self.lib.rf_probe_mask_visible(seqlen_q, seqlen_k, window_left, window_right, i, j))
+
+    def visible_key_span(self, seqlen_q: int, seqlen_k: int, window_left: int, window_right: int,
+                         i: int) -> tuple[int, int]:
+        """``visible_key_span``: (lo, hi), the keys row i sees (none when lo > hi)."""
+        lo, hi = ctypes.c_int32(), ctypes.c_int32()
+        self.lib.rf_probe_visible_key_span(seqlen_q, seqlen_k, window_left, window_right, i, lo, hi)
+        return lo.value, hi.value
 
     def key_tile_range(self, seqlen_q: int, seqlen_k: int, window_left: int, window_right: int, m_begin: int,
                        m_end: int, block_n: int) -> tuple[int, int]:

@@ -245,6 +245,12 @@ int rf_probe_mask_visible(int32_t seqlen_q, int32_t seqlen_k, int32_t window_lef
   return r.visible(i, j) ? 1 : 0;
 }
 
+void rf_probe_visible_key_span(int32_t seqlen_q, int32_t seqlen_k, int32_t window_left, int32_t window_right,
+                               int64_t i, int32_t* lo, int32_t* hi) {
+  const rf::MaskRule r{seqlen_q, seqlen_k, window_left, window_right};
+  rf::visible_key_span(r, i, lo, hi);
+}
+
 void rf_probe_key_tile_range(int32_t seqlen_q, int32_t seqlen_k, int32_t window_left, int32_t window_right,
                              int32_t m_begin, int32_t m_end, int32_t block_n, int32_t* tile_begin,
                              int32_t* tile_end) {
