@@ -289,15 +289,15 @@ struct MmaBwdDqPipeline {
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       const int row = m0 + T.row(tid, i);
-      int32_t lo = 0, hi = 0;
-      if constexpr (kMask) visible_key_span(rule, row, &lo, &hi);
 #pragma unroll
       for (int c = 0; c < TN; ++c) {
         const int col = n0 + T.frag_col(tid, c);
         const float prob = rf_exp2(score(s[i][c], row, col) - row_max[i]) * inv_l[i];
         float ds = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
         if constexpr (kMask) {  // a select: S and dP of a masked pair may be NaN
-          if (col < lo || col > hi) ds = 0.f;
+          // (per element, not visible_key_span: the rows' spans are loop-invariant here, and ptxas keeps them in
+          // registers across the key-tile loop, which made the d64 two-tile kernel spill on sm_80)
+          if (!(row < rule.seqlen_q && rule.visible(row, col))) ds = 0.f;
         }
         dp[i][c] = ds;
       }

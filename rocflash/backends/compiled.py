@@ -10,7 +10,7 @@ every call):
   vector  the vector-ALU kernels everywhere (on NVIDIA: the gfx906 kernel logic, executed at warp 32)
   mma     tensor cores, or a ValueError naming why they do not apply
 The backward's tensor-core kernels (hip_src/fmha_mma_bwd.h) cover the headdim buckets of ck_configs/fmha_bwd.toml's
-mma tables (64 and 128); larger headdims run the vector backward under auto. :func:`last_kernels` names the tile
+mma tables (32, 64 and 128); larger headdims run the vector backward under auto. :func:`last_kernels` names the tile
 maths the last calls launched.
 """
 
