@@ -210,7 +210,8 @@ def spawn_worker(rank: int, world: int, port: int, cases, queue, backend: str = 
 
 
 def mismatch_worker(rank: int, world: int, port: int, queue):
-    """Ranks pass K/V shards of different lengths: every rank must raise ValueError before any exchange."""
+    """Ranks pass K/V shards of different lengths, then (varlen) different cu_seqlens: every rank must raise
+    ValueError before any exchange."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
@@ -223,5 +224,13 @@ def mismatch_worker(rank: int, world: int, port: int, queue):
             queue.put((rank, "no error"))
         except ValueError as e:
             queue.put((rank, str(e)))
+        from rocflash.parallel import ring_flash_attn_varlen_func
+        x = torch.randn(8, 2, 8)
+        cu = torch.tensor([0, 4 - 2 * rank, 8], dtype=torch.int32)  # same total, different sequence bounds
+        try:
+            ring_flash_attn_varlen_func(x, x, x, cu, 6, causal=True, backend="sim")
+            queue.put(((rank, "varlen"), "no error"))
+        except ValueError as e:
+            queue.put(((rank, "varlen"), str(e)))
     finally:
         dist.destroy_process_group()
