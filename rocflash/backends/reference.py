@@ -12,7 +12,7 @@ import torch
 
 from ..masks import MaskRule
 from . import FwdArgs, SeqArgs
-from .seqlayout import alibi_for, sequence_kv, sequences
+from .seqlayout import alibi_for, backward_by_sequence, sequence_kv, sequences
 
 
 def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | None = None):
@@ -174,18 +174,7 @@ def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs):
 
 
 def varlen_backward(q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs):
-    """(dq, dk, dv) from a varlen forward's ``out`` and ``lse`` (nheads, total_q): per sequence
-    :func:`explicit_backward` (the fused backends' contract; ``out``/``lse`` may be those of a larger problem,
-    as ring attention passes them: then this call's share of the gradients). Varlen K/V layout only."""
-    if seq.cu_seqlens_k is None:
-        raise NotImplementedError("the backward of a KV-cache / paged layout is not implemented (forward only)")
-    dq, dk, dv = (torch.zeros_like(x, memory_format=torch.contiguous_format) for x in (q, k, v))
-    for s in sequences(seq):
-        if s.seqlen_q == 0 or s.seqlen_k == 0:  # no visible key: every gradient of the sequence is 0
-            continue
-        rows, keys = slice(s.q_begin, s.q_end), slice(s.k_begin, s.k_begin + s.seqlen_k)
-        a = replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index))
-        g = explicit_backward(q[rows].unsqueeze(0), k[keys].unsqueeze(0), v[keys].unsqueeze(0), dout[rows].unsqueeze(0),
-                              a, out=out[rows].unsqueeze(0), lse=lse[:, rows].unsqueeze(0))
-        dq[rows], dk[keys], dv[keys] = (x[0] for x in g)
-    return dq, dk, dv
+    """(dq, dk, dv) from a varlen forward's ``out`` and ``lse`` (nheads, total_q): :func:`backward` per sequence
+    (the fused backends' contract; ``out``/``lse`` may be those of a larger problem, as ring attention passes
+    them: then this call's share of the gradients). Varlen K/V layout only."""
+    return backward_by_sequence(backward, q, k, v, out, lse, dout, seq, args)
