@@ -23,6 +23,11 @@ Causal attention uses the load-balanced layout of :mod:`rocflash.parallel.layout
     s >  r: rows [c, 2c) (chunk 2W-1-r), all keys: no mask; chunk r lies before both of s's chunks
 
 so every rank computes the same area each step.
+
+The schedule is data: a plan lists each step's :class:`Block` s (rows, keys, args), and
+:func:`ring_forward` / :func:`ring_backward` run any plan. :func:`dense_plan` is this module's;
+:mod:`rocflash.parallel.ring_varlen` builds one for packed sequences (the same blocks per sequence, run as
+varlen kernel calls) and reuses the exchange, the merge and the autograd function unchanged.
 """
 
 from __future__ import annotations
