@@ -171,24 +171,45 @@ struct MmaTileMath {
   RF_DEVICE static int o_col(int tid, int g, int e) { constexpr MmaFwdTileShape T = Tile::kShape; return T.o_col(tid, g, e); }
   RF_DEVICE static bool row_leader(int tid) { constexpr MmaFwdTileShape T = Tile::kShape; return T.row_leader(tid); }
 
-  // ---- global -> shared: cp.async on the 128-bit path (zero-filled outside the tensor), else through registers
-  template <class Write>
-  RF_DEVICE static void copy_rows(char* lds, const GlobalRows<E>& src, int first_row, int num_rows, Write write, int tid) {
+  // ---- global -> shared: cp.async on the 128-bit path (zero-filled outside the tensor), else through registers.
+  // Pass `it` of the block copies vectors tid + it * threads of the kRows x CPR tile (CPR 16-byte vectors per row).
+  // When CPR divides the block, thread tid always copies vector d = tid % CPR of rows tid / CPR + it * (threads /
+  // CPR): on an unpaged tensor its source then moves by a fixed stride per pass, so a pass costs one add, one row
+  // test and the copy; a paged cache's per-row page lookup (a division) stays on the paged path alone.
+  template <int kRows, class Write>
+  RF_DEVICE static void copy_rows(char* lds, const GlobalRows<E>& src, int first_row, Write write, int tid) {
     constexpr MmaFwdTileShape T = Tile::kShape;
     constexpr int CPR = T.chunks_per_row();
-    constexpr int kMaxRows = T.block_m > T.block_n ? T.block_m : T.block_n;
+    constexpr bool kFixedColumn = T.threads % CPR == 0;
+    constexpr int kRowsPerPass = T.threads / CPR;
+    constexpr int kPasses = (kRows * CPR + T.threads - 1) / T.threads;
+    if constexpr (kAligned && kFixedColumn) {
+      const int d = tid % CPR, r0 = tid / CPR;
+      const bool col_inside = d * T.vec_elems() < src.cols;
+      if (src.pages == nullptr) {  // uniform per block
+        const char* from = src.base + int64_t(first_row + r0) * src.row_stride_bytes + d * kVectorBytes;
+        const int64_t step = int64_t(kRowsPerPass) * src.row_stride_bytes;
 #pragma unroll
-    for (int it = 0; it < (kMaxRows * CPR + T.threads - 1) / T.threads; ++it) {
+        for (int it = 0; it < kPasses; ++it, from += step) {
+          const int r = r0 + it * kRowsPerPass;
+          if (kRows % kRowsPerPass != 0 && r >= kRows) break;
+          const bool inside = col_inside && first_row + r < src.rows;
+          mma::cp_async_16(mma::smem_address(lds + write(r, d)), inside ? from : src.base, inside ? kVectorBytes : 0);
+        }
+        return;
+      }
+    }
+#pragma unroll
+    for (int it = 0; it < kPasses; ++it) {
       const int id = tid + it * T.threads;
-      if (id >= num_rows * CPR) break;
+      if ((kRows * CPR) % T.threads != 0 && id >= kRows * CPR) break;
       const int r = id / CPR, d = id % CPR;
-      char* dst = lds + write(r, d);
       if constexpr (kAligned) {
         const bool inside = first_row + r < src.rows && d * T.vec_elems() < src.cols;
         const char* from = inside ? src.base + src.row_offset(first_row + r) + d * kVectorBytes : src.base;
-        mma::cp_async_16(mma::smem_address(dst), from, inside ? kVectorBytes : 0);
+        mma::cp_async_16(mma::smem_address(lds + write(r, d)), from, inside ? kVectorBytes : 0);
       } else {
-        *reinterpret_cast<uint4*>(dst) = src.template load_vec<false>(first_row + r, d);
+        *reinterpret_cast<uint4*>(lds + write(r, d)) = src.template load_vec<false>(first_row + r, d);
       }
     }
   }
@@ -197,8 +218,8 @@ struct MmaTileMath {
   // Q (once) and the first K tile into shared memory; Q's fragments into registers.
   RF_DEVICE void prologue(char* lds, const GlobalRows<E>& q, const GlobalRows<E>& k, int m0, int n0, int tid) {
     constexpr MmaFwdTileShape T = Tile::kShape;
-    copy_rows(lds, q, m0, T.block_m, [&](int r, int d) { return T.q_write(r, d); }, tid);
-    copy_rows(lds, k, n0, T.block_n, [&](int r, int d) { return T.k_write(r, d); }, tid);
+    copy_rows<T.block_m>(lds, q, m0, [&](int r, int d) { return T.q_write(r, d); }, tid);
+    copy_rows<T.block_n>(lds, k, n0, [&](int r, int d) { return T.k_write(r, d); }, tid);
     mma::cp_async_commit();
     mma::cp_async_wait<0>();
     __syncthreads();
@@ -213,7 +234,7 @@ struct MmaTileMath {
   // stage 0: V(n0) in flight while S is computed (its buffer is free: the previous tile ended with a barrier).
   RF_DEVICE void issue_v(char* lds, const GlobalRows<E>& v, int n0, int tid) {
     constexpr MmaFwdTileShape T = Tile::kShape;
-    copy_rows(lds, v, n0, T.block_n, [&](int r, int d) { return T.v_write(r, d); }, tid);
+    copy_rows<T.block_n>(lds, v, n0, [&](int r, int d) { return T.v_write(r, d); }, tid);
     mma::cp_async_commit();
   }
 
@@ -249,19 +270,18 @@ struct MmaTileMath {
     }
   }
 
-  // stage 3a: every warp is done reading K(n0): K(n0 + Bc) goes in flight; wait for V(n0). P stays in registers.
+  // stage 3a: V(n0) has landed (the only group in flight: K(n0) was waited for at the end of the last tile) and,
+  // after the barrier, every warp is done reading K(n0): K(n0 + Bc) goes in flight. P stays in registers.
+  // One barrier here and one in finish_tile per K/V tile.
   RF_DEVICE void exchange(char* lds, const GlobalRows<E>& k, const float (&)[TM][TN], int next_n0, bool has_next,
                           int tid) {
     constexpr MmaFwdTileShape T = Tile::kShape;
+    mma::cp_async_wait<0>();
     __syncthreads();
     if (has_next) {
-      copy_rows(lds, k, next_n0, T.block_n, [&](int r, int d) { return T.k_write(r, d); }, tid);
+      copy_rows<T.block_n>(lds, k, next_n0, [&](int r, int d) { return T.k_write(r, d); }, tid);
       mma::cp_async_commit();
-      mma::cp_async_wait<1>();
-    } else {
-      mma::cp_async_wait<0>();
     }
-    __syncthreads();
   }
 
   // stage 3b: o += P.V, P = s rounded to E (the S fragments of key tiles 2kk, 2kk+1 are the A fragment of step kk)
