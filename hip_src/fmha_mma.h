@@ -140,6 +140,17 @@ RF_DEVICE uint4 zero_nonfinite(uint4 v) {
 
 }  // namespace mma
 
+// How many Q fragments (m-tiles x k-steps) a tile may keep in registers: Tile::kQFragsInRegisters when it names it
+// (perf/mma_tiles.cu compares), else 4.
+template <class Tile, class = void>
+struct QFragsInRegistersOf {
+  static constexpr int value = 4;
+};
+template <class Tile>
+struct QFragsInRegistersOf<Tile, decltype(void(Tile::kQFragsInRegisters))> {
+  static constexpr int value = Tile::kQFragsInRegisters;
+};
+
 // The forward pipeline's policy on tensor cores. Accumulators are plain float[TM][TN] / [TM][TD] arrays in
 // the mma fragment order of fmha_mma_tile.h: fragment (m-tile mt, 8-column tile nt) is
 //   {acc[2mt][2nt], acc[2mt][2nt+1], acc[2mt+1][2nt], acc[2mt+1][2nt+1]},
@@ -157,7 +168,8 @@ struct MmaTileMath {
   static constexpr int KQ = T.headdim / MmaFwdTileShape::kMmaK;  // k-steps of S = Q.K^T
   static constexpr int KP = T.block_n / MmaFwdTileShape::kMmaK;  // k-steps of O += P.V
   // Q's A fragments stay in registers when they are few (4 words per m-tile and k-step); else ldmatrix each tile.
-  static constexpr bool kQInRegisters = MT * KQ <= 8;
+  // At most 4 fragments (16 registers): d64 at 32 rows per warp holds 8 and spilled (ptxas, sm_80 and sm_90).
+  static constexpr bool kQInRegisters = MT * KQ <= QFragsInRegistersOf<Tile>::value;
 
   static_assert(T.valid(), "invalid tensor-core tile config (see MmaFwdTileShape::valid)");
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
@@ -183,10 +195,10 @@ struct MmaTileMath {
     constexpr bool kFixedColumn = T.threads % CPR == 0;
     constexpr int kRowsPerPass = T.threads / CPR;
     constexpr int kPasses = (kRows * CPR + T.threads - 1) / T.threads;
-    if constexpr (kAligned && kFixedColumn) {
+    if constexpr (kFixedColumn) {
       const int d = tid % CPR, r0 = tid / CPR;
       const bool col_inside = d * T.vec_elems() < src.cols;
-      if (src.pages == nullptr) {  // uniform per block
+      if (kAligned && src.pages == nullptr) {  // uniform per block
         const char* from = src.base + int64_t(first_row + r0) * src.row_stride_bytes + d * kVectorBytes;
         const int64_t step = int64_t(kRowsPerPass) * src.row_stride_bytes;
 #pragma unroll
@@ -198,19 +210,30 @@ struct MmaTileMath {
         }
         return;
       }
-    }
 #pragma unroll
-    for (int it = 0; it < kPasses; ++it) {
-      const int id = tid + it * T.threads;
-      if ((kRows * CPR) % T.threads != 0 && id >= kRows * CPR) break;
-      const int r = id / CPR, d = id % CPR;
-      if constexpr (kAligned) {
-        const bool inside = first_row + r < src.rows && d * T.vec_elems() < src.cols;
-        const char* from = inside ? src.base + src.row_offset(first_row + r) + d * kVectorBytes : src.base;
-        mma::cp_async_16(mma::smem_address(lds + write(r, d)), from, inside ? kVectorBytes : 0);
-      } else {
-        *reinterpret_cast<uint4*>(lds + write(r, d)) = src.template load_vec<false>(first_row + r, d);
+      for (int it = 0; it < kPasses; ++it) {
+        const int r = r0 + it * kRowsPerPass;
+        if (kRows % kRowsPerPass != 0 && r >= kRows) break;
+        copy_vector(lds + write(r, d), src, first_row + r, d, col_inside && first_row + r < src.rows);
       }
+    } else {
+#pragma unroll
+      for (int it = 0; it < kPasses; ++it) {
+        const int id = tid + it * T.threads;
+        if ((kRows * CPR) % T.threads != 0 && id >= kRows * CPR) break;
+        const int r = id / CPR, d = id % CPR;
+        copy_vector(lds + write(r, d), src, first_row + r, d, first_row + r < src.rows && d * T.vec_elems() < src.cols);
+      }
+    }
+  }
+
+  // One 16-byte vector (row r, vector d) of src into dst: zeros when !inside.
+  RF_DEVICE static void copy_vector(char* dst, const GlobalRows<E>& src, int r, int d, bool inside) {
+    if constexpr (kAligned) {
+      const char* from = inside ? src.base + src.row_offset(r) + d * kVectorBytes : src.base;
+      mma::cp_async_16(mma::smem_address(dst), from, inside ? kVectorBytes : 0);
+    } else {
+      *reinterpret_cast<uint4*>(dst) = inside ? src.template load_vec<false>(r, d) : make_uint4(0u, 0u, 0u, 0u);
     }
   }
 
