@@ -9,7 +9,7 @@
 #   ncu    Nsight Compute on the first launch of each of $NCU_VARIANTS (mma_tiles variants; non-causal plain kernel)
 #   BIN=dir with prebuilt mma_tiles_new (rebuilt here when it does not run). Writes under $OUT (or ./tc_out).
 set -u
-OUT=${OUT:-tc_out}; mkdir -p "$OUT"
+OUT=${OUT:-tc_out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 BIN=${BIN:-.tcbin}
 REPO=$(pwd)
 stages=${*:-tiles sdpa build test tc ncu}
@@ -34,13 +34,13 @@ for stage in $stages; do
   test)
     log "gpu tests"
     (cd tests && ROCFLASH_KERNEL=auto timeout ${TEST_TIMEOUT:-200} python3 -m pytest -m gpu -q -x -p no:cacheprovider \
-      test_gpu.py test_cases.py test_gpu_masked_garbage.py test_gpu_varlen.py > "$REPO/$OUT/tests.txt" 2>&1)
+      test_gpu.py test_cases.py test_gpu_masked_garbage.py test_gpu_varlen.py > "$OUT/tests.txt" 2>&1)
     log "tests exit $?"; tail -4 "$OUT/tests.txt" ;;
   tc)
     log "tensor_core preset"
     (cd /tmp && timeout ${TC_TIMEOUT:-120} python3 -m rocflash.perf --preset "$REPO/perf/presets/tensor_core.yaml" \
       --backends cuda flash cudnn --baseline sdpa-flash --time-limit-s "${TC_TIME_LIMIT_S:-90}" --no-progress \
-      > "$REPO/$OUT/tc.txt" 2>&1)
+      > "$OUT/tc.txt" 2>&1)
     log "tc exit $?"; grep -E "^--|rocflash-cuda|sdpa-flash" "$OUT/tc.txt" | tail -90 ;;
   ncu)
     for v in ${NCU_VARIANTS:-}; do
