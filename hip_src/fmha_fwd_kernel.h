@@ -182,9 +182,11 @@ struct FmhaFwdPipeline {
         p.softmax_scale, p.softcap, p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f,
         seq.seqlen_k - seq.seqlen_q);
 
-    int tile_begin, tile_end, full_begin, full_end;
+    int tile_begin, tile_end, full_begin = 0, full_end = 0;
     key_tile_range(rule, m0, m_end, T.block_n, &tile_begin, &tile_end);
-    unmasked_tile_range(rule, m0, m_end, T.block_n, &full_begin, &full_end);
+    // Plain-score (tensor-core) kernels decide which tiles need the mask once per block; the vector kernels keep
+    // the per-tile test they were audited with on gfx906 (their register allocation is at the limit there).
+    if constexpr (kPlainScore) unmasked_tile_range(rule, m0, m_end, T.block_n, &full_begin, &full_end);
     RowSpan rows = RowSpan::make(rule, m0 + Math::row(tid, 0));  // boundary tiles' masks, as int32 spans
     rows.first0 = rf_pin(rows.first0);  // two registers across the loop, not the 64-bit values they came from
     rows.last0 = rf_pin(rows.last0);
@@ -218,7 +220,8 @@ struct FmhaFwdPipeline {
 
         // stage 2: mask (boundary tiles only) and online softmax
         float alpha[TM];
-        const bool boundary = t < full_begin || t >= full_end;  // == tile_needs_mask(...): uniform per block
+        const bool boundary = kPlainScore ? t < full_begin || t >= full_end  // == tile_needs_mask(...)
+                                          : tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
         if (boundary)
           online_softmax<true, kPlainScore>(s, m, l, alpha, score, rule, rows, m0, n0, tid);
         else
