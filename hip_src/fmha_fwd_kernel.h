@@ -242,7 +242,8 @@ struct FmhaFwdPipeline {
         math.finish_tile(lds, has_next, tid);
       }
     }
-    store_output(p, seq, o, m, l, m0, head, batch, rf_thread_index_here());  // == tid: see rf_vendor.h
+    // == tid; the plain-score kernels re-read it (rf_vendor.h) so that the epilogue's indices are not kept across the loop
+    store_output(p, seq, o, m, l, m0, head, batch, kPlainScore ? rf_thread_index_here() : tid);
   }
 };
 

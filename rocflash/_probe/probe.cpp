@@ -265,4 +265,22 @@ int rf_probe_tile_needs_mask(int32_t seqlen_q, int32_t seqlen_k, int32_t window_
   return rf::tile_needs_mask(r, m_begin, m_end, n_begin, block_n) ? 1 : 0;
 }
 
+void rf_probe_unmasked_tile_range(int32_t seqlen_q, int32_t seqlen_k, int32_t window_left, int32_t window_right,
+                                  int32_t m_begin, int32_t m_end, int32_t block_n, int32_t* full_begin,
+                                  int32_t* full_end) {
+  const rf::MaskRule r{seqlen_q, seqlen_k, window_left, window_right};
+  rf::unmasked_tile_range(r, m_begin, m_end, block_n, full_begin, full_end);
+}
+
+// RowSpan of row0: 1 if key n0 + c is visible to row row0 + off by the span and by its per-tile form (both must
+// agree; 2 when they disagree), else 0.
+int rf_probe_row_span_visible(int32_t seqlen_q, int32_t seqlen_k, int32_t window_left, int32_t window_right,
+                              int32_t row0, int32_t off, int32_t n0, int32_t c) {
+  const rf::MaskRule r{seqlen_q, seqlen_k, window_left, window_right};
+  const rf::RowSpan span = rf::RowSpan::make(r, row0);
+  const rf::RowSpan::Tile tile = span.tile(n0);
+  const bool a = span.visible(off, n0 + c), b = c >= tile.lo(off) && c <= tile.hi(off);
+  return a != b ? 2 : a ? 1 : 0;
+}
+
 }  // extern "C"
