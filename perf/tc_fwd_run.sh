@@ -6,6 +6,7 @@
 #   build  ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 pip install (this tree)
 #   test   ROCFLASH_KERNEL=auto pytest -m gpu test_gpu.py test_cases.py test_gpu_masked_garbage.py test_gpu_varlen.py
 #   tc     python -m rocflash.perf --preset perf/presets/tensor_core.yaml --backends cuda flash cudnn
+#   host   per-call host time of flash_attn_func and its cProfile (perf/host_overhead.py)
 #   ncu    Nsight Compute on the first launch of each of $NCU_VARIANTS (mma_tiles variants; non-causal plain kernel)
 #   BIN=dir with prebuilt mma_tiles_new (rebuilt here when it does not run). Writes under $OUT (or ./tc_out).
 set -u
@@ -42,6 +43,8 @@ for stage in $stages; do
       --backends cuda flash cudnn --baseline sdpa-flash --time-limit-s "${TC_TIME_LIMIT_S:-90}" --no-progress \
       > "$OUT/tc.txt" 2>&1)
     log "tc exit $?"; grep -E "^--|rocflash-cuda|sdpa-flash" "$OUT/tc.txt" | tail -90 ;;
+  host)
+    timeout 120 python3 perf/host_overhead.py --calls 200 2>&1 | tee "$OUT/host.txt" | head -45 ;;
   ncu)
     for v in ${NCU_VARIANTS:-}; do
       timeout 90 ncu --clock-control none -k regex:fmha_fwd_kernel -c 1 --section SpeedOfLight --section WarpStateStats \
