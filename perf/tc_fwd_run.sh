@@ -6,6 +6,7 @@
 #   build  ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 pip install (this tree)
 #   test   ROCFLASH_KERNEL=auto pytest -m gpu test_gpu.py test_cases.py test_gpu_masked_garbage.py test_gpu_varlen.py
 #   tc     python -m rocflash.perf --preset perf/presets/tensor_core.yaml --backends cuda flash cudnn
+#   sanitize  compute-sanitizer memcheck and racecheck on perf/sanitize_cases.py (dense cases)
 #   host   per-call host time of flash_attn_func and its cProfile (perf/host_overhead.py)
 #   ncu    Nsight Compute on the first launch of each of $NCU_VARIANTS (mma_tiles variants; non-causal plain kernel)
 #   BIN=dir with prebuilt mma_tiles_new (rebuilt here when it does not run). Writes under $OUT (or ./tc_out).
@@ -43,6 +44,12 @@ for stage in $stages; do
       --backends cuda flash cudnn --baseline sdpa-flash --time-limit-s "${TC_TIME_LIMIT_S:-90}" --no-progress \
       > "$OUT/tc.txt" 2>&1)
     log "tc exit $?"; grep -E "^--|rocflash-cuda|sdpa-flash" "$OUT/tc.txt" | tail -90 ;;
+  sanitize)
+    for tool in memcheck racecheck; do
+      PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout ${SAN_TIMEOUT:-60} compute-sanitizer --tool $tool --error-exitcode 9 \
+        python3 perf/sanitize_cases.py > "$OUT/san_$tool.txt" 2>&1
+      log "$tool exit $?"; tail -2 "$OUT/san_$tool.txt"
+    done ;;
   host)
     timeout 120 python3 perf/host_overhead.py --calls 200 2>&1 | tee "$OUT/host.txt" | head -45 ;;
   ncu)
