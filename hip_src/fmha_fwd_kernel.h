@@ -22,9 +22,9 @@
 // Math::row / s_col / o_col and reduce rows over Math::kRowLanes lanes.
 //            (boundary tiles: masked S is a select to -inf and the policy keeps the V elements under masked P
 //            out of the product, so a NaN or inf in a V row the query row cannot see never reaches it: the
-//            vector policy by P's -0.0 mark, the tensor-core one by position (pv_masked). Which tiles are
-//            boundary tiles is decided once per block (unmasked_tile_range), the row spans once per thread
-//            (RowSpan, int32).)
+//            vector policy by P's -0.0 mark, the tensor-core one by position (pv_masked). Plain-score kernels
+//            decide which tiles are boundary tiles once per block (unmasked_tile_range) and mask them with
+//            one int32 row span per thread (RowSpan).)
 // The log2 trick: exp(x) = exp2(x * log2(e)); scaling the scores once by softmax_scale*log2(e) turns every
 // exponential into one v_exp_f32 / ex2.approx. LSE = (m + log2(l)) * ln(2) converts back.
 #pragma once
@@ -81,8 +81,8 @@ struct FmhaFwdPipeline {
   // kPlain (ScoreTransform::plain(): no softcap, no ALiBi, softmax_scale > 0): the row max is taken on the raw
   // scores and the scale folds into the exponent, exp2(fma(raw, scale*log2(e), -m)), with no per-element test of
   // the score's form (whose branches and registers are what keeps the general kernel from larger tiles).
-  template <bool kMask, bool kPlain = false>
   // rows: RowSpan of this thread's first row (Math::row(tid, 0)), for the plain path's int32 span test.
+  template <bool kMask, bool kPlain = false>
   RF_DEVICE static void online_softmax(float (&s)[TM][TN], float (&m)[TM], float (&l)[TM], float (&alpha)[TM],
                                        const ScoreTransform& score, const MaskRule& rule, const RowSpan& rows, int m0,
                                        int n0, int tid) {
