@@ -19,13 +19,20 @@ MAX_SPLITS = 128
 MIN_KEYS_PER_SPLIT = 256  # below this a split's fixed cost (Q load, LDS merge, combine) outweighs its keys
 # Resident split-KV blocks per CU/SM: CUDA asks for 3 (kSplitKvCudaBlocksPerSm, fmha_splitkv_kernel.h); the gfx9
 # tiles run 1 wave per SIMD (waves_per_simd) and 2 waves per block, i.e. 4 SIMDs / 2 = 2 blocks per CU.
-BLOCKS_PER_CU = {"cuda": 3, "hip": 2}
+# The tensor-core kernel (fmha_splitkv_mma.h) is bound by its shared-memory K/V rings: 2 blocks of 104,448 B
+# (bf16/fp16 d128) per sm_90 SM.
+BLOCKS_PER_CU = {"cuda": 3, "hip": 2, "cuda-mma": 2}
 MIN_EFFICIENCY = 0.9  # of the best wave efficiency: the smallest split count that reaches it wins
 
 
 def use_split_kernel(max_seqlen_q: int, group: int, num_splits: int) -> bool:
     """Whether a call runs the split-KV kernel (see the module docstring)."""
     return num_splits > 1 or max_seqlen_q * group <= MAX_ROWS
+
+
+def occupancy_key(platform: str, math: str) -> str:
+    """The BLOCKS_PER_CU key of a split-KV launch: the platform, or "cuda-mma" for the tensor-core kernel."""
+    return f"{platform}-mma" if math == "mma" else platform
 
 
 def row_chunks(max_seqlen_q: int, group: int, block_m: int) -> int:
