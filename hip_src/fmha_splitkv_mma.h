@@ -44,28 +44,35 @@ struct FmhaFwdSplitKvMmaPipeline {
   static_assert((NW * CPR) % MmaSplitKvShape::kWarpLanes == 0, "a tile copy must be whole warp rounds");
 
   // Keys [n0, n0 + NW) of K and V into a warp's tiles; keys >= k_end and columns past headdim are zero-filled
-  // (never read). One block-table lookup serves K and V.
+  // (never read). Tiles start on multiples of NW (16) and pages hold multiples of 16 rows (the API's rule), so a
+  // tile lies in one page: one block-table lookup per tile serves every row of K and V (a per-row lookup, with
+  // its integer division, is kept for other page sizes).
   RF_DEVICE static void issue_tile(char* lds_k, char* lds_v, const GlobalRows<E>& k, const GlobalRows<E>& v, int n0,
                                    int k_end, int lane) {
     constexpr MmaSplitKvShape T = Tile::kShape;
+    const bool paged = k.pages != nullptr;
+    const bool one_page = !paged || k.page_size % NW == 0;
+    int64_t k0 = int64_t(n0) * k.row_stride_bytes, v0 = int64_t(n0) * v.row_stride_bytes;  // row n0 (dense)
+    if (paged && one_page && n0 < k_end) {
+      const int page = n0 / k.page_size;
+      const int64_t block = k.pages[page];
+      const int in_page = n0 - page * k.page_size;
+      k0 = block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
+      v0 = block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
+    }
 #pragma unroll
     for (int it = 0; it < NW * CPR / MmaSplitKvShape::kWarpLanes; ++it) {
       const int id = lane + it * MmaSplitKvShape::kWarpLanes;
       const int r = id / CPR, d = id % CPR;
       const int j = n0 + r;
       const bool inside = j < k_end && d * T.vec_elems() < k.cols;
-      int64_t ko = 0, vo = 0;
-      if (inside) {
-        if (k.pages == nullptr) {
-          ko = int64_t(j) * k.row_stride_bytes;
-          vo = int64_t(j) * v.row_stride_bytes;
-        } else {
-          const int page = j / k.page_size;
-          const int64_t block = k.pages[page];
-          const int in_page = j - page * k.page_size;
-          ko = block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
-          vo = block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
-        }
+      int64_t ko = k0 + int64_t(r) * k.row_stride_bytes, vo = v0 + int64_t(r) * v.row_stride_bytes;
+      if (inside && !one_page) {
+        const int page = j / k.page_size;
+        const int64_t block = k.pages[page];
+        const int in_page = j - page * k.page_size;
+        ko = block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
+        vo = block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
       }
       char* dk = lds_k + r * T.row_bytes() + d * kVectorBytes;
       char* dv = lds_v + r * T.row_bytes() + d * kVectorBytes;
