@@ -46,17 +46,18 @@ def wave_efficiency(blocks: int, capacity: int) -> float:
 
 
 def num_splits_heuristic(batch: int, nheads_k: int, chunks: int, max_seqlen_k: int, num_cus: int,
-                         platform: str = "cuda") -> int:
+                         platform: str = "cuda", blocks_per_cu: int | None = None) -> int:
     """Split count for ``num_splits = 0`` (flash-attn's rule, with this kernel's occupancy): among the counts
     that leave at least MIN_KEYS_PER_SPLIT keys per split (at most MAX_SPLITS), the smallest whose wave
-    efficiency over the resident slots (num_cus x BLOCKS_PER_CU[platform]) is within MIN_EFFICIENCY of the
+    efficiency over the resident slots (num_cus x BLOCKS_PER_CU[platform], or x blocks_per_cu when the caller
+    knows the device's shared memory limit) is within MIN_EFFICIENCY of the
     best. Decode blocks are latency-bound, so a partly filled last wave costs nearly a full one (H200 sweep in
     perf/RESULTS.md, run I2: batch 8 x 16k keys, 6 splits 2064 GB/s, 8 splits 1492). Deterministic in its
     arguments, so repeated calls with the same shapes give bitwise identical results."""
     if min(batch, nheads_k, chunks, max_seqlen_k, num_cus) <= 0:
         return 1
     blocks = batch * nheads_k * chunks
-    capacity = num_cus * BLOCKS_PER_CU.get(platform, 2)
+    capacity = num_cus * (blocks_per_cu or BLOCKS_PER_CU.get(platform, 2))
     most = max(1, min(max_seqlen_k // MIN_KEYS_PER_SPLIT, MAX_SPLITS))
     eff = {n: wave_efficiency(blocks * n, capacity) for n in range(1, most + 1)}
     best = max(eff.values())

@@ -184,6 +184,13 @@ def _num_cus(index: int) -> int:
     return torch.cuda.get_device_properties(index).multi_processor_count
 
 
+def _resident_blocks(index: int, inst: dict) -> int | None:
+    """Blocks of a tensor-core split-KV instance per SM by shared memory (1 KiB per block reserved): 2 on sm_90
+    (228 KiB), 1 on sm_80 (164 KiB) for the d128 tile. None when torch does not report the SM's shared memory."""
+    smem = getattr(torch.cuda.get_device_properties(index), "shared_memory_per_multiprocessor", 0)
+    return max(1, min(splitkv.BLOCKS_PER_CU["cuda-mma"], smem // (inst["lds_bytes"] + 1024))) if smem else None
+
+
 def split_plan(platform: str, q, nheads_k: int, batch: int, max_seqlen_q: int, max_seqlen_k: int, num_splits: int,
                aligned: bool) -> tuple[bool, int, dict | None]:
     """(split kernel?, num_splits, its instance) for a call; the rule and heuristic live in rocflash.splitkv."""
@@ -196,7 +203,8 @@ def split_plan(platform: str, q, nheads_k: int, batch: int, max_seqlen_q: int, m
     if num_splits == 0:
         chunks = splitkv.row_chunks(max_seqlen_q, group, inst["block_m"])
         num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k, _num_cus(q.device.index or 0),
-                                                  splitkv.occupancy_key(platform, math))
+                                                  splitkv.occupancy_key(platform, math),
+                                                  _resident_blocks(q.device.index or 0, inst) if math == "mma" else None)
     return True, max(1, num_splits), inst
 
 
