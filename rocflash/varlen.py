@@ -189,16 +189,19 @@ def check_block_table(block_table, batch: int, num_blocks: int, page_block_size:
                              f"page_block_size {page_block_size} = {capacity}")
     if not lens_k or width == 0:
         return
-    # Vectorised on one host copy (a decode step's table has batch x seqlen_k / page entries: a Python loop over
-    # them cost milliseconds per call on the H200, run D2): the first out-of-range entry among the used pages.
-    table = block_table.cpu()
-    pages = torch.tensor([-(-n // page_block_size) for n in lens_k], dtype=torch.int64)
-    used = torch.arange(width).view(1, -1) < pages.view(-1, 1)
-    bad = (used & ((table < 0) | (table >= num_blocks))).nonzero()
-    if bad.numel():
-        b, c = (int(x) for x in bad[0])
+    # On the table's device with one host sync (a decode step's table has batch x seqlen_k / page entries: a
+    # Python loop over them cost milliseconds per call on the H200, run D2). Entries of unused pages may hold
+    # anything: only when some entry is out of range are the used pages looked at.
+    bad = (block_table < 0) | (block_table >= num_blocks)
+    if not bool(bad.any()):
+        return
+    pages = torch.tensor([-(-n // page_block_size) for n in lens_k], dtype=torch.int64, device=block_table.device)
+    hits = (bad & (torch.arange(width, device=block_table.device).view(1, -1) < pages.view(-1, 1))).nonzero()
+    if hits.numel():
+        b, c = (int(x) for x in hits[0])  # row-major: the first sequence, then its first page
         raise ValueError(f"block_table[{b}] must index blocks in [0, num_blocks={num_blocks}) for the "
-                         f"{int(pages[b])} pages holding its {lens_k[b]} keys, got {int(table[b, c])}")
+                         f"{-(-lens_k[b] // page_block_size)} pages holding its {lens_k[b]} keys, "
+                         f"got {int(block_table[b, c])}")
 
 
 def check_options(q, k, batch: int, seqlen_q: int, seqlen_k: int, dropout_p, softmax_scale, causal, window_size,
