@@ -10,6 +10,9 @@ numpy.
 - ``num_splits = 0`` picks the count with :func:`num_splits_heuristic`; ``1`` means no split.
 - Split ``s`` covers keys ``[s * kps, (s + 1) * kps)`` of every sequence with ``kps = split_keys(...)``;
   splits past a sequence's length are empty (LSE -inf, weight 0 in the combine).
+- The CUDA build's tensor-core split kernel (``impl = "mma"``, ROCFLASH_KERNEL=auto on sm_80+) follows the same
+  rules with its own tile (block_m 16, block_n 64) and occupancy (``"cuda-mma"``); the sim mirrors the vector
+  tiles, so against the tensor-core kernel it agrees within tolerance, not bit for bit.
 """
 
 from __future__ import annotations
