@@ -49,6 +49,7 @@ READ_KINDS: dict[str, tuple[str, ...]] = {
     "bwd_dq": ("q", "do", "k", "v", "ds", "k_col"),
     "fwd_splitkv": (),  # rf::SplitKvShape (fmha_splitkv_tile.h): K/V stream through registers, LDS only merges
     "fwd_mma": ("q", "k", "v"),  # rf::MmaFwdTileShape (fmha_mma_tile.h): ldmatrix row addresses
+    "fwd_splitkv_mma": (),  # rf::MmaSplitKvShape (fmha_splitkv_tile.h): per-warp K/V rings (reads not probed)
 }
 SHAPE_KINDS = tuple(READ_KINDS)  # probe.cpp's ShapeKind order
 _FIELDS = ("headdim", "block_m", "block_n", "threads", "threads_n", "lds_pad_bytes", "elem_bytes")
@@ -78,7 +79,10 @@ class TileShape:
         """The shape of a config of ``ck_configs/`` (:class:`rocflash.configs.TileConfig`, any kind); keyword
         overrides, e.g. ``lds_pad_bytes=0``."""
         fields = {name: getattr(cfg, name) for name in _FIELDS}
-        fields["kind"] = "fwd_mma" if getattr(cfg, "impl", "vector") == "mma" else getattr(cfg, "kind", "fwd")
+        kind = getattr(cfg, "kind", "fwd")
+        if getattr(cfg, "impl", "vector") == "mma":
+            kind = "fwd_splitkv_mma" if kind == "fwd_splitkv" else "fwd_mma"
+        fields["kind"] = kind
         fields.update(overrides)
         return cls(**fields)
 

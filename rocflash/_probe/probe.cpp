@@ -24,7 +24,7 @@ namespace {
 
 constexpr int kShapeFields = 7;
 
-enum ShapeKind { kFwd = 0, kBwdDkdv = 1, kBwdDq = 2, kSplitKv = 3, kFwdMma = 4 };  // split-KV: no main-loop LDS reads; kFwdMma: rf::MmaFwdTileShape
+enum ShapeKind { kFwd = 0, kBwdDkdv = 1, kBwdDq = 2, kSplitKv = 3, kFwdMma = 4, kSplitKvMma = 5 };  // kSplitKvMma: rf::MmaSplitKvShape  // split-KV: no main-loop LDS reads; kFwdMma: rf::MmaFwdTileShape
 
 // The main-loop LDS reads of each kernel.
 //   forward (fmha_tile_math.h, VectorTileMath::qk / ::pv)
@@ -41,6 +41,7 @@ rf::BwdDkdvShape dkdv_from(const int* s) { return rf::BwdDkdvShape{{s[0], s[1], 
 rf::BwdDqShape dq_from(const int* s) { return rf::BwdDqShape{{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}}; }
 rf::SplitKvShape splitkv_from(const int* s) { return rf::SplitKvShape{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}; }
 rf::MmaFwdTileShape mma_from(const int* s) { return rf::MmaFwdTileShape{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}; }
+rf::MmaSplitKvShape splitkv_mma_from(const int* s) { return rf::MmaSplitKvShape{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}; }
 
 struct Extent {
   int n_a, n_b, width_bytes;  // loop index a < n_a, b < n_b; bytes read per lane
@@ -174,6 +175,7 @@ int rf_probe_valid(int shape_kind, const int* s) {
     case kBwdDq: return dq_from(s).valid() ? 1 : 0;
     case kSplitKv: return splitkv_from(s).valid() ? 1 : 0;
     case kFwdMma: return mma_from(s).valid() ? 1 : 0;
+    case kSplitKvMma: return splitkv_mma_from(s).valid() ? 1 : 0;
     default: return -1;
   }
 }
@@ -187,6 +189,7 @@ int rf_probe_lds_bytes(int shape_kind, const int* s) {
     case kBwdDq: return dq_from(s).lds_bytes();
     case kSplitKv: return splitkv_from(s).lds_bytes();
     case kFwdMma: return mma_from(s).lds_bytes();
+    case kSplitKvMma: return splitkv_mma_from(s).lds_bytes();
     default: return -1;
   }
 }
