@@ -43,7 +43,8 @@ _PLAIN_SHAPES = ("fwd", "fwd_splitkv")  # aggregates of the seven fields; the ba
 _MATH = {"vector": "TileMath::kVector", "mma": "TileMath::kMma"}
 
 
-_MMA_SHAPES = {"fwd": "MmaFwdTileShape", "bwd_dkdv": "MmaBwdDkdvShape", "bwd_dq": "MmaBwdDqShape"}
+_MMA_SHAPES = {"fwd": "MmaFwdTileShape", "fwd_splitkv": "MmaSplitKvShape", "bwd_dkdv": "MmaBwdDkdvShape",
+               "bwd_dq": "MmaBwdDqShape"}
 
 
 def _shape_type(cfg: TileConfig) -> str:

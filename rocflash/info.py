@@ -200,9 +200,9 @@ def collect() -> dict:
 
 
 def _tile_math(report: dict, device: torch.device) -> str:
-    """Which tile math the compiled forward and backward run on ``device`` for fp16/bf16 (fp32 always runs the
-    vector one; the backward's tensor-core kernels cover the headdim buckets of ck_configs/fmha_bwd.toml's mma
-    tables, larger headdims run the vector backward)."""
+    """Which tile math the compiled forward, split-KV decode and backward run on ``device`` for fp16/bf16 (fp32
+    always runs the vector one; the decode and backward tensor-core kernels cover the headdim buckets of their mma
+    tables in ck_configs/, larger headdims run the vector kernels)."""
     try:
         choice = kernel_choice()
     except ValueError as e:
@@ -215,8 +215,9 @@ def _tile_math(report: dict, device: torch.device) -> str:
         return f"vector (dot2/FMA, the gfx906 kernel logic; {KERNEL_ENV}=vector)"
     if why is None:
         bwd = max((c.headdim for c in load_configs("bwd_dkdv") if c.impl == "mma"), default=0)
-        return (f"mma (tensor cores, mma.sync m16n8k16) for fp16/bf16: forward, and backward up to headdim {bwd} "
-                f"(vector beyond); vector for fp32; {KERNEL_ENV}={choice}")
+        dec = max((c.headdim for c in load_configs("fwd_splitkv") if c.impl == "mma"), default=0)
+        return (f"mma (tensor cores, mma.sync m16n8k16) for fp16/bf16: forward, split-KV decode up to headdim {dec} "
+                f"and backward up to headdim {bwd} (vector beyond); vector for fp32; {KERNEL_ENV}={choice}")
     return f"vector ({why}; {KERNEL_ENV}={choice})"
 
 

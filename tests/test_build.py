@@ -176,14 +176,13 @@ def test_mma_config_rules(change, pattern):
     ("bwd_dq", {"block_m": 32}, r"block_m must be 16 or 32 per warp \(64 or 128\) for impl 'mma' bwd_dq, got 32"),
     ("bwd_dkdv", {"block_m": 40}, r"block_m and headdim must be multiples of 16"),
     ("bwd_dq", {"threads_n": 16}, r"threads_n must be 4 for impl 'mma'"),
-    ("fwd_splitkv", {}, r"impl 'mma' is a CUDA forward/backward tile math"),
+    ("bwd_dq", {"target": "gfx9"}, r"impl 'mma' is a CUDA forward/backward tile math"),
 ])
 def test_mma_backward_config_rules(kind, change, pattern):
     import dataclasses
     good = rocflash_configs.TileConfig(target="cuda", impl="mma", dtype="bf16", headdim=128, block_m=64, block_n=64,
                                        threads=128, threads_n=4, lds_pad_bytes=16, waves_per_simd=1, kind=kind)
-    if kind != "fwd_splitkv":
-        good.validate()
+    good.validate()
     with pytest.raises(ValueError, match=pattern):
         dataclasses.replace(good, **change).validate()
 
