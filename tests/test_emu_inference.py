@@ -118,3 +118,20 @@ def test_emulated_dense_decode_through_combine():
     out, lse, info = run_forward_seq(q, k, v, args, num_splits=4)
     assert info["num_splits"] == 4 and len(info["kernels"]) == 2
     assert_close_to_reference(out, lse, q, k, v, args, "emulated dense split-KV decode")
+
+
+def test_decode_model_trace_streams_the_split_keys():
+    """The decode cycle MODEL's trace of split-KV workgroup 0 (rocflash.emu.cycles_decode) moves exactly the bytes
+    the kernel addresses: its split's K and V rows plus the pipeline's one prefetch past the end (key k_end - 1
+    re-read), Q once per key group, and the fp32 partial O rows and LSE of its block_m rows."""
+    from rocflash.configs import select_config
+    from rocflash.emu.cycles import group_cost
+    from rocflash.emu.cycles_decode import _trace
+
+    cfg = select_config("fwd_splitkv", "gfx9", "fp16", 64)
+    d, keys = 64, 4 * cfg.block_n  # keys per split (2 splits)
+    (prog, waves), (cprog, cwaves) = _trace("fp16", 4, 1, 2 * keys, d, 2, [0])
+    key_groups = cfg.threads // cfg.threads_n
+    expect = (keys + cfg.block_n) * d * 2 * 2 + key_groups * cfg.block_m * d * 2 + cfg.block_m * (d * 4 + 4)
+    cost = group_cost(prog, waves)
+    assert cost.mem_bytes == expect and cost.simd > 0 and group_cost(cprog, cwaves).mem_bytes > 0
