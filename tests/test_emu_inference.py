@@ -31,11 +31,12 @@ def _seq_args(lens_q, lens_k, **kw):
 
 
 def test_emulated_varlen_forward_and_backward():
-    """Uneven sequences, one without queries, one without keys, seqlen_q != seqlen_k, causal, GQA 2:1: the
-    forward, then the backward (preprocess over the flattened rows, dK/dV, dQ) from the emulated O and LSE."""
+    """Uneven sequences, one without queries, one without keys, seqlen_q < and > seqlen_k (causal: fully masked
+    rows), GQA 2:1: the forward, then the backward (preprocess over the flattened rows, dK/dV, dQ) from the
+    emulated O and LSE."""
     from rocflash.emu.driver_varlen import run_backward_seq, run_forward_seq
 
-    lens_q, lens_k = [5, 0, 17, 3], [9, 4, 30, 0]
+    lens_q, lens_k = [5, 0, 17, 3, 12], [9, 4, 30, 0, 7]
     dtype = DTYPES["bf16"]
     q, k, v = rand_packed(lens_q, lens_k, 2, 1, 32, dtype, seed=21)
     dout = torch.randn(q.shape, generator=torch.Generator().manual_seed(22)).to(dtype)
@@ -43,7 +44,7 @@ def test_emulated_varlen_forward_and_backward():
     out, lse, info = run_forward_seq(q, k, v, args, seq)
     assert info["kernels"] == ["rocflash_fmha_fwd_gfx9_bf16_d32_b128x64_t256x16_p16_vec"], info["kernels"]
     kv = list(zip(split_rows(k, lens_k), split_rows(v, lens_k)))
-    assert assert_sequences_close(out, lse, split_rows(q, lens_q), kv, args, "emulated varlen forward") == 2
+    assert assert_sequences_close(out, lse, split_rows(q, lens_q), kv, args, "emulated varlen forward") == 3
     dq, dk, dv, binfo = run_backward_seq(q, k, v, out, lse, dout, args, seq)
     assert len(binfo["kernels"]) == 3
     assert_sequence_grads_close((dq, dk, dv), q, k, v, dout, lens_q, lens_k, args, "emulated varlen backward")
