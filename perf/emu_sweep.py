@@ -168,7 +168,8 @@ def _check_sequences(out, lse, q_seqs, kv_seqs, args):
         fin = torch.isfinite(ref_lse[0])
         good &= torch.equal(torch.isfinite(ls), fin) and not ls.isnan().any()
         if fin.any():
-            good &= (ls[fin].double() - ref_lse[0][fin]).abs().max().item() <= 1e-3 * max(1.0, ref_lse[0][fin].abs().max().item())
+            scale = max(1.0, ref_lse[0][fin].abs().max().item())
+            good &= (ls[fin].double() - ref_lse[0][fin]).abs().max().item() <= 1e-3 * scale
         ok &= good
         worst = max(worst, (err, tol), key=lambda x: x[0] / x[1])
     return worst[0], worst[1], ok and pos == out.shape[0]
