@@ -8,13 +8,11 @@ gfx906 split-KV instance (rocflash.emu.driver_varlen). The split count is the la
                 keys: workgroup 0 of split 0 is traced at two key counts (2 splits, so the partial-buffer
                 epilogue of a multi-split run is in the trace) and evaluated at the keys per split
                 (rocflash.splitkv.split_keys)
-  combine       workgroups = ceil(batch x seqlen_q x nheads / 8) (8 (row, head) pairs of 16 lanes per block);
-                one full workgroup traced at the target split count
+  combine       workgroups = batch x seqlen_q x nheads (one (row, head) per block, kCombineThreads lanes); one
+                workgroup traced at the target split count
 """
 
 from __future__ import annotations
-
-import math
 
 import torch
 
@@ -23,8 +21,8 @@ from ..backends import FwdArgs
 from ..configs import select_config
 from .cycles import CUS, GroupCost, Prediction, _traced_launches, group_cost, occupancy
 from .driver import kernel_image
+from .driver_varlen import combine_threads
 
-COMBINE_PAIRS = 8  # kCombineThreads / kCombineLanes (hip_src/fmha_splitkv_launch.h)
 
 
 def _trace(dtype: str, group: int, seqlen_q: int, seqlen_k: int, headdim: int, num_splits: int, split_groups):
@@ -65,13 +63,12 @@ def predict_splitkv(label: str, dtype: str, batch: int, nheads: int, nheads_k: i
     out = [Prediction(f"{label}: split-KV, {num_splits} splits of {kps} keys", cfg.kernel_name(True),
                       chunks * num_splits * nheads_k * batch, waves, wg_per_cu, GroupCost.from_vector(vec), flops)]
     if num_splits > 1:
-        # one full combine workgroup: 8 (row, head) pairs = 8 heads of one query row, every split one key tile
-        launches = _trace(dtype, COMBINE_PAIRS, 1, num_splits * cfg.block_n, headdim, num_splits, [0])
+        # combine workgroup 0: (row 0, head 0), every split one key tile
+        launches = _trace(dtype, group, 1, num_splits * cfg.block_n, headdim, num_splits, [0])
         prog_c, waves_c = launches[1]
-        w, wg = occupancy(prog_c, prog_c.kernel.group_segment_fixed_size, 128)
+        w, wg = occupancy(prog_c, prog_c.kernel.group_segment_fixed_size, combine_threads())
         out.append(Prediction(f"{label}: combine of {num_splits} splits", "fmha_fwd_splitkv_combine_kernel",
-                              math.ceil(batch * seqlen_q * nheads / COMBINE_PAIRS), w, wg, group_cost(prog_c, waves_c),
-                              0.0))
+                              batch * seqlen_q * nheads, w, wg, group_cost(prog_c, waves_c), 0.0))
     return out
 
 

@@ -13,7 +13,7 @@ memory; a pointer field naming no copied tensor stops the run. The struct bytes 
 layout (:func:`rocflash.emu.build.params_layout`); a field the mirror sets that the struct lacks raises.
 
 Launches mirror hip_src/: the forward grid (fmha_fwd_launch.h), the split-KV grid and the combine grid
-(fmha_splitkv_launch.h: 128 threads, 16 lanes per (row, head)), the backward's preprocess over the flattened
+(fmha_splitkv_launch.h: kCombineThreads per block, one (row, head) per block), the backward's preprocess over the flattened
 varlen rows (fmha_api.hip) then dK/dV and dQ (fmha_bwd_launch.h). When the split kernel runs and how many
 splits: rocflash.splitkv with the launcher's rule (``num_splits`` 0: the heuristic for an MI50, 60 CUs).
 Outputs, partial buffers and scratch start as NaN, so an element no kernel writes shows up.
@@ -21,7 +21,9 @@ Outputs, partial buffers and scratch start as NaN, so an element no kernel write
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 import types
 
 import torch
@@ -29,7 +31,7 @@ import torch
 from .. import splitkv
 from ..backends import FwdArgs, SeqArgs
 from ..backends import compiled
-from ..configs import select_config
+from ..configs import hip_src_dir, select_config
 from .build import params_layout
 from .driver import DTYPES, MAX_GRID, KernelImage, _get, _nan_like, _put, combine_image, kernel_image, \
     preprocess_image
@@ -37,7 +39,6 @@ from .machine import Launcher, LaunchStats
 from .state import GlobalMemory
 
 MI50_CUS = 60
-COMBINE_THREADS, COMBINE_LANES = 128, 16  # kCombineThreads, kCombineLanes of fmha_splitkv_launch.h
 PREPROCESS_THREADS, PREPROCESS_LANES = 256, 16  # launch_fmha_bwd_preprocess (fmha_bwd_launch.h)
 _MOD = types.SimpleNamespace(DType=types.SimpleNamespace(fp16=0, bf16=1, fp32=2))  # rf::DType values
 
@@ -88,6 +89,16 @@ class _Memory:
                     raise KeyError(f"{struct_name}.{name} = {v:#x} points into no tensor copied to emulated memory")
                 values[name] = self.addr[v][0]
         return layout.pack(values), sorted(set(layout.fields) - set(values))
+
+
+@functools.lru_cache(maxsize=1)
+def combine_threads() -> int:
+    """kCombineThreads of hip_src/fmha_splitkv_launch.h: the combine's block, one (query row, head) per block."""
+    text = (hip_src_dir() / "fmha_splitkv_launch.h").read_text()
+    m = re.search(r"kCombineThreads\s*=\s*(\d+)", text)
+    if m is None:
+        raise RuntimeError("hip_src/fmha_splitkv_launch.h: kCombineThreads not found (the combine launch changed?)")
+    return int(m.group(1))
 
 
 def _launch(img: KernelImage, mem: GlobalMemory, kernarg: bytes, blocks: int, threads: int, order: str,
@@ -165,9 +176,8 @@ def run_forward_seq(q, k, v, args: FwdArgs, seq: SeqArgs | None = None, num_spli
         info["kernels"].append(cfg.kernel_name(p.aligned))
         if splits > 1:
             comb = combine_image(dtype, q.shape[-1], p.aligned)
-            pairs_per_block = COMBINE_THREADS // COMBINE_LANES
-            blocks = -(-p.seq_total_q * p.nheads // pairs_per_block)
-            info["stats"].append(_launch(comb, m.mem, kernarg, blocks, COMBINE_THREADS, order))
+            blocks = p.seq_total_q * p.nheads  # one (query row, head) per block
+            info["stats"].append(_launch(comb, m.mem, kernarg, blocks, combine_threads(), order))
             info["kernels"].append(f"fmha_fwd_splitkv_combine_kernel<{dtype}, d{cfg.headdim}>")
             info["o_accum"], info["lse_accum"] = m.get(partial[0]), m.get(partial[1])
     return m.get(out), m.get(lse), info
