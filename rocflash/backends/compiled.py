@@ -230,13 +230,22 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None) -> None:
             return
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
-        p.num_splits = num_splits
-        if num_splits > 1:
-            total_q = p.seq_total_q
-            o_accum = torch.empty(num_splits, p.nheads, total_q, inst["headdim"], dtype=torch.float32, device=q.device)
-            lse_accum = torch.empty(num_splits, p.nheads, total_q, dtype=torch.float32, device=q.device)
-            p.o_accum, p.lse_accum = o_accum.data_ptr(), lse_accum.data_ptr()
-        mod.fwd_splitkv(p, stream, getattr(mod.TileMath, math))  # the allocator keeps the partials for the combine
+        buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
+        mod.fwd_splitkv(p, stream, getattr(mod.TileMath, math))
+        del buffers  # the caching allocator keeps the partial buffers for the queued combine
+
+
+def fill_split_buffers(p, num_splits: int, bucket: int, alloc, device) -> tuple:
+    """Set num_splits and, for more than one split, the fp32 partial buffers o_accum (num_splits, nheads,
+    total_q, headdim bucket) and lse_accum (num_splits, nheads, total_q), allocated with ``alloc(*shape,
+    dtype=, device=)``; returns them (the gfx906 emulator's driver fills its params with this too)."""
+    p.num_splits = num_splits
+    if num_splits <= 1:
+        return ()
+    o_accum = alloc(num_splits, p.nheads, p.seq_total_q, bucket, dtype=torch.float32, device=device)
+    lse_accum = alloc(num_splits, p.nheads, p.seq_total_q, dtype=torch.float32, device=device)
+    p.o_accum, p.lse_accum = o_accum.data_ptr(), lse_accum.data_ptr()
+    return o_accum, lse_accum
 
 
 # Decode steps repeat one shape for thousands of calls and are short enough for the host to matter: the filled
@@ -368,16 +377,22 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
 def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv) -> None:
     """The backward's output, statistics and stride fields of ``p`` (dense or varlen), then the launch (tile math
     under ``ROCFLASH_KERNEL``, recorded in :func:`last_kernels`)."""
+    fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv)
+    math = forward_tile_math(mod.platform(), mod, q, p.aligned, BWD_KINDS)  # checked before launch
+    with torch.cuda.device(q.device):
+        mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream, getattr(mod.TileMath, math))
+    _LAST["bwd"] = math
+
+
+def fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv) -> None:
+    """The backward's output, statistics and stride fields of ``p`` (also filled by the gfx906 emulator's
+    driver, rocflash.emu.driver_varlen)."""
     p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), 0, delta.data_ptr()
     p.softmax_stats = stats.data_ptr()
     p.dq, p.dk, p.dv = dq.data_ptr(), dk.data_ptr(), dv.data_ptr()
     for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
         _set_strides(p, name, t)
     p.aligned = is_aligned(q, k, v, out, dout, dq, dk, dv)
-    math = forward_tile_math(mod.platform(), mod, q, p.aligned, BWD_KINDS)  # checked before launch
-    with torch.cuda.device(q.device):
-        mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream, getattr(mod.TileMath, math))
-    _LAST["bwd"] = math
 
 
 def stats_from_lse(lse: torch.Tensor) -> torch.Tensor:
