@@ -119,28 +119,28 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
       },
       py::arg("params"), py::arg("stream"), py::arg("math") = rf::TileMath::kVector,
       "Launch the forward kernel of tile math `math` on `stream` (no synchronization).");
-  m.def("fwd_splitkv", [](const rf::FmhaFwdParams& p, std::uintptr_t stream) {
+  m.def("fwd_splitkv", [](const rf::FmhaFwdParams& p, std::uintptr_t stream, rf::TileMath math) {
         std::string error;
         int rc;
         {
           py::gil_scoped_release release;
-          rc = rf::fmha_fwd_splitkv(p, reinterpret_cast<void*>(stream), &error);
+          rc = rf::fmha_fwd_splitkv(p, reinterpret_cast<void*>(stream), &error, math);
         }
         if (rc != 0) throw std::runtime_error(error);
       },
-      py::arg("params"), py::arg("stream"),
-      "Launch the split-KV decode kernel (and the combine kernel when num_splits > 1) on `stream`.");
-  m.def("bwd", [](const rf::FmhaBwdParams& p, std::uintptr_t stream) {
+      py::arg("params"), py::arg("stream"), py::arg("math") = rf::TileMath::kVector,
+      "Launch the split-KV decode kernel of tile math `math` (and the combine kernel when num_splits > 1).");
+  m.def("bwd", [](const rf::FmhaBwdParams& p, std::uintptr_t stream, rf::TileMath math) {
         std::string error;
         int rc;
         {
           py::gil_scoped_release release;
-          rc = rf::fmha_bwd(p, reinterpret_cast<void*>(stream), &error);
+          rc = rf::fmha_bwd(p, reinterpret_cast<void*>(stream), &error, math);
         }
         if (rc != 0) throw std::runtime_error(error);
       },
-      py::arg("params"), py::arg("stream"),
-      "Launch the backward kernels (preprocess, dK/dV, dQ) on `stream` (no synchronization).");
+      py::arg("params"), py::arg("stream"), py::arg("math") = rf::TileMath::kVector,
+      "Launch the backward kernels (preprocess, dK/dV and dQ of tile math `math`) on `stream` (no synchronization).");
 
   m.def("instances", []() {
     py::list out;

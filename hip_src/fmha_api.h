@@ -25,15 +25,17 @@ int num_kernels();
 KernelInfo kernel_info(int i);
 
 // Index of the kernel of `kind` the dispatch runs for these parameters (smallest headdim bucket of tile math
-// `math` that fits), or -1. The backward kernels exist for the vector tile math only.
+// `math` that fits), or -1.
 int select_kernel(const std::string& kind, DType dtype, int headdim, bool aligned, TileMath math = TileMath::kVector);
 
 // Launch on `stream` (a hipStream_t / cudaStream_t, nullptr = default stream). Return 0, or non-zero with a
 // message in *error. They do not synchronize.
 // `math`: which tile math the forward runs (the caller checks that the device supports it: mma needs sm_80+).
 int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error, TileMath math = TileMath::kVector);
-int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error);  // + combine
-int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error);  // preprocess, dK/dV, dQ
+int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error,
+                     TileMath math = TileMath::kVector);  // + combine
+// preprocess, dK/dV, dQ; `math` for the dK/dV and dQ kernels (the preprocess is one kernel for both)
+int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error, TileMath math = TileMath::kVector);
 
 // Runtime facts for `rocflash info` (no torch needed).
 const char* platform_name();  // "hip" or "cuda"

@@ -87,11 +87,11 @@ int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error, Tile
   return launch_from(kFwdTable, "forward", params, static_cast<rfStream_t>(stream), error, math);
 }
 
-int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error) {
-  return launch_from(kFwdSplitKvTable, "split-KV forward", params, static_cast<rfStream_t>(stream), error);
+int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error, TileMath math) {
+  return launch_from(kFwdSplitKvTable, "split-KV forward", params, static_cast<rfStream_t>(stream), error, math);
 }
 
-int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error) {
+int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error, TileMath math) {
   const auto s = static_cast<rfStream_t>(stream);
   rfError_t err = rfSuccess;
   // The preprocess walks (batch, head, row) in the LSE layout; varlen rows are one (1, nheads, total_q) batch.
@@ -109,8 +109,8 @@ int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error) {
     *error = std::string("rocflash: launch of the backward preprocess failed: ") + rfGetErrorString(err);
     return 1;
   }
-  if (launch_from(kBwdDkdvTable, "backward dK/dV", params, s, error) != 0) return 1;
-  return launch_from(kBwdDqTable, "backward dQ", params, s, error);
+  if (launch_from(kBwdDkdvTable, "backward dK/dV", params, s, error, math) != 0) return 1;
+  return launch_from(kBwdDqTable, "backward dQ", params, s, error, math);
 }
 
 const char* platform_name() { return kPlatformName; }

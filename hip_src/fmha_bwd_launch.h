@@ -4,11 +4,14 @@
 
 #include "fmha_bwd_kernel.h"
 #include "fmha_fwd_launch.h"
+#if defined(RF_PLATFORM_CUDA)
+#include "fmha_mma_bwd.h"  // tensor-core dK/dV and dQ kernels (NVIDIA sm_80+); the HIP build never compiles it
+#endif
 
 namespace rf {
 
 template <class E, class Tile, bool kAligned>
-rfError_t launch_fmha_bwd_dkdv(const FmhaBwdParams& p, rfStream_t stream) {
+rfError_t launch_fmha_bwd_dkdv_vector(const FmhaBwdParams& p, rfStream_t stream) {
   constexpr BwdDkdvShape T = Tile::kShape;
   const auto kernel = fmha_bwd_dkdv_kernel<E, Tile, kAligned>;
   rfError_t err = rfFuncSetDynamicLds(kernel, T.lds_bytes());
@@ -19,7 +22,7 @@ rfError_t launch_fmha_bwd_dkdv(const FmhaBwdParams& p, rfStream_t stream) {
 }
 
 template <class E, class Tile, bool kAligned>
-rfError_t launch_fmha_bwd_dq(const FmhaBwdParams& p, rfStream_t stream) {
+rfError_t launch_fmha_bwd_dq_vector(const FmhaBwdParams& p, rfStream_t stream) {
   constexpr BwdDqShape T = Tile::kShape;
   const auto kernel = fmha_bwd_dq_kernel<E, Tile, kAligned>;
   rfError_t err = rfFuncSetDynamicLds(kernel, T.lds_bytes());
@@ -27,6 +30,25 @@ rfError_t launch_fmha_bwd_dq(const FmhaBwdParams& p, rfStream_t stream) {
   const int64_t total = (int64_t(p.seqlen_q) + T.block_m - 1) / T.block_m * p.nheads * p.batch;
   kernel<<<dim3(unsigned(total < kMaxGridBlocks ? total : kMaxGridBlocks)), dim3(T.threads), T.lds_bytes(), stream>>>(p);
   return rfGetLastError();
+}
+
+// The generated instances: the tile config's tile math (Tile::kMath) picks the kernel.
+template <class E, class Tile, bool kAligned>
+rfError_t launch_fmha_bwd_dkdv(const FmhaBwdParams& p, rfStream_t stream) {
+#if defined(RF_PLATFORM_CUDA)
+  if constexpr (TileMathOf<Tile>::value == TileMath::kMma) return launch_fmha_bwd_dkdv_mma<E, Tile, kAligned>(p, stream);
+  else
+#endif
+  return launch_fmha_bwd_dkdv_vector<E, Tile, kAligned>(p, stream);
+}
+
+template <class E, class Tile, bool kAligned>
+rfError_t launch_fmha_bwd_dq(const FmhaBwdParams& p, rfStream_t stream) {
+#if defined(RF_PLATFORM_CUDA)
+  if constexpr (TileMathOf<Tile>::value == TileMath::kMma) return launch_fmha_bwd_dq_mma<E, Tile, kAligned>(p, stream);
+  else
+#endif
+  return launch_fmha_bwd_dq_vector<E, Tile, kAligned>(p, stream);
 }
 
 // delta = rowsum(dO * O): 256 threads, 16 lanes per row.

@@ -43,8 +43,12 @@ _PLAIN_SHAPES = ("fwd", "fwd_splitkv")  # aggregates of the seven fields; the ba
 _MATH = {"vector": "TileMath::kVector", "mma": "TileMath::kMma"}
 
 
+_MMA_SHAPES = {"fwd": "MmaFwdTileShape", "fwd_splitkv": "MmaSplitKvShape", "bwd_dkdv": "MmaBwdDkdvShape",
+               "bwd_dq": "MmaBwdDqShape"}
+
+
 def _shape_type(cfg: TileConfig) -> str:
-    return "MmaFwdTileShape" if cfg.impl == "mma" else _KINDS[cfg.kind].shape
+    return _MMA_SHAPES[cfg.kind] if cfg.impl == "mma" else _KINDS[cfg.kind].shape
 
 
 def _shape_literal(cfg: TileConfig) -> str:

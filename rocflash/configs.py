@@ -24,7 +24,7 @@ KINDS = ("fwd", "bwd_dkdv", "bwd_dq", "fwd_splitkv")
 _FILES = {"fwd": "fmha_fwd.toml", "bwd_dkdv": "fmha_bwd.toml", "bwd_dq": "fmha_bwd.toml",
           "fwd_splitkv": "fmha_splitkv.toml"}
 # Tile maths: "vector" (dot2/FMA on the vector ALU, every target) and "mma" (tensor cores through mma.sync,
-# CUDA target only, fp16/bf16, forward; hip_src/fmha_mma.h).
+# CUDA target only, fp16/bf16: forward hip_src/fmha_mma.h, backward dK/dV and dQ hip_src/fmha_mma_bwd.h).
 IMPLS = ("vector", "mma")
 
 
@@ -93,6 +93,8 @@ class TileConfig:
             raise ValueError(f"impl must be one of {IMPLS}, got {self.impl!r}")
         if self.impl == "mma":
             self._validate_mma()
+            if self.kind != "fwd":  # the split-KV and backward rules were all checked by _validate_mma
+                return
         if self.kind == "fwd_splitkv":
             self._validate_splitkv()
             return
@@ -116,15 +118,33 @@ class TileConfig:
             raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
 
     def _validate_mma(self) -> None:
-        """The rules of hip_src/fmha_mma_tile.h (MmaFwdTileShape::valid)."""
-        if self.target != "cuda" or self.kind != "fwd" or self.dtype not in ("fp16", "bf16"):
-            raise ValueError(f"impl 'mma' is a CUDA forward tile math for fp16/bf16, got target={self.target!r} "
+        """The rules of hip_src/fmha_mma_tile.h (MmaFwdTileShape::valid), for the split-KV kind
+        hip_src/fmha_splitkv_mma.h (MmaSplitKvShape::valid), for the backward kinds hip_src/fmha_mma_bwd_tile.h
+        (MmaBwdDkdvShape / MmaBwdDqShape::valid)."""
+        if self.target != "cuda" or self.kind not in ("fwd", "fwd_splitkv", "bwd_dkdv", "bwd_dq") or \
+                self.dtype not in ("fp16", "bf16"):
+            raise ValueError(f"impl 'mma' is a CUDA forward/backward tile math for fp16/bf16, got target={self.target!r} "
                              f"kind={self.kind!r} dtype={self.dtype!r}")
+        if self.kind == "fwd_splitkv":
+            self._validate_mma_splitkv()
+            return
         warp = 32  # mma.sync is warp-wide: 32 lanes
         if self.threads % warp or self.threads <= 0:
             raise ValueError(f"threads must be whole warps of {warp} lanes for impl 'mma', got {self.threads}")
         if self.threads_n != 4:
             raise ValueError(f"threads_n must be 4 for impl 'mma' (lanes sharing an mma accumulator row), got {self.threads_n}")
+        if self.kind != "fwd":  # one or two m16 tiles of rows per warp: keys (dK/dV) or query rows (dQ)
+            owned, other = ("block_n", "block_m") if self.kind == "bwd_dkdv" else ("block_m", "block_n")
+            warps = self.threads // warp
+            if getattr(self, owned) not in (16 * warps, 32 * warps):
+                raise ValueError(f"{owned} must be 16 or 32 per warp ({16 * warps} or {32 * warps}) for impl 'mma' "
+                                 f"{self.kind}, got {getattr(self, owned)}")
+            if getattr(self, other) % 16 or self.headdim % 16:
+                raise ValueError(f"{other} and headdim must be multiples of 16 for impl 'mma', got "
+                                 f"{getattr(self, other)}, {self.headdim}")
+            if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
+                raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
+            return
         if self.block_m % (16 * (self.threads // warp)):
             raise ValueError(f"block_m must be a multiple of 16 rows per warp ({16 * (self.threads // warp)}) "
                              f"for impl 'mma', got {self.block_m}")
@@ -133,6 +153,24 @@ class TileConfig:
         if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
             raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
 
+
+    def _validate_mma_splitkv(self) -> None:
+        """MmaSplitKvShape::valid: one m16 row tile per block, the warps splitting block_n keys in tiles of 16."""
+        warp = 32
+        if self.threads % warp or self.threads <= 0:
+            raise ValueError(f"threads must be whole warps of {warp} lanes for impl 'mma', got {self.threads}")
+        if self.threads_n != 4:
+            raise ValueError(f"threads_n must be 4 for impl 'mma' (lanes sharing an mma accumulator row), got {self.threads_n}")
+        if self.block_m != 16:
+            raise ValueError(f"block_m must be 16 (one mma row tile) for the tensor-core split-KV kernel, got {self.block_m}")
+        warps = self.threads // warp
+        if self.block_n % (16 * warps):
+            raise ValueError(f"block_n must be a multiple of 16 keys per warp ({16 * warps}) for the tensor-core "
+                             f"split-KV kernel, got {self.block_n}")
+        if self.headdim % 16:
+            raise ValueError(f"headdim must be a multiple of 16 for impl 'mma', got {self.headdim}")
+        if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
+            raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
 
     def _validate_splitkv(self) -> None:
         """The rules of hip_src/fmha_splitkv_tile.h (SplitKvShape::valid)."""

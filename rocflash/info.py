@@ -14,6 +14,7 @@ import torch
 from .backends import NAMES
 from .backends.compiled import KERNEL_ENV, kernel_choice, load_module, mma_unavailable, module_error
 from .build import load_build_info, rebuild_command
+from .configs import load_configs
 from .selector import UnsupportedDeviceError, select_backend
 
 
@@ -199,7 +200,9 @@ def collect() -> dict:
 
 
 def _tile_math(report: dict, device: torch.device) -> str:
-    """Which tile math the compiled forward runs on ``device`` for fp16/bf16 (fp32 always runs the vector one)."""
+    """Which tile math the compiled forward, split-KV decode and backward run on ``device`` for fp16/bf16 (fp32
+    always runs the vector one; the decode and backward tensor-core kernels cover the headdim buckets of their mma
+    tables in ck_configs/, larger headdims run the vector kernels)."""
     try:
         choice = kernel_choice()
     except ValueError as e:
@@ -211,7 +214,10 @@ def _tile_math(report: dict, device: torch.device) -> str:
     if choice == "vector":
         return f"vector (dot2/FMA, the gfx906 kernel logic; {KERNEL_ENV}=vector)"
     if why is None:
-        return f"mma (tensor cores, mma.sync m16n8k16) for fp16/bf16, vector for fp32 and the backward; {KERNEL_ENV}={choice}"
+        bwd = max((c.headdim for c in load_configs("bwd_dkdv") if c.impl == "mma"), default=0)
+        dec = max((c.headdim for c in load_configs("fwd_splitkv") if c.impl == "mma"), default=0)
+        return (f"mma (tensor cores, mma.sync m16n8k16) for fp16/bf16: forward, split-KV decode up to headdim {dec} "
+                f"and backward up to headdim {bwd} (vector beyond); vector for fp32; {KERNEL_ENV}={choice}")
     return f"vector ({why}; {KERNEL_ENV}={choice})"
 
 
@@ -264,6 +270,6 @@ def _print(r: dict, f) -> None:
     w()
     s = r["selected"]
     w(f"selected for {s['device']}: {s['backend'] or 'none'}  ({s['reason']})")
-    w(f"forward tile math: {r['tile_math']}")
+    w(f"tile math: {r['tile_math']}")
     for n in r["notes"]:
         w(f"note: {n}")

@@ -1,5 +1,6 @@
-"""ptxas audit of the tensor-core forward instances (``impl = "mma"`` in ck_configs/fmha_fwd.toml,
-hip_src/fmha_mma.h) on sm_80 and sm_90: no GPU needed, nvcc only.
+"""ptxas audit of the tensor-core instances (``impl = "mma"``: the forward in ck_configs/fmha_fwd.toml,
+hip_src/fmha_mma.h; the backward's dK/dV and dQ kernels in ck_configs/fmha_bwd.toml, hip_src/fmha_mma_bwd.h) on
+sm_80 and sm_90: no GPU needed, nvcc only.
 
     python -m rocflash.mma_audit                     # every mma instance, aligned path, sm_80 and sm_90
     python -m rocflash.mma_audit --paths both --check   # both load paths; exit 1 when a rule fails
@@ -13,7 +14,10 @@ Rules, per kernel (``check``):
 - main loop: the innermost PTX loop (a backward ``bra`` to an earlier label) that holds ``mma.sync``
   instructions holds at least one K/V tile's products, MT * headdim * block_n / 64 (S = Q.K^T and O += P.V,
   MT * headdim * block_n / 128 m16n8k16 each; MT = rows per warp / 16), in whole products (the P.V product
-  appears twice: boundary tiles run it behind the V guard, ``pv_masked``);
+  appears twice: boundary tiles run it behind the V guard, ``pv_masked``). Backward (MT = rows per warp / 16
+  m16 tiles of keys or query rows per warp): the dK/dV kernel's query-tile loop holds S^T, dP^T, dV += P^T.dO and
+  dK += dS^T.Q, 4 * MT * headdim * block_m / 128; the dQ kernel's key-tile loop S, dP and dQ += dS.K,
+  3 * MT * headdim * block_n / 128; one kernel per instance;
 - no spills: ptxas reports 0 bytes of spill stores and loads;
 - designed occupancy: ``blocks = max(1, 4 * waves_per_simd * 32 / threads)`` resident blocks per SM (the
   config's waves_per_simd is warps per SM sub-partition, rf_vendor.h RF_LAUNCH_BOUNDS): registers
@@ -24,6 +28,9 @@ Rules, per kernel (``check``):
   ``MmaFwdTileShape::q_read / k_read / v_read``, evaluated per lane by the host probe, rocflash._probe) has
   conflict degree 1 in the ISA audit's bank model (rocflash.isa ``lds_conflict_degree``: 32 banks of 4 bytes,
   128 bytes per clock, i.e. ldmatrix's eight 16-byte rows per phase); the unpadded layout is reported beside.
+  The backward's reads (``MmaBwdTileBase::a_read / b_read / bt_read``, hip_src/fmha_mma_bwd_tile.h) are the same
+  three row formulas over rows of the same pitch (headdim * 2 + pad): a backward config is checked through the
+  forward tile of its headdim, pad and warps (``bank_proxy``).
 
 Imports neither torch nor numpy.
 """
@@ -65,6 +72,7 @@ class MmaKernelAudit:
     arch: str
     general: bool  # the general-score kernel (GeneralScoreTile)
     rows_per_warp: int
+    kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dq"
     registers: int = 0
     spill_bytes: int = 0
     stack_frame: int = 0
@@ -87,8 +95,27 @@ def register_limit(cfg: TileConfig) -> int:
 
 def lds_bytes(cfg: TileConfig) -> int:
     """Dynamic shared memory of the plain kernel (MmaFwdTileShape::lds_bytes, hip_src/fmha_mma_tile.h); the
-    general kernel's tile has fewer rows, so this bounds both."""
-    return (cfg.block_m + 2 * cfg.block_n) * (cfg.headdim * cfg.elem_bytes + cfg.lds_pad_bytes)
+    general kernel's tile has fewer rows, so this bounds both. Backward: MmaBwdDkdvShape / MmaBwdDqShape::lds_bytes
+    (hip_src/fmha_mma_bwd_tile.h)."""
+    row = cfg.headdim * cfg.elem_bytes + cfg.lds_pad_bytes
+    if cfg.kind == "bwd_dkdv":  # K, V; Q, dO double-buffered; (m, 1/l) and D per row, double-buffered
+        return (2 * cfg.block_n + 4 * cfg.block_m) * row + 2 * 12 * cfg.block_m
+    if cfg.kind == "bwd_dq":  # Q, dO; K, V double-buffered
+        return (2 * cfg.block_m + 4 * cfg.block_n) * row
+    return (cfg.block_m + 2 * cfg.block_n) * row
+
+
+_KERNELS = {"fwd": "fmha_fwd_kernel", "bwd_dkdv": "fmha_bwd_dkdv_mma_kernel", "bwd_dq": "fmha_bwd_dq_mma_kernel"}
+PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dq": 3}  # tile products per main-loop iteration
+
+
+def mma_per_tile(cfg: TileConfig, rows_per_warp: int) -> int:
+    """m16n8k16 products of one main-loop iteration of one warp (the module docstring's counts)."""
+    if cfg.kind == "bwd_dkdv":
+        return PRODUCTS["bwd_dkdv"] * rows_per_warp // 16 * cfg.headdim * cfg.block_m // 128
+    if cfg.kind == "bwd_dq":
+        return PRODUCTS["bwd_dq"] * rows_per_warp // 16 * cfg.headdim * cfg.block_n // 128
+    return rows_per_warp // 16 * cfg.headdim * cfg.block_n // 64
 
 
 def parse_ptxas(text: str) -> dict[str, dict]:
@@ -139,6 +166,8 @@ def main_loop_mma_count(lines: list[str]) -> int:
 
 
 def _rows_per_warp(symbol: str, cfg: TileConfig) -> tuple[bool, int]:
+    if cfg.kind != "fwd":  # keys (dK/dV) or query rows (dQ) per warp
+        return False, (cfg.block_n if cfg.kind == "bwd_dkdv" else cfg.block_m) // (cfg.threads // WARP)
     general = "GeneralScoreTile" in symbol
     return general, 16 if general else cfg.block_m // (cfg.threads // WARP)
 
@@ -159,18 +188,29 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
     entries = ptx_entries(ptx)
     out = []
     for symbol, r in report.items():
-        if "fmha_fwd_kernel" not in symbol:
+        if _KERNELS[cfg.kind] not in symbol:
             continue
         general, rows = _rows_per_warp(symbol, cfg)
         out.append(MmaKernelAudit(
-            instance=name, symbol=symbol, arch=arch, general=general, rows_per_warp=rows,
+            instance=name, symbol=symbol, arch=arch, general=general, rows_per_warp=rows, kind=cfg.kind,
             registers=r.get("registers", 0), spill_bytes=r.get("spill_bytes", 0), stack_frame=r.get("stack_frame", 0),
             mma_in_loop=main_loop_mma_count(entries.get(symbol, [])),
-            mma_per_tile=rows // 16 * cfg.headdim * cfg.block_n // 64,
+            mma_per_tile=mma_per_tile(cfg, rows),
             register_limit=register_limit(cfg), lds_bytes=lds_bytes(cfg), blocks=designed_blocks(cfg)))
-    if len(out) != 2:
-        raise RuntimeError(f"{name} [{arch}]: expected a plain and a general kernel, ptxas reported {sorted(report)}")
+    expected = 2 if cfg.kind == "fwd" else 1
+    if len(out) != expected:
+        what = "a plain and a general kernel" if cfg.kind == "fwd" else f"one {_KERNELS[cfg.kind]}"
+        raise RuntimeError(f"{name} [{arch}]: expected {what}, ptxas reported {sorted(report)}")
     return out
+
+
+def bank_proxy(cfg: TileConfig) -> TileConfig:
+    """The forward tile whose ldmatrix reads are a backward config's (same headdim, pad and warps; 16 rows per
+    warp; block_n covering both tile sides): the backward's a_read / b_read / bt_read are q_read / k_read /
+    v_read over rows of the same pitch."""
+    if cfg.kind == "fwd":
+        return cfg
+    return dataclasses.replace(cfg, kind="fwd", block_m=max(cfg.block_m, cfg.block_n), block_n=max(cfg.block_m, cfg.block_n))
 
 
 def bank_conflicts(cfg: TileConfig, **overrides) -> dict[str, int]:
@@ -180,7 +220,7 @@ def bank_conflicts(cfg: TileConfig, **overrides) -> dict[str, int]:
     from .isa import tile_bank_conflicts
     from .targets import arch_info
 
-    return tile_bank_conflicts(TileShape.from_config(cfg, **overrides), arch_info("sm_90"), WARP)
+    return tile_bank_conflicts(TileShape.from_config(bank_proxy(cfg), **overrides), arch_info("sm_90"), WARP)
 
 
 def check_bank_conflicts(cfg: TileConfig) -> list[str]:
@@ -190,9 +230,10 @@ def check_bank_conflicts(cfg: TileConfig) -> list[str]:
 
 def check(a: MmaKernelAudit) -> list[str]:
     """The rules of the module docstring; an empty list when the kernel passes."""
-    what = f"{a.instance} ({'general' if a.general else 'plain'} kernel) [{a.arch}]"
+    what = f"{a.instance} ({'general' if a.general else 'plain'} kernel) [{a.arch}]" if a.kind == "fwd" else \
+        f"{a.instance} [{a.arch}]"
     v = []
-    half = max(1, a.mma_per_tile // 2)  # one product (S = Q.K^T or O += P.V)
+    half = max(1, a.mma_per_tile // PRODUCTS.get(a.kind, 2))  # one product (e.g. S = Q.K^T or O += P.V)
     if a.mma_in_loop < a.mma_per_tile or a.mma_in_loop % half:
         v.append(f"{what}: main loop must hold >= {a.mma_per_tile} mma.sync in whole products of {half}, "
                  f"got {a.mma_in_loop}")
@@ -207,19 +248,21 @@ def check(a: MmaKernelAudit) -> list[str]:
     return v
 
 
-def mma_instances(paths: str = "vec") -> list[tuple[TileConfig, bool]]:
-    """(config, aligned) of every mma instance; ``paths``: "vec" (aligned only) or "both"."""
-    return [(c, al) for c, al in codegen.instances("cuda") if c.impl == "mma" and (al or paths == "both")]
+def mma_instances(paths: str = "vec", kinds: tuple[str, ...] = tuple(_KERNELS)) -> list[tuple[TileConfig, bool]]:
+    """(config, aligned) of every mma instance of ``kinds``; ``paths``: "vec" (aligned only) or "both"."""
+    return [(c, al) for kind in kinds for c, al in codegen.instances("cuda", kind=kind)
+            if c.impl == "mma" and (al or paths == "both")]
 
 
-def run_audit(archs=tuple(ARCHS), paths: str = "vec", jobs: int | None = None) -> list[MmaKernelAudit]:
+def run_audit(archs=tuple(ARCHS), paths: str = "vec", jobs: int | None = None,
+              kinds: tuple[str, ...] = tuple(_KERNELS)) -> list[MmaKernelAudit]:
     with tempfile.TemporaryDirectory(prefix="rocflash_mma_audit_") as tmp:
         gen = Path(tmp) / "gen"
         codegen.generate("cuda", gen)
         jobs = jobs or os.cpu_count() or 1
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
             futures = [pool.submit(compile_instance, c, al, arch, gen, Path(tmp) / "work")
-                       for c, al in mma_instances(paths) for arch in archs]
+                       for c, al in mma_instances(paths, kinds) for arch in archs]
             return [a for f in futures for a in f.result()]
 
 
@@ -229,21 +272,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--paths", choices=("vec", "both"), default="vec", help="aligned path only, or both load paths")
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--check", action="store_true", help="exit 1 when a rule fails")
+    ap.add_argument("--kinds", default=",".join(_KERNELS), help=f"comma-separated, among {', '.join(_KERNELS)}")
     args = ap.parse_args(argv)
     archs = [a.strip() for a in args.arch.split(",") if a.strip()]
     bad = [a for a in archs if a not in ARCHS]
     if bad:
         ap.error(f"--arch must be among {', '.join(ARCHS)}, got {', '.join(bad)}")
-    audits = run_audit(archs, args.paths, args.jobs)
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    if bad := [k for k in kinds if k not in _KERNELS]:
+        ap.error(f"--kinds must be among {', '.join(_KERNELS)}, got {', '.join(bad)}")
+    audits = run_audit(archs, args.paths, args.jobs, kinds)
     print(f"{'instance':58s} {'kernel':7s} {'arch':5s} {'rows/w':>6s} {'regs':>4s} {'limit':>5s} {'spill':>5s} "
           f"{'mma/loop':>8s} {'per tile':>8s} {'LDS B':>6s} {'blocks':>6s}")
     violations = []
     for a in sorted(audits, key=lambda a: (a.instance, a.arch, a.general)):
-        print(f"{a.instance:58s} {'general' if a.general else 'plain':7s} {a.arch:5s} {a.rows_per_warp:6d} "
+        print(f"{a.instance:58s} {'general' if a.general else 'plain' if a.kind == 'fwd' else a.kind[4:]:7s} {a.arch:5s} {a.rows_per_warp:6d} "
               f"{a.registers:4d} {a.register_limit:5d} {a.spill_bytes:5d} {a.mma_in_loop:8d} {a.mma_per_tile:8d} "
               f"{a.lds_bytes:6d} {a.blocks:6d}")
         violations += check(a)
-    for cfg in dict.fromkeys(c for c, _ in mma_instances(args.paths)):
+    for cfg in dict.fromkeys(c for c, _ in mma_instances(args.paths, kinds)):
         padded, unpadded = bank_conflicts(cfg), bank_conflicts(cfg, lds_pad_bytes=0)
         print(f"{cfg.tile_name}: ldmatrix conflict degree {padded} (unpadded layout: {unpadded})")
         violations += check_bank_conflicts(cfg)

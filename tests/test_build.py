@@ -158,8 +158,8 @@ def test_codegen_tensor_core_instances(tmp_path):
 @pytest.mark.parametrize("change,pattern", [
     ({"threads_n": 16}, r"threads_n must be 4 for impl 'mma'"),
     ({"block_m": 96}, r"block_m must be a multiple of 16 rows per warp \(128\)"),
-    ({"dtype": "fp32"}, r"impl 'mma' is a CUDA forward tile math for fp16/bf16"),
-    ({"target": "gfx9"}, r"impl 'mma' is a CUDA forward tile math"),
+    ({"dtype": "fp32"}, r"impl 'mma' is a CUDA forward/backward tile math for fp16/bf16"),
+    ({"target": "gfx9"}, r"impl 'mma' is a CUDA forward/backward tile math"),
     ({"impl": "wmma"}, r"impl must be one of \('vector', 'mma'\), got 'wmma'"),
 ])
 def test_mma_config_rules(change, pattern):
@@ -169,6 +169,30 @@ def test_mma_config_rules(change, pattern):
     import dataclasses
     with pytest.raises(ValueError, match=pattern):
         dataclasses.replace(good, **change).validate()
+
+
+@pytest.mark.parametrize("kind,change,pattern", [
+    ("bwd_dkdv", {"block_n": 192}, r"block_n must be 16 or 32 per warp \(64 or 128\) for impl 'mma' bwd_dkdv, got 192"),
+    ("bwd_dq", {"block_m": 32}, r"block_m must be 16 or 32 per warp \(64 or 128\) for impl 'mma' bwd_dq, got 32"),
+    ("bwd_dkdv", {"block_m": 40}, r"block_m and headdim must be multiples of 16"),
+    ("bwd_dq", {"threads_n": 16}, r"threads_n must be 4 for impl 'mma'"),
+    ("bwd_dq", {"target": "gfx9"}, r"impl 'mma' is a CUDA forward/backward tile math"),
+])
+def test_mma_backward_config_rules(kind, change, pattern):
+    import dataclasses
+    good = rocflash_configs.TileConfig(target="cuda", impl="mma", dtype="bf16", headdim=128, block_m=64, block_n=64,
+                                       threads=128, threads_n=4, lds_pad_bytes=16, waves_per_simd=1, kind=kind)
+    good.validate()
+    with pytest.raises(ValueError, match=pattern):
+        dataclasses.replace(good, **change).validate()
+
+
+def test_backward_mma_instances_generated(tmp_path):
+    codegen.generate("cuda", tmp_path)
+    for kind, shape in (("bwd_dkdv", "MmaBwdDkdvShape"), ("bwd_dq", "MmaBwdDqShape")):
+        assert f"static constexpr {shape} kShape" in (tmp_path / f"fmha_{kind}_instances.h").read_text()
+        table = (tmp_path / f"fmha_{kind}_table.inc").read_text()
+        assert f'"rocflash_fmha_{kind}_cuda_mma_bf16_d128_' in table and "TileMath::kMma}" in table
 
 
 def test_kernel_switch_is_checked(monkeypatch):

@@ -472,3 +472,28 @@ def test_fma_mix_and_flat_load():
     w.V[7] = (base + LANES * 4) >> 32
     run_snippet(["flat_load_dword v8, v[6:7]"], w)
     assert (w.V[8] == LANES).all()
+
+
+def test_generated_sources_keyed_by_tile_configs(tmp_path, monkeypatch):
+    """Checkouts with different ck_configs/ sharing one emulator cache get different generated-source
+    directories (one checkout regenerating must not change the headers another is compiling against)."""
+    import shutil
+
+    from rocflash.configs import config_dir
+    from rocflash.emu import build
+
+    monkeypatch.setenv("ROCFLASH_CACHE_DIR", str(tmp_path / "cache"))
+    build.generated_dir.cache_clear()
+    try:
+        first = build.generated_dir()
+        configs = tmp_path / "configs"
+        shutil.copytree(config_dir(), configs)
+        toml = configs / "fmha_splitkv.toml"
+        toml.write_text(toml.read_text() + "\n# a different checkout\n")
+        monkeypatch.setenv("ROCFLASH_CK_CONFIGS", str(configs))
+        build.generated_dir.cache_clear()
+        second = build.generated_dir()
+        assert first != second and first.parent == second.parent == tmp_path / "cache" / "emu" / "gen"
+        assert (first / "fmha_fwd_instances.h").is_file() and (second / "fmha_fwd_instances.h").is_file()
+    finally:
+        build.generated_dir.cache_clear()

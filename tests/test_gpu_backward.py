@@ -143,3 +143,26 @@ def test_backward_from_lse_matches_backward_from_stats(causal):
     for name, a, b in zip(("dq", "dk", "dv"), from_stats, from_lse):
         assert torch.isfinite(b).all(), name
         assert (a.float() - b.float()).abs().max().item() <= 2e-3, name
+
+
+@pytest.mark.parametrize("headdim", [64, 256])
+def test_backward_tile_math_switch(monkeypatch, headdim):
+    """ROCFLASH_KERNEL picks the backward's tile math too: vector always runs the vector dK/dV and dQ kernels;
+    auto runs the tensor-core ones for fp16/bf16 where an instance exists (headdim <= 128, sm_80+) and the vector
+    ones beyond; mma refuses what it cannot run, before launch. Both are checked against fp64."""
+    from rocflash.backends.compiled import KERNEL_ENV, last_kernels, mma_unavailable
+
+    platform = gpu_platform()
+    for choice in ("vector", "auto"):
+        monkeypatch.setenv(KERNEL_ENV, choice)
+        _check(129, 65, 2, 1, headdim, torch.bfloat16, causal=True, seed=headdim)
+        runs_mma = mma_unavailable(platform, torch.device("cuda"), torch.bfloat16) is None and headdim <= 128
+        assert last_kernels()["bwd"] == ("mma" if choice == "auto" and runs_mma else "vector")
+    if platform == "cuda" and headdim > 128 and mma_unavailable(platform, torch.device("cuda"), torch.bfloat16) is None:
+        monkeypatch.setenv(KERNEL_ENV, "mma")
+        g = torch.Generator().manual_seed(1)
+        q, k, v = rand_qkv(1, 33, 33, 2, 2, headdim, torch.bfloat16, "cuda", g)
+        q.requires_grad_()
+        out = rocflash.flash_attn_func(q, k, v, backend=platform)  # the forward has a d256 tensor-core instance
+        with pytest.raises(ValueError, match=r"ROCFLASH_KERNEL=mma: no tensor-core backward instance for bf16 headdim 256"):
+            out.sum().backward()

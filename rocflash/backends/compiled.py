@@ -3,12 +3,15 @@
 The modules do not link torch: this file hands them device pointers, strides in elements and the current
 stream as integers. Every check that can fail runs in ``rocflash.interface`` before this launches.
 
-Tile math of the forward (environment ``ROCFLASH_KERNEL``, read at every call):
+Tile math of the forward, of the split-KV decode kernel and of the backward's dK/dV and dQ kernels (environment
+``ROCFLASH_KERNEL``, read at every call):
   auto    (default) tensor cores (``mma``) where they apply: the CUDA build on sm_80 or later, fp16/bf16, a
           compiled mma instance for the headdim; the vector tile math otherwise
   vector  the vector-ALU kernels everywhere (on NVIDIA: the gfx906 kernel logic, executed at warp 32)
   mma     tensor cores, or a ValueError naming why they do not apply
-The backward runs the vector tile math. :func:`last_kernels` names the instances the last calls launched.
+The backward's tensor-core kernels (hip_src/fmha_mma_bwd.h) cover the headdim buckets of ck_configs/fmha_bwd.toml's
+mma tables (32, 64 and 128); larger headdims run the vector backward under auto. :func:`last_kernels` names the tile
+maths the last calls launched.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ _MODULES = {"hip": "rocflash._C_hip", "cuda": "rocflash._C_cuda"}
 _DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
 KERNEL_ENV = "ROCFLASH_KERNEL"
 TILE_MATHS = ("auto", "vector", "mma")
+BWD_KINDS = ("bwd_dkdv", "bwd_dq")  # the backward's tiled kernels (one tile math for both)
 MMA_MIN_CAPABILITY = (8, 0)  # mma.sync m16n8k16 for bf16, ldmatrix, cp.async
 _LAST: dict[str, str] = {}
 
@@ -131,15 +135,18 @@ def mma_unavailable(platform: str, device: torch.device, dtype: torch.dtype) -> 
     return None
 
 
-def forward_tile_math(platform: str, mod, q, aligned: bool) -> str:
-    """"mma" or "vector": the forward's tile math for these inputs under ``ROCFLASH_KERNEL``."""
+def forward_tile_math(platform: str, mod, q, aligned: bool, kind: str | tuple[str, ...] = "fwd") -> str:
+    """"mma" or "vector": the tile math of a ``kind`` ("fwd" | "fwd_splitkv") launch, or of the backward's
+    ("bwd_dkdv", "bwd_dq") pair, for these inputs under ``ROCFLASH_KERNEL``."""
+    kinds = (kind,) if isinstance(kind, str) else tuple(kind)
     choice = kernel_choice()
     if choice == "vector":
         return "vector"
     why = mma_unavailable(platform, q.device, q.dtype)
-    if why is None and mod.select_instance("fwd", getattr(mod.DType, _DTYPE_NAMES[q.dtype]), q.shape[-1], aligned,
-                                           mod.TileMath.mma) < 0:
-        why = f"no tensor-core instance for {_DTYPE_NAMES[q.dtype]} headdim {q.shape[-1]}"
+    if why is None and any(mod.select_instance(k, getattr(mod.DType, _DTYPE_NAMES[q.dtype]), q.shape[-1], aligned,
+                                               mod.TileMath.mma) < 0 for k in kinds):
+        what = "backward instance" if kinds == BWD_KINDS else "instance"
+        why = f"no tensor-core {what} for {_DTYPE_NAMES[q.dtype]} headdim {q.shape[-1]}"
     if why is None:
         return "mma"
     if choice == "mma":
@@ -169,10 +176,10 @@ def _fill_seq(p, q, k, seq: SeqArgs) -> None:
 
 
 @functools.cache
-def _instance(platform: str, kind: str, dtype: torch.dtype, headdim: int, aligned: bool) -> dict:
+def _instance(platform: str, kind: str, dtype: torch.dtype, headdim: int, aligned: bool, math: str = "vector") -> dict:
     """The compiled instance the dispatch runs (its tile config), as ``instances()`` describes it."""
     mod = load_module(platform)
-    i = mod.select_instance(kind, getattr(mod.DType, _DTYPE_NAMES[dtype]), headdim, aligned)
+    i = mod.select_instance(kind, getattr(mod.DType, _DTYPE_NAMES[dtype]), headdim, aligned, getattr(mod.TileMath, math))
     if i < 0:
         raise RuntimeError(f"rocflash: no {kind} kernel instance for {_DTYPE_NAMES[dtype]} headdim {headdim}")
     return mod.instances()[i]
@@ -183,6 +190,13 @@ def _num_cus(index: int) -> int:
     return torch.cuda.get_device_properties(index).multi_processor_count
 
 
+def _resident_blocks(index: int, inst: dict) -> int | None:
+    """Blocks of a tensor-core split-KV instance per SM by shared memory (1 KiB per block reserved): 2 on sm_90
+    (228 KiB), 1 on sm_80 (164 KiB) for the d128 tile. None when torch does not report the SM's shared memory."""
+    smem = getattr(torch.cuda.get_device_properties(index), "shared_memory_per_multiprocessor", 0)
+    return max(1, min(splitkv.BLOCKS_PER_CU["cuda-mma"], smem // (inst["lds_bytes"] + 1024))) if smem else None
+
+
 def split_plan(platform: str, q, nheads_k: int, batch: int, max_seqlen_q: int, max_seqlen_k: int, num_splits: int,
                aligned: bool) -> tuple[bool, int, dict | None]:
     """(split kernel?, num_splits, its instance) for a call; the rule and heuristic live in rocflash.splitkv."""
@@ -190,11 +204,13 @@ def split_plan(platform: str, q, nheads_k: int, batch: int, max_seqlen_q: int, m
     group = nheads // nheads_k
     if not splitkv.use_split_kernel(max_seqlen_q, group, num_splits):
         return False, 1, None
-    inst = _instance(platform, "fwd_splitkv", q.dtype, q.shape[-1], aligned)
+    math = forward_tile_math(platform, load_module(platform), q, aligned, "fwd_splitkv")
+    inst = _instance(platform, "fwd_splitkv", q.dtype, q.shape[-1], aligned, math)
     if num_splits == 0:
         chunks = splitkv.row_chunks(max_seqlen_q, group, inst["block_m"])
         num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k, _num_cus(q.device.index or 0),
-                                                  platform)
+                                                  splitkv.occupancy_key(platform, math),
+                                                  _resident_blocks(q.device.index or 0, inst) if math == "mma" else None)
     return True, max(1, num_splits), inst
 
 
@@ -212,14 +228,24 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None) -> None:
             mod.fwd(p, stream, getattr(mod.TileMath, math))
             _LAST["fwd"] = math
             return
-        _LAST["fwd"] = "vector"  # the split-KV decode kernel is a vector kernel
-        p.num_splits = num_splits
-        if num_splits > 1:
-            total_q = p.seq_total_q
-            o_accum = torch.empty(num_splits, p.nheads, total_q, inst["headdim"], dtype=torch.float32, device=q.device)
-            lse_accum = torch.empty(num_splits, p.nheads, total_q, dtype=torch.float32, device=q.device)
-            p.o_accum, p.lse_accum = o_accum.data_ptr(), lse_accum.data_ptr()
-        mod.fwd_splitkv(p, stream)  # the caching allocator keeps the partial buffers for the queued combine
+        math = inst.get("impl", "vector")
+        _LAST["fwd"] = math
+        buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
+        mod.fwd_splitkv(p, stream, getattr(mod.TileMath, math))
+        del buffers  # the caching allocator keeps the partial buffers for the queued combine
+
+
+def fill_split_buffers(p, num_splits: int, bucket: int, alloc, device) -> tuple:
+    """Set num_splits and, for more than one split, the fp32 partial buffers o_accum (num_splits, nheads,
+    total_q, headdim bucket) and lse_accum (num_splits, nheads, total_q), allocated with ``alloc(*shape,
+    dtype=, device=)``; returns them (the gfx906 emulator's driver fills its params with this too)."""
+    p.num_splits = num_splits
+    if num_splits <= 1:
+        return ()
+    o_accum = alloc(num_splits, p.nheads, p.seq_total_q, bucket, dtype=torch.float32, device=device)
+    lse_accum = alloc(num_splits, p.nheads, p.seq_total_q, dtype=torch.float32, device=device)
+    p.o_accum, p.lse_accum = o_accum.data_ptr(), lse_accum.data_ptr()
+    return o_accum, lse_accum
 
 
 # Decode steps repeat one shape for thousands of calls and are short enough for the host to matter: the filled
@@ -242,7 +268,7 @@ def forward(platform: str, q, k, v, args: FwdArgs, with_stats: bool = False):
     if args.alibi_slopes is None:  # see _PARAMS_CACHE
         ptrs_aligned = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
         key = ("dense", platform, q.device.index, q.dtype, q.shape, q.stride(), k.shape, k.stride(), v.stride(), args,
-               ptrs_aligned, with_stats)
+               ptrs_aligned, with_stats, kernel_choice())
     hit = _PARAMS_CACHE.get(key) if key is not None else None
     if hit is None:
         p = mod.FmhaFwdParams()
@@ -296,7 +322,8 @@ def varlen_forward(platform: str, q, k, v, seq: SeqArgs, args: FwdArgs):
         bt = seq.block_table
         key = (platform, q.device.index, q.dtype, q.shape, q.stride(), k.shape, k.stride(), v.stride(), args,
                seq.batch, seq.max_seqlen_q, seq.max_seqlen_k, seq.num_splits, seq.cu_seqlens_k is None,
-               seq.seqused_k is None, seq.cache_batch_idx is None, None if bt is None else bt.stride(0), ptrs_aligned)
+               seq.seqused_k is None, seq.cache_batch_idx is None, None if bt is None else bt.stride(0), ptrs_aligned,
+               kernel_choice())
     hit = _PARAMS_CACHE.get(key) if key is not None else None
     if hit is None:
         p = mod.FmhaFwdParams()
@@ -348,15 +375,24 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
 
 
 def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv) -> None:
-    """The backward's output, statistics and stride fields of ``p`` (dense or varlen), then the launch."""
+    """The backward's output, statistics and stride fields of ``p`` (dense or varlen), then the launch (tile math
+    under ``ROCFLASH_KERNEL``, recorded in :func:`last_kernels`)."""
+    fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv)
+    math = forward_tile_math(mod.platform(), mod, q, p.aligned, BWD_KINDS)  # checked before launch
+    with torch.cuda.device(q.device):
+        mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream, getattr(mod.TileMath, math))
+    _LAST["bwd"] = math
+
+
+def fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv) -> None:
+    """The backward's output, statistics and stride fields of ``p`` (also filled by the gfx906 emulator's
+    driver, rocflash.emu.driver_varlen)."""
     p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), 0, delta.data_ptr()
     p.softmax_stats = stats.data_ptr()
     p.dq, p.dk, p.dv = dq.data_ptr(), dk.data_ptr(), dv.data_ptr()
     for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
         _set_strides(p, name, t)
     p.aligned = is_aligned(q, k, v, out, dout, dq, dk, dv)
-    with torch.cuda.device(q.device):
-        mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream)
 
 
 def stats_from_lse(lse: torch.Tensor) -> torch.Tensor:
@@ -381,6 +417,5 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs):
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
     _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv)
-    _LAST["bwd"] = "vector"
     del alibi
     return dq, dk, dv

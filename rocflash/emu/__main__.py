@@ -4,6 +4,7 @@
     python -m rocflash.emu coverage --from-dir DIR  # the same over *.s files already compiled (gfx906)
     python -m rocflash.emu coverage --markdown out.md
     python -m rocflash.emu model [--markdown out.md]    # cycle MODEL of the headline and decode shapes
+                                                        # (decode also through split-KV + combine, as dispatched)
 
 Coverage: every distinct mnemonic in every gfx906 kernel we build (forward, dK/dV, dQ instances in both
 load paths, and the backward preprocess kernels), whether the emulator implements it, and every instruction
@@ -84,9 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "model":
         from .cycles import HEADER, default_predictions
+        from .cycles_decode import decode_predictions
 
         text = ("MODEL, not a measurement (rocflash/emu/cycles.py states the rules):\n\n" + HEADER + "\n"
-                + "\n".join(p.row() for p in default_predictions()) + "\n")
+                + "\n".join(p.row() for p in default_predictions() + decode_predictions()) + "\n")
         sys.stdout.write(text)
         if args.markdown:
             Path(args.markdown).write_text(text)

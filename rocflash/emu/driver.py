@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -55,10 +56,25 @@ def kernel_image(kind: str, dtype: str, headdim: int, aligned: bool, config: Til
     path = compile_asm(cfg.kernel_name(aligned) + ("_custom" if config is not None else ""), source)
     text = path.read_text()
     kernels = asm_mod.parse_file(text, str(path))
+    if kind == "fwd_splitkv":  # the translation unit also holds the combine kernel (combine_image)
+        kernels = {n: k for n, k in kernels.items() if "fmha_fwd_splitkv_kernel" in n}
     if len(kernels) != 1:
-        raise RuntimeError(f"{path}: expected one kernel, found {sorted(kernels)}")
+        raise RuntimeError(f"{path}: expected one {kind} kernel, found {sorted(kernels)}")
     kernel = next(iter(kernels.values()))
     return KernelImage(Program.from_kernel(kernel), cfg, aligned, read_lds_constant(text), str(path))
+
+
+@functools.lru_cache(maxsize=16)
+def combine_image(dtype: str, headdim: int, aligned: bool) -> KernelImage:
+    """The split-KV combine kernel launched after the ``fwd_splitkv`` instance of (dtype, headdim, aligned):
+    fmha_fwd_splitkv_combine_kernel<E, kCombineThreads, kCombineLanes, bucket> of the same translation unit
+    (hip_src/fmha_splitkv_launch.h), no dynamic LDS."""
+    split = kernel_image("fwd_splitkv", dtype, headdim, aligned)
+    kernels = {n: k for n, k in asm_mod.parse_file(Path(split.source).read_text(), split.source).items()
+               if "fmha_fwd_splitkv_combine_kernel" in n}
+    if len(kernels) != 1:
+        raise RuntimeError(f"{split.source}: expected one combine kernel, found {sorted(kernels)}")
+    return KernelImage(Program.from_kernel(next(iter(kernels.values()))), None, aligned, 0, split.source)
 
 
 @functools.lru_cache(maxsize=8)

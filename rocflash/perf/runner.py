@@ -458,7 +458,7 @@ def main(argv: list[str] | None = None) -> int:
     if preset is None:
         preset = "default" if device.type == "cuda" else "smoke"
         if device.type != "cuda":
-            notes.append("no GPU: ran the smoke preset (pass --preset default to run the GPU default on the CPU)")
+            notes.append("no GPU: ran the smoke preset (the GPU presets, e.g. --preset default, take minutes per case on a CPU; --time-limit-s is checked between cases)")
     try:
         cases = apply_overrides(resolve_presets([s.strip() for s in preset.split(",") if s.strip()]),
                                 a.dtype, a.causal, a.bwd)

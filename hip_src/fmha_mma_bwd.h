@@ -1,0 +1,459 @@
+// fmha_mma_bwd.h - the backward's dK/dV and dQ kernels on tensor cores (NVIDIA sm_80+, fp16 and bf16 inputs,
+// fp32 accumulation): FlashAttention-2's backward formulation (Dao 2023) on the m16n8k16 primitives of
+// fmha_mma.h, with the layouts of fmha_mma_bwd_tile.h. They replace the vector dK/dV and dQ kernels of
+// fmha_bwd_kernel.h for the configs whose `impl` is "mma" (ck_configs/fmha_bwd.toml) and keep everything
+// else of that backward: the preprocess (D), the params struct, the row statistics (load_row_stats: the
+// forward's m and 1/l), the masks and score transform (softcap, ALiBi, windows), GQA summed in registers,
+// varlen, one write per gradient element (no atomics: bitwise repeatable).
+//
+// Per tile, with x = score(S) in log2 units, P = exp2(x - m) * inv_l, dS = P o (dP - D) o g (g = 1, or
+// 1 - tanh^2 under softcap); P and dS are rounded to E for the products, as the forward rounds P.
+//
+// Masked pairs contribute exactly nothing, even when K or V hold NaN/inf: on boundary tiles P and dS are
+// selected to 0 (not multiplied), so S and dP of a masked pair never reach a gradient; the dK/dV products
+// take only Q and dO rows (the rows' own data; rows past seqlen_q are zero-filled) as B operands. The dQ
+// product's B operand is the K tile: on a boundary tile whose K tile holds a non-finite element (a cheap
+// block-wide test) each row first adds the non-finite K elements of the keys it sees (what dS * inf or
+// dS * NaN gives it: non-finite), then those elements are replaced by 0 and the product runs as usual, so rows
+// that see none of them get exactly the products of a clean K (the forward's V guard, fmha_mma.h pv_masked).
+//
+// Only the CUDA build includes this file (fmha_bwd_launch.h under RF_PLATFORM_CUDA).
+#pragma once
+
+#include "fmha_bwd_kernel.h"
+#include "fmha_mma.h"
+#include "fmha_mma_bwd_tile.h"
+
+namespace rf {
+namespace mma {
+
+// 4 or 8 bytes global -> shared (cp.async.ca); src_bytes = 0 writes zeros and reads nothing.
+template <int kBytes>
+RF_DEVICE void cp_async_small(uint32_t dst, const void* src, int src_bytes) {
+#if defined(RF_MMA_UNSUPPORTED)
+  __trap();
+#else
+  static_assert(kBytes == 4 || kBytes == 8, "cp.async.ca copies 4, 8 or 16 bytes");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(kBytes), "r"(src_bytes));
+#endif
+}
+
+}  // namespace mma
+
+// Shared pieces of the two tensor-core backward kernels.
+template <class E, class Shape, bool kAligned>
+struct MmaBwdOps {
+  // kRows rows of `src` from first_row into shared memory (write(r, d): byte offset of vector d of row r):
+  // cp.async on the 128-bit path (zero-filled outside the tensor), else through registers.
+  template <int kRows, int kThreads, int kChunks, class Write>
+  RF_DEVICE static void copy_rows(char* lds, const GlobalRows<E>& src, int first_row, Write write, int tid) {
+    constexpr int kVecElems = kVectorBytes / E::kBytes;
+#pragma unroll
+    for (int it = 0; it < (kRows * kChunks + kThreads - 1) / kThreads; ++it) {
+      const int id = tid + it * kThreads;
+      if (kRows * kChunks % kThreads != 0 && id >= kRows * kChunks) break;
+      const int r = id / kChunks, d = id % kChunks;
+      char* dst = lds + write(r, d);
+      if constexpr (kAligned) {
+        const bool inside = first_row + r < src.rows && d * kVecElems < src.cols;
+        const char* from = inside ? src.base + src.row_offset(first_row + r) + d * kVectorBytes : src.base;
+        mma::cp_async_16(mma::smem_address(dst), from, inside ? kVectorBytes : 0);
+      } else {
+        *reinterpret_cast<uint4*>(dst) = src.template load_vec<false>(first_row + r, d);
+      }
+    }
+  }
+
+  // acc[2*MT][2*N/8] += A(MT m16 tiles of rows from a_row0 at a_base, k over headdim) . B^T, B rows (N of them)
+  // at b_base; each B fragment load serves the MT tiles.
+  template <int N, int KD, int MT, int TN>
+  RF_DEVICE static void gemm_rows_by_rows(const char* lds, const Shape& T, int tid, int a_base, int a_row0, int b_base,
+                                          float (&acc)[2 * MT][TN]) {
+#pragma unroll
+    for (int kk = 0; kk < KD; ++kk) {
+      uint32_t a[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+        mma::ldmatrix_x4(a[mt], mma::smem_address(lds + T.a_read(a_base, tid, a_row0 + mt * 16, kk)));
+#pragma unroll
+      for (int np = 0; np < N / 16; ++np) {
+        uint32_t b[4];
+        mma::ldmatrix_x4(b, mma::smem_address(lds + T.b_read(b_base, tid, np, kk)));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int c = 2 * (2 * np + h);
+            mma::mma_16816<E>(acc[2 * mt][c], acc[2 * mt][c + 1], acc[2 * mt + 1][c], acc[2 * mt + 1][c + 1], a[mt],
+                              b[2 * h], b[2 * h + 1]);
+          }
+      }
+    }
+  }
+
+  // acc[2*MT][TD] += X . B, X = x[2*MT][TX] (accumulator layout, rounded to E: the A fragments), B row-major
+  // [TX/2 rows][headdim] at b_base (ldmatrix.trans); each B fragment load serves the MT tiles.
+  template <int TX, int KD, int MT, int TD>
+  RF_DEVICE static void gemm_frag_by_rows(const char* lds, const Shape& T, int tid, const float (&x)[2 * MT][TX],
+                                          int b_base, float (&acc)[2 * MT][TD]) {
+#pragma unroll
+    for (int kk = 0; kk < TX / 4; ++kk) {
+      uint32_t a[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        a[mt][0] = mma::pack2<E>(x[2 * mt][4 * kk], x[2 * mt][4 * kk + 1]);
+        a[mt][1] = mma::pack2<E>(x[2 * mt + 1][4 * kk], x[2 * mt + 1][4 * kk + 1]);
+        a[mt][2] = mma::pack2<E>(x[2 * mt][4 * kk + 2], x[2 * mt][4 * kk + 3]);
+        a[mt][3] = mma::pack2<E>(x[2 * mt + 1][4 * kk + 2], x[2 * mt + 1][4 * kk + 3]);
+      }
+#pragma unroll
+      for (int dp = 0; dp < KD; ++dp) {
+        uint32_t b[4];
+        mma::ldmatrix_x4_trans(b, mma::smem_address(lds + T.bt_read(b_base, tid, kk, dp)));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int c = 2 * (2 * dp + h);
+            mma::mma_16816<E>(acc[2 * mt][c], acc[2 * mt][c + 1], acc[2 * mt + 1][c], acc[2 * mt + 1][c + 1], a[mt],
+                              b[2 * h], b[2 * h + 1]);
+          }
+      }
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// dK/dV kernel: one block per (block_n keys, head_k, batch); warp w owns keys n0 + [w*Wr, (w+1)*Wr), Wr = 16 * MT.
+template <class E, class Tile, bool kAligned>
+struct MmaBwdDkdvPipeline {
+  static constexpr MmaBwdDkdvShape T = Tile::kShape;
+  static constexpr int TN = T.s_cols_per_thread();
+  static constexpr int TD = T.o_cols_per_thread();
+  static constexpr int KD = T.headdim / MmaBwdTileBase::kMmaK;
+  static constexpr int MT = T.m_tiles();
+  static constexpr int TK = 2 * MT;  // accumulator rows per thread (keys)
+  using Ops = MmaBwdOps<E, MmaBwdDkdvShape, kAligned>;
+  static_assert(T.valid(), "invalid tensor-core dK/dV tile config (see MmaBwdDkdvShape::valid)");
+  static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
+  static_assert(kWaveSize == MmaBwdTileBase::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
+
+  // Q, dO rows and the row statistics of query tile m0 (head `head`) into buffer `buf`, one cp.async group.
+  // Rows past seqlen_q get zeros: P = exp2(x - 0) * 0 = 0 and dS = 0 for their (zero) Q and dO rows.
+  RF_DEVICE static void issue_tile(const FmhaBwdParams& p, const SeqInfo& seq, char* lds, int batch, int head, int m0,
+                                   int buf, int tid) {
+    constexpr MmaBwdDkdvShape T = Tile::kShape;
+    const auto q = q_side_rows<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch, head, p.headdim);
+    const auto dout = q_side_rows<E>(p.dout, p.do_batch_stride, p.do_row_stride, p.do_head_stride, seq, batch, head, p.headdim);
+    Ops::template copy_rows<T.block_m, T.threads, T.chunks_per_row()>(lds, q, m0, [&](int r, int d) { return T.write(T.q_offset(buf), r, d); }, tid);
+    Ops::template copy_rows<T.block_m, T.threads, T.chunks_per_row()>(lds, dout, m0, [&](int r, int d) { return T.write(T.do_offset(buf), r, d); }, tid);
+    for (int id = tid; id < 2 * T.block_m; id += T.threads) {
+      const int r = id % T.block_m;
+      const bool inside = m0 + r < seq.seqlen_q;
+      const int64_t idx = inside ? lse_index(p.seq, seq, batch, head, m0 + r) : 0;
+      if (id < T.block_m)
+        mma::cp_async_small<8>(mma::smem_address(lds + T.stats_offset(buf) + 8 * r), p.softmax_stats + 2 * idx, inside ? 8 : 0);
+      else
+        mma::cp_async_small<4>(mma::smem_address(lds + T.delta_offset(buf) + 4 * r), p.delta + idx, inside ? 4 : 0);
+    }
+    mma::cp_async_commit();
+  }
+
+  // P^T and dS^T of one tile (in place: s holds S^T on entry, P^T on exit; dp holds dP^T, then dS^T).
+  template <bool kMask>
+  RF_DEVICE static void probs_and_grads(const char* lds, int buf, const ScoreTransform& score, const MaskRule& rule,
+                                        int m0, int n0, int tid, float (&s)[TK][TN], float (&dp)[TK][TN]) {
+    constexpr MmaBwdDkdvShape T = Tile::kShape;
+#pragma unroll
+    for (int c = 0; c < TN; ++c) {
+      const int qr = T.frag_col(tid, c);  // query row of the tile
+      const float2 st = *reinterpret_cast<const float2*>(lds + T.stats_offset(buf) + 8 * qr);
+      const float delta = *reinterpret_cast<const float*>(lds + T.delta_offset(buf) + 4 * qr);
+      const float row_max = st.x == neg_inf() ? pos_inf() : st.x;  // fully masked row: P = 0, not inf * 0
+      const int row = m0 + qr;
+      int32_t lo = 0, hi = 0;
+      if constexpr (kMask) visible_key_span(rule, row, &lo, &hi);
+#pragma unroll
+      for (int i = 0; i < TK; ++i) {
+        const int col = n0 + T.key(tid, i);
+        float prob = rf_exp2(score(s[i][c], row, col) - row_max) * st.y;
+        float ds = prob * (dp[i][c] - delta) * score.grad_factor(s[i][c]);
+        if constexpr (kMask) {  // selects, not products: S^T and dP^T of a masked pair may be NaN
+          if (col < lo || col > hi) prob = ds = 0.f;
+        }
+        s[i][c] = prob;
+        dp[i][c] = ds;
+      }
+    }
+  }
+
+  RF_DEVICE static void run(const FmhaBwdParams& p, char* lds, int n_block, int head_k, int batch) {
+    constexpr MmaBwdDkdvShape T = Tile::kShape;
+    const int tid = threadIdx.x;
+    const SeqInfo seq = SeqInfo::make(p, batch);
+    const int n0 = n_block * T.block_n;
+    if (n0 >= seq.seqlen_k) return;  // uniform
+    const int n_end = min(n0 + T.block_n, seq.seqlen_k);
+    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
+    const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
+    const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
+
+    float dk[TK][TD], dv[TK][TD];
+#pragma unroll
+    for (int i = 0; i < TK; ++i)
+#pragma unroll
+      for (int x = 0; x < TD; ++x) dk[i][x] = dv[i][x] = 0.f;
+
+    int tile_begin, tile_end;
+    query_tile_range(rule, n0, n_end, T.block_m, &tile_begin, &tile_end);
+    const int group = p.nheads / p.nheads_k;
+    const int tiles = tile_end - tile_begin;
+    const int total = tiles * group;  // (query head of the group, query tile), tile fastest
+    if (total > 0) {                  // uniform
+      Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(), r, d); }, tid);
+      Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, v, n0, [&](int r, int d) { return T.write(T.v_offset(), r, d); }, tid);
+      issue_tile(p, seq, lds, batch, head_k * group, tile_begin * T.block_m, 0, tid);  // one group with K, V
+      const int key0 = T.warp(tid) * T.rows_per_warp();
+      for (int it = 0; it < total; ++it) {
+        const int buf = it & 1;
+        const int head = head_k * group + it / tiles;
+        const int m0 = (tile_begin + it % tiles) * T.block_m;
+        __syncthreads();  // every warp is done with buffer buf ^ 1 (tile it - 1)
+        if (it + 1 < total) {
+          issue_tile(p, seq, lds, batch, head_k * group + (it + 1) / tiles, (tile_begin + (it + 1) % tiles) * T.block_m,
+                     buf ^ 1, tid);
+          mma::cp_async_wait<1>();
+        } else {
+          mma::cp_async_wait<0>();
+        }
+        __syncthreads();  // tile it (and K, V) visible to every warp
+
+        const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
+                                                          seq.seqlen_k - seq.seqlen_q);
+        float s[TK][TN], dp[TK][TN];
+#pragma unroll
+        for (int i = 0; i < TK; ++i)
+#pragma unroll
+          for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
+        // S^T = K.Q^T and dP^T = V.dO^T (keys are the rows)
+        Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.k_offset(), key0, T.q_offset(buf), s);
+        Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.v_offset(), key0, T.do_offset(buf), dp);
+        const int m_end = min(m0 + T.block_m, seq.seqlen_q);
+        if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))  // uniform per block
+          probs_and_grads<true>(lds, buf, score, rule, m0, n0, tid, s, dp);
+        else
+          probs_and_grads<false>(lds, buf, score, rule, m0, n0, tid, s, dp);
+        // dV += P^T.dO, dK += dS^T.Q (the accumulators are the A fragments)
+        Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, s, T.do_offset(buf), dv);
+        Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, dp, T.q_offset(buf), dk);
+      }
+    }
+
+    // epilogue: dK = softmax_scale * sum dS^T.Q, dV = sum P^T.dO, written once (zeros for keys no row sees)
+    const auto key_of = [&](int i) { return n0 + T.key(tid, i); };
+    const auto col_of = [&](int g) { return T.o_col(tid, g, 0); };
+    const auto dk_rows = k_side_rows<E>(p, p.dk, p.dk_batch_stride, p.dk_row_stride, p.dk_head_stride, seq, batch, head_k);
+    const auto dv_rows = k_side_rows<E>(p, p.dv, p.dv_batch_stride, p.dv_row_stride, p.dv_head_stride, seq, batch, head_k);
+    store_acc_rows<E, kAligned, TK, TD, 2>(const_cast<char*>(dk_rows.base), dk_rows.row_stride_bytes, seq.seqlen_k, p.headdim, dk, [&](int) { return p.softmax_scale; }, key_of, col_of);
+    store_acc_rows<E, kAligned, TK, TD, 2>(const_cast<char*>(dv_rows.base), dv_rows.row_stride_bytes, seq.seqlen_k, p.headdim, dv, [&](int) { return 1.f; }, key_of, col_of);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// dQ kernel: one block per (block_m query rows, head, batch); warp w owns rows m0 + [w*Wr, (w+1)*Wr), Wr = 16 * MT.
+template <class E, class Tile, bool kAligned>
+struct MmaBwdDqPipeline {
+  static constexpr MmaBwdDqShape T = Tile::kShape;
+  static constexpr int TN = T.s_cols_per_thread();
+  static constexpr int TD = T.o_cols_per_thread();
+  static constexpr int KD = T.headdim / MmaBwdTileBase::kMmaK;
+  static constexpr int MT = T.m_tiles();
+  static constexpr int TM = 2 * MT;  // accumulator rows per thread (query rows)
+  using Ops = MmaBwdOps<E, MmaBwdDqShape, kAligned>;
+  static_assert(T.valid(), "invalid tensor-core dQ tile config (see MmaBwdDqShape::valid)");
+  static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
+  static_assert(kWaveSize == MmaBwdTileBase::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
+
+  RF_DEVICE static void issue_kv(char* lds, const GlobalRows<E>& k, const GlobalRows<E>& v, int n0, int buf, int tid) {
+    constexpr MmaBwdDqShape T = Tile::kShape;
+    Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(buf), r, d); }, tid);
+    Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, v, n0, [&](int r, int d) { return T.write(T.v_offset(buf), r, d); }, tid);
+    mma::cp_async_commit();
+  }
+
+  template <bool kMask>
+  RF_DEVICE static void grads(const ScoreTransform& score, const MaskRule& rule, int m0, int n0, int tid,
+                              const float (&row_max)[TM], const float (&inv_l)[TM], const float (&delta)[TM],
+                              const float (&s)[TM][TN], float (&dp)[TM][TN]) {
+    constexpr MmaBwdDqShape T = Tile::kShape;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      const int row = m0 + T.row(tid, i);
+#pragma unroll
+      for (int c = 0; c < TN; ++c) {
+        const int col = n0 + T.frag_col(tid, c);
+        const float prob = rf_exp2(score(s[i][c], row, col) - row_max[i]) * inv_l[i];
+        float ds = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
+        if constexpr (kMask) {  // a select: S and dP of a masked pair may be NaN
+          // (per element, not visible_key_span: the rows' spans are loop-invariant here, and ptxas keeps them in
+          // registers across the key-tile loop, which made the d64 two-tile kernel spill on sm_80)
+          if (!(row < rule.seqlen_q && rule.visible(row, col))) ds = 0.f;
+        }
+        dp[i][c] = ds;
+      }
+    }
+  }
+
+  // The K guard of a boundary tile (see the file comment): visible(i, j) says whether accumulator row i sees
+  // key j of the tile.
+  template <class Visible>
+  RF_DEVICE static void guard_k(char* lds, int buf, int tid, float (&dq)[TM][TD], Visible visible) {
+    constexpr MmaBwdDqShape T = Tile::kShape;
+    constexpr int CPR = T.chunks_per_row();
+    bool found = false;
+#pragma unroll 1
+    for (int id = tid; id < T.block_n * CPR; id += T.threads)
+      found |= mma::has_nonfinite<E>(*reinterpret_cast<const uint4*>(lds + T.write(T.k_offset(buf), id / CPR, id % CPR)));
+    if (!__syncthreads_or(found)) return;  // also: every warp is done reading K for S = Q.K^T
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int x = 0; x < TD; ++x) {
+        const int col = T.o_col(tid, x / 2, x % 2);
+#pragma unroll 1
+        for (int j = 0; j < T.block_n; ++j) {  // rolled: a rare path, kept small
+          const uint32_t bits = *reinterpret_cast<const uint16_t*>(lds + T.write(T.k_offset(buf), j, 0) + col * E::kBytes);
+          if (mma::nonfinite16<E>(bits) && visible(i, j)) dq[i][x] += mma::to_float<E>(bits);
+        }
+      }
+    __syncthreads();
+#pragma unroll 1
+    for (int id = tid; id < T.block_n * CPR; id += T.threads) {
+      uint4* w = reinterpret_cast<uint4*>(lds + T.write(T.k_offset(buf), id / CPR, id % CPR));
+      *w = mma::zero_nonfinite<E>(*w);
+    }
+    __syncthreads();
+  }
+
+  RF_DEVICE static void run(const FmhaBwdParams& p, char* lds, int m_block, int head, int batch) {
+    constexpr MmaBwdDqShape T = Tile::kShape;
+    const int tid = threadIdx.x;
+    const SeqInfo seq = SeqInfo::make(p, batch);
+    const int m0 = m_block * T.block_m;
+    if (m0 >= seq.seqlen_q) return;  // uniform
+    const int m_end = min(m0 + T.block_m, seq.seqlen_q);
+    const int head_k = head / (p.nheads / p.nheads_k);
+    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
+    const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
+                                                      seq.seqlen_k - seq.seqlen_q);
+    const auto q = q_side_rows<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch, head, p.headdim);
+    const auto dout = q_side_rows<E>(p.dout, p.do_batch_stride, p.do_row_stride, p.do_head_stride, seq, batch, head, p.headdim);
+    const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
+    const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
+
+    float dq[TM][TD];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int x = 0; x < TD; ++x) dq[i][x] = 0.f;
+
+    int tile_begin, tile_end;
+    key_tile_range(rule, m0, m_end, T.block_n, &tile_begin, &tile_end);
+    if (tile_begin < tile_end) {  // uniform
+      Ops::template copy_rows<T.block_m, T.threads, T.chunks_per_row()>(lds, q, m0, [&](int r, int d) { return T.write(T.q_offset(), r, d); }, tid);
+      Ops::template copy_rows<T.block_m, T.threads, T.chunks_per_row()>(lds, dout, m0, [&](int r, int d) { return T.write(T.do_offset(), r, d); }, tid);
+      issue_kv(lds, k, v, tile_begin * T.block_n, 0, tid);  // one group with Q, dO
+      float row_max[TM], inv_l[TM], delta[TM];
+#pragma unroll
+      for (int i = 0; i < TM; ++i) load_row_stats(p, seq, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
+      const int row0 = T.warp(tid) * T.rows_per_warp();
+      for (int t = tile_begin; t < tile_end; ++t) {
+        const int buf = (t - tile_begin) & 1;
+        const int n0 = t * T.block_n;
+        __syncthreads();  // every warp is done with buffer buf ^ 1 (tile t - 1)
+        if (t + 1 < tile_end) {
+          issue_kv(lds, k, v, n0 + T.block_n, buf ^ 1, tid);
+          mma::cp_async_wait<1>();
+        } else {
+          mma::cp_async_wait<0>();
+        }
+        __syncthreads();
+
+        float s[TM][TN], dp[TM][TN];
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
+        // S = Q.K^T, dP = dO.V^T
+        Ops::template gemm_rows_by_rows<T.block_n, KD, MT>(lds, T, tid, T.q_offset(), row0, T.k_offset(buf), s);
+        Ops::template gemm_rows_by_rows<T.block_n, KD, MT>(lds, T, tid, T.do_offset(), row0, T.v_offset(buf), dp);
+        if (tile_needs_mask(rule, m0, m_end, n0, T.block_n)) {  // uniform per block
+          grads<true>(score, rule, m0, n0, tid, row_max, inv_l, delta, s, dp);
+          guard_k(lds, buf, tid, dq, [&](int i, int j) {
+            const int row = m0 + T.row(tid, i);
+            return row < rule.seqlen_q && rule.visible(row, n0 + j);
+          });
+        } else {
+          grads<false>(score, rule, m0, n0, tid, row_max, inv_l, delta, s, dp);
+        }
+        // dQ += dS.K (K row-major [key][headdim]: ldmatrix.trans)
+        Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, dp, T.k_offset(buf), dq);
+      }
+    }
+    const auto dq_rows = q_side_rows<E>(p.dq, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride, seq, batch, head, p.headdim);
+    store_acc_rows<E, kAligned, TM, TD, 2>(const_cast<char*>(dq_rows.base), dq_rows.row_stride_bytes, seq.seqlen_q, p.headdim, dq,
+                                          [&](int) { return p.softmax_scale; }, [&](int i) { return m0 + T.row(tid, i); },
+                                          [&](int g) { return T.o_col(tid, g, 0); });
+  }
+};
+
+template <class E, class Tile, bool kAligned>
+__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdv_mma_kernel(const FmhaBwdParams p) {
+  extern __shared__ uint4 rf_lds[];
+  const int num_n_blocks = (p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n;
+  const int64_t total = int64_t(num_n_blocks) * p.nheads_k * p.batch;
+  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
+    const int64_t bh = bid / num_n_blocks;
+    MmaBwdDkdvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), int(bid % num_n_blocks),
+                                               int(bh % p.nheads_k), int(bh / p.nheads_k));
+    __syncthreads();
+  }
+}
+
+// Query blocks of one (batch, head) run last-first: with a causal mask the last rows see the most keys.
+template <class E, class Tile, bool kAligned>
+__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dq_mma_kernel(const FmhaBwdParams p) {
+  extern __shared__ uint4 rf_lds[];
+  const int num_m_blocks = (p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
+  const int64_t total = int64_t(num_m_blocks) * p.nheads * p.batch;
+  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
+    const int64_t bh = bid / num_m_blocks;
+    MmaBwdDqPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), num_m_blocks - 1 - int(bid % num_m_blocks),
+                                             int(bh % p.nheads), int(bh / p.nheads));
+    __syncthreads();
+  }
+}
+
+template <class E, class Tile, bool kAligned>
+rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
+  constexpr MmaBwdDkdvShape T = Tile::kShape;
+  const auto kernel = fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned>;
+  rfError_t err = rfFuncSetDynamicLds(kernel, T.lds_bytes());
+  if (err != rfSuccess) return err;
+  const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
+  kernel<<<dim3(unsigned(total < kMaxGridBlocks ? total : kMaxGridBlocks)), dim3(T.threads), T.lds_bytes(), stream>>>(p);
+  return rfGetLastError();
+}
+
+template <class E, class Tile, bool kAligned>
+rfError_t launch_fmha_bwd_dq_mma(const FmhaBwdParams& p, rfStream_t stream) {
+  constexpr MmaBwdDqShape T = Tile::kShape;
+  const auto kernel = fmha_bwd_dq_mma_kernel<E, Tile, kAligned>;
+  rfError_t err = rfFuncSetDynamicLds(kernel, T.lds_bytes());
+  if (err != rfSuccess) return err;
+  const int64_t total = (int64_t(p.seqlen_q) + T.block_m - 1) / T.block_m * p.nheads * p.batch;
+  kernel<<<dim3(unsigned(total < kMaxGridBlocks ? total : kMaxGridBlocks)), dim3(T.threads), T.lds_bytes(), stream>>>(p);
+  return rfGetLastError();
+}
+
+}  // namespace rf

@@ -1,0 +1,125 @@
+// fmha_mma_bwd_tile.h - tile shapes, fragment layouts and shared-memory layouts of the backward kernels'
+// tensor-core tile math (fmha_mma_bwd.h, NVIDIA sm_80+), as constexpr data (plain C++17, like fmha_mma_tile.h,
+// whose m16n8k16 fragment conventions it reuses).
+//
+// FlashAttention-2 backward (Dao 2023, Algorithm 2 and its CUDA kernels' formulation), two kernels, no atomics:
+//
+//   dK/dV kernel: a block owns Bc = block_n keys of one (batch, head_k); warp w owns the MT m16 tiles of keys
+//     [w*Wr, (w+1)*Wr), Wr = block_n / warps = 16 * MT (MT = 1 or 2: two tiles share every B fragment load).
+//     Per query tile of Br = block_m rows (every query head of the GQA group):
+//       S^T  = K.Q^T        A = K rows (ldmatrix), B = Q rows ("col" operand, ldmatrix)       Wr x Br per warp
+//       dP^T = V.dO^T       A = V rows, B = dO rows
+//       P^T, dS^T in the accumulator registers (per query column: m, 1/l, D from shared memory)
+//       dV  += P^T.dO       A = P^T (accumulator -> A fragment, as the forward's P), B = dO (ldmatrix.trans)
+//       dK  += dS^T.Q       A = dS^T, B = Q (ldmatrix.trans)
+//     Q, dO and the per-row statistics are double-buffered: tile t+1 is in flight (cp.async) during tile t.
+//   dQ kernel: a block owns Br = block_m query rows of one (batch, head); warp w owns rows [w*Wr, (w+1)*Wr),
+//     Wr = block_m / warps = 16 * MT.
+//     Per K/V tile of Bc keys:
+//       S  = Q.K^T,  dP = dO.V^T,  P and dS in the accumulator registers (row statistics in registers)
+//       dQ += dS.K          A = dS, B = K (ldmatrix.trans)
+//     K and V are double-buffered.
+//
+// Accumulator layout of a warp's Wr rows (m16n8 fragments, PTX ISA "Matrix fragments for mma.m16n8k16"):
+// lane l holds, per m16 tile mt, rows g = l/4 and g + 8 and, per 8-column tile, columns 2t and 2t + 1 (t = l%4):
+//   acc[i][c] (i < 2*MT): row w*Wr + (i/2)*16 + (i%2)*8 + g, column (c/2)*8 + 2t + c%2 (the forward's order).
+// Shared memory rows are padded by lds_pad_bytes (16) so that the eight 16-byte rows of one ldmatrix phase
+// fall in eight different bank groups whenever (headdim*2)/16 is even (the forward's rule).
+#pragma once
+
+#include "fmha_tile.h"
+
+namespace rf {
+
+struct MmaBwdTileBase {
+  int headdim;        // headdim bucket
+  int block_m;        // Br: query rows per tile
+  int block_n;        // Bc: keys per tile
+  int threads;        // threads per block (whole warps)
+  int threads_n;      // lanes sharing one accumulator row: 4, fixed by the mma fragment
+  int lds_pad_bytes;  // padding after each Q/dO/K/V row
+  int elem_bytes;     // 2: fp16 or bf16
+
+  static constexpr int kWarpLanes = 32;
+  static constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
+  static constexpr int kRowLanes = 4;
+
+  RF_HDC int warps() const { return threads / kWarpLanes; }
+  RF_HDC int warp(int tid) const { return tid / kWarpLanes; }
+  RF_HDC int lane(int tid) const { return tid % kWarpLanes; }
+  RF_HDC int vec_elems() const { return kVectorBytes / elem_bytes; }
+  RF_HDC int chunks_per_row() const { return headdim / vec_elems(); }
+  RF_HDC int row_bytes() const { return headdim * elem_bytes + lds_pad_bytes; }
+  RF_HDC int o_cols_per_thread() const { return 2 * (headdim / kMmaN); }  // TD: gradient accumulator columns
+  // accumulator row (within the warp's Wr) and column of lane `tid`'s element (i, c)
+  RF_HDC int frag_row(int tid, int i) const { return (i / 2) * kMmaM + (i % 2) * 8 + lane(tid) / kRowLanes; }
+  RF_HDC int frag_col(int tid, int c) const { return (c / 2) * kMmaN + 2 * (lane(tid) % kRowLanes) + c % 2; }
+  RF_HDC int o_col(int tid, int g, int e) const { return g * kMmaN + 2 * (lane(tid) % kRowLanes) + e; }
+
+  // ---- ldmatrix row addresses of lane l within a buffer of rows of row_bytes() (offset `base`)
+  // A operand (16 rows from `row0`, k-step kk over headdim): matrices (rows 0-7|8-15) x (k 0-7|8-15).
+  RF_HDC int a_read(int base, int tid, int row0, int kk) const {
+    const int l = lane(tid);
+    return base + (row0 + l % 16) * row_bytes() + (kk * 2 + l / 16) * kVectorBytes;
+  }
+  // B operand ("col": B^T rows in memory) of the n-tiles 2np, 2np+1 at k-step kk over headdim.
+  RF_HDC int b_read(int base, int tid, int np, int kk) const {
+    const int l = lane(tid);
+    return base + (np * 16 + l % 8 + 8 * (l / 16)) * row_bytes() + (kk * 2 + (l / 8) % 2) * kVectorBytes;
+  }
+  // B operand through ldmatrix.trans (B rows = k in memory, i.e. row-major [k][headdim]): k-step kk over the
+  // rows, the column tiles 2dp, 2dp+1 over headdim.
+  RF_HDC int bt_read(int base, int tid, int kk, int dp) const {
+    const int l = lane(tid);
+    return base + (kk * 16 + l % 8 + 8 * ((l / 8) % 2)) * row_bytes() + (dp * 2 + l / 16) * kVectorBytes;
+  }
+  RF_HDC int write(int base, int r, int d) const { return base + r * row_bytes() + d * kVectorBytes; }
+
+  RF_HDC bool base_valid() const {
+    return elem_bytes == 2 && threads_n == kRowLanes && threads % kWarpLanes == 0 && threads > 0 &&
+           headdim % 16 == 0 && block_m % 16 == 0 && block_n % 16 == 0 && lds_pad_bytes % kVectorBytes == 0;
+  }
+};
+
+// dK/dV kernel: block_n = 16 * MT keys per warp. Shared memory (bytes):
+//   K, V        [block_n][row]                       loaded once
+//   Q, dO  x 2  [block_m][row]                       double-buffered per query tile
+//   stats  x 2  [block_m] float2 (m, 1/l), delta [block_m] float
+struct MmaBwdDkdvShape : MmaBwdTileBase {
+  RF_HDC int rows_per_warp() const { return block_n / warps(); }          // Wr: keys per warp
+  RF_HDC int m_tiles() const { return rows_per_warp() / kMmaM; }           // MT
+  RF_HDC int s_cols_per_thread() const { return 2 * (block_m / kMmaN); }  // TN: S^T columns (queries)
+  RF_HDC int key(int tid, int i) const { return warp(tid) * rows_per_warp() + frag_row(tid, i); }
+  RF_HDC int k_offset() const { return 0; }
+  RF_HDC int v_offset() const { return block_n * row_bytes(); }
+  RF_HDC int q_offset(int buf) const { return 2 * block_n * row_bytes() + buf * 2 * block_m * row_bytes(); }
+  RF_HDC int do_offset(int buf) const { return q_offset(buf) + block_m * row_bytes(); }
+  RF_HDC int stats_offset(int buf) const { return 2 * block_n * row_bytes() + 4 * block_m * row_bytes() + buf * 12 * block_m; }
+  RF_HDC int delta_offset(int buf) const { return stats_offset(buf) + 8 * block_m; }
+  RF_HDC int lds_bytes() const { return stats_offset(2); }
+
+  RF_HDC bool valid() const {
+    return base_valid() && block_n % (kMmaM * warps()) == 0 && (m_tiles() == 1 || m_tiles() == 2);
+  }
+};
+
+// dQ kernel: block_m = 16 * MT query rows per warp. Shared memory (bytes):
+//   Q, dO       [block_m][row]                       loaded once
+//   K, V   x 2  [block_n][row]                       double-buffered per K/V tile
+struct MmaBwdDqShape : MmaBwdTileBase {
+  RF_HDC int rows_per_warp() const { return block_m / warps(); }          // Wr: query rows per warp
+  RF_HDC int m_tiles() const { return rows_per_warp() / kMmaM; }           // MT
+  RF_HDC int s_cols_per_thread() const { return 2 * (block_n / kMmaN); }  // TN: S columns (keys)
+  RF_HDC int row(int tid, int i) const { return warp(tid) * rows_per_warp() + frag_row(tid, i); }
+  RF_HDC int q_offset() const { return 0; }
+  RF_HDC int do_offset() const { return block_m * row_bytes(); }
+  RF_HDC int k_offset(int buf) const { return 2 * block_m * row_bytes() + buf * 2 * block_n * row_bytes(); }
+  RF_HDC int v_offset(int buf) const { return k_offset(buf) + block_n * row_bytes(); }
+  RF_HDC int lds_bytes() const { return k_offset(2); }
+
+  RF_HDC bool valid() const {
+    return base_valid() && block_m % (kMmaM * warps()) == 0 && (m_tiles() == 1 || m_tiles() == 2);
+  }
+};
+
+}  // namespace rf

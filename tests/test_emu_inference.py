@@ -1,0 +1,138 @@
+"""The inference kernels' gfx906 machine code on the emulator (rocflash.emu.driver_varlen) against fp64, per sequence.
+
+Varlen forward and backward (uneven and empty sequences, seqlen_q != seqlen_k per sequence, causal, GQA), paged
+K/V (shuffled block table, unused blocks and slots NaN, page sizes 16, 48 and 256) through the forward kernel and
+the split-KV decode kernel, and split-KV decode with and without the combine kernel (seqlen_q 1 and 4, GQA 8:2,
+dense and paged caches), LSE included; fp16, bf16, fp32; both load paths. The params struct is filled by the
+compiled backend's own host code (rocflash.backends.compiled). Tolerance: FlashAttention's rule (tests/varlen_ref.py).
+Functional semantics as the emulator reads the Vega ISA manual: no timing, not silicon.
+
+Marked ``toolchain`` like tests/test_emu_kernels.py. Bounded cost: about 1.5 minutes on 2 cores (cold compile
+cache included). The larger sweep: ``python perf/emu_sweep.py --kinds varlen,varlen_bwd,paged,splitkv``.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from conftest import DTYPES, assert_close_to_reference, fwd_args
+from test_emu_kernels import _toolchain  # noqa: F401  (autouse: skip / fail without hipcc and clang++)
+from test_varlen import _pages
+from varlen_ref import assert_sequence_grads_close, assert_sequences_close, cu, rand_packed, split_rows
+
+pytestmark = pytest.mark.toolchain
+
+
+def _seq_args(lens_q, lens_k, **kw):
+    from rocflash.backends import SeqArgs
+
+    return SeqArgs(cu(lens_q), cu(lens_k), None, max(lens_q), max(lens_k), **kw)
+
+
+def test_emulated_varlen_forward_and_backward():
+    """Uneven sequences, one without queries, one without keys, seqlen_q < and > seqlen_k (causal: fully masked
+    rows), GQA 2:1: the forward, then the backward (preprocess over the flattened rows, dK/dV, dQ) from the
+    emulated O and LSE."""
+    from rocflash.emu.driver_varlen import run_backward_seq, run_forward_seq
+
+    lens_q, lens_k = [5, 0, 17, 3, 12], [9, 4, 30, 0, 7]
+    dtype = DTYPES["bf16"]
+    q, k, v = rand_packed(lens_q, lens_k, 2, 1, 32, dtype, seed=21)
+    dout = torch.randn(q.shape, generator=torch.Generator().manual_seed(22)).to(dtype)
+    seq, args = _seq_args(lens_q, lens_k), fwd_args(32, causal=True)
+    out, lse, info = run_forward_seq(q, k, v, args, seq)
+    assert info["kernels"] == ["rocflash_fmha_fwd_gfx9_bf16_d32_b128x64_t256x16_p16_vec"], info["kernels"]
+    kv = list(zip(split_rows(k, lens_k), split_rows(v, lens_k)))
+    assert assert_sequences_close(out, lse, split_rows(q, lens_q), kv, args, "emulated varlen forward") == 3
+    dq, dk, dv, binfo = run_backward_seq(q, k, v, out, lse, dout, args, seq)
+    assert len(binfo["kernels"]) == 3
+    assert_sequence_grads_close((dq, dk, dv), q, k, v, dout, lens_q, lens_k, args, "emulated varlen backward")
+
+
+def test_emulated_varlen_forward_paged_narrow():
+    """Paged K/V (page 16, shuffled, NaN in unused blocks and slots) through the forward kernel (too many rows for
+    the split kernel), headdim 20: the narrow load path."""
+    from rocflash.emu.driver_varlen import run_forward_seq
+
+    lens_q, lens_k = [3, 20], [40, 17]
+    q, k, v = rand_packed(lens_q, lens_k, 2, 2, 20, DTYPES["fp16"], seed=23)
+    k_pages, v_pages, table = _pages(split_rows(k, lens_k), split_rows(v, lens_k), 16, seed=24)
+    from rocflash.backends import SeqArgs
+
+    seq = SeqArgs(cu(lens_q), None, torch.tensor(lens_k, dtype=torch.int32), max(lens_q), max(lens_k),
+                  block_table=table)
+    args = fwd_args(20, causal=True)
+    out, lse, info = run_forward_seq(q, k_pages, v_pages, args, seq)
+    assert info["kernels"][0].startswith("rocflash_fmha_fwd_gfx9_") and info["kernels"][0].endswith("_narrow")
+    kv = list(zip(split_rows(k, lens_k), split_rows(v, lens_k)))
+    assert assert_sequences_close(out, lse, split_rows(q, lens_q), kv, args, "emulated paged forward") == 2
+
+
+# (dtype, headdim, seqlen_q, page size (0: dense cache), num_splits, aligned)
+DECODE_CASES = [
+    pytest.param("fp16", 64, 1, 16, 3, True, id="fp16-d64-sq1-page16-3splits-combine"),
+    pytest.param("bf16", 40, 4, 48, 1, False, id="bf16-d40-sq4-speculative-page48-1split-narrow"),
+    pytest.param("fp32", 64, 1, 256, 2, True, id="fp32-d64-sq1-page256-2splits-combine"),
+    pytest.param("fp16", 64, 4, 0, 2, False, id="fp16-d64-sq4-dense-cache-2splits-narrow"),
+]
+
+
+@pytest.mark.parametrize("dtype,d,sq,page,num_splits,aligned", DECODE_CASES)
+def test_emulated_splitkv_decode(dtype, d, sq, page, num_splits, aligned):
+    """Decode against a KV cache, GQA 8:2, a sequence with no keys: the split-KV kernel (and with more than one
+    split the combine kernel, whose LSE is the one returned), per sequence against fp64."""
+    from rocflash.backends import SeqArgs
+    from rocflash.emu.driver_varlen import run_forward_seq
+
+    lens_k, lens_q = [37, 0, 150], [sq] * 3
+    q, k, v = rand_packed(lens_q, lens_k, 8, 2, d, DTYPES[dtype], seed=d + sq + page)
+    k_seqs, v_seqs = split_rows(k, lens_k), split_rows(v, lens_k)
+    used = torch.tensor(lens_k, dtype=torch.int32)
+    if page:
+        k_cache, v_cache, table = _pages(k_seqs, v_seqs, page, seed=page)
+    else:  # dense cache rows in reverse order (cache_batch_idx), stale slots NaN
+        k_cache = torch.full((3, 160, 2, d), float("nan"), dtype=q.dtype)
+        v_cache = k_cache.clone()
+        for b, n in enumerate(lens_k):
+            k_cache[2 - b, :n], v_cache[2 - b, :n] = k_seqs[b], v_seqs[b]
+        table = None
+    seq = SeqArgs(torch.arange(0, 4 * sq, sq, dtype=torch.int32), None, used, sq, max(lens_k), block_table=table,
+                  cache_batch_idx=None if page else torch.tensor([2, 1, 0], dtype=torch.int32), num_splits=num_splits)
+    args = fwd_args(d, causal=True)
+    out, lse, info = run_forward_seq(q, k_cache, v_cache, args, seq, aligned=aligned)
+    assert info["num_splits"] == num_splits and info["kernels"][0].startswith("rocflash_fmha_fwd_splitkv_gfx9_")
+    assert info["kernels"][0].endswith("_vec" if aligned else "_narrow")
+    assert len(info["kernels"]) == (2 if num_splits > 1 else 1)
+    assert assert_sequences_close(out, lse, split_rows(q, lens_q), list(zip(k_seqs, v_seqs)), args,
+                                  f"emulated split-KV {info['kernels']}") == 2
+
+
+def test_emulated_dense_decode_through_combine():
+    """The dense layout (batch, 1, nheads, headdim) through the split kernel and the combine (which addresses
+    O and LSE by batch and row there), GQA 8:2, more splits than some sequences have keys for."""
+    from rocflash.emu.driver_varlen import run_forward_seq
+
+    g = torch.Generator().manual_seed(25)
+    q, k, v = (torch.randn(*s, generator=g).half() for s in ((2, 1, 8, 64), (2, 70, 2, 64), (2, 70, 2, 64)))
+    args = fwd_args(64)
+    out, lse, info = run_forward_seq(q, k, v, args, num_splits=4)
+    assert info["num_splits"] == 4 and len(info["kernels"]) == 2
+    assert_close_to_reference(out, lse, q, k, v, args, "emulated dense split-KV decode")
+
+
+def test_decode_model_trace_streams_the_split_keys():
+    """The decode cycle MODEL's trace of split-KV workgroup 0 (rocflash.emu.cycles_decode) moves exactly the bytes
+    the kernel addresses: its split's K and V rows plus the pipeline's one prefetch past the end (key k_end - 1
+    re-read), Q once per key group, and the fp32 partial O rows and LSE of its block_m rows."""
+    from rocflash.configs import select_config
+    from rocflash.emu.cycles import group_cost
+    from rocflash.emu.cycles_decode import _trace
+
+    cfg = select_config("fwd_splitkv", "gfx9", "fp16", 64)
+    d, keys = 64, 4 * cfg.block_n  # keys per split (2 splits)
+    (prog, waves), (cprog, cwaves) = _trace("fp16", 4, 1, 2 * keys, d, 2, [0])
+    key_groups = cfg.threads // cfg.threads_n
+    expect = (keys + cfg.block_n) * d * 2 * 2 + key_groups * cfg.block_m * d * 2 + cfg.block_m * (d * 4 + 4)
+    cost = group_cost(prog, waves)
+    assert cost.mem_bytes == expect and cost.simd > 0 and group_cost(cprog, cwaves).mem_bytes > 0
