@@ -36,6 +36,7 @@ import torch.distributed as dist
 from torch.autograd.function import once_differentiable
 
 from ..backends import FwdArgs, compiled, reference, sim
+from ..ops import check_backward_scale
 from ..selector import select_backend
 
 _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
@@ -126,12 +127,12 @@ class _Kernels:
             return sim.forward(q, k, v, args)
         return compiled.forward(self.backend, q, k, v, args)
 
-    def backward(self, q, k, v, out, lse, dout, args):
+    def backward(self, q, k, v, out, lse, dout, args, out_fp32=None):
         if self.backend == "torch":
             return reference.backward(q, k, v, out, lse, dout, args)
         if self.backend == "sim":
-            return sim.backward(q, k, v, out, lse, dout, args)
-        return compiled.backward(self.backend, q, k, v, out, lse, dout, args)
+            return sim.backward(q, k, v, out, lse, dout, args, out_fp32=out_fp32)
+        return compiled.backward(self.backend, q, k, v, out, lse, dout, args, out_fp32=out_fp32)
 
 
 class _Exchange:
@@ -258,7 +259,8 @@ def _merge(out, lse, out_b, lse_b):
 
 
 def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, args: FwdArgs, causal: bool):
-    """The forward ring pass: (out in q's dtype, lse (b, h, seqlen_q) in the accumulation dtype)."""
+    """The forward ring pass: (out in q's dtype, lse (b, h, seqlen_q) in the accumulation dtype, out in float32
+    before its rounding for 16-bit inputs (the backward's D = rowsum(dO * O) reads it; None otherwise))."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     batch, seqlen_q, nheads, headdim = q.shape
     out = torch.zeros(batch, seqlen_q, nheads, headdim, dtype=acc, device=q.device)
@@ -271,10 +273,11 @@ def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, args: FwdArgs, causal:
             _merge(out[:, rows], lse[:, :, rows], out_b, lse_b)
         if pending is not None:
             kv = tuple(pending.wait())
-    return out.to(q.dtype), lse
+    return out.to(q.dtype), lse, (out if q.dtype in (torch.float16, torch.bfloat16) else None)
 
 
-def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, args: FwdArgs, causal: bool):
+def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, args: FwdArgs, causal: bool,
+                  out_fp32=None):
     """The backward ring pass: (dq, dk, dv) in the inputs' dtype. dK/dV accumulate in fp32 buffers that travel
     with their K/V, one exchange behind it, and reach their owner after the last step."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
@@ -286,7 +289,8 @@ def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, args:
         grads = []
         for rows, keys, block_args in _blocks(ring, step, causal, seqlen_q, k.shape[1], args):
             grads.append((rows, keys, kernels.backward(q[:, rows], kv[0][:, keys], kv[1][:, keys], out[:, rows],
-                                                       lse[:, :, rows].contiguous(), dout[:, rows], block_args)))
+                                                       lse[:, :, rows].contiguous(), dout[:, rows], block_args,
+                                                       None if out_fp32 is None else out_fp32[:, rows])))
         if dkv_pending is None:
             dk, dv = (torch.zeros(t.shape, dtype=acc, device=t.device) for t in kv)
         else:
@@ -306,8 +310,9 @@ class _RingAttention(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, k, v, ring, kernels, args, causal):
         q, k, v = (x.contiguous() for x in (q, k, v))  # P2P sends whole storages; kernels need headdim contiguous
-        out, lse = ring_forward(ring, kernels, q, k, v, args, causal)
-        ctx.save_for_backward(q, k, v, out, lse)
+        out, lse, out32 = ring_forward(ring, kernels, q, k, v, args, causal)
+        needs_grad = any(ctx.needs_input_grad[:3])
+        ctx.save_for_backward(q, k, v, out, lse, out32 if needs_grad else None)  # 4 bytes / element of out
         ctx.ring, ctx.kernels, ctx.args, ctx.causal = ring, kernels, args, causal
         lse = lse.float()
         ctx.mark_non_differentiable(lse)
@@ -316,8 +321,10 @@ class _RingAttention(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, dout, _dlse):
-        q, k, v, out, lse = ctx.saved_tensors
-        dq, dk, dv = ring_backward(ctx.ring, ctx.kernels, q, k, v, out, lse, dout.contiguous(), ctx.args, ctx.causal)
+        q, k, v, out, lse, out32 = ctx.saved_tensors
+        check_backward_scale(ctx.args.softmax_scale, q.dtype, ctx.kernels.backend, "ring_flash_attn_func")
+        dq, dk, dv = ring_backward(ctx.ring, ctx.kernels, q, k, v, out, lse, dout.contiguous(), ctx.args, ctx.causal,
+                                   out32)
         return dq, dk, dv, None, None, None, None
 
 
