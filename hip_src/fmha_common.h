@@ -136,26 +136,27 @@ RF_DEVICE void store_chunk(char* dst_row, int col0, int cols, const float (&x)[T
 
 // Writes acc[i][g*CW + e] * scale_of(i), converted to E, to global row row_of(i) and column col_of(g) + e;
 // rows >= num_rows and columns >= cols are skipped. The aligned path stores CW elements at once.
-// base32 (16-bit E only; nullptr: none): the same values also in float32, unrounded, to rows of
-// row_stride_bytes32 (the forward's fp32 copy of O, hip_src/fmha_fwd_params.h), each chunk right after its
-// E store (one pass: no accumulator stays live for a second one).
+// base32 (16-bit E only; nullptr: none): the same values also in float32, unrounded, at the same element
+// offsets from base32 (twice the byte offsets: the forward's fp32 copy of O, which has O's strides in elements,
+// hip_src/fmha_fwd_params.h), each chunk right after its E store (one pass: no accumulator stays live for a
+// second one, no second address computation).
 template <class E, bool kAligned, int R, int TD, int CW, class ScaleOf, class RowOf, class ColOf>
 RF_DEVICE void store_acc_rows(char* base, int64_t row_stride_bytes, int num_rows, int cols, const float (&acc)[R][TD],
-                              ScaleOf scale_of, RowOf row_of, ColOf col_of, char* base32 = nullptr,
-                              int64_t row_stride_bytes32 = 0) {
+                              ScaleOf scale_of, RowOf row_of, ColOf col_of, char* base32 = nullptr) {
 #pragma unroll
   for (int i = 0; i < R; ++i) {
     const int r = row_of(i);
     if (r >= num_rows) continue;
     const float scale = scale_of(i);
-    char* dst_row = base + int64_t(r) * row_stride_bytes;
+    const int64_t row_off = int64_t(r) * row_stride_bytes;
+    char* dst_row = base + row_off;
 #pragma unroll
     for (int g = 0; g < TD / CW; ++g) {
       const int col0 = col_of(g);
       if (col0 >= cols) continue;
       store_chunk<E, kAligned, CW>(dst_row, col0, cols, acc[i], g * CW, scale);
       if constexpr (E::kBytes == 2) {
-        if (base32) store_chunk<Fp32, kAligned, CW>(base32 + int64_t(r) * row_stride_bytes32, col0, cols, acc[i], g * CW, scale);
+        if (base32) store_chunk<Fp32, kAligned, CW>(base32 + 2 * row_off, col0, cols, acc[i], g * CW, scale);
       }
     }
   }
