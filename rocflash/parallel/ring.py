@@ -396,7 +396,8 @@ def memory_model(batch: int, local_seqlen: int, nheads: int, nheads_k: int, head
 
     Everything is linear in local_seqlen = seqlen / world_size; nothing depends on the full sequence:
     - ``inputs``: q, k, v shards (the caller's).
-    - ``saved``: what autograd keeps from forward to backward: out (q's dtype) and LSE (fp32), plus q, k, v.
+    - ``saved``: what autograd keeps from forward to backward: out (q's dtype) and LSE (fp32), for 16-bit
+      inputs also the fp32 O accumulator (the backward's D = rowsum(dO * O) reads it), plus q, k, v.
     - ``forward_peak``: transient forward memory beyond inputs: the fp32 O and LSE accumulators, one K/V
       block in flight (receive buffers), one block's out/LSE from the backend, the output.
     - ``backward_peak``: transient backward memory beyond saved + dout: fp32 dQ, two fp32 dK/dV accumulator
@@ -408,7 +409,7 @@ def memory_model(batch: int, local_seqlen: int, nheads: int, nheads_k: int, head
     nk = batch * local_seqlen * nheads_k * headdim
     rows = batch * nheads * local_seqlen
     inputs = e * (nq + 2 * nk)
-    saved = e * nq + 4 * rows
+    saved = e * nq + 4 * rows + (4 * nq if e < 4 else 0)
     forward = 4 * nq + 4 * rows + 2 * e * nk + e * nq + 4 * rows + e * nq
     backward = 4 * nq + 2 * 2 * 4 * nk + 2 * e * nk + e * (nq + 2 * nk) + 4 * rows + e * (nq + 2 * nk)
     return {"inputs": inputs, "saved": saved, "forward_peak": forward, "backward_peak": backward,
