@@ -88,11 +88,12 @@ def _keeps_out_fp32(q: Tensor, backend: str, with_stats: bool) -> bool:
     return with_stats and q.dtype in (torch.float16, torch.bfloat16) and backend != "torch" and not backend.startswith("ck:")
 
 
-@torch.library.custom_op("rocflash::fwd", mutates_args=())
-def fwd(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left: int, window_right: int,
-        softcap: float, alibi_slopes: Tensor | None, backend: str,
-        with_stats: bool = True) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    """Attention forward through ``backend``: (out, lse, softmax_stats, out_fp32); see the module docstring."""
+def fwd_impl(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left: int, window_right: int,
+             softcap: float, alibi_slopes: Tensor | None, backend: str,
+             with_stats: bool = True) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Attention forward through ``backend``: (out, lse, softmax_stats, out_fp32); see the module docstring. The
+    body of the ``rocflash::fwd`` op (``fwd``); eager inference calls it directly (flash_attn_func: the op's
+    dispatch costs tens of microseconds per call, and a decode step is that short)."""
     args = FwdArgs(softmax_scale, window_left, window_right, softcap, alibi_slopes)
     batch, seqlen_q, nheads, _ = q.shape
     if _no_work(q, k):
@@ -127,6 +128,9 @@ def fwd(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left: int,
     if out32 is None:
         out32 = q.new_empty(_EMPTY, dtype=torch.float32)
     return out, lse.float().contiguous(), stats.contiguous(), out32
+
+
+fwd = torch.library.custom_op("rocflash::fwd", mutates_args=())(fwd_impl)
 
 
 @fwd.register_fake
