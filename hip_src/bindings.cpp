@@ -48,6 +48,7 @@ void def_common_fields(py::class_<Params>& cls) {
   def_ptr(cls, "o", &Params::o);
   def_ptr(cls, "lse", &Params::lse);
   def_ptr(cls, "softmax_stats", &Params::softmax_stats);
+  def_ptr(cls, "o_fp32", &Params::o_fp32);
   def_ptr(cls, "alibi_slopes", &Params::alibi_slopes);
 #define RF_FIELD(name) cls.def_readwrite(#name, &Params::name)
   RF_FIELD(q_batch_stride); RF_FIELD(q_row_stride); RF_FIELD(q_head_stride);

@@ -98,7 +98,8 @@ RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// preprocess: delta[b, h, i] = sum_d dO[b, i, h, d] * O[b, i, h, d]; threads_n lanes per row.
+// preprocess: delta[b, h, i] = sum_d dO[b, i, h, d] * O[b, i, h, d]; threads_n lanes per row. O is the forward's
+// float32 copy when it kept one (p.o_fp32, same strides as p.o), else O itself.
 template <class E, int kThreads, int kThreadsN>
 __global__ void __launch_bounds__(kThreads) fmha_bwd_preprocess_kernel(const FmhaBwdParams p) {
   constexpr int kRowsPerBlock = kThreads / kThreadsN;
@@ -115,7 +116,14 @@ __global__ void __launch_bounds__(kThreads) fmha_bwd_preprocess_kernel(const Fmh
                       (batch * p.o_batch_stride + head * p.o_head_stride + row * p.o_row_stride) * E::kBytes;
       const char* d = reinterpret_cast<const char*>(p.dout) +
                       (batch * p.do_batch_stride + head * p.do_head_stride + row * p.do_row_stride) * E::kBytes;
-      for (int c = tx; c < p.headdim; c += kThreadsN) {
+      const float* o32 = p.o_fp32 ? p.o_fp32 + (batch * p.o_batch_stride + head * p.o_head_stride + row * p.o_row_stride)
+                                  : nullptr;
+      for (int c = tx; c < p.headdim && o32; c += kThreadsN) {  // dO (element type) . O (fp32), fp32 products
+        const uint32_t db = E::kBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(d + c * E::kBytes))
+                                           : *reinterpret_cast<const uint32_t*>(d + c * E::kBytes);
+        sum = rf_fma(o32[c], from_bits<E>(db), sum);
+      }
+      for (int c = tx; c < p.headdim && !o32; c += kThreadsN) {
         const uint32_t ob = E::kBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(o + c * E::kBytes))
                                            : *reinterpret_cast<const uint32_t*>(o + c * E::kBytes);
         const uint32_t db = E::kBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(d + c * E::kBytes))

@@ -16,6 +16,7 @@ struct FmhaBwdParams {
   const void* dout;  // (batch, seqlen_q, nheads,   headdim)  any strides (expanded: stride 0)
   const float* lse;  // natural log, from the forward (not read: softmax_stats)
   const float* softmax_stats;  // (..., 2) in the LSE's layout (SeqLayout): the forward's (m, 1/l) per row
+  const float* o_fp32;  // nullptr, or the forward's float32 O (FmhaFwdParams::o_fp32), O's strides: D reads it
   float* delta;      // like lse: rowsum(dO * O), scratch written by the preprocess
   void* dq;          // (batch, seqlen_q, nheads,   headdim)  written once
   void* dk;          // (batch, seqlen_k, nheads_k, headdim)  written once, summed over each GQA group

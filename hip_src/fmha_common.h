@@ -103,39 +103,60 @@ RF_DEVICE void copy_rows_to_lds(char* lds, const GlobalRows<E>& src, int first_r
   }
 }
 
+// Writes the CW values x[e] * scale, converted to E, to dst_row's columns col0 + e (< cols). The aligned path
+// stores them at once, in 128-bit parts when they take more than one vector (fp32 values of a 16-bit CW).
+template <class E, bool kAligned, int CW, int TD>
+RF_DEVICE void store_chunk(char* dst_row, int col0, int cols, const float (&x)[TD], int first, float scale) {
+  constexpr int kParts = CW * E::kBytes > 16 ? CW * E::kBytes / 16 : 1;  // 128-bit stores per CW elements
+  constexpr int kPartElems = CW / kParts;
+  constexpr int kOutWords = kPartElems * E::kBytes / 4;
+  static_assert(kParts * kPartElems == CW, "CW elements split into whole 128-bit parts");
+  if constexpr (kAligned && kOutWords >= 1) {
+#pragma unroll
+    for (int part = 0; part < kParts; ++part) {
+      uint4 packed = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+      for (int e = 0; e < kPartElems; ++e) set_elem<E>(packed, e, to_bits<E>(x[first + part * kPartElems + e] * scale));
+      char* dst = dst_row + int64_t(col0 + part * kPartElems) * E::kBytes;
+      if constexpr (kOutWords == 4) *reinterpret_cast<uint4*>(dst) = packed;
+      else if constexpr (kOutWords == 2) *reinterpret_cast<uint2*>(dst) = make_uint2(packed.x, packed.y);
+      else *reinterpret_cast<uint32_t*>(dst) = packed.x;
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < CW; ++e) {
+      if (col0 + e >= cols) break;
+      char* dst = dst_row + int64_t(col0 + e) * E::kBytes;
+      const uint32_t bits = to_bits<E>(x[first + e] * scale);
+      if constexpr (E::kBytes == 2) *reinterpret_cast<uint16_t*>(dst) = uint16_t(bits);
+      else *reinterpret_cast<uint32_t*>(dst) = bits;
+    }
+  }
+}
+
 // Writes acc[i][g*CW + e] * scale_of(i), converted to E, to global row row_of(i) and column col_of(g) + e;
 // rows >= num_rows and columns >= cols are skipped. The aligned path stores CW elements at once.
+// base32 (16-bit E only; nullptr: none): the same values also in float32, unrounded, at the same element
+// offsets from base32 (twice the byte offsets: the forward's fp32 copy of O, which has O's strides in elements,
+// hip_src/fmha_fwd_params.h), each chunk right after its E store (one pass: no accumulator stays live for a
+// second one, no second address computation).
 template <class E, bool kAligned, int R, int TD, int CW, class ScaleOf, class RowOf, class ColOf>
 RF_DEVICE void store_acc_rows(char* base, int64_t row_stride_bytes, int num_rows, int cols, const float (&acc)[R][TD],
-                              ScaleOf scale_of, RowOf row_of, ColOf col_of) {
-  constexpr int kOutWords = CW * E::kBytes / 4;
+                              ScaleOf scale_of, RowOf row_of, ColOf col_of, char* base32 = nullptr) {
 #pragma unroll
   for (int i = 0; i < R; ++i) {
     const int r = row_of(i);
     if (r >= num_rows) continue;
     const float scale = scale_of(i);
-    char* dst_row = base + int64_t(r) * row_stride_bytes;
+    const int64_t row_off = int64_t(r) * row_stride_bytes;
+    char* dst_row = base + row_off;
 #pragma unroll
     for (int g = 0; g < TD / CW; ++g) {
       const int col0 = col_of(g);
       if (col0 >= cols) continue;
-      if constexpr (kAligned && kOutWords >= 1) {
-        uint4 packed = make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll
-        for (int e = 0; e < CW; ++e) set_elem<E>(packed, e, to_bits<E>(acc[i][g * CW + e] * scale));
-        char* dst = dst_row + int64_t(col0) * E::kBytes;
-        if constexpr (kOutWords == 4) *reinterpret_cast<uint4*>(dst) = packed;
-        else if constexpr (kOutWords == 2) *reinterpret_cast<uint2*>(dst) = make_uint2(packed.x, packed.y);
-        else *reinterpret_cast<uint32_t*>(dst) = packed.x;
-      } else {
-#pragma unroll
-        for (int e = 0; e < CW; ++e) {
-          if (col0 + e >= cols) break;
-          char* dst = dst_row + int64_t(col0 + e) * E::kBytes;
-          const uint32_t bits = to_bits<E>(acc[i][g * CW + e] * scale);
-          if constexpr (E::kBytes == 2) *reinterpret_cast<uint16_t*>(dst) = uint16_t(bits);
-          else *reinterpret_cast<uint32_t*>(dst) = bits;
-        }
+      store_chunk<E, kAligned, CW>(dst_row, col0, cols, acc[i], g * CW, scale);
+      if constexpr (E::kBytes == 2) {
+        if (base32) store_chunk<Fp32, kAligned, CW>(base32 + 2 * row_off, col0, cols, acc[i], g * CW, scale);
       }
     }
   }

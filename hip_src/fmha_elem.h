@@ -66,6 +66,15 @@ RF_DEVICE uint32_t to_bits<Bf16>(float x) { return float_to_bf16(x); }
 template <>
 RF_DEVICE uint32_t to_bits<Fp32>(float x) { return __float_as_uint(x); }
 
+template <class E>
+RF_DEVICE float from_bits(uint32_t bits);
+template <>
+RF_DEVICE float from_bits<Fp16>(uint32_t bits) { return fp16_to_float(bits); }
+template <>
+RF_DEVICE float from_bits<Bf16>(uint32_t bits) { return bf16_to_float(bits); }
+template <>
+RF_DEVICE float from_bits<Fp32>(uint32_t bits) { return __uint_as_float(bits); }
+
 // Stores x converted to E at p (2 or 4 bytes).
 template <class E>
 RF_DEVICE void store_elem(char* p, float x) {

@@ -146,9 +146,12 @@ struct FmhaFwdPipeline {
       inv_l[i] = l_rows[i] == 0.f ? 0.f : rf_rcp(l_rows[i]);
     }
     const GlobalRows<E> out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
+    // training forwards of 16-bit inputs also write O unrounded (p.o_fp32: O's strides in elements, so its byte
+    // offsets are twice O's) for the backward's D
+    char* o32 = p.o_fp32 ? reinterpret_cast<char*>(p.o_fp32) + 2 * (out.base - reinterpret_cast<const char*>(p.o)) : nullptr;
     store_acc_rows<E, kAligned, TM, TD, CW>(const_cast<char*>(out.base), out.row_stride_bytes, seq.seqlen_q, p.headdim, o,
                                             [&](int i) { return inv_l[i]; }, [&](int i) { return m0 + Math::row(tid, i); },
-                                            [&](int g) { return Math::o_col(tid, g, 0); });
+                                            [&](int g) { return Math::o_col(tid, g, 0); }, o32);
     if (!Math::row_leader(tid)) return;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {

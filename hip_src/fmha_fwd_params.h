@@ -49,6 +49,11 @@ struct FmhaFwdParams {
   // forward weighted V (P <= 1 for any softmax_scale; an LSE rounded to float32 cannot give that). The split-KV
   // kernel does not write it (compiled.forward runs the forward kernel when the stats are asked for).
   float* softmax_stats;
+  // nullptr, or float32 with O's logical shape and O's strides (in elements), written once for 16-bit inputs
+  // when a gradient will be asked for: O before its rounding to fp16 / bf16. The backward's preprocess
+  // computes D = rowsum(dO * O) from it (from the rounded O, dQ and dK would carry |softmax_scale| * eps(O)
+  // * |dO| |V| |K|). Never set for fp32 inputs (O is the fp32 copy itself), nor for the split-KV kernel.
+  float* o_fp32;
 
   // Strides in elements.
   int64_t q_batch_stride, q_row_stride, q_head_stride;

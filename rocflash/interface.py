@@ -48,14 +48,18 @@ def flash_attn_func(
         dropout_p: must be 0.0 (dropout is not implemented by any backend yet: NotImplementedError).
         softmax_scale: scale of Q.K^T; default 1 / sqrt(headdim). Valid: |softmax_scale| <= 2.3587e38
             (``MAX_SOFTMAX_SCALE``: softmax_scale * log2(e) must be a finite float32; 0 gives uniform
-            weights). Scores whose scaled value overflows float32 give NaN in their rows. The forward and dv
-            are exact over the whole range; the fused backends' dq and dk are within FlashAttention's tolerance
-            rule for |softmax_scale| <= 100 (``ops.EXACT_BACKWARD_SCALE``) and beyond it carry an absolute error
-            of about |softmax_scale| * eps(out) * |dout| * |v| * |k| (eps 2^-11 fp16, 2^-8 bf16, 2^-24 fp32):
-            FlashAttention-2's D = rowsum(dout * out), from out rounded to its dtype, cancels against
-            dP = dout . v (Dao 2023, Algorithm 2, line 4). Their backward warns (RuntimeWarning) there; peaked
-            rows (ALiBi) in fp16 can leave the rule from about 15 already (tests/test_fuzz.py). The torch backend
-            is exact at every scale.
+            weights). Scores whose scaled value overflows float32 give NaN in their rows. The forward is exact
+            over the whole range. The fused backends' backward (sim, hip, cuda, ck) takes |softmax_scale| <= 100
+            (``ops.MAX_BACKWARD_SCALE``; ValueError at the backward beyond it): FlashAttention-2's
+            dS = P * (dP - D), D = rowsum(dout * out) (Dao 2023, Algorithm 2), puts an absolute error of about
+            |softmax_scale| * 2^-24 * |dout| |v| |k| into dq and dk (float32 rounding of dP and D). fp16 / bf16
+            inputs meet FlashAttention's tolerance rule over that range (measured on the sim, headdim <= 256):
+            when a gradient will be asked for, the forward keeps O in float32 for D (4 extra bytes per element of
+            out while the autograd graph holds it; from O rounded to 16 bits dq and dk left the rule from about
+            15 on peaked rows). float32 inputs can leave the rule inside it where float32 autograd is exact
+            instead: rows whose softmax rounds to exactly one-hot (|softmax_scale| * |q| |k| large, e.g. headdim
+            256 with standard-normal inputs from scale ~4); their error is the formula above. dv is exact
+            throughout. The torch backend is exact at every scale.
         causal: causal mask, aligned to the bottom-right corner when seqlen_q != seqlen_k (flash-attn >= 2.1):
             query row i sees key j iff j <= i + seqlen_k - seqlen_q. For seqlen_q=2, seqlen_k=5::
 
@@ -97,6 +101,7 @@ def flash_attn_func(
         TypeError / ValueError naming the argument, the rule and the value, before any launch.
         NotImplementedError for dropout_p > 0.
         RuntimeError at a backward with create_graph=True through a fused backend (sim, hip, cuda).
+        ValueError at a backward through a fused backend with |softmax_scale| > 100 (see softmax_scale).
         rocflash.UnsupportedDeviceError when the selected compiled backend was not built for the device.
     """
     args = _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
@@ -127,9 +132,9 @@ def flash_attn_func(
         # dispatcher's cost (a decode step is host-bound at batch 1: perf/RESULTS.md, run D2).
         op_args = _op_args(q, k, v, args, ck.encode(ck_arch, deterministic) if ck_arch else name)
         if op_args[-1] or torch.compiler.is_compiling():
-            out, lse, _ = ops.fwd(*op_args)
+            out, lse, _, _ = ops.fwd(*op_args)
         else:
-            out, lse, _ = ops.fwd_impl(*op_args)
+            out, lse, _, _ = ops.fwd_impl(*op_args)
     return (out, lse, None) if return_attn_probs else out
 
 

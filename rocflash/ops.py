@@ -1,12 +1,12 @@
 """rocflash's attention as ``torch.library`` custom ops, for ``torch.compile``, ``torch.export`` and AOTAutograd.
 
     torch.ops.rocflash.fwd(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, backend,
-                           with_stats=True) -> (out, lse, softmax_stats)
+                           with_stats=True) -> (out, lse, softmax_stats, out_fp32)
     torch.ops.rocflash.bwd(dout, q, k, v, out, softmax_stats, softmax_scale, window_left, window_right, softcap,
-                           alibi_slopes, backend) -> (dq, dk, dv)
+                           alibi_slopes, backend, out_fp32=None) -> (dq, dk, dv)
 
 As flash-attn 2.7+ does (``flash_attn::_flash_attn_forward``): the forward returns what the backward needs
-besides the inputs (here the softmax statistics), both ops have a fake (meta) implementation that gives the
+besides the inputs (here the softmax statistics and a float32 O), both ops have a fake (meta) implementation that gives the
 output shapes from the input shapes (dynamic shapes included), and ``fwd`` is differentiable through
 ``register_autograd`` (backward = ``bwd``). The ops take validated, resolved arguments (``FwdArgs`` fields:
 ``window_right`` is already 0 for causal, windows past the sequence already -1) and the backend as a
@@ -22,6 +22,14 @@ Shapes and dtypes:
     reads the natural-log LSE itself. with_stats=False (inference: no gradient will be
     asked for) returns an empty (0,) tensor instead, so the compiled backends may take the split-KV decode
     kernel (which does not write them); ``bwd`` then cannot run.
+    out_fp32: with_stats=True and float16 / bfloat16 inputs on the fused backends (sim, hip, cuda): O before its
+    rounding to q's dtype, float32, out's shape (contiguous). ``bwd`` computes FlashAttention-2's
+    D = rowsum(dout * out) from it: from the rounded out, dq and dk would carry an error of about
+    |softmax_scale| * eps(out) * |dout| |v| |k| (eps 2^-11 fp16, 2^-8 bf16), beyond the tolerance rule from
+    |softmax_scale| ~15 on peaked rows. It costs 4 bytes per element of out while the autograd graph holds it
+    (the forward writes it only when a gradient will be asked for). Otherwise an empty (0,) float32 tensor:
+    float32 inputs (out is that copy), float64, backend "torch", "ck:<arch>" (CK's forward writes no such copy:
+    D from out), with_stats=False.
     dq, dk, dv: like q, k, v (contiguous).
 
 Empty inputs (no query row, or no key) launch nothing: out 0, LSE -inf, zero gradients.
@@ -35,7 +43,6 @@ check arguments: call ``rocflash.flash_attn_func`` for the checks and errors.
 from __future__ import annotations
 
 import math
-import warnings
 
 import torch
 from torch import Tensor
@@ -43,11 +50,31 @@ from torch import Tensor
 from .backends import FwdArgs, ck, compiled, reference, sim
 
 LOG2E = 1.0 / math.log(2.0)
-# Above this |softmax_scale| the fused backward's dQ and dK leave FlashAttention's tolerance rule (see
-# flash_attn_func's docstring): the backward warns. Measured: the sim passes the rule at 1e2 and 3e2 (fp16, bf16,
-# fp32, standard-normal inputs) and fails it from 1e3 (tests/test_softmax_scale.py); peaked rows (ALiBi) in fp16
-# fail it from about 15 (tests/test_fuzz.py, xfail until the forward keeps an fp32 O for D).
-EXACT_BACKWARD_SCALE = 100.0
+# The fused backends' backward (sim, hip, cuda, ck) runs for |softmax_scale| <= MAX_BACKWARD_SCALE and raises
+# ValueError beyond it (the forward is exact over the whole range, MAX_SOFTMAX_SCALE). FlashAttention-2's
+# dS = P * (dP - D), D = rowsum(dO * O) (Dao 2023, Algorithm 2), puts an absolute error of about
+# |softmax_scale| * 2^-24 * |dO| |V| |K| into dQ and dK: the float32 rounding of dP and D, which autograd's softmax
+# (D from the same dP) does not have. D comes from the forward's float32 O (``out_fp32``); from O rounded to
+# fp16 / bf16 the error was |softmax_scale| * eps(dtype) * ... and left the tolerance rule from |softmax_scale|
+# ~15 (peaked ALiBi rows). Measured on the sim against fp64 (standard-normal inputs, headdim 16 to 256, causal /
+# ALiBi): fp16 and bf16 keep within the rule at 100 (worst 0.29 of the allowed error); at 1e3 fp16 leaves it by up
+# to 35x where the eager fp16 softmax saturates to exact one-hot rows. float32 inputs leave it earlier wherever
+# the eager float32 softmax is exactly one-hot (large |softmax_scale| * |q| |k|: headdim 256 from scale ~4), by
+# the same formula; their error stays |softmax_scale| * 2^-24 * |dO| |V| |K| (tests/test_softmax_scale.py).
+MAX_BACKWARD_SCALE = 100.0
+_EMPTY = (0,)
+
+
+def check_backward_scale(softmax_scale: float, dtype: torch.dtype, backend: str, where: str = "flash_attn_func") -> None:
+    """ValueError (naming the range) for a fused backward beyond ``MAX_BACKWARD_SCALE``; float64 (the sim's
+    gradcheck precision) and the torch backend are exact at every scale."""
+    if backend != "torch" and dtype != torch.float64 and abs(softmax_scale) > MAX_BACKWARD_SCALE:
+        raise ValueError(
+            f"{where}: softmax_scale must be in [-{MAX_BACKWARD_SCALE:g}, {MAX_BACKWARD_SCALE:g}] for the backward "
+            f"through backend '{backend}', got {softmax_scale:g}: beyond it FlashAttention-2's dS = P * (dP - D) "
+            f"puts about |softmax_scale| * 2^-24 * |dout| |v| |k| into dq and dk, outside FlashAttention's "
+            f"tolerance rule. The forward is exact at this scale; for gradients use backend='torch' (exact at every "
+            f"scale).")
 
 
 def _stats_dtype(q: Tensor) -> torch.dtype:
@@ -58,12 +85,17 @@ def _no_work(q: Tensor, k: Tensor) -> bool:
     return q.numel() == 0 or k.shape[1] == 0
 
 
+def _keeps_out_fp32(q: Tensor, backend: str, with_stats: bool) -> bool:
+    """Whether fwd returns a float32 O (see the module docstring) or an empty tensor."""
+    return with_stats and q.dtype in (torch.float16, torch.bfloat16) and backend != "torch" and not backend.startswith("ck:")
+
+
 def fwd_impl(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left: int, window_right: int,
              softcap: float, alibi_slopes: Tensor | None, backend: str,
-             with_stats: bool = True) -> tuple[Tensor, Tensor, Tensor]:
-    """Attention forward through ``backend``: (out, lse, softmax_stats); see the module docstring. The body of
-    the ``rocflash::fwd`` op (``fwd``); eager inference calls it directly (flash_attn_func: the op's dispatch
-    costs tens of microseconds per call, and a decode step is that short)."""
+             with_stats: bool = True) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Attention forward through ``backend``: (out, lse, softmax_stats, out_fp32); see the module docstring. The
+    body of the ``rocflash::fwd`` op (``fwd``); eager inference calls it directly (flash_attn_func: the op's
+    dispatch costs tens of microseconds per call, and a decode step is that short)."""
     args = FwdArgs(softmax_scale, window_left, window_right, softcap, alibi_slopes)
     batch, seqlen_q, nheads, _ = q.shape
     if _no_work(q, k):
@@ -73,12 +105,16 @@ def fwd_impl(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left:
         stats[..., 0] = float("-inf")
         if not with_stats:
             stats = q.new_empty((0,), dtype=_stats_dtype(q))
-        return torch.zeros_like(q, memory_format=torch.contiguous_format), lse, stats
+        out = torch.zeros_like(q, memory_format=torch.contiguous_format)
+        out32 = torch.zeros(q.shape, dtype=torch.float32, device=q.device) if _keeps_out_fp32(q, backend, with_stats) \
+            else q.new_empty(_EMPTY, dtype=torch.float32)
+        return out, lse, stats, out32
+    out32 = None
     if backend == "sim" and not with_stats:  # the compiled dispatch: decode-sized calls take the split-KV kernel
         out, lse = sim.forward_inference(q, k, v, args)
         stats = q.new_empty((0,), dtype=_stats_dtype(q))
     elif backend == "sim":
-        out, lse, stats = sim.forward(q, k, v, args, with_stats=True)
+        out, lse, stats, out32 = sim.forward(q, k, v, args, with_stats=True, with_out_fp32=True)
     elif backend == "torch":
         out, lse = reference.forward(q, k, v, args)
         stats = torch.stack((lse.to(_stats_dtype(q)) * LOG2E, torch.ones_like(lse, dtype=_stats_dtype(q))), dim=-1)
@@ -86,12 +122,14 @@ def fwd_impl(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left:
         out, lse = ck.forward(q, k, v, args, ck.decode(backend)[0])
         stats = torch.stack((lse, torch.ones_like(lse)), dim=-1)
     elif with_stats:
-        out, lse, stats = compiled.forward(backend, q, k, v, args, with_stats=True)
+        out, lse, stats, out32 = compiled.forward(backend, q, k, v, args, with_stats=True, with_out_fp32=True)
     else:
         out, lse = compiled.forward(backend, q, k, v, args)
     if not with_stats:
         stats = q.new_empty((0,), dtype=_stats_dtype(q))
-    return out, lse.float().contiguous(), stats.contiguous()
+    if out32 is None:
+        out32 = q.new_empty(_EMPTY, dtype=torch.float32)
+    return out, lse.float().contiguous(), stats.contiguous(), out32
 
 
 fwd = torch.library.custom_op("rocflash::fwd", mutates_args=())(fwd_impl)
@@ -103,13 +141,14 @@ def _fwd_fake(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_
     out = torch.empty_like(q, memory_format=torch.contiguous_format)
     lse = q.new_empty((batch, nheads, seqlen_q), dtype=torch.float32)
     stats = q.new_empty((batch, nheads, seqlen_q, 2) if with_stats else (0,), dtype=_stats_dtype(q))
-    return out, lse, stats
+    out32 = q.new_empty(q.shape if _keeps_out_fp32(q, backend, with_stats) else _EMPTY, dtype=torch.float32)
+    return out, lse, stats, out32
 
 
 @torch.library.custom_op("rocflash::bwd", mutates_args=())
 def bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, softmax_stats: Tensor, softmax_scale: float,
         window_left: int, window_right: int, softcap: float, alibi_slopes: Tensor | None,
-        backend: str) -> tuple[Tensor, Tensor, Tensor]:
+        backend: str, out_fp32: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """Attention backward through ``backend``: (dq, dk, dv) for the upstream gradient ``dout`` (any strides);
     see the module docstring."""
     if _no_work(q, k):  # the gradients are 0 whatever q, k, v are
@@ -118,32 +157,32 @@ def bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, softmax_stat
     if dout.stride(-1) != 1:  # e.g. the expanded ones of out.sum().backward(): kernels need headdim contiguous
         dout = dout.contiguous()
     if backend == "sim":
-        return sim.backward(q, k, v, out, None, dout, args, stats=softmax_stats)
+        return sim.backward(q, k, v, out, None, dout, args, stats=softmax_stats, out_fp32=out_fp32)
     if backend == "torch":
         return reference.explicit_backward(q, k, v, dout, args)
-    if backend.startswith("ck:"):  # CK's backward from the LSE the forward's stats carry
+    if backend.startswith("ck:"):  # CK's backward from the LSE the forward's stats carry (D from the rounded out)
         arch, deterministic = ck.decode(backend)
         return ck.backward(dout, q, k, v, out, softmax_stats[..., 0], args, arch, deterministic)
-    return compiled.backward(backend, q, k, v, out, softmax_stats, dout, args)
+    return compiled.backward(backend, q, k, v, out, softmax_stats, dout, args, out_fp32=out_fp32)
 
 
 @bwd.register_fake
 def _bwd_fake(dout, q, k, v, out, softmax_stats, softmax_scale, window_left, window_right, softcap, alibi_slopes,
-              backend):
+              backend, out_fp32=None):
     return tuple(torch.empty_like(t, memory_format=torch.contiguous_format) for t in (q, k, v))
 
 
 def _setup_context(ctx, inputs, output):
     q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, backend, _with_stats = inputs
-    out, lse, stats = output
-    ctx.save_for_backward(q, k, v, out, stats, alibi_slopes)
+    out, lse, stats, out32 = output
+    ctx.save_for_backward(q, k, v, out, stats, alibi_slopes, out32)
     ctx.scalars = (softmax_scale, window_left, window_right, softcap)
     ctx.backend = backend
-    ctx.mark_non_differentiable(lse, stats)
+    ctx.mark_non_differentiable(lse, stats, out32)
 
 
-def _backward(ctx, dout, _dlse, _dstats):
-    q, k, v, out, stats, alibi_slopes = ctx.saved_tensors
+def _backward(ctx, dout, _dlse, _dstats, _dout32):
+    q, k, v, out, stats, alibi_slopes, out32 = ctx.saved_tensors
     if _no_work(q, k):  # the gradients are 0 whatever q, k, v are: their derivatives too (create_graph exact)
         return (*(torch.zeros_like(t) for t in (q, k, v)), None, None, None, None, None, None, None)
     if torch.is_grad_enabled():  # create_graph=True: no derivative of the backward
@@ -151,13 +190,8 @@ def _backward(ctx, dout, _dlse, _dstats):
             f"flash_attn_func: backend '{ctx.backend}' does not support second derivatives (a backward with "
             f"create_graph=True, e.g. a gradient penalty): its backward kernels are not differentiable. Use "
             f"backend='torch' (autograd through PyTorch ops, differentiable twice) for higher-order gradients.")
-    if abs(ctx.scalars[0]) > EXACT_BACKWARD_SCALE and ctx.backend != "torch":
-        warnings.warn(
-            f"flash_attn_func backward through backend '{ctx.backend}' with |softmax_scale| = {abs(ctx.scalars[0]):g} > "
-            f"{EXACT_BACKWARD_SCALE:g}: dq and dk carry an absolute error of about |softmax_scale| * eps(out) * "
-            f"|dout| * |v| * |k| (D = rowsum(dout * out) cancels against dout . v); dv and the forward are exact. "
-            f"Use backend='torch' for exact dq and dk at such scales.", RuntimeWarning, stacklevel=2)
-    dq, dk, dv = bwd(dout, q, k, v, out, stats, *ctx.scalars, alibi_slopes, ctx.backend)
+    check_backward_scale(ctx.scalars[0], q.dtype, ctx.backend)
+    dq, dk, dv = bwd(dout, q, k, v, out, stats, *ctx.scalars, alibi_slopes, ctx.backend, out32)
     return dq, dk, dv, None, None, None, None, None, None, None
 
 

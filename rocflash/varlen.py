@@ -8,6 +8,7 @@ per-sequence index tensors (cu_seqlens, block_table), the page-size rule, and th
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import replace
 
 import torch
@@ -16,8 +17,10 @@ from torch.autograd.function import once_differentiable
 from .backends import FwdArgs, SeqArgs, compiled, reference, sim
 from .backends.seqlayout import alibi_for, sequence_kv, sequences
 from .interface import _FP64_BACKENDS, _backend_name, _check_args, _NoWork
+from .ops import check_backward_scale
 from .selector import select_backend
 
+LOG2E = 1.0 / math.log(2.0)
 PAGE_SIZES = tuple(range(16, 257, 16))  # page_block_size: every multiple of 16 from 16 to 256
 PAGE_RULE = "a multiple of 16 from 16 to 256 (16, 32, 48, ..., 256)"
 
@@ -84,9 +87,10 @@ def flash_attn_varlen_func(
         # torch.compile: the checks read the index tensors' values, so they run inside torch.ops.rocflash.varlen_fwd
         # (same rules and messages, raised before any launch); the backend is selected here, at trace time
         window_left, window_right = window_size
-        out, lse, _ = varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q, max_seqlen_k,
-                                 dropout_p, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes,
-                                 deterministic, _backend_name(q.device, backend))
+        with_stats = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+        out, lse, _, _ = varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q, max_seqlen_k,
+                                    dropout_p, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes,
+                                    deterministic, _backend_name(q.device, backend), with_stats)
         return (out, lse, None) if return_attn_probs else out
     seq, args, no_work = _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p,
                                   softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
@@ -261,13 +265,20 @@ def backend_functions(backend: str):
 
 
 class _VarlenAttention(torch.autograd.Function):
-    """Varlen forward and backward through a fused backend; the LSE is not differentiable (as in flash-attn)."""
+    """Varlen forward and backward through a fused backend; the LSE is not differentiable (as in flash-attn).
+    When a gradient will be asked for, the forward keeps what the backward reads besides the inputs: the softmax
+    stats (P rebuilt exactly as the forward weighted V) and, for 16-bit inputs, O in float32 (D = rowsum(dO * O)
+    from it: 4 bytes per element of out while the graph holds it; see rocflash.ops)."""
 
     @staticmethod
     def forward(ctx, q, k, v, seq, args, backend):
         fwd, _ = backend_functions(backend)
-        out, lse = fwd(q, k, v, seq, args)
-        ctx.save_for_backward(q, k, v, out, lse)  # the sim keeps an fp64 LSE for fp64 inputs (gradcheck)
+        if any(ctx.needs_input_grad[:3]) and seq.cu_seqlens_k is not None:
+            out, lse, stats, out32 = fwd(q, k, v, seq, args, with_stats=True)
+        else:  # inference, or a KV-cache / paged layout (forward only): the split-KV kernel may run
+            out, lse = fwd(q, k, v, seq, args)
+            stats, out32 = lse, None  # the sim keeps an fp64 LSE for fp64 inputs (gradcheck)
+        ctx.save_for_backward(q, k, v, out, stats, out32)
         ctx.seq, ctx.args, ctx.backend = seq, args, backend
         lse = lse.float()
         ctx.mark_non_differentiable(lse)
@@ -279,25 +290,36 @@ class _VarlenAttention(torch.autograd.Function):
         if ctx.seq.cu_seqlens_k is None:
             raise NotImplementedError(f"backend '{ctx.backend}': the backward of paged K/V (block_table) or a KV "
                                       f"cache is not implemented (forward only); use backend='torch' for gradients")
-        q, k, v, out, lse = ctx.saved_tensors
+        q, k, v, out, stats, out32 = ctx.saved_tensors
+        check_backward_scale(ctx.args.softmax_scale, q.dtype, ctx.backend, "flash_attn_varlen_func")
         if dout.stride(-1) != 1:
             dout = dout.contiguous()
         _, bwd = backend_functions(ctx.backend)
-        dq, dk, dv = bwd(q, k, v, out, lse, dout, ctx.seq, ctx.args)
+        dq, dk, dv = bwd(q, k, v, out, stats, dout, ctx.seq, ctx.args, out_fp32=out32)
         return dq, dk, dv, None, None, None
 
 
 # ---------------------------------------------------------------- torch.library custom ops (torch.compile)
 # torch.ops.rocflash.varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q, max_seqlen_k,
-#     dropout_p, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes, deterministic, backend)
-#     -> (out like q contiguous, lse float32 (nheads, total_q), lse_saved (nheads, total_q))
-# torch.ops.rocflash.varlen_bwd(dout, q, k, v, out, lse_saved, <the forward's arguments from cu_seqlens_q>)
-#     -> (dq, dk, dv) like q, k, v (contiguous)
+#     dropout_p, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes, deterministic, backend,
+#     with_stats=True)
+#     -> (out like q contiguous, lse float32 (nheads, total_q), stats_saved, out_fp32)
+# torch.ops.rocflash.varlen_bwd(dout, q, k, v, out, stats_saved, <the forward's arguments from cu_seqlens_q>,
+#     out_fp32=None) -> (dq, dk, dv) like q, k, v (contiguous)
 # Unlike rocflash::fwd these take the user's arguments and run flash_attn_varlen_func's checks themselves (the
 # checks read cu_seqlens / block_table values, which a traced graph cannot); ``backend`` is a selected name
-# (not None). lse_saved is what the backward reads: float64 for float64 inputs on the sim, else float32.
+# (not None). stats_saved is what the backward reads: with_stats=True (a gradient will be asked for) the softmax
+# stats (nheads, total_q, 2) (as rocflash::fwd's: per row m and 1/l; (LSE * log2(e), 1) for the torch backend and
+# a block_table call, whose backward does not read them), else an empty (0,) tensor (the split-KV kernel may run);
+# float64 for float64 inputs on the sim, else float32. out_fp32: with_stats and float16 / bfloat16 on sim, hip,
+# cuda (not paged): O in float32 before rounding (like q), the backward's D = rowsum(dO * O) reads it (4 bytes per
+# element of out while the graph holds it); else an empty (0,) float32 tensor.
 def _saved_lse_dtype(q, backend: str) -> torch.dtype:
     return torch.float64 if backend == "sim" and q.dtype == torch.float64 else torch.float32
+
+
+def _keeps_out_fp32(q, backend: str, with_stats: bool, paged: bool) -> bool:
+    return with_stats and not paged and q.dtype in (torch.float16, torch.bfloat16) and backend != "torch"
 
 
 def _op_prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q, max_seqlen_k, dropout_p,
@@ -315,29 +337,49 @@ def varlen_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens_q: 
                cu_seqlens_k: torch.Tensor, block_table: torch.Tensor | None, max_seqlen_q: int, max_seqlen_k: int,
                dropout_p: float, softmax_scale: float | None, causal: bool, window_left: int, window_right: int,
                softcap: float, alibi_slopes: torch.Tensor | None, deterministic: bool,
-               backend: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """flash_attn_varlen_func's forward through a selected ``backend``: (out, lse, lse_saved); see above."""
+               backend: str, with_stats: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """flash_attn_varlen_func's forward through a selected ``backend``: (out, lse, stats_saved, out_fp32); see
+    above."""
     q, k, v, seq, args, no_work = _op_prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q,
                                               max_seqlen_k, dropout_p, softmax_scale, causal, window_left,
                                               window_right, softcap, alibi_slopes, deterministic, backend)
+    stats = out32 = None
+    fused_stats = with_stats and backend != "torch" and not seq.paged
     if no_work:
         out = torch.zeros_like(q, memory_format=torch.contiguous_format)
         lse = torch.full((q.shape[1], q.shape[0]), float("-inf"), dtype=torch.float32, device=q.device)
     elif backend == "torch":
         with torch.no_grad():
             out, lse = reference.varlen_forward(q, k, v, seq, args)
+    elif fused_stats:
+        out, lse, stats, out32 = backend_functions(backend)[0](q, k, v, seq, args, with_stats=True)
     else:
         out, lse = backend_functions(backend)[0](q, k, v, seq, args)
-    saved = lse.to(_saved_lse_dtype(q, backend), copy=True).contiguous()  # never an alias of the returned lse
-    return out.contiguous(), lse.float().contiguous(), saved
+    sdt = _saved_lse_dtype(q, backend)
+    if not with_stats:
+        saved = q.new_empty((0,), dtype=sdt)
+    elif stats is not None:
+        saved = stats.to(sdt).contiguous()
+    else:  # from the LSE: m = LSE * log2(e), 1/l = 1 (a row without keys: -inf, and P = 0 either way)
+        lse_s = lse.to(sdt)
+        saved = torch.stack((lse_s * LOG2E, torch.ones_like(lse_s)), dim=-1).contiguous()
+    if _keeps_out_fp32(q, backend, with_stats, seq.paged):
+        out32 = torch.zeros(q.shape, dtype=torch.float32, device=q.device) if out32 is None else out32.contiguous()
+    else:
+        out32 = q.new_empty((0,), dtype=torch.float32)
+    return out.contiguous(), lse.float().contiguous(), saved, out32
 
 
 @varlen_fwd.register_fake
 def _varlen_fwd_fake(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q, max_seqlen_k, dropout_p,
-                     softmax_scale, causal, window_left, window_right, softcap, alibi_slopes, deterministic, backend):
+                     softmax_scale, causal, window_left, window_right, softcap, alibi_slopes, deterministic, backend,
+                     with_stats=True):
     out = torch.empty_like(q, memory_format=torch.contiguous_format)
     lse = q.new_empty((q.shape[1], q.shape[0]), dtype=torch.float32)
-    return out, lse, q.new_empty((q.shape[1], q.shape[0]), dtype=_saved_lse_dtype(q, backend))
+    saved = q.new_empty((q.shape[1], q.shape[0], 2) if with_stats else (0,), dtype=_saved_lse_dtype(q, backend))
+    out32 = q.new_empty(q.shape if _keeps_out_fp32(q, backend, with_stats, block_table is not None) else (0,),
+                        dtype=torch.float32)
+    return out, lse, saved, out32
 
 
 @torch.library.custom_op("rocflash::varlen_bwd", mutates_args=())
@@ -345,7 +387,8 @@ def varlen_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Te
                lse_saved: torch.Tensor, cu_seqlens_q: torch.Tensor, cu_seqlens_k: torch.Tensor,
                block_table: torch.Tensor | None, max_seqlen_q: int, max_seqlen_k: int, softmax_scale: float | None,
                causal: bool, window_left: int, window_right: int, softcap: float,
-               alibi_slopes: torch.Tensor | None, backend: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+               alibi_slopes: torch.Tensor | None, backend: str,
+               out_fp32: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Gradients (dq, dk, dv) of varlen_fwd's out for the upstream gradient ``dout``; see above."""
     q, k, v, seq, args, no_work = _op_prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q,
                                               max_seqlen_k, 0.0, softmax_scale, causal, window_left, window_right,
@@ -358,7 +401,7 @@ def varlen_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Te
         if seq.cu_seqlens_k is None:
             raise NotImplementedError(f"backend '{backend}': the backward of paged K/V (block_table) or a KV "
                                       f"cache is not implemented (forward only); use backend='torch' for gradients")
-        grads = backend_functions(backend)[1](q, k, v, out, lse_saved, dout.contiguous(), seq, args)
+        grads = backend_functions(backend)[1](q, k, v, out, lse_saved, dout.contiguous(), seq, args, out_fp32=out_fp32)
     return tuple(g.contiguous() for g in grads)
 
 
@@ -389,26 +432,29 @@ def _torch_varlen_backward(q, k, v, dout, seq, args):
 
 @varlen_bwd.register_fake
 def _varlen_bwd_fake(dout, q, k, v, out, lse_saved, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q,
-                     max_seqlen_k, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes, backend):
+                     max_seqlen_k, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes, backend,
+                     out_fp32=None):
     return tuple(torch.empty_like(t, memory_format=torch.contiguous_format) for t in (q, k, v))
 
 
 def _varlen_setup_context(ctx, inputs, output):
     (q, k, v, cu_q, cu_k, block_table, max_q, max_k, _dropout, scale, causal, left, right, softcap, alibi,
-     _det, backend) = inputs
-    out, lse, saved = output
-    ctx.save_for_backward(q, k, v, out, saved, cu_q, cu_k, block_table, alibi)
+     _det, backend, _with_stats) = inputs
+    out, lse, saved, out32 = output
+    ctx.save_for_backward(q, k, v, out, saved, cu_q, cu_k, block_table, alibi, out32)
     ctx.scalars = (max_q, max_k, scale, causal, left, right, softcap)
     ctx.backend = backend
-    ctx.mark_non_differentiable(lse, saved)
+    ctx.mark_non_differentiable(lse, saved, out32)
 
 
-def _varlen_backward(ctx, dout, _dlse, _dsaved):
-    q, k, v, out, saved, cu_q, cu_k, block_table, alibi = ctx.saved_tensors
+def _varlen_backward(ctx, dout, _dlse, _dsaved, _dout32):
+    q, k, v, out, saved, cu_q, cu_k, block_table, alibi, out32 = ctx.saved_tensors
     max_q, max_k, scale, causal, left, right, softcap = ctx.scalars
+    if scale is not None:
+        check_backward_scale(scale, q.dtype, ctx.backend, "flash_attn_varlen_func")
     dq, dk, dv = varlen_bwd(dout, q, k, v, out, saved, cu_q, cu_k, block_table, max_q, max_k, scale, causal, left,
-                            right, softcap, alibi, ctx.backend)
-    return (dq, dk, dv) + (None,) * 14
+                            right, softcap, alibi, ctx.backend, out32)
+    return (dq, dk, dv) + (None,) * 15
 
 
 varlen_fwd.register_autograd(_varlen_backward, setup_context=_varlen_setup_context)

@@ -40,9 +40,9 @@ def test_opcheck_cpu(backend, case):
         t.requires_grad_(True)
     torch.library.opcheck(ops.fwd, args)
     q, k, v = (t.detach() for t in args[:3])
-    out, _, stats = ops.fwd(q, k, v, *args[3:])
+    out, _, stats, out32 = ops.fwd(q, k, v, *args[3:])
     dout = torch.randn_like(out)
-    torch.library.opcheck(ops.bwd, [dout, q, k, v, out, stats, *args[3:]])
+    torch.library.opcheck(ops.bwd, [dout, q, k, v, out, stats, *args[3:], out32])
 
 
 @pytest.mark.parametrize("backend", ["sim", "torch"])
@@ -54,7 +54,7 @@ def test_op_backward_matches_autograd(backend):
     if backend == "torch":  # non-finite K: gradient 0 there, NaN in the rows that see it (as autograd gives)
         k[0, 2, 1, 3] = float("nan")
     q, k, v = (t.requires_grad_() for t in (q, k, v))
-    out, _, _ = ops.fwd(q, k, v, *rest)
+    out, *_ = ops.fwd(q, k, v, *rest)
     dout = torch.randn_like(out)
     grads = torch.autograd.grad(out, (q, k, v), dout)
     args = rocflash.backends.FwdArgs(*rest[:5])
@@ -153,8 +153,8 @@ def test_gpu_opcheck_and_compile(case):
         t.requires_grad_(True)
     torch.library.opcheck(ops.fwd, args)
     q, k, v = (t.detach() for t in args[:3])
-    out, _, stats = ops.fwd(q, k, v, *args[3:])
-    torch.library.opcheck(ops.bwd, [torch.randn_like(out), q, k, v, out, stats, *args[3:]])
+    out, _, stats, out32 = ops.fwd(q, k, v, *args[3:])
+    torch.library.opcheck(ops.bwd, [torch.randn_like(out), q, k, v, out, stats, *args[3:], out32])
     torch._dynamo.reset()
     for backend in (platform, None):
         fn = torch.compile(lambda q, k, v: rocflash.flash_attn_func(q, k, v, causal=True, backend=backend),

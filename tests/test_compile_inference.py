@@ -46,9 +46,9 @@ def test_varlen_opcheck_cpu(backend, dtype, causal, left, right, softcap, alibi)
         t.requires_grad_(True)
     torch.library.opcheck(varlen.varlen_fwd, args)
     q, k, v = (t.detach() for t in args[:3])
-    out, _, saved = varlen.varlen_fwd(q, k, v, *args[3:])
+    out, _, saved, out32 = varlen.varlen_fwd(q, k, v, *args[3:])
     dout = torch.randn_like(out)
-    bwd_args = [dout, q, k, v, out, saved, *args[3:8], *args[9:15], backend]
+    bwd_args = [dout, q, k, v, out, saved, *args[3:8], *args[9:15], backend, out32]
     torch.library.opcheck(varlen.varlen_bwd, bwd_args)
 
 

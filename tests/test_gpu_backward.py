@@ -166,3 +166,47 @@ def test_backward_tile_math_switch(monkeypatch, headdim):
         out = rocflash.flash_attn_func(q, k, v, backend=platform)  # the forward has a d256 tensor-core instance
         with pytest.raises(ValueError, match=r"ROCFLASH_KERNEL=mma: no tensor-core backward instance for bf16 headdim 256"):
             out.sum().backward()
+
+
+# ------------------------------------------------------------------ large softmax_scale: D from the fp32 O
+@pytest.mark.parametrize("math", ["vector", "mma"])
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+@pytest.mark.parametrize("d", [40, 64, 128])
+def test_forward_writes_fp32_out(monkeypatch, math, dtype, d):
+    """A training forward of 16-bit inputs also stores O unrounded in float32 (both tile maths' store stage):
+    every element written (outputs start as NaN), and rounding it gives out bit for bit."""
+    from rocflash.backends import compiled
+    if math == "mma" and compiled.mma_unavailable(gpu_platform(), torch.device("cuda"), DTYPES[dtype]):
+        pytest.skip("no tensor cores here")
+    monkeypatch.setenv(compiled.KERNEL_ENV, math)
+    g = torch.Generator().manual_seed(11)
+    q, k, v = rand_qkv(2, 77, 130, 4, 2, d, DTYPES[dtype], "cuda", g)
+    out, _, _, out32 = compiled.forward(gpu_platform(), q, k, v, fwd_args(d, True), with_stats=True,
+                                        with_out_fp32=True)
+    torch.cuda.synchronize()
+    assert out32.dtype == torch.float32 and out32.shape == out.shape and not out32.isnan().any()
+    assert torch.equal(out32.to(out.dtype), out)
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+@pytest.mark.parametrize("scale", [15.0, 100.0])
+@pytest.mark.parametrize("alibi,causal", [(True, True), (True, False), (False, True)])
+def test_large_scale_16bit(dtype, scale, alibi, causal):
+    """dq, dk, dv within the rule up to the backward range's end (ops.MAX_BACKWARD_SCALE) on peaked rows: the
+    backward's D comes from the forward's fp32 O (from the rounded O, fp16 left the rule from about 15)."""
+    g = torch.Generator().manual_seed(int(scale) + 7 * alibi + 3 * causal)
+    q, k, v = rand_qkv(2, 97, 160, 4, 2, 64, DTYPES[dtype], "cuda", g)
+    dout = torch.randn(q.shape, generator=g).to("cuda", DTYPES[dtype])
+    slopes = (torch.rand(4, generator=g) * 2).cuda() if alibi else None
+    grads = _grads(q, k, v, dout, causal=causal, softmax_scale=scale, alibi_slopes=slopes)
+    args = fwd_args(64, causal, softmax_scale=scale, alibi_slopes=slopes)
+    assert_grads_close(grads, q, k, v, dout, args, f"{dtype} scale={scale} alibi={alibi} causal={causal}")
+
+
+def test_backward_rejects_beyond_max_backward_scale():
+    q, k, v = (t.requires_grad_() for t in rand_qkv(1, 33, 33, 2, 2, 64, torch.float16, "cuda",
+                                                   torch.Generator().manual_seed(12)))
+    out = rocflash.flash_attn_func(q, k, v, softmax_scale=1e3, backend=gpu_platform())
+    assert torch.isfinite(out).all()
+    with pytest.raises(ValueError, match=r"softmax_scale must be in \[-100, 100\] for the backward"):
+        out.sum().backward()

@@ -223,3 +223,29 @@ def test_varlen_backward(dtype, causal):
 
 def test_varlen_backward_gqa_window():
     _check_backward([65, 130], [200, 64], h=8, hk=2, d=128, window=(32, 4))
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_varlen_backward_at_large_scale(dtype):
+    """Peaked ALiBi rows at softmax_scale 15 and 100 through flash_attn_varlen_func: the forward kernel writes
+    the softmax stats and the fp32 O, the backward's preprocess reads it (D from the unrounded O)."""
+    import rocflash
+    lens_q, lens_k = [33, 1, 70], [40, 20, 65]
+    seqs = _sequences(lens_q, lens_k, 4, 2, 64, DTYPES[dtype], 3)
+    q, (k, v, _) = _pack_q(seqs), _layout(seqs, "varlen")
+    slopes = (torch.rand(4, generator=torch.Generator().manual_seed(4)) * 2).cuda()
+    dout = torch.randn(q.shape, generator=torch.Generator().manual_seed(5)).to("cuda", DTYPES[dtype])
+    for scale in (15.0, 100.0):
+        leaves = [x.clone().requires_grad_() for x in (q, k, v)]
+        out = rocflash.flash_attn_varlen_func(*leaves, _cu(lens_q), _cu(lens_k), max(lens_q), max(lens_k),
+                                              causal=True, softmax_scale=scale, alibi_slopes=slopes,
+                                              backend=gpu_platform())
+        out.backward(dout)
+        args = fwd_args(64, True, softmax_scale=scale, alibi_slopes=slopes)
+        rq = rk = 0
+        for b, (qb, kb, vb) in enumerate(seqs):
+            sq, sk = qb.shape[1], kb.shape[1]
+            grads = tuple(x.grad[r:r + n].unsqueeze(0) for x, r, n in zip(leaves, (rq, rk, rk), (sq, sk, sk)))
+            assert_grads_close(grads, qb, kb, vb, dout[rq:rq + sq].unsqueeze(0), args,
+                               f"varlen {dtype} scale {scale} seq {b}")
+            rq, rk = rq + sq, rk + sk

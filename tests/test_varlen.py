@@ -80,6 +80,36 @@ def test_varlen_backward_against_fp64(backend, name):
     assert_sequence_grads_close(grads, q, k, v, dout, lens_q, lens_k, fwd_args(d, causal, window), f"{backend} {name}")
 
 
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+@pytest.mark.parametrize("compiled_fn", [False, True])
+def test_varlen_backward_at_large_scale(dtype, compiled_fn):
+    """Peaked ALiBi rows at softmax_scale 15 and 100 (the backward range's end): the varlen forward keeps the
+    softmax stats and O in float32 for the backward (D from the fp32 O), eager and through the custom op
+    (torch.compile's path: varlen_fwd / varlen_bwd called directly)."""
+    lens_q, lens_k, h, hk, d, causal, window = CASES["causal_sq_ne_sk"]
+    for scale in (15.0, 100.0):
+        q, k, v = rand_packed(lens_q, lens_k, h, hk, d, DTYPES[dtype], seed=5)
+        dout = torch.randn(q.shape, generator=torch.Generator().manual_seed(6)).to(DTYPES[dtype])
+        slopes = torch.rand(h, generator=torch.Generator().manual_seed(7)) * 2
+        leaves = [x.clone().requires_grad_() for x in (q, k, v)]
+        call = (cu(lens_q), cu(lens_k), max(lens_q), max(lens_k))
+        if compiled_fn:
+            from rocflash import varlen
+            out, _, stats, out32 = varlen.varlen_fwd(*leaves, *call[:2], None, *call[2:], 0.0, scale, causal,
+                                                     *window, 0.0, slopes, False, "sim")
+            assert stats.shape == (h, q.shape[0], 2) and out32.shape == q.shape and out32.dtype == torch.float32
+        else:
+            out = rocflash.flash_attn_varlen_func(*leaves, *call, causal=causal, softmax_scale=scale,
+                                                  alibi_slopes=slopes, backend="sim")
+        out.backward(dout)
+        assert_sequence_grads_close([x.grad for x in leaves], q, k, v, dout, lens_q, lens_k,
+                                    fwd_args(d, causal, window, alibi_slopes=slopes, softmax_scale=scale),
+                                    f"sim {dtype} scale {scale}")
+    out = rocflash.flash_attn_varlen_func(*leaves, *call, causal=causal, softmax_scale=101.0, backend="sim")
+    with pytest.raises(ValueError, match=r"flash_attn_varlen_func: softmax_scale must be in \[-100, 100\]"):
+        out.backward(dout)
+
+
 def test_sim_varlen_gradcheck_fp64():
     lens_q, lens_k = [3, 0, 5], [4, 2, 6]
     q, k, v = (x.double().requires_grad_() for x in rand_packed(lens_q, lens_k, 2, 1, 8, torch.float64, seed=4))

@@ -32,7 +32,9 @@ class SeqArgs:
     """Per-sequence layout of a varlen or KV-cache call (validated by rocflash.interface before any backend).
 
     The contract every backend's ``varlen_forward(q, k, v, seq, args) -> (out, lse)`` and
-    ``varlen_backward(q, k, v, out, lse, dout, seq, args) -> (dq, dk, dv)`` follows:
+    ``varlen_backward(q, k, v, out, lse, dout, seq, args) -> (dq, dk, dv)`` follows (the fused backends' also
+    take ``with_stats=True``: + (softmax stats (nheads, total_q, 2), O in float32 or None), and ``out_fp32=``,
+    which their backward's D = rowsum(dO * O) then reads; ``lse`` may be those stats):
 
     - q: (total_q, nheads, headdim); sequence b owns rows [cu_seqlens_q[b], cu_seqlens_q[b+1]).
       out: like q; lse: float32 (nheads, total_q), natural log (flash-attn's varlen layout).

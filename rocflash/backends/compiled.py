@@ -254,16 +254,27 @@ _PARAMS_CACHE: dict = {}
 _PARAMS_CACHE_SIZE = 64
 
 
-def forward(platform: str, q, k, v, args: FwdArgs, with_stats: bool = False):
+def out_fp32_like(q, out: torch.Tensor) -> torch.Tensor | None:
+    """The forward's float32 copy of O for the backward's D (hip_src/fmha_fwd_params.h ``o_fp32``): a fresh
+    float32 tensor with out's shape and strides for 16-bit inputs; None for fp32 (out is that copy itself)."""
+    if q.dtype == torch.float32:
+        return None
+    return _output_like(out, dtype=torch.float32)
+
+
+def forward(platform: str, q, k, v, args: FwdArgs, with_stats: bool = False, with_out_fp32: bool = False):
     """Launch the compiled forward: returns (out like q, lse float32 (batch, nheads, seqlen_q)), and with
     with_stats=True also the softmax statistics the backward needs: float32 (batch, nheads, seqlen_q, 2),
     per row the log2-domain row max m and 1/l (hip_src/fmha_fwd_params.h). Few query rows per kv-head
-    (decode) run the split-KV kernel (rocflash.splitkv) unless the stats are asked for (it does not write them)."""
+    (decode) run the split-KV kernel (rocflash.splitkv) unless the stats are asked for (it does not write them).
+    with_out_fp32=True (with with_stats) appends O in float32 before its rounding (``out_fp32_like``: None for
+    fp32 inputs), the backward's input for D = rowsum(dO * O)."""
     mod = load_module(platform)
     batch, seqlen_q, nheads, _ = q.shape
     out = _output_like(q)
     lse = _output_like(q, (batch, nheads, seqlen_q), torch.float32)
     stats = _output_like(q, (batch, nheads, seqlen_q, 2), torch.float32) if with_stats else None
+    out32 = out_fp32_like(q, out) if with_stats and with_out_fp32 else None
     key = None
     if args.alibi_slopes is None:  # see _PARAMS_CACHE
         ptrs_aligned = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
@@ -289,9 +300,11 @@ def forward(platform: str, q, k, v, args: FwdArgs, with_stats: bool = False):
         p, num_splits, inst = hit
         p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
     p.softmax_stats = stats.data_ptr() if with_stats else 0
+    p.o_fp32 = out32.data_ptr() if out32 is not None else 0
     _launch_fwd(mod, p, q, out, num_splits, inst)
     del alibi  # freed after the launch: the caching allocator keeps it for work queued on this stream
-    return (out, lse, stats) if with_stats else (out, lse)
+    res = (out, lse, stats) if with_stats else (out, lse)
+    return (*res, out32) if with_stats and with_out_fp32 else res
 
 
 def _seq_pointers(p, q, k, v, seq: SeqArgs, out, lse) -> None:
@@ -307,15 +320,19 @@ def _seq_pointers(p, q, k, v, seq: SeqArgs, out, lse) -> None:
         p.seq_block_table = seq.block_table.data_ptr()
 
 
-def varlen_forward(platform: str, q, k, v, seq: SeqArgs, args: FwdArgs):
+def varlen_forward(platform: str, q, k, v, seq: SeqArgs, args: FwdArgs, with_stats: bool = False):
     """Launch the compiled forward on a varlen or KV-cache layout (SeqArgs' contract): returns (out like q,
-    lse float32 (nheads, total_q)). Decode-sized calls and num_splits > 1 run the split-KV kernel."""
+    lse float32 (nheads, total_q)). Decode-sized calls and num_splits > 1 run the split-KV kernel.
+    with_stats=True (a gradient will be asked for) runs the forward kernel and also returns what the backward
+    reads: the softmax stats float32 (nheads, total_q, 2) and O in float32 (``out_fp32_like``, None for fp32)."""
     mod = load_module(platform)
     total_q, nheads, _ = q.shape
     out = _output_like(q)
     lse = _output_like(q, (nheads, total_q), torch.float32)
+    stats = _output_like(q, (nheads, total_q, 2), torch.float32) if with_stats else None
+    out32 = out_fp32_like(q, out) if with_stats else None
     if total_q == 0 or seq.batch == 0:
-        return out, lse
+        return (out, lse, stats, out32) if with_stats else (out, lse)
     key = None
     if args.alibi_slopes is None:
         ptrs_aligned = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
@@ -323,7 +340,7 @@ def varlen_forward(platform: str, q, k, v, seq: SeqArgs, args: FwdArgs):
         key = (platform, q.device.index, q.dtype, q.shape, q.stride(), k.shape, k.stride(), v.stride(), args,
                seq.batch, seq.max_seqlen_q, seq.max_seqlen_k, seq.num_splits, seq.cu_seqlens_k is None,
                seq.seqused_k is None, seq.cache_batch_idx is None, None if bt is None else bt.stride(0), ptrs_aligned,
-               kernel_choice())
+               with_stats, kernel_choice())
     hit = _PARAMS_CACHE.get(key) if key is not None else None
     if hit is None:
         p = mod.FmhaFwdParams()
@@ -332,8 +349,10 @@ def varlen_forward(platform: str, q, k, v, seq: SeqArgs, args: FwdArgs):
         p.o, p.lse = out.data_ptr(), lse.data_ptr()
         _set_strides(p, "o", out)
         p.aligned = is_aligned(q, k, v, out)
-        split, num_splits, inst = split_plan(platform, q, k.shape[-2], seq.batch, seq.max_seqlen_q,
-                                             seq.max_seqlen_k, seq.num_splits, p.aligned)
+        split, num_splits, inst = False, 1, None
+        if not with_stats:  # the split-KV kernel writes neither the stats nor the fp32 O
+            split, num_splits, inst = split_plan(platform, q, k.shape[-2], seq.batch, seq.max_seqlen_q,
+                                                 seq.max_seqlen_k, seq.num_splits, p.aligned)
         if key is not None:
             if len(_PARAMS_CACHE) >= _PARAMS_CACHE_SIZE:
                 _PARAMS_CACHE.clear()
@@ -343,16 +362,19 @@ def varlen_forward(platform: str, q, k, v, seq: SeqArgs, args: FwdArgs):
         p, num_splits, inst = hit
         split = inst is not None
         _seq_pointers(p, q, k, v, seq, out, lse)
+    p.softmax_stats = stats.data_ptr() if with_stats else 0
+    p.o_fp32 = out32.data_ptr() if out32 is not None else 0
     _launch_fwd(mod, p, q, out, num_splits, inst if split else None)
     del alibi
-    return out, lse
+    return (out, lse, stats, out32) if with_stats else (out, lse)
 
 
-def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs):
+def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs, out_fp32=None):
     """Launch the compiled backward on the varlen layout (q/out/dout (total_q, nheads, headdim), k/v (total_k,
     nheads_k, headdim), lse (nheads, total_q) natural log, or softmax stats (nheads, total_q, 2)): returns (dq, dk,
     dv) shaped like q, k, v. An LSE becomes stats through ``stats_from_lse``. Rows of k/v outside every sequence
-    (cu_seqlens_k[-1] < total_k) get zero gradients."""
+    (cu_seqlens_k[-1] < total_k) get zero gradients. ``out_fp32``: the forward's float32 O (D is computed from
+    it), or None / empty (D from out)."""
     mod = load_module(platform)
     total_q, nheads, _ = q.shape
     dq = _output_like(q)
@@ -369,24 +391,31 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
     _fill_seq(p, q, k, seq)
-    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv)
+    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
     del alibi
     return dq, dk, dv
 
 
-def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv) -> None:
+def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32=None) -> None:
     """The backward's output, statistics and stride fields of ``p`` (dense or varlen), then the launch (tile math
     under ``ROCFLASH_KERNEL``, recorded in :func:`last_kernels`)."""
-    fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv)
+    fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
     math = forward_tile_math(mod.platform(), mod, q, p.aligned, BWD_KINDS)  # checked before launch
     with torch.cuda.device(q.device):
         mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream, getattr(mod.TileMath, math))
     _LAST["bwd"] = math
 
 
-def fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv) -> None:
+def fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32=None) -> None:
     """The backward's output, statistics and stride fields of ``p`` (also filled by the gfx906 emulator's
-    driver, rocflash.emu.driver_varlen)."""
+    driver, rocflash.emu.driver_varlen). ``out_fp32`` (the forward's float32 O, or None / empty) is read with
+    out's strides: both are made contiguous when they differ."""
+    if out_fp32 is not None and out_fp32.numel() and out_fp32.dtype != out.dtype:
+        if out_fp32.stride() != out.stride():
+            out, out_fp32 = out.contiguous(), out_fp32.contiguous()
+        p.o_fp32 = out_fp32.data_ptr()
+    else:
+        p.o_fp32 = 0
     p.o, p.dout, p.lse, p.delta = out.data_ptr(), dout.data_ptr(), 0, delta.data_ptr()
     p.softmax_stats = stats.data_ptr()
     p.dq, p.dk, p.dv = dq.data_ptr(), dk.data_ptr(), dv.data_ptr()
@@ -403,11 +432,12 @@ def stats_from_lse(lse: torch.Tensor) -> torch.Tensor:
     return torch.stack((lse * LOG2E, torch.ones_like(lse)), dim=-1).contiguous()
 
 
-def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs):
+def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=None):
     """Launch the compiled backward (preprocess, dK/dV, dQ): returns (dq, dk, dv) shaped like q, k, v.
     ``stats`` is the forward's (``forward(..., with_stats=True)``: float32 (batch, nheads, seqlen_q, 2)) or a
     natural-log LSE float32 (batch, nheads, seqlen_q) (e.g. one merged over key blocks by context parallelism),
-    turned into stats by ``stats_from_lse``; ``dout`` may have any strides with a contiguous last dimension."""
+    turned into stats by ``stats_from_lse``; ``dout`` may have any strides with a contiguous last dimension.
+    ``out_fp32``: the forward's float32 O (``forward(..., with_out_fp32=True)``), or None / empty: D from out."""
     if stats.dim() == 3:
         stats = stats_from_lse(stats)
     mod = load_module(platform)
@@ -416,6 +446,6 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs):
     delta = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
-    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv)
+    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
     del alibi
     return dq, dk, dv

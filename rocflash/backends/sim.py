@@ -44,7 +44,7 @@ from ..configs import TileConfig, select_config
 from ..masks import MaskRule
 from .. import splitkv
 from . import FwdArgs, SeqArgs
-from .seqlayout import alibi_for, backward_by_sequence, sequence_kv, sequences
+from .seqlayout import alibi_for, sequence_kv, sequences
 
 LOG2E = 1.0 / math.log(2.0)
 # float64 runs the fp32 kernel's tiling in fp64 arithmetic (the sim only; the compiled kernels reject it)
@@ -222,10 +222,12 @@ class _Tiles:
 
 
 def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None, with_stats: bool = False,
-            key_tiles: tuple[int, int] | None = None):
+            key_tiles: tuple[int, int] | None = None, with_out_fp32: bool = False):
     """Simulate one forward launch. Shapes as ``flash_attn_func``; returns (out, lse float32 (b, h, sq)), and
     with with_stats=True also the statistics the backward rebuilds P from: (b, h, sq, 2), per row the final
-    log2-domain row max m and 1/l (the kernel's softmax_stats; fp64 for fp64 inputs).
+    log2-domain row max m and 1/l (the kernel's softmax_stats; fp64 for fp64 inputs). ``with_out_fp32=True``
+    appends O before its rounding to the inputs' dtype, float32, as the store stage writes it for a training
+    forward (hip_src/fmha_fwd_params.h ``o_fp32``; None for fp32 and fp64 inputs: out is that copy).
 
     ``key_tiles=(begin, end)`` simulates one split of a split-KV launch: only those K/V tiles are visited
     (intersected with the mask's range) and the partial result comes back unrounded, O in the accumulation
@@ -283,23 +285,30 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     # the LSE keeps fp64 for fp64 inputs: the simulated backward recomputes P from it (gradcheck precision);
     # flash_attn_func hands callers a float32 copy
     lse_dtype = torch.float64 if q.dtype == torch.float64 else torch.float32
-    out = out.transpose(1, 2).to(q.dtype).contiguous()
-    return (out, lse.to(lse_dtype), stats) if with_stats else (out, lse.to(lse_dtype))
+    out_acc = out.transpose(1, 2)
+    out = out_acc.to(q.dtype).contiguous()
+    res = (out, lse.to(lse_dtype), stats) if with_stats else (out, lse.to(lse_dtype))
+    if with_out_fp32:  # the store stage's second copy of O, before rounding (float32; None: out is that copy)
+        res += (None if q.dtype in (torch.float32, torch.float64) else out_acc.float().contiguous(),)
+    return res
 
 
 def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None,
-             stats=None):
+             stats=None, out_fp32=None):
     """Simulate the backward launches (preprocess, dK/dV kernel, dQ kernel).
 
     Inputs as the forward's plus its ``out``, ``dout`` (q's shape) and either ``stats`` (the forward's
     ``with_stats=True`` output, as the kernels use: P = exp2(S2 - m) / l, never above 1) or ``lse``
-    (b, h, sq) (P = exp2(S2 - LSE * log2(e)), exact only while |LSE| * 2^-24 is negligible). Returns
-    (dq, dk, dv) in the inputs' dtype and shapes. ``trace`` records the dK/dV kernel's tiling.
+    (b, h, sq) (P = exp2(S2 - LSE * log2(e)), exact only while |LSE| * 2^-24 is negligible). ``out_fp32``:
+    the forward's float32 O (``forward(..., with_out_fp32=True)``): the preprocess computes D = rowsum(dO * O)
+    from it; None or empty: from ``out``. Returns (dq, dk, dv) in the inputs' dtype and shapes. ``trace``
+    records the dK/dV kernel's tiling.
     """
     pb = _Problem(q, k, v, args, "bwd_dkdv", target)
     dev, acc = pb.device, pb.acc
     qf, kf, vf, dof = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group), pb.prep(dout)
-    delta = (dout.to(acc) * out.to(acc)).sum(-1).transpose(1, 2)  # (b, h, sq): the preprocess kernel
+    o_d = out if out_fp32 is None or out_fp32.numel() == 0 else out_fp32
+    delta = (dout.to(acc) * o_d.to(acc)).sum(-1).transpose(1, 2)  # (b, h, sq): the preprocess kernel
     if stats is None:  # from the LSE: m = LSE * log2(e), 1/l = 1
         row_max = lse.to(acc) * LOG2E
         inv_l = torch.ones_like(row_max)
@@ -456,7 +465,8 @@ def forward_inference(q, k, v, args: FwdArgs, target: str = "gfx9"):
     return torch.cat(outs).contiguous(), torch.cat(lses).to(lse_dtype)
 
 
-def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs, target: str = "gfx9", trace: SplitTrace | None = None):
+def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs, target: str = "gfx9", trace: SplitTrace | None = None,
+                   with_stats: bool = False):
     """Simulate a varlen / KV-cache forward (layouts: :class:`rocflash.backends.SeqArgs`).
 
     The launch decision is the compiled backend's (:func:`split_plan`, rocflash.splitkv): calls with few query
@@ -467,32 +477,61 @@ def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs, target: str = "gfx9", t
     :func:`rocflash.splitkv.split_bounds` (multiples of its block_n, sized by max_seqlen_k; trailing splits of
     a short sequence are empty), each simulated as the split-KV kernel computes it (key groups, LDS tree merge:
     :mod:`rocflash.backends.sim_splitkv`) and merged in the combine kernel's order.
-    Returns (out like q, lse (nheads, total_q): float32, float64 for float64 inputs).
+    Returns (out like q, lse (nheads, total_q): float32, float64 for float64 inputs); with ``with_stats=True``
+    (a gradient will be asked for: the forward kernel always, as the compiled launcher) also the backward's
+    inputs: the softmax stats (nheads, total_q, 2) (the lse's dtype) and O in float32 (None for fp32 / fp64).
     """
     total_q, nheads, headdim = q.shape
     split, num_splits, scfg = split_plan(target, q.dtype, headdim, nheads, k.shape[-2], seq.batch,
                                          seq.max_seqlen_q, seq.max_seqlen_k, seq.num_splits)
+    if with_stats:
+        split, num_splits, scfg = False, 1, None
     if trace is not None:
         trace.split_kernel, trace.num_splits = split, num_splits
     out = torch.zeros_like(q, memory_format=torch.contiguous_format)
     lse = torch.full((nheads, total_q), float("-inf"), device=q.device,
                      dtype=torch.float64 if q.dtype == torch.float64 else torch.float32)
+    wide = q.dtype in (torch.float32, torch.float64)
+    if with_stats:  # rows of sequences without work: m = -inf, 1/l = 0 (P = 0); O = 0
+        stats = torch.stack((lse, torch.zeros_like(lse)), dim=-1)
+        out32 = None if wide else torch.zeros(q.shape, dtype=torch.float32, device=q.device)
     for s in sequences(seq, k.shape[1] if seq.paged else 0):
         if s.seqlen_q == 0 or s.seqlen_k == 0:  # no block has work: rows stay 0 / -inf
             continue
         qs = q[s.q_begin:s.q_end].unsqueeze(0)
         ks, vs = sequence_kv(k, v, seq, s)
         a = replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index))
-        if not split:
+        if with_stats:
+            o, l, st, o32 = forward(qs, ks, vs, a, target, with_stats=True, with_out_fp32=True)
+            stats[:, s.q_begin:s.q_end] = st[0].to(stats.dtype)
+            if out32 is not None:
+                out32[s.q_begin:s.q_end] = o32[0]
+        elif not split:
             o, l = forward(qs, ks, vs, a, target)
         else:
             o, l = _split_kv(qs, ks, vs, a, target, seq.max_seqlen_k, num_splits, scfg, trace, s.index)
         out[s.q_begin:s.q_end] = o[0]
         lse[:, s.q_begin:s.q_end] = l[0].to(lse.dtype)
-    return out, lse
+    return (out, lse, stats, out32) if with_stats else (out, lse)
 
 
-def varlen_backward(q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs, target: str = "gfx9"):
+def varlen_backward(q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs, target: str = "gfx9", out_fp32=None):
     """Simulate the varlen backward: per sequence the dense backward launches; varlen K/V layout only.
-    lse (nheads, total_q) as the forward returned it. Returns (dq, dk, dv) like q, k, v."""
-    return backward_by_sequence(lambda *a: backward(*a, target), q, k, v, out, lse, dout, seq, args)
+    lse (nheads, total_q) as the forward returned it, or its softmax stats (nheads, total_q, 2) (``varlen_forward(
+    ..., with_stats=True)``: P exactly as the forward weighted V); ``out_fp32`` its float32 O (None or empty: D
+    from out). Returns (dq, dk, dv) like q, k, v."""
+    if seq.cu_seqlens_k is None:
+        raise NotImplementedError("the backward of a KV-cache / paged layout is not implemented (forward only)")
+    dq, dk, dv = (torch.zeros_like(x, memory_format=torch.contiguous_format) for x in (q, k, v))
+    for s in sequences(seq):
+        if s.seqlen_q == 0 or s.seqlen_k == 0:  # no visible key: every gradient of the sequence is 0
+            continue
+        rows, keys = slice(s.q_begin, s.q_end), slice(s.k_begin, s.k_begin + s.seqlen_k)
+        a = replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index))
+        stats = lse[:, rows].unsqueeze(0)
+        o32 = out_fp32[rows].unsqueeze(0) if out_fp32 is not None and out_fp32.numel() else None
+        g = backward(q[rows].unsqueeze(0), k[keys].unsqueeze(0), v[keys].unsqueeze(0), out[rows].unsqueeze(0),
+                     None if stats.dim() == 4 else stats, dout[rows].unsqueeze(0), a, target,
+                     stats=stats if stats.dim() == 4 else None, out_fp32=o32)
+        dq[rows], dk[keys], dv[keys] = (x[0] for x in g)
+    return dq, dk, dv

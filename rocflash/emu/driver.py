@@ -156,6 +156,8 @@ def run_forward(q, k, v, softmax_scale: float | None = None, window_left: int = 
     config: a forward tile config to compile instead of the dispatcher's choice (model exploration).
     with_stats: also return the softmax statistics the backward reads (float32 (b, h, sq, 2): per row the
     log2-domain row max and 1/l; hip_src/fmha_fwd_params.h ``softmax_stats``) as info["softmax_stats"].
+    With with_stats on 16-bit inputs, also the float32 O the training forward keeps for the backward's D
+    (hip_src/fmha_fwd_params.h ``o_fp32``) as info["out_fp32"].
     info: dict with the instance name, launch statistics (incl. the emulator's wall time) and ``zero_fields``,
     the params fields the driver left zero (null pointers / 0: e.g. no ALiBi; a field added to the struct by a
     kernel change shows up here until the driver sets it).
@@ -174,8 +176,11 @@ def run_forward(q, k, v, softmax_scale: float | None = None, window_left: int = 
     o_addr, lse_addr = _put(mem, out), _put(mem, lse)
     p.update({"o": o_addr, "lse": lse_addr, **_strides("o", out), "aligned": bool(aligned)})
     stats = _nan_like(q, (batch, nheads, seqlen_q, 2), torch.float32) if with_stats else None
+    out32 = _nan_like(out, dtype=torch.float32) if with_stats and q.dtype != torch.float32 else None
     if with_stats:
         p["softmax_stats"] = _put(mem, stats)
+    if out32 is not None:
+        p["o_fp32"] = _put(mem, out32)  # O's strides (out is contiguous, and so is out32)
     layout = params_layout("rf::FmhaFwdParams")
     _dense_seq(layout, p, batch, nheads, seqlen_q)
     kernarg = layout.pack(p)
@@ -185,17 +190,20 @@ def run_forward(q, k, v, softmax_scale: float | None = None, window_left: int = 
             "zero_fields": sorted(set(layout.fields) - set(p))}
     if with_stats:
         info["softmax_stats"] = _get(mem, p["softmax_stats"], stats)
+    if out32 is not None:
+        info["out_fp32"] = _get(mem, p["o_fp32"], out32)
     return _get(mem, o_addr, out), _get(mem, lse_addr, lse), info
 
 
 def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, window_left: int = -1,
                  window_right: int = -1, softcap: float = 0.0, alibi_slopes=None, aligned: bool | None = None,
-                 order: str = "forward", stats=None):
+                 order: str = "forward", stats=None, out_fp32=None):
     """Run the gfx906 backward (preprocess, dK/dV, dQ kernels) on the emulator: returns (dq, dk, dv, info).
 
     stats: the forward's softmax statistics (``run_forward(..., with_stats=True)``); when None they are
     derived from ``lse`` as the compiled backend does (rocflash.backends.compiled.stats_from_lse), if the
-    params struct has that field.
+    params struct has that field. out_fp32: the forward's float32 O (info["out_fp32"]): the preprocess computes
+    D from it (None: from out).
     """
     dtype = DTYPES[q.dtype][0]
     batch, seqlen_q, nheads, headdim = q.shape
@@ -218,6 +226,9 @@ def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, wi
 
             stats = stats_from_lse(lse)
         addr["softmax_stats"] = _put(mem, stats.to(torch.float32).contiguous())
+    if out_fp32 is not None:
+        assert out_fp32.stride() == out.stride(), "o_fp32 is read with O's strides"
+        addr["o_fp32"] = _put(mem, out_fp32)
     p.update(addr)
     for name, t in (("o", out), ("do", dout), ("dq", dq), ("dk", dk), ("dv", dv)):
         p.update(_strides(name, t))

@@ -40,6 +40,7 @@ from torch.autograd.function import once_differentiable
 
 from ..backends import FwdArgs, SeqArgs, compiled, reference, sim
 from ..interface import _FP64_BACKENDS
+from ..ops import check_backward_scale
 from ..interface import _check_args as check_args
 from ..selector import select_backend
 from ..varlen import backend_functions
@@ -382,6 +383,9 @@ class _RingAttention(torch.autograd.Function):
     @once_differentiable
     def backward(ctx, dout, _dlse):
         q, k, v, out, lse = ctx.saved_tensors
+        scale = next((b.args.softmax_scale for step in ctx.plan for b in step), None)
+        if scale is not None:  # the fused backward's range (rocflash.ops.MAX_BACKWARD_SCALE)
+            check_backward_scale(scale, q.dtype, ctx.kernels.backend, "ring_flash_attn_func")
         dq, dk, dv = ring_backward(ctx.ring, ctx.kernels, q, k, v, out, lse, dout.contiguous(), ctx.plan)
         return dq, dk, dv, None, None, None
 
