@@ -86,8 +86,8 @@ struct FmhaFwdPipeline {
     for (int i = 0; i < TM; ++i) {
       const int row = m0 + Math::row(tid, i);
       float row_max = neg_inf();
-      int32_t lo = 0, hi = 0;  // kPlain && kMask: the row's visible keys as a span of tile columns [lo, hi]
-      if constexpr (kPlain && kMask) {
+      int32_t lo = 0, hi = 0;  // kMask: the row's visible keys as a span of tile columns [lo, hi]
+      if constexpr (kMask) {
         const int64_t first = rule.first_key(row) > 0 ? rule.first_key(row) : 0;
         const int64_t last = rule.last_key(row) < rule.seqlen_k - 1 ? rule.last_key(row) : rule.seqlen_k - 1;
         lo = int32_t(first - n0 < 0 ? 0 : first - n0 > (1 << 30) ? (1 << 30) : first - n0);
@@ -97,11 +97,9 @@ struct FmhaFwdPipeline {
       for (int c = 0; c < TN; ++c) {
         const int col = n0 + Math::s_col(tid, c);
         float x = kPlain ? s[i][c] : score(s[i][c], row, col);
-        if constexpr (kMask && kPlain) {
+        if constexpr (kMask) {
           const int rel = Math::s_col(tid, c);
           if (rel < lo || rel > hi) x = neg_inf();  // same set as rule.visible(row, col), one int32 span test
-        } else if constexpr (kMask) {
-          if (!rule.visible(row, col)) x = neg_inf();
         }
         s[i][c] = x;
         row_max = rf_max(row_max, x);
@@ -119,11 +117,9 @@ struct FmhaFwdPipeline {
         const float prob = kPlain ? rf_exp2(rf_fma(s[i][c], score.scale_log2, -base)) : rf_exp2(s[i][c] - base);
         row_sum += prob;
         s[i][c] = prob;
-        if constexpr (kMask && kPlain) {  // -0.0 marks a masked entry for the P.V product
+        if constexpr (kMask) {  // -0.0 marks a masked entry for the P.V product
           const int rel = Math::s_col(tid, c);
           if (rel < lo || rel > hi) s[i][c] = -0.f;
-        } else if constexpr (kMask) {
-          if (!rule.visible(row, n0 + Math::s_col(tid, c))) s[i][c] = -0.f;
         }
       }
       l[i] = l[i] * alpha[i] + row_sum;  // per-lane partial sum; reduced across the row group once, at the end
@@ -162,7 +158,7 @@ struct FmhaFwdPipeline {
 
   RF_DEVICE static void run(const FmhaFwdParams& p, char* lds, int m_block, int head, int batch) {
     constexpr auto T = Tile::kShape;
-    const int tid = threadIdx.x;
+    const int tid = rf_thread_index(T.threads);  // per block: see rf_vendor.h
     const SeqInfo seq = SeqInfo::make(p, batch);
     const int m0 = m_block * T.block_m;
     if (m0 >= seq.seqlen_q) return;  // a varlen sequence shorter than the longest: nothing here (uniform)
