@@ -3,8 +3,8 @@
 # build, the GPU test matrix on both forward tile maths (tensor cores and the gfx906 vector logic), the
 # inference and masked-garbage tests, compute-sanitizer, context parallelism, and short speed tables.
 # Every stage has its own time limit so that the whole call ends inside the device tool's 10 minutes.
-# Results in $OUT (at most 8 files): summary.txt setup.txt tests.txt sanitize.txt cp.txt tc.txt bench.txt json.tar.gz
-#   bash perf/final_run.sh            (stages: build test sanitize cp tc bench; pass names to pick)
+# Results in $OUT: summary.txt setup.txt tests.txt sanitize.txt cp.txt tc.txt train.txt bench.txt json.tar.gz
+#   bash perf/final_run.sh            (stages: build test sanitize cp tc bench; also train; pass names to pick)
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT" /tmp/json
 REPO=$PWD
@@ -25,10 +25,10 @@ for s in $stages; do case $s in
     tests=$(cd tests && ls test_gpu*.py test_cases.py 2>/dev/null | tr '\n' ' ')
     for kernel in auto vector; do
       log "ROCFLASH_KERNEL=$kernel pytest -m gpu $tests"
-      (cd tests && ROCFLASH_KERNEL=$kernel timeout ${TEST_TIMEOUT:-150} python3 -m pytest -q -m gpu -p no:cacheprovider \
+      (cd tests && ROCFLASH_KERNEL=$kernel timeout ${TEST_TIMEOUT:-150} python3 -m pytest -q -rs -m gpu -p no:cacheprovider \
         --maxfail=30 $tests > /tmp/tests_$kernel.txt 2>&1)
       log "pytest ($kernel) exit $?"; tail -3 /tmp/tests_$kernel.txt | tee -a "$OUT/summary.txt"
-      { echo "##### ROCFLASH_KERNEL=$kernel"; grep -E "FAILED|ERROR|passed|failed" /tmp/tests_$kernel.txt | tail -60; } >> "$OUT/tests.txt"
+      { echo "##### ROCFLASH_KERNEL=$kernel"; grep -E "FAILED|ERROR|SKIPPED|passed|failed" /tmp/tests_$kernel.txt | tail -80; } >> "$OUT/tests.txt"
     done ;;
   sanitize)
     for tool in memcheck racecheck; do
@@ -52,6 +52,10 @@ for s in $stages; do case $s in
       --backends cuda flash cudnn --baseline sdpa-flash --time-limit-s "${TC_TIME_LIMIT_S:-80}" \
       --json /tmp/json/tensor_core.json > "$OUT/tc.txt" 2>&1)
     log "tc exit $?" ;;
+  train)
+    log "python3 perf/train_check.py (ROCFLASH_KERNEL=${ROCFLASH_KERNEL:-auto})"
+    (cd /tmp && timeout ${TRAIN_TIMEOUT:-150} python3 "$REPO/perf/train_check.py" --out /tmp/json > "$OUT/train.txt" 2>&1)
+    log "train exit $?"; tail -4 "$OUT/train.txt" | tee -a "$OUT/summary.txt" >/dev/null ;;
   bench)
     log "python3 perf/decode_bench.py --quick"
     (cd /tmp && timeout ${BENCH_TIMEOUT:-90} python3 "$REPO/perf/decode_bench.py" --quick --json /tmp/json/decode.json \

@@ -77,7 +77,8 @@ def flash_attn_varlen_func(
 
     Raises:
         TypeError / ValueError naming the argument, rule and value, before any launch (index tensors: dtype
-        int32, shape, device, monotonic, totals; page size rule); NotImplementedError for dropout_p > 0.
+        int32, shape, device, monotonic, totals; page size rule); NotImplementedError for dropout_p > 0 and,
+        before any launch, for block_table with q/k/v requiring grad on a fused backend (no paged backward).
     """
     if torch.compiler.is_compiling():
         # torch.compile: the checks read the index tensors' values, so they run inside torch.ops.rocflash.varlen_fwd
@@ -91,6 +92,11 @@ def flash_attn_varlen_func(
                                   softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
                                   return_attn_probs, block_table)
     name = select_varlen_backend(q, backend, dropout_p)
+    if block_table is not None and name != "torch" and torch.is_grad_enabled() and \
+            any(t.requires_grad for t in (q, k, v)):
+        raise NotImplementedError(f"flash_attn_varlen_func: backend '{name}' has no backward for paged K/V "
+                                  f"(block_table given and q/k/v require grad): call it under torch.no_grad() or "
+                                  f"with tensors that do not require grad, or use backend='torch' for gradients")
     out, lse = run_varlen(q, k, v, seq, args, name, no_work=no_work)
     return (out, lse, None) if return_attn_probs else out
 

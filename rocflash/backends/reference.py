@@ -25,13 +25,14 @@ def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | Non
     Masked keys contribute exactly nothing: NaN or inf in a K or V row that a query row cannot see changes
     neither that row's output nor any gradient of it. The products run on K and V with their non-finite
     elements replaced by 0 (a select), and a row that sees a non-finite K or V element is multiplied by NaN
-    afterwards, so NaN in visible inputs still gives NaN (out and LSE of the row, and its gradients).
+    afterwards, so NaN in visible inputs still gives NaN (out and gradients of the row; its LSE, a function of
+    Q.K^T alone, only for a non-finite visible K element, as in the kernels).
     P is exp(S - max) / sum, normalised in ``compute_dtype`` (not exp(S - LSE), whose rounding of a large
     LSE would put rows off by up to |LSE| * eps).
     """
     parts = _Parts(q, k, v, args, compute_dtype)
-    out = torch.matmul(parts.probs.to(parts.vc.dtype), parts.vc) * parts.poison.unsqueeze(-1)
-    return out.transpose(1, 2).to(q.dtype).contiguous(), (parts.lse * parts.poison).to(torch.float32)
+    out = torch.matmul(parts.probs.to(parts.vc.dtype), parts.vc) * parts.out_poison
+    return out.transpose(1, 2).to(q.dtype).contiguous(), (parts.lse * parts.lse_poison).to(torch.float32)
 
 
 class _Parts:
@@ -79,8 +80,16 @@ class _Parts:
         bad = (k_bad | v_bad).to(compute_dtype).unsqueeze(-1)  # (b, h, sk, 1)
         sees_bad = torch.matmul(visible.to(compute_dtype), bad).squeeze(-1) > 0  # (b, h, sq)
         self.sees_bad = sees_bad
-        self.poison = torch.where(sees_bad, torch.full((), float("nan"), dtype=compute_dtype, device=q.device),
-                                  torch.ones((), dtype=compute_dtype, device=q.device))
+        # out[i, :] is NaN when row i sees a non-finite K element (every score of the row is), out[i, c] when it
+        # sees a non-finite V element in column c (P @ V mixes columns separately); LSE only through K
+        nan = torch.full((), float("nan"), dtype=compute_dtype, device=q.device)
+        one = torch.ones((), dtype=compute_dtype, device=q.device)
+        vis = visible.to(compute_dtype)
+        sees_bad_k = torch.matmul(vis, k_bad.to(compute_dtype).unsqueeze(-1)).squeeze(-1) > 0  # (b, h, sq)
+        v_bad_cols = (~self.v_ok).repeat_interleave(group, dim=1).to(compute_dtype)  # (b, h, sk, d)
+        sees_bad_v = torch.matmul(vis, v_bad_cols) > 0  # (b, h, sq, d)
+        self.lse_poison = torch.where(sees_bad_k, nan, one)
+        self.out_poison = torch.where(sees_bad_k.unsqueeze(-1) | sees_bad_v, nan, one)
 
 
 def explicit_backward(q, k, v, dout, args: FwdArgs, out=None, lse=None):
