@@ -119,17 +119,17 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
       },
       py::arg("params"), py::arg("stream"), py::arg("math") = rf::TileMath::kVector,
       "Launch the forward kernel of tile math `math` on `stream` (no synchronization).");
-  m.def("fwd_splitkv", [](const rf::FmhaFwdParams& p, std::uintptr_t stream) {
+  m.def("fwd_splitkv", [](const rf::FmhaFwdParams& p, std::uintptr_t stream, rf::TileMath math) {
         std::string error;
         int rc;
         {
           py::gil_scoped_release release;
-          rc = rf::fmha_fwd_splitkv(p, reinterpret_cast<void*>(stream), &error);
+          rc = rf::fmha_fwd_splitkv(p, reinterpret_cast<void*>(stream), &error, math);
         }
         if (rc != 0) throw std::runtime_error(error);
       },
-      py::arg("params"), py::arg("stream"),
-      "Launch the split-KV decode kernel (and the combine kernel when num_splits > 1) on `stream`.");
+      py::arg("params"), py::arg("stream"), py::arg("math") = rf::TileMath::kVector,
+      "Launch the split-KV decode kernel of tile math `math` (and the combine kernel when num_splits > 1).");
   m.def("bwd", [](const rf::FmhaBwdParams& p, std::uintptr_t stream) {
         std::string error;
         int rc;

@@ -32,7 +32,8 @@ int select_kernel(const std::string& kind, DType dtype, int headdim, bool aligne
 // message in *error. They do not synchronize.
 // `math`: which tile math the forward runs (the caller checks that the device supports it: mma needs sm_80+).
 int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error, TileMath math = TileMath::kVector);
-int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error);  // + combine
+int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error,
+                     TileMath math = TileMath::kVector);  // + combine
 int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error);  // preprocess, dK/dV, dQ
 
 // Runtime facts for `rocflash info` (no torch needed).

@@ -87,8 +87,8 @@ int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error, Tile
   return launch_from(kFwdTable, "forward", params, static_cast<rfStream_t>(stream), error, math);
 }
 
-int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error) {
-  return launch_from(kFwdSplitKvTable, "split-KV forward", params, static_cast<rfStream_t>(stream), error);
+int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error, TileMath math) {
+  return launch_from(kFwdSplitKvTable, "split-KV forward", params, static_cast<rfStream_t>(stream), error, math);
 }
 
 int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error) {

@@ -20,9 +20,11 @@
 //            into its own buffer, P stays in registers, next K via cp.async into the K buffer
 // The policy owns the accumulator layout: the softmax and the epilogue index S and O only through
 // Math::row / s_col / o_col and reduce rows over Math::kRowLanes lanes.
-//            (boundary tiles: masked P is -0.0 and the policy keeps the V elements under it out of the
-//            product, so a NaN or inf in a V row the query row cannot see never reaches it; masked S is a
-//            select to -inf)
+//            (boundary tiles: masked S is a select to -inf and the policy keeps the V elements under masked P
+//            out of the product, so a NaN or inf in a V row the query row cannot see never reaches it: the
+//            vector policy by P's -0.0 mark, the tensor-core one by position (pv_masked). Plain-score kernels
+//            decide which tiles are boundary tiles once per block (unmasked_tile_range) and mask them with
+//            one int32 row span per thread (RowSpan).)
 // The log2 trick: exp(x) = exp2(x * log2(e)); scaling the scores once by softmax_scale*log2(e) turns every
 // exponential into one v_exp_f32 / ex2.approx. LSE = (m + log2(l)) * ln(2) converts back.
 #pragma once
@@ -79,27 +81,32 @@ struct FmhaFwdPipeline {
   // kPlain (ScoreTransform::plain(): no softcap, no ALiBi, softmax_scale > 0): the row max is taken on the raw
   // scores and the scale folds into the exponent, exp2(fma(raw, scale*log2(e), -m)), with no per-element test of
   // the score's form (whose branches and registers are what keeps the general kernel from larger tiles).
+  // rows: RowSpan of this thread's first row (Math::row(tid, 0)), for the plain path's int32 span test.
   template <bool kMask, bool kPlain = false>
   RF_DEVICE static void online_softmax(float (&s)[TM][TN], float (&m)[TM], float (&l)[TM], float (&alpha)[TM],
-                                       const ScoreTransform& score, const MaskRule& rule, int m0, int n0, int tid) {
+                                       const ScoreTransform& score, const MaskRule& rule, const RowSpan& rows, int m0,
+                                       int n0, int tid) {
+    RowSpan::Tile span{};  // kPlain && kMask: the visible columns of this thread's rows (int32: few registers)
+    if constexpr (kPlain && kMask) span = rows.tile(n0);
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       const int row = m0 + Math::row(tid, i);
       float row_max = neg_inf();
-      int32_t lo = 0, hi = 0;  // kMask: the row's visible keys as a span of tile columns [lo, hi]
-      if constexpr (kMask) {
-        const int64_t first = rule.first_key(row) > 0 ? rule.first_key(row) : 0;
-        const int64_t last = rule.last_key(row) < rule.seqlen_k - 1 ? rule.last_key(row) : rule.seqlen_k - 1;
-        lo = int32_t(first - n0 < 0 ? 0 : first - n0 > (1 << 30) ? (1 << 30) : first - n0);
-        hi = int32_t(last - n0 < -1 ? -1 : last - n0 > (1 << 30) ? (1 << 30) : last - n0);
+      int32_t lo = 0, hi = 0;  // kPlain && kMask: the row's visible keys as a span of tile columns [lo, hi]
+      if constexpr (kPlain && kMask) {
+        const int32_t off = Math::row(tid, i) - Math::row(tid, 0);  // a constant of the accumulator layout
+        lo = span.lo(off);
+        hi = span.hi(off);
       }
 #pragma unroll
       for (int c = 0; c < TN; ++c) {
         const int col = n0 + Math::s_col(tid, c);
         float x = kPlain ? s[i][c] : score(s[i][c], row, col);
-        if constexpr (kMask) {
+        if constexpr (kMask && kPlain) {
           const int rel = Math::s_col(tid, c);
           if (rel < lo || rel > hi) x = neg_inf();  // same set as rule.visible(row, col), one int32 span test
+        } else if constexpr (kMask) {
+          if (!rule.visible(row, col)) x = neg_inf();
         }
         s[i][c] = x;
         row_max = rf_max(row_max, x);
@@ -117,9 +124,10 @@ struct FmhaFwdPipeline {
         const float prob = kPlain ? rf_exp2(rf_fma(s[i][c], score.scale_log2, -base)) : rf_exp2(s[i][c] - base);
         row_sum += prob;
         s[i][c] = prob;
-        if constexpr (kMask) {  // -0.0 marks a masked entry for the P.V product
-          const int rel = Math::s_col(tid, c);
-          if (rel < lo || rel > hi) s[i][c] = -0.f;
+        // kPlain (tensor cores): a masked score is -inf here, so its prob is exp2(-inf) = +0; the policy's masked
+        // P.V keeps masked keys' V out by position (pv_masked), not by a -0.0 mark.
+        if constexpr (kMask && !kPlain) {  // -0.0 marks a masked entry for the vector policy's P.V product
+          if (!rule.visible(row, n0 + Math::s_col(tid, c))) s[i][c] = -0.f;
         }
       }
       l[i] = l[i] * alpha[i] + row_sum;  // per-lane partial sum; reduced across the row group once, at the end
@@ -158,7 +166,9 @@ struct FmhaFwdPipeline {
 
   RF_DEVICE static void run(const FmhaFwdParams& p, char* lds, int m_block, int head, int batch) {
     constexpr auto T = Tile::kShape;
-    const int tid = rf_thread_index(T.threads);  // per block: see rf_vendor.h
+    // Vector policy: tid opaque per block (rf_vendor.h), so the per-lane addresses of the prologue and epilogue are
+    // not hoisted out of the grid-stride loop and kept live across the main loop (they made Br 128 spill on gfx906).
+    const int tid = Math::kPlainScorePath ? int(threadIdx.x) : rf_thread_index(T.threads);
     const SeqInfo seq = SeqInfo::make(p, batch);
     const int m0 = m_block * T.block_m;
     if (m0 >= seq.seqlen_q) return;  // a varlen sequence shorter than the longest: nothing here (uniform)
@@ -174,8 +184,14 @@ struct FmhaFwdPipeline {
         p.softmax_scale, p.softcap, p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f,
         seq.seqlen_k - seq.seqlen_q);
 
-    int tile_begin, tile_end;
+    int tile_begin, tile_end, full_begin = 0, full_end = 0;
     key_tile_range(rule, m0, m_end, T.block_n, &tile_begin, &tile_end);
+    // Plain-score (tensor-core) kernels decide which tiles need the mask once per block; the vector kernels keep
+    // the per-tile test they were audited with on gfx906 (their register allocation is at the limit there).
+    if constexpr (kPlainScore) unmasked_tile_range(rule, m0, m_end, T.block_n, &full_begin, &full_end);
+    RowSpan rows = RowSpan::make(rule, m0 + Math::row(tid, 0));  // boundary tiles' masks, as int32 spans
+    rows.first0 = rf_pin(rows.first0);  // two registers across the loop, not the 64-bit values they came from
+    rows.last0 = rf_pin(rows.last0);
 
     float o[TM][TD], m[TM], l[TM];
 #pragma unroll
@@ -206,11 +222,12 @@ struct FmhaFwdPipeline {
 
         // stage 2: mask (boundary tiles only) and online softmax
         float alpha[TM];
-        const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
+        const bool boundary = kPlainScore ? t < full_begin || t >= full_end  // == tile_needs_mask(...)
+                                          : tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
         if (boundary)
-          online_softmax<true, kPlainScore>(s, m, l, alpha, score, rule, m0, n0, tid);
+          online_softmax<true, kPlainScore>(s, m, l, alpha, score, rule, rows, m0, n0, tid);
         else
-          online_softmax<false, kPlainScore>(s, m, l, alpha, score, rule, m0, n0, tid);
+          online_softmax<false, kPlainScore>(s, m, l, alpha, score, rule, rows, m0, n0, tid);
 
         // stage 3: V and P to their operand places, next K in flight; O = alpha * O + P.V
         math.exchange(lds, k, s, n0 + T.block_n, has_next, tid);
@@ -219,13 +236,16 @@ struct FmhaFwdPipeline {
 #pragma unroll
           for (int x = 0; x < TD; ++x) o[i][x] *= alpha[i];
         if (boundary)  // masked P is -0 and 0 * NaN = NaN: masked keys' V must not enter the product
-          math.pv_masked(lds, tid, s, o, [&](int i, int j) { return rule.visible(m0 + Math::row(tid, i), n0 + j); });
+          math.pv_masked(lds, tid, s, o, [&](int i, int j) {
+            return rows.visible(Math::row(tid, i) - Math::row(tid, 0), n0 + j);
+          });
         else
           math.pv(lds, tid, s, o);
         math.finish_tile(lds, has_next, tid);
       }
     }
-    store_output(p, seq, o, m, l, m0, head, batch, tid);
+    // == tid; the plain-score kernels re-read it (rf_vendor.h) so that the epilogue's indices are not kept across the loop
+    store_output(p, seq, o, m, l, m0, head, batch, kPlainScore ? rf_thread_index_here() : tid);
   }
 };
 

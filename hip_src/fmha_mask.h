@@ -35,6 +35,49 @@ struct MaskRule {
   }
 };
 
+// The visible keys of the query rows row0 + off (0 <= off < 2^20) as one int32 span per row, for kernels that
+// test many rows a fixed offset apart: key j (0 <= j < seqlen_k) is visible to row row0 + off iff
+// first(off) <= j <= last(off). Two int32 per thread instead of two int64 per row (registers); exact for
+// seqlen_k <= 2^30 (bounds beyond +-2^30 are clamped there, where no key can lie).
+struct RowSpan {
+  int32_t first0, last0, seqlen_k;
+
+  RF_HD static RowSpan make(const MaskRule& r, int64_t row0) {
+    constexpr int64_t kLim = int64_t(1) << 30;
+    const int64_t f = r.first_key(row0), l = r.last_key(row0);
+    return RowSpan{int32_t(f < -kLim ? -kLim : f > kLim ? kLim : f), int32_t(l < -kLim ? -kLim : l > kLim ? kLim : l),
+                   r.seqlen_k};
+  }
+  RF_HD int32_t first(int32_t off) const { return first0 + off > 0 ? first0 + off : 0; }
+  RF_HD int32_t last(int32_t off) const { return last0 + off < seqlen_k - 1 ? last0 + off : seqlen_k - 1; }
+  RF_HD bool visible(int32_t off, int32_t j) const { return j >= first(off) && j <= last(off); }
+
+  // The same spans relative to a key tile starting at n0: tile column c (key n0 + c) is visible to row row0 + off
+  // iff lo(off) <= c <= hi(off). Each bound is one add and one min/max of values that change with n0 (so a
+  // compiler keeps two registers per thread, not two per row, across a loop over tiles).
+  struct Tile {
+    int32_t a, b, lo_min, hi_max;
+    RF_HD int32_t lo(int32_t off) const { return a + off > lo_min ? a + off : lo_min; }
+    RF_HD int32_t hi(int32_t off) const { return b + off < hi_max ? b + off : hi_max; }
+  };
+  RF_HD Tile tile(int32_t n0) const { return Tile{first0 - n0, last0 - n0, -n0, seqlen_k - 1 - n0}; }
+};
+
+// The K/V tiles of [tile_begin, tile_end) (key_tile_range) that need no mask for any row of [m_begin, m_end):
+// [*full_begin, *full_end) (empty: *full_begin >= *full_end). tile_needs_mask(t) == !(full_begin <= t < full_end)
+// for every visited tile t, with two int32 compares instead of int64 key arithmetic per tile.
+RF_HD void unmasked_tile_range(const MaskRule& r, int32_t m_begin, int32_t m_end, int32_t block_n,
+                               int32_t* full_begin, int32_t* full_end) {
+  // tile t is unmasked iff first_key(m_end - 1) <= t*Bc, t*Bc + Bc - 1 <= last_key(m_begin), t*Bc + Bc <= seqlen_k
+  const int64_t lo_key = r.first_key(int64_t(m_end) - 1);
+  int64_t hi_key = r.last_key(m_begin);
+  if (hi_key > int64_t(r.seqlen_k) - 1) hi_key = int64_t(r.seqlen_k) - 1;
+  const int64_t begin = lo_key <= 0 ? 0 : (lo_key + block_n - 1) / block_n;
+  const int64_t end = hi_key < 0 ? 0 : (hi_key + 1) / block_n;  // tiles whose last key <= hi_key
+  *full_begin = int32_t(begin > (int64_t(1) << 30) ? (int64_t(1) << 30) : begin);
+  *full_end = int32_t(end);
+}
+
 // The K/V tiles (of block_n keys) a block of query rows [m_begin, m_end) must visit: [*tile_begin, *tile_end).
 // Tiles outside are fully masked for every row of the block and are skipped; the set is empty
 // (*tile_begin == *tile_end) when no row of the block sees any key. Only valid rows (< seqlen_q) count:

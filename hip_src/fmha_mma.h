@@ -140,6 +140,17 @@ RF_DEVICE uint4 zero_nonfinite(uint4 v) {
 
 }  // namespace mma
 
+// How many Q fragments (m-tiles x k-steps) a tile may keep in registers: Tile::kQFragsInRegisters when it names it
+// (perf/mma_tiles.cu compares), else 4.
+template <class Tile, class = void>
+struct QFragsInRegistersOf {
+  static constexpr int value = 4;
+};
+template <class Tile>
+struct QFragsInRegistersOf<Tile, decltype(void(Tile::kQFragsInRegisters))> {
+  static constexpr int value = Tile::kQFragsInRegisters;
+};
+
 // The forward pipeline's policy on tensor cores. Accumulators are plain float[TM][TN] / [TM][TD] arrays in
 // the mma fragment order of fmha_mma_tile.h: fragment (m-tile mt, 8-column tile nt) is
 //   {acc[2mt][2nt], acc[2mt][2nt+1], acc[2mt+1][2nt], acc[2mt+1][2nt+1]},
@@ -157,7 +168,8 @@ struct MmaTileMath {
   static constexpr int KQ = T.headdim / MmaFwdTileShape::kMmaK;  // k-steps of S = Q.K^T
   static constexpr int KP = T.block_n / MmaFwdTileShape::kMmaK;  // k-steps of O += P.V
   // Q's A fragments stay in registers when they are few (4 words per m-tile and k-step); else ldmatrix each tile.
-  static constexpr bool kQInRegisters = MT * KQ <= 8;
+  // At most 4 fragments (16 registers): d64 at 32 rows per warp holds 8 and spilled (ptxas, sm_80 and sm_90).
+  static constexpr bool kQInRegisters = MT * KQ <= QFragsInRegistersOf<Tile>::value;
 
   static_assert(T.valid(), "invalid tensor-core tile config (see MmaFwdTileShape::valid)");
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
@@ -171,25 +183,57 @@ struct MmaTileMath {
   RF_DEVICE static int o_col(int tid, int g, int e) { constexpr MmaFwdTileShape T = Tile::kShape; return T.o_col(tid, g, e); }
   RF_DEVICE static bool row_leader(int tid) { constexpr MmaFwdTileShape T = Tile::kShape; return T.row_leader(tid); }
 
-  // ---- global -> shared: cp.async on the 128-bit path (zero-filled outside the tensor), else through registers
-  template <class Write>
-  RF_DEVICE static void copy_rows(char* lds, const GlobalRows<E>& src, int first_row, int num_rows, Write write, int tid) {
+  // ---- global -> shared: cp.async on the 128-bit path (zero-filled outside the tensor), else through registers.
+  // Pass `it` of the block copies vectors tid + it * threads of the kRows x CPR tile (CPR 16-byte vectors per row).
+  // When CPR divides the block, thread tid always copies vector d = tid % CPR of rows tid / CPR + it * (threads /
+  // CPR): on an unpaged tensor its source then moves by a fixed stride per pass, so a pass costs one add, one row
+  // test and the copy; a paged cache's per-row page lookup (a division) stays on the paged path alone.
+  template <int kRows, class Write>
+  RF_DEVICE static void copy_rows(char* lds, const GlobalRows<E>& src, int first_row, Write write, int tid) {
     constexpr MmaFwdTileShape T = Tile::kShape;
     constexpr int CPR = T.chunks_per_row();
-    constexpr int kMaxRows = T.block_m > T.block_n ? T.block_m : T.block_n;
+    constexpr bool kFixedColumn = T.threads % CPR == 0;
+    constexpr int kRowsPerPass = T.threads / CPR;
+    constexpr int kPasses = (kRows * CPR + T.threads - 1) / T.threads;
+    if constexpr (kFixedColumn) {
+      const int d = tid % CPR, r0 = tid / CPR;
+      const bool col_inside = d * T.vec_elems() < src.cols;
+      if (kAligned && src.pages == nullptr) {  // uniform per block
+        const char* from = src.base + int64_t(first_row + r0) * src.row_stride_bytes + d * kVectorBytes;
+        const int64_t step = int64_t(kRowsPerPass) * src.row_stride_bytes;
 #pragma unroll
-    for (int it = 0; it < (kMaxRows * CPR + T.threads - 1) / T.threads; ++it) {
-      const int id = tid + it * T.threads;
-      if (id >= num_rows * CPR) break;
-      const int r = id / CPR, d = id % CPR;
-      char* dst = lds + write(r, d);
-      if constexpr (kAligned) {
-        const bool inside = first_row + r < src.rows && d * T.vec_elems() < src.cols;
-        const char* from = inside ? src.base + src.row_offset(first_row + r) + d * kVectorBytes : src.base;
-        mma::cp_async_16(mma::smem_address(dst), from, inside ? kVectorBytes : 0);
-      } else {
-        *reinterpret_cast<uint4*>(dst) = src.template load_vec<false>(first_row + r, d);
+        for (int it = 0; it < kPasses; ++it, from += step) {
+          const int r = r0 + it * kRowsPerPass;
+          if (kRows % kRowsPerPass != 0 && r >= kRows) break;
+          const bool inside = col_inside && first_row + r < src.rows;
+          mma::cp_async_16(mma::smem_address(lds + write(r, d)), inside ? from : src.base, inside ? kVectorBytes : 0);
+        }
+        return;
       }
+#pragma unroll
+      for (int it = 0; it < kPasses; ++it) {
+        const int r = r0 + it * kRowsPerPass;
+        if (kRows % kRowsPerPass != 0 && r >= kRows) break;
+        copy_vector(lds + write(r, d), src, first_row + r, d, col_inside && first_row + r < src.rows);
+      }
+    } else {
+#pragma unroll
+      for (int it = 0; it < kPasses; ++it) {
+        const int id = tid + it * T.threads;
+        if ((kRows * CPR) % T.threads != 0 && id >= kRows * CPR) break;
+        const int r = id / CPR, d = id % CPR;
+        copy_vector(lds + write(r, d), src, first_row + r, d, first_row + r < src.rows && d * T.vec_elems() < src.cols);
+      }
+    }
+  }
+
+  // One 16-byte vector (row r, vector d) of src into dst: zeros when !inside.
+  RF_DEVICE static void copy_vector(char* dst, const GlobalRows<E>& src, int r, int d, bool inside) {
+    if constexpr (kAligned) {
+      const char* from = inside ? src.base + src.row_offset(r) + d * kVectorBytes : src.base;
+      mma::cp_async_16(mma::smem_address(dst), from, inside ? kVectorBytes : 0);
+    } else {
+      *reinterpret_cast<uint4*>(dst) = inside ? src.template load_vec<false>(r, d) : make_uint4(0u, 0u, 0u, 0u);
     }
   }
 
@@ -197,8 +241,8 @@ struct MmaTileMath {
   // Q (once) and the first K tile into shared memory; Q's fragments into registers.
   RF_DEVICE void prologue(char* lds, const GlobalRows<E>& q, const GlobalRows<E>& k, int m0, int n0, int tid) {
     constexpr MmaFwdTileShape T = Tile::kShape;
-    copy_rows(lds, q, m0, T.block_m, [&](int r, int d) { return T.q_write(r, d); }, tid);
-    copy_rows(lds, k, n0, T.block_n, [&](int r, int d) { return T.k_write(r, d); }, tid);
+    copy_rows<T.block_m>(lds, q, m0, [&](int r, int d) { return T.q_write(r, d); }, tid);
+    copy_rows<T.block_n>(lds, k, n0, [&](int r, int d) { return T.k_write(r, d); }, tid);
     mma::cp_async_commit();
     mma::cp_async_wait<0>();
     __syncthreads();
@@ -213,7 +257,7 @@ struct MmaTileMath {
   // stage 0: V(n0) in flight while S is computed (its buffer is free: the previous tile ended with a barrier).
   RF_DEVICE void issue_v(char* lds, const GlobalRows<E>& v, int n0, int tid) {
     constexpr MmaFwdTileShape T = Tile::kShape;
-    copy_rows(lds, v, n0, T.block_n, [&](int r, int d) { return T.v_write(r, d); }, tid);
+    copy_rows<T.block_n>(lds, v, n0, [&](int r, int d) { return T.v_write(r, d); }, tid);
     mma::cp_async_commit();
   }
 
@@ -249,19 +293,18 @@ struct MmaTileMath {
     }
   }
 
-  // stage 3a: every warp is done reading K(n0): K(n0 + Bc) goes in flight; wait for V(n0). P stays in registers.
+  // stage 3a: V(n0) has landed (the only group in flight: K(n0) was waited for at the end of the last tile) and,
+  // after the barrier, every warp is done reading K(n0): K(n0 + Bc) goes in flight. P stays in registers.
+  // One barrier here and one in finish_tile per K/V tile.
   RF_DEVICE void exchange(char* lds, const GlobalRows<E>& k, const float (&)[TM][TN], int next_n0, bool has_next,
                           int tid) {
     constexpr MmaFwdTileShape T = Tile::kShape;
+    mma::cp_async_wait<0>();
     __syncthreads();
     if (has_next) {
-      copy_rows(lds, k, next_n0, T.block_n, [&](int r, int d) { return T.k_write(r, d); }, tid);
+      copy_rows<T.block_n>(lds, k, next_n0, [&](int r, int d) { return T.k_write(r, d); }, tid);
       mma::cp_async_commit();
-      mma::cp_async_wait<1>();
-    } else {
-      mma::cp_async_wait<0>();
     }
-    __syncthreads();
   }
 
   // stage 3b: o += P.V, P = s rounded to E (the S fragments of key tiles 2kk, 2kk+1 are the A fragment of step kk)

@@ -313,62 +313,78 @@ __global__ void RF_LAUNCH_BOUNDS_MIN_BLOCKS(Tile::kShape.threads, Tile::kWavesPe
   }
 }
 
-// Combine: kLanes lanes per (query row, head), fp32 columns in 128-bit groups of 4.
-template <class E, int kThreads, int kLanes, int kHeaddim>
+// Combine: one block per (query row, head) reads the num_splits partials in parallel: kLanes lanes per
+// partial row (a 128-bit fp32 vector each), kThreads / kLanes partials at a time, then a fixed-order sum of the
+// groups through LDS (bitwise repeatable). Batch-1 decode has few (row, head) pairs and many splits: reading
+// the splits one after the other in one lane group made the combine latency-bound (run I2).
+template <class E, int kThreads, int kHeaddim>
 __global__ void __launch_bounds__(kThreads) fmha_fwd_splitkv_combine_kernel(const FmhaFwdParams p) {
-  constexpr int kPairsPerBlock = kThreads / kLanes;
-  constexpr int kColsPerLane = (kHeaddim + 4 * kLanes - 1) / (4 * kLanes) * 4;
-  const int lane = threadIdx.x % kLanes;
-  const int64_t pairs = int64_t(p.seq.total_q) * p.nheads;
+  constexpr int kGroup = kWaveSize < 32 ? kWaveSize : 32;                 // lanes of one shuffle reduction
+  constexpr int kLanes = kHeaddim / 4 < kGroup ? kHeaddim / 4 : kGroup;  // lanes per partial row
+  constexpr int kVecs = kHeaddim / (4 * kLanes);                         // fp32 x4 vectors per lane
+  constexpr int kPar = kThreads / kLanes;                                // partials read at a time
+  constexpr int kGroups = kThreads / kGroup;
+  static_assert(kHeaddim % (4 * kLanes) == 0 && kThreads % kGroup == 0, "combine block shape");
+  __shared__ float red[2][kGroups];
+  __shared__ float4 sums[kPar][kHeaddim / 4];
+  const int tid = threadIdx.x, lane = tid % kLanes, par = tid / kLanes;
+  const int64_t total_q = p.seq.total_q;
+  const int64_t pairs = total_q * p.nheads, split_stride = int64_t(p.nheads) * total_q;
   const bool varlen = p.seq.cu_seqlens_q != nullptr;
-  for (int64_t first = int64_t(blockIdx.x) * kPairsPerBlock; first < pairs; first += int64_t(gridDim.x) * kPairsPerBlock) {
-    const int64_t id = first + threadIdx.x / kLanes;  // (head, flat row), flat row fastest
-    if (id >= pairs) continue;
-    const int64_t flat = id % p.seq.total_q;
-    const int head = int(id / p.seq.total_q);
-    // The split loops are unrolled so that several splits' loads are in flight (one (row, head) reads up to
-    // num_splits scattered partials: latency, not bandwidth, bounds this kernel).
-    float lse_max = neg_inf();
-#pragma unroll 8
-    for (int s = 0; s < p.num_splits; ++s)
-      lse_max = rf_max(lse_max, p.lse_accum[(int64_t(s) * p.nheads + head) * p.seq.total_q + flat]);
+  for (int64_t id = blockIdx.x; id < pairs; id += gridDim.x) {  // (head, flat row), flat row fastest
+    const int64_t flat = id % total_q;
+    const int head = int(id / total_q);
+    const float* lse_s = p.lse_accum + int64_t(head) * total_q + flat;  // split s at s * split_stride
+    float mx = neg_inf();
+    for (int s = tid; s < p.num_splits; s += kThreads) mx = rf_max(mx, lse_s[s * split_stride]);
+    mx = group_max<kGroup>(mx);
+    if (tid % kGroup == 0) red[0][tid / kGroup] = mx;
+    __syncthreads();
+    mx = red[0][0];
+#pragma unroll
+    for (int w = 1; w < kGroups; ++w) mx = rf_max(mx, red[0][w]);
+    const float base = mx == neg_inf() ? 0.f : mx;
     float sum = 0.f;
-    const float base = lse_max == neg_inf() ? 0.f : lse_max;
-#pragma unroll 8
-    for (int s = 0; s < p.num_splits; ++s)
-      sum += rf_exp2((p.lse_accum[(int64_t(s) * p.nheads + head) * p.seq.total_q + flat] - base) * kLog2e);
+    for (int s = tid; s < p.num_splits; s += kThreads) sum += rf_exp2((lse_s[s * split_stride] - base) * kLog2e);
+    sum = group_sum<kGroup>(sum);
+    if (tid % kGroup == 0) red[1][tid / kGroup] = sum;
+    __syncthreads();
+    sum = red[1][0];
+#pragma unroll
+    for (int w = 1; w < kGroups; ++w) sum += red[1][w];
     // sum == 0: every split empty (no visible key): O = 0, LSE = -inf
     const float lse = sum == 0.f ? neg_inf() : base + rf_log2(sum) * kLn2;
-    float acc[kColsPerLane];
+    float4 acc[kVecs];
 #pragma unroll
-    for (int c = 0; c < kColsPerLane; ++c) acc[c] = 0.f;
+    for (int c = 0; c < kVecs; ++c) acc[c] = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll 4
-    for (int s = 0; s < p.num_splits; ++s) {
-      const int64_t part = (int64_t(s) * p.nheads + head) * p.seq.total_q + flat;
+    for (int s = par; s < p.num_splits; s += kPar) {
+      const int64_t part = int64_t(s) * split_stride + int64_t(head) * total_q + flat;
       const float w = sum == 0.f ? 0.f : rf_exp2((p.lse_accum[part] - lse) * kLog2e);
-      const float* src = p.o_accum + part * kHeaddim;
+      const float4* src = reinterpret_cast<const float4*>(p.o_accum + part * kHeaddim);
 #pragma unroll
-      for (int g = 0; g < kColsPerLane / 4; ++g) {
-        const int col = (g * kLanes + lane) * 4;
-        if (col < kHeaddim) {
-          const float4 x = *reinterpret_cast<const float4*>(src + col);
-          acc[4 * g] = rf_fma(w, x.x, acc[4 * g]);
-          acc[4 * g + 1] = rf_fma(w, x.y, acc[4 * g + 1]);
-          acc[4 * g + 2] = rf_fma(w, x.z, acc[4 * g + 2]);
-          acc[4 * g + 3] = rf_fma(w, x.w, acc[4 * g + 3]);
-        }
+      for (int c = 0; c < kVecs; ++c) {
+        const float4 x = src[c * kLanes + lane];
+        acc[c] = make_float4(rf_fma(w, x.x, acc[c].x), rf_fma(w, x.y, acc[c].y), rf_fma(w, x.z, acc[c].z),
+                             rf_fma(w, x.w, acc[c].w));
       }
     }
+#pragma unroll
+    for (int c = 0; c < kVecs; ++c) sums[par][c * kLanes + lane] = acc[c];
+    __syncthreads();
     const int64_t b = varlen ? 0 : flat / p.seqlen_q, i = varlen ? flat : flat % p.seqlen_q;
     char* row = reinterpret_cast<char*>(p.o) + (b * p.o_batch_stride + i * p.o_row_stride + int64_t(head) * p.o_head_stride) * E::kBytes;
+    for (int c = tid; c < kHeaddim / 4; c += kThreads) {
+      float4 r = sums[0][c];
 #pragma unroll
-    for (int g = 0; g < kColsPerLane / 4; ++g)
+      for (int q = 1; q < kPar; ++q) r = make_float4(r.x + sums[q][c].x, r.y + sums[q][c].y, r.z + sums[q][c].z, r.w + sums[q][c].w);
+      const float e4[4] = {r.x, r.y, r.z, r.w};
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int col = (g * kLanes + lane) * 4 + e;
-        if (col < p.headdim) store_elem<E>(row + int64_t(col) * E::kBytes, acc[4 * g + e]);
-      }
-    if (lane == 0) p.lse[b * p.seq.lse_batch_stride + int64_t(head) * p.seq.lse_head_stride + i] = lse;
+      for (int e = 0; e < 4; ++e)
+        if (4 * c + e < p.headdim) store_elem<E>(row + int64_t(4 * c + e) * E::kBytes, e4[e]);
+    }
+    if (tid == 0) p.lse[b * p.seq.lse_batch_stride + int64_t(head) * p.seq.lse_head_stride + i] = lse;
+    __syncthreads();  // red and sums are reused by the next pair
   }
 }
 

@@ -1,21 +1,30 @@
 // fmha_splitkv_launch.h - host-side launch of the split-KV decode kernel and, with more than one split, the
 // combine kernel. Instances are explicit instantiations of launch_fmha_fwd_splitkv, generated from
-// ck_configs/fmha_splitkv.toml ([[fwd_splitkv]]).
+// ck_configs/fmha_splitkv.toml ([[fwd_splitkv]]): vector configs run fmha_splitkv_kernel.h, `impl = "mma"`
+// configs (CUDA, fp16/bf16) the tensor-core kernel of fmha_splitkv_mma.h. Both write the same partials.
 #pragma once
 
 #include "fmha_fwd_launch.h"
 #include "fmha_splitkv_kernel.h"
+#if defined(RF_PLATFORM_CUDA)
+#include "fmha_splitkv_mma.h"
+#endif
 
 namespace rf {
 
-inline constexpr int kCombineThreads = 128;  // block of the combine kernel
-inline constexpr int kCombineLanes = 16;     // lanes per (query row, head) in the combine
+inline constexpr int kCombineThreads = 256;  // block of the combine kernel: one (query row, head) per block
 
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_fwd_splitkv(const FmhaFwdParams& p, rfStream_t stream) {
-  constexpr SplitKvShape T = Tile::kShape;
+  constexpr auto T = Tile::kShape;
   constexpr int kLdsBytes = T.lds_bytes();
-  const auto kernel = fmha_fwd_splitkv_kernel<E, Tile, kAligned>;
+  const auto kernel = [] {
+#if defined(RF_PLATFORM_CUDA)
+    if constexpr (Tile::kMath == TileMath::kMma) return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned>;
+    else
+#endif
+      return fmha_fwd_splitkv_kernel<E, Tile, kAligned>;
+  }();
   rfError_t err = rfFuncSetDynamicLds(kernel, kLdsBytes);
   if (err != rfSuccess) return err;
   const int64_t chunks = (int64_t(p.seqlen_q) * (p.nheads / p.nheads_k) + T.block_m - 1) / T.block_m;
@@ -23,9 +32,8 @@ rfError_t launch_fmha_fwd_splitkv(const FmhaFwdParams& p, rfStream_t stream) {
   kernel<<<dim3(unsigned(total < kMaxGridBlocks ? total : kMaxGridBlocks)), dim3(T.threads), kLdsBytes, stream>>>(p);
   err = rfGetLastError();
   if (err != rfSuccess || p.num_splits == 1) return err;
-  constexpr int kPairsPerBlock = kCombineThreads / kCombineLanes;
-  const int64_t blocks = (int64_t(p.seq.total_q) * p.nheads + kPairsPerBlock - 1) / kPairsPerBlock;
-  fmha_fwd_splitkv_combine_kernel<E, kCombineThreads, kCombineLanes, T.headdim>
+  const int64_t blocks = int64_t(p.seq.total_q) * p.nheads;
+  fmha_fwd_splitkv_combine_kernel<E, kCombineThreads, T.headdim>
       <<<dim3(unsigned(blocks < kMaxGridBlocks ? blocks : kMaxGridBlocks)), dim3(kCombineThreads), 0, stream>>>(p);
   return rfGetLastError();
 }

@@ -53,4 +53,56 @@ struct SplitKvShape {
   }
 };
 
+// Tile of the tensor-core split-KV kernel (fmha_splitkv_mma.h, NVIDIA sm_80+): the seven fields of every plain
+// config. mma fragment layouts as fmha_mma_tile.h (MmaFwdTileShape).
+struct MmaSplitKvShape {
+  int headdim;        // headdim bucket
+  int block_m;        // query rows per block: one m16 tile
+  int block_n;        // keys per block and round = warps x warp_keys; splits start on multiples of it
+  int threads;        // threads per block (whole warps)
+  int threads_n;      // 4: lanes sharing an mma accumulator row
+  int lds_pad_bytes;  // padding after each K/V row in shared memory
+  int elem_bytes;     // 2: fp16 or bf16
+
+  static constexpr int kWarpLanes = 32, kMmaM = 16, kMmaN = 8, kMmaK = 16, kRowLanes = 4;
+  static constexpr int kStages = 3;  // K/V tiles per warp ring: kStages - 1 in flight while one is computed
+
+  RF_HDC int warps() const { return threads / kWarpLanes; }
+  RF_HDC int warp_keys() const { return block_n / warps(); }
+  RF_HDC int vec_elems() const { return kVectorBytes / elem_bytes; }
+  RF_HDC int chunks_per_row() const { return headdim / vec_elems(); }
+  RF_HDC int s_cols_per_thread() const { return 2 * (warp_keys() / kMmaN); }  // TN
+  RF_HDC int o_cols_per_thread() const { return 2 * (headdim / kMmaN); }      // TD
+
+  // ---- shared memory: per warp kStages x (K tile, V tile) of warp_keys rows; then reused by the merge
+  RF_HDC int row_bytes() const { return headdim * elem_bytes + lds_pad_bytes; }
+  RF_HDC int tile_bytes() const { return warp_keys() * row_bytes(); }
+  RF_HDC int warp_bytes() const { return kStages * 2 * tile_bytes(); }
+  RF_HDC int k_tile(int warp, int stage) const { return warp * warp_bytes() + stage * 2 * tile_bytes(); }
+  RF_HDC int v_tile(int warp, int stage) const { return k_tile(warp, stage) + tile_bytes(); }
+  // merge: per warp O [block_m][headdim] fp32, then m [block_m], l [block_m]
+  RF_HDC int merge_o(int warp, int r, int col) const { return ((warp * block_m + r) * headdim + col) * 4; }
+  RF_HDC int merge_m(int warp, int r) const { return (warps() * block_m * headdim + warp * block_m + r) * 4; }
+  RF_HDC int merge_l(int warp, int r) const { return merge_m(warp, r) + warps() * block_m * 4; }
+  RF_HDC int merge_bytes() const { return warps() * block_m * (headdim + 2) * 4; }
+  RF_HDC int lds_bytes() const {
+    return warps() * warp_bytes() > merge_bytes() ? warps() * warp_bytes() : merge_bytes();
+  }
+
+  // ldmatrix row addresses inside a tile (as MmaFwdTileShape::k_read / v_read): K as the "col" B operand of the
+  // key tiles 2np, 2np+1 at k-step kk; V (transposed) as the B operand of column tiles 2dp, 2dp+1 at key step kk.
+  RF_HDC int k_read(int lane, int np, int kk) const {
+    return (np * 16 + lane % 8 + 8 * (lane / 16)) * row_bytes() + (kk * 2 + (lane / 8) % 2) * kVectorBytes;
+  }
+  RF_HDC int v_read(int lane, int kk, int dp) const {
+    return (kk * 16 + lane % 8 + 8 * ((lane / 8) % 2)) * row_bytes() + (dp * 2 + lane / 16) * kVectorBytes;
+  }
+
+  RF_HDC bool valid() const {
+    return elem_bytes == 2 && threads_n == kRowLanes && threads % kWarpLanes == 0 && threads > 0 &&
+           block_m == kMmaM && block_n % warps() == 0 && warp_keys() % 16 == 0 && headdim % 16 == 0 &&
+           lds_pad_bytes % kVectorBytes == 0;
+  }
+};
+
 }  // namespace rf

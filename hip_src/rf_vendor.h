@@ -7,6 +7,7 @@
 //                                        per target: kernels derive every lane count from it.
 //   rf_shfl_xor(v, mask)                 butterfly exchange within a wave (mask < 32)
 //   rf_fma, rf_rcp, rf_max, rf_abs       fp32 arithmetic lowered to single instructions (no libm call)
+//   rf_pin, rf_thread_index_here         values the optimiser must materialise / re-read (no-ops on AMD)
 //   rf_exp2 / rf_log2                    fast base-2 exp/log of the hardware (v_exp_f32 / v_log_f32 on
 //                                        AMD, ex2.approx / lg2.approx on NVIDIA); exp2(-inf) = 0
 //   rfError_t, rfSuccess, rfGetLastError, rfGetErrorString, rfStream_t, rfFuncSetDynamicLds,
@@ -115,6 +116,9 @@ RF_DEVICE float rf_max(float a, float b) { return __builtin_fmaxf(a, b); }
 
 RF_DEVICE float rf_abs(float x) { return __builtin_fabsf(x); }
 
+RF_DEVICE int32_t rf_pin(int32_t x) { return x; }  // see the CUDA definition
+RF_DEVICE int rf_thread_index_here() { return int(threadIdx.x); }  // see the CUDA definition
+
 RF_DEVICE float rf_exp2(float x) {
 #if __has_builtin(__builtin_amdgcn_exp2f)
   return __builtin_amdgcn_exp2f(x);
@@ -204,6 +208,21 @@ RF_DEVICE int rf_thread_index(int threads) {
   asm volatile("" : "+r"(t));
   __builtin_assume(t >= 0 && t < threads);  // what the compiler knew of threadIdx.x (24-bit multiplies)
   return t;
+}
+
+// threadIdx.x, read again where it is used: values derived from it after a long loop are then computed there,
+// not hoisted before the loop and kept (or spilled) across it.
+RF_DEVICE int rf_thread_index_here() {
+  int t;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(t));
+  return t;
+}
+
+// x, opaque to the optimiser: the value is materialised here as one 32-bit register instead of being
+// recomputed at each use from the (wider) values it came from.
+RF_DEVICE int32_t rf_pin(int32_t x) {
+  asm volatile("" : "+r"(x));
+  return x;
 }
 
 #endif

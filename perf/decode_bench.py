@@ -1,11 +1,13 @@
 """Decode and varlen benchmark (issue 9 item 6): every method on the same inputs, in one process.
 
-    python3 perf/decode_bench.py [--json OUT.json] [--quick]
+    python3 perf/decode_bench.py [--json OUT.json] [--quick] [--budget-s S] [--no-sweep] [--no-varlen]
 
 Decode preset: seqlen_q 1, nheads 32, nheads_k 8, headdim 128, bf16; batch 1/8/32 x seqlen_k 4k/16k/128k.
 Methods per case:
   rocflash          rocflash.flash_attn_func(q, k, v) on the dense cache (the split-KV kernel, num_splits by the
-                    heuristic of rocflash.splitkv; the public API's host overhead included)
+                    heuristic of rocflash.splitkv; the public API's host overhead included); ROCFLASH_KERNEL as set
+                    (auto: the tensor-core split kernel on sm_80+)
+  rocflash-vector   the same call with ROCFLASH_KERNEL=vector (the gfx906 kernel logic), same process
   rocflash-paged16  compiled.varlen_forward on a paged copy of the same K/V (page 16, shuffled block table)
   rocflash-paged256 the same with page 256
   sdpa-flash, sdpa-cudnn   F.scaled_dot_product_attention restricted to that backend, enable_gqa=True, on
@@ -21,13 +23,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import time
 
 import torch
 import torch.nn.functional as F
 
 import rocflash
-from rocflash import splitkv
 from rocflash.backends import FwdArgs, SeqArgs, compiled
 from rocflash.perf.timing import l2_bytes, measure
 
@@ -65,9 +67,27 @@ def graphed(fn):
     return g.replay
 
 
+BUDGET_S = 1.0
+
+
 def timed(calls, est=None):
-    t = measure(calls, DEV, warmup=5, repeats=30, min_repeats=5, budget_s=1.0, estimate_ms=est)
+    t = measure(calls, DEV, warmup=5, repeats=30, min_repeats=5, budget_s=BUDGET_S, estimate_ms=est)
     return t.median_ms
+
+
+def with_kernel(kernel, fn):
+    """fn run under ROCFLASH_KERNEL=kernel (read by the compiled backend at every call)."""
+    def f():
+        old = os.environ.get(compiled.KERNEL_ENV)
+        os.environ[compiled.KERNEL_ENV] = kernel
+        try:
+            return fn()
+        finally:
+            if old is None:
+                del os.environ[compiled.KERNEL_ENV]
+            else:
+                os.environ[compiled.KERNEL_ENV] = old
+    return f
 
 
 def decode_case(batch, seqlen_k, pages, results, g):
@@ -81,10 +101,16 @@ def decode_case(batch, seqlen_k, pages, results, g):
         k = torch.randn(batch, seqlen_k, HK, D, device=DEV, dtype=DT, generator=g)
         v = torch.randn(batch, seqlen_k, HK, D, device=DEV, dtype=DT, generator=g)
         sets.append((q, k, v))
-    cus = torch.cuda.get_device_properties(DEV).multi_processor_count
-    splits = splitkv.num_splits_heuristic(batch, HK, splitkv.row_chunks(1, H // HK, 4), seqlen_k, cus)
-    row = {"batch": batch, "seqlen_k": seqlen_k, "bytes": total, "num_splits": splits, "gbps": {}, "ms": {}}
-    methods = {"rocflash": [lambda s=s: rocflash.flash_attn_func(*s) for s in sets]}
+    q0 = sets[0][0]
+    _, splits, inst = compiled.split_plan("cuda", q0, HK, batch, 1, seqlen_k, 0, compiled.is_aligned(q0))
+    _, splits_vec, _ = with_kernel("vector", lambda: compiled.split_plan("cuda", q0, HK, batch, 1, seqlen_k, 0,
+                                                                         compiled.is_aligned(q0)))()
+    row = {"batch": batch, "seqlen_k": seqlen_k, "bytes": total, "num_splits": splits, "instance": inst["name"],
+           "num_splits_vector": splits_vec, "gbps": {}, "ms": {}}
+    methods = {"rocflash": [lambda s=s: rocflash.flash_attn_func(*s) for s in sets],
+               "rocflash-vector": [with_kernel("vector", lambda s=s: rocflash.flash_attn_func(*s)) for s in sets]}
+    ref_v = methods["rocflash-vector"][-1]()
+    row["max_abs_diff_vs_vector"] = (methods["rocflash"][-1]().float() - ref_v.float()).abs().max().item()
     args = FwdArgs(D ** -0.5, -1, -1, 0.0, None)
     for page in pages:
         gq = torch.Generator(device="cpu").manual_seed(page)
@@ -175,7 +201,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", default=None)
     ap.add_argument("--quick", action="store_true", help="batch 1/8 x 4k/16k only")
+    ap.add_argument("--budget-s", type=float, default=1.0, help="timing budget per method and case (s)")
+    ap.add_argument("--no-sweep", action="store_true", help="skip the num_splits sweep")
+    ap.add_argument("--no-varlen", action="store_true", help="skip the varlen prefill comparison")
     a = ap.parse_args()
+    global BUDGET_S
+    BUDGET_S = a.budget_s
     g = torch.Generator(device=DEV).manual_seed(0)
     results: list[dict] = []
     t0 = time.time()
@@ -183,27 +214,31 @@ def main():
     grid = [(b, s) for b in (1, 8, 32) for s in (4096, 16384, 131072)]
     if a.quick:
         grid = [(b, s) for b, s in grid if b <= 8 and s <= 16384]
-    hdr = f"{'batch':>5} {'seqlen_k':>8} {'splits':>6} " + " ".join(
-        f"{m:>17}" for m in ("rocflash", "rocflash-paged16", "rocflash-paged256", "sdpa-flash", "sdpa-cudnn")) + "  vs cuDNN"
+    cols = ("rocflash", "rocflash-vector", "rocflash-paged16", "rocflash-paged256", "sdpa-flash", "sdpa-cudnn")
+    hdr = f"{'batch':>5} {'seqlen_k':>8} {'splits':>6} " + " ".join(f"{m:>17}" for m in cols) + "  vs cuDNN (paged16)"
     print("decode, effective GB/s (bytes of Q,K,V,O / median time)\n" + hdr)
     for b, s in grid:
         r = decode_case(b, s, (16, 256), results, g)
-        cells = " ".join(f"{r['gbps'].get(m, float('nan')):>17.0f}" for m in
-                         ("rocflash", "rocflash-paged16", "rocflash-paged256", "sdpa-flash", "sdpa-cudnn"))
-        ratio = r["gbps"]["rocflash"] / r["gbps"]["sdpa-cudnn"] if "sdpa-cudnn" in r["gbps"] else float("nan")
-        print(f"{b:>5} {s:>8} {r['num_splits']:>6} {cells}  {ratio:.2f}x", flush=True)
+        cells = " ".join(f"{r['gbps'].get(m, float('nan')):>17.0f}" for m in cols)
+        cu = r["gbps"].get("sdpa-cudnn", float("nan"))
+        ratio, ratio_p = r["gbps"]["rocflash"] / cu, r["gbps"]["rocflash-paged16"] / cu
+        print(f"{b:>5} {s:>8} {r['num_splits']:>6} {cells}  {ratio:.2f}x ({ratio_p:.2f}x)", flush=True)
+        print(f"   instance {r['instance']}; vector splits {r['num_splits_vector']}; "
+              f"max|mma - vector| {r['max_abs_diff_vs_vector']:.3g}")
         if r.get("unavailable"):
             print("   unavailable:", r["unavailable"])
         if "rocflash-paged16-graph" in r["gbps"]:
             print(f"   paged16 from a CUDA graph (no host work): {r['gbps']['rocflash-paged16-graph']:.0f} GB/s")
         print(f"   paged vs dense max|diff|: {r.get('paged16_max_abs_diff_vs_dense'):.3g} / "
               f"{r.get('paged256_max_abs_diff_vs_dense'):.3g}")
-    print("num_splits sweep (dense cache through compiled.varlen_forward, GB/s): the heuristic's neighbourhood")
-    for b, s in ((1, 16384), (8, 16384), (32, 16384), (8, 131072)):
-        r = splits_sweep(b, s, (1, 2, 3, 4, 6, 8, 16, 32, 64, 128), results, g)
-        print(f"  b{b} k{s}: " + ", ".join(f"{n}: {x:.0f}" for n, x in r["gbps_by_splits"].items()), flush=True)
+    if not a.no_sweep:
+        print("num_splits sweep (dense cache through compiled.varlen_forward, GB/s): the heuristic's neighbourhood")
+        for b, s, counts in ((1, 16384, (8, 16, 24, 30, 33, 48, 64)), (8, 16384, (2, 3, 4, 6, 8, 16)),
+                             (32, 16384, (1, 2, 3, 4)), (1, 131072, (16, 33, 64, 128))):
+            r = splits_sweep(b, s, counts, results, g)
+            print(f"  b{b} k{s}: " + ", ".join(f"{n}: {x:.0f}" for n, x in r["gbps_by_splits"].items()), flush=True)
     print("varlen prefill (fp16, 32 heads, d128) vs the dense call on the same tokens")
-    for b, s, causal in ((4, 4096, False), (4, 4096, True), (16, 1024, True)):
+    for b, s, causal in (() if a.no_varlen else ((4, 4096, False), (4, 4096, True), (16, 1024, True))):
         r = varlen_case(b, s, results, g, causal)
         print(f"  b{b} s{s} causal={causal}: dense {r['dense_ms']:.3f} ms, varlen {r['varlen_ms']:.3f} ms, "
               f"ratio {r['ratio_varlen_over_dense']:.3f}, max|diff| {r['max_abs_diff']:.3g}", flush=True)

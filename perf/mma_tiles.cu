@@ -5,11 +5,13 @@
 // agree to rounding), so a broken tile shows up as a large difference.
 //
 //   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -Ihip_src perf/mma_tiles.cu -o /tmp/mma_tiles
-//   /tmp/mma_tiles [seqlen=4096] [tokens=65536] [nheads=16]
+//   /tmp/mma_tiles [seqlen=4096] [tokens=65536] [nheads=16] [name filter] [timed runs=15]
+// tokens = batch * nheads * seqlen
 #include <cstdio>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "fmha_fwd_launch.h"
@@ -21,22 +23,20 @@ namespace rf {
     static constexpr TileMath kMath = TileMath::kMma;                                                    \
     static constexpr int kWavesPerSimd = WAVES;                                                          \
   };
-RF_MMA_TILE(T64_a, 64, 128, 64, 256, 2)
-RF_MMA_TILE(T64_b, 64, 64, 64, 128, 2)
-RF_MMA_TILE(T64_c, 64, 64, 64, 128, 3)
-RF_MMA_TILE(T64_d, 64, 64, 128, 128, 2)
-RF_MMA_TILE(T64_e, 64, 128, 64, 128, 2)
-RF_MMA_TILE(T64_f, 64, 128, 128, 128, 2)
-RF_MMA_TILE(T64_g, 64, 128, 128, 256, 2)
-RF_MMA_TILE(T128_a, 128, 128, 64, 256, 2)
-RF_MMA_TILE(T128_b, 128, 64, 64, 128, 2)
-RF_MMA_TILE(T128_c, 128, 128, 64, 128, 2)
-RF_MMA_TILE(T128_d, 128, 64, 32, 128, 2)
-RF_MMA_TILE(T128_e, 128, 128, 32, 128, 2)
-RF_MMA_TILE(T128_f, 128, 128, 128, 256, 2)
-RF_MMA_TILE(T256_a, 256, 64, 32, 128, 1)
-RF_MMA_TILE(T256_b, 256, 64, 64, 128, 1)
-RF_MMA_TILE(T256_c, 256, 128, 32, 256, 1)
+// T*_cfg: the configs of ck_configs/fmha_fwd.toml (run tc4); T*_old: the configs before it (16 rows per warp).
+RF_MMA_TILE(T32_cfg, 32, 128, 64, 128, 2)
+RF_MMA_TILE(T64_old, 64, 64, 64, 128, 2)
+RF_MMA_TILE(T64_cfg, 64, 128, 64, 128, 2)
+struct T64_qreg8 : T64_cfg {  // Q's 8 fragments in registers (spills, see fmha_mma.h kQInRegisters)
+  static constexpr int kQFragsInRegisters = 8;
+};
+RF_MMA_TILE(T96_cfg, 96, 128, 32, 128, 2)
+RF_MMA_TILE(T128_old, 128, 64, 64, 128, 2)
+RF_MMA_TILE(T128_cfg, 128, 128, 32, 128, 2)
+RF_MMA_TILE(T128_m2n64, 128, 128, 64, 128, 2)
+RF_MMA_TILE(T192_cfg, 192, 64, 32, 128, 1)
+RF_MMA_TILE(T256_cfg, 256, 64, 16, 128, 1)
+RF_MMA_TILE(T256_n32, 256, 64, 32, 128, 1)
 }  // namespace rf
 
 using namespace rf;
@@ -49,9 +49,9 @@ struct Variant {
 
 #define V(T, D) {#T, D, &launch_fmha_fwd<Bf16, T, true>}
 static const Variant kVariants[] = {
-    V(T64_a, 64),   V(T64_b, 64),   V(T64_c, 64),   V(T64_d, 64),   V(T64_e, 64),   V(T64_f, 64),
-    V(T64_g, 64),   V(T128_a, 128), V(T128_b, 128), V(T128_c, 128), V(T128_d, 128), V(T128_e, 128),
-    V(T128_f, 128), V(T256_a, 256), V(T256_b, 256), V(T256_c, 256),
+    V(T32_cfg, 32),     V(T64_cfg, 64),    V(T64_old, 64),     V(T64_qreg8, 64),  V(T96_cfg, 96),
+    V(T128_cfg, 128),   V(T128_old, 128),  V(T128_m2n64, 128), V(T192_cfg, 192),  V(T256_cfg, 256),
+    V(T256_n32, 256),
 };
 
 #define CHECK(x)                                                                                  \
@@ -86,10 +86,12 @@ int main(int argc, char** argv) {
   const int seqlen = argc > 1 ? std::atoi(argv[1]) : 4096;
   const int tokens = argc > 2 ? std::atoi(argv[2]) : 65536;
   const int nheads = argc > 3 ? std::atoi(argv[3]) : 16;
+  const char* only = argc > 4 ? argv[4] : "";  // run the variants whose name contains this (ncu: one kernel)
+  const int iters = argc > 5 ? std::atoi(argv[5]) : 15;
   const int batch = tokens / (nheads * seqlen) > 0 ? tokens / (nheads * seqlen) : 1;
   std::printf("bf16 batch %d nheads %d seqlen %d; TFLOP/s = 4*b*h*s*s*d (/2 causal) / median time\n", batch, nheads,
               seqlen);
-  std::printf("%-8s %5s %6s %9s %9s %9s\n", "tile", "d", "causal", "ms", "TFLOP/s", "maxdiff");
+  std::printf("%-11s %5s %6s %9s %9s %9s\n", "tile", "d", "causal", "ms", "TFLOP/s", "maxdiff");
   const int64_t max_elems = int64_t(batch) * seqlen * nheads * 256;
   uint16_t *q, *k, *v, *o, *o_ref;
   float *lse, *diff;
@@ -104,6 +106,7 @@ int main(int argc, char** argv) {
   for (int causal = 0; causal < 2; ++causal) {
     int ref_headdim = -1;
     for (const Variant& var : kVariants) {
+      if (!std::strstr(var.name, only)) continue;
       const int d = var.headdim;
       FmhaFwdParams p{};
       p.q = q; p.k = k; p.v = v; p.o = o; p.lse = lse;
@@ -126,7 +129,7 @@ int main(int argc, char** argv) {
         CHECK(cudaMemcpy(&maxdiff, diff, 4, cudaMemcpyDeviceToHost));
       }
       std::vector<float> ms;
-      for (int it = 0; it < 15; ++it) {
+      for (int it = 0; it < iters; ++it) {
         CHECK(cudaEventRecord(e0));
         CHECK(var.launch(p, nullptr));
         CHECK(cudaEventRecord(e1));
@@ -137,7 +140,7 @@ int main(int argc, char** argv) {
       }
       std::sort(ms.begin(), ms.end());
       const double flop = 4.0 * batch * nheads * double(seqlen) * seqlen * d / (causal ? 2.0 : 1.0);
-      std::printf("%-8s %5d %6d %9.3f %9.1f %9.2e\n", var.name, d, causal, ms[ms.size() / 2],
+      std::printf("%-11s %5d %6d %9.3f %9.1f %9.2e\n", var.name, d, causal, ms[ms.size() / 2],
                   flop / (ms[ms.size() / 2] * 1e-3) / 1e12, maxdiff);
     }
   }

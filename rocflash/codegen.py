@@ -44,7 +44,9 @@ _MATH = {"vector": "TileMath::kVector", "mma": "TileMath::kMma"}
 
 
 def _shape_type(cfg: TileConfig) -> str:
-    return "MmaFwdTileShape" if cfg.impl == "mma" else _KINDS[cfg.kind].shape
+    if cfg.impl == "mma":
+        return "MmaSplitKvShape" if cfg.kind == "fwd_splitkv" else "MmaFwdTileShape"
+    return _KINDS[cfg.kind].shape
 
 
 def _shape_literal(cfg: TileConfig) -> str:

@@ -93,6 +93,8 @@ class TileConfig:
             raise ValueError(f"impl must be one of {IMPLS}, got {self.impl!r}")
         if self.impl == "mma":
             self._validate_mma()
+            if self.kind == "fwd_splitkv":
+                return
         if self.kind == "fwd_splitkv":
             self._validate_splitkv()
             return
@@ -116,10 +118,14 @@ class TileConfig:
             raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
 
     def _validate_mma(self) -> None:
-        """The rules of hip_src/fmha_mma_tile.h (MmaFwdTileShape::valid)."""
-        if self.target != "cuda" or self.kind != "fwd" or self.dtype not in ("fp16", "bf16"):
+        """The rules of hip_src/fmha_mma_tile.h (MmaFwdTileShape::valid) and, for the split-KV kind,
+        hip_src/fmha_splitkv_mma.h (MmaSplitKvShape::valid)."""
+        if self.target != "cuda" or self.kind not in ("fwd", "fwd_splitkv") or self.dtype not in ("fp16", "bf16"):
             raise ValueError(f"impl 'mma' is a CUDA forward tile math for fp16/bf16, got target={self.target!r} "
                              f"kind={self.kind!r} dtype={self.dtype!r}")
+        if self.kind == "fwd_splitkv":
+            self._validate_mma_splitkv()
+            return
         warp = 32  # mma.sync is warp-wide: 32 lanes
         if self.threads % warp or self.threads <= 0:
             raise ValueError(f"threads must be whole warps of {warp} lanes for impl 'mma', got {self.threads}")
@@ -133,6 +139,24 @@ class TileConfig:
         if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
             raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
 
+
+    def _validate_mma_splitkv(self) -> None:
+        """MmaSplitKvShape::valid: one m16 row tile per block, the warps splitting block_n keys in tiles of 16."""
+        warp = 32
+        if self.threads % warp or self.threads <= 0:
+            raise ValueError(f"threads must be whole warps of {warp} lanes for impl 'mma', got {self.threads}")
+        if self.threads_n != 4:
+            raise ValueError(f"threads_n must be 4 for impl 'mma' (lanes sharing an mma accumulator row), got {self.threads_n}")
+        if self.block_m != 16:
+            raise ValueError(f"block_m must be 16 (one mma row tile) for the tensor-core split-KV kernel, got {self.block_m}")
+        warps = self.threads // warp
+        if self.block_n % (16 * warps):
+            raise ValueError(f"block_n must be a multiple of 16 keys per warp ({16 * warps}) for the tensor-core "
+                             f"split-KV kernel, got {self.block_n}")
+        if self.headdim % 16:
+            raise ValueError(f"headdim must be a multiple of 16 for impl 'mma', got {self.headdim}")
+        if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
+            raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
 
     def _validate_splitkv(self) -> None:
         """The rules of hip_src/fmha_splitkv_tile.h (SplitKvShape::valid)."""

@@ -115,8 +115,14 @@ def flash_attn_func(
         out, lse = reference.forward(q, k, v, args) if q.numel() and k.shape[1] else ops.fwd(*_op_args(q, k, v, args, "torch"))[:2]
         lse = lse.detach()
     else:
-        # torch.ops.rocflash.fwd: differentiable once (register_autograd), traceable (register_fake)
-        out, lse, _ = ops.fwd(*_op_args(q, k, v, args, f"ck:{ck_arch}" if ck_arch else name))
+        # torch.ops.rocflash.fwd: differentiable once (register_autograd), traceable (register_fake). Eager calls
+        # that need no gradient (inference, decode) run the op's body directly: the same function without the
+        # dispatcher's cost (a decode step is host-bound at batch 1: perf/RESULTS.md, run D2).
+        op_args = _op_args(q, k, v, args, f"ck:{ck_arch}" if ck_arch else name)
+        if op_args[-1] or torch.compiler.is_compiling():
+            out, lse, _ = ops.fwd(*op_args)
+        else:
+            out, lse, _ = ops.fwd_impl(*op_args)
     return (out, lse, None) if return_attn_probs else out
 
 
@@ -139,10 +145,17 @@ class _NoWork(torch.autograd.Function):
 
 
 @torch.compiler.assume_constant_result
+def _traced_backend_name(device: torch.device, backend: str | None) -> str:
+    return select_backend(device, backend).backend
+
+
 def _backend_name(device: torch.device, backend: str | None) -> str:
     """The selected backend's name. Under torch.compile this runs once at trace time, outside the graph (the
     probe reads device properties and imports the compiled module): the graph holds the name as a constant,
-    so ROCFLASH_BACKEND is read when a function is compiled, not at each call of the compiled function."""
+    so ROCFLASH_BACKEND is read when a function is compiled, not at each call of the compiled function.
+    Eager calls skip that wrapper (its cost per call was larger than the selection's)."""
+    if torch.compiler.is_compiling():
+        return _traced_backend_name(device, backend)
     return select_backend(device, backend).backend
 
 

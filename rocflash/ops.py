@@ -56,10 +56,12 @@ def _no_work(q: Tensor, k: Tensor) -> bool:
     return q.numel() == 0 or k.shape[1] == 0
 
 
-@torch.library.custom_op("rocflash::fwd", mutates_args=())
-def fwd(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left: int, window_right: int,
-        softcap: float, alibi_slopes: Tensor | None, backend: str, with_stats: bool = True) -> tuple[Tensor, Tensor, Tensor]:
-    """Attention forward through ``backend``: (out, lse, softmax_stats); see the module docstring."""
+def fwd_impl(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left: int, window_right: int,
+             softcap: float, alibi_slopes: Tensor | None, backend: str,
+             with_stats: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+    """Attention forward through ``backend``: (out, lse, softmax_stats); see the module docstring. The body of
+    the ``rocflash::fwd`` op (``fwd``); eager inference calls it directly (flash_attn_func: the op's dispatch
+    costs tens of microseconds per call, and a decode step is that short)."""
     args = FwdArgs(softmax_scale, window_left, window_right, softcap, alibi_slopes)
     batch, seqlen_q, nheads, _ = q.shape
     if _no_work(q, k):
@@ -88,6 +90,9 @@ def fwd(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left: int,
     if not with_stats:
         stats = q.new_empty((0,), dtype=_stats_dtype(q))
     return out, lse.float().contiguous(), stats.contiguous()
+
+
+fwd = torch.library.custom_op("rocflash::fwd", mutates_args=())(fwd_impl)
 
 
 @fwd.register_fake

@@ -10,6 +10,9 @@ numpy.
 - ``num_splits = 0`` picks the count with :func:`num_splits_heuristic`; ``1`` means no split.
 - Split ``s`` covers keys ``[s * kps, (s + 1) * kps)`` of every sequence with ``kps = split_keys(...)``;
   splits past a sequence's length are empty (LSE -inf, weight 0 in the combine).
+- The CUDA build's tensor-core split kernel (``impl = "mma"``, ROCFLASH_KERNEL=auto on sm_80+) follows the same
+  rules with its own tile (block_m 16, block_n 64) and occupancy (``"cuda-mma"``); the sim mirrors the vector
+  tiles, so against the tensor-core kernel it agrees within tolerance, not bit for bit.
 """
 
 from __future__ import annotations
@@ -19,13 +22,20 @@ MAX_SPLITS = 128
 MIN_KEYS_PER_SPLIT = 256  # below this a split's fixed cost (Q load, LDS merge, combine) outweighs its keys
 # Resident split-KV blocks per CU/SM: CUDA asks for 3 (kSplitKvCudaBlocksPerSm, fmha_splitkv_kernel.h); the gfx9
 # tiles run 1 wave per SIMD (waves_per_simd) and 2 waves per block, i.e. 4 SIMDs / 2 = 2 blocks per CU.
-BLOCKS_PER_CU = {"cuda": 3, "hip": 2}
+# The tensor-core kernel (fmha_splitkv_mma.h) is bound by its shared-memory K/V rings: 2 blocks of 104,448 B
+# (bf16/fp16 d128) per sm_90 SM.
+BLOCKS_PER_CU = {"cuda": 3, "hip": 2, "cuda-mma": 2}
 MIN_EFFICIENCY = 0.9  # of the best wave efficiency: the smallest split count that reaches it wins
 
 
 def use_split_kernel(max_seqlen_q: int, group: int, num_splits: int) -> bool:
     """Whether a call runs the split-KV kernel (see the module docstring)."""
     return num_splits > 1 or max_seqlen_q * group <= MAX_ROWS
+
+
+def occupancy_key(platform: str, math: str) -> str:
+    """The BLOCKS_PER_CU key of a split-KV launch: the platform, or "cuda-mma" for the tensor-core kernel."""
+    return f"{platform}-mma" if math == "mma" else platform
 
 
 def row_chunks(max_seqlen_q: int, group: int, block_m: int) -> int:
@@ -39,17 +49,18 @@ def wave_efficiency(blocks: int, capacity: int) -> float:
 
 
 def num_splits_heuristic(batch: int, nheads_k: int, chunks: int, max_seqlen_k: int, num_cus: int,
-                         platform: str = "cuda") -> int:
+                         platform: str = "cuda", blocks_per_cu: int | None = None) -> int:
     """Split count for ``num_splits = 0`` (flash-attn's rule, with this kernel's occupancy): among the counts
     that leave at least MIN_KEYS_PER_SPLIT keys per split (at most MAX_SPLITS), the smallest whose wave
-    efficiency over the resident slots (num_cus x BLOCKS_PER_CU[platform]) is within MIN_EFFICIENCY of the
+    efficiency over the resident slots (num_cus x BLOCKS_PER_CU[platform], or x blocks_per_cu when the caller
+    knows the device's shared memory limit) is within MIN_EFFICIENCY of the
     best. Decode blocks are latency-bound, so a partly filled last wave costs nearly a full one (H200 sweep in
     perf/RESULTS.md, run I2: batch 8 x 16k keys, 6 splits 2064 GB/s, 8 splits 1492). Deterministic in its
     arguments, so repeated calls with the same shapes give bitwise identical results."""
     if min(batch, nheads_k, chunks, max_seqlen_k, num_cus) <= 0:
         return 1
     blocks = batch * nheads_k * chunks
-    capacity = num_cus * BLOCKS_PER_CU.get(platform, 2)
+    capacity = num_cus * (blocks_per_cu or BLOCKS_PER_CU.get(platform, 2))
     most = max(1, min(max_seqlen_k // MIN_KEYS_PER_SPLIT, MAX_SPLITS))
     eff = {n: wave_efficiency(blocks * n, capacity) for n in range(1, most + 1)}
     best = max(eff.values())

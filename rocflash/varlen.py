@@ -144,8 +144,9 @@ def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dr
 
 
 # ---------------------------------------------------------------- checks shared with rocflash.kvcache
-def check_index(name: str, t, shape: tuple[int, ...], device: torch.device, what: str) -> list:
-    """An int32 index tensor of exactly ``shape`` on ``device``; returns its values (one host copy)."""
+def check_index(name: str, t, shape: tuple[int, ...], device: torch.device, what: str, values: bool = True) -> list | None:
+    """An int32 index tensor of exactly ``shape`` on ``device``; returns its values (one host copy), or None
+    with ``values=False``."""
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"{name} must be an int32 torch.Tensor {what}, got {type(t).__name__}")
     if t.dtype != torch.int32:
@@ -154,7 +155,7 @@ def check_index(name: str, t, shape: tuple[int, ...], device: torch.device, what
         raise ValueError(f"{name} must have shape {what}={shape}, got {tuple(t.shape)}")
     if t.device != device:
         raise ValueError(f"{name} must be on q's device {device}, got {t.device}")
-    return t.tolist()
+    return t.tolist() if values else None
 
 
 def check_cu_seqlens(name: str, t, device: torch.device, total: int | None) -> list[int]:
@@ -186,17 +187,27 @@ def check_block_table(block_table, batch: int, num_blocks: int, page_block_size:
     if isinstance(block_table, torch.Tensor) and block_table.dim() != 2:
         raise ValueError(f"block_table must have shape (batch, max_blocks_per_seq), got {tuple(block_table.shape)}")
     width = block_table.shape[1] if isinstance(block_table, torch.Tensor) else 0
-    table = check_index("block_table", block_table, (batch, width), device, "(batch, max_blocks_per_seq)")
+    check_index("block_table", block_table, (batch, width), device, "(batch, max_blocks_per_seq)", values=False)
     capacity = width * page_block_size
     for b, n in enumerate(lens_k):
         if n > capacity:
             raise ValueError(f"sequence {b} has {n} keys, more than block_table holds: max_blocks_per_seq {width} x "
                              f"page_block_size {page_block_size} = {capacity}")
-        used = table[b][:-(-n // page_block_size)]
-        bad = [x for x in used if not 0 <= x < num_blocks]
-        if bad:
-            raise ValueError(f"block_table[{b}] must index blocks in [0, num_blocks={num_blocks}) for the "
-                             f"{-(-n // page_block_size)} pages holding its {n} keys, got {bad[0]}")
+    if not lens_k or width == 0:
+        return
+    # On the table's device with one host sync (a decode step's table has batch x seqlen_k / page entries: a
+    # Python loop over them cost milliseconds per call on the H200, run D2). Entries of unused pages may hold
+    # anything: only when some entry is out of range are the used pages looked at.
+    bad = (block_table < 0) | (block_table >= num_blocks)
+    if not bool(bad.any()):
+        return
+    pages = torch.tensor([-(-n // page_block_size) for n in lens_k], dtype=torch.int64, device=block_table.device)
+    hits = (bad & (torch.arange(width, device=block_table.device).view(1, -1) < pages.view(-1, 1))).nonzero()
+    if hits.numel():
+        b, c = (int(x) for x in hits[0])  # row-major: the first sequence, then its first page
+        raise ValueError(f"block_table[{b}] must index blocks in [0, num_blocks={num_blocks}) for the "
+                         f"{-(-lens_k[b] // page_block_size)} pages holding its {lens_k[b]} keys, "
+                         f"got {int(block_table[b, c])}")
 
 
 def check_options(q, k, batch: int, seqlen_q: int, seqlen_k: int, dropout_p, softmax_scale, causal, window_size,

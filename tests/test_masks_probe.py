@@ -87,6 +87,29 @@ def test_tile_functions_match_cpp(probe, case):
         assert rule.tile_needs_mask(m_begin, m_end, n_begin, block_n) == probe.tile_needs_mask(
             seqlen_q, seqlen_k, left, right, m_begin, m_end, n_begin, block_n), (t, n_begin)
 
+    # Step 3: the tensor-core kernels' once-per-block form of step 2 (unmasked_tile_range) on every visited tile
+    full = probe.unmasked_tile_range(seqlen_q, seqlen_k, left, right, m_begin, m_end, block_n)
+    for t in list(range(tiles[0], tiles[1]))[:64] + list(range(tiles[0], tiles[1]))[-64:]:
+        assert (not full[0] <= t < full[1]) == rule.tile_needs_mask(m_begin, m_end, t * block_n, block_n), (t, full)
+
+
+@SETTINGS
+@given(case=tile_case(), offs=st.lists(st.sampled_from([0, 8, 16, 24, 40, 56]), min_size=1, max_size=3))
+@example(case=(128, 4096, -1, 0, 64, 64, 64), offs=[0, 8])
+@example(case=(4096, 128, 0, 0, 16, 32, 96), offs=[24])
+def test_row_span_matches_visible(probe, case, offs):
+    """RowSpan (fmha_mask.h: the tensor-core kernels' int32 span per thread, and its per-tile form) against
+    MaskRule::visible for rows row0 + off of a block and the keys of its tiles."""
+    seqlen_q, seqlen_k, left, right, block_m, block_n, m_begin = case
+    rule = MaskRule(seqlen_q, seqlen_k, left, right)
+    tiles = rule.key_tile_range(m_begin, min(m_begin + block_m, seqlen_q), block_n)
+    for t in sorted({tiles[0], tiles[1] - 1, (tiles[0] + tiles[1]) // 2}):
+        n0 = t * block_n
+        for off in offs:  # rows past seqlen_q too: the kernel evaluates its padding rows' spans as well
+            for c in range(min(block_n, 80)):
+                assert probe.row_span_visible(seqlen_q, seqlen_k, left, right, m_begin, off, n0, c) == \
+                    (n0 + c < seqlen_k and rule.visible(m_begin + off, n0 + c)), (t, off, c)
+
 
 @st.composite
 def key_tile_case(draw):

@@ -130,7 +130,7 @@ def test_rocprof_without_gpu_says_so():
 @pytest.mark.parametrize("args,message", [
     (["--dtype", "fp64"], "--dtype must be one of fp16, bf16, fp32, got fp64"),
     (["--backends", "triton"], "--backends: each name must be one of"),
-    (["--preset", "huge"], "--preset must be one of default, train, decode, smoke or a .yaml file, got 'huge'"),
+    (["--preset", "huge"], "--preset must be one of default, train, decode, decode-paged, smoke or a .yaml file, got 'huge'"),
     (["--arch", "MI8"], "--arch must be one of MI50"),
     (["--budget-s", "0"], "--budget-s must be > 0, got 0.0"),
     (["--device", "tpu"], "--device must be auto, cpu, cuda or cuda:N, got tpu"),

@@ -207,7 +207,7 @@ def test_case_errors(entry, pattern):
 
 
 def test_preset_errors():
-    with pytest.raises(ValueError, match=r"--preset must be one of default, train, decode, smoke or a .yaml file, "
+    with pytest.raises(ValueError, match=r"--preset must be one of default, train, decode, decode-paged, smoke or a .yaml file, "
                                          r"got 'x'"):
         resolve_presets(["x"])
     with pytest.raises(ValueError, match=r"no such file"):

@@ -138,8 +138,8 @@ def test_configs_are_valid_and_cover_every_bucket():
         for dtype in ("fp16", "bf16", "fp32"):
             assert sorted(c.headdim for c in configs if c.target == target and c.dtype == dtype
                           and c.impl == "vector") == [32, 64, 128, 256]
-    for dtype in ("fp16", "bf16"):  # the tensor-core tile math covers the same buckets for 16-bit inputs
-        assert sorted(c.headdim for c in configs if c.impl == "mma" and c.dtype == dtype) == [32, 64, 128, 256]
+    for dtype in ("fp16", "bf16"):  # the tensor-core tile math covers the same buckets for 16-bit inputs, plus 96/192
+        assert sorted(c.headdim for c in configs if c.impl == "mma" and c.dtype == dtype) == [32, 64, 96, 128, 192, 256]
     assert all(c.target == "cuda" and c.dtype != "fp32" for c in configs if c.impl == "mma")
 
 

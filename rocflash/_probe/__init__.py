@@ -49,6 +49,7 @@ READ_KINDS: dict[str, tuple[str, ...]] = {
     "bwd_dq": ("q", "do", "k", "v", "ds", "k_col"),
     "fwd_splitkv": (),  # rf::SplitKvShape (fmha_splitkv_tile.h): K/V stream through registers, LDS only merges
     "fwd_mma": ("q", "k", "v"),  # rf::MmaFwdTileShape (fmha_mma_tile.h): ldmatrix row addresses
+    "fwd_splitkv_mma": (),  # rf::MmaSplitKvShape (fmha_splitkv_tile.h): per-warp K/V rings (reads not probed)
 }
 SHAPE_KINDS = tuple(READ_KINDS)  # probe.cpp's ShapeKind order
 _FIELDS = ("headdim", "block_m", "block_n", "threads", "threads_n", "lds_pad_bytes", "elem_bytes")
@@ -78,7 +79,10 @@ class TileShape:
         """The shape of a config of ``ck_configs/`` (:class:`rocflash.configs.TileConfig`, any kind); keyword
         overrides, e.g. ``lds_pad_bytes=0``."""
         fields = {name: getattr(cfg, name) for name in _FIELDS}
-        fields["kind"] = "fwd_mma" if getattr(cfg, "impl", "vector") == "mma" else getattr(cfg, "kind", "fwd")
+        kind = getattr(cfg, "kind", "fwd")
+        if getattr(cfg, "impl", "vector") == "mma":
+            kind = "fwd_splitkv_mma" if kind == "fwd_splitkv" else "fwd_mma"
+        fields["kind"] = kind
         fields.update(overrides)
         return cls(**fields)
 
@@ -160,6 +164,9 @@ class Probe:
         lib.rf_probe_query_tile_range.argtypes = lib.rf_probe_key_tile_range.argtypes
         lib.rf_probe_query_tile_range.restype = None
         lib.rf_probe_tile_needs_mask.argtypes = [i32, i32, i32, i32, i32, i32, i32, i32]
+        lib.rf_probe_unmasked_tile_range.argtypes = lib.rf_probe_key_tile_range.argtypes
+        lib.rf_probe_unmasked_tile_range.restype = None
+        lib.rf_probe_row_span_visible.argtypes = [i32, i32, i32, i32, i32, i32, i32, i32]
         self.lib, self.path = lib, path
 
     @classmethod
@@ -216,6 +223,23 @@ class Probe:
                         m_end: int, n_begin: int, block_n: int) -> bool:
         return bool(self.lib.rf_probe_tile_needs_mask(seqlen_q, seqlen_k, window_left, window_right, m_begin, m_end,
                                                       n_begin, block_n))
+
+    def unmasked_tile_range(self, seqlen_q: int, seqlen_k: int, window_left: int, window_right: int, m_begin: int,
+                            m_end: int, block_n: int) -> tuple[int, int]:
+        """``rf::unmasked_tile_range``: the key tiles [begin, end) that need no mask for rows [m_begin, m_end)."""
+        begin, end = ctypes.c_int32(), ctypes.c_int32()
+        self.lib.rf_probe_unmasked_tile_range(seqlen_q, seqlen_k, window_left, window_right, m_begin, m_end, block_n,
+                                              ctypes.byref(begin), ctypes.byref(end))
+        return begin.value, end.value
+
+    def row_span_visible(self, seqlen_q: int, seqlen_k: int, window_left: int, window_right: int, row0: int,
+                         off: int, n0: int, c: int) -> bool:
+        """``rf::RowSpan``: key n0 + c visible to row row0 + off (its span and per-tile forms; ValueError when
+        they disagree)."""
+        v = self.lib.rf_probe_row_span_visible(seqlen_q, seqlen_k, window_left, window_right, row0, off, n0, c)
+        if v == 2:
+            raise ValueError(f"RowSpan forms disagree at row0={row0} off={off} n0={n0} c={c}")
+        return bool(v)
 
 
 def _shape_kind(shape: TileShape) -> int:

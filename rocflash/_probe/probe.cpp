@@ -24,7 +24,7 @@ namespace {
 
 constexpr int kShapeFields = 7;
 
-enum ShapeKind { kFwd = 0, kBwdDkdv = 1, kBwdDq = 2, kSplitKv = 3, kFwdMma = 4 };  // split-KV: no main-loop LDS reads; kFwdMma: rf::MmaFwdTileShape
+enum ShapeKind { kFwd = 0, kBwdDkdv = 1, kBwdDq = 2, kSplitKv = 3, kFwdMma = 4, kSplitKvMma = 5 };  // kSplitKvMma: rf::MmaSplitKvShape  // split-KV: no main-loop LDS reads; kFwdMma: rf::MmaFwdTileShape
 
 // The main-loop LDS reads of each kernel.
 //   forward (fmha_tile_math.h, VectorTileMath::qk / ::pv)
@@ -41,6 +41,7 @@ rf::BwdDkdvShape dkdv_from(const int* s) { return rf::BwdDkdvShape{{s[0], s[1], 
 rf::BwdDqShape dq_from(const int* s) { return rf::BwdDqShape{{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}}; }
 rf::SplitKvShape splitkv_from(const int* s) { return rf::SplitKvShape{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}; }
 rf::MmaFwdTileShape mma_from(const int* s) { return rf::MmaFwdTileShape{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}; }
+rf::MmaSplitKvShape splitkv_mma_from(const int* s) { return rf::MmaSplitKvShape{s[0], s[1], s[2], s[3], s[4], s[5], s[6]}; }
 
 struct Extent {
   int n_a, n_b, width_bytes;  // loop index a < n_a, b < n_b; bytes read per lane
@@ -174,6 +175,7 @@ int rf_probe_valid(int shape_kind, const int* s) {
     case kBwdDq: return dq_from(s).valid() ? 1 : 0;
     case kSplitKv: return splitkv_from(s).valid() ? 1 : 0;
     case kFwdMma: return mma_from(s).valid() ? 1 : 0;
+    case kSplitKvMma: return splitkv_mma_from(s).valid() ? 1 : 0;
     default: return -1;
   }
 }
@@ -187,6 +189,7 @@ int rf_probe_lds_bytes(int shape_kind, const int* s) {
     case kBwdDq: return dq_from(s).lds_bytes();
     case kSplitKv: return splitkv_from(s).lds_bytes();
     case kFwdMma: return mma_from(s).lds_bytes();
+    case kSplitKvMma: return splitkv_mma_from(s).lds_bytes();
     default: return -1;
   }
 }
@@ -263,6 +266,24 @@ int rf_probe_tile_needs_mask(int32_t seqlen_q, int32_t seqlen_k, int32_t window_
                              int32_t m_begin, int32_t m_end, int32_t n_begin, int32_t block_n) {
   const rf::MaskRule r{seqlen_q, seqlen_k, window_left, window_right};
   return rf::tile_needs_mask(r, m_begin, m_end, n_begin, block_n) ? 1 : 0;
+}
+
+void rf_probe_unmasked_tile_range(int32_t seqlen_q, int32_t seqlen_k, int32_t window_left, int32_t window_right,
+                                  int32_t m_begin, int32_t m_end, int32_t block_n, int32_t* full_begin,
+                                  int32_t* full_end) {
+  const rf::MaskRule r{seqlen_q, seqlen_k, window_left, window_right};
+  rf::unmasked_tile_range(r, m_begin, m_end, block_n, full_begin, full_end);
+}
+
+// RowSpan of row0: 1 if key n0 + c is visible to row row0 + off by the span and by its per-tile form (both must
+// agree; 2 when they disagree), else 0.
+int rf_probe_row_span_visible(int32_t seqlen_q, int32_t seqlen_k, int32_t window_left, int32_t window_right,
+                              int32_t row0, int32_t off, int32_t n0, int32_t c) {
+  const rf::MaskRule r{seqlen_q, seqlen_k, window_left, window_right};
+  const rf::RowSpan span = rf::RowSpan::make(r, row0);
+  const rf::RowSpan::Tile tile = span.tile(n0);
+  const bool a = span.visible(off, n0 + c), b = c >= tile.lo(off) && c <= tile.hi(off);
+  return a != b ? 2 : a ? 1 : 0;
 }
 
 }  // extern "C"

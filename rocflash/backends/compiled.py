@@ -3,7 +3,7 @@
 The modules do not link torch: this file hands them device pointers, strides in elements and the current
 stream as integers. Every check that can fail runs in ``rocflash.interface`` before this launches.
 
-Tile math of the forward (environment ``ROCFLASH_KERNEL``, read at every call):
+Tile math of the forward and of the split-KV decode kernel (environment ``ROCFLASH_KERNEL``, read at every call):
   auto    (default) tensor cores (``mma``) where they apply: the CUDA build on sm_80 or later, fp16/bf16, a
           compiled mma instance for the headdim; the vector tile math otherwise
   vector  the vector-ALU kernels everywhere (on NVIDIA: the gfx906 kernel logic, executed at warp 32)
@@ -131,13 +131,14 @@ def mma_unavailable(platform: str, device: torch.device, dtype: torch.dtype) -> 
     return None
 
 
-def forward_tile_math(platform: str, mod, q, aligned: bool) -> str:
-    """"mma" or "vector": the forward's tile math for these inputs under ``ROCFLASH_KERNEL``."""
+def forward_tile_math(platform: str, mod, q, aligned: bool, kind: str = "fwd") -> str:
+    """"mma" or "vector": the tile math of a ``kind`` ("fwd" | "fwd_splitkv") launch for these inputs under
+    ``ROCFLASH_KERNEL``."""
     choice = kernel_choice()
     if choice == "vector":
         return "vector"
     why = mma_unavailable(platform, q.device, q.dtype)
-    if why is None and mod.select_instance("fwd", getattr(mod.DType, _DTYPE_NAMES[q.dtype]), q.shape[-1], aligned,
+    if why is None and mod.select_instance(kind, getattr(mod.DType, _DTYPE_NAMES[q.dtype]), q.shape[-1], aligned,
                                            mod.TileMath.mma) < 0:
         why = f"no tensor-core instance for {_DTYPE_NAMES[q.dtype]} headdim {q.shape[-1]}"
     if why is None:
@@ -169,10 +170,10 @@ def _fill_seq(p, q, k, seq: SeqArgs) -> None:
 
 
 @functools.cache
-def _instance(platform: str, kind: str, dtype: torch.dtype, headdim: int, aligned: bool) -> dict:
+def _instance(platform: str, kind: str, dtype: torch.dtype, headdim: int, aligned: bool, math: str = "vector") -> dict:
     """The compiled instance the dispatch runs (its tile config), as ``instances()`` describes it."""
     mod = load_module(platform)
-    i = mod.select_instance(kind, getattr(mod.DType, _DTYPE_NAMES[dtype]), headdim, aligned)
+    i = mod.select_instance(kind, getattr(mod.DType, _DTYPE_NAMES[dtype]), headdim, aligned, getattr(mod.TileMath, math))
     if i < 0:
         raise RuntimeError(f"rocflash: no {kind} kernel instance for {_DTYPE_NAMES[dtype]} headdim {headdim}")
     return mod.instances()[i]
@@ -183,6 +184,13 @@ def _num_cus(index: int) -> int:
     return torch.cuda.get_device_properties(index).multi_processor_count
 
 
+def _resident_blocks(index: int, inst: dict) -> int | None:
+    """Blocks of a tensor-core split-KV instance per SM by shared memory (1 KiB per block reserved): 2 on sm_90
+    (228 KiB), 1 on sm_80 (164 KiB) for the d128 tile. None when torch does not report the SM's shared memory."""
+    smem = getattr(torch.cuda.get_device_properties(index), "shared_memory_per_multiprocessor", 0)
+    return max(1, min(splitkv.BLOCKS_PER_CU["cuda-mma"], smem // (inst["lds_bytes"] + 1024))) if smem else None
+
+
 def split_plan(platform: str, q, nheads_k: int, batch: int, max_seqlen_q: int, max_seqlen_k: int, num_splits: int,
                aligned: bool) -> tuple[bool, int, dict | None]:
     """(split kernel?, num_splits, its instance) for a call; the rule and heuristic live in rocflash.splitkv."""
@@ -190,11 +198,13 @@ def split_plan(platform: str, q, nheads_k: int, batch: int, max_seqlen_q: int, m
     group = nheads // nheads_k
     if not splitkv.use_split_kernel(max_seqlen_q, group, num_splits):
         return False, 1, None
-    inst = _instance(platform, "fwd_splitkv", q.dtype, q.shape[-1], aligned)
+    math = forward_tile_math(platform, load_module(platform), q, aligned, "fwd_splitkv")
+    inst = _instance(platform, "fwd_splitkv", q.dtype, q.shape[-1], aligned, math)
     if num_splits == 0:
         chunks = splitkv.row_chunks(max_seqlen_q, group, inst["block_m"])
         num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k, _num_cus(q.device.index or 0),
-                                                  platform)
+                                                  splitkv.occupancy_key(platform, math),
+                                                  _resident_blocks(q.device.index or 0, inst) if math == "mma" else None)
     return True, max(1, num_splits), inst
 
 
@@ -212,14 +222,15 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None) -> None:
             mod.fwd(p, stream, getattr(mod.TileMath, math))
             _LAST["fwd"] = math
             return
-        _LAST["fwd"] = "vector"  # the split-KV decode kernel is a vector kernel
+        math = inst.get("impl", "vector")
+        _LAST["fwd"] = math
         p.num_splits = num_splits
         if num_splits > 1:
             total_q = p.seq_total_q
             o_accum = torch.empty(num_splits, p.nheads, total_q, inst["headdim"], dtype=torch.float32, device=q.device)
             lse_accum = torch.empty(num_splits, p.nheads, total_q, dtype=torch.float32, device=q.device)
             p.o_accum, p.lse_accum = o_accum.data_ptr(), lse_accum.data_ptr()
-        mod.fwd_splitkv(p, stream)  # the caching allocator keeps the partial buffers for the queued combine
+        mod.fwd_splitkv(p, stream, getattr(mod.TileMath, math))  # the allocator keeps the partials for the combine
 
 
 # Decode steps repeat one shape for thousands of calls and are short enough for the host to matter: the filled
@@ -242,7 +253,7 @@ def forward(platform: str, q, k, v, args: FwdArgs, with_stats: bool = False):
     if args.alibi_slopes is None:  # see _PARAMS_CACHE
         ptrs_aligned = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
         key = ("dense", platform, q.device.index, q.dtype, q.shape, q.stride(), k.shape, k.stride(), v.stride(), args,
-               ptrs_aligned, with_stats)
+               ptrs_aligned, with_stats, kernel_choice())
     hit = _PARAMS_CACHE.get(key) if key is not None else None
     if hit is None:
         p = mod.FmhaFwdParams()
@@ -296,7 +307,8 @@ def varlen_forward(platform: str, q, k, v, seq: SeqArgs, args: FwdArgs):
         bt = seq.block_table
         key = (platform, q.device.index, q.dtype, q.shape, q.stride(), k.shape, k.stride(), v.stride(), args,
                seq.batch, seq.max_seqlen_q, seq.max_seqlen_k, seq.num_splits, seq.cu_seqlens_k is None,
-               seq.seqused_k is None, seq.cache_batch_idx is None, None if bt is None else bt.stride(0), ptrs_aligned)
+               seq.seqused_k is None, seq.cache_batch_idx is None, None if bt is None else bt.stride(0), ptrs_aligned,
+               kernel_choice())
     hit = _PARAMS_CACHE.get(key) if key is not None else None
     if hit is None:
         p = mod.FmhaFwdParams()

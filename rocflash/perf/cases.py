@@ -11,7 +11,9 @@ mappings) and/or ``grid`` (a mapping of field -> list of values; every combinati
 
 Case fields: batch, seqlen (sets seqlen_q and seqlen_k), seqlen_q, seqlen_k, nheads, nheads_k (default
 nheads), headdim, dtype (fp16 | bf16 | fp32), causal, window ([left, right], -1 = unbounded), tokens (when
-batch is absent: batch = max(1, tokens // (nheads * seqlen_q))), name (a label).
+batch is absent: batch = max(1, tokens // (nheads * seqlen_q))), page_size (0 = dense K/V; a multiple of 16
+from 16 to 256: rocflash reads a paged copy of K/V through flash_attn_with_kvcache's block_table, shuffled pages,
+while SDPA reads the dense tensors of the same values), name (a label).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from . import models
 
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 FIELDS = ("batch", "seqlen", "seqlen_q", "seqlen_k", "nheads", "nheads_k", "headdim", "dtype", "causal", "window",
-          "tokens", "name")
+          "tokens", "page_size", "name")
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class Case:
     direction: str = "fwd"
     preset: str = ""
     name: str = ""
+    page_size: int = 0  # 0: dense K/V; else rocflash reads a paged KV cache of these pages (block_table)
 
     def __post_init__(self):
         for f in ("batch", "seqlen_q", "seqlen_k", "nheads", "nheads_k", "headdim"):
@@ -66,6 +69,13 @@ class Case:
         if self.causal and self.window_right not in (-1, 0):
             raise ValueError(f"case field window right must be -1 or 0 with causal, got {self.window_right}")
         models._check_direction(self.direction)
+        if not isinstance(self.page_size, int) or isinstance(self.page_size, bool) or (
+                self.page_size and (self.page_size % 16 or not 16 <= self.page_size <= 256)):
+            raise ValueError(f"case field page_size must be 0 (dense) or a multiple of 16 from 16 to 256, "
+                             f"got {self.page_size!r}")
+        if self.page_size and self.direction != "fwd":
+            raise ValueError(f"case field page_size needs direction fwd (the KV-cache call is forward only), "
+                             f"got {self.direction!r}")
 
     # ---- the mask as flash-attn sees it
     @property
@@ -116,6 +126,8 @@ class Case:
             parts.append("causal")
         if self.window_left >= 0 or self.window_right >= 0:
             parts.append(f"win{self.window_left},{self.window_right}")
+        if self.page_size:
+            parts.append(f"page{self.page_size}")
         parts.append(self.direction)
         return "_".join(parts)
 
@@ -127,6 +139,8 @@ class Case:
             s += " causal"
         if self.window_left >= 0 or self.window_right >= 0:
             s += f" win({self.window_left},{self.window_right})"
+        if self.page_size:
+            s += f" paged{self.page_size}"
         if self.direction != "fwd":
             s += f" {self.direction}"
         return s
@@ -173,7 +187,8 @@ def case_from_dict(d: dict, preset: str = "") -> Case:
         raise ValueError(f"case field window must be [left, right], got {window!r}")
     return Case(batch=batch, seqlen_q=sq, seqlen_k=sk, nheads=nheads, nheads_k=d.pop("nheads_k", nheads),
                 headdim=d.pop("headdim"), dtype=d.pop("dtype", "fp16"), causal=d.pop("causal", False),
-                window_left=window[0], window_right=window[1], preset=preset, name=str(d.pop("name", "")))
+                window_left=window[0], window_right=window[1], preset=preset, name=str(d.pop("name", "")),
+                page_size=d.pop("page_size", 0))
 
 
 def expand_preset(spec: dict, preset: str = "") -> list[Case]:
@@ -222,6 +237,12 @@ PRESETS: dict[str, dict] = {
                        "(bandwidth is the ceiling); the H200 anchor cases",
         "defaults": {"dtype": "bf16", "seqlen_q": 1, "nheads": 32, "nheads_k": 8, "headdim": 128},
         "grid": {"batch": [1, 8, 32], "seqlen_k": [4096, 16384, 131072]},  # issue 9's decode preset
+    },
+    "decode-paged": {
+        "description": "the decode preset on a paged KV cache (pages of 16 and 256 rows, shuffled block table) "
+                       "through flash_attn_with_kvcache; SDPA reads the same values dense",
+        "defaults": {"dtype": "bf16", "seqlen_q": 1, "nheads": 32, "nheads_k": 8, "headdim": 128},
+        "grid": {"page_size": [16, 256], "batch": [1, 8, 32], "seqlen_k": [4096, 16384, 131072]},
     },
     "smoke": {
         "description": "tiny CPU cases for CI (seconds): MHA, GQA, bottom-right causal with seqlen_q != seqlen_k, "

@@ -157,12 +157,58 @@ def _prepare_rocflash(method, case, sets, device):
     window = (case.window_left, case.window_right)
 
     def call(s):
-        def fn():
-            return rocflash.flash_attn_func(s.q, s.k, s.v, causal=case.causal, window_size=window, backend=backend)
+        if case.page_size:  # the same values in a paged cache (built here, outside the timed calls)
+            k_cache, v_cache, table = paged_cache(s.k, s.v, case.page_size)
+            lens = torch.full((case.batch,), case.seqlen_k, dtype=torch.int32, device=s.q.device)
+
+            def fn():
+                return rocflash.flash_attn_with_kvcache(s.q, k_cache, v_cache, cache_seqlens=lens, block_table=table,
+                                                       causal=case.causal, window_size=window, backend=backend)
+        else:
+            def fn():
+                return rocflash.flash_attn_func(s.q, s.k, s.v, causal=case.causal, window_size=window, backend=backend)
 
         return Call(_with_kernel(kernel, fn) if kernel else fn, (s.q, s.k, s.v), s.dout)
 
-    return Prepared([call(s) for s in sets])
+    prep = Prepared([call(s) for s in sets])
+    plan = split_plan_note(backend, kernel, case, sets[0].q)
+    if plan:
+        prep.notes.append(plan)
+    return prep
+
+
+def paged_cache(k: torch.Tensor, v: torch.Tensor, page: int, seed: int = 0):
+    """(k_cache, v_cache, block_table): k/v (batch, seqlen, nheads_k, headdim) copied into shuffled pages of
+    ``page`` rows (num_blocks, page, nheads_k, headdim); block_table int32 (batch, pages per sequence)."""
+    b, s, hk, d = k.shape
+    per = -(-s // page)
+    perm = torch.randperm(b * per, generator=torch.Generator().manual_seed(seed)).to(k.device, torch.int32)
+    table = perm.view(b, per)
+    caches = []
+    for t in (k, v):
+        padded = torch.nn.functional.pad(t.detach(), (0, 0, 0, 0, 0, per * page - s)).reshape(b * per, page, hk, d)
+        cache = torch.empty_like(padded)
+        cache[perm.long()] = padded
+        caches.append(cache)
+    return caches[0], caches[1], table
+
+
+def split_plan_note(backend: str, kernel: str, case: Case, q: torch.Tensor) -> str:
+    """The split-KV decision of the compiled backend for ``case`` (kernel, num_splits by the heuristic, instance),
+    for the result's note; "" when the call runs the forward kernel or the backend is not compiled."""
+    if backend not in ("cuda", "hip"):
+        return ""
+    from rocflash.backends import compiled
+
+    def plan():
+        return compiled.split_plan(backend, q, case.nheads_k, case.batch, case.seqlen_q, case.seqlen_k, 0,
+                                   compiled.is_aligned(q))
+
+    try:
+        split, n, inst = _with_kernel(kernel, plan)() if kernel else plan()
+    except Exception as e:  # noqa: BLE001 - a note, never fatal
+        return f"split plan unavailable: {_first_line(e)}"
+    return f"split-KV: num_splits {n} (heuristic), {inst['name']}" if split else ""
 
 
 def _with_kernel(kernel: str, fn):

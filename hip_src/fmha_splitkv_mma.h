@@ -1,0 +1,371 @@
+// fmha_splitkv_mma.h - the split-KV decode kernel on tensor cores (NVIDIA sm_80+, fp16 and bf16), beside the
+// vector kernel of fmha_splitkv_kernel.h (gfx906, fp32, and ROCFLASH_KERNEL=vector). Same params, same split
+// boundaries rule (split_keys), same partial buffers and combine kernel, same masked-garbage contract.
+//
+// Why: on the H200 the vector kernel's score (a reduction over the lanes of a key group), bf16 -> fp32
+// conversions and per-lane softmax made it instruction- and latency-bound at ~2 TB/s (perf/RESULTS.md, runs I2
+// and F1). Here the products run as mma.sync m16n8k16 (fragment layouts: fmha_mma_tile.h) and K/V stream
+// global -> shared through cp.async, several tiles deep, with no register staging:
+//   - a block owns (row chunk, split, kv-head, batch) like the vector kernel; its block_m = 16 query rows (the
+//     GQA group's heads x query positions, padded to one m16 tile) are the A operand of every warp;
+//   - the warps split the keys, not the rows: warp w takes the tiles w, w + warps, ... of warp_keys keys of the
+//     block's key range, each warp with its own kStages-deep ring of K/V tiles in shared memory, its own
+//     cp.async groups and its own online softmax (m, l, O): no block barrier in the main loop;
+//   - per tile: S = Q K^T (ldmatrix of K), scores transformed and masked per element (softcap, ALiBi, windows,
+//     the split's end), online softmax in the log2 domain, P rounded to the input type as the A fragment of
+//     O += P V (ldmatrix.trans of V);
+//   - at the end the warps' states merge through shared memory in warp order (fixed: bitwise repeatable), and
+//     the block writes O / l and LSE, to the output (one split) or to the fp32 partials of the combine kernel.
+// Keys past the split's end (and so past the sequence) are never read: cp.async zero-fills them. Masked keys
+// inside the sequence (windows, speculative causal rows) may hold garbage: their scores are -inf, and a tile
+// whose V holds a non-finite value goes through the rare path of fmha_mma.h's pv_masked (each row adds the
+// non-finite V elements of the keys it sees, then they are zeroed), so 0 * NaN never reaches a row.
+#pragma once
+
+#include "fmha_mma.h"
+#include "fmha_splitkv_kernel.h"
+
+namespace rf {
+
+// Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe).
+template <class E, class Tile, bool kAligned>
+struct FmhaFwdSplitKvMmaPipeline {
+  static constexpr MmaSplitKvShape T = Tile::kShape;
+  static constexpr int NW = T.warp_keys();
+  static constexpr int TN = T.s_cols_per_thread();
+  static constexpr int TD = T.o_cols_per_thread();
+  static constexpr int KQ = T.headdim / MmaSplitKvShape::kMmaK;  // k-steps of S = Q K^T
+  static constexpr int KP = NW / MmaSplitKvShape::kMmaK;         // k-steps of O += P V
+  static constexpr int CPR = T.chunks_per_row();
+  static constexpr int S = MmaSplitKvShape::kStages;
+  static_assert(T.valid(), "invalid tensor-core split-KV tile (see MmaSplitKvShape::valid)");
+  static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
+  static_assert(kWaveSize == MmaSplitKvShape::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
+  static_assert((NW * CPR) % MmaSplitKvShape::kWarpLanes == 0, "a tile copy must be whole warp rounds");
+
+  // Keys [n0, n0 + NW) of K and V into a warp's tiles; keys >= k_end and columns past headdim are zero-filled
+  // (never read). Tiles start on multiples of NW (16) and pages hold multiples of 16 rows (the API's rule), so a
+  // tile lies in one page: one block-table lookup per tile serves every row of K and V (a per-row lookup, with
+  // its integer division, is kept for other page sizes).
+  RF_DEVICE static void issue_tile(char* lds_k, char* lds_v, const GlobalRows<E>& k, const GlobalRows<E>& v, int n0,
+                                   int k_end, int lane) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+    const bool paged = k.pages != nullptr;
+    const bool one_page = !paged || k.page_size % NW == 0;
+    int64_t k0 = int64_t(n0) * k.row_stride_bytes, v0 = int64_t(n0) * v.row_stride_bytes;  // row n0 (dense)
+    if (paged && one_page && n0 < k_end) {
+      const int page = n0 / k.page_size;
+      const int64_t block = k.pages[page];
+      const int in_page = n0 - page * k.page_size;
+      k0 = block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
+      v0 = block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
+    }
+#pragma unroll
+    for (int it = 0; it < NW * CPR / MmaSplitKvShape::kWarpLanes; ++it) {
+      const int id = lane + it * MmaSplitKvShape::kWarpLanes;
+      const int r = id / CPR, d = id % CPR;
+      const int j = n0 + r;
+      const bool inside = j < k_end && d * T.vec_elems() < k.cols;
+      int64_t ko = k0 + int64_t(r) * k.row_stride_bytes, vo = v0 + int64_t(r) * v.row_stride_bytes;
+      if (inside && !one_page) {
+        const int page = j / k.page_size;
+        const int64_t block = k.pages[page];
+        const int in_page = j - page * k.page_size;
+        ko = block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
+        vo = block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
+      }
+      char* dk = lds_k + r * T.row_bytes() + d * kVectorBytes;
+      char* dv = lds_v + r * T.row_bytes() + d * kVectorBytes;
+      if constexpr (kAligned) {
+        const int bytes = inside ? kVectorBytes : 0;
+        mma::cp_async_16(mma::smem_address(dk), inside ? k.base + ko + d * kVectorBytes : k.base, bytes);
+        mma::cp_async_16(mma::smem_address(dv), inside ? v.base + vo + d * kVectorBytes : v.base, bytes);
+      } else {
+        const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
+        *reinterpret_cast<uint4*>(dk) = inside ? k.template load_vec_at<false>(k.base + ko, d) : zero;
+        *reinterpret_cast<uint4*>(dv) = inside ? v.template load_vec_at<false>(v.base + vo, d) : zero;
+      }
+    }
+  }
+
+  // The non-finite V elements of a masked tile: rows add those of the keys they see, then they become 0.
+  template <class Visible>
+  RF_DEVICE static void clean_v(char* lds_v, float (&o)[2][TD], int lane, Visible visible) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+    bool found = false;
+#pragma unroll 1
+    for (int id = lane; id < NW * CPR; id += MmaSplitKvShape::kWarpLanes)
+      found |= mma::has_nonfinite<E>(*reinterpret_cast<const uint4*>(lds_v + (id / CPR) * T.row_bytes() + (id % CPR) * kVectorBytes));
+    if (!__any_sync(0xffffffffu, found)) return;
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int x = 0; x < TD; ++x) {
+        const int col = (x / 2) * MmaSplitKvShape::kMmaN + 2 * (lane % 4) + x % 2;
+#pragma unroll 1
+        for (int j = 0; j < NW; ++j) {  // rolled: a rare path, kept small
+          const uint32_t bits = *reinterpret_cast<const uint16_t*>(lds_v + j * T.row_bytes() + col * E::kBytes);
+          if (mma::nonfinite16<E>(bits) && visible(i, j)) o[i][x] += mma::to_float<E>(bits);
+        }
+      }
+    __syncwarp();
+#pragma unroll 1
+    for (int id = lane; id < NW * CPR; id += MmaSplitKvShape::kWarpLanes) {
+      uint4* p = reinterpret_cast<uint4*>(lds_v + (id / CPR) * T.row_bytes() + (id % CPR) * kVectorBytes);
+      *p = mma::zero_nonfinite<E>(*p);
+    }
+    __syncwarp();
+  }
+
+  RF_DEVICE static void run(const FmhaFwdParams& p, char* lds, int chunk, int split, int head_k, int batch) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+    const int tid = threadIdx.x;
+    const int warp = tid / MmaSplitKvShape::kWarpLanes, lane = tid % MmaSplitKvShape::kWarpLanes;
+    const int g = lane / 4, t4 = lane % 4;
+    const SeqInfo seq = SeqInfo::make(p, batch);
+    const int group = p.nheads / p.nheads_k;
+    const int rows_total = seq.seqlen_q * group;  // row rr: query position rr / group, head head_k*group + rr % group
+    const int r0 = chunk * T.block_m;
+    if (r0 >= rows_total) return;  // uniform
+    const int r_end = min(r0 + T.block_m, rows_total);
+    const int nrows = r_end - r0;
+
+    // ---- this thread's two accumulator rows (g, g + 8): query position, ALiBi slope; Q's A fragments
+    int qi[2];
+    float slope[2];
+    uint32_t qa[KQ][4];
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int r = g + 8 * i;
+      const int rr = r0 + (r < nrows ? r : nrows - 1);  // padding rows: the last row's position (never stored)
+      const int head = head_k * group + rr % group;
+      qi[i] = rr / group;
+      slope[i] = p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f;
+    }
+    {
+      uint16_t qe[2][KQ][4];  // [row i][k-step][element pair 0/1 x half]: columns 16kk + 2t4 + {0,1} + {0,8}
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int r = g + 8 * i;
+        const bool real = r < nrows;
+        const int rr = r0 + (real ? r : 0);
+        const int head = head_k * group + rr % group;
+        const auto qrows = q_side_rows<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch, head, p.headdim);
+        const char* row = qrows.base + int64_t(rr / group) * qrows.row_stride_bytes;
+#pragma unroll
+        for (int kk = 0; kk < KQ; ++kk)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int col = 16 * kk + 2 * t4 + (e % 2) + 8 * (e / 2);
+            qe[i][kk][e] = real && col < p.headdim ? *reinterpret_cast<const uint16_t*>(row + int64_t(col) * E::kBytes) : 0;
+          }
+      }
+#pragma unroll
+      for (int kk = 0; kk < KQ; ++kk) {
+        qa[kk][0] = uint32_t(qe[0][kk][0]) | (uint32_t(qe[0][kk][1]) << 16);  // row g, cols 2t4..+1
+        qa[kk][1] = uint32_t(qe[1][kk][0]) | (uint32_t(qe[1][kk][1]) << 16);  // row g+8
+        qa[kk][2] = uint32_t(qe[0][kk][2]) | (uint32_t(qe[0][kk][3]) << 16);  // row g, cols 8+2t4..+1
+        qa[kk][3] = uint32_t(qe[1][kk][2]) | (uint32_t(qe[1][kk][3]) << 16);
+      }
+    }
+
+    // ---- this split's keys, narrowed to what the block's query positions can see
+    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
+    const int kps = split_keys(p.seqlen_k, p.num_splits, T.block_n);
+    int64_t k_begin = int64_t(split) * kps, k_end = min(int64_t(k_begin) + kps, int64_t(seq.seqlen_k));
+    const int i_first = r0 / group, i_last = (r_end - 1) / group;
+    k_begin = k_begin > rule.first_key(i_first) ? k_begin : rule.first_key(i_first);
+    k_end = k_end < rule.last_key(i_last) + 1 ? k_end : rule.last_key(i_last) + 1;
+    k_begin = k_begin < 0 ? 0 : k_begin / T.block_n * T.block_n;  // tiles start on block_n boundaries
+    const int kb = int(k_begin), ke = int(k_end);
+
+    const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
+    const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
+    const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, 0.f, seq.seqlen_k - seq.seqlen_q);
+
+    float m[2] = {neg_inf(), neg_inf()}, l[2] = {0.f, 0.f};  // l: this lane's columns only (summed at the end)
+    float o[2][TD];
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int x = 0; x < TD; ++x) o[i][x] = 0.f;
+
+    // ---- main loop: this warp's tiles n0 = kb + (warp + c * warps) * NW, c < count
+    const int tiles = kb < ke ? (ke - kb + NW - 1) / NW : 0;
+    const int count = tiles > warp ? (tiles - warp + T.warps() - 1) / T.warps() : 0;
+    const auto tile_n0 = [&](int c) { return kb + (warp + c * T.warps()) * NW; };
+#pragma unroll
+    for (int c = 0; c < S - 1; ++c) {
+      if (c < count) issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane);
+      mma::cp_async_commit();
+    }
+#pragma unroll 1
+    for (int c = 0; c < count; ++c) {
+      const int nxt = c + S - 1;
+      if (nxt < count) issue_tile(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane);
+      mma::cp_async_commit();
+      mma::cp_async_wait<S - 1>();
+      __syncwarp();
+      char* tk = lds + T.k_tile(warp, c % S);
+      char* tv = lds + T.v_tile(warp, c % S);
+      const int n0 = tile_n0(c);
+
+      // S = Q K^T
+      float s[2][TN];
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int x = 0; x < TN; ++x) s[i][x] = 0.f;
+#pragma unroll
+      for (int kk = 0; kk < KQ; ++kk)
+#pragma unroll
+        for (int np = 0; np < NW / 16; ++np) {
+          uint32_t b[4];
+          mma::ldmatrix_x4(b, mma::smem_address(tk + T.k_read(lane, np, kk)));
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int x = 2 * (2 * np + h);
+            mma::mma_16816<E>(s[0][x], s[0][x + 1], s[1][x], s[1][x + 1], qa[kk], b[2 * h], b[2 * h + 1]);
+          }
+        }
+
+      // scores (log2 domain), mask, online softmax
+      const bool masked = n0 + NW > ke || tile_needs_mask(rule, i_first, i_last + 1, n0, NW);
+      const auto key_of = [&](int x) { return n0 + (x / 2) * MmaSplitKvShape::kMmaN + 2 * t4 + x % 2; };
+      const auto visible = [&](int i, int j) { return j < ke && rule.visible(qi[i], j); };  // j: absolute key
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        float row_max = neg_inf();
+#pragma unroll
+        for (int x = 0; x < TN; ++x) {
+          const int j = key_of(x);
+          float y = score(s[i][x], qi[i], j);
+          if (slope[i] != 0.f) y -= slope[i] * kLog2e * rf_abs(float(int64_t(qi[i]) + score.diag - j));
+          if (masked && !visible(i, j)) y = neg_inf();
+          s[i][x] = y;
+          row_max = rf_max(row_max, y);
+        }
+        row_max = group_max<4>(row_max);
+        const float m_new = rf_max(m[i], row_max);
+        const float base = m_new == neg_inf() ? 0.f : m_new;  // no visible key yet: exp2 stays 0, not NaN
+        const float alpha = rf_exp2(m[i] - base);
+        m[i] = m_new;
+        float sum = 0.f;
+#pragma unroll
+        for (int x = 0; x < TN; ++x) {
+          s[i][x] = rf_exp2(s[i][x] - base);
+          sum += s[i][x];
+        }
+        l[i] = l[i] * alpha + sum;
+#pragma unroll
+        for (int x = 0; x < TD; ++x) o[i][x] *= alpha;
+      }
+      if (masked) clean_v(tv, o, lane, [&](int i, int jt) { return visible(i, n0 + jt); });
+
+      // O += P V
+#pragma unroll
+      for (int kk = 0; kk < KP; ++kk) {
+        uint32_t a[4];
+        a[0] = mma::pack2<E>(s[0][4 * kk], s[0][4 * kk + 1]);
+        a[1] = mma::pack2<E>(s[1][4 * kk], s[1][4 * kk + 1]);
+        a[2] = mma::pack2<E>(s[0][4 * kk + 2], s[0][4 * kk + 3]);
+        a[3] = mma::pack2<E>(s[1][4 * kk + 2], s[1][4 * kk + 3]);
+#pragma unroll
+        for (int dp = 0; dp < T.headdim / 16; ++dp) {
+          uint32_t b[4];
+          mma::ldmatrix_x4_trans(b, mma::smem_address(tv + T.v_read(lane, kk, dp)));
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int x = 2 * (2 * dp + h);
+            mma::mma_16816<E>(o[0][x], o[0][x + 1], o[1][x], o[1][x + 1], a, b[2 * h], b[2 * h + 1]);
+          }
+        }
+      }
+      __syncwarp();  // every lane is done with this stage before the next round's copies refill it
+    }
+    mma::cp_async_wait<0>();  // (only empty groups can remain)
+
+    // ---- merge the warps' states through shared memory (warp order), then the epilogue
+#pragma unroll
+    for (int i = 0; i < 2; ++i) l[i] = group_sum<4>(l[i]);
+    __syncthreads();  // every warp is done with its K/V ring: the merge reuses it
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int r = g + 8 * i;
+      if (r >= nrows) continue;
+#pragma unroll
+      for (int x = 0; x < TD; x += 2) {
+        const int col = (x / 2) * MmaSplitKvShape::kMmaN + 2 * t4;
+        *reinterpret_cast<float2*>(lds + T.merge_o(warp, r, col)) = make_float2(o[i][x], o[i][x + 1]);
+      }
+      if (t4 == 0) {
+        *reinterpret_cast<float*>(lds + T.merge_m(warp, r)) = m[i];
+        *reinterpret_cast<float*>(lds + T.merge_l(warp, r)) = l[i];
+      }
+    }
+    __syncthreads();
+    constexpr int kColsPerThread = 4;
+    for (int id = tid; id < nrows * (T.headdim / kColsPerThread); id += T.threads) {
+      const int r = id / (T.headdim / kColsPerThread), col = (id % (T.headdim / kColsPerThread)) * kColsPerThread;
+      float mx = neg_inf();
+#pragma unroll
+      for (int w = 0; w < T.warps(); ++w) mx = rf_max(mx, *reinterpret_cast<const float*>(lds + T.merge_m(w, r)));
+      const float base = mx == neg_inf() ? 0.f : mx;
+      float lsum = 0.f, acc[kColsPerThread] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+      for (int w = 0; w < T.warps(); ++w) {
+        const float a = rf_exp2(*reinterpret_cast<const float*>(lds + T.merge_m(w, r)) - base);
+        lsum = rf_fma(a, *reinterpret_cast<const float*>(lds + T.merge_l(w, r)), lsum);
+        const float4 ov = *reinterpret_cast<const float4*>(lds + T.merge_o(w, r, col));
+        acc[0] = rf_fma(a, ov.x, acc[0]);
+        acc[1] = rf_fma(a, ov.y, acc[1]);
+        acc[2] = rf_fma(a, ov.z, acc[2]);
+        acc[3] = rf_fma(a, ov.w, acc[3]);
+      }
+      // l == 0: no visible key, O = 0 and LSE = -inf; a NaN l (NaN inputs) propagates.
+      const float inv_l = lsum == 0.f ? 0.f : rf_rcp(lsum);
+      const float lse = lsum == 0.f ? neg_inf() : (mx + rf_log2(lsum)) * kLn2;
+      const int rr = r0 + r;
+      const int head = head_k * group + rr % group, qrow = rr / group;
+      if (p.num_splits == 1) {
+        const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
+        char* row = const_cast<char*>(out.base) + int64_t(qrow) * out.row_stride_bytes;
+#pragma unroll
+        for (int e = 0; e < kColsPerThread; ++e)
+          if (col + e < p.headdim) store_elem<E>(row + int64_t(col + e) * E::kBytes, acc[e] * inv_l);
+        if (col == 0) p.lse[lse_index(p.seq, seq, batch, head, qrow)] = lse;
+      } else {
+        const int64_t flat = (p.seq.cu_seqlens_q ? seq.q_row0 : int64_t(batch) * p.seqlen_q) + qrow;
+        const int64_t part = (int64_t(split) * p.nheads + head) * p.seq.total_q + flat;
+        *reinterpret_cast<float4*>(p.o_accum + part * T.headdim + col) =
+            make_float4(acc[0] * inv_l, acc[1] * inv_l, acc[2] * inv_l, acc[3] * inv_l);
+        if (col == 0) p.lse_accum[part] = lse;
+      }
+    }
+  }
+};
+
+// Blocks as the vector kernel's (row chunk fastest, then split, kv-head, batch), grid-stride loop.
+template <class E, class Tile, bool kAligned>
+__global__ void __launch_bounds__(Tile::kShape.threads)
+    fmha_fwd_splitkv_mma_kernel(const FmhaFwdParams p) {
+  extern __shared__ uint4 rf_lds[];
+  const int group = p.nheads / p.nheads_k;
+  const int chunks = (p.seqlen_q * group + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
+  const int64_t total = int64_t(chunks) * p.num_splits * p.nheads_k * p.batch;
+  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
+    const int chunk = int(bid % chunks);
+    int64_t rest = bid / chunks;
+    const int split = int(rest % p.num_splits);
+    rest /= p.num_splits;
+#if defined(RF_MMA_UNSUPPORTED)
+    __trap();
+#else
+    FmhaFwdSplitKvMmaPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), chunk, split,
+                                                      int(rest % p.nheads_k), int(rest / p.nheads_k));
+#endif
+    __syncthreads();  // the next block of the loop reuses shared memory
+  }
+}
+
+}  // namespace rf
