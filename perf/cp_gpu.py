@@ -5,16 +5,30 @@
 
 One process per GPU (torch.multiprocessing spawn). Stages, all on the same process group:
 1. correctness: tests/cp_check.py's cases (bf16/fp16, causal and not, GQA, softcap, sliding windows, a padded
-   causal sequence, a non-causal one that does not divide and must be rejected) against
-   the fp64 reference on the gathered tensors, FlashAttention's tolerance rule.
+   causal sequence, a non-causal one that does not divide and must be rejected; packed varlen batches of
+   uneven sequences through ring_flash_attn_varlen_func) against the fp64 reference on the gathered tensors,
+   FlashAttention's tolerance rule.
 2. speed, per sequence length (ascending, sampled to fit --time-limit-s; a size whose predicted time does not
    fit is skipped and listed): causal fwd+bwd, bf16, nheads 32, headdim 128, batch 1:
    - ring: rocflash.parallel.ring_flash_attn_func on world_size GPUs (time, TFLOP/s, per-rank peak memory
      against rocflash.parallel.memory_model);
-   - compute only: the same ring schedule with the K/V exchange replaced by a no-op, and comm only: the same
-     exchanges without compute; hidden fraction = 1 - (ring - compute) / comm (clamped to [0, 1]);
-   - one GPU: rocflash.flash_attn_func on the full sequence on rank 0, where it fits in time and memory;
+   - compute only (seqlen <= --compute-only-max): the same ring schedule (same blocks, same kernels) with the
+     K/V exchange replaced by a no-op; comm only: the same exchanges (K/V, fp32 dK/dV) without compute.
+     Exposed communication = ring - compute; hidden fraction = 1 - exposed / comm, reported raw and clamped
+     to [0, 1]: timing noise of the ring or compute-only run (both seconds long) can exceed the exchange time
+     (milliseconds), which pushes the raw value below 0 or above 1; ``comm_share`` = comm / ring says how
+     much there was to hide, and sizes where it is below the noise are the ones to read with care;
+   - per-rank peak memory (torch.cuda.max_memory_allocated beyond the inputs' allocation) of the ring at every
+     size, against rocflash.parallel.memory_model: the summary line divides it by local_seqlen, which stays
+     flat when memory grows with the local sequence and not with the full one;
+   - one GPU (seqlen <= --one-gpu-max): rocflash.flash_attn_func on the full sequence on rank 0, where it fits
+     in time and memory;
    - torch: torch.distributed.tensor.experimental.context_parallel with SDPA (flash) on the same GPUs.
+Sizes run ascending; every measurement is predicted from the last measured rate and skipped (listed) when it
+does not fit the time left of --time-limit-s, so 256k and 512k can be asked for in one bounded call:
+    python3 perf/cp_gpu.py --seqlens 16384,32768,65536,262144,524288 --compute-only-max 65536 \
+        --one-gpu-max 65536 --time-limit-s 300
+Small sizes (predicted ring time < 1 s) are timed over 3 repetitions after a warm-up.
 Writes cp.json and cp.txt into --out. Timings: wall clock between device synchronisations and barriers.
 FLOPs (flash-attn's benchmark convention): forward 4·b·h·d·N²/2 for causal, backward 2.5x forward.
 """
@@ -42,11 +56,12 @@ for _var, _val in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST
 
 
 def correctness_cases(backend: str, tiny: bool):
-    from cp_check import Case
+    from cp_check import Case, varlen_case
     if tiny:
         return [Case(32, causal=True, backend=backend), Case(30, causal=True, backend=backend, dtype="fp32"),
                 Case(32, causal=False, backend=backend, nheads=4, nheads_k=1),
-                Case(40, causal=False, backend=backend, window=(5, 3))]
+                Case(40, causal=False, backend=backend, window=(5, 3)),
+                varlen_case((32, 8, 21), causal=True, backend=backend, nheads=4, nheads_k=2)]
     return [
         Case(4096, causal=True, batch=2, nheads=8, nheads_k=2, headdim=128, backend=backend),
         Case(4096, causal=False, batch=1, nheads=8, nheads_k=8, headdim=128, backend=backend, dtype="fp16"),
@@ -55,6 +70,11 @@ def correctness_cases(backend: str, tiny: bool):
         Case(4096, causal=True, nheads=8, nheads_k=4, headdim=128, backend=backend, window=(1000, 0)),
         Case(2048, causal=False, nheads=4, nheads_k=4, headdim=96, backend=backend, window=(300, 129)),
         Case(1002, causal=False, backend=backend),  # does not divide: must be rejected
+        # varlen: packed uneven sequences, each split in the zigzag layout (1001 padded at its end)
+        varlen_case((3000, 1024, 4096), causal=True, nheads=8, nheads_k=2, headdim=128, backend=backend),
+        varlen_case((2048, 520, 1500), causal=False, nheads=4, nheads_k=4, headdim=64, dtype="fp16",
+                    window=(256, 64), backend=backend),
+        varlen_case((1001, 2048), causal=True, nheads=4, nheads_k=1, headdim=128, backend=backend),
     ]
 
 
@@ -96,7 +116,7 @@ def _mem_peak(device, base):
 def speed(args, device, backend, log):
     from rocflash import flash_attn_func
     from rocflash.parallel import memory_model, ring_flash_attn_func, zigzag_shard
-    from rocflash.parallel.ring import _check_args, _Exchange, _Kernels, _Ring, ring_backward, ring_forward
+    from rocflash.parallel.ring import _check_args, _Exchange, _Kernels, _Ring, dense_plan, ring_backward, ring_forward
 
     world, rank = dist.get_world_size(), dist.get_rank()
     timer = _Timer(device)
@@ -114,11 +134,16 @@ def speed(args, device, backend, log):
     start = time.perf_counter()
     rate = {"ring": None, "compute": None, "one_gpu": None, "torch_cp": None}  # seconds per FLOP, measured
 
+    def reps_for(seqlen):
+        """3 timed repetitions (after a warm-up) where the ring is predicted under 1 s, else 1."""
+        per_flop = rate["ring"] if rate["ring"] is not None else 1.0 / (args.assumed_tflops * 1e12 * world)
+        return 3 if per_flop * flops_fwd_bwd(b, seqlen, h, d) < 1.0 else 1
+
     def fits(what, seqlen):
         """Predicted seconds of `what` at seqlen from the last measurement (quadratic), against the budget left."""
         left = args.time_limit_s - (time.perf_counter() - start)
         per_flop = rate[what] if rate[what] is not None else 1.0 / (args.assumed_tflops * 1e12 * (1 if what == "one_gpu" else world))
-        predicted = per_flop * flops_fwd_bwd(b, seqlen, h, d)
+        predicted = per_flop * flops_fwd_bwd(b, seqlen, h, d) * reps_for(seqlen)
         ok = torch.tensor([1.0 if predicted < left else 0.0], device=device)  # NCCL: device tensors
         dist.broadcast(ok, 0)  # rank 0 decides, every rank follows
         if not ok.item():
@@ -151,7 +176,11 @@ def speed(args, device, backend, log):
             out = ring_flash_attn_func(q, k, v, causal=True, backend=backend)
             out.backward(dout)
 
-        row["ring_s"] = timer(ring_step)
+        reps = reps_for(seqlen)
+        if reps > 1:
+            ring_step()  # warm-up
+        row["reps"] = reps
+        row["ring_s"] = timer(ring_step, reps=reps)
         peak = _mem_peak(device, base)
         peaks = [None] * world
         dist.all_gather_object(peaks, peak)
@@ -175,20 +204,23 @@ def speed(args, device, backend, log):
                     dkv = tuple(ring.send_recv(dkv, 1).wait())
 
             row["comm_only_s"] = timer(comm_only, reps=3)
-            if fits("compute", seqlen):
+            row["comm_share"] = row["comm_only_s"] / row["ring_s"]
+            if seqlen > args.compute_only_max:
+                skipped.append({"what": "compute", "seqlen": seqlen, "reason": f"> --compute-only-max {args.compute_only_max}"})
+            elif fits("compute", seqlen):
                 fa = _check_args(qd, kd, vd, True, None, (-1, -1), 0.0, None, False, False)
+                plan = dense_plan(no_comm.rank, no_comm.world, True, local, local, fa)
 
                 def compute_only():
-                    out, lse = ring_forward(no_comm, kernels, qd, kd, vd, fa, True)
-                    ring_backward(no_comm, kernels, qd, kd, vd, out, lse, dout, fa, True)
+                    out, lse = ring_forward(no_comm, kernels, qd, kd, vd, plan)
+                    ring_backward(no_comm, kernels, qd, kd, vd, out, lse, dout, plan)
 
-                row["compute_only_s"] = timer(compute_only)
+                row["compute_only_s"] = timer(compute_only, reps=reps)
                 rate["compute"] = row["compute_only_s"] / row["flops_fwd_bwd"]
-                exposed = max(0.0, row["ring_s"] - row["compute_only_s"])
-                row["comm_hidden_fraction"] = (min(1.0, max(0.0, 1.0 - exposed / row["comm_only_s"]))
-                                               if row["comm_only_s"] > 0 else None)
-                log(f"  compute only {row['compute_only_s']:.3f} s, comm only {row['comm_only_s']:.4f} s, "
-                    f"hidden fraction {row['comm_hidden_fraction']}")
+                row.update(hidden_fraction(row["ring_s"], row["compute_only_s"], row["comm_only_s"]))
+                log(f"  compute only {row['compute_only_s']:.4f} s, comm only {row['comm_only_s']:.4f} s "
+                    f"({100 * row['comm_share']:.2f}% of the ring's time), exposed {row['exposed_comm_s']:+.4f} s, "
+                    f"hidden fraction {row['comm_hidden_fraction']:.2f} (raw {row['comm_hidden_fraction_raw']:+.2f})")
         del q, k, v, dout
 
         # torch context_parallel + SDPA (flash) on the same ranks
@@ -209,6 +241,8 @@ def speed(args, device, backend, log):
         dist.broadcast(room, 0)  # rank 0 runs it: its memory decides, every rank follows
         if not room.item():
             skipped.append({"what": "one_gpu", "seqlen": seqlen, "reason": f"needs ~{need} bytes, {free} free"})
+        elif seqlen > args.one_gpu_max:
+            skipped.append({"what": "one_gpu", "seqlen": seqlen, "reason": f"> --one-gpu-max {args.one_gpu_max}"})
         elif fits("one_gpu", seqlen):
             t = None
             if rank == 0:
@@ -234,7 +268,25 @@ def speed(args, device, backend, log):
         if device.type == "cuda":
             torch.cuda.empty_cache()
         results.append(row)
+    if results:
+        log("per-rank peak memory of the ring fwd+bwd vs local_seqlen (bytes per local token, max over ranks; "
+            "model = rocflash.parallel.memory_model total_peak): " + "; ".join(
+                f"local {r['seqlen'] // world}: {max(p or 0 for p in r['ring_peak_bytes_per_rank']) / 2**30:.2f} GiB, "
+                f"{max(p or 0 for p in r['ring_peak_bytes_per_rank']) / (r['seqlen'] // world):.0f} B/token "
+                f"(model {r['model_bytes']['total_peak'] / (r['seqlen'] // world):.0f})" for r in results))
     return results, skipped
+
+
+def hidden_fraction(ring_s: float, compute_s: float, comm_s: float) -> dict:
+    """Fraction of the exchange time hidden behind compute: 1 - (ring - compute_only) / comm_only.
+
+    Raw: > 1 when the ring ran faster than compute-only (noise), < 0 when more than the whole exchange time
+    showed up (noise, or costs the exchange-only run does not have: synchronisation, launch gaps). Clamped to
+    [0, 1] for the headline; both are kept."""
+    exposed = ring_s - compute_s
+    raw = 1.0 - exposed / comm_s if comm_s > 0 else float("nan")
+    return {"exposed_comm_s": exposed, "comm_hidden_fraction_raw": raw,
+            "comm_hidden_fraction": min(1.0, max(0.0, raw)) if comm_s > 0 else None}
 
 
 def _torch_cp(seqlen, b, h, d, dtype, device, world, timer):
@@ -330,6 +382,9 @@ def main(argv=None):
     ap.add_argument("--nheads", type=int, default=32)
     ap.add_argument("--headdim", type=int, default=128)
     ap.add_argument("--time-limit-s", type=float, default=180.0, help="budget of the speed stage")
+    ap.add_argument("--compute-only-max", type=int, default=1 << 30,
+                    help="largest seqlen at which the compute-only ring (for the hidden fraction) is timed")
+    ap.add_argument("--one-gpu-max", type=int, default=1 << 30, help="largest seqlen timed on one GPU")
     ap.add_argument("--assumed-tflops", type=float, default=None,
                     help="per-rank rate that predicts the first size (default 20 on GPUs, 0.01 on CPU)")
     ap.add_argument("--timeout-s", type=float, default=480.0, help="the whole run's limit (hung ranks are killed)")
@@ -337,7 +392,7 @@ def main(argv=None):
     ap.add_argument("--skip-speed", action="store_true")
     opts = ap.parse_args(argv)
     gpu = opts.device == "cuda"
-    opts.seqlens = [int(s) for s in (opts.seqlens or ("131072,262144,524288" if gpu else "256,512")).split(",")]
+    opts.seqlens = sorted(int(s) for s in (opts.seqlens or ("131072,262144,524288" if gpu else "256,512")).split(","))
     opts.assumed_tflops = opts.assumed_tflops or (20.0 if gpu else 0.01)
     world = opts.nprocs or (torch.cuda.device_count() if opts.device == "cuda" else 2)
     if world < 2:

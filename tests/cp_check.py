@@ -17,7 +17,8 @@ import torch.distributed as dist
 
 from rocflash.backends import FwdArgs
 from rocflash.backends.reference import attention_reference
-from rocflash.parallel import ring_flash_attn_func, zigzag_shard, zigzag_unshard
+from rocflash.parallel import (ring_flash_attn_func, ring_flash_attn_varlen_func, zigzag_shard, zigzag_shard_varlen,
+                               zigzag_unshard, zigzag_unshard_varlen, zigzag_varlen_cu_seqlens)
 
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "fp64": torch.float64}
 
@@ -35,10 +36,17 @@ class Case:
     window: tuple[int, int] = (-1, -1)
     backend: str = "torch"
     seed: int = 0
+    seqlens: tuple[int, ...] | None = None  # varlen: the global length of each packed sequence (batch ignored)
 
     def __str__(self):
-        return (f"seqlen={self.seqlen} causal={self.causal} b={self.batch} h={self.nheads}/{self.nheads_k} "
+        lens = f"seqlens={self.seqlens} " if self.seqlens is not None else ""
+        return (f"{lens}seqlen={self.seqlen} causal={self.causal} b={self.batch} h={self.nheads}/{self.nheads_k} "
                 f"d={self.headdim} {self.dtype} softcap={self.softcap} window={self.window} backend={self.backend}")
+
+
+def varlen_case(seqlens, **kw) -> Case:
+    """A Case of packed sequences of these global lengths (ring_flash_attn_varlen_func)."""
+    return Case(sum(seqlens), seqlens=tuple(seqlens), **kw)
 
 
 def _errors(got, ref, low):
@@ -54,11 +62,28 @@ def _reference(q, k, v, dout, args, compute_dtype):
     return out.detach(), lse, a.grad, b.grad, c.grad
 
 
+def _varlen_reference(q, k, v, dout, cu, args, compute_dtype):
+    """Per sequence attention_reference of a packed batch: out (total, h, d), lse (h, total), dq, dk, dv."""
+    a, b, c = (t.detach().to(compute_dtype).requires_grad_() for t in (q, k, v))
+    outs, lses = [], []
+    for s, e in zip(cu, cu[1:]):
+        if e == s:
+            continue
+        o, l = attention_reference(a[s:e].unsqueeze(0), b[s:e].unsqueeze(0), c[s:e].unsqueeze(0), args, compute_dtype)
+        outs.append(o[0])
+        lses.append(l[0])
+    out = torch.cat(outs)
+    out.backward(dout.to(compute_dtype))
+    return out.detach(), torch.cat(lses, dim=1), a.grad, b.grad, c.grad
+
+
 def check_case(case: Case, device: torch.device, group=None) -> dict | None:
     """Run one case on this rank; rank 0 returns a dict (errors, bounds, ok), the other ranks None.
 
     A sequence that does not divide into 2 * world_size chunks is padded at the end (causal: exact, see
     rocflash.parallel.layout) or must be rejected by zigzag_shard with a ValueError (non-causal)."""
+    if case.seqlens is not None:
+        return check_varlen_case(case, device, group)
     world, rank = dist.get_world_size(group), dist.get_rank(group)
     dtype = DTYPES[case.dtype]
     g = torch.Generator().manual_seed(case.seed)
@@ -87,22 +112,73 @@ def check_case(case: Case, device: torch.device, group=None) -> dict | None:
     lse = zigzag_unshard(lse_l, group, dim=2, seqlen=n)
     if rank != 0:
         return None
-    args = FwdArgs(case.headdim ** -0.5, case.window[0], 0 if case.causal else case.window[1], case.softcap, None)
+    args = _ref_args(case)
     ref = _reference(q, k, v, dout, args, torch.float64)
     low = _reference(q, k, v, dout, args, dtype if dtype != torch.float64 else torch.float32)
+    return _compare(result, (out, lse, dq, dk, dv), ref, low, dtype)
+
+
+def _ref_args(case: Case) -> FwdArgs:
+    return FwdArgs(case.headdim ** -0.5, case.window[0], 0 if case.causal else case.window[1], case.softcap, None)
+
+
+def _compare(result: dict, got, ref, low, dtype) -> dict:
+    """FlashAttention's rule on (out, lse, dq, dk, dv) against the fp64 reference and the low-precision one."""
+    out, lse, dq, dk, dv = got
     ok = True
-    for i, (name, got, factor) in enumerate((("out", out, 2), ("dq", dq, 3), ("dk", dk, 3), ("dv", dv, 3))):
+    for i, (name, g, factor) in enumerate((("out", out, 2), ("dq", dq, 3), ("dk", dk, 3), ("dv", dv, 3))):
         j = (0, 2, 3, 4)[i]
-        err, base = _errors(got, ref[j], low[j])
+        err, base = _errors(g, ref[j], low[j])
         bound = factor * base + 1e-3
-        nan = bool(torch.isnan(got).any())
+        nan = bool(torch.isnan(g).any())
         result[name] = {"err": err, "bound": bound}
-        ok = ok and not nan and err <= bound and got.dtype == dtype and got.shape == ref[j].shape
+        ok = ok and not nan and err <= bound and g.dtype == dtype and g.shape == ref[j].shape
     lse_err = (lse.double() - ref[1].double()).abs().max().item()
     result["lse"] = {"err": lse_err, "bound": 1e-3 * max(1.0, ref[1].abs().max().item())}
-    ok = ok and lse.dtype == torch.float32 and lse_err <= result["lse"]["bound"]
+    ok = ok and lse.dtype == torch.float32 and lse.shape == ref[1].shape and lse_err <= result["lse"]["bound"]
     result["ok"] = ok
     return result
+
+
+def check_varlen_case(case: Case, device: torch.device, group=None) -> dict | None:
+    """check_case for packed sequences: each sequence sharded in the zigzag layout (padded at its end when
+    causal and not divisible; rejected with a ValueError when not causal), ring_flash_attn_varlen_func."""
+    world, rank = dist.get_world_size(group), dist.get_rank(group)
+    dtype = DTYPES[case.dtype]
+    g = torch.Generator().manual_seed(case.seed)
+    total = sum(case.seqlens)
+    q, k, v, dout = (torch.randn(total, h, case.headdim, generator=g).to(device=device, dtype=dtype)
+                     for h in (case.nheads, case.nheads_k, case.nheads_k, case.nheads))
+    cu_list = [0]
+    for n in case.seqlens:
+        cu_list.append(cu_list[-1] + n)
+    cu = torch.tensor(cu_list, dtype=torch.int32, device=device)
+    divides = all(n % (2 * world) == 0 for n in case.seqlens)
+    result = {"case": asdict(case), "world": world}
+    if not divides and not case.causal:
+        try:
+            zigzag_shard_varlen(q, cu, group)
+        except ValueError as e:
+            result.update(ok="divisible by" in str(e), rejected=str(e))
+        else:
+            result.update(ok=False, rejected=None)
+        return result if rank == 0 else None
+    pad = not divides
+    ql, kl, vl = (zigzag_shard_varlen(t, cu, group, pad=pad).requires_grad_() for t in (q, k, v))
+    dl = zigzag_shard_varlen(dout, cu, group, pad=pad)
+    cu_l, max_l = zigzag_varlen_cu_seqlens(cu, group, pad=pad)
+    out_l, lse_l, _ = ring_flash_attn_varlen_func(ql, kl, vl, cu_l, max_l, group, causal=case.causal,
+                                                  softcap=case.softcap, window_size=case.window,
+                                                  return_attn_probs=True, backend=case.backend)
+    out_l.backward(dl)
+    out, dq, dk, dv = (zigzag_unshard_varlen(t, cu, group) for t in (out_l.detach(), ql.grad, kl.grad, vl.grad))
+    lse = zigzag_unshard_varlen(lse_l, cu, group, dim=1)
+    if rank != 0:
+        return None
+    args = _ref_args(case)
+    ref = _varlen_reference(q, k, v, dout, cu_list, args, torch.float64)
+    low = _varlen_reference(q, k, v, dout, cu_list, args, dtype if dtype != torch.float64 else torch.float32)
+    return _compare(result, (out, lse, dq, dk, dv), ref, low, dtype)
 
 
 def run_cases(cases, device, group=None) -> list[dict]:
@@ -134,7 +210,8 @@ def spawn_worker(rank: int, world: int, port: int, cases, queue, backend: str = 
 
 
 def mismatch_worker(rank: int, world: int, port: int, queue):
-    """Ranks pass K/V shards of different lengths: every rank must raise ValueError before any exchange."""
+    """Ranks pass K/V shards of different lengths, then (varlen) different cu_seqlens: every rank must raise
+    ValueError before any exchange."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
@@ -147,5 +224,13 @@ def mismatch_worker(rank: int, world: int, port: int, queue):
             queue.put((rank, "no error"))
         except ValueError as e:
             queue.put((rank, str(e)))
+        from rocflash.parallel import ring_flash_attn_varlen_func
+        x = torch.randn(8, 2, 8)
+        cu = torch.tensor([0, 4 - 2 * rank, 8], dtype=torch.int32)  # same total, different sequence bounds
+        try:
+            ring_flash_attn_varlen_func(x, x, x, cu, 6, causal=True, backend="sim")
+            queue.put(((rank, "varlen"), "no error"))
+        except ValueError as e:
+            queue.put(((rank, "varlen"), str(e)))
     finally:
         dist.destroy_process_group()

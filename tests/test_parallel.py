@@ -10,11 +10,12 @@ import pytest
 import torch
 import torch.multiprocessing as mp
 
-from cp_check import Case, spawn_worker
+from cp_check import Case, spawn_worker, varlen_case
 from rocflash.masks import MaskRule
 from rocflash.parallel.ring import window_rect
-from rocflash.parallel import (memory_model, padded_seqlen, ring_flash_attn_func, zigzag_indices, zigzag_merge,
-                               zigzag_shard)
+from rocflash.parallel import (memory_model, padded_seqlen, ring_flash_attn_func, ring_flash_attn_varlen_func,
+                               zigzag_indices, zigzag_merge, zigzag_merge_varlen, zigzag_shard, zigzag_shard_varlen,
+                               zigzag_varlen_cu_seqlens, zigzag_varlen_indices)
 
 TIMEOUT_S = 120
 
@@ -52,6 +53,13 @@ CASES_2 = [
     Case(40, causal=True, window=(7, 0), backend="sim"),
     Case(40, causal=False, window=(3, 12), nheads=2, nheads_k=2),
     Case(38, causal=True, window=(25, -1), dtype="fp32"),
+    # varlen (ring_flash_attn_varlen_func): uneven sequences, each split in the zigzag layout
+    varlen_case((24, 8, 40), causal=True, nheads=4, nheads_k=1),
+    varlen_case((16, 0, 12, 4), causal=False, backend="sim", dtype="fp16"),
+    varlen_case((21, 8, 13), causal=True, dtype="fp32"),  # 21 and 13 padded at their ends
+    varlen_case((21, 8), causal=False),  # must be rejected
+    varlen_case((40, 24), causal=True, window=(7, 0), backend="sim"),
+    varlen_case((40, 16), causal=False, window=(3, 12), nheads=2, nheads_k=2),
 ]
 # World 4: seqlen 32 divides into 8 chunks, 36 does not.
 CASES_4 = [
@@ -61,6 +69,9 @@ CASES_4 = [
     Case(36, causal=False),
     Case(48, causal=False, window=(9, 4), backend="sim"),
     Case(64, causal=True, window=(20, 0)),
+    varlen_case((32, 16, 48), causal=True, nheads=6, nheads_k=2, backend="sim"),
+    varlen_case((8, 40, 24), causal=False, dtype="fp16"),
+    varlen_case((30, 8), causal=True, window=(11, 0)),  # 30 padded to 32
 ]
 
 
@@ -123,6 +134,56 @@ def test_unsupported_arguments_raise_before_communication():
         ring_flash_attn_func(q, q, q)
 
 
+def test_varlen_layout_round_trip():
+    """Every sequence of a packed batch split in the zigzag layout; shard and merge are inverse, padding included."""
+    x = torch.arange(40).view(40, 1)
+    cu = torch.tensor([0, 16, 24, 40], dtype=torch.int32)
+    parts = [zigzag_shard_varlen(x, cu, rank=r, world_size=2) for r in range(2)]
+    # rank 0: chunks 0 and 3 of each sequence (chunk sizes 4, 2, 4)
+    assert parts[0][:, 0].tolist() == [0, 1, 2, 3, 12, 13, 14, 15, 16, 17, 22, 23, 24, 25, 26, 27, 36, 37, 38, 39]
+    assert zigzag_varlen_indices(cu, 2, 1).tolist() == [4, 5, 6, 7, 8, 9, 10, 11, 18, 19, 20, 21,
+                                                         28, 29, 30, 31, 32, 33, 34, 35]
+    assert torch.equal(zigzag_merge_varlen(parts, cu), x)
+    local, max_local = zigzag_varlen_cu_seqlens(cu, world_size=2)
+    assert local.tolist() == [0, 8, 12, 20] and local.dtype == torch.int32 and max_local == 8
+    cu_odd = torch.tensor([0, 13, 13, 19], dtype=torch.int32)  # lengths 13, 0, 6: padded to 16, 0, 8 for world 2
+    with pytest.raises(ValueError, match="sequence 0 of length 13"):
+        zigzag_shard_varlen(x[:19], cu_odd, rank=0, world_size=2)
+    padded = [zigzag_shard_varlen(x[:19], cu_odd, rank=r, world_size=2, pad=True) for r in range(2)]
+    assert [p.shape[0] for p in padded] == [12, 12]
+    assert torch.equal(zigzag_merge_varlen(padded, cu_odd), x[:19])
+    assert zigzag_varlen_cu_seqlens(cu_odd, world_size=2, pad=True)[0].tolist() == [0, 8, 8, 12]
+    # rank 0: chunks 0 and 3 of sequence 0 (rows 0-3 and 12, pad x3) and of sequence 2 (rows 13, 14 and pad x2)
+    assert padded[0][:, 0].tolist() == [0, 1, 2, 3, 12, 0, 0, 0, 13, 14, 0, 0]
+
+
+def test_varlen_bad_layout_raises_before_communication():
+    q = torch.randn(12, 2, 16)
+    cu = torch.tensor([0, 6, 12], dtype=torch.int32)
+    with pytest.raises(ValueError, match="got sequence 0 of local length 7 \\(cu_seqlens \\[0, 7, 12\\]\\)"):
+        ring_flash_attn_varlen_func(q, q, q, torch.tensor([0, 7, 12], dtype=torch.int32), 7, causal=True)
+    with pytest.raises(ValueError, match="sequence 0 of local length 3"):
+        ring_flash_attn_varlen_func(q[:9], q[:9], q[:9], torch.tensor([0, 3, 9], dtype=torch.int32), 6,
+                                    window_size=(2, 2))
+    with pytest.raises(ValueError, match="max_seqlen must be an int >= the longest local sequence \\(6"):
+        ring_flash_attn_varlen_func(q, q, q, cu, 5)
+    with pytest.raises(ValueError, match="cu_seqlens\\[-1\\] must equal the number of rows 12"):
+        ring_flash_attn_varlen_func(q, q, q, torch.tensor([0, 6, 10], dtype=torch.int32), 6)
+    with pytest.raises(ValueError, match="cu_seqlens must have dtype torch.int32"):
+        ring_flash_attn_varlen_func(q, q, q, cu.long(), 6)
+    with pytest.raises(ValueError, match="one cu_seqlens for q and k"):
+        ring_flash_attn_varlen_func(q, q[:10], q[:10], cu, 6)
+    with pytest.raises(ValueError, match="3 dimensions"):
+        ring_flash_attn_varlen_func(q[None], q[None], q[None], cu, 6)
+    with pytest.raises(ValueError, match="nheads must be divisible by nheads_k"):
+        k = torch.randn(12, 3, 16)
+        ring_flash_attn_varlen_func(q, k, k, cu, 6)
+    with pytest.raises(NotImplementedError, match="alibi_slopes"):
+        ring_flash_attn_varlen_func(q, q, q, cu, 6, alibi_slopes=torch.ones(2))
+    with pytest.raises(RuntimeError, match="init_process_group"):
+        ring_flash_attn_varlen_func(q, q, q, cu, 6, causal=True)
+
+
 def test_memory_model_is_linear_in_local_seqlen():
     a = memory_model(1, 4096, 32, 8, 128)
     b = memory_model(1, 8192, 32, 8, 128)
@@ -142,6 +203,8 @@ def test_ranks_with_different_shard_shapes_raise_on_every_rank():
             for p in procs.processes:
                 p.kill()
             pytest.fail("ranks with different shapes did not finish (hang?)")
-    results = dict(queue.get() for _ in range(2))
+    results = dict(queue.get() for _ in range(4))
     for rank in (0, 1):
         assert "same shapes" in results[rank] and "rank 1: q (1, 4, 2, 8), k (1, 5, 2, 8)" in results[rank], results
+        assert ("same local cu_seqlens" in results[rank, "varlen"]
+                and "rank 0: [0, 4, 8]; rank 1: [0, 2, 8]" in results[rank, "varlen"]), results

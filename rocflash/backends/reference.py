@@ -12,7 +12,7 @@ import torch
 
 from ..masks import MaskRule
 from . import FwdArgs, SeqArgs
-from .seqlayout import alibi_for, sequence_kv, sequences
+from .seqlayout import alibi_for, backward_by_sequence, sequence_kv, sequences
 
 
 def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | None = None):
@@ -183,9 +183,7 @@ def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs):
 
 
 def varlen_backward(q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs):
-    """(dq, dk, dv) of :func:`varlen_forward` by autograd through the recomputed forward."""
-    with torch.enable_grad():
-        leaves = [t.detach().requires_grad_() for t in (q, k, v)]
-        o, _ = varlen_forward(*leaves, seq, args)
-        grads = torch.autograd.grad(o, leaves, dout, allow_unused=True)
-    return tuple(torch.zeros_like(x) if g is None else g for g, x in zip(grads, (q, k, v)))
+    """(dq, dk, dv) from a varlen forward's ``out`` and ``lse`` (nheads, total_q): :func:`backward` per sequence
+    (the fused backends' contract; ``out``/``lse`` may be those of a larger problem, as ring attention passes
+    them: then this call's share of the gradients). Varlen K/V layout only."""
+    return backward_by_sequence(backward, q, k, v, out, lse, dout, seq, args)

@@ -8,11 +8,11 @@ are never touched, so garbage there (NaN included) cannot reach the result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
-from . import SeqArgs
+from . import FwdArgs, SeqArgs
 
 
 @dataclass(frozen=True)
@@ -68,3 +68,22 @@ def alibi_for(args_alibi: torch.Tensor | None, b: int) -> torch.Tensor | None:
     if args_alibi is None or args_alibi.dim() == 1:
         return args_alibi
     return args_alibi[b]
+
+
+def backward_by_sequence(dense_backward, q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs):
+    """A varlen backward (SeqArgs' contract, varlen K/V layout only) as one dense backward per sequence:
+    ``dense_backward(q, k, v, out, lse, dout, args)`` on the sequence's (1, n, heads, headdim) views and its
+    lse (1, nheads, n) cut from the given (nheads, total_q), which may be a larger problem's (ring attention).
+    Returns (dq, dk, dv) like q, k, v; sequences without rows or keys get zero gradients."""
+    if seq.cu_seqlens_k is None:
+        raise NotImplementedError("the backward of a KV-cache / paged layout is not implemented (forward only)")
+    dq, dk, dv = (torch.zeros_like(x, memory_format=torch.contiguous_format) for x in (q, k, v))
+    for s in sequences(seq):
+        if s.seqlen_q == 0 or s.seqlen_k == 0:  # no visible key: every gradient of the sequence is 0
+            continue
+        rows, keys = slice(s.q_begin, s.q_end), slice(s.k_begin, s.k_begin + s.seqlen_k)
+        a = replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index))
+        g = dense_backward(q[rows].unsqueeze(0), k[keys].unsqueeze(0), v[keys].unsqueeze(0), out[rows].unsqueeze(0),
+                           lse[:, rows].unsqueeze(0), dout[rows].unsqueeze(0), a)
+        dq[rows], dk[keys], dv[keys] = (x[0] for x in g)
+    return dq, dk, dv

@@ -44,7 +44,7 @@ from ..configs import TileConfig, select_config
 from ..masks import MaskRule
 from .. import splitkv
 from . import FwdArgs, SeqArgs
-from .seqlayout import alibi_for, sequence_kv, sequences
+from .seqlayout import alibi_for, backward_by_sequence, sequence_kv, sequences
 
 LOG2E = 1.0 / math.log(2.0)
 # float64 runs the fp32 kernel's tiling in fp64 arithmetic (the sim only; the compiled kernels reject it)
@@ -495,15 +495,4 @@ def varlen_forward(q, k, v, seq: SeqArgs, args: FwdArgs, target: str = "gfx9", t
 def varlen_backward(q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs, target: str = "gfx9"):
     """Simulate the varlen backward: per sequence the dense backward launches; varlen K/V layout only.
     lse (nheads, total_q) as the forward returned it. Returns (dq, dk, dv) like q, k, v."""
-    if seq.cu_seqlens_k is None:
-        raise NotImplementedError("the backward of a KV-cache / paged layout is not implemented (forward only)")
-    dq, dk, dv = (torch.zeros_like(x, memory_format=torch.contiguous_format) for x in (q, k, v))
-    for s in sequences(seq):
-        if s.seqlen_q == 0 or s.seqlen_k == 0:  # no visible key: every gradient of the sequence is 0
-            continue
-        rows, keys = slice(s.q_begin, s.q_end), slice(s.k_begin, s.k_begin + s.seqlen_k)
-        a = replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index))
-        g = backward(q[rows].unsqueeze(0), k[keys].unsqueeze(0), v[keys].unsqueeze(0), out[rows].unsqueeze(0),
-                     lse[:, rows].unsqueeze(0), dout[rows].unsqueeze(0), a, target)
-        dq[rows], dk[keys], dv[keys] = (x[0] for x in g)
-    return dq, dk, dv
+    return backward_by_sequence(lambda *a: backward(*a, target), q, k, v, out, lse, dout, seq, args)

@@ -91,3 +91,115 @@ def zigzag_merge(parts: list[torch.Tensor], dim: int = 1, *, seqlen: int | None 
     chunks = [halves[r][0] for r in range(world_size)] + [halves[r][1] for r in reversed(range(world_size))]
     full = torch.cat(chunks, dim=dim)
     return full if seqlen is None else full.narrow(dim, 0, seqlen)
+
+
+# ---------------------------------------------------------------- varlen: packed sequences, each split in zigzag
+# A packed batch (total, heads, headdim) with cu_seqlens (batch + 1,) is split sequence by sequence: sequence b
+# (length n_b, a multiple of 2 * world_size) is cut into 2 * world_size chunks of n_b / (2 * world_size) rows and
+# rank r keeps chunks r and 2W-1-r of EVERY sequence, packed in sequence order. Every rank then holds the same
+# local cu_seqlens = cu_seqlens / world_size, which ring_flash_attn_varlen_func takes. With ``pad=True`` each
+# sequence is first zero-padded at its end to padded_seqlen(n_b, world_size) (exact for causal attention only,
+# as for the dense layout).
+
+def _cu_list(cu_seqlens, name: str = "cu_seqlens") -> list[int]:
+    if not isinstance(cu_seqlens, torch.Tensor) or cu_seqlens.dim() != 1 or cu_seqlens.shape[0] < 1 \
+            or cu_seqlens.dtype not in (torch.int32, torch.int64):
+        raise ValueError(f"{name} must be an int32 tensor of shape (batch + 1,), got "
+                         f"{getattr(cu_seqlens, 'dtype', type(cu_seqlens).__name__)} "
+                         f"{tuple(getattr(cu_seqlens, 'shape', ()))}")
+    cu = cu_seqlens.tolist()
+    if cu[0] != 0 or any(b < a for a, b in zip(cu, cu[1:])):
+        raise ValueError(f"{name} must start at 0 and be non-decreasing, got {cu}")
+    return cu
+
+
+def _padded_lengths(cu: list[int], world_size: int, pad: bool) -> list[int]:
+    lens = [b - a for a, b in zip(cu, cu[1:])]
+    n = 2 * world_size
+    bad = next((i for i, m in enumerate(lens) if m % n), None)
+    if bad is not None and not pad:
+        raise ValueError(f"every sequence length must be divisible by 2 * world_size = {n} for the load-balanced "
+                         f"(zigzag) varlen layout, got sequence {bad} of length {lens[bad]} (cu_seqlens {cu}); pad "
+                         f"each sequence's end (zigzag_shard_varlen(..., pad=True); exact for causal attention only)")
+    return [padded_seqlen(m, world_size) for m in lens]
+
+
+def zigzag_varlen_cu_seqlens(cu_seqlens: torch.Tensor, group=None, *, pad: bool = False,
+                             world_size: int | None = None) -> tuple[torch.Tensor, int]:
+    """The local (cu_seqlens int32 (batch + 1,) on cu_seqlens' device, max_seqlen) every rank passes to
+    :func:`rocflash.parallel.ring_flash_attn_varlen_func` for a packed batch with global ``cu_seqlens``
+    sharded by :func:`zigzag_shard_varlen` (same ``pad``): each sequence's (padded) length / world_size.
+    Raises ValueError when a sequence does not divide into 2 * world_size chunks and pad is False."""
+    _, world_size = _rank_world(group, 0 if world_size is not None else None, world_size)
+    lens = [m // world_size for m in _padded_lengths(_cu_list(cu_seqlens), world_size, pad)]
+    cu = [0]
+    for m in lens:
+        cu.append(cu[-1] + m)
+    return torch.tensor(cu, dtype=torch.int32, device=cu_seqlens.device), max(lens, default=0)
+
+
+def zigzag_varlen_indices(cu_seqlens: torch.Tensor, world_size: int, rank: int, *, pad: bool = False,
+                          device=None) -> torch.Tensor:
+    """int64 (local_total,): for each row of rank ``rank``'s shard, its row in the (padded, with ``pad``)
+    packed global tensor. Minus the (padded) sequence start it is the row's position in its sequence (the
+    position_ids for RoPE). Raises ValueError as :func:`zigzag_varlen_cu_seqlens`."""
+    cu = _cu_list(cu_seqlens)
+    lens = _padded_lengths(cu, world_size, pad)
+    parts, start = [], 0
+    for m in lens:
+        parts.append(zigzag_indices(m, world_size, rank, device=device) + start)
+        start += m
+    return torch.cat(parts) if parts else torch.zeros(0, dtype=torch.int64, device=device)
+
+
+def _pad_rows(cu: list[int], padded: list[int], device) -> torch.Tensor:
+    """Row of each real row in the padded packing (sequence b moves by the padding of the sequences before it)."""
+    shift, rows = 0, []
+    for b, m in enumerate(padded):
+        rows.append(torch.arange(cu[b], cu[b + 1], device=device) + shift)
+        shift += m - (cu[b + 1] - cu[b])
+    return torch.cat(rows) if rows else torch.zeros(0, dtype=torch.int64, device=device)
+
+
+def zigzag_shard_varlen(x: torch.Tensor, cu_seqlens: torch.Tensor, group=None, dim: int = 0, *, pad: bool = False,
+                        rank: int | None = None, world_size: int | None = None) -> torch.Tensor:
+    """This rank's shard of the packed tensor ``x`` (every rank passes the same ``x``; dimension ``dim`` of
+    length cu_seqlens[-1] holds the tokens, dim 0 of flash-attn's varlen (total, nheads, headdim)): chunks r and
+    2W-1-r of every sequence, packed in sequence order, contiguous. Pair it with
+    :func:`zigzag_varlen_cu_seqlens` (same ``pad``). ``pad=True`` zero-pads each sequence's end first (exact for
+    causal attention only); otherwise a sequence length that is not a multiple of 2 * world_size raises
+    ValueError. Differentiable (index_copy and index_select)."""
+    rank, world_size = _rank_world(group, rank, world_size)
+    cu = _cu_list(cu_seqlens)
+    if x.shape[dim] != cu[-1]:
+        raise ValueError(f"x.shape[{dim}] must be cu_seqlens[-1] = {cu[-1]} (the packed tokens), got {x.shape[dim]}")
+    padded = _padded_lengths(cu, world_size, pad)
+    if sum(padded) != cu[-1]:
+        shape = list(x.shape)
+        shape[dim] = sum(padded)
+        x = x.new_zeros(shape).index_copy(dim, _pad_rows(cu, padded, x.device), x)
+    idx = zigzag_varlen_indices(cu_seqlens, world_size, rank, pad=pad, device=x.device)
+    return x.index_select(dim, idx).contiguous()
+
+
+def zigzag_unshard_varlen(x_local: torch.Tensor, cu_seqlens: torch.Tensor, group=None, dim: int = 0) -> torch.Tensor:
+    """Gather every rank's varlen shard (all_gather over ``group``) into the packed tensor in global order, the
+    padding of ``zigzag_shard_varlen(pad=True)`` dropped (``cu_seqlens``: the global, unpadded ones). Use
+    dim=1 for an LSE (nheads, local_total). Not differentiable."""
+    _, world_size = _rank_world(group, None, None)
+    parts = [torch.empty_like(x_local) for _ in range(world_size)]
+    dist.all_gather(parts, x_local.contiguous(), group=group)
+    return zigzag_merge_varlen(parts, cu_seqlens, dim)
+
+
+def zigzag_merge_varlen(parts: list[torch.Tensor], cu_seqlens: torch.Tensor, dim: int = 0) -> torch.Tensor:
+    """The packed tensor from every rank's varlen shard (``parts[r]`` from rank r), no communication."""
+    world_size = len(parts)
+    cu = _cu_list(cu_seqlens)
+    padded = _padded_lengths(cu, world_size, True)
+    full = torch.empty_like(torch.cat(parts, dim=dim))
+    for r, p in enumerate(parts):
+        full.index_copy_(dim, zigzag_varlen_indices(cu_seqlens, world_size, r, pad=True, device=p.device), p)
+    if sum(padded) == cu[-1]:
+        return full
+    return full.index_select(dim, _pad_rows(cu, padded, full.device))

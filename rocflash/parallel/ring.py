@@ -23,24 +23,27 @@ Causal attention uses the load-balanced layout of :mod:`rocflash.parallel.layout
     s >  r: rows [c, 2c) (chunk 2W-1-r), all keys: no mask; chunk r lies before both of s's chunks
 
 so every rank computes the same area each step.
+
+The schedule is data: a plan lists each step's :class:`Block` s (rows, keys, args), and
+:func:`ring_forward` / :func:`ring_backward` run any plan. :func:`dense_plan` is this module's;
+:mod:`rocflash.parallel.ring_varlen` builds one for packed sequences (the same blocks per sequence, run as
+varlen kernel calls) and reuses the exchange, the merge and the autograd function unchanged.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import dataclass, replace
 
 import torch
 import torch.distributed as dist
 from torch.autograd.function import once_differentiable
 
-from ..backends import FwdArgs, compiled, reference, sim
+from ..backends import FwdArgs, SeqArgs, compiled, reference, sim
+from ..interface import _FP64_BACKENDS
+from ..interface import _check_args as check_args
 from ..selector import select_backend
+from ..varlen import backend_functions
 
-_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
-_FP64_BACKENDS = ("torch", "sim")
-_FP32_MAX = 3.4028234663852886e38
 _KV_TAG, _DKV_TAG = 0, 1  # gloo matches messages by (peer, tag); NCCL ignores tags
 
 
@@ -108,25 +111,50 @@ def ring_flash_attn_func(
         raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{sel.backend}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
     ring = _Ring(group)
-    _check_same_shapes(ring, q, k, v)
-    out, lse = _RingAttention.apply(q, k, v, ring, _Kernels(sel.backend), args, causal)
+    check_same_layout(ring, "ring_flash_attn_func", q, k, v)
+    plan = dense_plan(ring.rank, ring.world, causal, q.shape[1], k.shape[1], args)
+    out, lse = _RingAttention.apply(q, k, v, ring, _Kernels(sel.backend), plan)
     return (out, lse, None) if return_attn_probs else out
 
 
 @dataclass(frozen=True)
+class Block:
+    """One attention block of a ring step: this rank's query rows ``rows`` against the rows ``keys`` of the K/V
+    it holds, under ``args`` (window bounds in the kernels' bottom-right convention for the block).
+
+    rows / keys index dimension 1 of (batch, seqlen, heads, headdim): slices (views), or int64 index tensors
+    (gathers; no repeated row within a block) for the varlen ring, which runs its blocks on batch 0 as one
+    varlen call with ``seq`` (the sub-sequences of the gathered rows and keys). ``seq`` None: a dense call.
+    """
+
+    rows: slice | torch.Tensor
+    keys: slice | torch.Tensor
+    args: FwdArgs
+    seq: SeqArgs | None = None
+
+
+@dataclass(frozen=True)
 class _Kernels:
-    """One backend's single-GPU forward(q, k, v, args) -> (out, lse) and fused backward -> (dq, dk, dv)."""
+    """One backend's single-GPU forward -> (out, lse) and fused backward -> (dq, dk, dv) on a block's tensors
+    (batch, rows, heads, headdim); with ``seq`` its varlen kernels on batch 0 (lse (1, heads, rows) either way)."""
 
     backend: str
 
-    def forward(self, q, k, v, args):
+    def forward(self, q, k, v, args, seq=None):
+        if seq is not None:
+            fwd = reference.varlen_forward if self.backend == "torch" else backend_functions(self.backend)[0]
+            out, lse = fwd(q[0], k[0], v[0], seq, args)
+            return out.unsqueeze(0), lse.unsqueeze(0)
         if self.backend == "torch":
             return reference.forward(q, k, v, args)
         if self.backend == "sim":
             return sim.forward(q, k, v, args)
         return compiled.forward(self.backend, q, k, v, args)
 
-    def backward(self, q, k, v, out, lse, dout, args):
+    def backward(self, q, k, v, out, lse, dout, args, seq=None):
+        if seq is not None:
+            bwd = reference.varlen_backward if self.backend == "torch" else backend_functions(self.backend)[1]
+            return tuple(g.unsqueeze(0) for g in bwd(q[0], k[0], v[0], out[0], lse[0], dout[0], seq, args))
         if self.backend == "torch":
             return reference.backward(q, k, v, out, lse, dout, args)
         if self.backend == "sim":
@@ -146,23 +174,41 @@ class _Exchange:
         return self.bufs
 
 
-def _check_same_shapes(ring: "_Ring", q, k, v) -> None:
-    """Every rank must pass shards of the same shapes and dtype: K/V buffers travel around the ring with the
-    receiver's shapes, so a mismatch would abort (gloo) or hang / corrupt (NCCL) inside the exchange. One small
-    all_gather (and a host sync) per call says which rank differs, on every rank, before any exchange."""
+_CODES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+
+def check_same_layout(ring: "_Ring", caller: str, q, k, v, cu_seqlens: list[int] | None = None) -> None:
+    """Every rank must pass shards of the same shapes and dtype (and, varlen, the same local cu_seqlens): K/V
+    buffers travel around the ring with the receiver's shapes and are read with the receiver's sequence
+    bounds, so a mismatch would abort (gloo), hang or corrupt (NCCL) inside the exchange, or silently pair
+    the wrong keys. Small all_gathers (and a host sync) per call say which rank differs, on every rank, before
+    any exchange."""
     if ring.world == 1:
         return
-    dtypes = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-    code = dtypes.index(q.dtype) if q.dtype in dtypes else -1
-    mine = torch.tensor([*q.shape, *k.shape, *v.shape, code], dtype=torch.int64, device=q.device)
-    everyone = [torch.empty_like(mine) for _ in range(ring.world)]
-    dist.all_gather(everyone, mine, group=ring.group)
-    rows = [tuple(t.tolist()) for t in everyone]
+    n = q.dim()
+    code = _CODES.index(q.dtype) if q.dtype in _CODES else -1
+    ncu = -1 if cu_seqlens is None else len(cu_seqlens)
+    rows = _all_gather_ints(ring, [*q.shape, *k.shape, *v.shape, code, ncu], q.device)
     if any(r != rows[0] for r in rows):
         def describe(r):
-            return f"q {r[0:4]}, k {r[4:8]}, v {r[8:12]}, dtype {dtypes[r[12]] if r[12] >= 0 else '?'}"
-        raise ValueError("ring_flash_attn_func: every rank must pass shards of the same shapes and dtype, got "
+            cu = "" if r[-1] < 0 else f", batch {r[-1] - 1}"
+            return (f"q {r[0:n]}, k {r[n:2 * n]}, v {r[2 * n:3 * n]}, "
+                    f"dtype {_CODES[r[3 * n]] if r[3 * n] >= 0 else '?'}{cu}")
+        raise ValueError(f"{caller}: every rank must pass shards of the same shapes and dtype, got "
                          + "; ".join(f"rank {i}: {describe(r)}" for i, r in enumerate(rows)))
+    if cu_seqlens is not None:
+        rows = _all_gather_ints(ring, cu_seqlens, q.device)
+        if any(r != rows[0] for r in rows):
+            raise ValueError(f"{caller}: every rank must pass the same local cu_seqlens (each sequence split in "
+                             f"equal shards, rocflash.parallel.zigzag_varlen_cu_seqlens), got "
+                             + "; ".join(f"rank {i}: {list(r)}" for i, r in enumerate(rows)))
+
+
+def _all_gather_ints(ring: "_Ring", values: list[int], device) -> list[tuple[int, ...]]:
+    mine = torch.tensor(values, dtype=torch.int64, device=device)
+    everyone = [torch.empty_like(mine) for _ in range(ring.world)]
+    dist.all_gather(everyone, mine, group=ring.group)
+    return [tuple(t.tolist()) for t in everyone]
 
 
 class _Ring:
@@ -186,28 +232,35 @@ class _Ring:
         return _Exchange(dist.batch_isend_irecv(ops), bufs)
 
 
-def _blocks(ring: _Ring, step: int, causal: bool, seqlen_q: int, seqlen_k: int, args: FwdArgs):
-    """The (query rows, key rows, args) attention blocks of this rank against the K/V it holds at ``step``."""
+def step_blocks(rank: int, world: int, step: int, causal: bool, seqlen_q: int, seqlen_k: int, args: FwdArgs):
+    """(query rows, key rows, args) of rank ``rank`` against the K/V it holds at ``step`` (that of rank
+    rank - step), for one sequence of seqlen_q local rows and seqlen_k local keys: slices of the shard."""
     full = replace(args, window_left=-1, window_right=-1)
-    src = (ring.rank - step) % ring.world
+    src = (rank - step) % world
     if args.window_left >= 0 or (args.window_right >= 0 and not causal):
-        return _window_blocks(ring, src, seqlen_q, args)
+        return _window_blocks(rank, world, src, seqlen_q, args)
     if not causal:
         return [(slice(0, seqlen_q), slice(0, seqlen_k), full)]
     half = seqlen_q // 2
-    if src == ring.rank:
+    if src == rank:
         return [(slice(0, seqlen_q), slice(0, seqlen_k), replace(args, window_left=-1, window_right=0))]
-    if src < ring.rank:
+    if src < rank:
         return [(slice(0, seqlen_q), slice(0, half), full)]
     return [(slice(half, seqlen_q), slice(0, seqlen_k), full)]
 
 
-def _window_blocks(ring: _Ring, src: int, seqlen: int, args: FwdArgs):
+def dense_plan(rank: int, world: int, causal: bool, seqlen_q: int, seqlen_k: int, args: FwdArgs) -> list[list[Block]]:
+    """The blocks of every ring step (index: step) for shards of the dense layout."""
+    return [[Block(rows, keys, a) for rows, keys, a in step_blocks(rank, world, step, causal, seqlen_q, seqlen_k, args)]
+            for step in range(world)]
+
+
+def _window_blocks(rank: int, world: int, src: int, seqlen: int, args: FwdArgs):
     """Sliding window in the load-balanced layout: one block per (query chunk, key chunk) pair that the band
     touches, cut to the band's bounding rectangle (see :func:`window_rect`)."""
-    c, last = seqlen // 2, 2 * ring.world - 1
+    c, last = seqlen // 2, 2 * world - 1
     blocks = []
-    for q_off, q_chunk in ((0, ring.rank), (c, last - ring.rank)):
+    for q_off, q_chunk in ((0, rank), (c, last - rank)):
         for k_off, k_chunk in ((0, src), (c, last - src)):
             rect = window_rect(c, c, (q_chunk - k_chunk) * c, args.window_left, args.window_right)
             if rect is not None:
@@ -257,8 +310,19 @@ def _merge(out, lse, out_b, lse_b):
     lse.copy_(new)
 
 
-def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, args: FwdArgs, causal: bool):
-    """The forward ring pass: (out in q's dtype, lse (b, h, seqlen_q) in the accumulation dtype)."""
+def _merge_rows(out, lse, rows, out_b, lse_b):
+    """_merge into the rows ``rows`` (a slice: in place on views; an index tensor: gather, merge, scatter)."""
+    if isinstance(rows, slice):
+        _merge(out[:, rows], lse[:, :, rows], out_b, lse_b)
+        return
+    o, l = out[:, rows], lse[:, :, rows]
+    _merge(o, l, out_b, lse_b)
+    out[:, rows], lse[:, :, rows] = o, l
+
+
+def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]]):
+    """The forward ring pass over ``plan`` (the blocks of each step): (out in q's dtype, lse (b, h, seqlen_q) in
+    the accumulation dtype)."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     batch, seqlen_q, nheads, headdim = q.shape
     out = torch.zeros(batch, seqlen_q, nheads, headdim, dtype=acc, device=q.device)
@@ -266,32 +330,33 @@ def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, args: FwdArgs, causal:
     kv = (k, v)
     for step in range(ring.world):
         pending = ring.send_recv(kv, _KV_TAG) if step + 1 < ring.world else None
-        for rows, keys, block_args in _blocks(ring, step, causal, seqlen_q, k.shape[1], args):
-            out_b, lse_b = kernels.forward(q[:, rows], kv[0][:, keys], kv[1][:, keys], block_args)
-            _merge(out[:, rows], lse[:, :, rows], out_b, lse_b)
+        for blk in plan[step]:
+            out_b, lse_b = kernels.forward(q[:, blk.rows], kv[0][:, blk.keys], kv[1][:, blk.keys], blk.args, blk.seq)
+            _merge_rows(out, lse, blk.rows, out_b, lse_b)
         if pending is not None:
             kv = tuple(pending.wait())
     return out.to(q.dtype), lse
 
 
-def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, args: FwdArgs, causal: bool):
+def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan: list[list[Block]]):
     """The backward ring pass: (dq, dk, dv) in the inputs' dtype. dK/dV accumulate in fp32 buffers that travel
     with their K/V, one exchange behind it, and reach their owner after the last step."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
-    seqlen_q = q.shape[1]
     dq = torch.zeros(q.shape, dtype=acc, device=q.device)
     kv, dkv_pending = (k, v), None
     for step in range(ring.world):
         kv_pending = ring.send_recv(kv, _KV_TAG) if step + 1 < ring.world else None
         grads = []
-        for rows, keys, block_args in _blocks(ring, step, causal, seqlen_q, k.shape[1], args):
+        for blk in plan[step]:
+            rows, keys = blk.rows, blk.keys
             grads.append((rows, keys, kernels.backward(q[:, rows], kv[0][:, keys], kv[1][:, keys], out[:, rows],
-                                                       lse[:, :, rows].contiguous(), dout[:, rows], block_args)))
+                                                       lse[:, :, rows].contiguous(), dout[:, rows], blk.args,
+                                                       blk.seq)))
         if dkv_pending is None:
             dk, dv = (torch.zeros(t.shape, dtype=acc, device=t.device) for t in kv)
         else:
             dk, dv = dkv_pending.wait()  # the accumulators of the K/V this rank holds now
-        for rows, keys, (dq_b, dk_b, dv_b) in grads:
+        for rows, keys, (dq_b, dk_b, dv_b) in grads:  # rows / keys repeat nowhere within a block
             dq[:, rows] += dq_b
             dk[:, keys] += dk_b
             dv[:, keys] += dv_b
@@ -304,11 +369,11 @@ def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, args:
 
 class _RingAttention(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, q, k, v, ring, kernels, args, causal):
+    def forward(ctx, q, k, v, ring, kernels, plan):
         q, k, v = (x.contiguous() for x in (q, k, v))  # P2P sends whole storages; kernels need headdim contiguous
-        out, lse = ring_forward(ring, kernels, q, k, v, args, causal)
+        out, lse = ring_forward(ring, kernels, q, k, v, plan)
         ctx.save_for_backward(q, k, v, out, lse)
-        ctx.ring, ctx.kernels, ctx.args, ctx.causal = ring, kernels, args, causal
+        ctx.ring, ctx.kernels, ctx.plan = ring, kernels, plan
         lse = lse.float()
         ctx.mark_non_differentiable(lse)
         return out, lse
@@ -317,70 +382,37 @@ class _RingAttention(torch.autograd.Function):
     @once_differentiable
     def backward(ctx, dout, _dlse):
         q, k, v, out, lse = ctx.saved_tensors
-        dq, dk, dv = ring_backward(ctx.ring, ctx.kernels, q, k, v, out, lse, dout.contiguous(), ctx.args, ctx.causal)
-        return dq, dk, dv, None, None, None, None
+        dq, dk, dv = ring_backward(ctx.ring, ctx.kernels, q, k, v, out, lse, dout.contiguous(), ctx.plan)
+        return dq, dk, dv, None, None, None
 
 
 def _check_args(q, k, v, causal, softmax_scale, window_size, softcap, alibi_slopes, deterministic,
                 return_attn_probs) -> FwdArgs:
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-        if t.dim() != 4:
-            raise ValueError(f"{name} must have 4 dimensions (batch, local_seqlen, heads, headdim), "
-                             f"got shape {tuple(t.shape)}")
-        if t.dtype not in (*_DTYPES, torch.float64):
-            raise TypeError(f"{name}.dtype must be float16, bfloat16 or float32, got {t.dtype}")
-    if not (q.dtype == k.dtype == v.dtype):
-        raise TypeError(f"q, k, v must have the same dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
-    if not (q.device == k.device == v.device):
-        raise ValueError(f"q, k, v must be on the same device, got {q.device}, {k.device}, {v.device}")
-    if k.shape != v.shape:
-        raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
-    batch, seqlen_q, nheads, headdim = q.shape
-    if k.shape[0] != batch or k.shape[3] != headdim:
-        raise ValueError(f"k must have q's batch size {batch} and headdim {headdim}, got shape {tuple(k.shape)}")
-    if not 1 <= headdim <= 256:
-        raise ValueError(f"headdim must be in [1, 256], got {headdim}")
-    if k.shape[2] < 1 or nheads % k.shape[2]:
-        raise ValueError(f"nheads must be divisible by nheads_k (GQA/MQA), got nheads={nheads}, nheads_k={k.shape[2]}")
-    for name, flag in (("causal", causal), ("deterministic", deterministic), ("return_attn_probs", return_attn_probs)):
-        if not isinstance(flag, bool):
-            raise TypeError(f"{name} must be a bool, got {flag!r}")
-    if (not isinstance(window_size, (tuple, list)) or len(window_size) != 2
-            or not all(isinstance(w, int) and not isinstance(w, bool) and w >= -1 for w in window_size)):
-        raise ValueError(f"window_size must be a pair of ints >= -1 (-1 = unbounded), got {window_size!r}")
-    left, right = window_size
-    if causal:
-        if right not in (-1, 0):
-            raise ValueError(f"window_size[1] must be -1 or 0 when causal=True (causal means right = 0), got {right}")
-        right = 0
-    if (causal or left >= 0 or right >= 0) and (k.shape[1] != seqlen_q or seqlen_q % 2):
+    """ring_flash_attn_func's checks: flash_attn_func's own (rocflash.interface.check_args: dtypes, shapes,
+    GQA, scale, softcap, window), then the ring's: the layout a causal mask or a window needs, no ALiBi."""
+    fa = check_args(q, k, v, 0.0, softmax_scale, causal, window_size, softcap, None, deterministic,
+                    return_attn_probs)
+    args = global_window(fa, causal, window_size)
+    seqlen_q = q.shape[1]
+    if (causal or args.window_left >= 0 or args.window_right >= 0) and (k.shape[1] != seqlen_q or seqlen_q % 2):
         raise ValueError(f"causal or windowed ring attention needs the load-balanced layout "
                          f"(rocflash.parallel.zigzag_shard): q and k shards of the same even local_seqlen, got "
                          f"local_seqlen_q={seqlen_q}, local_seqlen_k={k.shape[1]}")
+    check_no_alibi(alibi_slopes)
+    return args
+
+
+def global_window(fa: FwdArgs, causal: bool, window_size) -> FwdArgs:
+    """The checked args with the window as the user gave it, in global positions: flash_attn_func's checks
+    normalise a bound past the (local) keys to -1, which a shard's length does not justify."""
+    left, right = window_size
+    return replace(fa, window_left=int(left), window_right=0 if causal else int(right))
+
+
+def check_no_alibi(alibi_slopes) -> None:
     if alibi_slopes is not None:
         raise NotImplementedError("alibi_slopes is not implemented by ring attention (the kernels' ALiBi bias is "
                                   "relative to each block's corner, not to global positions): pass None")
-    if softmax_scale is None:
-        softmax_scale = 1.0 / math.sqrt(headdim)
-    scale = _real(softmax_scale)
-    if scale is None or not abs(scale) <= _FP32_MAX:
-        raise ValueError(f"softmax_scale must be a finite float (within float32 range) or None, got {softmax_scale!r}")
-    cap = _real(softcap)
-    if cap is None or not 0.0 <= cap <= _FP32_MAX or (cap > 0 and not abs(scale) / cap <= _FP32_MAX):
-        raise ValueError(f"softcap must be a finite float >= 0 (0 = off) and >= |softmax_scale| / 3.4e38, "
-                         f"got {softcap!r}")
-    return FwdArgs(scale, left, right, cap, None)
-
-
-def _real(x) -> float | None:
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        return None
-    try:
-        return float(x)
-    except OverflowError:
-        return None
 
 
 def memory_model(batch: int, local_seqlen: int, nheads: int, nheads_k: int, headdim: int,
