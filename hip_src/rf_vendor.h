@@ -135,6 +135,17 @@ RF_DEVICE float rf_log2(float x) {
 #endif
 }
 
+// threadIdx.x (< threads, the block size) through an empty asm the optimiser cannot look through or hoist: a
+// kernel with a grid-stride loop reads it once per block, so the per-lane values derived from it (addresses of
+// the prologue and epilogue) are computed where they are used instead of being hoisted out of the block loop
+// and kept live, in registers, across the main loop (where they forced spills on gfx906).
+RF_DEVICE int rf_thread_index(int threads) {
+  int t = int(threadIdx.x);
+  asm volatile("" : "+v"(t));
+  __builtin_assume(t >= 0 && t < threads);  // what the compiler knew of threadIdx.x (24-bit multiplies)
+  return t;
+}
+
 #else  // CUDA
 
 using rfError_t = cudaError_t;
@@ -186,6 +197,17 @@ RF_DEVICE float rf_log2(float x) {
   float y;
   asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
+}
+
+// threadIdx.x (< threads, the block size) through an empty asm the optimiser cannot look through or hoist: a
+// kernel with a grid-stride loop reads it once per block, so the per-lane values derived from it (addresses of
+// the prologue and epilogue) are computed where they are used instead of being hoisted out of the block loop
+// and kept live, in registers, across the main loop (where they forced spills on gfx906).
+RF_DEVICE int rf_thread_index(int threads) {
+  int t = int(threadIdx.x);
+  asm volatile("" : "+r"(t));
+  __builtin_assume(t >= 0 && t < threads);  // what the compiler knew of threadIdx.x (24-bit multiplies)
+  return t;
 }
 
 // threadIdx.x, read again where it is used: values derived from it after a long loop are then computed there,

@@ -51,12 +51,12 @@ def test_codegen_self_describing_instances(tmp_path):
     per_kind = {kind: [c for c in load_configs(kind) if c.target == "gfx9"] for kind in KINDS}
     assert len(sources) == 2 * sum(len(c) for c in per_kind.values())
     names = {p.stem for p in sources}
-    assert "rocflash_fmha_fwd_gfx9_fp16_d128_b64x64_t256x16_p16_vec" in names
-    assert "rocflash_fmha_fwd_gfx9_fp16_d128_b64x64_t256x16_p16_narrow" in names
+    assert "rocflash_fmha_fwd_gfx9_fp16_d128_b128x32_t256x8_p16_vec" in names
+    assert "rocflash_fmha_fwd_gfx9_fp16_d128_b128x32_t256x8_p16_narrow" in names
     assert "rocflash_fmha_bwd_dkdv_gfx9_fp16_d128_b32x64_t256x16_p16_vec" in names
     assert "rocflash_fmha_bwd_dq_gfx9_fp16_d128_b64x32_t256x16_p16_narrow" in names
     header = (tmp_path / "fmha_fwd_instances.h").read_text()
-    assert "struct Tile_gfx9_fp16_d128_b64x64_t256x16_p16" in header and "/*block_m=*/64" in header
+    assert "struct Tile_gfx9_fp16_d128_b128x32_t256x8_p16" in header and "/*block_m=*/128" in header
     assert "struct Tile_bwd_dkdv_gfx9_fp16_d128_b32x64_t256x16_p16" in (tmp_path / "fmha_bwd_dkdv_instances.h").read_text()
     for kind in KINDS:
         launches = (tmp_path / f"fmha_{kind}_table.inc").read_text().count(f"&launch_fmha_{kind}<")
@@ -150,7 +150,7 @@ def test_codegen_tensor_core_instances(tmp_path):
     assert "static constexpr MmaFwdTileShape kShape" in header and "TileMath::kMma" in header
     table = (tmp_path / "fmha_fwd_table.inc").read_text()
     assert '"rocflash_fmha_fwd_cuda_mma_bf16_d128_' in table and "TileMath::kMma}" in table
-    assert '"rocflash_fmha_fwd_cuda_fp16_d128_b64x64_t256x16_p16_vec"' in table  # the vector ones stay built
+    assert '"rocflash_fmha_fwd_cuda_fp16_d128_b128x32_t256x8_p16_vec"' in table  # the vector ones stay built
     gfx9 = codegen.generate("gfx9", tmp_path / "gfx9")
     assert not any("mma" in p.name for p in gfx9)  # the HIP build never compiles the tensor-core tile math
 

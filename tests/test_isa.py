@@ -167,12 +167,6 @@ def test_wave_size_check_flags_a_wave32_kernel(compile_fixture):
 # re-tiling and a GPU re-run). Listed by (kernel, arch) so that any NEW spill fails, and a fixed one fails too
 # until it is removed from here (strict). perf/RESULTS.md and the README name them.
 KNOWN_SPILLS = {
-    ("rocflash_fmha_fwd_gfx9_fp16_d64_b128x64_t256x16_p16_vec", "gfx906"):
-        "32 B scratch, 7 VGPR spills (16 B / 3 since the masked-operand selects, 256 VGPRs; 32 B / 7 since the "
-        "training forward's fp32 O store: 141 SGPR spills to VGPR lanes, 133 before; reloads per block, outside "
-        "the tile loop)",
-    ("rocflash_fmha_fwd_gfx9_fp16_d64_b128x64_t256x16_p16_narrow", "gfx906"):
-        "108 B scratch, 26 VGPR spills (60 B / 14 before the fp32 O store)",
     ("rocflash_fmha_fwd_splitkv_cuda_fp32_d64_b4x32_t128x16_p16_vec", "sm_80"): "28/40 B spill stores/loads",
     ("rocflash_fmha_fwd_splitkv_cuda_fp32_d128_b4x16_t128x32_p16_vec", "sm_80"): "28/40 B spill stores/loads",
 }
