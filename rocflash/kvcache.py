@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 
 from .backends import SeqArgs
+from .splitkv import MAX_SPLITS
 from .interface import _backend_name
 from .varlen import (check_block_table, check_index, check_options, check_page_size, run_varlen,
                      select_varlen_backend)
@@ -84,8 +85,10 @@ def flash_attn_with_kvcache(
         dtypes, shapes and devices of every tensor; page size; cache_seqlens + seqlen_new beyond the cache;
         block_table entries out of range; when k, v are appended, caches that cannot be written in place
         (inference tensors outside inference mode) or whose memory aliases (k_cache is v_cache, overlapping
-        views of one storage, a stride 0 on a dimension of size > 1; a block listed twice in one sequence's
-        used pages, a written (block, slot) that another sequence also reads or writes).
+        views of one storage, a stride 0 on a dimension of size > 1 or strides that do not nest, q / k / v
+        sharing memory with a cache; a block listed twice in one sequence's used pages, a written (block, slot)
+        that another sequence also reads or writes); num_splits outside [0, 128]. NotImplementedError when a
+        gradient would be needed (q, k, v or a cache requires grad with grad mode on): the call is forward only.
         NotImplementedError for cache_leftpad. Whatever raises, also later (the attention), the caller's cache
         is left as it was: the slots the append overwrites are saved first and put back.
     """
@@ -173,17 +176,22 @@ def flash_attn_with_kvcache(
     used = [n + seqlen_new for n in lens]
     if paged:
         check_block_table(block_table, batch, k_cache.shape[0], k_cache.shape[1], used, q.device)
-    if not isinstance(num_splits, int) or isinstance(num_splits, bool) or num_splits < 0:
-        raise ValueError(f"num_splits must be an int >= 0 (0 = heuristic, 1 = no split), got {num_splits!r}")
+    if not isinstance(num_splits, int) or isinstance(num_splits, bool) or not 0 <= num_splits <= MAX_SPLITS:
+        raise ValueError(f"num_splits must be an int in [0, {MAX_SPLITS}] (0 = heuristic, 1 = no split), got "
+                         f"{num_splits!r}")
+    if not isinstance(rotary_interleaved, bool):
+        raise TypeError(f"rotary_interleaved must be a bool, got {rotary_interleaved!r}")
+    if torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (q, k, v, k_cache, v_cache)):
+        raise NotImplementedError("flash_attn_with_kvcache is forward only (no autograd, as flash-attn's): call it "
+                                  "under torch.no_grad() / torch.inference_mode() or with tensors that do not "
+                                  "require grad (a gradient would otherwise be silently missing)")
     args = check_options(q, k_cache, batch, seqlen_q, max(used, default=0), 0.0, softmax_scale, causal, window_size,
                          softcap, alibi_slopes, False, return_softmax_lse)
     if rotary_cos is not None or rotary_sin is not None:
         _check_rotary(rotary_cos, rotary_sin, k, headdim, max((n + max(seqlen_new, seqlen_q) for n in lens), default=0),
                       q.device)
-        if not isinstance(rotary_interleaved, bool):
-            raise TypeError(f"rotary_interleaved must be a bool, got {rotary_interleaved!r}")
     if k is not None and seqlen_new > 0:
-        _check_writable_caches(k_cache, v_cache)
+        _check_writable_caches(k_cache, v_cache, q, k, v)
         if paged:
             _check_paged_aliasing(block_table, k_cache.shape[0], k_cache.shape[1], lens, seqlen_new)
     name = select_varlen_backend(q, backend)  # every check done: only now may the cache change
@@ -284,9 +292,10 @@ def _restore(restore) -> None:
                     raise
 
 
-def _check_writable_caches(k_cache, v_cache) -> None:
+def _check_writable_caches(k_cache, v_cache, q, k, v) -> None:
     """Before any write: both caches accept in-place writes, and no element of memory is written twice or
-    written through one cache while read through the other."""
+    written through one cache while read through the other (or through q, k, v: the append would change an
+    input before it is read)."""
     for name, t in (("k_cache", k_cache), ("v_cache", v_cache)):
         if t.is_inference() and not torch.is_inference_mode_enabled():
             raise ValueError(f"{name} must accept in-place writes when k, v are appended: it is an inference tensor "
@@ -295,12 +304,33 @@ def _check_writable_caches(k_cache, v_cache) -> None:
             raise ValueError(f"{name} must not have elements sharing memory when k, v are appended (an expanded "
                              f"tensor: stride 0 on a dimension of size > 1), got shape {tuple(t.shape)} stride "
                              f"{t.stride()}")
+    for name, t in (("k_cache", k_cache), ("v_cache", v_cache)):
+        if _internal_overlap(t):
+            raise ValueError(f"{name} must not have elements sharing memory when k, v are appended (its strides "
+                             f"must nest: each larger than the span of the smaller ones), got shape "
+                             f"{tuple(t.shape)} stride {t.stride()}")
+        for other, o in (("q", q), ("k", k), ("v", v)):
+            if o is not None and _may_overlap(t, o):
+                raise ValueError(f"{other} must not share memory with {name} when k, v are appended (the append "
+                                 f"would overwrite it before it is read), got views of one storage: offsets "
+                                 f"{o.storage_offset()} and {t.storage_offset()}")
     if k_cache is v_cache:
         raise ValueError("k_cache and v_cache must be distinct tensors when k, v are appended, got the same tensor")
     if _may_overlap(k_cache, v_cache):
         raise ValueError(f"k_cache and v_cache must not share memory when k, v are appended, got views of one "
                          f"storage that overlap: offsets {k_cache.storage_offset()} and {v_cache.storage_offset()}, "
                          f"strides {k_cache.stride()} and {v_cache.stride()}")
+
+
+def _internal_overlap(t: torch.Tensor) -> bool:
+    """Whether two indices of t may address one element: False when its strides nest (sorted, each larger than
+    the span of the smaller ones, as every tensor torch makes without as_strided or expand), True otherwise."""
+    span = 0
+    for st, n in sorted((st, n) for n, st in zip(t.shape, t.stride()) if n > 1):
+        if st <= span:
+            return True
+        span += st * (n - 1)
+    return False
 
 
 def _may_overlap(a: torch.Tensor, b: torch.Tensor) -> bool:

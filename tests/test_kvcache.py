@@ -307,8 +307,12 @@ def _errors():
         (dict(cache_batch_idx=i32(0, 0), k=k_new, v=k_new), ValueError, "cache_batch_idx must hold distinct rows"),
         (dict(cache_batch_idx=torch.tensor([0, 1])), ValueError, "cache_batch_idx must have dtype torch.int32"),
         (dict(q=torch.zeros(3, 1, 2, 8)), ValueError, "k_cache must have q's batch size 3"),
-        (dict(num_splits=-1), ValueError, r"num_splits must be an int >= 0 \(0 = heuristic, 1 = no split\), got -1"),
-        (dict(num_splits=True), ValueError, "num_splits must be an int >= 0"),
+        (dict(num_splits=-1), ValueError, r"num_splits must be an int in \[0, 128\] \(0 = heuristic, 1 = no split\), got -1"),
+        (dict(num_splits=True), ValueError, r"num_splits must be an int in \[0, 128\]"),
+        (dict(num_splits=2000), ValueError, r"num_splits must be an int in \[0, 128\] .*got 2000"),
+        (dict(rotary_interleaved=0), TypeError, "rotary_interleaved must be a bool, got 0"),
+        (dict(q=torch.zeros(2, 1, 2, 8, requires_grad=True)), NotImplementedError,
+         r"flash_attn_with_kvcache is forward only .*torch.no_grad\(\)"),
         (dict(rotary_cos=torch.zeros(20, 4)), ValueError, "rotary_cos and rotary_sin must be given together"),
         (dict(rotary_cos=torch.zeros(20, 4), rotary_sin=torch.zeros(20, 4)), ValueError, "rotary_cos / rotary_sin need the new tokens k, v"),
         (dict(rotary_cos=torch.zeros(20, 5), rotary_sin=torch.zeros(20, 5), k=k_new, v=k_new), ValueError,
@@ -444,7 +448,33 @@ def _dense_alias_cases():
         (dict(k_cache=torch.zeros(2, 1, 1, 8).expand(2, 16, 1, 8)),
          r"k_cache must not have elements sharing memory .* stride 0 on a dimension of size > 1.*stride \(8, 0, 8, 1\)"),
         (dict(v_cache=torch.zeros(1, 16, 1, 8).expand(2, 16, 1, 8)), "v_cache must not have elements sharing memory"),
+        # key j and j + 1 share half their memory: strides that do not nest (as_strided)
+        (dict(k_cache=torch.zeros(2 * 16 * 8).as_strided((2, 16, 1, 8), (64, 4, 8, 1))),
+         r"k_cache must not have elements sharing memory .* strides must nest"),
     ]
+
+
+def _input_alias_cases():
+    """(overrides of _append_call computed from its caches, message regex): q / k / v that are views of a
+    cache, which the append would overwrite before they are read."""
+    return [
+        (lambda c: dict(v=c["k_cache"][:, 3:4]), "v must not share memory with k_cache"),
+        (lambda c: dict(k=c["v_cache"][:, 5:6]), "k must not share memory with v_cache"),
+        (lambda c: dict(q=c["k_cache"][:, 3:5].view(2, 1, 2, 8)), "q must not share memory with k_cache"),
+    ]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", range(len(_input_alias_cases())))
+def test_inputs_aliasing_a_cache_rejected_before_any_write(backend, case, monkeypatch):
+    make, msg = _input_alias_cases()[case]
+    monkeypatch.setattr(sim, "varlen_forward", lambda *a, **kw: pytest.fail("launched"))
+    call = _append_call(backend)
+    call.update(make(call))
+    before = [_bitwise(call[n]) for n in ("k_cache", "v_cache")]
+    with pytest.raises(ValueError, match=msg):
+        rocflash.flash_attn_with_kvcache(**call)
+    assert all(torch.equal(_bitwise(call[n]), b) for n, b in zip(("k_cache", "v_cache"), before))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
