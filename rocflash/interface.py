@@ -90,7 +90,11 @@ def flash_attn_func(
     Returns:
         out (batch, seqlen_q, nheads, headdim), q's dtype; with return_attn_probs=True the tuple
         (out, softmax_lse float32 (batch, nheads, seqlen_q) natural log, None). A fully masked query row
-        gives out 0 and LSE -inf; NaN or inf in a row's visible inputs gives NaN there (out and LSE).
+        gives out 0 and LSE -inf. A NaN in a K element a row sees gives NaN in that row's out and LSE; a NaN
+        in a V element it sees gives NaN in that column of out (the LSE depends on Q.K^T only). An inf follows
+        IEEE arithmetic on the fused backends (a +inf score gives NaN, a -inf score drops that key, an inf in V
+        gives +-inf or NaN in its column), while the torch reference returns NaN for every non-finite element a
+        row sees. Values a row cannot see never reach it.
 
     Differentiable in q, k, v (``out.backward()``): the fused backends run their backward kernels
     (FlashAttention-2 recomputation from the LSE) and are differentiable once: a backward that asks for a graph
