@@ -229,6 +229,11 @@ def check_options(q, k, batch: int, seqlen_q: int, seqlen_k: int, dropout_p, sof
 def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0) -> str:
     """The backend a SeqArgs call runs on (selector rules), checked to run it: raises before any side effect."""
     name = select_backend(q.device, backend).backend
+    if name == "ck":  # no CK varlen / KV-cache path is wired: rocflash's own kernels run these calls on CDNA
+        if backend == "ck":
+            raise NotImplementedError("backend 'ck' has no varlen / KV-cache path (flash_attn_varlen_func, "
+                                      "flash_attn_with_kvcache): use backend='hip' (rocflash's kernels) for them")
+        name = "hip"
     if q.dtype == torch.float64 and name not in _FP64_BACKENDS:
         raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{name}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")

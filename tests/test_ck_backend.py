@@ -133,3 +133,16 @@ def test_instance_names_are_self_describing():
     for inst in load_ck_instances():
         assert inst.name.startswith(f"rocflash_ck_{inst.kind}_{inst.dtype}_d{inst.hdim}_b{inst.tile[0]}x")
         assert inst.name.endswith(f"_{inst.pipeline}_{inst.variant}")
+
+
+def test_varlen_and_kvcache_never_reach_ck(monkeypatch):
+    """CK has no varlen / KV-cache path wired: a probe (or ROCFLASH_BACKEND) choosing ck runs them on rocflash's
+    hip kernels; backend='ck' asked for explicitly raises NotImplementedError naming the way out, before launch."""
+    import types
+    import rocflash.varlen as varlen
+    monkeypatch.setattr(varlen, "select_backend", lambda device, backend: types.SimpleNamespace(backend="ck"))
+    monkeypatch.setattr(varlen, "backend_functions", lambda name: None)
+    q = torch.zeros(4, 2, 8, dtype=torch.float16)
+    assert varlen.select_varlen_backend(q, None) == "hip"
+    with pytest.raises(NotImplementedError, match="backend 'ck' has no varlen / KV-cache path .* backend='hip'"):
+        varlen.select_varlen_backend(q, "ck")
