@@ -232,6 +232,15 @@ def test_non_unit_headdim_stride_is_refused():
         ck.fwd_args(t, t, t, t, mem.tensor(mem.alloc((1, 2, 8))[0]), softmax_scale=1.0)
 
 
+def test_strides_beyond_int32_are_refused():
+    """CK's index_t is int32: a batch stride of 2^31 elements (e.g. 512k tokens x 32 heads x 128) raises a
+    ValueError naming the field instead of wrapping in the kernel (CK adversarial finding)."""
+    big = ck.tensor_of((2, 524288, 32, 128), (524288 * 32 * 128, 32 * 128, 128, 1), 4096)
+    lse = ck.tensor_of((2, 32, 524288), (32 * 524288, 524288, 1), 8192, "fp32")
+    with pytest.raises(ValueError, match=r"batch_stride_q must fit CK's int32 index_t .*got 2147483648"):
+        ck.fwd_args(big, big, big, big, lse, softmax_scale=1.0)
+
+
 # ----------------------------------------------------------- the evaluation can fail: corrupt one field each
 
 

@@ -44,10 +44,28 @@ from typing import Sequence
 MASK_NONE, MASK_TOP_LEFT, MASK_BOTTOM_RIGHT = 0, 1, 2  # ck_tile::GenericAttentionMaskEnum
 
 
+INDEX_MAX = 2 ** 31 - 1  # ck_tile::index_t is int32: every size and stride field of the args structs
+
+
+def _check_index_fields(args) -> None:
+    """Every non-pointer integer field fits CK's int32 index_t (a stride past it would wrap in the kernel):
+    ValueError naming the field, before any launch."""
+    for f in dataclasses.fields(args):
+        value = getattr(args, f.name)
+        if f.name.endswith("_ptr") or isinstance(value, bool) or not isinstance(value, int):
+            continue
+        if not -INDEX_MAX - 1 <= value <= INDEX_MAX:
+            raise ValueError(f"backend 'ck': {f.name} must fit CK's int32 index_t (|value| < 2^31), got {value}: "
+                             f"the tensors are too large for CK's 32-bit indexing; use backend='hip'")
+
+
 @dataclasses.dataclass
 class FmhaFwdArgs:
     """The fields of CK's ``fmha_fwd_args`` that rocflash sets (the others stay at their defaults: null
     pointers, zero strides, p_drop 0)."""
+
+    def __post_init__(self) -> None:
+        _check_index_fields(self)
 
     q_ptr: int
     k_ptr: int
@@ -188,6 +206,9 @@ def fwd_args(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, *, softmax
 class FmhaBwdArgs:
     """The fields of CK's ``fmha_bwd_args`` that rocflash sets (the others: null bias / dbias / randval
     pointers, zero strides for them, no dropout seed)."""
+
+    def __post_init__(self) -> None:
+        _check_index_fields(self)
 
     q_ptr: int
     k_ptr: int
