@@ -10,18 +10,23 @@ namespace rf {
 // what any GPU keeps resident, far below the grid limits of both vendors.
 inline constexpr int64_t kMaxGridBlocks = int64_t(1) << 20;
 
+// One launch of a grid-stride kernel over `total` blocks of work: the dynamic LDS opt-in, then a grid of at most
+// kMaxGridBlocks blocks (the forward, backward and split-KV launchers all go through it).
+template <class Kernel, class Params>
+rfError_t launch_grid_stride(Kernel kernel, const Params& p, int64_t total, int threads, int lds_bytes,
+                             rfStream_t stream) {
+  rfError_t err = rfFuncSetDynamicLds(kernel, lds_bytes);
+  if (err != rfSuccess) return err;
+  kernel<<<dim3(unsigned(total < kMaxGridBlocks ? total : kMaxGridBlocks)), dim3(threads), lds_bytes, stream>>>(p);
+  return rfGetLastError();
+}
+
 template <class E, class Tile, bool kAligned, bool kPlainScore>
 rfError_t launch_fmha_fwd_kernel(const FmhaFwdParams& p, rfStream_t stream) {
   constexpr auto T = Tile::kShape;
-  constexpr int kLdsBytes = T.lds_bytes();
-  const auto kernel = fmha_fwd_kernel<E, Tile, kAligned, kPlainScore>;
-  rfError_t err = rfFuncSetDynamicLds(kernel, kLdsBytes);
-  if (err != rfSuccess) return err;
   const int64_t num_m_blocks = (int64_t(p.seqlen_q) + T.block_m - 1) / T.block_m;
-  const int64_t total = num_m_blocks * p.nheads * p.batch;
-  const int64_t grid = total < kMaxGridBlocks ? total : kMaxGridBlocks;
-  kernel<<<dim3(unsigned(grid)), dim3(T.threads), kLdsBytes, stream>>>(p);
-  return rfGetLastError();
+  return launch_grid_stride(fmha_fwd_kernel<E, Tile, kAligned, kPlainScore>, p, num_m_blocks * p.nheads * p.batch,
+                            T.threads, T.lds_bytes(), stream);
 }
 
 // Policies with a plain-score path (tensor cores) get two kernels per config: the plain one for the common

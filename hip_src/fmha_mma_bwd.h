@@ -437,23 +437,15 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
   constexpr MmaBwdDkdvShape T = Tile::kShape;
-  const auto kernel = fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned>;
-  rfError_t err = rfFuncSetDynamicLds(kernel, T.lds_bytes());
-  if (err != rfSuccess) return err;
   const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
-  kernel<<<dim3(unsigned(total < kMaxGridBlocks ? total : kMaxGridBlocks)), dim3(T.threads), T.lds_bytes(), stream>>>(p);
-  return rfGetLastError();
+  return launch_grid_stride(fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes(), stream);
 }
 
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_bwd_dq_mma(const FmhaBwdParams& p, rfStream_t stream) {
   constexpr MmaBwdDqShape T = Tile::kShape;
-  const auto kernel = fmha_bwd_dq_mma_kernel<E, Tile, kAligned>;
-  rfError_t err = rfFuncSetDynamicLds(kernel, T.lds_bytes());
-  if (err != rfSuccess) return err;
   const int64_t total = (int64_t(p.seqlen_q) + T.block_m - 1) / T.block_m * p.nheads * p.batch;
-  kernel<<<dim3(unsigned(total < kMaxGridBlocks ? total : kMaxGridBlocks)), dim3(T.threads), T.lds_bytes(), stream>>>(p);
-  return rfGetLastError();
+  return launch_grid_stride(fmha_bwd_dq_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes(), stream);
 }
 
 }  // namespace rf

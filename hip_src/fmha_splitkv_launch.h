@@ -25,12 +25,9 @@ rfError_t launch_fmha_fwd_splitkv(const FmhaFwdParams& p, rfStream_t stream) {
 #endif
       return fmha_fwd_splitkv_kernel<E, Tile, kAligned>;
   }();
-  rfError_t err = rfFuncSetDynamicLds(kernel, kLdsBytes);
-  if (err != rfSuccess) return err;
   const int64_t chunks = (int64_t(p.seqlen_q) * (p.nheads / p.nheads_k) + T.block_m - 1) / T.block_m;
-  const int64_t total = chunks * p.num_splits * p.nheads_k * p.batch;
-  kernel<<<dim3(unsigned(total < kMaxGridBlocks ? total : kMaxGridBlocks)), dim3(T.threads), kLdsBytes, stream>>>(p);
-  err = rfGetLastError();
+  const rfError_t err = launch_grid_stride(kernel, p, chunks * p.num_splits * p.nheads_k * p.batch, T.threads,
+                                           kLdsBytes, stream);
   if (err != rfSuccess || p.num_splits == 1) return err;
   const int64_t blocks = int64_t(p.seq.total_q) * p.nheads;
   fmha_fwd_splitkv_combine_kernel<E, kCombineThreads, T.headdim>
