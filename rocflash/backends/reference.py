@@ -53,7 +53,7 @@ class _Parts:
             return clean.repeat_interleave(group, dim=1), (~ok).any(dim=-1).repeat_interleave(group, dim=1), ok
 
         self.kc, k_bad, self.k_ok = finite_part(k)
-        self.vc, v_bad, self.v_ok = finite_part(v)
+        self.vc, _, self.v_ok = finite_part(v)
         scores = torch.matmul(qc, self.kc.transpose(-1, -2)) * args.softmax_scale
         self.tanh = None
         if args.softcap > 0:
@@ -76,21 +76,19 @@ class _Parts:
         total = e.sum(dim=-1, keepdim=True)
         self.probs = e / total.masked_fill(total == 0, 1.0)  # fully masked rows: P = 0, out 0
         self.lse = (row_max + torch.log(total)).squeeze(-1)  # -inf for fully masked rows
-        # NaN for rows that see a non-finite K or V element (the selects above must not hide visible NaN)
-        bad = (k_bad | v_bad).to(compute_dtype).unsqueeze(-1)  # (b, h, sk, 1)
-        sees_bad = torch.matmul(visible.to(compute_dtype), bad).squeeze(-1) > 0  # (b, h, sq)
-        self.sees_bad = sees_bad
-        # out[i, :] is NaN when row i sees a non-finite K element (every score of the row is), out[i, c] when it
-        # sees a non-finite V element in column c (P @ V mixes columns separately); LSE only through K
+        # NaN where a row sees a non-finite K or V element (the selects above must not hide visible NaN):
+        # out[i, :] and LSE[i] when it sees a non-finite K element (every score of the row is), out[i, c] when it
+        # sees a non-finite V element in column c (P @ V mixes columns separately); sees_bad (either) for the
+        # gradients of the row
         nan = torch.full((), float("nan"), dtype=compute_dtype, device=q.device)
         one = torch.ones((), dtype=compute_dtype, device=q.device)
         vis = visible.to(compute_dtype)
         sees_bad_k = torch.matmul(vis, k_bad.to(compute_dtype).unsqueeze(-1)).squeeze(-1) > 0  # (b, h, sq)
         v_bad_cols = (~self.v_ok).repeat_interleave(group, dim=1).to(compute_dtype)  # (b, h, sk, d)
         sees_bad_v = torch.matmul(vis, v_bad_cols) > 0  # (b, h, sq, d)
+        self.sees_bad = sees_bad_k | sees_bad_v.any(dim=-1)
         self.lse_poison = torch.where(sees_bad_k, nan, one)
         self.out_poison = torch.where(sees_bad_k.unsqueeze(-1) | sees_bad_v, nan, one)
-
 
 def explicit_backward(q, k, v, dout, args: FwdArgs, out=None, lse=None):
     """(dq, dk, dv) of ``attention_reference`` (compute dtype fp32, fp64 for fp64 inputs) written out
