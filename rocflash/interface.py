@@ -93,8 +93,9 @@ def flash_attn_func(
         gives out 0 and LSE -inf. A NaN in a K element a row sees gives NaN in that row's out and LSE; a NaN
         in a V element it sees gives NaN in that column of out (the LSE depends on Q.K^T only). An inf follows
         IEEE arithmetic on the fused backends (a +inf score gives NaN, a -inf score drops that key, an inf in V
-        gives +-inf or NaN in its column), while the torch reference returns NaN for every non-finite element a
-        row sees. Values a row cannot see never reach it.
+        gives +-inf or NaN in its column; ck with a causal / window mask: NaN for a non-finite V element), while
+        the torch reference returns NaN for every non-finite element a row sees. Values a row cannot see never
+        reach it.
 
     Differentiable in q, k, v (``out.backward()``): the fused backends run their backward kernels
     (FlashAttention-2 recomputation from the LSE) and are differentiable once: a backward that asks for a graph
