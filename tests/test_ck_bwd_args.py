@@ -315,9 +315,10 @@ def test_negative_scale_is_what_ck_cannot_honour():
 
 
 def test_masked_garbage_reaches_dq_as_documented():
-    """The documented gap (rocflash/backends/ck.py): a NaN in a V row that query rows cannot see, inside a key
-    tile their query tile visits, reaches their dQ through 0 * NaN in dS (CK semantics as evaluated here). With
-    bn0 = 128 keys per block every query tile of a 100-key causal call visits key 90's tile: all of rows 0-89."""
+    """CK's own semantics, which rocflash.backends.ck_masked works around (tests/test_ck_eval.py): a NaN in a V
+    row that query rows cannot see, inside a key tile their query tile visits, reaches their dQ through 0 * NaN
+    in dS. With bn0 = 128 keys per block every query tile of a 100-key causal call visits key 90's tile: all of
+    rows 0-89."""
     mem = Arena(1 << 20)
     a, (dq, dk, dv, hk), ref = _batch_case(mem, 1, 100, 100, 1, 1, 16, -1, 0)
     v_row = mem.read(a.v_ptr) + 90 * a.stride_v
