@@ -24,7 +24,7 @@ from rocflash.backends import FwdArgs, ck_masked, reference
 from rocflash.backends import ck as ck_backend
 from rocflash.ck import args as ck
 from rocflash.ck.configs import load_ck_instances
-from conftest import assert_grads_close, reference_grads
+from conftest import assert_grads_close
 from test_ck_args import ck_forward
 from test_ck_bwd_args import TensorMemory, ck_backward
 
