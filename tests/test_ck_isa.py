@@ -45,6 +45,7 @@ KNOWN_CK_SPILLS = {
     (FWD_D128.format("fp16", "softcap"), "ck_fwd", "gfx942"): "128 B scratch, 31 VGPR spills",
     (FWD_D128.format("bf16", "batch"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",
     (FWD_D128.format("bf16", "group"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",
+    (FWD_D128.format("bf16", "batch_o32"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",  # branch ck2
 }
 
 
