@@ -31,9 +31,15 @@ def test_every_mma_kernel_passes(audits):
     assert {(a.instance, a.arch) for a in audits} == expected
     fwd = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances(kinds=("fwd",)) for arch in mma_audit.ARCHS}
     assert sorted(a.general for a in audits if a.kind == "fwd") == [False] * len(fwd) + [True] * len(fwd)
-    # the backward's tensor-core kernels (one per instance) are audited too
+    # the backward's tensor-core kernels are audited too: one per dQ instance, two per dK/dV instance (the
+    # deterministic one and the atomic-dQ one of deterministic=False, five products per tile)
     bwd = [a for a in audits if a.kind != "fwd"]
-    assert {a.kind for a in bwd} == {"bwd_dkdv", "bwd_dq"} and len(bwd) == len(expected - fwd)
+    dkdv = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",)) for arch in mma_audit.ARCHS}
+    assert {a.kind for a in bwd} == {"bwd_dkdv", "bwd_dkdvq", "bwd_dq"} and len(bwd) == len(expected - fwd) + len(dkdv)
+    assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq"} == dkdv
+    assert all(a.mma_per_tile * 4 == 5 * next(b.mma_per_tile for b in bwd if b.kind == "bwd_dkdv" and
+                                              (b.instance, b.arch) == (a.instance, a.arch))
+               for a in bwd if a.kind == "bwd_dkdvq")
     # Kernels with a known violation (open defects), listed so that any other violation fails and a fixed one
     # fails until it is removed from here. The d256 sm_90 spills of 2026-11-30 are gone since branch tcfwd; the
     # d128 32-rows-per-warp plain kernels spill 8 B on sm_90 since the training forward's fp32 O store (branch acc,
