@@ -3,7 +3,7 @@
 #   build      ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 pip install (this tree)
 #   test       ROCFLASH_KERNEL=auto pytest -m gpu test_gpu_backward.py test_gpu_masked_garbage.py (every backward
 #              test with deterministic=False and True)
-#   sanitize   compute-sanitizer memcheck on perf/sanitize_cases.py (forward + backward, default deterministic=False)
+#   sanitize   compute-sanitizer memcheck on perf/tcbwd2_memcheck.py (backward, both dQ modes, d64 / d128)
 #   bench      python -m rocflash.perf --preset perf/presets/fwd_bwd.yaml --bwd, same process: rocflash-cuda
 #              (deterministic=False: atomic dQ), rocflash-cuda-deterministic, SDPA flash, cuDNN
 #   breakdown  perf/bwd_breakdown.py d128 4k bf16, both dQ modes
@@ -25,7 +25,7 @@ for stage in $stages; do
     log "tests exit $?"; grep -E "passed|failed|Error" "$OUT/tests.txt" | tail -15 ;;
   sanitize)
     PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout ${SAN_TIMEOUT:-60} compute-sanitizer --tool memcheck --error-exitcode 9 \
-      python3 perf/sanitize_cases.py > "$OUT/san_memcheck.txt" 2>&1
+      python3 perf/tcbwd2_memcheck.py > "$OUT/san_memcheck.txt" 2>&1
     log "memcheck exit $?"; tail -4 "$OUT/san_memcheck.txt" ;;
   bench)
     (cd /tmp && timeout ${BENCH_TIMEOUT:-150} python3 -m rocflash.perf --preset "$REPO/perf/presets/fwd_bwd.yaml" --bwd \
