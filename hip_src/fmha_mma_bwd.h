@@ -382,12 +382,12 @@ struct MmaBwdDkdvPipeline {
         if constexpr (kAtomicDq) {
           __syncthreads();  // dS^T visible to every warp
           if (k_nonfinite) guard_k(p, seq, rule, lds, tid, batch, head, m0, n0);
-          add_dq(p, seq, lds, tid, batch, head, m0);
+          // tid re-read (rf_vendor.h): add_dq's lane addresses computed here, not kept across the loop (they
+          // spilled 20 B on sm_80 at d128)
+          add_dq(p, seq, lds, rf_thread_index_here(), batch, head, m0);
           if (k_nonfinite) {  // K again as loaded, for the next tile's S^T
             __syncthreads();
-            // K's rows rebuilt from the params (not the loop-invariant `k`: that kept it in registers)
-            const auto k_again = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
-            Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k_again, n0, [&](int r, int d) { return T.write(T.k_offset(), r, d); }, tid);
+            Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(), r, d); }, tid);
             mma::cp_async_commit();
             mma::cp_async_wait<0>();
             __syncthreads();

@@ -398,7 +398,7 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
     _fill_seq(p, q, k, seq)
-    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32, deterministic)
+    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
     del alibi
     return dq, dk, dv
 
@@ -464,6 +464,6 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=N
     delta = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
-    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
+    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32, deterministic)
     del alibi
     return dq, dk, dv
