@@ -90,6 +90,9 @@ struct FmhaFwdParams {
   int32_t num_splits;
   float* o_accum;    // (num_splits, nheads, total_q, headdim bucket) fp32
   float* lse_accum;  // (num_splits, nheads, total_q) fp32, natural log (-inf: the split saw no key)
+  // L2 prefetch-size hint of the tensor-core split kernel's K/V copies (fmha_splitkv_mma.h, CUDA): 0 (none),
+  // 64, 128 or 256 bytes; other kernels ignore it. Set from ROCFLASH_SPLITKV_L2_PREFETCH (rocflash/backends/compiled.py).
+  int32_t kv_prefetch_l2;
 };
 
 }  // namespace rf

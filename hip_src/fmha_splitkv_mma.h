@@ -43,12 +43,37 @@ struct FmhaFwdSplitKvMmaPipeline {
   static_assert(kWaveSize == MmaSplitKvShape::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
   static_assert((NW * CPR) % MmaSplitKvShape::kWarpLanes == 0, "a tile copy must be whole warp rounds");
 
+  static constexpr int kLanes = MmaSplitKvShape::kWarpLanes;
+  // A lane copies the same 16-byte column of every row it copies when a warp round covers whole rows (d64 and
+  // d128 at 2 bytes: 4 and 2 rows per round): the copy addresses of a tile are then one pointer plus a constant
+  // step per round, not a row index and a 64-bit product per copy (issue_tile's fast path).
+  static constexpr bool kLaneColumnFixed = kLanes % CPR == 0;
+  static constexpr int kRowsPerRound = kLaneColumnFixed ? kLanes / CPR : 1;
+  static constexpr int kRounds = NW * CPR / kLanes;
+
+  // The fast path's copies: rounds it < kRounds copy row (lane's first row) + it * kRowsPerRound of K and V from
+  // kp / vp + it * (k_round / v_round) into sk / sv + it * kRowsPerRound rows; `rows` is the number of rows from
+  // the lane's first row that lie before the split's end (<= 0: none); the others are zero-filled (never read).
+  template <int kPrefetch>
+  RF_DEVICE static void copy_tile(uint32_t sk, uint32_t sv, const char* kp, const char* vp, int64_t k_round,
+                                  int64_t v_round, int rows, const char* kz, const char* vz) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+#pragma unroll
+    for (int it = 0; it < kRounds; ++it) {
+      const bool inside = it * kRowsPerRound < rows;
+      const int bytes = inside ? kVectorBytes : 0;
+      mma::cp_async_16_l2<kPrefetch>(sk + it * kRowsPerRound * T.row_bytes(), inside ? kp + it * k_round : kz, bytes);
+      mma::cp_async_16_l2<kPrefetch>(sv + it * kRowsPerRound * T.row_bytes(), inside ? vp + it * v_round : vz, bytes);
+    }
+  }
+
   // Keys [n0, n0 + NW) of K and V into a warp's tiles; keys >= k_end and columns past headdim are zero-filled
   // (never read). Tiles start on multiples of NW (16) and pages hold multiples of 16 rows (the API's rule), so a
   // tile lies in one page: one block-table lookup per tile serves every row of K and V (a per-row lookup, with
-  // its integer division, is kept for other page sizes).
+  // its integer division, is kept for other page sizes). prefetch: the L2 prefetch-size hint of the copies
+  // (FmhaFwdParams::kv_prefetch_l2; 0, 64, 128, 256 bytes; the fast path only).
   RF_DEVICE static void issue_tile(char* lds_k, char* lds_v, const GlobalRows<E>& k, const GlobalRows<E>& v, int n0,
-                                   int k_end, int lane) {
+                                   int k_end, int lane, int prefetch) {
     constexpr MmaSplitKvShape T = Tile::kShape;
     const bool paged = k.pages != nullptr;
     const bool one_page = !paged || k.page_size % NW == 0;
@@ -59,6 +84,23 @@ struct FmhaFwdSplitKvMmaPipeline {
       const int in_page = n0 - page * k.page_size;
       k0 = block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
       v0 = block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
+    }
+    if constexpr (kAligned && kLaneColumnFixed) {
+      if (one_page) {
+        const int r = lane / CPR, d = lane % CPR;
+        const int rows = d * T.vec_elems() < k.cols ? k_end - (n0 + r) : 0;
+        const char* kp = k.base + k0 + int64_t(r) * k.row_stride_bytes + d * kVectorBytes;
+        const char* vp = v.base + v0 + int64_t(r) * v.row_stride_bytes + d * kVectorBytes;
+        const int64_t k_round = kRowsPerRound * k.row_stride_bytes, v_round = kRowsPerRound * v.row_stride_bytes;
+        const uint32_t sk = mma::smem_address(lds_k + r * T.row_bytes() + d * kVectorBytes);
+        const uint32_t sv = mma::smem_address(lds_v + r * T.row_bytes() + d * kVectorBytes);
+        switch (prefetch) {  // uniform: one param for the whole launch
+          case 256: copy_tile<256>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
+          case 128: copy_tile<128>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
+          case 64: copy_tile<64>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
+          default: copy_tile<0>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
+        }
+      }
     }
 #pragma unroll
     for (int it = 0; it < NW * CPR / MmaSplitKvShape::kWarpLanes; ++it) {
@@ -130,6 +172,31 @@ struct FmhaFwdSplitKvMmaPipeline {
     const int r_end = min(r0 + T.block_m, rows_total);
     const int nrows = r_end - r0;
 
+    // ---- this split's keys, narrowed to what the block's query positions can see
+    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
+    const int kps = split_keys(p.seqlen_k, p.num_splits, T.block_n);
+    int64_t k_begin = int64_t(split) * kps, k_end = min(int64_t(k_begin) + kps, int64_t(seq.seqlen_k));
+    const int i_first = r0 / group, i_last = (r_end - 1) / group;
+    k_begin = k_begin > rule.first_key(i_first) ? k_begin : rule.first_key(i_first);
+    k_end = k_end < rule.last_key(i_last) + 1 ? k_end : rule.last_key(i_last) + 1;
+    k_begin = k_begin < 0 ? 0 : k_begin / T.block_n * T.block_n;  // tiles start on block_n boundaries
+    const int kb = int(k_begin), ke = int(k_end);
+
+    const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
+    const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
+    const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, 0.f, seq.seqlen_k - seq.seqlen_q);
+    const int prefetch = p.kv_prefetch_l2;
+
+    // ---- this warp's tiles n0 = kb + (warp + c * warps) * NW, c < count: the first kStages - 1 go in flight
+    // before Q is read, so the block's first K/V and Q latencies overlap
+    const int tiles = kb < ke ? (ke - kb + NW - 1) / NW : 0;
+    const int count = tiles > warp ? (tiles - warp + T.warps() - 1) / T.warps() : 0;
+    const auto tile_n0 = [&](int c) { return kb + (warp + c * T.warps()) * NW; };
+#pragma unroll
+    for (int c = 0; c < S - 1; ++c) {
+      if (c < count) issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch);
+      mma::cp_async_commit();
+    }
     // ---- this thread's two accumulator rows (g, g + 8): query position, ALiBi slope; Q's A fragments
     int qi[2];
     float slope[2];
@@ -169,20 +236,6 @@ struct FmhaFwdSplitKvMmaPipeline {
       }
     }
 
-    // ---- this split's keys, narrowed to what the block's query positions can see
-    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
-    const int kps = split_keys(p.seqlen_k, p.num_splits, T.block_n);
-    int64_t k_begin = int64_t(split) * kps, k_end = min(int64_t(k_begin) + kps, int64_t(seq.seqlen_k));
-    const int i_first = r0 / group, i_last = (r_end - 1) / group;
-    k_begin = k_begin > rule.first_key(i_first) ? k_begin : rule.first_key(i_first);
-    k_end = k_end < rule.last_key(i_last) + 1 ? k_end : rule.last_key(i_last) + 1;
-    k_begin = k_begin < 0 ? 0 : k_begin / T.block_n * T.block_n;  // tiles start on block_n boundaries
-    const int kb = int(k_begin), ke = int(k_end);
-
-    const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
-    const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
-    const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, 0.f, seq.seqlen_k - seq.seqlen_q);
-
     float m[2] = {neg_inf(), neg_inf()}, l[2] = {0.f, 0.f};  // l: this lane's columns only (summed at the end)
     float o[2][TD];
 #pragma unroll
@@ -190,19 +243,12 @@ struct FmhaFwdSplitKvMmaPipeline {
 #pragma unroll
       for (int x = 0; x < TD; ++x) o[i][x] = 0.f;
 
-    // ---- main loop: this warp's tiles n0 = kb + (warp + c * warps) * NW, c < count
-    const int tiles = kb < ke ? (ke - kb + NW - 1) / NW : 0;
-    const int count = tiles > warp ? (tiles - warp + T.warps() - 1) / T.warps() : 0;
-    const auto tile_n0 = [&](int c) { return kb + (warp + c * T.warps()) * NW; };
-#pragma unroll
-    for (int c = 0; c < S - 1; ++c) {
-      if (c < count) issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane);
-      mma::cp_async_commit();
-    }
+    // ---- main loop
 #pragma unroll 1
     for (int c = 0; c < count; ++c) {
       const int nxt = c + S - 1;
-      if (nxt < count) issue_tile(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane);
+      if (nxt < count) issue_tile(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane,
+                                  prefetch);
       mma::cp_async_commit();
       mma::cp_async_wait<S - 1>();
       __syncwarp();

@@ -123,6 +123,25 @@ def kernel_choice() -> str:
     return choice
 
 
+SPLITKV_L2_PREFETCH_ENV = "ROCFLASH_SPLITKV_L2_PREFETCH"
+SPLITKV_L2_PREFETCHES = (0, 64, 128, 256)
+SPLITKV_L2_PREFETCH_DEFAULT = 128  # CUTLASS's and flash-attn 2's cp.async default (L2::128B)
+
+
+def splitkv_l2_prefetch() -> int:
+    """``ROCFLASH_SPLITKV_L2_PREFETCH``: the L2 prefetch-size hint, in bytes, of the tensor-core split-KV kernel's
+    K/V copies (hip_src/fmha_splitkv_mma.h; PTX ``cp.async ... .L2::<n>B``); 0 = no hint; unset = 128. A hint
+    only: results are identical for every value. ValueError for anything but 0, 64, 128, 256."""
+    raw = os.environ.get(SPLITKV_L2_PREFETCH_ENV, "").strip()
+    if not raw:
+        return SPLITKV_L2_PREFETCH_DEFAULT
+    value = int(raw) if raw.isdigit() else -1
+    if value not in SPLITKV_L2_PREFETCHES:
+        raise ValueError(f"{SPLITKV_L2_PREFETCH_ENV} must be one of {', '.join(map(str, SPLITKV_L2_PREFETCHES))} "
+                         f"(bytes), got {raw!r}")
+    return value
+
+
 def mma_unavailable(platform: str, device: torch.device, dtype: torch.dtype) -> str | None:
     """Why the tensor-core tile math cannot run here (None when it can, given an instance)."""
     if platform != "cuda":
@@ -230,6 +249,7 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None) -> None:
             return
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
+        p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0  # checked before launch
         buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
         mod.fwd_splitkv(p, stream, getattr(mod.TileMath, math))
         del buffers  # the caching allocator keeps the partial buffers for the queued combine
