@@ -388,6 +388,76 @@ struct FmhaFwdSplitKvMmaPipeline {
         if (col == 0) p.lse_accum[part] = lse;
       }
     }
+    if (p.num_splits > 1 && p.split_counters != nullptr) combine_if_last(p, lds, seq, batch, head_k, chunk, r0, nrows);
+  }
+
+  // Fused combine (p.split_counters set, more than one split; the launcher then skips the combine kernel): the
+  // block that completes a (batch, kv-head, row chunk) slot last merges every split's partial of its rows into O
+  // and LSE with fmha_fwd_splitkv_combine_kernel's formulas, summing the splits in split order, so the result
+  // does not depend on which block came last (bitwise repeatable), and resets the slot's counter to 0 for the
+  // next launch. Ordering as the CUDA C Programming Guide's "Memory Fence Functions" example: partials, fence,
+  // atomic arrival; the last block fences again and reads the partials from L2 (ld.global.cg).
+  RF_DEVICE static void combine_if_last(const FmhaFwdParams& p, char* lds, const SeqInfo& seq, int batch, int head_k,
+                                        int chunk, int r0, int nrows) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+    const int tid = threadIdx.x;
+    const int group = p.nheads / p.nheads_k;
+    const int chunks = (p.seqlen_q * group + T.block_m - 1) / T.block_m;
+    __threadfence();  // this thread's partials are visible device-wide before the block's arrival is counted
+    __syncthreads();  // (also: every thread is done with the merge's shared memory)
+    int* flag = reinterpret_cast<int*>(lds);
+    if (tid == 0) {
+      int* counter = p.split_counters + (int64_t(batch) * p.nheads_k + head_k) * chunks + chunk;
+      const bool last = atomicAdd(counter, 1) == p.num_splits - 1;
+      if (last) *counter = 0;  // every split of the slot has arrived: nothing else touches it in this launch
+      *flag = last ? 1 : 0;
+    }
+    __syncthreads();
+    if (*flag == 0) return;  // uniform
+    __threadfence();
+    const int splits = p.num_splits;
+    const int64_t split_stride = int64_t(p.nheads) * p.seq.total_q;
+    const int64_t flat0 = p.seq.cu_seqlens_q ? seq.q_row0 : int64_t(batch) * p.seqlen_q;
+    const auto part0 = [&](int r) {  // partial index of row r (of this chunk) in split 0
+      const int rr = r0 + r;
+      return int64_t(head_k * group + rr % group) * p.seq.total_q + flat0 + rr / group;
+    };
+    float* lse_sm = reinterpret_cast<float*>(lds) + 4;  // [nrows][splits], after the flag
+    if (16 + nrows * splits * 4 > T.lds_bytes()) __trap();  // the host fuses only when it fits (compiled.py)
+    for (int id = tid; id < nrows * splits; id += T.threads)
+      lse_sm[id] = __ldcg(p.lse_accum + part0(id / splits) + int64_t(id % splits) * split_stride);
+    __syncthreads();
+    constexpr int kCols = 4;
+    for (int id = tid; id < nrows * (T.headdim / kCols); id += T.threads) {
+      const int r = id / (T.headdim / kCols), col = (id % (T.headdim / kCols)) * kCols;
+      const float* ls = lse_sm + r * splits;
+      float mx = neg_inf();
+      for (int sp = 0; sp < splits; ++sp) mx = rf_max(mx, ls[sp]);
+      const float base = mx == neg_inf() ? 0.f : mx;
+      float sum = 0.f;
+      for (int sp = 0; sp < splits; ++sp) sum += rf_exp2((ls[sp] - base) * kLog2e);
+      // sum == 0: every split empty (no visible key): O = 0, LSE = -inf
+      const float lse = sum == 0.f ? neg_inf() : base + rf_log2(sum) * kLn2;
+      const float* src = p.o_accum + part0(r) * T.headdim + col;
+      float acc[kCols] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll 8
+      for (int sp = 0; sp < splits; ++sp) {
+        const float w = sum == 0.f ? 0.f : rf_exp2((ls[sp] - lse) * kLog2e);
+        const float4 x = __ldcg(reinterpret_cast<const float4*>(src + int64_t(sp) * split_stride * T.headdim));
+        acc[0] = rf_fma(w, x.x, acc[0]);
+        acc[1] = rf_fma(w, x.y, acc[1]);
+        acc[2] = rf_fma(w, x.z, acc[2]);
+        acc[3] = rf_fma(w, x.w, acc[3]);
+      }
+      const int rr = r0 + r;
+      const int head = head_k * group + rr % group, qrow = rr / group;
+      const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
+      char* row = const_cast<char*>(out.base) + int64_t(qrow) * out.row_stride_bytes;
+#pragma unroll
+      for (int e = 0; e < kCols; ++e)
+        if (col + e < p.headdim) store_elem<E>(row + int64_t(col + e) * E::kBytes, acc[e]);
+      if (col == 0) p.lse[lse_index(p.seq, seq, batch, head, qrow)] = lse;
+    }
   }
 };
 
