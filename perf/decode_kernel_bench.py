@@ -31,7 +31,6 @@ import time
 import traceback
 
 import torch
-import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import decode_bench as db  # noqa: E402  (paged_copy, graphed, timed)
@@ -131,16 +130,7 @@ def case(batch, seqlen_k, g, variants: bool, results: list) -> dict:
         row["check"][f"paged{page}_max_abs_diff_vs_dense"] = (got.float() - ref.float()).abs().max().item()
         if page == 16:
             methods["paged16-graph"] = [db.graphed(c) for c in calls]
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    for name, be in (("sdpa-flash", SDPBackend.FLASH_ATTENTION), ("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION)):
-        def mk(s, be=be):
-            qt, kt, vt = (t.transpose(1, 2) for t in s)
-
-            def f():
-                with sdpa_kernel([be]):
-                    return F.scaled_dot_product_attention(qt, kt, vt, enable_gqa=True)
-            return f
-        calls = [mk(s) for s in sets]
+    for name, calls in db.sdpa_methods(sets).items():
         try:
             calls[0]()
             methods[name] = calls
