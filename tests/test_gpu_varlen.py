@@ -196,7 +196,7 @@ def test_split_fused_combine_and_l2_prefetch(monkeypatch):
     monkeypatch.setenv(compiled.SPLITKV_FUSED_COMBINE_ENV, "1")
     for layout in ("cache", "paged"):
         _check_forward([1, 1, 1, 1], [1, 300, 1000, 17], h=8, hk=2, d=128, dtype="bf16", layout=layout, num_splits=3)
-    _check_forward([5, 5, 5], [5, 500, 4097], h=32, hk=8, d=128, dtype="bf16", causal=True, layout="paged", num_splits=0)
+    _check_forward([5, 5, 5], [5, 500, 4097], h=32, hk=8, d=128, dtype="bf16", causal=True, layout="paged", num_splits=3)
     _check_forward([1, 4], [5000, 999], h=16, hk=4, d=128, dtype="fp16", layout="paged", num_splits=7, window=(300, 0))
     _check_forward([1, 1], [5000, 0], h=16, hk=16, d=64, dtype="bf16", layout="cache", num_splits=64)
     seqs = _sequences([1] * 3, [20000, 333, 4096], 32, 8, 128, torch.bfloat16, 0)
