@@ -401,7 +401,7 @@ def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32=N
     under ``ROCFLASH_KERNEL``, recorded in :func:`last_kernels`)."""
     fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
     math = forward_tile_math(mod.platform(), mod, q, p.aligned, BWD_KINDS)  # checked before launch
-    with torch.cuda.device(q.device):
+    with _device_of(q):
         mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream, getattr(mod.TileMath, math))
     _LAST["bwd"] = math
 
@@ -449,3 +449,75 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=N
     _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
     del alibi
     return dq, dk, dv
+
+
+def varlen_forward_planned(platform: str, state: dict, q, k, v, seq: SeqArgs, args: FwdArgs, getenv=os.environ.get):
+    """``varlen_forward`` (inference: no stats) for a caller that already validated a fixed signature and keeps
+    ``state`` (a dict) for it: the filled params are kept there per (pointer alignment, ROCFLASH_KERNEL,
+    ROCFLASH_POISON_OUTPUTS) instead of being looked up under a key built from every shape and stride per call
+    (rocflash.kvcache_fast: a decode step's host path). Returns (out like q, lse float32 (nheads, total_q))."""
+    total_q, nheads, _ = q.shape
+    poison = getenv(POISON_ENV) == "1"
+    alloc = torch.full if poison else torch.empty
+    fill = (float("nan"),) if poison else ()
+    out = alloc(q.shape, *fill, dtype=q.dtype, device=q.device)
+    lse = alloc((nheads, total_q), *fill, dtype=torch.float32, device=q.device)
+    aligned_ptrs = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
+    key = (aligned_ptrs, getenv(KERNEL_ENV))
+    hit = state.get(key)
+    mod = load_module(platform)
+    if hit is None:
+        kernel_choice()  # ValueError for a bad ROCFLASH_KERNEL, before anything is cached
+        p = mod.FmhaFwdParams()
+        _fill_common(mod, p, q, k, v, args)
+        _fill_seq(p, q, k, seq)
+        p.o, p.lse = out.data_ptr(), lse.data_ptr()
+        _set_strides(p, "o", out)
+        p.aligned = is_aligned(q, k, v, out)
+        split, num_splits, inst = split_plan(platform, q, k.shape[-2], seq.batch, seq.max_seqlen_q, seq.max_seqlen_k,
+                                             seq.num_splits, p.aligned)
+        p.softmax_stats, p.o_fp32 = 0, 0
+        hit = state[key] = (p, num_splits, inst if split else None)
+    p, num_splits, inst = hit
+    _seq_pointers(p, q, k, v, seq, out, lse)
+    _launch_fwd(mod, p, q, out, num_splits, inst)
+    return out, lse
+
+
+def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=os.environ.get):
+    """``forward`` for inference (no stats) on a signature the caller validated once and keeps ``state`` (a dict)
+    for: the filled params, the split plan and the tile math are kept there per (pointer alignment,
+    ROCFLASH_KERNEL) (rocflash.interface: eager flash_attn_func calls). No ALiBi tensor. Returns (out like q,
+    lse float32 (batch, nheads, seqlen_q))."""
+    batch, seqlen_q, nheads, _ = q.shape
+    poison = getenv(POISON_ENV) == "1"
+    alloc = torch.full if poison else torch.empty
+    fill = (float("nan"),) if poison else ()
+    out = alloc(q.shape, *fill, dtype=q.dtype, device=q.device)
+    lse = alloc((batch, nheads, seqlen_q), *fill, dtype=torch.float32, device=q.device)
+    key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV))
+    hit = state.get(key)
+    mod = load_module(platform)
+    if hit is None:
+        kernel_choice()  # ValueError for a bad ROCFLASH_KERNEL, before anything is cached
+        p = mod.FmhaFwdParams()
+        _fill_common(mod, p, q, k, v, args)
+        p.o, p.lse = out.data_ptr(), lse.data_ptr()
+        _set_strides(p, "o", out)
+        p.aligned = is_aligned(q, k, v, out)
+        p.softmax_stats, p.o_fp32 = 0, 0
+        split, num_splits, inst = split_plan(platform, q, k.shape[2], batch, seqlen_q, k.shape[1], 0, p.aligned)
+        math = inst.get("impl", "vector") if split else forward_tile_math(platform, mod, q, p.aligned)
+        hit = state[key] = (p, num_splits, inst if split else None, getattr(mod.TileMath, math), math)
+    p, num_splits, inst, tile_math, math = hit
+    p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
+    with _device_of(q):
+        stream = torch.cuda.current_stream(q.device).cuda_stream
+        if inst is None:
+            mod.fwd(p, stream, tile_math)
+        else:
+            buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
+            mod.fwd_splitkv(p, stream, tile_math)
+            del buffers  # the caching allocator keeps the partial buffers for the queued combine
+    _LAST["fwd"] = math
+    return out, lse
