@@ -111,7 +111,7 @@ def flash_attn_func(
     """
     key = _call_key(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
                     return_attn_probs, backend)
-    checked = _CHECKED.get(key) if key is not None else None
+    checked = _checked(key)
     if checked is not None:  # the same signature passed every check before: compiled backend, no ALiBi tensor
         args, name, state = checked
         if _needs_grad(q, k, v):
@@ -125,7 +125,7 @@ def flash_attn_func(
                        deterministic, return_attn_probs)
     name = _backend_name(q.device, backend)
     if key is not None and name in ("hip", "cuda") and alibi_slopes is None and q.dtype != torch.float64 \
-            and dropout_p == 0 and q.stride(-1) == k.stride(-1) == v.stride(-1) == 1:
+            and dropout_p == 0 and q.stride(-1) == k.stride(-1) == v.stride(-1) == 1 and _hashable(key):
         if len(_CHECKED) >= _CHECKED_SIZE:
             _CHECKED.clear()
         _CHECKED[key] = (args, name, {})
@@ -211,12 +211,25 @@ def _call_key(q, k, v, *scalars):
     if type(q) is not torch.Tensor or type(k) is not torch.Tensor or type(v) is not torch.Tensor or \
             torch.compiler.is_compiling():
         return None
-    key = (_tensor_key(q), _tensor_key(k), _tensor_key(v), _getenv(ENV_VAR), *map(type, scalars), *scalars)
+    return (_tensor_key(q), _tensor_key(k), _tensor_key(v), _getenv(ENV_VAR), *map(type, scalars), *scalars)
+
+
+def _checked(key):
+    """The cached (args, backend, launch state) of a signature, or None."""
+    if key is None:
+        return None
+    try:
+        return _CHECKED.get(key)
+    except TypeError:  # a list window_size: the full path (which raises or accepts it)
+        return None
+
+
+def _hashable(key) -> bool:
     try:
         hash(key)
-    except TypeError:  # a list window_size, a tensor argument: the full path (which raises or accepts it)
-        return None
-    return key
+    except TypeError:
+        return False
+    return True
 
 
 def _getenv(name: str) -> str | None:

@@ -104,18 +104,23 @@ def signature(q, k_cache, v_cache, k, v, rotary_cos, rotary_sin, cache_seqlens, 
            type(softmax_scale), softmax_scale, type(causal), causal, type(window_size), window_size,
            type(softcap), softcap, type(num_splits), num_splits, type(return_softmax_lse), return_softmax_lse,
            backend, type(rotary_interleaved), rotary_interleaved)
-    try:
-        hash(key)
-    except TypeError:
-        return None
     return key
 
 
 def lookup(key) -> Plan | None:
-    return _PLANS.get(key) if key is not None else None
+    if key is None:
+        return None
+    try:
+        return _PLANS.get(key)
+    except TypeError:  # an unhashable argument (a list window_size): the full path
+        return None
 
 
 def remember(key, plan: Plan) -> None:
+    try:
+        hash(key)
+    except TypeError:
+        return
     if len(_PLANS) >= _PLANS_SIZE:
         _PLANS.clear()
     _PLANS[key] = plan
@@ -123,8 +128,12 @@ def remember(key, plan: Plan) -> None:
 
 def _shares_storage(q, k_cache, v_cache, k, v) -> bool:
     """Whether an input shares a storage with a cache (the full path then checks the exact overlap)."""
-    caches = {k_cache.untyped_storage().data_ptr(), v_cache.untyped_storage().data_ptr()}
-    return len(caches) < 2 or any(t.untyped_storage().data_ptr() in caches for t in (q, k, v))
+    a, b = k_cache.untyped_storage().data_ptr(), v_cache.untyped_storage().data_ptr()
+    for t in (q, k, v):
+        ptr = t.untyped_storage().data_ptr()
+        if ptr == a or ptr == b:
+            return True
+    return a == b
 
 
 def _const(key, make):

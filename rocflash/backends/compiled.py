@@ -480,8 +480,26 @@ def varlen_forward_planned(platform: str, state: dict, q, k, v, seq: SeqArgs, ar
         hit = state[key] = (p, num_splits, inst if split else None)
     p, num_splits, inst = hit
     _seq_pointers(p, q, k, v, seq, out, lse)
-    _launch_fwd(mod, p, q, out, num_splits, inst)
+    if inst is None:
+        _launch_fwd(mod, p, q, out, num_splits, inst)
+        return out, lse
+    with _device_of(q):
+        buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
+        mod.fwd_splitkv(p, _current_stream(q), getattr(mod.TileMath, inst.get("impl", "vector")))
+        del buffers  # the caching allocator keeps the partial buffers for the queued combine
+    _LAST["fwd"] = inst.get("impl", "vector")
     return out, lse
+
+
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
+def _current_stream(t: torch.Tensor) -> int:
+    """The current stream of t's device as an integer handle (torch's raw accessor where it has one: the Stream
+    object of torch.cuda.current_stream costs microseconds per call)."""
+    if _raw_stream is not None and t.device.index is not None:
+        return _raw_stream(t.device.index)
+    return torch.cuda.current_stream(t.device).cuda_stream
 
 
 def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=os.environ.get):
@@ -512,7 +530,7 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
     p, num_splits, inst, tile_math, math = hit
     p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
     with _device_of(q):
-        stream = torch.cuda.current_stream(q.device).cuda_stream
+        stream = _current_stream(q)
         if inst is None:
             mod.fwd(p, stream, tile_math)
         else:
