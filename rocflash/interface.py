@@ -117,7 +117,7 @@ def flash_attn_func(
         if _needs_grad(q, k, v):
             out, lse, _, _ = ops.fwd(*_op_args(q, k, v, args, name))
         elif q.numel() and k.shape[1]:
-            out, lse = compiled.forward_planned(name, state, q, k, v, args, _getenv)
+            out, lse = compiled.forward_planned(name, state, q, k, v, args, _getenv, return_attn_probs)
         else:
             out, lse, _, _ = ops.fwd_impl(*_op_args(q, k, v, args, name))
         return (out, lse, None) if return_attn_probs else out

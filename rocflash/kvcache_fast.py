@@ -207,7 +207,7 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
         cache_batch_idx=rows, num_splits=num_splits)
     # no autograd: the signature's gradient flag is False (the full path raises NotImplementedError otherwise)
     out, lse = compiled.varlen_forward_planned(plan.backend, plan.launch, q.reshape(batch * seqlen_q, nheads, headdim),
-                                               k_cache, v_cache, seq, plan.args, _env)
+                                               k_cache, v_cache, seq, plan.args, _env, return_softmax_lse)
     out = out.view(batch, seqlen_q, nheads, headdim)
     if return_softmax_lse:
         return out, lse.view(nheads, batch, seqlen_q).transpose(0, 1).contiguous()

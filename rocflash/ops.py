@@ -179,10 +179,13 @@ def _setup_context(ctx, inputs, output):
     ctx.scalars = (softmax_scale, window_left, window_right, softcap)
     ctx.backend = backend
     ctx.mark_non_differentiable(lse, stats, out32)
+    ctx.set_materialize_grads(False)  # no zero tensors for the gradients of lse, stats and out32 (never read)
 
 
 def _backward(ctx, dout, _dlse, _dstats, _dout32):
     q, k, v, out, stats, alibi_slopes, out32 = ctx.saved_tensors
+    if dout is None:  # out took no part in the loss (grads are not materialised): nothing flows back
+        return None, None, None, None, None, None, None, None, None, None
     if _no_work(q, k):  # the gradients are 0 whatever q, k, v are: their derivatives too (create_graph exact)
         return (*(torch.zeros_like(t) for t in (q, k, v)), None, None, None, None, None, None, None)
     if torch.is_grad_enabled():  # create_graph=True: no derivative of the backward

@@ -39,7 +39,7 @@ def _module():
 def stub(monkeypatch):
     """Launches recorded instead of run; a GPU-like device for the selector and the split plan."""
     platform, mod = _module()
-    launches = []
+    launches, pointers = [], []
 
     def record(kind):
         def launch(p, stream, tile_math):
@@ -47,6 +47,7 @@ def stub(monkeypatch):
                              _ints(p.seq_seqused_k, p.batch) if p.seq_seqused_k else None,
                              _ints(p.seq_block_table, p.batch * max(1, p.seq_block_table_batch_stride))
                              if p.seq_block_table else None))
+            pointers.append({f: getattr(p, f) for f in ("o", "lse", "o_accum", "lse_accum")})
         return launch
 
     for kind in ("fwd", "fwd_splitkv", "bwd"):
@@ -64,7 +65,7 @@ def stub(monkeypatch):
     monkeypatch.delenv(kvcache_fast.INDEX_CHECKS_ENV, raising=False)
     kvcache_fast._PLANS.clear()
     interface._CHECKED.clear()
-    yield types.SimpleNamespace(platform=platform, launches=launches)
+    yield types.SimpleNamespace(platform=platform, launches=launches, pointers=pointers)
     kvcache_fast._PLANS.clear()
     interface._CHECKED.clear()
 
@@ -218,3 +219,22 @@ def test_flash_attn_func_repeated_call_skips_the_checks_and_keeps_the_errors(stu
         rocflash.flash_attn_func(prefill, k, v, window_size=(16, 0), backend=stub.platform)
     assert stub.launches[-1][0] == stub.launches[-2][0] == "fwd" and stub.launches[-1][1] == stub.launches[-2][1]
     assert stub.launches[-1][1]["window_left"] == 16
+
+
+def test_decode_scratch_buffers_reused_on_one_stream(stub):
+    """Split-KV partials (one buffer: O partials, then LSE partials) and an LSE nobody returns are kept per
+    stream by the planned launches; a returned LSE is a fresh tensor every call."""
+    q, k, v = _rand(1, 1, 8, 64, seed=23), _rand(1, 2048, 2, 64, seed=24), _rand(1, 2048, 2, 64, seed=25)
+    for _ in range(3):
+        rocflash.flash_attn_func(q, k, v, backend=stub.platform)
+    first, second, third = stub.pointers
+    splits = stub.launches[-1][1]["num_splits"]
+    assert stub.launches[-1][0] == "fwd_splitkv" and splits > 1
+    assert second["o_accum"] == third["o_accum"] and second["lse"] == third["lse"]
+    assert third["lse_accum"] == third["o_accum"] + splits * 8 * 1 * 64 * 4  # after (splits, nheads, rows, 64) fp32
+    lses = []
+    for _ in range(2):
+        _, lse, _ = rocflash.flash_attn_func(q, k, v, return_attn_probs=True, backend=stub.platform)
+        lses.append(lse)
+        assert stub.pointers[-1]["lse"] == lse.data_ptr()
+    assert lses[0].data_ptr() != lses[1].data_ptr()

@@ -451,7 +451,8 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=N
     return dq, dk, dv
 
 
-def varlen_forward_planned(platform: str, state: dict, q, k, v, seq: SeqArgs, args: FwdArgs, getenv=os.environ.get):
+def varlen_forward_planned(platform: str, state: dict, q, k, v, seq: SeqArgs, args: FwdArgs, getenv=os.environ.get,
+                           want_lse: bool = True):
     """``varlen_forward`` (inference: no stats) for a caller that already validated a fixed signature and keeps
     ``state`` (a dict) for it: the filled params are kept there per (pointer alignment, ROCFLASH_KERNEL,
     ROCFLASH_POISON_OUTPUTS) instead of being looked up under a key built from every shape and stride per call
@@ -461,7 +462,8 @@ def varlen_forward_planned(platform: str, state: dict, q, k, v, seq: SeqArgs, ar
     alloc = torch.full if poison else torch.empty
     fill = (float("nan"),) if poison else ()
     out = alloc(q.shape, *fill, dtype=q.dtype, device=q.device)
-    lse = alloc((nheads, total_q), *fill, dtype=torch.float32, device=q.device)
+    lse = alloc((nheads, total_q), *fill, dtype=torch.float32, device=q.device) if want_lse else \
+        _lse_scratch(state, (nheads, total_q), q)
     aligned_ptrs = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
     key = (aligned_ptrs, getenv(KERNEL_ENV))
     hit = state.get(key)
@@ -484,11 +486,44 @@ def varlen_forward_planned(platform: str, state: dict, q, k, v, seq: SeqArgs, ar
         _launch_fwd(mod, p, q, out, num_splits, inst)
         return out, lse
     with _device_of(q):
-        buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
-        mod.fwd_splitkv(p, _current_stream(q), getattr(mod.TileMath, inst.get("impl", "vector")))
-        del buffers  # the caching allocator keeps the partial buffers for the queued combine
+        stream = _current_stream(q)
+        _split_scratch(state, p, num_splits, inst["headdim"], q, stream)
+        mod.fwd_splitkv(p, stream, getattr(mod.TileMath, inst.get("impl", "vector")))
     _LAST["fwd"] = inst.get("impl", "vector")
     return out, lse
+
+
+def _lse_scratch(state: dict, shape: tuple, q) -> torch.Tensor:
+    """An LSE the caller will not return (flash_attn_func without return_attn_probs, flash_attn_with_kvcache
+    without return_softmax_lse): the kernels still write one, into a buffer kept in ``state`` per stream (calls
+    on one stream write it in order and nobody reads it). Fresh during a CUDA graph capture."""
+    if q.device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+        return torch.empty(shape, dtype=torch.float32, device=q.device)
+    key = ("lse", _current_stream(q))
+    buf = state.get(key)
+    if buf is None:
+        buf = state[key] = torch.empty(shape, dtype=torch.float32, device=q.device)
+    return buf
+
+
+def _split_scratch(state: dict, p, num_splits: int, bucket: int, q, stream: int):
+    """The split-KV partials (``fill_split_buffers``' o_accum and lse_accum) of a planned launch in one float32
+    buffer, kept in ``state`` per stream: the split and combine kernels of every call on that stream run in
+    stream order, so the next call may reuse it (two allocations less per decode step). During a CUDA graph
+    capture a fresh buffer from the graph's pool is taken and not kept."""
+    p.num_splits = num_splits
+    if num_splits <= 1:
+        return None
+    n_o = num_splits * p.nheads * p.seq_total_q * bucket
+    capturing = q.device.type == "cuda" and torch.cuda.is_current_stream_capturing()
+    buf = None if capturing else state.get(("scratch", stream))
+    if buf is None:
+        buf = torch.empty(n_o + num_splits * p.nheads * p.seq_total_q, dtype=torch.float32, device=q.device)
+        if not capturing:
+            state[("scratch", stream)] = buf
+    p.o_accum = buf.data_ptr()
+    p.lse_accum = p.o_accum + n_o * 4  # float32 partial LSEs after the partial outputs (16-byte aligned)
+    return buf
 
 
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -502,7 +537,7 @@ def _current_stream(t: torch.Tensor) -> int:
     return torch.cuda.current_stream(t.device).cuda_stream
 
 
-def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=os.environ.get):
+def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=os.environ.get, want_lse: bool = True):
     """``forward`` for inference (no stats) on a signature the caller validated once and keeps ``state`` (a dict)
     for: the filled params, the split plan and the tile math are kept there per (pointer alignment,
     ROCFLASH_KERNEL) (rocflash.interface: eager flash_attn_func calls). No ALiBi tensor. Returns (out like q,
@@ -512,7 +547,8 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
     alloc = torch.full if poison else torch.empty
     fill = (float("nan"),) if poison else ()
     out = alloc(q.shape, *fill, dtype=q.dtype, device=q.device)
-    lse = alloc((batch, nheads, seqlen_q), *fill, dtype=torch.float32, device=q.device)
+    lse = alloc((batch, nheads, seqlen_q), *fill, dtype=torch.float32, device=q.device) if want_lse else \
+        _lse_scratch(state, (batch, nheads, seqlen_q), q)
     key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV))
     hit = state.get(key)
     mod = load_module(platform)
@@ -534,8 +570,7 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
         if inst is None:
             mod.fwd(p, stream, tile_math)
         else:
-            buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
+            _split_scratch(state, p, num_splits, inst["headdim"], q, stream)
             mod.fwd_splitkv(p, stream, tile_math)
-            del buffers  # the caching allocator keeps the partial buffers for the queued combine
     _LAST["fwd"] = math
     return out, lse
