@@ -21,7 +21,8 @@ log "tests exit $?"; tail -4 "$OUT/tests.txt" | tee -a "$OUT/summary.txt"
    > "$OUT/host_after.txt" 2>&1)
 log "host overhead (this tree) exit $?"
 if [ -n "${BASE_SRC:-}" ]; then
-  SO=$(python3 -c 'import rocflash, os, glob; print(glob.glob(os.path.dirname(rocflash.__file__) + "/_C_cuda*.so")[0])')
+  # from /tmp: in the source tree `import rocflash` would find the unbuilt sources
+  SO=$(cd /tmp && python3 -c 'import rocflash, os, glob; print(glob.glob(os.path.dirname(rocflash.__file__) + "/_C_cuda*.so")[0])')
   (cd "$BASE_SRC" && ROCFLASH_BUILD=none python3 -m pip install -q --no-build-isolation --no-deps --target /tmp/base . \
      > /tmp/base.log 2>&1) && cp "$SO" /tmp/base/rocflash/
   (cd /tmp && PYTHONPATH=/tmp/base timeout 45 python3 "$ROOT/perf/host_overhead.py" --calls "${CALLS:-100}" --no-graph \
