@@ -12,7 +12,10 @@ passed the full path's checks once skips them and reads no device value:
     device (default)  clamp-and-flag: the kernel reads the clamped indices (never outside the cache), and
                       ``torch._assert_async`` stops the stream when a value is out of range (on a GPU: the
                       device-side assert of PyTorch's own indexing; the error surfaces at the next sync and the
-                      process's GPU context is unusable after it, as for an out-of-range index in torch);
+                      process's GPU context is unusable after it, as for an out-of-range index in torch). The
+                      block table's valid pages are found once per table object and ``_version`` (a write that
+                      bypasses torch's version counter goes unflagged until the next in-place change; the
+                      clamp still applies);
     host              every call takes the full path: ValueError naming the argument and value before any
                       launch, one device->host sync per call (not graph-capturable);
     off               clamp only, no flag (flash-attn's and vLLM's behaviour: no value check; the clamp keeps
@@ -32,6 +35,7 @@ API's contract); every slot before them is unchanged.
 from __future__ import annotations
 
 import os
+import weakref
 from dataclasses import dataclass, field
 
 import torch
@@ -67,6 +71,7 @@ class Plan:
     capacity: int  # keys a sequence can hold: seqlen_cache, or max_blocks_per_seq * page_block_size
     num_blocks: int  # paged: k_cache.shape[0]; dense: rows of the cache
     launch: dict = field(default_factory=dict)  # the compiled params of this signature (varlen_forward_planned)
+    tables: dict = field(default_factory=dict)  # id(block_table) -> (weakref, version, valid keys per row)
 
 
 def _meta(t):
@@ -164,8 +169,31 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
     if batch == 0 or seqlen_q == 0 or cap == 0:
         return NotImplemented
     checks = []  # (ok: bool tensor, message) for the device flag
+    table = rows = None
+    if block_table is not None:  # (no append here: a paged append takes the full path, so seqlen_new is 0)
+        page = k_cache.shape[1]
+        table = block_table.clamp(0, plan.num_blocks - 1)  # never a block outside the cache, whatever the flag
+    if table is not None and mode == "device":
+        # the pages a sequence uses must all be blocks of the cache: its keys must lie below the first page that is
+        # not (per row, once per table object and version; recomputed at every replay of a captured graph)
+        limit = _valid_keys(plan, block_table, table, page, dev)
+        if isinstance(cache_seqlens, torch.Tensor):
+            zeros = _const(("zeros", dev, batch), lambda: torch.zeros(batch, dtype=torch.int32, device=dev))
+            lens = used = torch.clamp(cache_seqlens, zeros, limit)
+            checks.append((torch.eq(lens, cache_seqlens).all(),
+                           f"cache_seqlens + seqlen_new must be in [0, {cap}] (the cache's capacity) and block_table "
+                           f"must index blocks in [0, num_blocks={plan.num_blocks}) for the pages holding each "
+                           f"sequence's keys (ROCFLASH_INDEX_CHECKS=host names the value)"))
+        else:
+            n = cap if cache_seqlens is None else cache_seqlens
+            if not 0 <= n <= cap:
+                return NotImplemented  # the full path raises its ValueError
+            lens = used = _const(("full", dev, batch, n), lambda: torch.full((batch,), n, dtype=torch.int32, device=dev))
+            checks.append(((limit >= n).all(),
+                           f"block_table must index blocks in [0, num_blocks={plan.num_blocks}) for the pages "
+                           f"holding each sequence's keys (ROCFLASH_INDEX_CHECKS=host names the entry)"))
     # keys of each sequence after the append: cache_seqlens + seqlen_new, clamped into the cache
-    if isinstance(cache_seqlens, torch.Tensor):
+    elif isinstance(cache_seqlens, torch.Tensor):
         lens = cache_seqlens.clamp(0, cap - new)
         if mode == "device":
             checks.append((torch.eq(lens, cache_seqlens).all(),
@@ -180,17 +208,7 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
             return NotImplemented  # the full path raises its ValueError
         lens = None
         used = torch.full((batch,), n + new, dtype=torch.int32, device=dev)
-    table = rows = None
-    if block_table is not None:
-        page = k_cache.shape[1]
-        table = block_table.clamp(0, plan.num_blocks - 1)
-        if mode == "device":  # entries of the pages a sequence uses must be blocks of the cache
-            first_key = _const(("cols", dev, table.shape[1], page),
-                               lambda: torch.arange(0, table.shape[1] * page, page, dtype=torch.int32, device=dev))
-            checks.append((torch.logical_or(table == block_table, first_key >= used[:, None]).all(),
-                           f"block_table must index blocks in [0, num_blocks={plan.num_blocks}) for the pages "
-                           f"holding each sequence's keys (ROCFLASH_INDEX_CHECKS=host names the entry)"))
-    elif cache_batch_idx is not None:
+    if cache_batch_idx is not None:
         rows = cache_batch_idx.clamp(0, plan.num_blocks - 1)
         if mode == "device":
             checks.append((torch.eq(rows, cache_batch_idx).all(),
@@ -212,6 +230,27 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
     if return_softmax_lse:
         return out, lse.view(nheads, batch, seqlen_q).transpose(0, 1).contiguous()
     return out
+
+
+def _valid_keys(plan: Plan, block_table, table, page: int, dev) -> torch.Tensor:
+    """int32 (batch,): per row, the keys its pages hold up to the first entry outside [0, num_blocks) (``table``
+    is block_table clamped into that range, so they differ exactly there). Kept per table object and version
+    (``Tensor._version``: torch's in-place writes bump it; writes that bypass torch, e.g. through ``.data`` or
+    DLPack, do not and then go unflagged until the table changes; the clamp still keeps every read inside the
+    cache). During a CUDA graph capture it is computed, not kept: each replay checks the table it reads."""
+    capturing = dev.type == "cuda" and torch.cuda.is_current_stream_capturing()
+    version = block_table._version
+    hit = None if capturing else plan.tables.get(id(block_table))
+    if hit is not None and hit[0]() is block_table and hit[1] == version:
+        return hit[2]
+    width = table.shape[1]
+    cols = _const(("cols", dev, width), lambda: torch.arange(width, dtype=torch.int32, device=dev))
+    limit = torch.where(table != block_table, cols, width).amin(1) * page
+    if not capturing:
+        if len(plan.tables) >= 8:
+            plan.tables.clear()
+        plan.tables[id(block_table)] = (weakref.ref(block_table), version, limit)
+    return limit
 
 
 def _append(k_cache, v_cache, k, v, lens, new, cache_seqlens, batch):

@@ -174,6 +174,11 @@ def test_kvcache_block_table_flag_covers_used_pages_only(stub, monkeypatch):
     used_bad[1, 3] = 11  # num_blocks = 11: outside the cache, in a used page
     with pytest.raises(RuntimeError, match=r"block_table must index blocks in \[0, num_blocks=11\)"):
         rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=used_bad, backend=stub.platform)
+    table[1, 3] = 12  # an in-place write into the table of an earlier call (its validity is kept per version)
+    with pytest.raises(RuntimeError, match=r"block_table must index blocks in \[0, num_blocks=11\)"):
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=table, backend=stub.platform)
+    table[1, 3] = used_bad[0, 0]
+    rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=table, backend=stub.platform)
     monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "off")
     rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=used_bad, backend=stub.platform)
     assert stub.launches[-1][3][4 + 3] == 10  # clamped into the cache
