@@ -9,7 +9,8 @@ the launch: argument checks, backend selection, params, allocations, the KV-cach
 host CPU time per call (process time, best of 5 loops), the aten ops dispatched per call and the host reads of tensor values
 (.item() / .tolist() / bool(tensor): each one a device->host sync on a GPU). CPU torch ops are cheaper than CUDA
 launches (no driver call), so on a GPU each dispatched op costs a few microseconds more than here.
-Needs rocflash._C_cuda importable (a CUDA build; it links no torch and loads without a GPU).
+Needs rocflash._C_cuda importable and built from these sources (a CUDA build links no torch and loads without
+a GPU; a module older than the Python fails on the params fields it lacks).
 """
 
 from __future__ import annotations

@@ -35,10 +35,25 @@ def _module():
     pytest.skip(f"needs a compiled rocflash module (cuda or hip): {compiled.module_error('cuda')}")
 
 
+class _Params:
+    """The params struct as a Python object: fields never set read 0 (the C++ struct's zero initialisation), so
+    the test does not depend on the built module having the newest fields."""
+
+    def __getattr__(self, name):
+        return 0
+
+
 @pytest.fixture
 def stub(monkeypatch):
-    """Launches recorded instead of run; a GPU-like device for the selector and the split plan."""
-    platform, mod = _module()
+    """Launches recorded instead of run; a GPU-like device for the selector and the split plan. The compiled
+    module's instance tables (select_instance, instances, the enums) are the real ones; its params struct a
+    Python object."""
+    platform, real = _module()
+    mod = types.SimpleNamespace(DType=real.DType, TileMath=real.TileMath, select_instance=real.select_instance,
+                                instances=real.instances, platform=real.platform,
+                                compiled_archs=real.compiled_archs, FmhaFwdParams=_Params, FmhaBwdParams=_Params)
+    monkeypatch.setattr(compiled, "load_module", lambda name: mod if name == platform else None)
+    monkeypatch.setattr(selector, "load_module", lambda name: mod if name == platform else None)
     launches, pointers = [], []
 
     def record(kind):
@@ -51,7 +66,7 @@ def stub(monkeypatch):
         return launch
 
     for kind in ("fwd", "fwd_splitkv", "bwd"):
-        monkeypatch.setattr(mod, kind, record(kind))
+        setattr(mod, kind, record(kind))
     props = types.SimpleNamespace(name="stub GPU", major=9, minor=0, multi_processor_count=132,
                                   shared_memory_per_multiprocessor=233472)
     monkeypatch.setattr(torch.cuda, "current_device", lambda: None)  # CPU tensors: device.index None

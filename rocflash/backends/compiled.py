@@ -271,10 +271,11 @@ def _device_of(t: torch.Tensor):
     return contextlib.nullcontext() if t.device.index == torch.cuda.current_device() else torch.cuda.device(t.device)
 
 
-def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None) -> None:
-    """Run the forward (inst None) or the split-KV kernel with num_splits splits (plus its partial buffers)."""
+def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, state: dict | None = None) -> None:
+    """Run the forward (inst None) or the split-KV kernel with num_splits splits (plus its partial buffers: fresh
+    ones, or with ``state`` (a planned launch's, see varlen_forward_planned) one buffer kept per stream)."""
     with _device_of(q):
-        stream = torch.cuda.current_stream(q.device).cuda_stream
+        stream = _current_stream(q)
         if inst is None:
             math = forward_tile_math(mod.platform(), mod, q, p.aligned)  # ROCFLASH_KERNEL, checked before launch
             mod.fwd(p, stream, getattr(mod.TileMath, math))
@@ -283,7 +284,8 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None) -> None:
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0  # checked before launch
-        buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
+        buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device) if state is None else \
+            _split_scratch(state, p, num_splits, inst["headdim"], q, stream)
         counters = None
         # the last block keeps (row, split) LSEs in its shared memory: 16 + block_m * num_splits * 4 bytes
         if (math == "mma" and num_splits > 1 and 16 + inst["block_m"] * num_splits * 4 <= inst["lds_bytes"]
@@ -543,14 +545,7 @@ def varlen_forward_planned(platform: str, state: dict, q, k, v, seq: SeqArgs, ar
         hit = state[key] = (p, num_splits, inst if split else None)
     p, num_splits, inst = hit
     _seq_pointers(p, q, k, v, seq, out, lse)
-    if inst is None:
-        _launch_fwd(mod, p, q, out, num_splits, inst)
-        return out, lse
-    with _device_of(q):
-        stream = _current_stream(q)
-        _split_scratch(state, p, num_splits, inst["headdim"], q, stream)
-        mod.fwd_splitkv(p, stream, getattr(mod.TileMath, inst.get("impl", "vector")))
-    _LAST["fwd"] = inst.get("impl", "vector")
+    _launch_fwd(mod, p, q, out, num_splits, inst, state)
     return out, lse
 
 
@@ -626,12 +621,10 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
         hit = state[key] = (p, num_splits, inst if split else None, getattr(mod.TileMath, math), math)
     p, num_splits, inst, tile_math, math = hit
     p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
+    if inst is not None:  # the split-KV launch and its switches (one place: _launch_fwd)
+        _launch_fwd(mod, p, q, out, num_splits, inst, state)
+        return out, lse
     with _device_of(q):
-        stream = _current_stream(q)
-        if inst is None:
-            mod.fwd(p, stream, tile_math)
-        else:
-            _split_scratch(state, p, num_splits, inst["headdim"], q, stream)
-            mod.fwd_splitkv(p, stream, tile_math)
+        mod.fwd(p, _current_stream(q), tile_math)
     _LAST["fwd"] = math
     return out, lse
