@@ -114,8 +114,9 @@ def flash_attn_func(
     checked = _checked(key)
     if checked is not None:  # the same signature passed every check before: compiled backend, no ALiBi tensor
         args, name, state = checked
-        if _needs_grad(q, k, v):
-            out, lse, _, _ = ops.fwd(*_op_args(q, k, v, args, name))
+        if _needs_grad(q, k, v):  # the op's forward and backward without its dispatch (ops.EagerAttention)
+            out, lse = ops.EagerAttention.apply(q, k, v, args.softmax_scale, args.window_left, args.window_right,
+                                                args.softcap, args.alibi_slopes, name)
         elif q.numel() and k.shape[1]:
             out, lse = compiled.forward_planned(name, state, q, k, v, args, _getenv, return_attn_probs)
         else:

@@ -258,3 +258,28 @@ def test_decode_scratch_buffers_reused_on_one_stream(stub):
         lses.append(lse)
         assert stub.pointers[-1]["lse"] == lse.data_ptr()
     assert lses[0].data_ptr() != lses[1].data_ptr()
+
+
+def test_flash_attn_func_repeated_backward_skips_the_op_dispatch_same_launches(stub):
+    """A repeated eager call that needs a gradient runs ops.EagerAttention (fwd_impl / bwd_impl without the
+    torch.library dispatch): the same forward and backward launches as the first call through torch.ops.rocflash,
+    and the same refusal of a second derivative."""
+    g = torch.Generator().manual_seed(26)
+    q, k, v = (torch.randn(1, 16, 2, 32, generator=g).half().requires_grad_() for _ in range(3))
+    dout = torch.randn(1, 16, 2, 32, generator=g).half()
+    outs = []
+    for _ in range(2):
+        out = rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform)
+        outs.append(out)
+        out.backward(dout)
+    assert "EagerAttention" in type(outs[1].grad_fn).__name__ and "EagerAttention" not in type(outs[0].grad_fn).__name__
+    kinds = [launch[0] for launch in stub.launches]
+    assert kinds == ["fwd", "bwd", "fwd", "bwd"]
+    assert stub.launches[0][1] == stub.launches[2][1] and stub.launches[1][1] == stub.launches[3][1]
+    assert q.grad is not None and q.grad.shape == q.shape
+    out = rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform)
+    (gq,) = torch.autograd.grad(out, q, dout, create_graph=False)
+    assert gq.shape == q.shape
+    out = rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform)
+    with pytest.raises(RuntimeError, match="does not support second derivatives"):
+        torch.autograd.grad(out, q, dout, create_graph=True)
