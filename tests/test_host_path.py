@@ -58,7 +58,10 @@ def stub(monkeypatch):
 
     def record(kind):
         def launch(p, stream, tile_math):
-            launches.append((kind, {f: getattr(p, f) for f in _FIELDS},
+            fields = {f: getattr(p, f) for f in _FIELDS}
+            if kind == "bwd":  # dQ added atomically (deterministic=False on the tensor-core backward) or not
+                fields["atomic_dq"] = bool(getattr(p, "dq_accum", 0))
+            launches.append((kind, fields,
                              _ints(p.seq_seqused_k, p.batch) if p.seq_seqused_k else None,
                              _ints(p.seq_block_table, p.batch * max(1, p.seq_block_table_batch_stride))
                              if p.seq_block_table else None))
@@ -276,6 +279,10 @@ def test_flash_attn_func_repeated_backward_skips_the_op_dispatch_same_launches(s
     kinds = [launch[0] for launch in stub.launches]
     assert kinds == ["fwd", "bwd", "fwd", "bwd"]
     assert stub.launches[0][1] == stub.launches[2][1] and stub.launches[1][1] == stub.launches[3][1]
+    for deterministic in (True, False, True):  # each dQ mode its own cached signature, as on its first call
+        rocflash.flash_attn_func(q, k, v, causal=True, deterministic=deterministic, backend=stub.platform).backward(dout)
+    modes = [launch[1]["atomic_dq"] for launch in stub.launches[-6:] if launch[0] == "bwd"]
+    assert modes[0] == modes[2] and (modes[1] != modes[0]) == (stub.launches[1][1]["atomic_dq"] is True)
     assert q.grad is not None and q.grad.shape == q.shape
     out = rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform)
     (gq,) = torch.autograd.grad(out, q, dout, create_graph=False)
