@@ -90,6 +90,12 @@ struct FmhaFwdParams {
   int32_t num_splits;
   float* o_accum;    // (num_splits, nheads, total_q, headdim bucket) fp32
   float* lse_accum;  // (num_splits, nheads, total_q) fp32, natural log (-inf: the split saw no key)
+
+  // Scalar-broadcast forward (gfx906, hip_src/fmha_fwd_sbcast.h), written by fmha_fwd_vpairs_kernel before the
+  // forward reads them: K (batch, nheads_k, ceil(seqlen_k / Bc) * Bc, headdim) and V in key pairs (batch, nheads_k,
+  // ceil(seqlen_k / Bc) * Bc / 2, headdim, 2), fp16, contiguous, zero past seqlen_k.
+  void* k_padded;
+  void* v_pairs;
 };
 
 }  // namespace rf

@@ -1,0 +1,279 @@
+// fmha_fwd_sbcast.h - gfx906 forward with scalar-broadcast K/V (issue 10 item 5): no LDS in the main loop.
+//
+// One lane owns one query row: Q (headdim/2 packed fp16 pairs) and the O accumulator (headdim fp32) live in
+// VGPRs. All 64 lanes of a wave walk the SAME key at the same time, so K[j] and V[j] are wave-uniform: they
+// come from the scalar data cache into SGPRs (s_load_dwordx16) and feed v_dot2_f32_f16 as its SGPR operand:
+//   S:   s_j  = sum_w dot2(Q[row][w], K[j][w])                     headdim/2 dot2 per key
+//   P.V: O[d] = dot2((P_j, P_j+1), (V[j][d], V[j+1][d])) + O[d]    headdim/2 dot2 per key
+// The P.V operand needs V in key pairs: Vp[jp][d] = (V[2jp][d], V[2jp+1][d]), written once per call by
+// fmha_fwd_vpairs_kernel (below) into p.v_pairs, (batch, nheads_k, ceil(seqlen_k / Bc) * Bc / 2, headdim, 2),
+// keys >= seqlen_k zero.
+// Online softmax (FlashAttention-2, Dao 2023, Algorithm 1) per tile of Bc keys, all in the lane: no cross-lane
+// reduction at all. Waves are independent (own rows, own key-tile range, no barrier, no LDS).
+//
+// Scope (the launcher checks it, rocflash.emu/selector pick it only then): gfx906 (HIP) only, fp16, headdim ==
+// the bucket (128; K rows are read whole by the scalar loads, so no zero padding), 16-byte aligned rows (aligned
+// path), dense or varlen layout without a paged cache, plain scores (no softcap, no ALiBi, softmax_scale > 0).
+// Masked keys contribute exactly nothing: boundary tiles multiply only visible keys' V (a NaN or inf in a V row
+// the query row cannot see never reaches its O).
+#pragma once
+
+#include "fmha_common.h"
+#include "fmha_fwd_launch.h"
+#include "fmha_mask.h"
+#include "fmha_seq.h"
+
+#if defined(RF_PLATFORM_HIP)
+
+namespace rf {
+
+typedef uint32_t SWords16 __attribute__((ext_vector_type(16)));
+
+// s_load_dwordx16 (Vega ISA 12.6, SMEM): 16 dwords at addr + kOff into SGPRs. Issued through inline asm so that
+// the load is scalar whatever the compiler's uniformity analysis concludes (addr must be wave-uniform: it is
+// passed in SGPRs, "s"); sload_wait makes the consumers wait for every outstanding scalar load (lgkmcnt(0):
+// scalar loads may return out of order, Vega ISA 4.4).
+template <int kOff>
+RF_DEVICE SWords16 sload16(const char* addr) {
+  SWords16 r;
+  asm volatile("s_load_dwordx16 %0, %1, %2" : "=s"(r) : "s"(addr), "i"(kOff));
+  return r;
+}
+// The pointer as a new value the optimiser cannot see through: per-key row addresses are then one 64-bit add
+// each, not 16 loop invariants held in SGPRs across the loop.
+// (v_readfirstlane of a value already in SGPRs folds to a copy.)
+RF_DEVICE const char* opaque_sgpr(const char* x) {
+  const uint64_t u = reinterpret_cast<uint64_t>(x);
+  const uint64_t lo = __builtin_amdgcn_readfirstlane(uint32_t(u)), hi = __builtin_amdgcn_readfirstlane(uint32_t(u >> 32));
+  return reinterpret_cast<const char*>(lo | (hi << 32));
+}
+template <int kGroup>
+RF_DEVICE void sload_group(SWords16 (&r)[kGroup], const char* addr) {
+  addr = opaque_sgpr(addr);  // an SGPR operand for the asm, whatever register class the compiler chose for it
+  r[0] = sload16<0>(addr);
+  if constexpr (kGroup == 1) {
+    asm volatile("s_waitcnt lgkmcnt(0)" : "+s"(r[0]));
+  } else if constexpr (kGroup == 2) {
+    r[1] = sload16<64>(addr);
+    asm volatile("s_waitcnt lgkmcnt(0)" : "+s"(r[0]), "+s"(r[1]));
+  } else {
+    r[1] = sload16<64>(addr);
+    r[2] = sload16<128>(addr);
+    r[3] = sload16<192>(addr);
+    asm volatile("s_waitcnt lgkmcnt(0)" : "+s"(r[0]), "+s"(r[1]), "+s"(r[2]), "+s"(r[3]));
+  }
+}
+RF_DEVICE uint32_t wave_uniform(uint32_t x) { return __builtin_amdgcn_readfirstlane(x); }
+RF_DEVICE float dot2_words(uint32_t a, uint32_t b, float acc) {
+  return __builtin_amdgcn_fdot2(__builtin_bit_cast(rf_half2_t, a), __builtin_bit_cast(rf_half2_t, b), acc, false);
+}
+
+// Shape of a scalar-broadcast instance: threads / wave rows per block, Bc keys per softmax tile.
+struct SbcastShape {
+  int headdim, block_m, block_n, threads;
+  RF_HDC int words() const { return headdim / 2; }  // packed fp16 pairs per Q/K row
+  RF_HDC bool valid() const {
+    return headdim == 128 && block_m == threads && block_n % 2 == 0 && block_n >= 2;
+  }
+};
+
+template <class Tile>
+struct FmhaFwdSbcast {
+  static constexpr SbcastShape T{Tile::kShape.headdim, Tile::kShape.block_m, Tile::kShape.block_n, Tile::kShape.threads};
+  static constexpr int W = T.words();         // 64 words of Q / K per row
+  static constexpr int D = T.headdim;         // 128 O columns per lane
+  static constexpr int BC = T.block_n;        // keys per softmax tile
+  static_assert(T.valid(), "scalar-broadcast tile: headdim 128, one row per thread, even Bc");
+  static constexpr int kGroup = Tile::kSloadGroup;  // s_load_dwordx16 per lgkmcnt(0) wait (16 * kGroup SGPRs)
+  static_assert(kGroup == 1 || kGroup == 2 || kGroup == 4, "1, 2 or 4 scalar loads per wait");
+
+  // S of this lane's query row and the key whose K row starts at krow: 64 dot2 with K's words as the SGPR
+  // operand, K read in kGroup x 16-word groups (one lgkmcnt(0) wait per group).
+  RF_DEVICE static float score(const uint32_t (&q)[W], const char* krow) {
+    float acc = 0.f;
+#pragma unroll
+    for (int g = 0; g < W / (16 * kGroup); ++g) {
+      SWords16 k[kGroup];
+      sload_group<kGroup>(k, krow + g * 64 * kGroup);
+#pragma unroll
+      for (int c = 0; c < kGroup; ++c)
+#pragma unroll
+        for (int w = 0; w < 16; ++w) acc = dot2_words(q[(g * kGroup + c) * 16 + w], k[c][w], acc);
+    }
+    return acc;
+  }
+
+  // O += P.V over one key pair (its Vp row: 2 * headdim halves = 128 words, in kGroup x 16-word groups).
+  RF_DEVICE static void pv_pair(float (&o)[D], float p0, float p1, const char* vprow) {
+    const uint32_t pk = float_to_fp16(p0) | (float_to_fp16(p1) << 16);
+#pragma unroll
+    for (int g = 0; g < D / (16 * kGroup); ++g) {
+      SWords16 v[kGroup];
+      sload_group<kGroup>(v, vprow + g * 64 * kGroup);
+#pragma unroll
+      for (int c = 0; c < kGroup; ++c)
+#pragma unroll
+        for (int w = 0; w < 16; ++w) o[(g * kGroup + c) * 16 + w] = dot2_words(pk, v[c][w], o[(g * kGroup + c) * 16 + w]);
+    }
+  }
+
+  RF_DEVICE static void run(const FmhaFwdParams& p, int m_block, int head, int batch) {
+    const int wave = int(wave_uniform(threadIdx.x)) / kWaveSize;
+    const int lane = rf_thread_index(T.threads) % kWaveSize;  // opaque per block: lane addresses not hoisted
+    const SeqInfo seq{p.seqlen_q, p.seqlen_k, 0, 0, batch};  // dense layout only (the launcher's rule)
+    const int m0 = m_block * T.block_m + wave * kWaveSize;  // this wave's rows [m0, m0 + 64)
+    if (m0 >= seq.seqlen_q) return;  // uniform per wave; no barrier follows
+    const int m_end = min(m0 + kWaveSize, seq.seqlen_q);
+    const int row = m0 + lane;
+    const int head_k = head / (p.nheads / p.nheads_k);
+    const auto q = q_side_rows<Fp16>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch, head, p.headdim);
+    const int64_t keys = (int64_t(p.seqlen_k) + BC - 1) / BC * BC;  // padded keys per (batch, head_k)
+    const int64_t kv_off = (int64_t(batch) * p.nheads_k + head_k) * keys * (2 * D);  // bytes, same for K and Vp
+    const char* kp = reinterpret_cast<const char*>(p.k_padded) + kv_off;
+    const char* vp = reinterpret_cast<const char*>(p.v_pairs) + kv_off;
+    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
+    const float scale = p.softmax_scale * kLog2e;
+
+    uint32_t qw[W];
+    {
+      const int r = min(row, seq.seqlen_q - 1);  // rows past seqlen_q compute a copy of the last row, never stored
+      const char* qrow = q.base + int64_t(r) * q.row_stride_bytes;  // headdim == 128: whole rows, no padding
+#pragma unroll
+      for (int d = 0; d < W / 4; ++d) {
+        const uint4 x = reinterpret_cast<const uint4*>(qrow)[d];
+        qw[4 * d] = x.x; qw[4 * d + 1] = x.y; qw[4 * d + 2] = x.z; qw[4 * d + 3] = x.w;
+      }
+    }
+    float o[D], m = neg_inf(), l = 0.f;
+#pragma unroll
+    for (int x = 0; x < D; ++x) o[x] = 0.f;
+
+    int tile_begin, tile_end;
+    key_tile_range(rule, m0, m_end, BC, &tile_begin, &tile_end);
+    for (int t = tile_begin; t < tile_end; ++t) {
+      const int n0 = t * BC;
+      const bool boundary = n0 + BC > seq.seqlen_k;  // the last tile: keys past seqlen_k (no other mask here)
+      float s[BC];
+      const char* krow = kp + int64_t(n0) * (2 * D);  // keys past seqlen_k are zero rows of the copy (masked)
+#pragma unroll
+      for (int c = 0; c < BC; ++c) {
+        s[c] = score(qw, krow);
+        krow = opaque_sgpr(krow + 2 * D);
+      }
+      float mx = neg_inf();
+#pragma unroll
+      for (int c = 0; c < BC; ++c) {
+        if (boundary && n0 + c >= seq.seqlen_k) s[c] = neg_inf();  // uniform
+        mx = rf_max(mx, s[c]);
+      }
+      const float m_new = rf_max(m, mx * scale);  // -inf stays -inf: scale > 0
+      const float base = m_new == neg_inf() ? 0.f : m_new;  // a row with no visible key yet keeps exp2 at 0
+      const float alpha = rf_exp2(m - base);
+      m = m_new;
+      float row_sum = 0.f;
+#pragma unroll
+      for (int c = 0; c < BC; ++c) {
+        s[c] = rf_exp2(rf_fma(s[c], scale, -base));
+        row_sum += s[c];
+      }
+      l = l * alpha + row_sum;
+#pragma unroll
+      for (int x = 0; x < D; ++x) o[x] *= alpha;
+      const char* vrow = vp + int64_t(n0 / 2) * (4 * D);  // Vp rows of this tile's key pairs, 512 bytes apart
+#pragma unroll
+      for (int c = 0; c < BC; c += 2) {  // keys past seqlen_k: P = +0 and their Vp rows are zero
+        pv_pair(o, s[c], s[c + 1], vrow);
+        vrow = opaque_sgpr(vrow + 4 * D);
+      }
+    }
+
+    if (row >= seq.seqlen_q) return;
+    const float inv_l = l == 0.f ? 0.f : rf_rcp(l);  // l == 0: no visible key, O = 0 and LSE = -inf
+    const auto out = q_side_rows<Fp16>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
+    char* orow = const_cast<char*>(out.base) + int64_t(row) * out.row_stride_bytes;
+#pragma unroll
+    for (int d = 0; d < D / 8; ++d) {
+      uint4 x;
+      x.x = float_to_fp16(o[8 * d] * inv_l) | (float_to_fp16(o[8 * d + 1] * inv_l) << 16);
+      x.y = float_to_fp16(o[8 * d + 2] * inv_l) | (float_to_fp16(o[8 * d + 3] * inv_l) << 16);
+      x.z = float_to_fp16(o[8 * d + 4] * inv_l) | (float_to_fp16(o[8 * d + 5] * inv_l) << 16);
+      x.w = float_to_fp16(o[8 * d + 6] * inv_l) | (float_to_fp16(o[8 * d + 7] * inv_l) << 16);
+      *reinterpret_cast<uint4*>(orow + 16 * d) = x;
+    }
+    if (p.o_fp32) {  // O's strides in elements: byte offsets twice O's
+      char* o32 = reinterpret_cast<char*>(p.o_fp32) + 2 * (orow - reinterpret_cast<const char*>(p.o));
+#pragma unroll
+      for (int d = 0; d < D / 4; ++d)
+        *reinterpret_cast<float4*>(o32 + 16 * d) =
+            make_float4(o[4 * d] * inv_l, o[4 * d + 1] * inv_l, o[4 * d + 2] * inv_l, o[4 * d + 3] * inv_l);
+    }
+    const int64_t idx = lse_index(p.seq, seq, batch, head, row);
+    p.lse[idx] = l == 0.f ? neg_inf() : (m + rf_log2(l)) * kLn2;
+    if (p.softmax_stats) {
+      p.softmax_stats[2 * idx] = m;
+      p.softmax_stats[2 * idx + 1] = inv_l;
+    }
+  }
+};
+
+template <class Tile>
+__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, 1) fmha_fwd_sbcast_kernel(const FmhaFwdParams p) {
+  const int num_m_blocks = (p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
+  const int64_t total = int64_t(num_m_blocks) * p.nheads * p.batch;
+  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
+    const int m_block = num_m_blocks - 1 - int(bid % num_m_blocks);
+    const int64_t bh = bid / num_m_blocks;
+    FmhaFwdSbcast<Tile>::run(p, m_block, int(bh % p.nheads), int(bh / p.nheads));
+  }
+}
+
+// Vp[b][hk][jp][d] = (V[2jp][d], V[2jp+1][d]) for jp < ceil(seqlen_k / Bc) * Bc / 2 (zero past seqlen_k): one thread
+// per (b, hk, jp, 128-bit vector of V's row), 256 threads per block, grid-stride.
+template <int kBlockN>
+__global__ void __launch_bounds__(256) fmha_fwd_vpairs_kernel(const FmhaFwdParams p) {
+  constexpr int D = 128, kVecs = D / 8;
+  const int64_t pairs = (int64_t(p.seqlen_k) + kBlockN - 1) / kBlockN * kBlockN / 2;
+  const int64_t total = int64_t(p.batch) * p.nheads_k * pairs * kVecs;
+  for (int64_t id = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; id < total; id += int64_t(gridDim.x) * blockDim.x) {
+    const int d = int(id % kVecs);
+    const int64_t jp = id / kVecs % pairs;
+    const int64_t bh = id / kVecs / pairs;
+    const int head_k = int(bh % p.nheads_k), b = int(bh / p.nheads_k);
+    const SeqInfo seq = SeqInfo::make(p, b);
+    const auto v = k_side_rows<Fp16>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, b, head_k);
+    const auto k = k_side_rows<Fp16>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, b, head_k);
+    const uint4 k0 = k.template load_vec<true>(int(2 * jp), d), k1 = k.template load_vec<true>(int(2 * jp + 1), d);
+    const Words<8> w = interleave_words<Fp16, 4>(to_words(v.template load_vec<true>(int(2 * jp), d)),
+                                                 to_words(v.template load_vec<true>(int(2 * jp + 1), d)));
+    const int64_t off = ((bh * pairs + jp) * D + 8 * d) * 4;  // bytes: Vp pair row jp, K rows 2jp and 2jp + 1
+    char* dst = reinterpret_cast<char*>(p.v_pairs) + off;
+    *reinterpret_cast<uint4*>(dst) = make_uint4(w.w[0], w.w[1], w.w[2], w.w[3]);
+    *reinterpret_cast<uint4*>(dst + 16) = make_uint4(w.w[4], w.w[5], w.w[6], w.w[7]);
+    char* kdst = reinterpret_cast<char*>(p.k_padded) + ((bh * pairs + jp) * 2 * D + 8 * d) * 2;
+    *reinterpret_cast<uint4*>(kdst) = k0;
+    *reinterpret_cast<uint4*>(kdst + 2 * D) = k1;
+  }
+}
+
+// The two launches of one call: V into key pairs (p.v_pairs, sized by the caller: sbcast_v_pairs_bytes), then the
+// forward. Both grid-stride.
+template <class Tile>
+RF_HOST_DEVICE int64_t sbcast_v_pairs_bytes(int batch, int nheads_k, int seqlen_k) {
+  constexpr int BC = Tile::kShape.block_n;
+  return int64_t(batch) * nheads_k * ((int64_t(seqlen_k) + BC - 1) / BC * BC) * Tile::kShape.headdim * 2;
+}
+
+template <class Tile>
+rfError_t launch_fmha_fwd_sbcast(const FmhaFwdParams& p, rfStream_t stream) {
+  constexpr auto T = Tile::kShape;
+  const int64_t pairs = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * T.block_n / 2;
+  const int64_t prep_blocks = (int64_t(p.batch) * p.nheads_k * pairs * (T.headdim / 8) + 255) / 256;
+  rfError_t err = launch_grid_stride(fmha_fwd_vpairs_kernel<T.block_n>, p, prep_blocks, 256, 0, stream);
+  if (err != rfSuccess) return err;
+  const int64_t num_m_blocks = (int64_t(p.seqlen_q) + T.block_m - 1) / T.block_m;
+  return launch_grid_stride(fmha_fwd_sbcast_kernel<Tile>, p, num_m_blocks * p.nheads * p.batch, T.threads, 0, stream);
+}
+
+}  // namespace rf
+
+#endif  // RF_PLATFORM_HIP
