@@ -47,21 +47,19 @@ RF_DEVICE const char* opaque_sgpr(const char* x) {
   const uint64_t lo = __builtin_amdgcn_readfirstlane(uint32_t(u)), hi = __builtin_amdgcn_readfirstlane(uint32_t(u >> 32));
   return reinterpret_cast<const char*>(lo | (hi << 32));
 }
-template <int kGroup>
-RF_DEVICE void sload_group(SWords16 (&r)[kGroup], const char* addr) {
-  addr = opaque_sgpr(addr);  // an SGPR operand for the asm, whatever register class the compiler chose for it
-  r[0] = sload16<0>(addr);
-  if constexpr (kGroup == 1) {
-    asm volatile("s_waitcnt lgkmcnt(0)" : "+s"(r[0]));
-  } else if constexpr (kGroup == 2) {
-    r[1] = sload16<64>(addr);
-    asm volatile("s_waitcnt lgkmcnt(0)" : "+s"(r[0]), "+s"(r[1]));
-  } else {
-    r[1] = sload16<64>(addr);
-    r[2] = sload16<128>(addr);
-    r[3] = sload16<192>(addr);
-    asm volatile("s_waitcnt lgkmcnt(0)" : "+s"(r[0]), "+s"(r[1]), "+s"(r[2]), "+s"(r[3]));
-  }
+// Four scalar loads of 16 dwords (64 SGPRs) at addr + kOff + 64 * i and the wait for them, in ONE asm statement:
+// the data are in the output registers when the statement ends. (Loads in one statement and the wait in a later
+// one were tried for software prefetch: the compiler then copied the destination registers between the two, i.e.
+// read them while the loads were in flight. The emulator cannot show that, since its loads complete at once;
+// scalar_load_hazards in rocflash.emu.cycles_sbcast checks the assembly for it.) lgkmcnt(0): scalar loads may
+// return out of order (Vega ISA 4.4).
+template <int kOff>
+RF_DEVICE void sload64(SWords16 (&r)[4], const char* addr) {
+  asm volatile(
+      "s_load_dwordx16 %0, %4, %5\n\ts_load_dwordx16 %1, %4, %6\n\ts_load_dwordx16 %2, %4, %7\n\t"
+      "s_load_dwordx16 %3, %4, %8\n\ts_waitcnt lgkmcnt(0)"
+      : "=&s"(r[0]), "=&s"(r[1]), "=&s"(r[2]), "=&s"(r[3])
+      : "s"(addr), "i"(kOff), "i"(kOff + 64), "i"(kOff + 128), "i"(kOff + 192));
 }
 RF_DEVICE uint32_t wave_uniform(uint32_t x) { return __builtin_amdgcn_readfirstlane(x); }
 RF_DEVICE float dot2_words(uint32_t a, uint32_t b, float acc) {
@@ -84,37 +82,40 @@ struct FmhaFwdSbcast {
   static constexpr int D = T.headdim;         // 128 O columns per lane
   static constexpr int BC = T.block_n;        // keys per softmax tile
   static_assert(T.valid(), "scalar-broadcast tile: headdim 128, one row per thread, even Bc");
-  static constexpr int kGroup = Tile::kSloadGroup;  // s_load_dwordx16 per lgkmcnt(0) wait (16 * kGroup SGPRs)
-  static_assert(kGroup == 1 || kGroup == 2 || kGroup == 4, "1, 2 or 4 scalar loads per wait");
 
-  // S of this lane's query row and the key whose K row starts at krow: 64 dot2 with K's words as the SGPR
-  // operand, K read in kGroup x 16-word groups (one lgkmcnt(0) wait per group).
-  RF_DEVICE static float score(const uint32_t (&q)[W], const char* krow) {
+  // S of this lane's query row and key C of the tile whose K rows start at ktile: 64 dot2 with K's 64 words
+  // (one sload64) as the SGPR operand. Every address is the tile's base plus an immediate offset: no address
+  // arithmetic per key.
+  static_assert(W == 64, "one sload64 per K row");
+  template <int C>
+  RF_DEVICE static void score_tile(const uint32_t (&q)[W], const char* ktile, float (&s)[BC]) {
     float acc = 0.f;
+    SWords16 k[4];
+    sload64<C * 2 * D>(k, ktile);
 #pragma unroll
-    for (int g = 0; g < W / (16 * kGroup); ++g) {
-      SWords16 k[kGroup];
-      sload_group<kGroup>(k, krow + g * 64 * kGroup);
+    for (int c = 0; c < 4; ++c)
 #pragma unroll
-      for (int c = 0; c < kGroup; ++c)
-#pragma unroll
-        for (int w = 0; w < 16; ++w) acc = dot2_words(q[(g * kGroup + c) * 16 + w], k[c][w], acc);
-    }
-    return acc;
+      for (int w = 0; w < 16; ++w) acc = dot2_words(q[c * 16 + w], k[c][w], acc);
+    s[C] = acc;
+    if constexpr (C + 1 < BC) score_tile<C + 1>(q, ktile, s);
   }
 
-  // O += P.V over one key pair (its Vp row: 2 * headdim halves = 128 words, in kGroup x 16-word groups).
-  RF_DEVICE static void pv_pair(float (&o)[D], float p0, float p1, const char* vprow) {
-    const uint32_t pk = float_to_fp16(p0) | (float_to_fp16(p1) << 16);
+  // O += P.V over key pair C / 2 of the tile whose Vp rows start at vtile (one Vp row: 2 * headdim halves = 128
+  // words, 512 bytes, two sload64).
+  template <int C>
+  RF_DEVICE static void pv_tile(float (&o)[D], const float (&s)[BC], const char* vtile) {
+    const uint32_t pk = float_to_fp16(s[C]) | (float_to_fp16(s[C + 1]) << 16);  // (P_j, P_j+1), round to nearest
 #pragma unroll
-    for (int g = 0; g < D / (16 * kGroup); ++g) {
-      SWords16 v[kGroup];
-      sload_group<kGroup>(v, vprow + g * 64 * kGroup);
+    for (int half = 0; half < 2; ++half) {
+      SWords16 v[4];
+      if (half == 0) sload64<C / 2 * 4 * D>(v, vtile);
+      else sload64<C / 2 * 4 * D + 256>(v, vtile);
 #pragma unroll
-      for (int c = 0; c < kGroup; ++c)
+      for (int c = 0; c < 4; ++c)
 #pragma unroll
-        for (int w = 0; w < 16; ++w) o[(g * kGroup + c) * 16 + w] = dot2_words(pk, v[c][w], o[(g * kGroup + c) * 16 + w]);
+        for (int w = 0; w < 16; ++w) o[half * 64 + c * 16 + w] = dot2_words(pk, v[c][w], o[half * 64 + c * 16 + w]);
     }
+    if constexpr (C + 2 < BC) pv_tile<C + 2>(o, s, vtile);
   }
 
   RF_DEVICE static void run(const FmhaFwdParams& p, int m_block, int head, int batch) {
@@ -125,12 +126,13 @@ struct FmhaFwdSbcast {
     if (m0 >= seq.seqlen_q) return;  // uniform per wave; no barrier follows
     const int m_end = min(m0 + kWaveSize, seq.seqlen_q);
     const int row = m0 + lane;
-    const int head_k = head / (p.nheads / p.nheads_k);
+    // (integer division runs on the VALU: readfirstlane puts head_k, and the K/V pointers built from it, in SGPRs)
+    const int head_k = int(wave_uniform(uint32_t(head / (p.nheads / p.nheads_k))));
     const auto q = q_side_rows<Fp16>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch, head, p.headdim);
     const int64_t keys = (int64_t(p.seqlen_k) + BC - 1) / BC * BC;  // padded keys per (batch, head_k)
     const int64_t kv_off = (int64_t(batch) * p.nheads_k + head_k) * keys * (2 * D);  // bytes, same for K and Vp
-    const char* kp = reinterpret_cast<const char*>(p.k_padded) + kv_off;
-    const char* vp = reinterpret_cast<const char*>(p.v_pairs) + kv_off;
+    const char* kp = opaque_sgpr(reinterpret_cast<const char*>(p.k_padded) + kv_off);
+    const char* vp = opaque_sgpr(reinterpret_cast<const char*>(p.v_pairs) + kv_off);
     const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
     const float scale = p.softmax_scale * kLog2e;
 
@@ -152,20 +154,16 @@ struct FmhaFwdSbcast {
     key_tile_range(rule, m0, m_end, BC, &tile_begin, &tile_end);
     for (int t = tile_begin; t < tile_end; ++t) {
       const int n0 = t * BC;
-      const bool boundary = n0 + BC > seq.seqlen_k;  // the last tile: keys past seqlen_k (no other mask here)
       float s[BC];
-      const char* krow = kp + int64_t(n0) * (2 * D);  // keys past seqlen_k are zero rows of the copy (masked)
+      score_tile<0>(qw, opaque_sgpr(kp + int64_t(n0) * (2 * D)), s);  // keys past seqlen_k: zero rows (masked below)
+      if (n0 + BC > seq.seqlen_k) {  // the last tile only (uniform): keys past seqlen_k (the one mask here)
 #pragma unroll
-      for (int c = 0; c < BC; ++c) {
-        s[c] = score(qw, krow);
-        krow = opaque_sgpr(krow + 2 * D);
+        for (int c = 0; c < BC; ++c)
+          if (n0 + c >= seq.seqlen_k) s[c] = neg_inf();
       }
       float mx = neg_inf();
 #pragma unroll
-      for (int c = 0; c < BC; ++c) {
-        if (boundary && n0 + c >= seq.seqlen_k) s[c] = neg_inf();  // uniform
-        mx = rf_max(mx, s[c]);
-      }
+      for (int c = 0; c < BC; ++c) mx = rf_max(mx, s[c]);
       const float m_new = rf_max(m, mx * scale);  // -inf stays -inf: scale > 0
       const float base = m_new == neg_inf() ? 0.f : m_new;  // a row with no visible key yet keeps exp2 at 0
       const float alpha = rf_exp2(m - base);
@@ -179,12 +177,7 @@ struct FmhaFwdSbcast {
       l = l * alpha + row_sum;
 #pragma unroll
       for (int x = 0; x < D; ++x) o[x] *= alpha;
-      const char* vrow = vp + int64_t(n0 / 2) * (4 * D);  // Vp rows of this tile's key pairs, 512 bytes apart
-#pragma unroll
-      for (int c = 0; c < BC; c += 2) {  // keys past seqlen_k: P = +0 and their Vp rows are zero
-        pv_pair(o, s[c], s[c + 1], vrow);
-        vrow = opaque_sgpr(vrow + 4 * D);
-      }
+      pv_tile<0>(o, s, opaque_sgpr(vp + int64_t(n0 / 2) * (4 * D)));  // keys past seqlen_k: P = +0, Vp rows zero
     }
 
     if (row >= seq.seqlen_q) return;

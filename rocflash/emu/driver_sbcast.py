@@ -1,6 +1,6 @@
 """Run the gfx906 scalar-broadcast forward (hip_src/fmha_fwd_sbcast.h) on the emulator, as its launcher does.
 
-    out, lse, info = run_forward_sbcast(q, k, v, softmax_scale=None, block_n=8)
+    out, lse, info = run_forward_sbcast(q, k, v, softmax_scale=None, block_n=16)
 
 Two launches per call (``launch_fmha_fwd_sbcast``): ``fmha_fwd_vpairs_kernel`` writes the zero-padded K copy and
 V in key pairs into two workspaces, then ``fmha_fwd_sbcast_kernel`` computes O and LSE. Scope of the variant
@@ -26,13 +26,13 @@ from .state import GlobalMemory
 
 THREADS = 256  # 4 waves x 64 query rows per workgroup
 HEADDIM = 128
-SBCAST_TILES = {8: 2, 16: 2}  # block_n (keys per softmax tile) -> s_load_dwordx16 per lgkmcnt(0) wait
+SBCAST_TILES = (8, 16, 32)  # block_n: keys per softmax tile
 
 
-def instance_source(block_n: int, sload_group: int) -> str:
+def instance_source(block_n: int) -> str:
     return (f'#include "fmha_fwd_sbcast.h"\nnamespace rf {{\nstruct Tile_sbcast_b{block_n} {{\n'
             f"  static constexpr FwdTileShape kShape = FwdTileShape{{{HEADDIM}, {THREADS}, {block_n}, {THREADS}, 1, 0, 2}};\n"
-            f"  static constexpr int kWavesPerSimd = 1;\n  static constexpr int kSloadGroup = {sload_group};\n}};\n"
+            f"  static constexpr int kWavesPerSimd = 1;\n}};\n"
             f"template rfError_t launch_fmha_fwd_sbcast<Tile_sbcast_b{block_n}>(const FmhaFwdParams&, rfStream_t);\n"
             f"}}  // namespace rf\n"
             f'extern "C" __device__ __attribute__((used)) const int rocflash_emu_lds_bytes = 0;\n')
@@ -43,12 +43,11 @@ def kernel_name(block_n: int) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def images(block_n: int = 8) -> tuple[KernelImage, KernelImage]:
+def images(block_n: int = 16) -> tuple[KernelImage, KernelImage]:
     """(K/V preparation kernel, forward kernel) of the instance with Bc = block_n."""
     if block_n not in SBCAST_TILES:
-        raise ValueError(f"block_n must be one of {sorted(SBCAST_TILES)}, got {block_n}")
-    src = instance_source(block_n, SBCAST_TILES[block_n])
-    path = compile_asm(kernel_name(block_n), src)
+        raise ValueError(f"block_n must be one of {SBCAST_TILES}, got {block_n}")
+    path = compile_asm(kernel_name(block_n), instance_source(block_n))
     kernels = asm_mod.parse_file(path.read_text(), str(path))
     prep = [k for n, k in kernels.items() if "fmha_fwd_vpairs_kernel" in n]
     fwd = [k for n, k in kernels.items() if "fmha_fwd_sbcast_kernel" in n]
@@ -73,7 +72,7 @@ def check_scope(q, k, v, window_left: int, window_right: int) -> None:
 
 
 def run_forward_sbcast(q, k, v, softmax_scale: float | None = None, window_left: int = -1, window_right: int = -1,
-                       block_n: int = 8, groups=None, trace: list | None = None):
+                       block_n: int = 16, groups=None, trace: list | None = None):
     """Run the preparation and the forward on the emulator: (out like q, lse float32 (b, h, sq), info).
 
     trace: a list that receives the forward launch's traced waves ([(group, wave, Wave)], as ``Launcher.trace``)."""
