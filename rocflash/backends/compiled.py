@@ -123,6 +123,58 @@ def kernel_choice() -> str:
     return choice
 
 
+SPLITKV_L2_PREFETCH_ENV = "ROCFLASH_SPLITKV_L2_PREFETCH"
+SPLITKV_L2_PREFETCHES = (0, 64, 128, 256)
+SPLITKV_L2_PREFETCH_DEFAULT = 128  # CUTLASS's and flash-attn 2's cp.async default (L2::128B)
+
+
+def splitkv_l2_prefetch() -> int:
+    """``ROCFLASH_SPLITKV_L2_PREFETCH``: the L2 prefetch-size hint, in bytes, of the tensor-core split-KV kernel's
+    K/V copies (hip_src/fmha_splitkv_mma.h; PTX ``cp.async ... .L2::<n>B``); 0 = no hint; unset = 128. A hint
+    only: results are identical for every value. ValueError for anything but 0, 64, 128, 256."""
+    raw = os.environ.get(SPLITKV_L2_PREFETCH_ENV, "").strip()
+    if not raw:
+        return SPLITKV_L2_PREFETCH_DEFAULT
+    value = int(raw) if raw.isdigit() else -1
+    if value not in SPLITKV_L2_PREFETCHES:
+        raise ValueError(f"{SPLITKV_L2_PREFETCH_ENV} must be one of {', '.join(map(str, SPLITKV_L2_PREFETCHES))} "
+                         f"(bytes), got {raw!r}")
+    return value
+
+
+SPLITKV_FUSED_COMBINE_ENV = "ROCFLASH_SPLITKV_FUSED_COMBINE"
+SPLITKV_FUSED_COMBINE_DEFAULT = False
+
+
+def splitkv_fused_combine() -> bool:
+    """``ROCFLASH_SPLITKV_FUSED_COMBINE`` (1 | 0; unset = off): whether the tensor-core split-KV kernel merges its
+    splits itself (the last block of each (sequence, kv-head, row chunk) combines; hip_src/fmha_splitkv_mma.h)
+    instead of a second, combine kernel. ValueError for another value."""
+    raw = os.environ.get(SPLITKV_FUSED_COMBINE_ENV, "").strip()
+    if raw not in ("", "0", "1"):
+        raise ValueError(f"{SPLITKV_FUSED_COMBINE_ENV} must be 0 or 1, got {raw!r}")
+    return SPLITKV_FUSED_COMBINE_DEFAULT if not raw else raw == "1"
+
+
+# Arrival counters of the fused combine, one int32 per (sequence, kv-head, row chunk): every launch leaves them 0
+# (the last block of a slot resets its counter), so one zeroed buffer per (device, stream) serves every call on
+# that stream (calls on one stream never overlap). Inside a CUDA graph capture a call gets a fresh zeroed buffer
+# instead (a memset node that runs at every replay), so a graph replayed on another stream shares nothing.
+_SPLIT_COUNTERS: dict = {}
+
+
+def split_counters(device: torch.device, stream: int, slots: int) -> torch.Tensor:
+    """A zeroed int32 counter buffer of at least ``slots`` entries for a fused-combine launch on ``stream``."""
+    if torch.cuda.is_current_stream_capturing():
+        return torch.zeros(slots, dtype=torch.int32, device=device)
+    key = (device.index, stream)
+    buf = _SPLIT_COUNTERS.get(key)
+    if buf is None or buf.numel() < slots:
+        buf = torch.zeros(max(slots, 4096), dtype=torch.int32, device=device)
+        _SPLIT_COUNTERS[key] = buf
+    return buf
+
+
 def mma_unavailable(platform: str, device: torch.device, dtype: torch.dtype) -> str | None:
     """Why the tensor-core tile math cannot run here (None when it can, given an instance)."""
     if platform != "cuda":
@@ -230,8 +282,17 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None) -> None:
             return
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
+        p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0  # checked before launch
         buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
+        counters = None
+        # the last block keeps (row, split) LSEs in its shared memory: 16 + block_m * num_splits * 4 bytes
+        if (math == "mma" and num_splits > 1 and 16 + inst["block_m"] * num_splits * 4 <= inst["lds_bytes"]
+                and splitkv_fused_combine()):
+            slots = p.batch * p.nheads_k * splitkv.row_chunks(p.seqlen_q, p.nheads // p.nheads_k, inst["block_m"])
+            counters = split_counters(q.device, stream, slots)
+        p.split_counters = counters.data_ptr() if counters is not None else 0
         mod.fwd_splitkv(p, stream, getattr(mod.TileMath, math))
+        del counters
         del buffers  # the caching allocator keeps the partial buffers for the queued combine
 
 
