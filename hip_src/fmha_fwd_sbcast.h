@@ -220,8 +220,9 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, 1) fmha_fwd_sbcast_kernel
   }
 }
 
-// Vp[b][hk][jp][d] = (V[2jp][d], V[2jp+1][d]) for jp < ceil(seqlen_k / Bc) * Bc / 2 (zero past seqlen_k): one thread
-// per (b, hk, jp, 128-bit vector of V's row), 256 threads per block, grid-stride.
+// Vp[b][hk][jp][d] = (V[2jp][d], V[2jp+1][d]) and the K copy (rows 2jp, 2jp + 1) for jp < ceil(seqlen_k / Bc) * Bc / 2,
+// zero past seqlen_k: one thread per (b, hk, jp, 128-bit vector of a row), 256 threads per block, grid-stride. Dense
+// layout, as the forward (rows_of: no varlen offsets, no block table).
 template <int kBlockN>
 __global__ void __launch_bounds__(256) fmha_fwd_vpairs_kernel(const FmhaFwdParams p) {
   constexpr int D = 128, kVecs = D / 8;
@@ -232,9 +233,8 @@ __global__ void __launch_bounds__(256) fmha_fwd_vpairs_kernel(const FmhaFwdParam
     const int64_t jp = id / kVecs % pairs;
     const int64_t bh = id / kVecs / pairs;
     const int head_k = int(bh % p.nheads_k), b = int(bh / p.nheads_k);
-    const SeqInfo seq = SeqInfo::make(p, b);
-    const auto v = k_side_rows<Fp16>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, b, head_k);
-    const auto k = k_side_rows<Fp16>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, b, head_k);
+    const auto v = rows_of<Fp16>(p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, b, head_k, p.seqlen_k, D);
+    const auto k = rows_of<Fp16>(p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, b, head_k, p.seqlen_k, D);
     const uint4 k0 = k.template load_vec<true>(int(2 * jp), d), k1 = k.template load_vec<true>(int(2 * jp + 1), d);
     const Words<8> w = interleave_words<Fp16, 4>(to_words(v.template load_vec<true>(int(2 * jp), d)),
                                                  to_words(v.template load_vec<true>(int(2 * jp + 1), d)));
