@@ -61,6 +61,17 @@ RF_DEVICE void sload64(SWords16 (&r)[4], const char* addr) {
       : "=&s"(r[0]), "=&s"(r[1]), "=&s"(r[2]), "=&s"(r[3])
       : "s"(addr), "i"(kOff), "i"(kOff + 64), "i"(kOff + 128), "i"(kOff + 192));
 }
+// sload64 that also turns one raw score x into its probability exp2(fma(x, scale, nbase)) while the loads are in
+// flight (the same two instructions, v_fma_f32 and v_exp_f32, as rf_exp2(rf_fma(...)): the same bits): the wave
+// has independent work to issue under the scalar-load latency.
+template <int kOff>
+RF_DEVICE void sload64_exp(SWords16 (&r)[4], const char* addr, float& x, float scale, float nbase) {
+  asm volatile(
+      "s_load_dwordx16 %0, %5, %6\n\ts_load_dwordx16 %1, %5, %7\n\ts_load_dwordx16 %2, %5, %8\n\t"
+      "s_load_dwordx16 %3, %5, %9\n\tv_fma_f32 %4, %4, %10, %11\n\tv_exp_f32 %4, %4\n\ts_waitcnt lgkmcnt(0)"
+      : "=&s"(r[0]), "=&s"(r[1]), "=&s"(r[2]), "=&s"(r[3]), "+v"(x)
+      : "s"(addr), "i"(kOff), "i"(kOff + 64), "i"(kOff + 128), "i"(kOff + 192), "v"(scale), "v"(nbase));
+}
 RF_DEVICE uint32_t wave_uniform(uint32_t x) { return __builtin_amdgcn_readfirstlane(x); }
 RF_DEVICE float dot2_words(uint32_t a, uint32_t b, float acc) {
   return __builtin_amdgcn_fdot2(__builtin_bit_cast(rf_half2_t, a), __builtin_bit_cast(rf_half2_t, b), acc, false);
@@ -101,21 +112,33 @@ struct FmhaFwdSbcast {
   }
 
   // O += P.V over key pair C / 2 of the tile whose Vp rows start at vtile (one Vp row: 2 * headdim halves = 128
-  // words, 512 bytes, two sload64).
+  // words, 512 bytes, two sload64). On entry s[C], s[C + 1] are probabilities and s[C + 2 ...] raw scores: the two
+  // loads of this pair turn s[C + 2] and s[C + 3] into probabilities under their latency (sload64_exp); row_sum
+  // gathers them.
   template <int C>
-  RF_DEVICE static void pv_tile(float (&o)[D], const float (&s)[BC], const char* vtile) {
+  RF_DEVICE static void pv_tile(float (&o)[D], float (&s)[BC], const char* vtile, float scale, float nbase,
+                                float& row_sum) {
     const uint32_t pk = float_to_fp16(s[C]) | (float_to_fp16(s[C + 1]) << 16);  // (P_j, P_j+1), round to nearest
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       SWords16 v[4];
-      if (half == 0) sload64<C / 2 * 4 * D>(v, vtile);
-      else sload64<C / 2 * 4 * D + 256>(v, vtile);
+      if constexpr (C + 2 < BC) {
+        if (half == 0) sload64_exp<C / 2 * 4 * D>(v, vtile, s[C + 2], scale, nbase);
+        else sload64_exp<C / 2 * 4 * D + 256>(v, vtile, s[C + 3], scale, nbase);
+      } else {
+        if (half == 0) sload64<C / 2 * 4 * D>(v, vtile);
+        else sload64<C / 2 * 4 * D + 256>(v, vtile);
+      }
 #pragma unroll
       for (int c = 0; c < 4; ++c)
 #pragma unroll
         for (int w = 0; w < 16; ++w) o[half * 64 + c * 16 + w] = dot2_words(pk, v[c][w], o[half * 64 + c * 16 + w]);
     }
-    if constexpr (C + 2 < BC) pv_tile<C + 2>(o, s, vtile);
+    if constexpr (C + 2 < BC) {
+      row_sum += s[C + 2];
+      row_sum += s[C + 3];
+      pv_tile<C + 2>(o, s, vtile, scale, nbase, row_sum);
+    }
   }
 
   RF_DEVICE static void run(const FmhaFwdParams& p, int m_block, int head, int batch) {
@@ -168,16 +191,15 @@ struct FmhaFwdSbcast {
       const float base = m_new == neg_inf() ? 0.f : m_new;  // a row with no visible key yet keeps exp2 at 0
       const float alpha = rf_exp2(m - base);
       m = m_new;
-      float row_sum = 0.f;
-#pragma unroll
-      for (int c = 0; c < BC; ++c) {
-        s[c] = rf_exp2(rf_fma(s[c], scale, -base));
-        row_sum += s[c];
-      }
-      l = l * alpha + row_sum;
+      s[0] = rf_exp2(rf_fma(s[0], scale, -base));  // the first pair's probabilities; the others inside pv_tile
+      s[1] = rf_exp2(rf_fma(s[1], scale, -base));
+      float row_sum = s[0];
+      row_sum += s[1];
 #pragma unroll
       for (int x = 0; x < D; ++x) o[x] *= alpha;
-      pv_tile<0>(o, s, opaque_sgpr(vp + int64_t(n0 / 2) * (4 * D)));  // keys past seqlen_k: P = +0, Vp rows zero
+      // keys past seqlen_k: P = +0, Vp rows zero
+      pv_tile<0>(o, s, opaque_sgpr(vp + int64_t(n0 / 2) * (4 * D)), scale, -base, row_sum);
+      l = l * alpha + row_sum;
     }
 
     if (row >= seq.seqlen_q) return;
