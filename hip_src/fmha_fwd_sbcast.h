@@ -6,16 +6,19 @@
 //   S:   s_j  = sum_w dot2(Q[row][w], K[j][w])                     headdim/2 dot2 per key
 //   P.V: O[d] = dot2((P_j, P_j+1), (V[j][d], V[j+1][d])) + O[d]    headdim/2 dot2 per key
 // The P.V operand needs V in key pairs: Vp[jp][d] = (V[2jp][d], V[2jp+1][d]), written once per call by
-// fmha_fwd_vpairs_kernel (below) into p.v_pairs, (batch, nheads_k, ceil(seqlen_k / Bc) * Bc / 2, headdim, 2),
-// keys >= seqlen_k zero.
+// fmha_fwd_vpairs_kernel (below) into p.v_pairs, (batch, nheads_k, ceil(seqlen_k / Bc) * Bc / 2, headdim, 2), with a
+// K copy in p.k_padded; both zero past seqlen_k, so the last tile reads no row out of bounds.
 // Online softmax (FlashAttention-2, Dao 2023, Algorithm 1) per tile of Bc keys, all in the lane: no cross-lane
 // reduction at all. Waves are independent (own rows, own key-tile range, no barrier, no LDS).
+// Scalar loads and their s_waitcnt are one asm statement each (see sload64); the probabilities of the next key pair
+// are computed inside the V loads' statements, under their latency (sload64_exp).
 //
-// Scope (the launcher checks it, rocflash.emu/selector pick it only then): gfx906 (HIP) only, fp16, headdim ==
-// the bucket (128; K rows are read whole by the scalar loads, so no zero padding), 16-byte aligned rows (aligned
-// path), dense or varlen layout without a paged cache, plain scores (no softcap, no ALiBi, softmax_scale > 0).
-// Masked keys contribute exactly nothing: boundary tiles multiply only visible keys' V (a NaN or inf in a V row
-// the query row cannot see never reaches its O).
+// Scope (rocflash/emu/driver_sbcast.py checks it; nothing dispatches this kernel yet): gfx906 (HIP) only, fp16,
+// headdim == 128 (K rows are read whole by the scalar loads: no zero padding), rows on 16-byte boundaries, dense
+// layout, plain scores (no softcap, no ALiBi, softmax_scale > 0), no causal/window mask: the only masked keys are
+// those past seqlen_k, whose K/V copies are zero (P = +0 times V = 0). A causal/window mask would put masked
+// in-range keys into P.V as +0 * V, exact only for finite V; their exact treatment (per-key selects on boundary
+// tiles) did not fit the registers in a first attempt.
 #pragma once
 
 #include "fmha_common.h"

@@ -69,6 +69,8 @@ def test_sbcast_scope_errors(kw, match):
     q, k, v = _inputs(1, 8, 8, 1, 1, seed=1)
     with pytest.raises(ValueError, match=match):
         run_forward_sbcast(q, k, v, **kw)
+    with pytest.raises(ValueError, match="softmax_scale > 0"):
+        run_forward_sbcast(q, k, v, softmax_scale=-0.1)
     with pytest.raises(ValueError, match="headdim == 128"):
         run_forward_sbcast(q[..., :64], k[..., :64], v[..., :64])
 

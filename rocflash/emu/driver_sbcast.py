@@ -57,12 +57,15 @@ def images(block_n: int = 16) -> tuple[KernelImage, KernelImage]:
             KernelImage(Program.from_kernel(fwd[0]), None, True, 0, str(path)))
 
 
-def check_scope(q, k, v, window_left: int, window_right: int) -> None:
+def check_scope(q, k, v, window_left: int, window_right: int, softmax_scale: float | None = None) -> None:
     """ValueError naming the rule when the call is outside the variant's scope (module docstring)."""
     if q.dtype != torch.float16 or k.dtype != torch.float16 or v.dtype != torch.float16:
         raise ValueError(f"the scalar-broadcast forward is fp16 only, got {q.dtype}, {k.dtype}, {v.dtype}")
     if q.shape[-1] != HEADDIM:
         raise ValueError(f"the scalar-broadcast forward needs headdim == {HEADDIM}, got {q.shape[-1]}")
+    if softmax_scale is not None and not softmax_scale > 0:
+        raise ValueError(f"the scalar-broadcast forward needs softmax_scale > 0 (its row max is taken on raw scores), "
+                         f"got {softmax_scale}")
     if window_left >= 0 or window_right >= 0:
         raise ValueError("the scalar-broadcast forward has no causal/window mask (a masked key's V would enter "
                          f"P.V as 0 * V), got window_left={window_left}, window_right={window_right}")
@@ -76,7 +79,7 @@ def run_forward_sbcast(q, k, v, softmax_scale: float | None = None, window_left:
     """Run the preparation and the forward on the emulator: (out like q, lse float32 (b, h, sq), info).
 
     trace: a list that receives the forward launch's traced waves ([(group, wave, Wave)], as ``Launcher.trace``)."""
-    check_scope(q, k, v, window_left, window_right)
+    check_scope(q, k, v, window_left, window_right, softmax_scale)
     batch, seqlen_q, nheads, _ = q.shape
     seqlen_k, nheads_k = k.shape[1], k.shape[2]
     softmax_scale = 1.0 / math.sqrt(HEADDIM) if softmax_scale is None else softmax_scale
