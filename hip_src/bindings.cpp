@@ -100,6 +100,7 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
   def_ptr(bwd_params, "dq", &rf::FmhaBwdParams::dq);
   def_ptr(bwd_params, "dk", &rf::FmhaBwdParams::dk);
   def_ptr(bwd_params, "dv", &rf::FmhaBwdParams::dv);
+  def_ptr(bwd_params, "dq_accum", &rf::FmhaBwdParams::dq_accum);
 #define RF_FIELD(name) bwd_params.def_readwrite(#name, &rf::FmhaBwdParams::name)
   RF_FIELD(do_batch_stride); RF_FIELD(do_row_stride); RF_FIELD(do_head_stride);
   RF_FIELD(dq_batch_stride); RF_FIELD(dq_row_stride); RF_FIELD(dq_head_stride);

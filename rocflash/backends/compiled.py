@@ -12,6 +12,12 @@ Tile math of the forward, of the split-KV decode kernel and of the backward's dK
 The backward's tensor-core kernels (hip_src/fmha_mma_bwd.h) cover the headdim buckets of ck_configs/fmha_bwd.toml's
 mma tables (32, 64 and 128); larger headdims run the vector backward under auto. :func:`last_kernels` names the tile
 maths the last calls launched.
+
+dQ of the tensor-core backward: ``backward(..., deterministic=True)`` runs the dQ kernel (one write per element,
+bitwise repeatable); ``deterministic=False`` (flash_attn_func's default on backend "cuda") has the dK/dV kernel add
+dQ atomically into a float32 buffer (FlashAttention-2's split: no dQ kernel, five tile products per tile pair
+instead of seven), so dq may differ in its last bits from run to run; dk, dv are repeatable either way, and the
+vector tile math is deterministic either way. ``last_kernels()["bwd_dq"]`` says which ran.
 """
 
 from __future__ import annotations
@@ -207,7 +213,8 @@ def forward_tile_math(platform: str, mod, q, aligned: bool, kind: str | tuple[st
 
 
 def last_kernels() -> dict[str, str]:
-    """{"fwd": tile math of the last forward launched in this process, "bwd": ...}."""
+    """{"fwd": tile math of the last forward launched in this process, "bwd": ..., "bwd_dq": "atomic" (dQ added by
+    the dK/dV kernel, deterministic=False) or "dq kernel"}."""
     return dict(_LAST)
 
 
@@ -457,14 +464,24 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
     return dq, dk, dv
 
 
-def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32=None) -> None:
+def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32=None, deterministic=True) -> None:
     """The backward's output, statistics and stride fields of ``p`` (dense or varlen), then the launch (tile math
-    under ``ROCFLASH_KERNEL``, recorded in :func:`last_kernels`)."""
+    under ``ROCFLASH_KERNEL``, recorded in :func:`last_kernels`). ``deterministic=False`` with the mma tile math:
+    dQ added atomically by the dK/dV kernel into a zeroed float32 buffer, then scaled into dq (module docstring)."""
     fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
     math = forward_tile_math(mod.platform(), mod, q, p.aligned, BWD_KINDS)  # checked before launch
+    atomic = not deterministic and math == "mma"
     with torch.cuda.device(q.device):
+        dq_accum = None
+        if atomic:  # dq's shape and element strides (dq is a fresh contiguous output)
+            dq_accum = torch.zeros(dq.shape, dtype=torch.float32, device=dq.device)
+            p.dq_accum = dq_accum.data_ptr()
         mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream, getattr(mod.TileMath, math))
+        if atomic:
+            dq.copy_(dq_accum.mul_(p.softmax_scale))
+            p.dq_accum = 0
     _LAST["bwd"] = math
+    _LAST["bwd_dq"] = "atomic" if atomic else "dq kernel"
 
 
 def fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32=None) -> None:
@@ -493,12 +510,13 @@ def stats_from_lse(lse: torch.Tensor) -> torch.Tensor:
     return torch.stack((lse * LOG2E, torch.ones_like(lse)), dim=-1).contiguous()
 
 
-def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=None):
+def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=None, deterministic: bool = True):
     """Launch the compiled backward (preprocess, dK/dV, dQ): returns (dq, dk, dv) shaped like q, k, v.
     ``stats`` is the forward's (``forward(..., with_stats=True)``: float32 (batch, nheads, seqlen_q, 2)) or a
     natural-log LSE float32 (batch, nheads, seqlen_q) (e.g. one merged over key blocks by context parallelism),
     turned into stats by ``stats_from_lse``; ``dout`` may have any strides with a contiguous last dimension.
-    ``out_fp32``: the forward's float32 O (``forward(..., with_out_fp32=True)``), or None / empty: D from out."""
+    ``out_fp32``: the forward's float32 O (``forward(..., with_out_fp32=True)``), or None / empty: D from out.
+    ``deterministic=False``: dQ added atomically where the tensor-core backward runs (module docstring)."""
     if stats.dim() == 3:
         stats = stats_from_lse(stats)
     mod = load_module(platform)
@@ -507,6 +525,6 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=N
     delta = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
-    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
+    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32, deterministic)
     del alibi
     return dq, dk, dv
