@@ -3,8 +3,8 @@
 # build, the GPU test matrix on both forward tile maths (tensor cores and the gfx906 vector logic), the
 # inference and masked-garbage tests, compute-sanitizer, context parallelism, and short speed tables.
 # Every stage has its own time limit so that the whole call ends inside the device tool's 10 minutes.
-# Results in $OUT: summary.txt setup.txt tests.txt sanitize.txt cp.txt tc.txt train.txt bench.txt json.tar.gz
-#   bash perf/final_run.sh            (stages: build test sanitize cp tc bench; also train; pass names to pick)
+# Results in $OUT: summary.txt setup.txt tests.txt sanitize.txt cp.txt tc.txt train.txt host.txt bench.txt json.tar.gz
+#   bash perf/final_run.sh            (stages: build test sanitize cp tc bench; also train, host; pass names to pick)
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT" /tmp/json
 REPO=$PWD
@@ -56,6 +56,11 @@ for s in $stages; do case $s in
     log "python3 perf/train_check.py (ROCFLASH_KERNEL=${ROCFLASH_KERNEL:-auto})"
     (cd /tmp && timeout ${TRAIN_TIMEOUT:-150} python3 "$REPO/perf/train_check.py" --out /tmp/json > "$OUT/train.txt" 2>&1)
     log "train exit $?"; tail -4 "$OUT/train.txt" | tee -a "$OUT/summary.txt" >/dev/null ;;
+  host)
+    log "python3 perf/host_overhead.py (host time per call, CUDA-graph decode step)"
+    (cd /tmp && timeout ${HOST_TIMEOUT:-60} python3 "$REPO/perf/host_overhead.py" --calls 100 --json /tmp/json/host.json \
+      > "$OUT/host.txt" 2>&1)
+    log "host exit $?" ;;
   bench)
     log "python3 perf/decode_bench.py --quick"
     (cd /tmp && timeout ${BENCH_TIMEOUT:-90} python3 "$REPO/perf/decode_bench.py" --quick --json /tmp/json/decode.json \

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import torch
 
+from . import kvcache_fast
 from .backends import SeqArgs
 from .splitkv import MAX_SPLITS
 from .interface import _backend_name
@@ -91,6 +92,14 @@ def flash_attn_with_kvcache(
         gradient would be needed (q, k, v or a cache requires grad with grad mode on): the call is forward only.
         NotImplementedError for cache_leftpad. Whatever raises, also later (the attention), the caller's cache
         is left as it was: the slots the append overwrites are saved first and put back.
+
+    Repeated calls on the compiled backends (hip, cuda): once a signature (shapes, strides, dtypes, devices, the
+    other arguments) passed these checks, its next calls skip them and read no device value (no host sync; a
+    decode step can be captured in a CUDA graph): the values of cache_seqlens, block_table and cache_batch_idx
+    are then clamped into the cache on the device and, under ``ROCFLASH_INDEX_CHECKS=device`` (default), an
+    out-of-range one stops the stream with a device-side assert (RuntimeError at the next sync; ``host``: the
+    ValueError above on every call; ``off``: clamp only). The split-KV plan takes the cache's capacity as
+    max_seqlen_k on these backends (as flash-attn). See rocflash.kvcache_fast.
     """
     if torch.compiler.is_compiling():
         # torch.compile: the checks read index values and the append writes the caches, so the whole step runs
@@ -104,6 +113,16 @@ def flash_attn_with_kvcache(
                                window_right, softcap, rotary_interleaved, alibi_slopes, num_splits,
                                _backend_name(q.device, backend))
         return (out, lse) if return_softmax_lse else out
+    # repeated decode steps on the compiled backends: no host read of device values (rocflash.kvcache_fast)
+    fast_key = kvcache_fast.signature(q, k_cache, v_cache, k, v, rotary_cos, rotary_sin, cache_seqlens, cache_batch_idx,
+                                      cache_leftpad, block_table, softmax_scale, causal, window_size, softcap,
+                                      rotary_interleaved, alibi_slopes, num_splits, return_softmax_lse, backend)
+    plan = kvcache_fast.lookup(fast_key)
+    if plan is not None:
+        res = kvcache_fast.run(plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, block_table,
+                               num_splits, return_softmax_lse)
+        if res is not NotImplemented:
+            return res
     _check_tensor("q", q, 4, "(batch, seqlen_q, nheads, headdim)")
     paged = block_table is not None
     layout = "(num_blocks, page_block_size, nheads_k, headdim) with block_table" if paged \
@@ -195,6 +214,9 @@ def flash_attn_with_kvcache(
         if paged:
             _check_paged_aliasing(block_table, k_cache.shape[0], k_cache.shape[1], lens, seqlen_new)
     name = select_varlen_backend(q, backend)  # every check done: only now may the cache change
+    compiled_backend = name in ("hip", "cuda")
+    if compiled_backend and fast_key is not None:
+        kvcache_fast.remember(fast_key, kvcache_fast.Plan(name, args, seqlen_new, capacity, k_cache.shape[0]))
 
     # (1) rotary, (2) append in place, (3) attention
     dev = q.device
@@ -211,15 +233,17 @@ def flash_attn_with_kvcache(
     try:
         if k is not None and seqlen_new > 0:
             _append(k_cache, v_cache, k, v, start, block_table, None if paged else rows, restore)
+        # the compiled backends plan the split-KV launch for the cache's capacity (as flash-attn does, and as the
+        # fast path must without reading cache_seqlens): the same bits on the first and the following calls
         return _attend(q, k_cache, v_cache, args, name, paged, block_table, cache_batch_idx, used, num_splits,
-                       return_softmax_lse)
+                       return_softmax_lse, capacity if compiled_backend else None)
     except BaseException:
         _restore(restore)
         raise
 
 
 def _attend(q, k_cache, v_cache, args, name, paged, block_table, cache_batch_idx, used, num_splits,
-            return_softmax_lse):
+            return_softmax_lse, max_seqlen_k=None):
     """Step (3): attention of q over each sequence's first used[b] keys of the (updated) cache."""
     batch, seqlen_q, nheads, headdim = q.shape
     dev = q.device
@@ -229,7 +253,7 @@ def _attend(q, k_cache, v_cache, args, name, paged, block_table, cache_batch_idx
         cu_seqlens_k=None,
         seqused_k=torch.tensor(used, dtype=torch.int32, device=dev),
         max_seqlen_q=seqlen_q,
-        max_seqlen_k=max(used, default=0),
+        max_seqlen_k=max(used, default=0) if max_seqlen_k is None else max_seqlen_k,
         block_table=block_table.contiguous() if paged else None,  # the kernels index these flat
         cache_batch_idx=cache_batch_idx.contiguous() if cache_batch_idx is not None else None,
         num_splits=num_splits,

@@ -157,8 +157,7 @@ def _fwd_fake(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_
     return out, lse, stats, out32
 
 
-@torch.library.custom_op("rocflash::bwd", mutates_args=())
-def bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, softmax_stats: Tensor, softmax_scale: float,
+def bwd_impl(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, softmax_stats: Tensor, softmax_scale: float,
         window_left: int, window_right: int, softcap: float, alibi_slopes: Tensor | None,
         backend: str, out_fp32: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """Attention backward through ``backend``: (dq, dk, dv) for the upstream gradient ``dout`` (any strides);
@@ -180,6 +179,9 @@ def bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, softmax_stat
                              deterministic=deterministic)
 
 
+bwd = torch.library.custom_op("rocflash::bwd", mutates_args=())(bwd_impl)
+
+
 @bwd.register_fake
 def _bwd_fake(dout, q, k, v, out, softmax_stats, softmax_scale, window_left, window_right, softcap, alibi_slopes,
               backend, out_fp32=None):
@@ -193,10 +195,13 @@ def _setup_context(ctx, inputs, output):
     ctx.scalars = (softmax_scale, window_left, window_right, softcap)
     ctx.backend = backend
     ctx.mark_non_differentiable(lse, stats, out32)
+    ctx.set_materialize_grads(False)  # no zero tensors for the gradients of lse, stats and out32 (never read)
 
 
-def _backward(ctx, dout, _dlse, _dstats, _dout32):
+def _backward(ctx, dout, _dlse, _dstats, _dout32, impl=None):
     q, k, v, out, stats, alibi_slopes, out32 = ctx.saved_tensors
+    if dout is None:  # out took no part in the loss (grads are not materialised): nothing flows back
+        return None, None, None, None, None, None, None, None, None, None
     if _no_work(q, k):  # the gradients are 0 whatever q, k, v are: their derivatives too (create_graph exact)
         return (*(torch.zeros_like(t) for t in (q, k, v)), None, None, None, None, None, None, None)
     if torch.is_grad_enabled():  # create_graph=True: no derivative of the backward
@@ -205,8 +210,31 @@ def _backward(ctx, dout, _dlse, _dstats, _dout32):
             f"create_graph=True, e.g. a gradient penalty): its backward kernels are not differentiable. Use "
             f"backend='torch' (autograd through PyTorch ops, differentiable twice) for higher-order gradients.")
     check_backward_scale(ctx.scalars[0], q.dtype, ctx.backend.removesuffix(ATOMIC_DQ))
-    dq, dk, dv = bwd(dout, q, k, v, out, stats, *ctx.scalars, alibi_slopes, ctx.backend, out32)
+    dq, dk, dv = (impl or bwd)(dout, q, k, v, out, stats, *ctx.scalars, alibi_slopes, ctx.backend, out32)
     return dq, dk, dv, None, None, None, None, None, None, None
 
 
 fwd.register_autograd(_backward, setup_context=_setup_context)
+
+
+class EagerAttention(torch.autograd.Function):
+    """``fwd`` and its registered backward for eager calls that need a gradient: the same fwd_impl / bwd_impl and
+    checks without the torch.library dispatch, which costs hundreds of microseconds per forward+backward on the
+    H200's host (perf/RESULTS.md, host path). ``rocflash.flash_attn_func`` takes it for repeated eager calls of a
+    signature; torch.compile and torch.export trace ``fwd``. apply(q, k, v, softmax_scale, window_left,
+    window_right, softcap, alibi_slopes, backend) -> (out, lse)."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, backend):
+        out, lse, stats, out32 = fwd_impl(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes,
+                                          backend, True)
+        ctx.save_for_backward(q, k, v, out, stats, alibi_slopes, out32)
+        ctx.scalars = (softmax_scale, window_left, window_right, softcap)
+        ctx.backend = backend
+        ctx.mark_non_differentiable(lse)
+        ctx.set_materialize_grads(False)
+        return out, lse
+
+    @staticmethod
+    def backward(ctx, dout, _dlse):
+        return _backward(ctx, dout, None, None, None, impl=bwd_impl)[:9]

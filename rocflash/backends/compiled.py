@@ -278,10 +278,11 @@ def _device_of(t: torch.Tensor):
     return contextlib.nullcontext() if t.device.index == torch.cuda.current_device() else torch.cuda.device(t.device)
 
 
-def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None) -> None:
-    """Run the forward (inst None) or the split-KV kernel with num_splits splits (plus its partial buffers)."""
+def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, state: dict | None = None) -> None:
+    """Run the forward (inst None) or the split-KV kernel with num_splits splits (plus its partial buffers: fresh
+    ones, or with ``state`` (a planned launch's, see varlen_forward_planned) one buffer kept per stream)."""
     with _device_of(q):
-        stream = torch.cuda.current_stream(q.device).cuda_stream
+        stream = _current_stream(q)
         if inst is None:
             math = forward_tile_math(mod.platform(), mod, q, p.aligned)  # ROCFLASH_KERNEL, checked before launch
             mod.fwd(p, stream, getattr(mod.TileMath, math))
@@ -290,7 +291,8 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None) -> None:
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0  # checked before launch
-        buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
+        buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device) if state is None else \
+            _split_scratch(state, p, num_splits, inst["headdim"], q, stream)
         counters = None
         # the last block keeps (row, split) LSEs in its shared memory: 16 + block_m * num_splits * 4 bytes
         if (math == "mma" and num_splits > 1 and 16 + inst["block_m"] * num_splits * 4 <= inst["lds_bytes"]
@@ -471,7 +473,7 @@ def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32=N
     fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
     math = forward_tile_math(mod.platform(), mod, q, p.aligned, BWD_KINDS)  # checked before launch
     atomic = not deterministic and math == "mma"
-    with torch.cuda.device(q.device):
+    with _device_of(q):
         dq_accum = None
         if atomic:  # dq's shape and element strides (dq is a fresh contiguous output)
             dq_accum = torch.zeros(dq.shape, dtype=torch.float32, device=dq.device)
@@ -528,3 +530,119 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=N
     _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32, deterministic)
     del alibi
     return dq, dk, dv
+
+
+def varlen_forward_planned(platform: str, state: dict, q, k, v, seq: SeqArgs, args: FwdArgs, getenv=os.environ.get,
+                           want_lse: bool = True):
+    """``varlen_forward`` (inference: no stats) for a caller that already validated a fixed signature and keeps
+    ``state`` (a dict) for it: the filled params are kept there per (pointer alignment, ROCFLASH_KERNEL,
+    ROCFLASH_POISON_OUTPUTS) instead of being looked up under a key built from every shape and stride per call
+    (rocflash.kvcache_fast: a decode step's host path). Returns (out like q, lse float32 (nheads, total_q))."""
+    total_q, nheads, _ = q.shape
+    poison = getenv(POISON_ENV) == "1"
+    alloc = torch.full if poison else torch.empty
+    fill = (float("nan"),) if poison else ()
+    out = alloc(q.shape, *fill, dtype=q.dtype, device=q.device)
+    lse = alloc((nheads, total_q), *fill, dtype=torch.float32, device=q.device) if want_lse else \
+        _lse_scratch(state, (nheads, total_q), q)
+    aligned_ptrs = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
+    key = (aligned_ptrs, getenv(KERNEL_ENV))
+    hit = state.get(key)
+    mod = load_module(platform)
+    if hit is None:
+        kernel_choice()  # ValueError for a bad ROCFLASH_KERNEL, before anything is cached
+        p = mod.FmhaFwdParams()
+        _fill_common(mod, p, q, k, v, args)
+        _fill_seq(p, q, k, seq)
+        p.o, p.lse = out.data_ptr(), lse.data_ptr()
+        _set_strides(p, "o", out)
+        p.aligned = is_aligned(q, k, v, out)
+        split, num_splits, inst = split_plan(platform, q, k.shape[-2], seq.batch, seq.max_seqlen_q, seq.max_seqlen_k,
+                                             seq.num_splits, p.aligned)
+        p.softmax_stats, p.o_fp32 = 0, 0
+        hit = state[key] = (p, num_splits, inst if split else None)
+    p, num_splits, inst = hit
+    _seq_pointers(p, q, k, v, seq, out, lse)
+    _launch_fwd(mod, p, q, out, num_splits, inst, state)
+    return out, lse
+
+
+def _lse_scratch(state: dict, shape: tuple, q) -> torch.Tensor:
+    """An LSE the caller will not return (flash_attn_func without return_attn_probs, flash_attn_with_kvcache
+    without return_softmax_lse): the kernels still write one, into a buffer kept in ``state`` per stream (calls
+    on one stream write it in order and nobody reads it). Fresh during a CUDA graph capture."""
+    if q.device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+        return torch.empty(shape, dtype=torch.float32, device=q.device)
+    key = ("lse", _current_stream(q))
+    buf = state.get(key)
+    if buf is None:
+        buf = state[key] = torch.empty(shape, dtype=torch.float32, device=q.device)
+    return buf
+
+
+def _split_scratch(state: dict, p, num_splits: int, bucket: int, q, stream: int):
+    """The split-KV partials (``fill_split_buffers``' o_accum and lse_accum) of a planned launch in one float32
+    buffer, kept in ``state`` per stream: the split and combine kernels of every call on that stream run in
+    stream order, so the next call may reuse it (two allocations less per decode step). During a CUDA graph
+    capture a fresh buffer from the graph's pool is taken and not kept."""
+    p.num_splits = num_splits
+    if num_splits <= 1:
+        return None
+    n_o = num_splits * p.nheads * p.seq_total_q * bucket
+    capturing = q.device.type == "cuda" and torch.cuda.is_current_stream_capturing()
+    buf = None if capturing else state.get(("scratch", stream))
+    if buf is None:
+        buf = torch.empty(n_o + num_splits * p.nheads * p.seq_total_q, dtype=torch.float32, device=q.device)
+        if not capturing:
+            state[("scratch", stream)] = buf
+    p.o_accum = buf.data_ptr()
+    p.lse_accum = p.o_accum + n_o * 4  # float32 partial LSEs after the partial outputs (16-byte aligned)
+    return buf
+
+
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
+def _current_stream(t: torch.Tensor) -> int:
+    """The current stream of t's device as an integer handle (torch's raw accessor where it has one: the Stream
+    object of torch.cuda.current_stream costs microseconds per call)."""
+    if _raw_stream is not None and t.device.index is not None:
+        return _raw_stream(t.device.index)
+    return torch.cuda.current_stream(t.device).cuda_stream
+
+
+def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=os.environ.get, want_lse: bool = True):
+    """``forward`` for inference (no stats) on a signature the caller validated once and keeps ``state`` (a dict)
+    for: the filled params, the split plan and the tile math are kept there per (pointer alignment,
+    ROCFLASH_KERNEL) (rocflash.interface: eager flash_attn_func calls). No ALiBi tensor. Returns (out like q,
+    lse float32 (batch, nheads, seqlen_q))."""
+    batch, seqlen_q, nheads, _ = q.shape
+    poison = getenv(POISON_ENV) == "1"
+    alloc = torch.full if poison else torch.empty
+    fill = (float("nan"),) if poison else ()
+    out = alloc(q.shape, *fill, dtype=q.dtype, device=q.device)
+    lse = alloc((batch, nheads, seqlen_q), *fill, dtype=torch.float32, device=q.device) if want_lse else \
+        _lse_scratch(state, (batch, nheads, seqlen_q), q)
+    key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV))
+    hit = state.get(key)
+    mod = load_module(platform)
+    if hit is None:
+        kernel_choice()  # ValueError for a bad ROCFLASH_KERNEL, before anything is cached
+        p = mod.FmhaFwdParams()
+        _fill_common(mod, p, q, k, v, args)
+        p.o, p.lse = out.data_ptr(), lse.data_ptr()
+        _set_strides(p, "o", out)
+        p.aligned = is_aligned(q, k, v, out)
+        p.softmax_stats, p.o_fp32 = 0, 0
+        split, num_splits, inst = split_plan(platform, q, k.shape[2], batch, seqlen_q, k.shape[1], 0, p.aligned)
+        math = inst.get("impl", "vector") if split else forward_tile_math(platform, mod, q, p.aligned)
+        hit = state[key] = (p, num_splits, inst if split else None, getattr(mod.TileMath, math), math)
+    p, num_splits, inst, tile_math, math = hit
+    p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
+    if inst is not None:  # the split-KV launch and its switches (one place: _launch_fwd)
+        _launch_fwd(mod, p, q, out, num_splits, inst, state)
+        return out, lse
+    with _device_of(q):
+        mod.fwd(p, _current_stream(q), tile_math)
+    _LAST["fwd"] = math
+    return out, lse

@@ -1,0 +1,123 @@
+"""The compiled backends' host path on a GPU (marker ``gpu``): repeated decode steps take the fast path without a
+device->host sync (torch.cuda.set_sync_debug_mode("error")), give bitwise the result of the first call (which ran
+the full checks), and a step captured in a CUDA graph replays bitwise like the eager step on the same inputs.
+
+Outputs poisoned with NaN (conftest); fresh random inputs; cache slots past each sequence and unused pages NaN.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import rocflash
+from conftest import gpu_platform
+
+pytestmark = pytest.mark.gpu
+NAN = float("nan")
+
+
+@pytest.fixture
+def platform():
+    return gpu_platform()
+
+
+def _bits(t):
+    return t.view(torch.int16) if t.element_size() == 2 else t.view(torch.int32)
+
+
+def _decode_inputs(paged: bool, seed: int, batch=3, hk=2, h=8, d=128, page=16, pages=8):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    dt = torch.bfloat16
+    q = torch.randn(batch, 1, h, d, generator=g, device="cuda").to(dt)
+    k, v = (torch.randn(batch, 1, hk, d, generator=g, device="cuda").to(dt) for _ in range(2))
+    lens = torch.tensor([5, 70, 100], dtype=torch.int32, device="cuda")[:batch]
+    if paged:
+        blocks = batch * pages + 3
+        kc, vc = (torch.full((blocks, page, hk, d), NAN, dtype=dt, device="cuda") for _ in range(2))
+        table = torch.randperm(blocks, generator=torch.Generator().manual_seed(seed))[:batch * pages]
+        table = table.view(batch, pages).to(torch.int32).cuda()
+        flat_k, flat_v = (c[table.long()].flatten(1, 2) for c in (kc, vc))  # (batch, pages * page, hk, d) copies
+        for b, n in enumerate(lens.tolist()):
+            flat_k[b, :n] = torch.randn(n, hk, d, generator=g, device="cuda").to(dt)
+            flat_v[b, :n] = torch.randn(n, hk, d, generator=g, device="cuda").to(dt)
+        kc[table.long()] = flat_k.view(batch, pages, page, hk, d)
+        vc[table.long()] = flat_v.view(batch, pages, page, hk, d)
+        return dict(q=q, k_cache=kc, v_cache=vc, cache_seqlens=lens, block_table=table)
+    kc, vc = (torch.full((batch, pages * page, hk, d), NAN, dtype=dt, device="cuda") for _ in range(2))
+    for b, n in enumerate(lens.tolist()):
+        kc[b, :n] = torch.randn(n, hk, d, generator=g, device="cuda").to(dt)
+        vc[b, :n] = torch.randn(n, hk, d, generator=g, device="cuda").to(dt)
+    return dict(q=q, k_cache=kc, v_cache=vc, k=k, v=v, cache_seqlens=lens)
+
+
+def _clone(call):
+    return {name: t.clone() for name, t in call.items()}
+
+
+@pytest.mark.parametrize("paged", [False, True], ids=["dense_append", "paged"])
+def test_gpu_kvcache_fast_path_no_sync_same_bits_and_graph_replay(platform, paged):
+    call = _decode_inputs(paged, seed=1)
+    first_call = _clone(call)
+    first = rocflash.flash_attn_with_kvcache(**first_call, causal=True, return_softmax_lse=True, backend=platform)
+    second_call = _clone(call)
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        second = rocflash.flash_attn_with_kvcache(**second_call, causal=True, return_softmax_lse=True,
+                                                  backend=platform)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    torch.cuda.synchronize()
+    for a, b in zip(first, second):  # the full path's checks once, then the fast path: the same bits
+        assert torch.equal(_bits(a), _bits(b))
+    if not paged:  # the append landed in both
+        assert torch.equal(_bits(first_call["k_cache"]), _bits(second_call["k_cache"]))
+    assert not first[0].isnan().any()
+
+    # a CUDA graph of the step, replayed on new values written into the captured tensors
+    static = _clone(call)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        rocflash.flash_attn_with_kvcache(**_clone(call), causal=True, backend=platform)  # warm-up on this stream
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out_graph, lse_graph = rocflash.flash_attn_with_kvcache(**static, causal=True, return_softmax_lse=True,
+                                                                backend=platform)
+    fresh = _decode_inputs(paged, seed=2)
+    fresh["cache_seqlens"] = torch.tensor([3, 64, 99], dtype=torch.int32, device="cuda")  # within the filled keys
+    for name, t in fresh.items():
+        static[name].copy_(t)
+    eager_call = _clone(static)
+    graph.replay()
+    out_eager, lse_eager = rocflash.flash_attn_with_kvcache(**eager_call, causal=True, return_softmax_lse=True,
+                                                            backend=platform)
+    torch.cuda.synchronize()
+    assert torch.equal(_bits(out_graph), _bits(out_eager)) and torch.equal(_bits(lse_graph), _bits(lse_eager))
+    assert torch.equal(_bits(static["k_cache"]), _bits(eager_call["k_cache"]))
+    assert not out_graph.isnan().any()
+
+
+def test_gpu_flash_attn_func_decode_no_sync_and_graph_replay(platform):
+    g = torch.Generator(device="cuda").manual_seed(3)
+    q = torch.randn(2, 1, 32, 128, generator=g, device="cuda", dtype=torch.bfloat16)
+    k, v = (torch.randn(2, 4096, 8, 128, generator=g, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    first = rocflash.flash_attn_func(q, k, v, backend=platform)
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        second = rocflash.flash_attn_func(q, k, v, backend=platform)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert torch.equal(_bits(first), _bits(second))
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out_graph = rocflash.flash_attn_func(q, k, v, backend=platform)
+    q.copy_(torch.randn(q.shape, generator=g, device="cuda", dtype=q.dtype))
+    graph.replay()
+    eager = rocflash.flash_attn_func(q, k, v, backend=platform)
+    torch.cuda.synchronize()
+    assert torch.equal(_bits(out_graph), _bits(eager)) and not eager.isnan().any()
+    assert not torch.equal(_bits(out_graph), _bits(first))  # the replay saw the new q

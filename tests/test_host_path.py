@@ -1,0 +1,292 @@
+"""The compiled backends' host path (rocflash.kvcache_fast, the cached checks of flash_attn_func) on the CPU, with
+the launches stubbed: the real compiled module's params (pybind11) on CPU tensors, its kernels replaced by a
+recorder, torch.cuda's device queries answered as on an H200.
+
+Checked: a repeated call reads no tensor value on the host (no device->host sync on a GPU: graph-capturable);
+it hands the kernel the same params as the first call, which took the full checks (so the results are bitwise
+the same); the KV-cache append writes exactly the new slots; out-of-range index values are clamped (no read
+outside the cache) and flagged (RuntimeError from the device assert; ROCFLASH_INDEX_CHECKS=host gives the full
+path's ValueError); a changed argument still gets the full path's error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import types
+
+import pytest
+import torch
+
+import rocflash
+from rocflash import interface, kvcache_fast, selector
+from rocflash.backends import compiled
+
+_FIELDS = ("batch", "nheads", "nheads_k", "headdim", "seqlen_q", "seqlen_k", "num_splits", "softmax_scale",
+           "window_left", "window_right", "softcap", "aligned", "seq_total_q", "seq_page_block_size",
+           "seq_block_table_batch_stride", "k_batch_stride", "k_row_stride", "k_head_stride", "q_row_stride")
+_HOST_READS = ("item", "tolist", "__bool__", "__int__", "__index__", "__float__")
+
+
+def _module():
+    for platform in ("cuda", "hip"):
+        if compiled.load_module(platform) is not None:
+            return platform, compiled.load_module(platform)
+    pytest.skip(f"needs a compiled rocflash module (cuda or hip): {compiled.module_error('cuda')}")
+
+
+class _Params:
+    """The params struct as a Python object: fields never set read 0 (the C++ struct's zero initialisation), so
+    the test does not depend on the built module having the newest fields."""
+
+    def __getattr__(self, name):
+        return 0
+
+
+@pytest.fixture
+def stub(monkeypatch):
+    """Launches recorded instead of run; a GPU-like device for the selector and the split plan. The compiled
+    module's instance tables (select_instance, instances, the enums) are the real ones; its params struct a
+    Python object."""
+    platform, real = _module()
+    mod = types.SimpleNamespace(DType=real.DType, TileMath=real.TileMath, select_instance=real.select_instance,
+                                instances=real.instances, platform=real.platform,
+                                compiled_archs=real.compiled_archs, FmhaFwdParams=_Params, FmhaBwdParams=_Params)
+    monkeypatch.setattr(compiled, "load_module", lambda name: mod if name == platform else None)
+    monkeypatch.setattr(selector, "load_module", lambda name: mod if name == platform else None)
+    launches, pointers = [], []
+
+    def record(kind):
+        def launch(p, stream, tile_math):
+            fields = {f: getattr(p, f) for f in _FIELDS}
+            if kind == "bwd":  # dQ added atomically (deterministic=False on the tensor-core backward) or not
+                fields["atomic_dq"] = bool(getattr(p, "dq_accum", 0))
+            launches.append((kind, fields,
+                             _ints(p.seq_seqused_k, p.batch) if p.seq_seqused_k else None,
+                             _ints(p.seq_block_table, p.batch * max(1, p.seq_block_table_batch_stride))
+                             if p.seq_block_table else None))
+            pointers.append({f: getattr(p, f) for f in ("o", "lse", "o_accum", "lse_accum")})
+        return launch
+
+    for kind in ("fwd", "fwd_splitkv", "bwd"):
+        setattr(mod, kind, record(kind))
+    props = types.SimpleNamespace(name="stub GPU", major=9, minor=0, multi_processor_count=132,
+                                  shared_memory_per_multiprocessor=233472)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: None)  # CPU tensors: device.index None
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: types.SimpleNamespace(cuda_stream=0))
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device=None: props)
+    arch = "sm_90" if platform == "cuda" else mod.compiled_archs()[0]
+    monkeypatch.setattr(selector, "probe_device",
+                        lambda device: selector.DeviceProbe("cuda", platform, arch, props.name, 32, 232448))
+    monkeypatch.setattr(compiled, "_num_cus", lambda index: 132)
+    monkeypatch.delenv(kvcache_fast.INDEX_CHECKS_ENV, raising=False)
+    kvcache_fast._PLANS.clear()
+    interface._CHECKED.clear()
+    yield types.SimpleNamespace(platform=platform, launches=launches, pointers=pointers)
+    kvcache_fast._PLANS.clear()
+    interface._CHECKED.clear()
+
+
+def _ints(ptr: int, n: int) -> list[int]:
+    """n int32 values at a host address (the stub's tensors are CPU tensors)."""
+    return list((ctypes.c_int32 * n).from_address(ptr))
+
+
+@contextlib.contextmanager
+def no_host_reads():
+    """Fails on Tensor.item / tolist / bool / int / index / float (each a device->host sync on a GPU)."""
+    saved = {n: getattr(torch.Tensor, n) for n in _HOST_READS}
+
+    def refuse(name):
+        def f(self, *a, **kw):
+            raise AssertionError(f"host read of a tensor value: Tensor.{name}")
+        return f
+
+    for n in _HOST_READS:
+        setattr(torch.Tensor, n, refuse(n))
+    try:
+        yield
+    finally:
+        for n, f in saved.items():
+            setattr(torch.Tensor, n, f)
+
+
+def _rand(*shape, seed=0, dtype=torch.bfloat16):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+
+
+def _paged(batch=2, pages=4, page=16, hk=2, d=64, blocks=11):
+    kc, vc = _rand(blocks, page, hk, d, seed=1), _rand(blocks, page, hk, d, seed=2)
+    table = torch.randperm(blocks, generator=torch.Generator().manual_seed(3))[:batch * pages].view(batch, pages)
+    return kc, vc, table.to(torch.int32).contiguous()
+
+
+def test_kvcache_repeated_call_reads_no_value_and_launches_the_same_params(stub):
+    q = _rand(2, 1, 8, 64, seed=4)
+    kc, vc, table = _paged()
+    lens = torch.tensor([37, 64], dtype=torch.int32)
+    call = dict(cache_seqlens=lens, block_table=table, backend=stub.platform)
+    first = rocflash.flash_attn_with_kvcache(q, kc, vc, **call)  # full path: checks, values read once
+    with no_host_reads():
+        second = rocflash.flash_attn_with_kvcache(q, kc, vc, **call)
+    assert len(stub.launches) == 2 and first.shape == second.shape == q.shape
+    (kind1, fields1, used1, table1), (kind2, fields2, used2, table2) = stub.launches
+    assert kind1 == kind2 == "fwd_splitkv" and fields1 == fields2
+    assert used1 == used2 == [37, 64] and table1 == table2 == table.flatten().tolist()
+    assert fields2["seqlen_k"] == 4 * 16  # the cache's capacity plans the splits (flash-attn's seqlen_k)
+
+
+def test_kvcache_dense_append_writes_the_new_slots_only(stub):
+    q, k, v = _rand(3, 1, 4, 32, seed=5), _rand(3, 1, 2, 32, seed=6), _rand(3, 1, 2, 32, seed=7)
+    kc, vc = torch.full((3, 40, 2, 32), float("nan"), dtype=torch.bfloat16), _rand(3, 40, 2, 32, seed=8)
+    lens = torch.tensor([0, 17, 39], dtype=torch.int32)
+    rocflash.flash_attn_with_kvcache(q, kc.clone(), vc.clone(), k, v, cache_seqlens=lens, causal=True,
+                                     backend=stub.platform)  # full path once
+    k2, v2 = _rand(3, 1, 2, 32, seed=9), _rand(3, 1, 2, 32, seed=10)
+    kc_before, vc_before = kc.clone(), vc.clone()
+    with no_host_reads():
+        rocflash.flash_attn_with_kvcache(q, kc, vc, k2, v2, cache_seqlens=lens, causal=True, backend=stub.platform)
+    assert stub.launches[-1][2] == [1, 18, 40]  # the kernel's keys per sequence: cache_seqlens + 1
+    for b, n in enumerate(lens.tolist()):
+        assert torch.equal(kc[b, n], k2[b, 0]) and torch.equal(vc[b, n], v2[b, 0])
+        for before, after in ((kc_before, kc), (vc_before, vc)):
+            rest = [i for i in range(40) if i != n]
+            assert torch.equal(before[b, rest].view(torch.int16), after[b, rest].view(torch.int16))
+
+
+@pytest.mark.parametrize("paged", [False, True])
+def test_kvcache_out_of_range_values_flagged_and_clamped(stub, monkeypatch, paged):
+    q = _rand(2, 1, 8, 64, seed=11)
+    if paged:
+        kc, vc, table = _paged()
+        call = dict(block_table=table, backend=stub.platform)
+    else:
+        kc, vc = _rand(2, 64, 2, 64, seed=12), _rand(2, 64, 2, 64, seed=13)
+        call = dict(backend=stub.platform)
+    rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=torch.tensor([5, 9], dtype=torch.int32), **call)
+    bad = torch.tensor([5, 65], dtype=torch.int32)  # past the capacity 64
+    with pytest.raises(RuntimeError, match=r"cache_seqlens \+ seqlen_new must be in \[0, 64\]"):
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=bad, **call)
+    monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "host")  # the full path's exact error
+    with pytest.raises(ValueError, match=r"cache_seqlens\[1\] \+ seqlen_new must be in \[0, .*64\], got 65 \+ 0"):
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=bad, **call)
+    monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "off")  # clamp only: the kernel never reads past the cache
+    rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=bad, **call)
+    assert stub.launches[-1][2] == [5, 64]
+    monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "everything")
+    with pytest.raises(ValueError, match="ROCFLASH_INDEX_CHECKS must be one of device, host, off"):
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=bad, **call)
+
+
+def test_kvcache_block_table_flag_covers_used_pages_only(stub, monkeypatch):
+    q = _rand(2, 1, 8, 64, seed=14)
+    kc, vc, table = _paged()
+    lens = torch.tensor([20, 64], dtype=torch.int32)  # sequence 0 uses pages 0-1 of its 4
+    rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=table, backend=stub.platform)
+    garbage = table.clone()
+    garbage[0, 2:] = -1  # unused pages: anything goes (vLLM pads tables)
+    with no_host_reads():
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=garbage, backend=stub.platform)
+    used_bad = table.clone()
+    used_bad[1, 3] = 11  # num_blocks = 11: outside the cache, in a used page
+    with pytest.raises(RuntimeError, match=r"block_table must index blocks in \[0, num_blocks=11\)"):
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=used_bad, backend=stub.platform)
+    table[1, 3] = 12  # an in-place write into the table of an earlier call (its validity is kept per version)
+    with pytest.raises(RuntimeError, match=r"block_table must index blocks in \[0, num_blocks=11\)"):
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=table, backend=stub.platform)
+    table[1, 3] = used_bad[0, 0]
+    rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=table, backend=stub.platform)
+    monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "off")
+    rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=used_bad, backend=stub.platform)
+    assert stub.launches[-1][3][4 + 3] == 10  # clamped into the cache
+
+
+def test_kvcache_changed_arguments_still_get_the_full_checks(stub):
+    q = _rand(2, 1, 8, 64, seed=15)
+    kc, vc = _rand(2, 64, 2, 64, seed=16), _rand(2, 64, 2, 64, seed=17)
+    lens = torch.tensor([5, 9], dtype=torch.int32)
+    rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, causal=True, backend=stub.platform)
+    with pytest.raises(TypeError, match="causal must be a bool, got 1"):
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, causal=1, backend=stub.platform)
+    with pytest.raises(ValueError, match="cache_seqlens must have dtype torch.int32"):
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens.long(), causal=True, backend=stub.platform)
+    with pytest.raises(ValueError, match=r"cache_seqlens\[0\] \+ seqlen_new must be in \[0, seqlen_cache"):
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=70, causal=True, backend=stub.platform)
+    with pytest.raises(NotImplementedError, match="forward only"):
+        rocflash.flash_attn_with_kvcache(q.clone().requires_grad_(), kc, vc, cache_seqlens=lens, causal=True,
+                                         backend=stub.platform)
+    k_new = _rand(2, 1, 2, 64, seed=18)
+    rocflash.flash_attn_with_kvcache(q, kc, vc, k_new, k_new.clone(), cache_seqlens=lens, backend=stub.platform)
+    with pytest.raises(ValueError, match="k must not share memory with k_cache"):  # storage shared: full path
+        rocflash.flash_attn_with_kvcache(q, kc, vc, kc[:, 10:11], k_new.clone(), cache_seqlens=lens,
+                                         backend=stub.platform)
+
+
+def test_flash_attn_func_repeated_call_skips_the_checks_and_keeps_the_errors(stub, monkeypatch):
+    q, k, v = _rand(2, 1, 8, 128, seed=19), _rand(2, 300, 2, 128, seed=20), _rand(2, 300, 2, 128, seed=21)
+    rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform)
+    with monkeypatch.context() as m, no_host_reads():
+        m.setattr(interface, "_check_args", None)  # a repeated signature does not run them again
+        m.setattr(interface, "select_backend", None)
+        rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform)
+        rocflash.flash_attn_func(q + 1, k.clone(), v.clone(), causal=True, backend=stub.platform)
+    (_, f1, _, _), (_, f2, _, _), (_, f3, _, _) = stub.launches
+    assert f1 == f2 == f3
+    with pytest.raises(TypeError, match="causal must be a bool, got 1"):
+        rocflash.flash_attn_func(q, k, v, causal=1, backend=stub.platform)
+    with pytest.raises(ValueError, match="softcap must be a finite float >= 0"):
+        rocflash.flash_attn_func(q, k, v, causal=True, softcap=-1.0, backend=stub.platform)
+    prefill = _rand(2, 64, 8, 128, seed=22)
+    for _ in range(2):
+        rocflash.flash_attn_func(prefill, k, v, window_size=(16, 0), backend=stub.platform)
+    assert stub.launches[-1][0] == stub.launches[-2][0] == "fwd" and stub.launches[-1][1] == stub.launches[-2][1]
+    assert stub.launches[-1][1]["window_left"] == 16
+
+
+def test_decode_scratch_buffers_reused_on_one_stream(stub):
+    """Split-KV partials (one buffer: O partials, then LSE partials) and an LSE nobody returns are kept per
+    stream by the planned launches; a returned LSE is a fresh tensor every call."""
+    q, k, v = _rand(1, 1, 8, 64, seed=23), _rand(1, 2048, 2, 64, seed=24), _rand(1, 2048, 2, 64, seed=25)
+    for _ in range(3):
+        rocflash.flash_attn_func(q, k, v, backend=stub.platform)
+    first, second, third = stub.pointers
+    splits = stub.launches[-1][1]["num_splits"]
+    assert stub.launches[-1][0] == "fwd_splitkv" and splits > 1
+    assert second["o_accum"] == third["o_accum"] and second["lse"] == third["lse"]
+    assert third["lse_accum"] == third["o_accum"] + splits * 8 * 1 * 64 * 4  # after (splits, nheads, rows, 64) fp32
+    lses = []
+    for _ in range(2):
+        _, lse, _ = rocflash.flash_attn_func(q, k, v, return_attn_probs=True, backend=stub.platform)
+        lses.append(lse)
+        assert stub.pointers[-1]["lse"] == lse.data_ptr()
+    assert lses[0].data_ptr() != lses[1].data_ptr()
+
+
+def test_flash_attn_func_repeated_backward_skips_the_op_dispatch_same_launches(stub):
+    """A repeated eager call that needs a gradient runs ops.EagerAttention (fwd_impl / bwd_impl without the
+    torch.library dispatch): the same forward and backward launches as the first call through torch.ops.rocflash,
+    and the same refusal of a second derivative."""
+    g = torch.Generator().manual_seed(26)
+    q, k, v = (torch.randn(1, 16, 2, 32, generator=g).half().requires_grad_() for _ in range(3))
+    dout = torch.randn(1, 16, 2, 32, generator=g).half()
+    outs = []
+    for _ in range(2):
+        out = rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform)
+        outs.append(out)
+        out.backward(dout)
+    assert "EagerAttention" in type(outs[1].grad_fn).__name__ and "EagerAttention" not in type(outs[0].grad_fn).__name__
+    kinds = [launch[0] for launch in stub.launches]
+    assert kinds == ["fwd", "bwd", "fwd", "bwd"]
+    assert stub.launches[0][1] == stub.launches[2][1] and stub.launches[1][1] == stub.launches[3][1]
+    for deterministic in (True, False, True):  # each dQ mode its own cached signature, as on its first call
+        rocflash.flash_attn_func(q, k, v, causal=True, deterministic=deterministic, backend=stub.platform).backward(dout)
+    modes = [launch[1]["atomic_dq"] for launch in stub.launches[-6:] if launch[0] == "bwd"]
+    assert modes[0] == modes[2] and (modes[1] != modes[0]) == (stub.launches[1][1]["atomic_dq"] is True)
+    assert q.grad is not None and q.grad.shape == q.shape
+    out = rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform)
+    (gq,) = torch.autograd.grad(out, q, dout, create_graph=False)
+    assert gq.shape == q.shape
+    out = rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform)
+    with pytest.raises(RuntimeError, match="does not support second derivatives"):
+        torch.autograd.grad(out, q, dout, create_graph=True)
