@@ -252,9 +252,20 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
                              f"got {tuple(alibi_slopes.shape)}")
         if alibi_slopes.device != q.device:
             raise ValueError(f"alibi_slopes must be on q's device {q.device}, got {alibi_slopes.device}")
+        check_alibi_finite(alibi_slopes)
     if alibi_slopes is not None:
         alibi_slopes = alibi_slopes.detach()  # not differentiable, in every backend
     return FwdArgs(scale, int(left), int(right), cap, alibi_slopes)
+
+
+def check_alibi_finite(alibi_slopes: torch.Tensor) -> None:
+    """ValueError for a NaN or infinite slope: its head's bias -slope * |i + seqlen_k - seqlen_q - j| would be NaN
+    (or NaN at distance 0, inf * 0) in every score of the head, a silently NaN output. One device sync."""
+    bad = ~torch.isfinite(alibi_slopes)
+    if bool(bad.any()):
+        where = tuple(bad.nonzero()[0].tolist())
+        raise ValueError(f"alibi_slopes must be finite (one float32 slope per head), got "
+                         f"{alibi_slopes[where].item()} at index {where}")
 
 
 def _real(x) -> float | None:
