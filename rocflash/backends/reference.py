@@ -35,9 +35,8 @@ def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | Non
     """
     parts = _Parts(q, k, v, args, compute_dtype)
     p = parts.probs + parts.p_poison  # NaN P where a row sees a non-finite K element (its visible keys)
-    if p.requires_grad:  # dP = dO.V^T is NaN on rows that see a non-finite K or V element (V is 0 there)
-        rows_bad = parts.sees_bad.unsqueeze(-1)
-        p.register_hook(lambda g: torch.where(rows_bad, torch.full((), float("nan"), dtype=g.dtype, device=g.device), g))
+    # dP = dO.V^T is NaN on rows that see a non-finite K or V element (their V is 0 here: poison the gradient)
+    p = _PoisonGrad.apply(p, parts.sees_bad.unsqueeze(-1))
     out = torch.matmul(p.to(parts.vc.dtype), parts.vc) + parts.out_poison  # no gradient through the V poison
     return out.transpose(1, 2).to(q.dtype).contiguous(), (parts.lse * parts.lse_poison).to(torch.float32)
 
@@ -54,6 +53,20 @@ class _FiniteOrZero(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+
+class _PoisonGrad(torch.autograd.Function):
+    """Identity forward; the backward sets the gradient to NaN where ``bad`` (broadcast) holds (differentiable)."""
+
+    @staticmethod
+    def forward(ctx, x, bad):
+        ctx.save_for_backward(bad)
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (bad,) = ctx.saved_tensors
+        return torch.where(bad, torch.full((), float("nan"), dtype=grad.dtype, device=grad.device), grad), None
 
 
 class _Parts:
