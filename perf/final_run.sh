@@ -22,7 +22,7 @@ for s in $stages; do case $s in
     log "build took $(( $(date +%s) - start )) s"
     (cd /tmp && python3 -m rocflash info) >> "$OUT/setup.txt" 2>&1 ;;
   test)
-    tests=$(cd tests && ls test_gpu*.py test_cases.py 2>/dev/null | tr '\n' ' ')
+    tests=${TEST_FILES:-$(cd tests && ls test_gpu*.py test_cases.py test_fuzz.py test_compile*.py 2>/dev/null | tr '\n' ' ')}
     for kernel in auto vector; do
       log "ROCFLASH_KERNEL=$kernel pytest -m gpu $tests"
       (cd tests && ROCFLASH_KERNEL=$kernel timeout ${TEST_TIMEOUT:-150} python3 -m pytest -q -rs -m gpu -p no:cacheprovider \
