@@ -270,3 +270,12 @@ def test_fp32_backward_from_lse_matches_own_stats():
     for name, x, y in zip(("dq", "dk", "dv"), a, b):
         assert torch.isfinite(x).all() and torch.isfinite(y).all(), name
         assert (x - y).abs().max().item() <= 1e-4, name
+
+
+# ------------------------------------------------------------------ NaN semantics (tests/test_nan_semantics.py)
+@pytest.mark.parametrize("case", __import__("test_nan_semantics").CASES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_nan_pattern_gpu(case, dtype):
+    """The documented NaN pattern of out, dq, dk, dv for a NaN in a visible K or V element, on the kernels."""
+    from test_nan_semantics import _run
+    _run(case, gpu_platform(), dtype, device="cuda")
