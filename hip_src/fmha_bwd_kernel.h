@@ -306,7 +306,7 @@ struct FmhaBwdDqPipeline {
       const float d_row = group_sum<T.threads_n>(d[i]);
       // l == 0: no visible key (P = 0, zero gradients); a NaN l (NaN or inf inputs) propagates, as in the forward
       inv_l[i] = l_row == 0.f ? 0.f : rf_rcp(l_row);
-      delta[i] = l_row == 0.f ? 0.f : d_row / l_row;
+      delta[i] = d_row * inv_l[i];  // rf_rcp, as the forward: no IEEE division sequence
       row_max[i] = row >= seq.seqlen_q || m[i] == neg_inf() ? pos_inf() : m[i];  // as load_row_stats
       if (row < seq.seqlen_q && T.lane_tx(tid) == 0) {
         const int64_t idx = lse_index(p.seq, seq, batch, head, row);

@@ -212,7 +212,7 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
             m[:, :, m0:m_end], l[:, :, m0:m_end], d[:, :, m0:m_end] = (x[:, :, :m_end - m0] for x in (mt, lt, dt))
         row_max = torch.where(torch.isneginf(m), torch.full_like(m, float("inf")), m)
         inv_l = torch.where(l == 0, torch.zeros_like(l), 1 / l)
-        delta = torch.where(l == 0, torch.zeros_like(l), d / l)
+        delta = d * inv_l  # the kernel: D = rowsum(P * dP) * (1/l)
 
     def tile_grads(m0, n0, bm, bn, q_tile, do_tile, k_tile, v_tile):
         """P and dS of one (query tile, key tile), rounded to the element type as the kernels store them."""

@@ -407,7 +407,7 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         m, l, d = (t.reshape(pb.batch, pb.nheads, n_qblocks * bm)[:, :, :pb.seqlen_q] for t in (m, l, d))
         row_max = torch.where(torch.isneginf(m), torch.full_like(m, float("inf")), m)
         inv_l = torch.where(l == 0, torch.zeros_like(l), 1 / l)
-        delta = torch.where(l == 0, torch.zeros_like(l), d / l)
+        delta = d * inv_l  # the kernel: D = rowsum(P * dP) * (1/l)
 
     # dK/dV kernel: per key block, every query head of the group, the query tiles that see the keys
     cfg = pb.cfg
