@@ -159,6 +159,28 @@ def test_emulated_fp32_statistics_pass_on_one_hot_rows():
     assert torch.equal(dq[one_hot], torch.zeros_like(dq[one_hot]))
 
 
+def test_emulated_fp32_varlen_statistics_pass():
+    """The varlen backward of fp32 on the emulator (driver_varlen mirrors compiled.varlen_backward): the dQ
+    kernel's statistics pass over each sequence's keys, then dK/dV; every gradient of both sequences within the
+    rule at softmax_scale 100."""
+    from rocflash.backends import SeqArgs, sim
+    from rocflash.emu.driver_varlen import run_backward_seq
+    from conftest import assert_grads_close
+
+    g = torch.Generator().manual_seed(5)
+    q, k, v, do = (torch.randn(30, 1, 32, generator=g) for _ in range(4))
+    cu = torch.tensor([0, 12, 30], dtype=torch.int32)
+    seq = SeqArgs(cu_seqlens_q=cu, cu_seqlens_k=cu, seqused_k=None, max_seqlen_q=18, max_seqlen_k=18)
+    args = FwdArgs(100.0, -1, 0, 0.0, None)
+    out, _, stats, _ = sim.varlen_forward(q, k, v, seq, args, with_stats=True)
+    dq, dk, dv, info = run_backward_seq(q, k, v, out, stats, do, args, seq)
+    assert info["kernels"][0].endswith("(statistics pass)")
+    for lo, hi in ((0, 12), (12, 30)):
+        s = slice(lo, hi)
+        assert_grads_close((dq[s][None], dk[s][None], dv[s][None]), q[s][None], k[s][None], v[s][None], do[s][None],
+                           args, f"sequence {lo}:{hi}")
+
+
 def test_cycle_model_trace_counts_the_tile_products():
     """The cycle model's trace of one full forward workgroup executes exactly the dot2 work of its tiles:
     S = Q.K^T and O += P.V, each block_m * seqlen_k * headdim / 2 lane-dot2s, over 64 lanes per instruction."""
