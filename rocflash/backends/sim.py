@@ -344,6 +344,8 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     inv_l = torch.where(torch.isneginf(row_max), torch.zeros_like(inv_l), inv_l)
     row_max = torch.where(torch.isneginf(row_max), torch.full_like(row_max, float("inf")), row_max)
 
+    wide = {}  # id(tile tensor) -> (tensor, its fp64 transpose), for exact_dot
+
     def exact_dot(a, b, k_tiles):
         """a . b[tile]^T per pair. float32 inputs: each element the correctly rounded dot product (fp64, rounded
         once), the same bits whatever the tile shapes, as the kernels' fixed per-element order gives the dK/dV
@@ -351,7 +353,9 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         shapes: S a few ulps apart between passes moves P = exp2(S2 - m) off 1 at large softmax_scale)."""
         if pb.dtype != torch.float32:
             return _matmul(a, b.transpose(-1, -2), k_tiles)
-        return _matmul(a.double(), b.double().transpose(-1, -2), k_tiles).float()
+        if id(b) not in wide:  # each K / V tile tensor converted once per launch, not once per step
+            wide[id(b)] = (b, b.double().transpose(-1, -2))
+        return _matmul(a.double(), wide[id(b)][1], k_tiles).float()
 
     def row_stats(bm):  # (b, h, blocks, Br) each: m (+inf past seqlen_q), 1/l and D (0 past seqlen_q)
         n_blocks = -(-pb.seqlen_q // bm)
