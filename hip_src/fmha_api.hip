@@ -105,6 +105,10 @@ int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error, Tile
       *error = "rocflash: bwd_stats (the backward's own softmax statistics) is for float32 inputs only";
       return 1;
     }
+    if (params.dq_accum != nullptr) {  // the statistics pass lives in the dQ kernel, which atomic dQ skips
+      *error = "rocflash: bwd_stats and dq_accum (atomic dQ) exclude each other";
+      return 1;
+    }
     if (launch_from(kBwdDqTable, "backward dQ", params, s, error, math) != 0) return 1;
     FmhaBwdParams own = params;
     own.softmax_stats = params.bwd_stats;
@@ -120,7 +124,12 @@ int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error, Tile
     *error = std::string("rocflash: launch of the backward preprocess failed: ") + rfGetErrorString(err);
     return 1;
   }
+  if (params.dq_accum != nullptr && math != TileMath::kMma) {  // only the tensor-core dK/dV kernel adds dQ
+    *error = "rocflash: dq_accum (atomic dQ, deterministic=False) needs the mma tile math, got vector";
+    return 1;
+  }
   if (launch_from(kBwdDkdvTable, "backward dK/dV", params, s, error, math) != 0) return 1;
+  if (params.dq_accum != nullptr) return 0;  // the dK/dV kernel added dQ (the caller scales dq_accum into dq)
   return launch_from(kBwdDqTable, "backward dQ", params, s, error, math);
 }
 

@@ -60,7 +60,11 @@ for s in $stages; do case $s in
     log "python3 perf/decode_bench.py --quick"
     (cd /tmp && timeout ${BENCH_TIMEOUT:-90} python3 "$REPO/perf/decode_bench.py" --quick --json /tmp/json/decode.json \
       > "$OUT/bench.txt" 2>&1)
-    log "bench exit $?" ;;
+    log "bench exit $?"
+    log "python3 perf/decode_kernel_bench.py --quick --no-sweep --no-variants (kernel alone from CUDA graphs vs cuDNN's)"
+    (cd /tmp && timeout ${KBENCH_TIMEOUT:-60} python3 "$REPO/perf/decode_kernel_bench.py" --quick --no-sweep --no-variants \
+      --json /tmp/json/decode_kernel.json >> "$OUT/bench.txt" 2>&1)
+    log "kernel bench exit $?" ;;
 esac; done
 tar -czf "$OUT/json.tar.gz" -C /tmp json 2>/dev/null
 log done
