@@ -3,6 +3,8 @@
 //
 // With x = score(Q.K^T) in natural units (scale, softcap, ALiBi, mask) and P = exp(x - LSE):
 //   preprocess   D = rowsum(dO o O)                                   (fp32, one value per query row)
+//                (float32 inputs with p.bwd_stats: no preprocess; the dQ kernel, launched first, recomputes m,
+//                1/l and D = rowsum(P o dP) / l from its own S and dP: FmhaBwdDqPipeline::own_row_stats)
 //   per tile     S = Q.K^T,  P = exp2(score_log2(S) - m) * inv_l,  dP = dO.V^T   (m, inv_l: the forward's
 //                final row max and 1 / row sum, the values it normalised O with)
 //                dS = P o (dP - D) o g,   g = 1, or 1 - tanh^2 under softcap   (dS = dL/d(raw S) / scale)

@@ -17,7 +17,10 @@ Forward (hip_src/fmha_fwd_kernel.h)::
 
 Backward (hip_src/fmha_bwd_kernel.h)::
 
-    D = rowsum(dO * O)
+    D = rowsum(dO * O)            (float32 / float64 inputs with the forward's stats: the dQ kernel's statistics
+                                   pass instead, launched first: m, l by the forward's recurrence on the backward's
+                                   own S and D = rowsum(P * dP) * (1/l); S and dP correctly rounded here, the same
+                                   bits in every pass, as the kernels' fixed per-element order; own_stats_pass)
     P = exp2(S2 - m) * (1/l)      (the forward's final row max and 1/l; 0 where masked, and for rows with l = 0)
     dS = P * (dP - D) * g,  dP = dO . V^T,  g = 1 or 1 - tanh^2 (softcap)
     dK/dV kernel, per key block and query tile:  dV += round(P)^T . dO,  dK += round(dS)^T . Q
