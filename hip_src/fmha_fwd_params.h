@@ -97,6 +97,12 @@ struct FmhaFwdParams {
   // partials; else int32 (batch, nheads_k, row chunks) arrival counters, all 0 at launch and 0 again after it
   // (the last block of each slot merges and resets); the launcher then skips the combine kernel.
   int32_t* split_counters;
+
+  // Scalar-broadcast forward (gfx906, hip_src/fmha_fwd_sbcast.h), written by fmha_fwd_vpairs_kernel before the
+  // forward reads them: K (batch, nheads_k, ceil(seqlen_k / Bc) * Bc, headdim) and V in key pairs (batch, nheads_k,
+  // ceil(seqlen_k / Bc) * Bc / 2, headdim, 2), fp16, contiguous, zero past seqlen_k.
+  void* k_padded;
+  void* v_pairs;
 };
 
 }  // namespace rf

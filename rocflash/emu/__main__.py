@@ -5,6 +5,8 @@
     python -m rocflash.emu coverage --markdown out.md
     python -m rocflash.emu model [--markdown out.md]    # cycle MODEL of the headline and decode shapes
                                                         # (decode also through split-KV + combine, as dispatched)
+    python -m rocflash.emu sbcast [--markdown out.md]   # cycle MODEL of the scalar-broadcast forward against the
+                                                        # dispatched one, both latency rules (cycles_sbcast.py)
 
 Coverage: every distinct mnemonic in every gfx906 kernel we build (forward, dK/dV, dQ instances in both
 load paths, and the backward preprocess kernels), whether the emulator implements it, and every instruction
@@ -82,7 +84,24 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     mo = sub.add_parser("model", help="cycle MODEL (not a measurement) from traced workgroups")
     mo.add_argument("--markdown", help="also write the table to this file")
+    sb = sub.add_parser("sbcast", help="cycle MODEL of the scalar-broadcast forward (gfx906 fp16 d128)")
+    sb.add_argument("--markdown", help="also write the table to this file")
     args = ap.parse_args(argv)
+    if args.cmd == "sbcast":
+        from .cycles import HEADER, predict_forward
+        from .cycles_sbcast import predict_sbcast, predict_vector_per_wait
+
+        label = "issue-2 headline: b4 h32 s4096 d128 fp16, non-causal"
+        rows = [predict_forward(label + " [per-load latency]", "fp16", 4, 32, 4096, 4096, 128),
+                predict_vector_per_wait(label, 4, 32, 4096, 4096)]
+        for block_n in (16, 32):
+            rows += predict_sbcast(f"{label}, scalar-broadcast Bc {block_n}", 4, 32, 4096, 4096, block_n)
+        text = ("MODEL, not a measurement (rocflash/emu/cycles.py and cycles_sbcast.py state the rules):\n\n" + HEADER
+                + "\n" + "\n".join(p.row() for p in rows) + "\n")
+        sys.stdout.write(text)
+        if args.markdown:
+            Path(args.markdown).write_text(text)
+        return 0
     if args.cmd == "model":
         from .cycles import HEADER, default_predictions
         from .cycles_decode import decode_predictions
