@@ -414,6 +414,9 @@ def global_window(fa: FwdArgs, causal: bool, window_size) -> FwdArgs:
 
 
 def check_no_alibi(alibi_slopes) -> None:
+    if isinstance(alibi_slopes, torch.Tensor):  # a bad value is named first, as flash_attn_func does
+        from ..interface import check_alibi_finite
+        check_alibi_finite(alibi_slopes)
     if alibi_slopes is not None:
         raise NotImplementedError("alibi_slopes is not implemented by ring attention (the kernels' ALiBi bias is "
                                   "relative to each block's corner, not to global positions): pass None")
