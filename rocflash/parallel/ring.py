@@ -10,8 +10,10 @@ softmax"; the ring form: Liu et al. 2023, "Ring Attention with Blockwise Transfo
     O   = exp(LSE_a - LSE) * O_a + exp(LSE_b - LSE) * O_b
 
 The backward is FlashAttention-2's (Dao 2023): every block runs the backend's fused backward with the GLOBAL O
-and LSE, so P = exp(S - LSE) is already the final probability and D = rowsum(dO * O) the final one; the block's
-dQ adds up locally, its dK/dV add into fp32 accumulators that travel around the ring with the K/V they belong
+and LSE, so P = exp(S - LSE) is already the final probability and D = rowsum(dO * O) the final one (for 16-bit
+inputs from the merged O in float32, as the single-GPU path does: from O rounded to fp16 / bf16, dQ and dK carry
+|softmax_scale| * eps(dtype) * |dO| |V| |K| more error, outside FlashAttention's tolerance rule at large scales;
+see rocflash.ops); the block's dQ adds up locally, its dK/dV add into fp32 accumulators that travel around the ring with the K/V they belong
 to and arrive back at their owner after world_size steps.
 
 Causal attention uses the load-balanced layout of :mod:`rocflash.parallel.layout` (rank r holds chunks r and
@@ -142,25 +144,46 @@ class _Kernels:
     backend: str
 
     def forward(self, q, k, v, args, seq=None):
+        """(out, lse) of one block. For 16-bit inputs on the fused backends out is the block's O in float32
+        before its rounding (the kernels' second store, ``with_out_fp32``): the ring merges unrounded partials,
+        so the merged O is float32-accurate (the backward's D reads it) and rounded once, at the end."""
+        fp32_out = self.reads_out_fp32(q.dtype)
         if seq is not None:
-            fwd = reference.varlen_forward if self.backend == "torch" else backend_functions(self.backend)[0]
-            out, lse = fwd(q[0], k[0], v[0], seq, args)
+            if self.backend == "torch":
+                out, lse = reference.varlen_forward(q[0], k[0], v[0], seq, args)
+            elif fp32_out:
+                _, lse, _, out = backend_functions(self.backend)[0](q[0], k[0], v[0], seq, args, with_stats=True)
+            else:
+                out, lse = backend_functions(self.backend)[0](q[0], k[0], v[0], seq, args)
             return out.unsqueeze(0), lse.unsqueeze(0)
         if self.backend == "torch":
             return reference.forward(q, k, v, args)
         if self.backend == "sim":
-            return sim.forward(q, k, v, args)
-        return compiled.forward(self.backend, q, k, v, args)
+            res = sim.forward(q, k, v, args, with_stats=fp32_out, with_out_fp32=fp32_out)
+        else:
+            res = compiled.forward(self.backend, q, k, v, args, with_stats=fp32_out, with_out_fp32=fp32_out)
+        return (res[3], res[1]) if fp32_out else res
 
-    def backward(self, q, k, v, out, lse, dout, args, seq=None):
+    def backward(self, q, k, v, out, lse, dout, args, seq=None, out_fp32=None):
+        """``out_fp32``: O in float32 (the fused backends compute D = rowsum(dO * O) from it), or None: from out.
+        The torch backend recomputes P and D exactly and ignores it."""
         if seq is not None:
-            bwd = reference.varlen_backward if self.backend == "torch" else backend_functions(self.backend)[1]
-            return tuple(g.unsqueeze(0) for g in bwd(q[0], k[0], v[0], out[0], lse[0], dout[0], seq, args))
+            if self.backend == "torch":
+                return tuple(g.unsqueeze(0) for g in reference.varlen_backward(q[0], k[0], v[0], out[0], lse[0],
+                                                                                dout[0], seq, args))
+            bwd = backend_functions(self.backend)[1]
+            o32 = None if out_fp32 is None else out_fp32[0]
+            return tuple(g.unsqueeze(0) for g in bwd(q[0], k[0], v[0], out[0], lse[0], dout[0], seq, args,
+                                                      out_fp32=o32))
         if self.backend == "torch":
             return reference.backward(q, k, v, out, lse, dout, args)
         if self.backend == "sim":
-            return sim.backward(q, k, v, out, lse, dout, args)
-        return compiled.backward(self.backend, q, k, v, out, lse, dout, args)
+            return sim.backward(q, k, v, out, lse, dout, args, out_fp32=out_fp32)
+        return compiled.backward(self.backend, q, k, v, out, lse, dout, args, out_fp32=out_fp32)
+
+    def reads_out_fp32(self, dtype: torch.dtype) -> bool:
+        """Whether the backward takes O in float32 for D: 16-bit inputs on the fused backends."""
+        return self.backend != "torch" and dtype in (torch.float16, torch.bfloat16)
 
 
 class _Exchange:
@@ -321,9 +344,10 @@ def _merge_rows(out, lse, rows, out_b, lse_b):
     out[:, rows], lse[:, :, rows] = o, l
 
 
-def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]]):
+def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]], keep_out_fp32: bool = False):
     """The forward ring pass over ``plan`` (the blocks of each step): (out in q's dtype, lse (b, h, seqlen_q) in
-    the accumulation dtype)."""
+    the accumulation dtype), and with keep_out_fp32=True also the merged O before its rounding (float32, out's
+    shape; the backward's D reads it)."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     batch, seqlen_q, nheads, headdim = q.shape
     out = torch.zeros(batch, seqlen_q, nheads, headdim, dtype=acc, device=q.device)
@@ -336,12 +360,15 @@ def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]
             _merge_rows(out, lse, blk.rows, out_b, lse_b)
         if pending is not None:
             kv = tuple(pending.wait())
+    if keep_out_fp32:
+        return out.to(q.dtype), lse, out
     return out.to(q.dtype), lse
 
 
-def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan: list[list[Block]]):
+def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan: list[list[Block]], out_fp32=None):
     """The backward ring pass: (dq, dk, dv) in the inputs' dtype. dK/dV accumulate in fp32 buffers that travel
-    with their K/V, one exchange behind it, and reach their owner after the last step."""
+    with their K/V, one exchange behind it, and reach their owner after the last step. ``out_fp32``: the merged
+    O in float32 (``ring_forward(..., keep_out_fp32=True)``), from which the kernels compute D; None: from out."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     dq = torch.zeros(q.shape, dtype=acc, device=q.device)
     kv, dkv_pending = (k, v), None
@@ -350,9 +377,10 @@ def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan:
         grads = []
         for blk in plan[step]:
             rows, keys = blk.rows, blk.keys
+            o32 = None if out_fp32 is None else out_fp32[:, rows]
             grads.append((rows, keys, kernels.backward(q[:, rows], kv[0][:, keys], kv[1][:, keys], out[:, rows],
                                                        lse[:, :, rows].contiguous(), dout[:, rows], blk.args,
-                                                       blk.seq)))
+                                                       blk.seq, out_fp32=o32)))
         if dkv_pending is None:
             dk, dv = (torch.zeros(t.shape, dtype=acc, device=t.device) for t in kv)
         else:
@@ -372,8 +400,11 @@ class _RingAttention(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, k, v, ring, kernels, plan):
         q, k, v = (x.contiguous() for x in (q, k, v))  # P2P sends whole storages; kernels need headdim contiguous
-        out, lse = ring_forward(ring, kernels, q, k, v, plan)
-        ctx.save_for_backward(q, k, v, out, lse)
+        # O in float32 for the backward's D (4 bytes per element of out while the graph holds it): only when a
+        # gradient will be asked for and the backend's backward reads it
+        keep = any(ctx.needs_input_grad[:3]) and kernels.reads_out_fp32(q.dtype)
+        out, lse, *out32 = ring_forward(ring, kernels, q, k, v, plan, keep_out_fp32=keep)
+        ctx.save_for_backward(q, k, v, out, lse, *out32)
         ctx.ring, ctx.kernels, ctx.plan = ring, kernels, plan
         lse = lse.float()
         ctx.mark_non_differentiable(lse)
@@ -382,11 +413,12 @@ class _RingAttention(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, dout, _dlse):
-        q, k, v, out, lse = ctx.saved_tensors
+        q, k, v, out, lse, *out32 = ctx.saved_tensors
         scale = next((b.args.softmax_scale for step in ctx.plan for b in step), None)
         if scale is not None:  # the fused backward's range (rocflash.ops.MAX_BACKWARD_SCALE)
             check_backward_scale(scale, q.dtype, ctx.kernels.backend, "ring_flash_attn_func")
-        dq, dk, dv = ring_backward(ctx.ring, ctx.kernels, q, k, v, out, lse, dout.contiguous(), ctx.plan)
+        dq, dk, dv = ring_backward(ctx.ring, ctx.kernels, q, k, v, out, lse, dout.contiguous(), ctx.plan,
+                                   out_fp32=out32[0] if out32 else None)
         return dq, dk, dv, None, None, None
 
 
@@ -425,7 +457,8 @@ def memory_model(batch: int, local_seqlen: int, nheads: int, nheads_k: int, head
 
     Everything is linear in local_seqlen = seqlen / world_size; nothing depends on the full sequence:
     - ``inputs``: q, k, v shards (the caller's).
-    - ``saved``: what autograd keeps from forward to backward: out (q's dtype) and LSE (fp32), plus q, k, v.
+    - ``saved``: what autograd keeps from forward to backward: out (q's dtype) and LSE (fp32), plus q, k, v,
+      and for 16-bit inputs the merged O in fp32 (the fused backends' D reads it; backend "torch" keeps none).
     - ``forward_peak``: transient forward memory beyond inputs: the fp32 O and LSE accumulators, one K/V
       block in flight (receive buffers), one block's out/LSE from the backend, the output.
     - ``backward_peak``: transient backward memory beyond saved + dout: fp32 dQ, two fp32 dK/dV accumulator
@@ -437,7 +470,7 @@ def memory_model(batch: int, local_seqlen: int, nheads: int, nheads_k: int, head
     nk = batch * local_seqlen * nheads_k * headdim
     rows = batch * nheads * local_seqlen
     inputs = e * (nq + 2 * nk)
-    saved = e * nq + 4 * rows
+    saved = e * nq + 4 * rows + (4 * nq if e == 2 else 0)
     forward = 4 * nq + 4 * rows + 2 * e * nk + e * nq + 4 * rows + e * nq
     backward = 4 * nq + 2 * 2 * 4 * nk + 2 * e * nk + e * (nq + 2 * nk) + 4 * rows + e * (nq + 2 * nk)
     return {"inputs": inputs, "saved": saved, "forward_peak": forward, "backward_peak": backward,
