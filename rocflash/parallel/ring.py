@@ -324,13 +324,15 @@ def window_rect(n: int, m: int, offset: int, left: int, right: int):
 
 
 def _merge(out, lse, out_b, lse_b):
-    """Fold a block's (out_b, lse_b) into the running (out fp32 (b, s, h, d), lse fp32 (b, h, s)), in place."""
+    """Fold a block's (out_b, lse_b) into the running (out fp32 (b, s, h, d), lse fp32 (b, h, s)), in place.
+
+    With w = exp(LSE_b - LSE_new) the merge is O_new = (1 - w) * O + w * O_b = lerp(O, O_b, w): one pass over O
+    (read O and O_b, write O) instead of a scale, a product and a sum. A row that has seen no key yet (LSE -inf)
+    takes O_b exactly (w = 1); a block row that sees no key (LSE_b -inf, O_b 0) leaves the row as it is (w = 0)."""
     lse_b = lse_b.to(lse.dtype)
     new = torch.logaddexp(lse, lse_b)
-    seen = ~torch.isneginf(new)  # rows that have seen no key yet keep out 0, lse -inf
-    w_old = torch.where(seen, torch.exp(lse - new), torch.zeros_like(new))
-    w_b = torch.where(seen, torch.exp(lse_b - new), torch.zeros_like(new))
-    out.mul_(w_old.transpose(1, 2).unsqueeze(-1)).add_(out_b.to(out.dtype) * w_b.transpose(1, 2).unsqueeze(-1))
+    w_b = torch.where(torch.isneginf(new), torch.zeros_like(new), torch.exp(lse_b - new))
+    out.lerp_(out_b.to(out.dtype), w_b.transpose(1, 2).unsqueeze(-1))
     lse.copy_(new)
 
 
