@@ -162,7 +162,7 @@ def speed(args, device, backend, log):
     def fits(what, seqlen):
         """Predicted seconds of `what` at seqlen from the last measurement (quadratic), against the budget left."""
         left = args.time_limit_s - (time.perf_counter() - start)
-        calls = 1 if what == "one_gpu" else sum(reps_for(seqlen, "torch_cp" if what == "torch_cp" else "ring"))
+        calls = sum(reps_for(seqlen, what if what in ("torch_cp", "one_gpu") else "ring"))
         predicted = predicted_s(what, seqlen) * calls
         ok = torch.tensor([1.0 if predicted < left else 0.0], device=device)  # NCCL: device tensors
         dist.broadcast(ok, 0)  # rank 0 decides, every rank follows
@@ -292,12 +292,22 @@ def speed(args, device, backend, log):
                     x1.requires_grad_()
                 base = _mem_reset(device)
                 sync = (lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else (lambda: None)
+
+                def one_gpu():
+                    flash_attn_func(q1, k1, v1, causal=True, backend=backend).backward(d1)
+                    q1.grad = k1.grad = v1.grad = None
+
+                reps1, warm1 = reps_for(seqlen, "one_gpu")
+                for _ in range(warm1):
+                    one_gpu()
                 sync()
                 t0 = time.perf_counter()
-                flash_attn_func(q1, k1, v1, causal=True, backend=backend).backward(d1)
+                for _ in range(reps1):
+                    one_gpu()
                 sync()
-                t = time.perf_counter() - t0
+                t = (time.perf_counter() - t0) / reps1
                 row["one_gpu_peak_bytes"] = _mem_peak(device, base)
+                row["one_gpu_reps"], row["one_gpu_warmup"] = reps1, warm1
                 del q1, k1, v1, d1
             box = [t]
             dist.broadcast_object_list(box, 0)
