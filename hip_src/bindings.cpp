@@ -89,6 +89,8 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
   params.def_readwrite("num_splits", &rf::FmhaFwdParams::num_splits);
   def_ptr(params, "o_accum", &rf::FmhaFwdParams::o_accum);
   def_ptr(params, "lse_accum", &rf::FmhaFwdParams::lse_accum);
+  params.def_readwrite("kv_prefetch_l2", &rf::FmhaFwdParams::kv_prefetch_l2);
+  def_ptr(params, "split_counters", &rf::FmhaFwdParams::split_counters);
 
   py::class_<rf::FmhaBwdParams> bwd_params(m, "FmhaBwdParams", py::module_local(),
                                             "Backward parameters; see hip_src/fmha_bwd_params.h");
@@ -98,6 +100,7 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
   def_ptr(bwd_params, "dq", &rf::FmhaBwdParams::dq);
   def_ptr(bwd_params, "dk", &rf::FmhaBwdParams::dk);
   def_ptr(bwd_params, "dv", &rf::FmhaBwdParams::dv);
+  def_ptr(bwd_params, "dq_accum", &rf::FmhaBwdParams::dq_accum);
 #define RF_FIELD(name) bwd_params.def_readwrite(#name, &rf::FmhaBwdParams::name)
   RF_FIELD(do_batch_stride); RF_FIELD(do_row_stride); RF_FIELD(do_head_stride);
   RF_FIELD(dq_batch_stride); RF_FIELD(dq_row_stride); RF_FIELD(dq_head_stride);

@@ -109,7 +109,12 @@ int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error, Tile
     *error = std::string("rocflash: launch of the backward preprocess failed: ") + rfGetErrorString(err);
     return 1;
   }
+  if (params.dq_accum != nullptr && math != TileMath::kMma) {  // only the tensor-core dK/dV kernel adds dQ
+    *error = "rocflash: dq_accum (atomic dQ, deterministic=False) needs the mma tile math, got vector";
+    return 1;
+  }
   if (launch_from(kBwdDkdvTable, "backward dK/dV", params, s, error, math) != 0) return 1;
+  if (params.dq_accum != nullptr) return 0;  // the dK/dV kernel added dQ (the caller scales dq_accum into dq)
   return launch_from(kBwdDqTable, "backward dQ", params, s, error, math);
 }
 

@@ -40,6 +40,11 @@ struct FmhaBwdParams {
   bool aligned;  // every row of every tensor 16-byte aligned and headdim whole vectors: 128-bit loads
 
   SeqLayout seq;  // varlen layout (fmha_fwd_params.h); K/V are never paged or cached in the backward
+
+  // nullptr: dQ by the dQ kernel (deterministic). Else a zeroed float32 buffer with dq's shape and element strides:
+  // the tensor-core dK/dV kernel adds sum dS.K to it atomically (deterministic=False) and the dQ kernel does not
+  // run; dq = softmax_scale * dq_accum is then the caller's (rocflash.backends.compiled). Tensor-core tile math only.
+  float* dq_accum;
 };
 
 }  // namespace rf

@@ -169,9 +169,10 @@ struct FmhaFwdPipeline {
 
   RF_DEVICE static void run(const FmhaFwdParams& p, char* lds, int m_block, int head, int batch) {
     constexpr auto T = Tile::kShape;
-    // Vector policy: tid opaque per block (rf_vendor.h), so the per-lane addresses of the prologue and epilogue are
-    // not hoisted out of the grid-stride loop and kept live across the main loop (they made Br 128 spill on gfx906).
-    const int tid = Math::kPlainScorePath ? int(threadIdx.x) : rf_thread_index(T.threads);
+    // tid opaque per block (rf_vendor.h), so the per-lane addresses of the prologue and epilogue are not hoisted out
+    // of the grid-stride loop and kept live across the main loop (they made Br 128 spill on gfx906; on sm_90 the
+    // d128 32-rows-per-warp tensor-core kernel spilled 8 B of them while tid was threadIdx.x).
+    const int tid = Math::kPlainScorePath ? rf_thread_index_here() : rf_thread_index(T.threads);
     const SeqInfo seq = SeqInfo::make(p, batch);
     const int m0 = m_block * T.block_m;
     if (m0 >= seq.seqlen_q) return;  // a varlen sequence shorter than the longest: nothing here (uniform)

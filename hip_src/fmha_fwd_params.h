@@ -90,6 +90,13 @@ struct FmhaFwdParams {
   int32_t num_splits;
   float* o_accum;    // (num_splits, nheads, total_q, headdim bucket) fp32
   float* lse_accum;  // (num_splits, nheads, total_q) fp32, natural log (-inf: the split saw no key)
+  // L2 prefetch-size hint of the tensor-core split kernel's K/V copies (fmha_splitkv_mma.h, CUDA): 0 (none),
+  // 64, 128 or 256 bytes; other kernels ignore it. Set from ROCFLASH_SPLITKV_L2_PREFETCH (rocflash/backends/compiled.py).
+  int32_t kv_prefetch_l2;
+  // Fused combine of the tensor-core split kernel (fmha_splitkv_mma.h): nullptr = the combine kernel merges the
+  // partials; else int32 (batch, nheads_k, row chunks) arrival counters, all 0 at launch and 0 again after it
+  // (the last block of each slot merges and resets); the launcher then skips the combine kernel.
+  int32_t* split_counters;
 };
 
 }  // namespace rf

@@ -94,6 +94,27 @@ RF_DEVICE void cp_async_16(uint32_t dst, const void* src, int src_bytes) {
 #endif
 }
 
+// cp_async_16 with the L2 prefetch-size hint (PTX ISA "cp.async": .level::prefetch_size, sm_80+): a miss may
+// bring kPrefetchBytes (64, 128 or 256) around the address into L2 at once. A hint only: data and zero-fill as
+// cp_async_16 (kPrefetchBytes 0 is cp_async_16 itself).
+template <int kPrefetchBytes>
+RF_DEVICE void cp_async_16_l2(uint32_t dst, const void* src, int src_bytes) {
+  static_assert(kPrefetchBytes == 0 || kPrefetchBytes == 64 || kPrefetchBytes == 128 || kPrefetchBytes == 256,
+                "L2 prefetch size: 0, 64, 128 or 256 bytes");
+#if defined(RF_MMA_UNSUPPORTED)
+  __trap();
+#else
+  if constexpr (kPrefetchBytes == 64)
+    asm volatile("cp.async.cg.shared.global.L2::64B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+  else if constexpr (kPrefetchBytes == 128)
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+  else if constexpr (kPrefetchBytes == 256)
+    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+  else
+    cp_async_16(dst, src, src_bytes);
+#endif
+}
+
 RF_DEVICE void cp_async_commit() {
 #if !defined(RF_MMA_UNSUPPORTED)
   asm volatile("cp.async.commit_group;\n" ::);

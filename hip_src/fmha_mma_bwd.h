@@ -17,6 +17,15 @@
 // dS * NaN gives it: non-finite), then those elements are replaced by 0 and the product runs as usual, so rows
 // that see none of them get exactly the products of a clean K (the forward's V guard, fmha_mma.h pv_masked).
 //
+// deterministic=False (flash_attn_func's default) runs the dK/dV kernel's atomic-dQ variant instead of the dQ kernel
+// (FlashAttention-2's own split): per (key block, query tile) it also stores dS^T to shared memory and adds
+// dQ += dS.K of its keys to a zeroed float32 buffer (p.dq_accum) with atomic adds; the host scales it by
+// softmax_scale into dq. Five tile products per (query tile, key tile) instead of the two kernels' seven, but the
+// order of the float32 additions varies from run to run (dQ is not bitwise repeatable; dK, dV still are). Masked
+// pairs add exactly 0 there too: dS is selected to 0, and a key block whose K holds a non-finite element takes
+// the dQ kernel's guard (each row adds the non-finite elements of the keys it sees, the product runs on K with
+// them zeroed, then K is reloaded for the next query tile's S^T).
+//
 // Only the CUDA build includes this file (fmha_bwd_launch.h under RF_PLATFORM_CUDA).
 #pragma once
 
@@ -35,6 +44,16 @@ RF_DEVICE void cp_async_small(uint32_t dst, const void* src, int src_bytes) {
 #else
   static_assert(kBytes == 4 || kBytes == 8, "cp.async.ca copies 4, 8 or 16 bytes");
   asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(kBytes), "r"(src_bytes));
+#endif
+}
+
+// *dst += (x, y): one 8-byte vector atomic on sm_90 (global memory), two 4-byte ones before.
+RF_DEVICE void atomic_add2(float* dst, float x, float y) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  atomicAdd(reinterpret_cast<float2*>(dst), make_float2(x, y));
+#else
+  atomicAdd(dst, x);
+  atomicAdd(dst + 1, y);
 #endif
 }
 
@@ -125,7 +144,8 @@ struct MmaBwdOps {
 
 // ---------------------------------------------------------------------------------------------------------
 // dK/dV kernel: one block per (block_n keys, head_k, batch); warp w owns keys n0 + [w*Wr, (w+1)*Wr), Wr = 16 * MT.
-template <class E, class Tile, bool kAligned>
+// kAtomicDq: also dQ += dS.K into p.dq_accum (float32, atomic adds; see the file comment).
+template <class E, class Tile, bool kAligned, bool kAtomicDq = false>
 struct MmaBwdDkdvPipeline {
   static constexpr MmaBwdDkdvShape T = Tile::kShape;
   static constexpr int TN = T.s_cols_per_thread();
@@ -187,6 +207,107 @@ struct MmaBwdDkdvPipeline {
     }
   }
 
+  // ---- atomic dQ (kAtomicDq)
+  static constexpr int kDqChunkCols = 32;  // dQ columns per accumulator chunk (2 * 32 / 4 = 16 floats per thread)
+  // dS^T (accumulator layout, rounded to E) into its shared-memory rows.
+  RF_DEVICE static void store_ds(char* lds, int tid, const float (&ds)[TK][TN]) {
+    constexpr MmaBwdDkdvShape T = Tile::kShape;
+#pragma unroll
+    for (int i = 0; i < TK; ++i)
+#pragma unroll
+      for (int c = 0; c < TN; c += 2)
+        *reinterpret_cast<uint32_t*>(lds + T.ds_write(tid, i, c)) = mma::pack2<E>(ds[i][c], ds[i][c + 1]);
+  }
+
+  // dQ rows m0.. of head `head` += dS.K (dS^T and K in shared memory): warp tile of 16 rows x dq_cols_per_warp()
+  // columns, in chunks of kDqChunkCols columns, each added to p.dq_accum atomically.
+  RF_DEVICE static void add_dq(const FmhaBwdParams& p, const SeqInfo& seq, const char* lds, int tid, int batch, int head,
+                               int m0) {
+    constexpr MmaBwdDkdvShape T = Tile::kShape;
+    constexpr int KN = T.block_n / MmaBwdTileBase::kMmaK;  // k-steps over the block's keys
+    constexpr int COLS = T.dq_cols_per_warp();
+    constexpr int CHUNK = COLS < kDqChunkCols ? COLS : kDqChunkCols;
+    constexpr int NT = CHUNK / MmaBwdTileBase::kMmaN;  // 8-column tiles per chunk
+    const int w = T.warp(tid), l = T.lane(tid);
+    const int qrow0 = (w % T.dq_row_warps()) * MmaBwdTileBase::kMmaM;
+    const int col0 = (w / T.dq_row_warps()) * COLS;
+    const auto acc_rows = q_side_rows<Fp32>(p.dq_accum, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride, seq, batch,
+                                            head, p.headdim);
+#pragma unroll
+    for (int ch = 0; ch < COLS / CHUNK; ++ch) {
+      const int c0 = col0 + ch * CHUNK;
+      float acc[2][2 * NT];
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+#pragma unroll
+        for (int x = 0; x < 2 * NT; ++x) acc[r][x] = 0.f;
+#pragma unroll
+      for (int kk = 0; kk < KN; ++kk) {
+        uint32_t a[4];
+        mma::ldmatrix_x4_trans(a, mma::smem_address(lds + T.ds_read(tid, qrow0, kk)));
+#pragma unroll
+        for (int dp = 0; dp < NT / 2; ++dp) {
+          uint32_t b[4];
+          mma::ldmatrix_x4_trans(b, mma::smem_address(lds + T.bt_read(T.k_offset(), tid, kk, c0 / 16 + dp)));
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int c = 2 * (2 * dp + h);
+            mma::mma_16816<E>(acc[0][c], acc[0][c + 1], acc[1][c], acc[1][c + 1], a, b[2 * h], b[2 * h + 1]);
+          }
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int row = m0 + qrow0 + 8 * r + l / MmaBwdTileBase::kRowLanes;
+        if (row >= seq.seqlen_q) continue;
+        float* dst = reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes);
+#pragma unroll
+        for (int n = 0; n < NT; ++n) {
+          const int col = c0 + n * MmaBwdTileBase::kMmaN + 2 * (l % MmaBwdTileBase::kRowLanes);
+          if (kAligned && col + 1 < p.headdim) {
+            mma::atomic_add2(dst + col, acc[r][2 * n], acc[r][2 * n + 1]);
+          } else {
+            if (col < p.headdim) atomicAdd(dst + col, acc[r][2 * n]);
+            if (col + 1 < p.headdim) atomicAdd(dst + col + 1, acc[r][2 * n + 1]);
+          }
+        }
+      }
+    }
+  }
+
+  // The K guard of add_dq when K holds a non-finite element (rare; see the file comment): every visible pair's
+  // non-finite K element goes to dq_accum, then those elements are zeroed in shared memory for the product.
+  RF_DEVICE static void guard_k(const FmhaBwdParams& p, const SeqInfo& seq, const MaskRule& rule, char* lds, int tid,
+                                int batch, int head, int m0, int n0) {
+    constexpr MmaBwdDkdvShape T = Tile::kShape;
+    constexpr int CPR = T.chunks_per_row();
+    const auto acc_rows = q_side_rows<Fp32>(p.dq_accum, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride, seq, batch,
+                                            head, p.headdim);
+#pragma unroll 1
+    for (int id = tid; id < T.block_m * p.headdim; id += T.threads) {  // rolled: a rare path, kept small
+      const int row = m0 + id / p.headdim, col = id % p.headdim;
+      if (row >= rule.seqlen_q) continue;
+      float sum = 0.f;
+      bool any = false;
+#pragma unroll 1
+      for (int j = 0; j < T.block_n; ++j) {
+        const uint32_t bits = *reinterpret_cast<const uint16_t*>(lds + T.write(T.k_offset(), j, 0) + col * E::kBytes);
+        if (mma::nonfinite16<E>(bits) && rule.visible(row, n0 + j)) {
+          sum += mma::to_float<E>(bits);
+          any = true;
+        }
+      }
+      if (any) atomicAdd(reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes) + col, sum);
+    }
+    __syncthreads();  // every thread is done reading K
+#pragma unroll 1
+    for (int id = tid; id < T.block_n * CPR; id += T.threads) {
+      uint4* w = reinterpret_cast<uint4*>(lds + T.write(T.k_offset(), id / CPR, id % CPR));
+      *w = mma::zero_nonfinite<E>(*w);
+    }
+    __syncthreads();
+  }
+
   RF_DEVICE static void run(const FmhaBwdParams& p, char* lds, int n_block, int head_k, int batch) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
     const int tid = threadIdx.x;
@@ -214,6 +335,7 @@ struct MmaBwdDkdvPipeline {
       Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, v, n0, [&](int r, int d) { return T.write(T.v_offset(), r, d); }, tid);
       issue_tile(p, seq, lds, batch, head_k * group, tile_begin * T.block_m, 0, tid);  // one group with K, V
       const int key0 = T.warp(tid) * T.rows_per_warp();
+      bool k_nonfinite = false;  // kAtomicDq: K holds a non-finite element (uniform; set once K is visible)
       for (int it = 0; it < total; ++it) {
         const int buf = it & 1;
         const int head = head_k * group + it / tiles;
@@ -227,6 +349,16 @@ struct MmaBwdDkdvPipeline {
           mma::cp_async_wait<0>();
         }
         __syncthreads();  // tile it (and K, V) visible to every warp
+        if constexpr (kAtomicDq) {
+          if (it == 0) {
+            constexpr int CPR = T.chunks_per_row();
+            bool found = false;
+#pragma unroll 1
+            for (int id = tid; id < T.block_n * CPR; id += T.threads)
+              found |= mma::has_nonfinite<E>(*reinterpret_cast<const uint4*>(lds + T.write(T.k_offset(), id / CPR, id % CPR)));
+            k_nonfinite = __syncthreads_or(found);
+          }
+        }
 
         const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
                                                           seq.seqlen_k - seq.seqlen_q);
@@ -243,9 +375,24 @@ struct MmaBwdDkdvPipeline {
           probs_and_grads<true>(lds, buf, score, rule, m0, n0, tid, s, dp);
         else
           probs_and_grads<false>(lds, buf, score, rule, m0, n0, tid, s, dp);
+        if constexpr (kAtomicDq) store_ds(lds, tid, dp);
         // dV += P^T.dO, dK += dS^T.Q (the accumulators are the A fragments)
         Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, s, T.do_offset(buf), dv);
         Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, dp, T.q_offset(buf), dk);
+        if constexpr (kAtomicDq) {
+          __syncthreads();  // dS^T visible to every warp
+          if (k_nonfinite) guard_k(p, seq, rule, lds, tid, batch, head, m0, n0);
+          // tid re-read (rf_vendor.h): add_dq's lane addresses computed here, not kept across the loop (they
+          // spilled 20 B on sm_80 at d128)
+          add_dq(p, seq, lds, rf_thread_index_here(), batch, head, m0);
+          if (k_nonfinite) {  // K again as loaded, for the next tile's S^T
+            __syncthreads();
+            Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(), r, d); }, tid);
+            mma::cp_async_commit();
+            mma::cp_async_wait<0>();
+            __syncthreads();
+          }
+        }
       }
     }
 
@@ -420,6 +567,20 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
   }
 }
 
+// dK/dV and atomic dQ (deterministic=False)
+template <class E, class Tile, bool kAligned>
+__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdvq_mma_kernel(const FmhaBwdParams p) {
+  extern __shared__ uint4 rf_lds[];
+  const int num_n_blocks = (p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n;
+  const int64_t total = int64_t(num_n_blocks) * p.nheads_k * p.batch;
+  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
+    const int64_t bh = bid / num_n_blocks;
+    MmaBwdDkdvPipeline<E, Tile, kAligned, true>::run(p, reinterpret_cast<char*>(rf_lds), int(bid % num_n_blocks),
+                                                     int(bh % p.nheads_k), int(bh / p.nheads_k));
+    __syncthreads();
+  }
+}
+
 // Query blocks of one (batch, head) run last-first: with a causal mask the last rows see the most keys.
 template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dq_mma_kernel(const FmhaBwdParams p) {
@@ -438,6 +599,8 @@ template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
   constexpr MmaBwdDkdvShape T = Tile::kShape;
   const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
+  if (p.dq_accum != nullptr)
+    return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes_atomic_dq(), stream);
   return launch_grid_stride(fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes(), stream);
 }
 

@@ -98,8 +98,31 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
   RF_HDC int delta_offset(int buf) const { return stats_offset(buf) + 8 * block_m; }
   RF_HDC int lds_bytes() const { return stats_offset(2); }
 
+  // ---- atomic dQ (the dK/dV kernel's deterministic=False variant, fmha_mma_bwd.h): dS^T of the tile, rounded to
+  // E, as [block_n keys][block_m queries] rows padded by lds_pad_bytes: with an odd number of 16-byte units per
+  // row (block_m 32: 80 B, 64: 144 B) the eight rows of an ldmatrix phase and the 8 x 4 lanes' 32-bit writes fall
+  // in distinct banks. dQ = dS.K is split over the warps as dq_row_warps() x dq_col_warps() tiles of 16 query
+  // rows x dq_cols_per_warp() columns.
+  RF_HDC int ds_row_bytes() const { return block_m * elem_bytes + lds_pad_bytes; }
+  RF_HDC int ds_offset() const { return stats_offset(2); }
+  RF_HDC int lds_bytes_atomic_dq() const { return ds_offset() + block_n * ds_row_bytes(); }
+  RF_HDC int dq_row_warps() const { return block_m / kMmaM < warps() ? block_m / kMmaM : warps(); }
+  RF_HDC int dq_col_warps() const { return warps() / dq_row_warps(); }
+  RF_HDC int dq_cols_per_warp() const { return headdim / dq_col_warps(); }
+  // dS^T write of the accumulator element pair (i, c), c even: key row, query columns c, c + 1
+  RF_HDC int ds_write(int tid, int i, int c) const {
+    return ds_offset() + key(tid, i) * ds_row_bytes() + frag_col(tid, c) * elem_bytes;
+  }
+  // A operand dS (query rows qrow0..+15, k-step kk over the block's keys) from dS^T through ldmatrix.trans:
+  // matrices (queries 0-7 | 8-15) x (keys 0-7 | 8-15), i.e. stored rows keys + 8 * (i / 2), columns + 8 * (i % 2).
+  RF_HDC int ds_read(int tid, int qrow0, int kk) const {
+    const int l = lane(tid);
+    return ds_offset() + (kk * kMmaK + l % 8 + 8 * (l / 16)) * ds_row_bytes() + (qrow0 + 8 * ((l / 8) % 2)) * elem_bytes;
+  }
+
   RF_HDC bool valid() const {
-    return base_valid() && block_n % (kMmaM * warps()) == 0 && (m_tiles() == 1 || m_tiles() == 2);
+    return base_valid() && block_n % (kMmaM * warps()) == 0 && (m_tiles() == 1 || m_tiles() == 2) &&
+           warps() % dq_row_warps() == 0 && dq_cols_per_warp() % kMmaM == 0 && dq_cols_per_warp() > 0;
   }
 };
 

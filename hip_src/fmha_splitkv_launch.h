@@ -28,7 +28,9 @@ rfError_t launch_fmha_fwd_splitkv(const FmhaFwdParams& p, rfStream_t stream) {
   const int64_t chunks = (int64_t(p.seqlen_q) * (p.nheads / p.nheads_k) + T.block_m - 1) / T.block_m;
   const rfError_t err = launch_grid_stride(kernel, p, chunks * p.num_splits * p.nheads_k * p.batch, T.threads,
                                            kLdsBytes, stream);
-  if (err != rfSuccess || p.num_splits == 1) return err;
+  // The tensor-core kernel merges the splits itself when given arrival counters (fused combine).
+  const bool fused = Tile::kMath == TileMath::kMma && p.split_counters != nullptr;
+  if (err != rfSuccess || p.num_splits == 1 || fused) return err;
   const int64_t blocks = int64_t(p.seq.total_q) * p.nheads;
   fmha_fwd_splitkv_combine_kernel<E, kCombineThreads, T.headdim>
       <<<dim3(unsigned(blocks < kMaxGridBlocks ? blocks : kMaxGridBlocks)), dim3(kCombineThreads), 0, stream>>>(p);

@@ -43,12 +43,37 @@ struct FmhaFwdSplitKvMmaPipeline {
   static_assert(kWaveSize == MmaSplitKvShape::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
   static_assert((NW * CPR) % MmaSplitKvShape::kWarpLanes == 0, "a tile copy must be whole warp rounds");
 
+  static constexpr int kLanes = MmaSplitKvShape::kWarpLanes;
+  // A lane copies the same 16-byte column of every row it copies when a warp round covers whole rows (d64 and
+  // d128 at 2 bytes: 4 and 2 rows per round): the copy addresses of a tile are then one pointer plus a constant
+  // step per round, not a row index and a 64-bit product per copy (issue_tile's fast path).
+  static constexpr bool kLaneColumnFixed = kLanes % CPR == 0;
+  static constexpr int kRowsPerRound = kLaneColumnFixed ? kLanes / CPR : 1;
+  static constexpr int kRounds = NW * CPR / kLanes;
+
+  // The fast path's copies: rounds it < kRounds copy row (lane's first row) + it * kRowsPerRound of K and V from
+  // kp / vp + it * (k_round / v_round) into sk / sv + it * kRowsPerRound rows; `rows` is the number of rows from
+  // the lane's first row that lie before the split's end (<= 0: none); the others are zero-filled (never read).
+  template <int kPrefetch>
+  RF_DEVICE static void copy_tile(uint32_t sk, uint32_t sv, const char* kp, const char* vp, int64_t k_round,
+                                  int64_t v_round, int rows, const char* kz, const char* vz) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+#pragma unroll
+    for (int it = 0; it < kRounds; ++it) {
+      const bool inside = it * kRowsPerRound < rows;
+      const int bytes = inside ? kVectorBytes : 0;
+      mma::cp_async_16_l2<kPrefetch>(sk + it * kRowsPerRound * T.row_bytes(), inside ? kp + it * k_round : kz, bytes);
+      mma::cp_async_16_l2<kPrefetch>(sv + it * kRowsPerRound * T.row_bytes(), inside ? vp + it * v_round : vz, bytes);
+    }
+  }
+
   // Keys [n0, n0 + NW) of K and V into a warp's tiles; keys >= k_end and columns past headdim are zero-filled
   // (never read). Tiles start on multiples of NW (16) and pages hold multiples of 16 rows (the API's rule), so a
   // tile lies in one page: one block-table lookup per tile serves every row of K and V (a per-row lookup, with
-  // its integer division, is kept for other page sizes).
+  // its integer division, is kept for other page sizes). prefetch: the L2 prefetch-size hint of the copies
+  // (FmhaFwdParams::kv_prefetch_l2; 0, 64, 128, 256 bytes; the fast path only).
   RF_DEVICE static void issue_tile(char* lds_k, char* lds_v, const GlobalRows<E>& k, const GlobalRows<E>& v, int n0,
-                                   int k_end, int lane) {
+                                   int k_end, int lane, int prefetch) {
     constexpr MmaSplitKvShape T = Tile::kShape;
     const bool paged = k.pages != nullptr;
     const bool one_page = !paged || k.page_size % NW == 0;
@@ -59,6 +84,23 @@ struct FmhaFwdSplitKvMmaPipeline {
       const int in_page = n0 - page * k.page_size;
       k0 = block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
       v0 = block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
+    }
+    if constexpr (kAligned && kLaneColumnFixed) {
+      if (one_page) {
+        const int r = lane / CPR, d = lane % CPR;
+        const int rows = d * T.vec_elems() < k.cols ? k_end - (n0 + r) : 0;
+        const char* kp = k.base + k0 + int64_t(r) * k.row_stride_bytes + d * kVectorBytes;
+        const char* vp = v.base + v0 + int64_t(r) * v.row_stride_bytes + d * kVectorBytes;
+        const int64_t k_round = kRowsPerRound * k.row_stride_bytes, v_round = kRowsPerRound * v.row_stride_bytes;
+        const uint32_t sk = mma::smem_address(lds_k + r * T.row_bytes() + d * kVectorBytes);
+        const uint32_t sv = mma::smem_address(lds_v + r * T.row_bytes() + d * kVectorBytes);
+        switch (prefetch) {  // uniform: one param for the whole launch
+          case 256: copy_tile<256>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
+          case 128: copy_tile<128>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
+          case 64: copy_tile<64>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
+          default: copy_tile<0>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
+        }
+      }
     }
 #pragma unroll
     for (int it = 0; it < NW * CPR / MmaSplitKvShape::kWarpLanes; ++it) {
@@ -130,6 +172,31 @@ struct FmhaFwdSplitKvMmaPipeline {
     const int r_end = min(r0 + T.block_m, rows_total);
     const int nrows = r_end - r0;
 
+    // ---- this split's keys, narrowed to what the block's query positions can see
+    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
+    const int kps = split_keys(p.seqlen_k, p.num_splits, T.block_n);
+    int64_t k_begin = int64_t(split) * kps, k_end = min(int64_t(k_begin) + kps, int64_t(seq.seqlen_k));
+    const int i_first = r0 / group, i_last = (r_end - 1) / group;
+    k_begin = k_begin > rule.first_key(i_first) ? k_begin : rule.first_key(i_first);
+    k_end = k_end < rule.last_key(i_last) + 1 ? k_end : rule.last_key(i_last) + 1;
+    k_begin = k_begin < 0 ? 0 : k_begin / T.block_n * T.block_n;  // tiles start on block_n boundaries
+    const int kb = int(k_begin), ke = int(k_end);
+
+    const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
+    const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
+    const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, 0.f, seq.seqlen_k - seq.seqlen_q);
+    const int prefetch = p.kv_prefetch_l2;
+
+    // ---- this warp's tiles n0 = kb + (warp + c * warps) * NW, c < count: the first kStages - 1 go in flight
+    // before Q is read, so the block's first K/V and Q latencies overlap
+    const int tiles = kb < ke ? (ke - kb + NW - 1) / NW : 0;
+    const int count = tiles > warp ? (tiles - warp + T.warps() - 1) / T.warps() : 0;
+    const auto tile_n0 = [&](int c) { return kb + (warp + c * T.warps()) * NW; };
+#pragma unroll
+    for (int c = 0; c < S - 1; ++c) {
+      if (c < count) issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch);
+      mma::cp_async_commit();
+    }
     // ---- this thread's two accumulator rows (g, g + 8): query position, ALiBi slope; Q's A fragments
     int qi[2];
     float slope[2];
@@ -169,20 +236,6 @@ struct FmhaFwdSplitKvMmaPipeline {
       }
     }
 
-    // ---- this split's keys, narrowed to what the block's query positions can see
-    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
-    const int kps = split_keys(p.seqlen_k, p.num_splits, T.block_n);
-    int64_t k_begin = int64_t(split) * kps, k_end = min(int64_t(k_begin) + kps, int64_t(seq.seqlen_k));
-    const int i_first = r0 / group, i_last = (r_end - 1) / group;
-    k_begin = k_begin > rule.first_key(i_first) ? k_begin : rule.first_key(i_first);
-    k_end = k_end < rule.last_key(i_last) + 1 ? k_end : rule.last_key(i_last) + 1;
-    k_begin = k_begin < 0 ? 0 : k_begin / T.block_n * T.block_n;  // tiles start on block_n boundaries
-    const int kb = int(k_begin), ke = int(k_end);
-
-    const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
-    const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
-    const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, 0.f, seq.seqlen_k - seq.seqlen_q);
-
     float m[2] = {neg_inf(), neg_inf()}, l[2] = {0.f, 0.f};  // l: this lane's columns only (summed at the end)
     float o[2][TD];
 #pragma unroll
@@ -190,19 +243,12 @@ struct FmhaFwdSplitKvMmaPipeline {
 #pragma unroll
       for (int x = 0; x < TD; ++x) o[i][x] = 0.f;
 
-    // ---- main loop: this warp's tiles n0 = kb + (warp + c * warps) * NW, c < count
-    const int tiles = kb < ke ? (ke - kb + NW - 1) / NW : 0;
-    const int count = tiles > warp ? (tiles - warp + T.warps() - 1) / T.warps() : 0;
-    const auto tile_n0 = [&](int c) { return kb + (warp + c * T.warps()) * NW; };
-#pragma unroll
-    for (int c = 0; c < S - 1; ++c) {
-      if (c < count) issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane);
-      mma::cp_async_commit();
-    }
+    // ---- main loop
 #pragma unroll 1
     for (int c = 0; c < count; ++c) {
       const int nxt = c + S - 1;
-      if (nxt < count) issue_tile(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane);
+      if (nxt < count) issue_tile(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane,
+                                  prefetch);
       mma::cp_async_commit();
       mma::cp_async_wait<S - 1>();
       __syncwarp();
@@ -341,6 +387,76 @@ struct FmhaFwdSplitKvMmaPipeline {
             make_float4(acc[0] * inv_l, acc[1] * inv_l, acc[2] * inv_l, acc[3] * inv_l);
         if (col == 0) p.lse_accum[part] = lse;
       }
+    }
+    if (p.num_splits > 1 && p.split_counters != nullptr) combine_if_last(p, lds, seq, batch, head_k, chunk, r0, nrows);
+  }
+
+  // Fused combine (p.split_counters set, more than one split; the launcher then skips the combine kernel): the
+  // block that completes a (batch, kv-head, row chunk) slot last merges every split's partial of its rows into O
+  // and LSE with fmha_fwd_splitkv_combine_kernel's formulas, summing the splits in split order, so the result
+  // does not depend on which block came last (bitwise repeatable), and resets the slot's counter to 0 for the
+  // next launch. Ordering as the CUDA C Programming Guide's "Memory Fence Functions" example: partials, fence,
+  // atomic arrival; the last block fences again and reads the partials from L2 (ld.global.cg).
+  RF_DEVICE static void combine_if_last(const FmhaFwdParams& p, char* lds, const SeqInfo& seq, int batch, int head_k,
+                                        int chunk, int r0, int nrows) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+    const int tid = threadIdx.x;
+    const int group = p.nheads / p.nheads_k;
+    const int chunks = (p.seqlen_q * group + T.block_m - 1) / T.block_m;
+    __threadfence();  // this thread's partials are visible device-wide before the block's arrival is counted
+    __syncthreads();  // (also: every thread is done with the merge's shared memory)
+    int* flag = reinterpret_cast<int*>(lds);
+    if (tid == 0) {
+      int* counter = p.split_counters + (int64_t(batch) * p.nheads_k + head_k) * chunks + chunk;
+      const bool last = atomicAdd(counter, 1) == p.num_splits - 1;
+      if (last) *counter = 0;  // every split of the slot has arrived: nothing else touches it in this launch
+      *flag = last ? 1 : 0;
+    }
+    __syncthreads();
+    if (*flag == 0) return;  // uniform
+    __threadfence();
+    const int splits = p.num_splits;
+    const int64_t split_stride = int64_t(p.nheads) * p.seq.total_q;
+    const int64_t flat0 = p.seq.cu_seqlens_q ? seq.q_row0 : int64_t(batch) * p.seqlen_q;
+    const auto part0 = [&](int r) {  // partial index of row r (of this chunk) in split 0
+      const int rr = r0 + r;
+      return int64_t(head_k * group + rr % group) * p.seq.total_q + flat0 + rr / group;
+    };
+    float* lse_sm = reinterpret_cast<float*>(lds) + 4;  // [nrows][splits], after the flag
+    if (16 + nrows * splits * 4 > T.lds_bytes()) __trap();  // the host fuses only when it fits (compiled.py)
+    for (int id = tid; id < nrows * splits; id += T.threads)
+      lse_sm[id] = __ldcg(p.lse_accum + part0(id / splits) + int64_t(id % splits) * split_stride);
+    __syncthreads();
+    constexpr int kCols = 4;
+    for (int id = tid; id < nrows * (T.headdim / kCols); id += T.threads) {
+      const int r = id / (T.headdim / kCols), col = (id % (T.headdim / kCols)) * kCols;
+      const float* ls = lse_sm + r * splits;
+      float mx = neg_inf();
+      for (int sp = 0; sp < splits; ++sp) mx = rf_max(mx, ls[sp]);
+      const float base = mx == neg_inf() ? 0.f : mx;
+      float sum = 0.f;
+      for (int sp = 0; sp < splits; ++sp) sum += rf_exp2((ls[sp] - base) * kLog2e);
+      // sum == 0: every split empty (no visible key): O = 0, LSE = -inf
+      const float lse = sum == 0.f ? neg_inf() : base + rf_log2(sum) * kLn2;
+      const float* src = p.o_accum + part0(r) * T.headdim + col;
+      float acc[kCols] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll 8
+      for (int sp = 0; sp < splits; ++sp) {
+        const float w = sum == 0.f ? 0.f : rf_exp2((ls[sp] - lse) * kLog2e);
+        const float4 x = __ldcg(reinterpret_cast<const float4*>(src + int64_t(sp) * split_stride * T.headdim));
+        acc[0] = rf_fma(w, x.x, acc[0]);
+        acc[1] = rf_fma(w, x.y, acc[1]);
+        acc[2] = rf_fma(w, x.z, acc[2]);
+        acc[3] = rf_fma(w, x.w, acc[3]);
+      }
+      const int rr = r0 + r;
+      const int head = head_k * group + rr % group, qrow = rr / group;
+      const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
+      char* row = const_cast<char*>(out.base) + int64_t(qrow) * out.row_stride_bytes;
+#pragma unroll
+      for (int e = 0; e < kCols; ++e)
+        if (col + e < p.headdim) store_elem<E>(row + int64_t(col + e) * E::kBytes, acc[e]);
+      if (col == 0) p.lse[lse_index(p.seq, seq, batch, head, qrow)] = lse;
     }
   }
 };

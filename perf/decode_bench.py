@@ -67,6 +67,22 @@ def graphed(fn):
     return g.replay
 
 
+def sdpa_methods(sets) -> dict:
+    """{"sdpa-flash": calls, "sdpa-cudnn": calls}: F.scaled_dot_product_attention restricted to that backend
+    (enable_gqa) on (batch, heads, seq, dim) views of each input set (q, k, v)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    def mk(s, be):
+        qt, kt, vt = (t.transpose(1, 2) for t in s)
+
+        def f():
+            with sdpa_kernel([be]):
+                return F.scaled_dot_product_attention(qt, kt, vt, enable_gqa=True)
+        return f
+    return {name: [mk(s, be) for s in sets]
+            for name, be in (("sdpa-flash", SDPBackend.FLASH_ATTENTION), ("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION))}
+
+
 BUDGET_S = 1.0
 
 
@@ -133,16 +149,7 @@ def decode_case(batch, seqlen_k, pages, results, g):
         ref = rocflash.flash_attn_func(q, k, v)
         got, _ = calls[-1]()
         row[f"paged{page}_max_abs_diff_vs_dense"] = (got.view_as(ref).float() - ref.float()).abs().max().item()
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    for name, be in (("sdpa-flash", SDPBackend.FLASH_ATTENTION), ("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION)):
-        def mk(s, be=be):
-            qt, kt, vt = (t.transpose(1, 2) for t in s)
-
-            def f():
-                with sdpa_kernel([be]):
-                    return F.scaled_dot_product_attention(qt, kt, vt, enable_gqa=True)
-            return f
-        calls = [mk(s) for s in sets]
+    for name, calls in sdpa_methods(sets).items():
         try:
             calls[0]()
             methods[name] = calls

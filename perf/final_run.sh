@@ -23,7 +23,7 @@ for s in $stages; do case $s in
     log "build took $(( $(date +%s) - start )) s"
     (cd /tmp && python3 -m rocflash info) >> "$OUT/setup.txt" 2>&1 ;;
   test)
-    tests=$(cd tests && ls test_gpu*.py test_cases.py 2>/dev/null | tr '\n' ' ')
+    tests=${TEST_FILES:-$(cd tests && ls test_gpu*.py test_cases.py test_fuzz.py test_compile*.py 2>/dev/null | tr '\n' ' ')}
     for kernel in auto vector; do
       log "ROCFLASH_KERNEL=$kernel pytest -m gpu $tests"
       (cd tests && ROCFLASH_KERNEL=$kernel timeout ${TEST_TIMEOUT:-150} python3 -m pytest -q -rs -m gpu -p no:cacheprovider \
@@ -61,7 +61,11 @@ for s in $stages; do case $s in
     log "python3 perf/decode_bench.py --quick"
     (cd /tmp && timeout ${BENCH_TIMEOUT:-90} python3 "$REPO/perf/decode_bench.py" --quick --json /tmp/json/decode.json \
       > "$OUT/bench.txt" 2>&1)
-    log "bench exit $?" ;;
+    log "bench exit $?"
+    log "python3 perf/decode_kernel_bench.py --quick --no-sweep --no-variants (kernel alone from CUDA graphs vs cuDNN's)"
+    (cd /tmp && timeout ${KBENCH_TIMEOUT:-60} python3 "$REPO/perf/decode_kernel_bench.py" --quick --no-sweep --no-variants \
+      --json /tmp/json/decode_kernel.json >> "$OUT/bench.txt" 2>&1)
+    log "kernel bench exit $?" ;;
 esac; done
 tar -czf "$OUT/json.tar.gz" -C /tmp json 2>/dev/null
 log done

@@ -73,12 +73,15 @@ def flash_attn_func(
         softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` to the scores (Gemma 2 style).
         alibi_slopes: float32 (nheads,) or (batch, nheads): adds ``-slope * |i + seqlen_k - seqlen_q - j|``.
             Not differentiable (as in flash-attn).
-        deterministic: accepted for flash-attn compatibility. rocflash's own backends are deterministic: the
-            forward uses no atomics, and the backward kernels compute dQ in a separate kernel and sum dK/dV
-            over GQA groups in registers, so gradients are bitwise identical across runs either way. The "ck"
-            backend honours it as flash-attn on ROCm does: False adds dQ atomically (run-to-run bit
-            differences), True takes CK's deterministic backward (NotImplementedError where no such instance
-            exists).
+        deterministic: the backward's dQ, as in flash-attn. The forward never uses atomics (bitwise
+            repeatable either way), and dK/dV are summed over GQA groups in registers. "cuda" with the
+            tensor-core backward (fp16/bf16, sm_80+, headdim <= 128): False (the default) adds dQ atomically from
+            the dK/dV kernel into a float32 buffer (FlashAttention-2's split, no separate dQ kernel; faster, see
+            perf/RESULTS.md "tcbwd2"), so dq may differ in its last bits from run to run (within the same
+            tolerance); True runs the separate dQ kernel (one write per element, bitwise identical across runs).
+            The "hip" and "sim" backends and the vector tile math are deterministic either way. The "ck" backend
+            honours it as flash-attn on ROCm does: False adds dQ atomically, True takes CK's deterministic
+            backward (NotImplementedError where no such instance exists).
         return_attn_probs: also return the softmax LSE (see Returns). The attention probabilities themselves
             are never materialised; the third element is None.
         backend: "hip" | "cuda" | "torch" | "sim" | "ck" | None (then ROCFLASH_BACKEND, then a device probe).
@@ -134,7 +137,9 @@ def flash_attn_func(
         # torch.ops.rocflash.fwd: differentiable once (register_autograd), traceable (register_fake). Eager calls
         # that need no gradient (inference, decode) run the op's body directly: the same function without the
         # dispatcher's cost (a decode step is host-bound at batch 1: perf/RESULTS.md, run D2).
-        op_args = _op_args(q, k, v, args, ck.encode(ck_arch, deterministic) if ck_arch else name)
+        op_name = ck.encode(ck_arch, deterministic) if ck_arch else \
+            name + ops.ATOMIC_DQ if name == "cuda" and not deterministic else name
+        op_args = _op_args(q, k, v, args, op_name)
         if op_args[-1] or torch.compiler.is_compiling():
             out, lse, _, _ = ops.fwd(*op_args)
         else:

@@ -17,7 +17,8 @@ Rules, per kernel (``check``):
   appears twice: boundary tiles run it behind the V guard, ``pv_masked``). Backward (MT = rows per warp / 16
   m16 tiles of keys or query rows per warp): the dK/dV kernel's query-tile loop holds S^T, dP^T, dV += P^T.dO and
   dK += dS^T.Q, 4 * MT * headdim * block_m / 128; the dQ kernel's key-tile loop S, dP and dQ += dS.K,
-  3 * MT * headdim * block_n / 128; one kernel per instance;
+  3 * MT * headdim * block_n / 128; one kernel per instance, plus the dK/dV instance's atomic-dQ kernel
+  (deterministic=False; kind "bwd_dkdvq"): dQ += dS.K of the block's keys on top, 5 products of that size;
 - no spills: ptxas reports 0 bytes of spill stores and loads;
 - designed occupancy: ``blocks = max(1, 4 * waves_per_simd * 32 / threads)`` resident blocks per SM (the
   config's waves_per_simd is warps per SM sub-partition, rf_vendor.h RF_LAUNCH_BOUNDS): registers
@@ -72,7 +73,7 @@ class MmaKernelAudit:
     arch: str
     general: bool  # the general-score kernel (GeneralScoreTile)
     rows_per_warp: int
-    kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dq"
+    kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dkdvq" (the dK/dV instance's atomic-dQ kernel) | "bwd_dq"
     registers: int = 0
     spill_bytes: int = 0
     stack_frame: int = 0
@@ -93,11 +94,13 @@ def register_limit(cfg: TileConfig) -> int:
     return min(255, REGISTERS_PER_SM // (cfg.threads * designed_blocks(cfg)) // 8 * 8)
 
 
-def lds_bytes(cfg: TileConfig) -> int:
+def lds_bytes(cfg: TileConfig, kind: str | None = None) -> int:
     """Dynamic shared memory of the plain kernel (MmaFwdTileShape::lds_bytes, hip_src/fmha_mma_tile.h); the
     general kernel's tile has fewer rows, so this bounds both. Backward: MmaBwdDkdvShape / MmaBwdDqShape::lds_bytes
     (hip_src/fmha_mma_bwd_tile.h)."""
     row = cfg.headdim * cfg.elem_bytes + cfg.lds_pad_bytes
+    if (kind or cfg.kind) == "bwd_dkdvq":  # and dS^T [block_n][block_m * 2 + pad] (MmaBwdDkdvShape::lds_bytes_atomic_dq)
+        return lds_bytes(cfg) + cfg.block_n * (cfg.block_m * cfg.elem_bytes + cfg.lds_pad_bytes)
     if cfg.kind == "bwd_dkdv":  # K, V; Q, dO double-buffered; (m, 1/l) and D per row, double-buffered
         return (2 * cfg.block_n + 4 * cfg.block_m) * row + 2 * 12 * cfg.block_m
     if cfg.kind == "bwd_dq":  # Q, dO; K, V double-buffered
@@ -106,13 +109,14 @@ def lds_bytes(cfg: TileConfig) -> int:
 
 
 _KERNELS = {"fwd": "fmha_fwd_kernel", "bwd_dkdv": "fmha_bwd_dkdv_mma_kernel", "bwd_dq": "fmha_bwd_dq_mma_kernel"}
-PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dq": 3}  # tile products per main-loop iteration
+_ATOMIC_DQ_KERNEL = "fmha_bwd_dkdvq_mma_kernel"  # built from each bwd_dkdv mma instance
+PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dkdvq": 5, "bwd_dq": 3}  # tile products per main-loop iteration
 
 
-def mma_per_tile(cfg: TileConfig, rows_per_warp: int) -> int:
+def mma_per_tile(cfg: TileConfig, rows_per_warp: int, kind: str | None = None) -> int:
     """m16n8k16 products of one main-loop iteration of one warp (the module docstring's counts)."""
     if cfg.kind == "bwd_dkdv":
-        return PRODUCTS["bwd_dkdv"] * rows_per_warp // 16 * cfg.headdim * cfg.block_m // 128
+        return PRODUCTS[kind or "bwd_dkdv"] * rows_per_warp // 16 * cfg.headdim * cfg.block_m // 128
     if cfg.kind == "bwd_dq":
         return PRODUCTS["bwd_dq"] * rows_per_warp // 16 * cfg.headdim * cfg.block_n // 128
     return rows_per_warp // 16 * cfg.headdim * cfg.block_n // 64
@@ -188,18 +192,23 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
     entries = ptx_entries(ptx)
     out = []
     for symbol, r in report.items():
-        if _KERNELS[cfg.kind] not in symbol:
+        if cfg.kind == "bwd_dkdv" and _ATOMIC_DQ_KERNEL in symbol:
+            kind = "bwd_dkdvq"
+        elif _KERNELS[cfg.kind] in symbol:
+            kind = cfg.kind
+        else:
             continue
         general, rows = _rows_per_warp(symbol, cfg)
         out.append(MmaKernelAudit(
-            instance=name, symbol=symbol, arch=arch, general=general, rows_per_warp=rows, kind=cfg.kind,
+            instance=name, symbol=symbol, arch=arch, general=general, rows_per_warp=rows, kind=kind,
             registers=r.get("registers", 0), spill_bytes=r.get("spill_bytes", 0), stack_frame=r.get("stack_frame", 0),
             mma_in_loop=main_loop_mma_count(entries.get(symbol, [])),
-            mma_per_tile=mma_per_tile(cfg, rows),
-            register_limit=register_limit(cfg), lds_bytes=lds_bytes(cfg), blocks=designed_blocks(cfg)))
-    expected = 2 if cfg.kind == "fwd" else 1
+            mma_per_tile=mma_per_tile(cfg, rows, kind),
+            register_limit=register_limit(cfg), lds_bytes=lds_bytes(cfg, kind), blocks=designed_blocks(cfg)))
+    expected = 2 if cfg.kind in ("fwd", "bwd_dkdv") else 1
     if len(out) != expected:
-        what = "a plain and a general kernel" if cfg.kind == "fwd" else f"one {_KERNELS[cfg.kind]}"
+        what = "a plain and a general kernel" if cfg.kind == "fwd" else \
+            f"{_KERNELS[cfg.kind]} and {_ATOMIC_DQ_KERNEL}" if cfg.kind == "bwd_dkdv" else f"one {_KERNELS[cfg.kind]}"
         raise RuntimeError(f"{name} [{arch}]: expected {what}, ptxas reported {sorted(report)}")
     return out
 
@@ -231,7 +240,7 @@ def check_bank_conflicts(cfg: TileConfig) -> list[str]:
 def check(a: MmaKernelAudit) -> list[str]:
     """The rules of the module docstring; an empty list when the kernel passes."""
     what = f"{a.instance} ({'general' if a.general else 'plain'} kernel) [{a.arch}]" if a.kind == "fwd" else \
-        f"{a.instance} [{a.arch}]"
+        f"{a.instance} ({a.kind[4:]} kernel) [{a.arch}]"
     v = []
     half = max(1, a.mma_per_tile // PRODUCTS.get(a.kind, 2))  # one product (e.g. S = Q.K^T or O += P.V)
     if a.mma_in_loop < a.mma_per_tile or a.mma_in_loop % half:

@@ -34,7 +34,8 @@ Shapes and dtypes:
 
 Empty inputs (no query row, or no key) launch nothing: out 0, LSE -inf, zero gradients.
 
-Backends: "sim" (CPU golden model), "torch" (PyTorch ops), "hip" / "cuda" (compiled kernels), "ck:<arch>" and
+Backends: "sim" (CPU golden model), "torch" (PyTorch ops), "hip" / "cuda" (compiled kernels; "cuda:atomic_dq" is
+"cuda" whose tensor-core backward adds dQ atomically: flash_attn_func's deterministic=False), "ck:<arch>" and
 "ck:<arch>:deterministic" (Composable Kernel's forward and backward for that gfx arch; the suffix picks the
 deterministic backward instance: rocflash.backends.ck.encode). The ops do not
 check arguments: call ``rocflash.flash_attn_func`` for the checks and errors.
@@ -75,6 +76,16 @@ def check_backward_scale(softmax_scale: float, dtype: torch.dtype, backend: str,
             f"puts about |softmax_scale| * 2^-24 * |dout| |v| |k| into dq and dk, outside FlashAttention's "
             f"tolerance rule. The forward is exact at this scale; for gradients use backend='torch' (exact at every "
             f"scale).")
+
+
+ATOMIC_DQ = ":atomic_dq"  # backend suffix: the compiled backward may add dQ atomically (deterministic=False)
+
+
+def compiled_platform(backend: str) -> tuple[str, bool]:
+    """("hip" | "cuda", deterministic) of a compiled backend string ("cuda" or "cuda:atomic_dq")."""
+    if backend.endswith(ATOMIC_DQ):
+        return backend[:-len(ATOMIC_DQ)], False
+    return backend, True
 
 
 def _stats_dtype(q: Tensor) -> torch.dtype:
@@ -122,9 +133,10 @@ def fwd_impl(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left:
         out, lse = ck.forward(q, k, v, args, ck.decode(backend)[0])
         stats = torch.stack((lse, torch.ones_like(lse)), dim=-1)
     elif with_stats:
-        out, lse, stats, out32 = compiled.forward(backend, q, k, v, args, with_stats=True, with_out_fp32=True)
+        out, lse, stats, out32 = compiled.forward(compiled_platform(backend)[0], q, k, v, args, with_stats=True,
+                                                  with_out_fp32=True)
     else:
-        out, lse = compiled.forward(backend, q, k, v, args)
+        out, lse = compiled.forward(compiled_platform(backend)[0], q, k, v, args)
     if not with_stats:
         stats = q.new_empty((0,), dtype=_stats_dtype(q))
     if out32 is None:
@@ -163,7 +175,9 @@ def bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, softmax_stat
     if backend.startswith("ck:"):  # CK's backward from the LSE the forward's stats carry (D from the rounded out)
         arch, deterministic = ck.decode(backend)
         return ck.backward(dout, q, k, v, out, softmax_stats[..., 0], args, arch, deterministic)
-    return compiled.backward(backend, q, k, v, out, softmax_stats, dout, args, out_fp32=out_fp32)
+    platform, deterministic = compiled_platform(backend)
+    return compiled.backward(platform, q, k, v, out, softmax_stats, dout, args, out_fp32=out_fp32,
+                             deterministic=deterministic)
 
 
 @bwd.register_fake
@@ -187,10 +201,10 @@ def _backward(ctx, dout, _dlse, _dstats, _dout32):
         return (*(torch.zeros_like(t) for t in (q, k, v)), None, None, None, None, None, None, None)
     if torch.is_grad_enabled():  # create_graph=True: no derivative of the backward
         raise RuntimeError(
-            f"flash_attn_func: backend '{ctx.backend}' does not support second derivatives (a backward with "
+            f"flash_attn_func: backend '{ctx.backend.removesuffix(ATOMIC_DQ)}' does not support second derivatives (a backward with "
             f"create_graph=True, e.g. a gradient penalty): its backward kernels are not differentiable. Use "
             f"backend='torch' (autograd through PyTorch ops, differentiable twice) for higher-order gradients.")
-    check_backward_scale(ctx.scalars[0], q.dtype, ctx.backend)
+    check_backward_scale(ctx.scalars[0], q.dtype, ctx.backend.removesuffix(ATOMIC_DQ))
     dq, dk, dv = bwd(dout, q, k, v, out, stats, *ctx.scalars, alibi_slopes, ctx.backend, out32)
     return dq, dk, dv, None, None, None, None, None, None, None
 

@@ -26,6 +26,10 @@ MIN_KEYS_PER_SPLIT = 256  # below this a split's fixed cost (Q load, LDS merge, 
 # (bf16/fp16 d128) per sm_90 SM.
 BLOCKS_PER_CU = {"cuda": 3, "hip": 2, "cuda-mma": 2}
 MIN_EFFICIENCY = 0.9  # of the best wave efficiency: the smallest split count that reaches it wins
+# The tensor-core kernel (2 blocks per SM) wants its resident slots all but full: at batch 1 the 0.9 rule took 30
+# splits (240 of 264 slots) where one full wave, 32-33 splits, measured faster (perf/RESULTS.md, D1 sweep: 1 x
+# 128k keys, 33 splits 3731 GB/s, 30 splits 3553); batch 8 and 32 keep their picks (4 and 1 split: 256 of 264).
+MIN_EFFICIENCY_BY_KEY = {"cuda-mma": 0.95}
 
 
 def use_split_kernel(max_seqlen_q: int, group: int, num_splits: int) -> bool:
@@ -53,7 +57,7 @@ def num_splits_heuristic(batch: int, nheads_k: int, chunks: int, max_seqlen_k: i
     """Split count for ``num_splits = 0`` (flash-attn's rule, with this kernel's occupancy): among the counts
     that leave at least MIN_KEYS_PER_SPLIT keys per split (at most MAX_SPLITS), the smallest whose wave
     efficiency over the resident slots (num_cus x BLOCKS_PER_CU[platform], or x blocks_per_cu when the caller
-    knows the device's shared memory limit) is within MIN_EFFICIENCY of the
+    knows the device's shared memory limit) is within MIN_EFFICIENCY (MIN_EFFICIENCY_BY_KEY[platform]) of the
     best. Decode blocks are latency-bound, so a partly filled last wave costs nearly a full one (H200 sweep in
     perf/RESULTS.md, run I2: batch 8 x 16k keys, 6 splits 2064 GB/s, 8 splits 1492). Deterministic in its
     arguments, so repeated calls with the same shapes give bitwise identical results."""
@@ -64,7 +68,8 @@ def num_splits_heuristic(batch: int, nheads_k: int, chunks: int, max_seqlen_k: i
     most = max(1, min(max_seqlen_k // MIN_KEYS_PER_SPLIT, MAX_SPLITS))
     eff = {n: wave_efficiency(blocks * n, capacity) for n in range(1, most + 1)}
     best = max(eff.values())
-    return min(n for n, e in eff.items() if e >= MIN_EFFICIENCY * best)
+    share = MIN_EFFICIENCY_BY_KEY.get(platform, MIN_EFFICIENCY)
+    return min(n for n, e in eff.items() if e >= share * best)
 
 
 def split_keys(max_seqlen_k: int, num_splits: int, block_n: int) -> int:

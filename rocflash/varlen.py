@@ -60,7 +60,9 @@ def flash_attn_varlen_func(
             of each sequence in its pages). Repeated entries are empty sequences: they produce nothing.
         max_seqlen_q, max_seqlen_k: ints >= the longest sequence's seqlen_q / seqlen_k (flash-attn sizes its
             grid with them; an upper bound is accepted, a smaller value raises ValueError).
-        dropout_p, softmax_scale, softcap, deterministic: as :func:`rocflash.flash_attn_func`.
+        dropout_p, softmax_scale, softcap: as :func:`rocflash.flash_attn_func`.
+        deterministic: accepted for flash-attn compatibility; the varlen backward always runs the separate dQ
+            kernel (bitwise repeatable), also where flash_attn_func's deterministic=False adds dQ atomically.
         causal, window_size: per sequence, bottom-right aligned with that sequence's seqlen_q and seqlen_k:
             row i of a sequence sees key j iff i + seqlen_k - seqlen_q - left <= j <= i + seqlen_k - seqlen_q
             + right (causal: right = 0).

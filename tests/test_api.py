@@ -144,6 +144,14 @@ def test_deterministic_flag_accepted(backend):
     assert torch.equal(a, b)
 
 
+def test_compiled_backend_strings():
+    """flash_attn_func passes "cuda:atomic_dq" to the ops for backend "cuda" with deterministic=False: the ops
+    split it back into the platform and the backward's dQ mode (rocflash.backends.compiled)."""
+    from rocflash import ops
+    assert ops.compiled_platform("cuda" + ops.ATOMIC_DQ) == ("cuda", False)
+    assert ops.compiled_platform("cuda") == ("cuda", True) and ops.compiled_platform("hip") == ("hip", True)
+
+
 def test_numpy_scalars_accepted():
     q, k, v = qkv(dtype=torch.float32)
     a = rocflash.flash_attn_func(q, k, v, softmax_scale=np.float32(0.25), softcap=np.float64(2.0), backend="torch")

@@ -210,3 +210,21 @@ def test_kernel_switch_is_checked(monkeypatch):
     import torch
     assert "fp16 or bf16" in compiled.mma_unavailable("cuda", torch.device("cpu"), torch.float32)
     assert "NVIDIA only" in compiled.mma_unavailable("hip", torch.device("cpu"), torch.float16)
+
+
+def test_splitkv_switches_are_checked(monkeypatch):
+    """ROCFLASH_SPLITKV_L2_PREFETCH (0/64/128/256, unset 128) and ROCFLASH_SPLITKV_FUSED_COMBINE (0/1, unset 0)."""
+    from rocflash.backends import compiled
+    for value, expect in (("", 128), ("0", 0), ("64", 64), (" 256 ", 256)):
+        monkeypatch.setenv(compiled.SPLITKV_L2_PREFETCH_ENV, value)
+        assert compiled.splitkv_l2_prefetch() == expect
+    for bad in ("512", "-128", "128B", "yes"):
+        monkeypatch.setenv(compiled.SPLITKV_L2_PREFETCH_ENV, bad)
+        with pytest.raises(ValueError, match=rf"ROCFLASH_SPLITKV_L2_PREFETCH must be one of 0, 64, 128, 256 \(bytes\), got '{bad}'"):
+            compiled.splitkv_l2_prefetch()
+    for value, expect in (("", False), ("0", False), ("1", True)):
+        monkeypatch.setenv(compiled.SPLITKV_FUSED_COMBINE_ENV, value)
+        assert compiled.splitkv_fused_combine() is expect
+    monkeypatch.setenv(compiled.SPLITKV_FUSED_COMBINE_ENV, "on")
+    with pytest.raises(ValueError, match=r"ROCFLASH_SPLITKV_FUSED_COMBINE must be 0 or 1, got 'on'"):
+        compiled.splitkv_fused_combine()

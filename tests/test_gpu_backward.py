@@ -1,7 +1,9 @@
 """The compiled backward kernels against fp64 autograd (marker gpu; skipped without a GPU).
 
 Rule (FlashAttention's backward tests): max|dX - ref| <= 3 * max|dX_lowprec - ref| + 1e-3 per gradient.
-Gradients are poisoned with NaN before each call (conftest); fresh random inputs per case.
+Gradients are poisoned with NaN before each call (conftest); fresh random inputs per case. Every test runs with
+deterministic=False (flash_attn_func's default: on the tensor-core backward dQ is added atomically by the dK/dV
+kernel) and deterministic=True (the separate dQ kernel); the vector tile math is the same kernels either way.
 """
 
 from __future__ import annotations
@@ -17,9 +19,18 @@ from conftest import DTYPES, assert_grads_close, fwd_args, gpu_platform, rand_qk
 pytestmark = pytest.mark.gpu
 
 SEQLENS = [1, 17, 65, 129, 257, 1025]
+_MODE = {"deterministic": False}
+
+
+@pytest.fixture(autouse=True, params=[False, True], ids=["atomic_dq", "deterministic"])
+def _dq_mode(request):
+    _MODE["deterministic"] = request.param
+    yield request.param
+    _MODE["deterministic"] = False
 
 
 def _grads(q, k, v, dout, backend=None, **kw):
+    kw.setdefault("deterministic", _MODE["deterministic"])
     q, k, v = (t.detach().clone().requires_grad_() for t in (q, k, v))
     out = rocflash.flash_attn_func(q, k, v, backend=backend or gpu_platform(), **kw)
     out.backward(dout)
@@ -89,6 +100,27 @@ def test_deterministic_bitwise():  # C14 with deterministic=True
     for _ in range(2):
         again = _grads(q, k, v, dout, causal=True, deterministic=True)
         assert all(torch.equal(a, b) for a, b in zip(first, again))
+
+
+def test_dq_mode_selected_and_close(_dq_mode):
+    """deterministic=False runs the atomic-dQ dK/dV kernel where the tensor-core backward runs (last_kernels
+    says which ran), else the dQ kernel; dk and dv come out of the same dK/dV arithmetic either way (bitwise),
+    dq differs by the order of float32 additions only (each run within the tolerance rule: the matrix above)."""
+    from rocflash.backends import compiled
+    g = torch.Generator().manual_seed(8)
+    q, k, v = rand_qkv(2, 1025, 700, 8, 2, 128, torch.bfloat16, "cuda", g)
+    dout = torch.randn(q.shape, generator=g).to("cuda", torch.bfloat16)
+    det = _grads(q, k, v, dout, causal=True, deterministic=True)
+    assert compiled.last_kernels()["bwd_dq"] == "dq kernel"
+    mine = _grads(q, k, v, dout, causal=True)
+    math = compiled.last_kernels()["bwd"]
+    assert compiled.last_kernels()["bwd_dq"] == ("atomic" if math == "mma" and not _dq_mode else "dq kernel")
+    assert torch.equal(mine[1], det[1]) and torch.equal(mine[2], det[2])
+    scale = det[0].abs().max().item()
+    err = (mine[0].float() - det[0].float()).abs().max().item()
+    assert err <= 4 * torch.finfo(torch.bfloat16).eps * scale, f"dq atomic vs dQ kernel: {err:.3g} (max |dq| {scale:.3g})"
+    if compiled.last_kernels()["bwd_dq"] == "dq kernel":
+        assert torch.equal(mine[0], det[0])
 
 
 @pytest.mark.parametrize("kind", ["expanded", "transposed", "strided_last"])

@@ -188,6 +188,29 @@ def test_decode_is_bitwise_deterministic():
         assert all(torch.equal(a, b) for a, b in zip(first, again))
 
 
+def test_split_fused_combine_and_l2_prefetch(monkeypatch):
+    """The tensor-core split kernel's switches (rocflash/backends/compiled.py; no effect on the vector kernel):
+    ROCFLASH_SPLITKV_FUSED_COMBINE=1 (the last block of a slot combines) within fp64 tolerance on split decode,
+    several row chunks (speculative rows x GQA group > 16) and windows, and bitwise repeatable; the L2 prefetch
+    hint changes no bit of the output."""
+    monkeypatch.setenv(compiled.SPLITKV_FUSED_COMBINE_ENV, "1")
+    for layout in ("cache", "paged"):
+        _check_forward([1, 1, 1, 1], [1, 300, 1000, 17], h=8, hk=2, d=128, dtype="bf16", layout=layout, num_splits=3)
+    _check_forward([5, 5, 5], [5, 500, 4097], h=32, hk=8, d=128, dtype="bf16", causal=True, layout="paged", num_splits=3)
+    _check_forward([1, 4], [5000, 999], h=16, hk=4, d=128, dtype="fp16", layout="paged", num_splits=7, window=(300, 0))
+    _check_forward([1, 1], [5000, 0], h=16, hk=16, d=64, dtype="bf16", layout="cache", num_splits=64)
+    seqs = _sequences([1] * 3, [20000, 333, 4096], 32, 8, 128, torch.bfloat16, 0)
+    args = fwd_args(128)
+    fused = _forward(seqs, "paged", args, 16, 0)[:2]
+    for _ in range(3):
+        assert all(torch.equal(a, b) for a, b in zip(fused, _forward(seqs, "paged", args, 16, 0)[:2]))
+    monkeypatch.delenv(compiled.SPLITKV_FUSED_COMBINE_ENV)
+    base = _forward(seqs, "paged", args, 16, 0)[:2]
+    for hint in ("0", "64", "256"):
+        monkeypatch.setenv(compiled.SPLITKV_L2_PREFETCH_ENV, hint)
+        assert all(torch.equal(a, b) for a, b in zip(base, _forward(seqs, "paged", args, 16, 0)[:2]))
+
+
 def test_split_heuristic_choices():
     """The heuristic's choices on the benchmark's H200-sized problems (recorded in perf/RESULTS.md)."""
     cus = torch.cuda.get_device_properties(0).multi_processor_count

@@ -108,6 +108,7 @@ def test_parse_methods():
     assert methods.parse_methods(["rocflash", "torch"], "hip") == ["rocflash-hip", "rocflash-torch"]
     assert methods.parse_methods(["rocflash", "math"], "cuda") == ["rocflash-cuda", "sdpa-math"]
     assert "rocflash-sim" not in methods.parse_methods(["all"], None)
+    assert methods.parse_methods(["cuda,cuda-deterministic"], "cuda") == ["rocflash-cuda", "rocflash-cuda-deterministic"]
     with pytest.raises(ValueError, match=r"--backends: each name must be one of .*got 'triton'"):
         methods.parse_methods(["naive,triton"], None)
     assert methods.default_methods("cuda")[0] == "rocflash-cuda"

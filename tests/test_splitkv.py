@@ -35,6 +35,13 @@ def test_heuristic_choices():
     assert 0.9 * splitkv.MAX_SPLITS <= splitkv.num_splits_heuristic(1, 1, 1, 10 ** 7, 10 ** 4) <= splitkv.MAX_SPLITS
     for args in [(0, 8, 1, 10, 60), (1, 8, 1, 0, 60), (1, 8, 1, 10, 0)]:
         assert splitkv.num_splits_heuristic(*args) == 1
+    # tensor-core kernel (H200: 132 SMs x 2 resident blocks): one all-but-full wave at batch 1, as before at 8 and 32
+    mma = dict(platform="cuda-mma", blocks_per_cu=2)
+    assert splitkv.num_splits_heuristic(1, 8, 1, 16384, h200, **mma) == 32  # 256 of 264 slots (was 30: 240)
+    assert splitkv.num_splits_heuristic(1, 8, 1, 131072, h200, **mma) == 32
+    assert splitkv.num_splits_heuristic(1, 8, 1, 4096, h200, **mma) == 16  # at most 4096 // 256
+    assert splitkv.num_splits_heuristic(8, 8, 1, 16384, h200, **mma) == 4  # 256 of 264
+    assert splitkv.num_splits_heuristic(32, 8, 1, 131072, h200, **mma) == 1
     assert splitkv.wave_efficiency(384, 396) == pytest.approx(384 / 396)
     assert splitkv.wave_efficiency(512, 396) == pytest.approx(512 / 792)
 

@@ -12,6 +12,12 @@ Tile math of the forward, of the split-KV decode kernel and of the backward's dK
 The backward's tensor-core kernels (hip_src/fmha_mma_bwd.h) cover the headdim buckets of ck_configs/fmha_bwd.toml's
 mma tables (32, 64 and 128); larger headdims run the vector backward under auto. :func:`last_kernels` names the tile
 maths the last calls launched.
+
+dQ of the tensor-core backward: ``backward(..., deterministic=True)`` runs the dQ kernel (one write per element,
+bitwise repeatable); ``deterministic=False`` (flash_attn_func's default on backend "cuda") has the dK/dV kernel add
+dQ atomically into a float32 buffer (FlashAttention-2's split: no dQ kernel, five tile products per tile pair
+instead of seven), so dq may differ in its last bits from run to run; dk, dv are repeatable either way, and the
+vector tile math is deterministic either way. ``last_kernels()["bwd_dq"]`` says which ran.
 """
 
 from __future__ import annotations
@@ -123,6 +129,58 @@ def kernel_choice() -> str:
     return choice
 
 
+SPLITKV_L2_PREFETCH_ENV = "ROCFLASH_SPLITKV_L2_PREFETCH"
+SPLITKV_L2_PREFETCHES = (0, 64, 128, 256)
+SPLITKV_L2_PREFETCH_DEFAULT = 128  # CUTLASS's and flash-attn 2's cp.async default (L2::128B)
+
+
+def splitkv_l2_prefetch() -> int:
+    """``ROCFLASH_SPLITKV_L2_PREFETCH``: the L2 prefetch-size hint, in bytes, of the tensor-core split-KV kernel's
+    K/V copies (hip_src/fmha_splitkv_mma.h; PTX ``cp.async ... .L2::<n>B``); 0 = no hint; unset = 128. A hint
+    only: results are identical for every value. ValueError for anything but 0, 64, 128, 256."""
+    raw = os.environ.get(SPLITKV_L2_PREFETCH_ENV, "").strip()
+    if not raw:
+        return SPLITKV_L2_PREFETCH_DEFAULT
+    value = int(raw) if raw.isdigit() else -1
+    if value not in SPLITKV_L2_PREFETCHES:
+        raise ValueError(f"{SPLITKV_L2_PREFETCH_ENV} must be one of {', '.join(map(str, SPLITKV_L2_PREFETCHES))} "
+                         f"(bytes), got {raw!r}")
+    return value
+
+
+SPLITKV_FUSED_COMBINE_ENV = "ROCFLASH_SPLITKV_FUSED_COMBINE"
+SPLITKV_FUSED_COMBINE_DEFAULT = False
+
+
+def splitkv_fused_combine() -> bool:
+    """``ROCFLASH_SPLITKV_FUSED_COMBINE`` (1 | 0; unset = off): whether the tensor-core split-KV kernel merges its
+    splits itself (the last block of each (sequence, kv-head, row chunk) combines; hip_src/fmha_splitkv_mma.h)
+    instead of a second, combine kernel. ValueError for another value."""
+    raw = os.environ.get(SPLITKV_FUSED_COMBINE_ENV, "").strip()
+    if raw not in ("", "0", "1"):
+        raise ValueError(f"{SPLITKV_FUSED_COMBINE_ENV} must be 0 or 1, got {raw!r}")
+    return SPLITKV_FUSED_COMBINE_DEFAULT if not raw else raw == "1"
+
+
+# Arrival counters of the fused combine, one int32 per (sequence, kv-head, row chunk): every launch leaves them 0
+# (the last block of a slot resets its counter), so one zeroed buffer per (device, stream) serves every call on
+# that stream (calls on one stream never overlap). Inside a CUDA graph capture a call gets a fresh zeroed buffer
+# instead (a memset node that runs at every replay), so a graph replayed on another stream shares nothing.
+_SPLIT_COUNTERS: dict = {}
+
+
+def split_counters(device: torch.device, stream: int, slots: int) -> torch.Tensor:
+    """A zeroed int32 counter buffer of at least ``slots`` entries for a fused-combine launch on ``stream``."""
+    if torch.cuda.is_current_stream_capturing():
+        return torch.zeros(slots, dtype=torch.int32, device=device)
+    key = (device.index, stream)
+    buf = _SPLIT_COUNTERS.get(key)
+    if buf is None or buf.numel() < slots:
+        buf = torch.zeros(max(slots, 4096), dtype=torch.int32, device=device)
+        _SPLIT_COUNTERS[key] = buf
+    return buf
+
+
 def mma_unavailable(platform: str, device: torch.device, dtype: torch.dtype) -> str | None:
     """Why the tensor-core tile math cannot run here (None when it can, given an instance)."""
     if platform != "cuda":
@@ -155,7 +213,8 @@ def forward_tile_math(platform: str, mod, q, aligned: bool, kind: str | tuple[st
 
 
 def last_kernels() -> dict[str, str]:
-    """{"fwd": tile math of the last forward launched in this process, "bwd": ...}."""
+    """{"fwd": tile math of the last forward launched in this process, "bwd": ..., "bwd_dq": "atomic" (dQ added by
+    the dK/dV kernel, deterministic=False) or "dq kernel"}."""
     return dict(_LAST)
 
 
@@ -230,8 +289,17 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None) -> None:
             return
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
+        p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0  # checked before launch
         buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
+        counters = None
+        # the last block keeps (row, split) LSEs in its shared memory: 16 + block_m * num_splits * 4 bytes
+        if (math == "mma" and num_splits > 1 and 16 + inst["block_m"] * num_splits * 4 <= inst["lds_bytes"]
+                and splitkv_fused_combine()):
+            slots = p.batch * p.nheads_k * splitkv.row_chunks(p.seqlen_q, p.nheads // p.nheads_k, inst["block_m"])
+            counters = split_counters(q.device, stream, slots)
+        p.split_counters = counters.data_ptr() if counters is not None else 0
         mod.fwd_splitkv(p, stream, getattr(mod.TileMath, math))
+        del counters
         del buffers  # the caching allocator keeps the partial buffers for the queued combine
 
 
@@ -396,14 +464,24 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
     return dq, dk, dv
 
 
-def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32=None) -> None:
+def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32=None, deterministic=True) -> None:
     """The backward's output, statistics and stride fields of ``p`` (dense or varlen), then the launch (tile math
-    under ``ROCFLASH_KERNEL``, recorded in :func:`last_kernels`)."""
+    under ``ROCFLASH_KERNEL``, recorded in :func:`last_kernels`). ``deterministic=False`` with the mma tile math:
+    dQ added atomically by the dK/dV kernel into a zeroed float32 buffer, then scaled into dq (module docstring)."""
     fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
     math = forward_tile_math(mod.platform(), mod, q, p.aligned, BWD_KINDS)  # checked before launch
+    atomic = not deterministic and math == "mma"
     with torch.cuda.device(q.device):
+        dq_accum = None
+        if atomic:  # dq's shape and element strides (dq is a fresh contiguous output)
+            dq_accum = torch.zeros(dq.shape, dtype=torch.float32, device=dq.device)
+            p.dq_accum = dq_accum.data_ptr()
         mod.bwd(p, torch.cuda.current_stream(q.device).cuda_stream, getattr(mod.TileMath, math))
+        if atomic:
+            dq.copy_(dq_accum.mul_(p.softmax_scale))
+            p.dq_accum = 0
     _LAST["bwd"] = math
+    _LAST["bwd_dq"] = "atomic" if atomic else "dq kernel"
 
 
 def fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32=None) -> None:
@@ -432,12 +510,13 @@ def stats_from_lse(lse: torch.Tensor) -> torch.Tensor:
     return torch.stack((lse * LOG2E, torch.ones_like(lse)), dim=-1).contiguous()
 
 
-def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=None):
+def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=None, deterministic: bool = True):
     """Launch the compiled backward (preprocess, dK/dV, dQ): returns (dq, dk, dv) shaped like q, k, v.
     ``stats`` is the forward's (``forward(..., with_stats=True)``: float32 (batch, nheads, seqlen_q, 2)) or a
     natural-log LSE float32 (batch, nheads, seqlen_q) (e.g. one merged over key blocks by context parallelism),
     turned into stats by ``stats_from_lse``; ``dout`` may have any strides with a contiguous last dimension.
-    ``out_fp32``: the forward's float32 O (``forward(..., with_out_fp32=True)``), or None / empty: D from out."""
+    ``out_fp32``: the forward's float32 O (``forward(..., with_out_fp32=True)``), or None / empty: D from out.
+    ``deterministic=False``: dQ added atomically where the tensor-core backward runs (module docstring)."""
     if stats.dim() == 3:
         stats = stats_from_lse(stats)
     mod = load_module(platform)
@@ -446,6 +525,6 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=N
     delta = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
-    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
+    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32, deterministic)
     del alibi
     return dq, dk, dv

@@ -2,7 +2,9 @@
 
 - ``rocflash-hip`` / ``rocflash-cuda`` / ``rocflash-torch`` / ``rocflash-sim``: ``rocflash.flash_attn_func``
   with that ``backend=``; ``rocflash-cuda-vector``: the CUDA backend with ``ROCFLASH_KERNEL=vector`` during its
-  calls (the vector tile math, i.e. the gfx906 kernel logic, beside the default tensor-core one).
+  calls (the vector tile math, i.e. the gfx906 kernel logic, beside the default tensor-core one). These run
+  flash_attn_func's default deterministic=False (on the tensor-core backward: dQ added atomically by the dK/dV
+  kernel); ``rocflash-cuda-deterministic`` passes deterministic=True (the separate dQ kernel).
 - ``sdpa-flash`` / ``sdpa-efficient`` / ``sdpa-cudnn`` / ``sdpa-math``: ``F.scaled_dot_product_attention``
   restricted to one backend with ``torch.nn.attention.sdpa_kernel``, on (batch, heads, seq, dim) views of
   the same tensors (a transpose, no copy). SDPA's ``is_causal`` is top-left aligned, so causal cases with
@@ -27,11 +29,13 @@ from .cases import Case
 from .models import row_bounds
 
 OOM = getattr(torch, "OutOfMemoryError", torch.cuda.OutOfMemoryError)
-ROCFLASH = ("rocflash-hip", "rocflash-cuda", "rocflash-cuda-vector", "rocflash-torch", "rocflash-sim")
+ROCFLASH = ("rocflash-hip", "rocflash-cuda", "rocflash-cuda-vector", "rocflash-cuda-deterministic", "rocflash-torch",
+            "rocflash-sim")
 SDPA = ("sdpa-flash", "sdpa-efficient", "sdpa-cudnn", "sdpa-math")
 METHODS = ROCFLASH + SDPA + ("naive",)
 ALIASES = {
-    "hip": ("rocflash-hip",), "cuda": ("rocflash-cuda",), "cuda-vector": ("rocflash-cuda-vector",), "torch": ("rocflash-torch",), "sim": ("rocflash-sim",),
+    "hip": ("rocflash-hip",), "cuda": ("rocflash-cuda",), "cuda-vector": ("rocflash-cuda-vector",),
+    "cuda-deterministic": ("rocflash-cuda-deterministic",), "torch": ("rocflash-torch",), "sim": ("rocflash-sim",),
     "sdpa": SDPA, "flash": ("sdpa-flash",), "efficient": ("sdpa-efficient",), "cudnn": ("sdpa-cudnn",),
     "math": ("sdpa-math",),
 }
@@ -150,6 +154,9 @@ def _prepare_rocflash(method, case, sets, device):
     from rocflash.selector import UnsupportedDeviceError, select_backend
 
     backend, _, kernel = method.removeprefix("rocflash-").partition("-")
+    deterministic = kernel == "deterministic"  # flash_attn_func's deterministic=True (not a tile math)
+    if deterministic:
+        kernel = ""
     try:
         select_backend(device, backend)
     except UnsupportedDeviceError as e:
@@ -166,7 +173,8 @@ def _prepare_rocflash(method, case, sets, device):
                                                        causal=case.causal, window_size=window, backend=backend)
         else:
             def fn():
-                return rocflash.flash_attn_func(s.q, s.k, s.v, causal=case.causal, window_size=window, backend=backend)
+                return rocflash.flash_attn_func(s.q, s.k, s.v, causal=case.causal, window_size=window, backend=backend,
+                                                deterministic=deterministic)
 
         return Call(_with_kernel(kernel, fn) if kernel else fn, (s.q, s.k, s.v), s.dout)
 
