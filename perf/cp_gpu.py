@@ -89,6 +89,8 @@ def correctness_cases(backend: str, tiny: bool):
         Case(96, causal=False, nheads=2, nheads_k=2, headdim=128, dtype="fp16", softmax_scale=100.0, seed=1,
              backend=backend),
         Case(2048, causal=True, nheads=4, nheads_k=2, headdim=128, softmax_scale=100.0, seed=1, backend=backend),
+        # deterministic=True: the dQ kernel instead of atomic dQ (the default above) in every block's backward
+        Case(4096, causal=True, batch=2, nheads=8, nheads_k=2, headdim=128, deterministic=True, backend=backend),
     ]
 
 
@@ -144,7 +146,7 @@ def speed(args, device, backend, log):
             return _Exchange([], list(tensors))
 
     no_comm = NoCommRing(None)
-    kernels = _Kernels(backend)
+    kernels = _Kernels(backend, deterministic=False)  # as ring_flash_attn_func's default (atomic dQ on cuda mma)
     results, skipped, results_profile = [], [], []
     start = time.perf_counter()
     rate = {"ring": None, "compute": None, "one_gpu": None, "torch_cp": None}  # seconds per FLOP, measured
@@ -218,6 +220,7 @@ def speed(args, device, backend, log):
         row["ring_s"] = timer(ring_step, reps=reps)
         row["rocflash_kernel"] = compiled.kernel_choice() if backend in ("cuda", "hip") else None
         row["tile_math"] = compiled.last_kernels() if backend in ("cuda", "hip") else None
+        row["deterministic"] = False  # ring_flash_attn_func's and flash_attn_func's default
         peak = _mem_peak(device, base)
         peaks = [None] * world
         dist.all_gather_object(peaks, peak)

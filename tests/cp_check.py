@@ -38,6 +38,7 @@ class Case:
     seed: int = 0
     seqlens: tuple[int, ...] | None = None  # varlen: the global length of each packed sequence (batch ignored)
     softmax_scale: float | None = None  # None: 1 / sqrt(headdim)
+    deterministic: bool = False
 
     def __str__(self):
         lens = f"seqlens={self.seqlens} " if self.seqlens is not None else ""
@@ -108,7 +109,8 @@ def check_case(case: Case, device: torch.device, group=None) -> dict | None:
     dl = zigzag_shard(dout, group, pad=not divides)  # padded rows of dO are 0: they feed no gradient
     out_l, lse_l, _ = ring_flash_attn_func(ql, kl, vl, group, causal=case.causal, softcap=case.softcap,
                                            window_size=case.window, softmax_scale=case.softmax_scale,
-                                           return_attn_probs=True, backend=case.backend)
+                                           deterministic=case.deterministic, return_attn_probs=True,
+                                           backend=case.backend)
     out_l.backward(dl)
     n = case.seqlen
     out, dq, dk, dv = (zigzag_unshard(t, group, seqlen=n) for t in (out_l.detach(), ql.grad, kl.grad, vl.grad))

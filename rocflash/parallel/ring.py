@@ -87,8 +87,10 @@ def ring_flash_attn_func(
         softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` (elementwise: exact per block).
         alibi_slopes: must be None (NotImplementedError): the kernels' bias is relative to each block's own
             bottom-right corner, not to global positions.
-        deterministic: accepted for flash-attn compatibility; the ring's order of accumulation is fixed, so
-            results are bitwise reproducible for a given world size and backend.
+        deterministic: as flash_attn_func: False lets backend "cuda"'s tensor-core backward add each block's dQ
+            atomically (faster; not bitwise repeatable), True runs its separate dQ kernel. The ring's own order of
+            accumulation is fixed, so with True (and always on hip, sim, torch and the vector tile math) results
+            are bitwise reproducible for a given world size and backend.
         return_attn_probs: also return this rank's LSE (see Returns).
         backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe): the
             single-GPU backend that runs every block.
@@ -116,7 +118,7 @@ def ring_flash_attn_func(
     ring = _Ring(group)
     check_same_layout(ring, "ring_flash_attn_func", q, k, v)
     plan = dense_plan(ring.rank, ring.world, causal, q.shape[1], k.shape[1], args)
-    out, lse = _RingAttention.apply(q, k, v, ring, _Kernels(sel.backend), plan)
+    out, lse = _RingAttention.apply(q, k, v, ring, _Kernels(sel.backend, deterministic), plan)
     return (out, lse, None) if return_attn_probs else out
 
 
@@ -139,9 +141,12 @@ class Block:
 @dataclass(frozen=True)
 class _Kernels:
     """One backend's single-GPU forward -> (out, lse) and fused backward -> (dq, dk, dv) on a block's tensors
-    (batch, rows, heads, headdim); with ``seq`` its varlen kernels on batch 0 (lse (1, heads, rows) either way)."""
+    (batch, rows, heads, headdim); with ``seq`` its varlen kernels on batch 0 (lse (1, heads, rows) either way).
+    ``deterministic=False``: the compiled dense backward may add dQ atomically (compiled.backward); the varlen
+    backward always runs the dQ kernel."""
 
     backend: str
+    deterministic: bool = True
 
     def forward(self, q, k, v, args, seq=None):
         """(out, lse) of one block. For 16-bit inputs on the fused backends out is the block's O in float32
@@ -179,7 +184,8 @@ class _Kernels:
             return reference.backward(q, k, v, out, lse, dout, args)
         if self.backend == "sim":
             return sim.backward(q, k, v, out, lse, dout, args, out_fp32=out_fp32)
-        return compiled.backward(self.backend, q, k, v, out, lse, dout, args, out_fp32=out_fp32)
+        return compiled.backward(self.backend, q, k, v, out, lse, dout, args, out_fp32=out_fp32,
+                                 deterministic=self.deterministic)
 
     def reads_out_fp32(self, dtype: torch.dtype) -> bool:
         """Whether the backward takes O in float32 for D: 16-bit inputs on the fused backends."""
