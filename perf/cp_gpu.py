@@ -279,6 +279,8 @@ def speed(args, device, backend, log):
 
         # one GPU: the whole sequence on rank 0
         need = 10 * b * seqlen * h * d * 2  # q k v dout out dq dk dv (bf16) + fp32 slack, bytes
+        if device.type == "cuda":
+            torch.cuda.empty_cache()  # what the ring and torch CP runs left in the caching allocator is free
         free = torch.cuda.mem_get_info(device)[0] if device.type == "cuda" else float("inf")
         room = torch.tensor([1.0 if need < free else 0.0], device=device)
         dist.broadcast(room, 0)  # rank 0 runs it: its memory decides, every rank follows
