@@ -13,8 +13,8 @@ The backward is FlashAttention-2's (Dao 2023): every block runs the backend's fu
 and LSE, so P = exp(S - LSE) is already the final probability and D = rowsum(dO * O) the final one (for 16-bit
 inputs from the merged O in float32, as the single-GPU path does: from O rounded to fp16 / bf16, dQ and dK carry
 |softmax_scale| * eps(dtype) * |dO| |V| |K| more error, outside FlashAttention's tolerance rule at large scales;
-see rocflash.ops); the block's dQ adds up locally, its dK/dV add into fp32 accumulators that travel around the ring with the K/V they belong
-to and arrive back at their owner after world_size steps.
+see rocflash.ops); the block's dQ adds up locally, its dK/dV add into fp32 accumulators that travel around the
+ring with the K/V they belong to and arrive back at their owner after world_size steps.
 
 Causal attention uses the load-balanced layout of :mod:`rocflash.parallel.layout` (rank r holds chunks r and
 2W-1-r). Against the K/V of rank s, rank r's block is (c = local_seqlen / 2)::
