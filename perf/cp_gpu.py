@@ -152,7 +152,9 @@ def speed(args, device, backend, log):
     rate = {"ring": None, "compute": None, "one_gpu": None, "torch_cp": None}  # seconds per FLOP, measured
 
     def predicted_s(what, seqlen):
-        per_flop = rate[what] if rate[what] is not None else 1.0 / (args.assumed_tflops * 1e12 * (1 if what == "one_gpu" else world))
+        if rate[what] is not None:
+            return rate[what] * flops_fwd_bwd(b, seqlen, h, d)
+        per_flop = 1.0 / (args.assumed_tflops * 1e12 * (1 if what == "one_gpu" else world))
         return per_flop * flops_fwd_bwd(b, seqlen, h, d)
 
     def reps_for(seqlen, what="ring"):
@@ -256,7 +258,8 @@ def speed(args, device, backend, log):
 
                 def compute_only():  # what _RingAttention runs, without the exchange
                     out, lse, *out32 = ring_forward(no_comm, kernels, qd, kd, vd, plan, keep_out_fp32=keep)
-                    ring_backward(no_comm, kernels, qd, kd, vd, out, lse, dout, plan, out_fp32=out32[0] if keep else None)
+                    ring_backward(no_comm, kernels, qd, kd, vd, out, lse, dout, plan,
+                                  out_fp32=out32[0] if keep else None)
 
                 row["compute_only_s"] = timer(compute_only, reps=reps)
                 rate["compute"] = row["compute_only_s"] / row["flops_fwd_bwd"]
@@ -449,7 +452,8 @@ def _device_activities(prof) -> list[tuple[str, float, float]]:
         return [(e.name(), e.start_ns() / 1e3, e.duration_ns() / 1e3) for e in prof.profiler.kineto_results.events()
                 if e.device_type() == cuda]
     except AttributeError:  # older / newer profiler objects: the FunctionEvent view of the same activities
-        return [(e.name, e.time_range.start, e.time_range.elapsed_us()) for e in prof.events() if e.device_type == cuda]
+        return [(e.name, e.time_range.start, e.time_range.elapsed_us()) for e in prof.events()
+                if e.device_type == cuda]
 
 
 def format_profile(r: dict) -> str:
@@ -457,7 +461,8 @@ def format_profile(r: dict) -> str:
     frac = r["nccl_hidden_fraction"]
     hidden = f"hidden fraction {frac:.3f}" if frac is not None else "no NCCL kernel"
     top = "; ".join(f"{n} {t * 1e3:.2f} ms" for n, t in r["top_ring_other"])
-    return (f"profile seqlen {r['seqlen']} rank {r['rank']}: wall {r['wall_s']:.4f} s, GPU busy {r['gpu_busy_s']:.4f} s "
+    return (f"profile seqlen {r['seqlen']} rank {r['rank']}: wall {r['wall_s']:.4f} s, "
+            f"GPU busy {r['gpu_busy_s']:.4f} s "
             f"of span {r['gpu_span_s']:.4f} s; kernel seconds: {cls}; NCCL active {r['nccl_active_s']:.4f} s, "
             f"hidden behind compute {r['nccl_hidden_s']:.4f} s, exposed {r['nccl_exposed_s']:.4f} s ({hidden}); "
             f"top ring_other: {top}")
@@ -561,7 +566,8 @@ def main(argv=None):
     ap.add_argument("--compute-only-max", type=int, default=1 << 30,
                     help="largest seqlen at which the compute-only ring (for the hidden fraction) is timed")
     ap.add_argument("--one-gpu-max", type=int, default=1 << 30, help="largest seqlen timed on one GPU")
-    ap.add_argument("--profile-seqlens", default="", help="comma-separated: one ring fwd+bwd under torch.profiler each")
+    ap.add_argument("--profile-seqlens", default="",
+                    help="comma-separated: one ring fwd+bwd under torch.profiler each")
     ap.add_argument("--no-warmup-over-s", type=float, default=4.0,
                     help="sizes whose ring (or torch CP) is predicted over this many seconds run without a warm-up")
     ap.add_argument("--assumed-tflops", type=float, default=None,

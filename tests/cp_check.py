@@ -174,8 +174,9 @@ def check_varlen_case(case: Case, device: torch.device, group=None) -> dict | No
     dl = zigzag_shard_varlen(dout, cu, group, pad=pad)
     cu_l, max_l = zigzag_varlen_cu_seqlens(cu, group, pad=pad)
     out_l, lse_l, _ = ring_flash_attn_varlen_func(ql, kl, vl, cu_l, max_l, group, causal=case.causal,
-                                                  softcap=case.softcap, softmax_scale=case.softmax_scale, window_size=case.window,
-                                                  return_attn_probs=True, backend=case.backend)
+                                                  softcap=case.softcap, softmax_scale=case.softmax_scale,
+                                                  window_size=case.window, return_attn_probs=True,
+                                                  backend=case.backend)
     out_l.backward(dl)
     out, dq, dk, dv = (zigzag_unshard_varlen(t, cu, group) for t in (out_l.detach(), ql.grad, kl.grad, vl.grad))
     lse = zigzag_unshard_varlen(lse_l, cu, group, dim=1)
