@@ -5,6 +5,7 @@
 # Every stage has its own time limit so that the whole call ends inside the device tool's 10 minutes.
 # Results in $OUT: summary.txt setup.txt tests.txt sanitize.txt cp.txt tc.txt train.txt host.txt bench.txt json.tar.gz
 #   bash perf/final_run.sh            (stages: build test sanitize cp tc bench; also train, host; pass names to pick)
+#   cp stage: CP_SEQLENS, CP_TIME_LIMIT_S, CP_TIMEOUT, and CP_ARGS (more perf/cp_gpu.py flags, e.g. --profile-seqlens)
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT" /tmp/json
 REPO=$PWD
@@ -43,9 +44,9 @@ for s in $stages; do case $s in
   cp)
     n=$(nvidia-smi -L | wc -l)
     if [ "$n" -lt 2 ]; then log "cp: skipped ($n GPU)"; continue; fi
-    log "python3 perf/cp_gpu.py --time-limit-s ${CP_TIME_LIMIT_S:-100} --seqlens ${CP_SEQLENS:-131072,262144}"
+    log "python3 perf/cp_gpu.py --time-limit-s ${CP_TIME_LIMIT_S:-100} --seqlens ${CP_SEQLENS:-131072,262144} ${CP_ARGS:-}"
     (cd /tmp && timeout ${CP_TIMEOUT:-200} python3 "$REPO/perf/cp_gpu.py" --out /tmp/json --time-limit-s "${CP_TIME_LIMIT_S:-100}" \
-      --seqlens "${CP_SEQLENS:-131072,262144}" --timeout-s $(( ${CP_TIMEOUT:-200} - 10 )) > "$OUT/cp.txt" 2>&1)
+      --seqlens "${CP_SEQLENS:-131072,262144}" --timeout-s $(( ${CP_TIMEOUT:-200} - 10 )) ${CP_ARGS:-} > "$OUT/cp.txt" 2>&1)
     log "cp exit $?"; tail -12 "$OUT/cp.txt" | tee -a "$OUT/summary.txt" >/dev/null ;;
   tc)
     log "python3 -m rocflash.perf --preset perf/presets/tensor_core.yaml --backends cuda cuda-vector flash cudnn"
