@@ -51,7 +51,9 @@ def flash_attn_func(
             (``MAX_SOFTMAX_SCALE``: softmax_scale * log2(e) must be a finite float32; 0 gives uniform
             weights). Scores whose scaled value overflows float32 give NaN in their rows. The forward is exact
             over the whole range. The fused backends' backward (sim, hip, cuda, ck) takes |softmax_scale| <= 100
-            (``ops.MAX_BACKWARD_SCALE``; ValueError at the backward beyond it): FlashAttention-2's
+            for float32 and <= 50 for fp16 / bf16 inputs (``ops.max_backward_scale``; ValueError at the
+            backward beyond it; at 100, 16-bit rows whose softmax is exactly one-hot left the rule by up to
+            2.3x on the tensor-core backward, perf/RESULTS.md): FlashAttention-2's
             dS = P * (dP - D), D = rowsum(dout * out) (Dao 2023, Algorithm 2), puts an absolute error of about
             |softmax_scale| * 2^-24 * |dout| |v| |k| into dq and dk (float32 rounding of dP and D). fp16 / bf16
             inputs meet FlashAttention's tolerance rule over that range (measured on the sim, headdim <= 256):

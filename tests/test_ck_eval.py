@@ -194,9 +194,9 @@ def _same(name, got, want, atol):
 @pytest.mark.parametrize("case", MASKED_CASES, ids=lambda c: f"{c[0]}x{c[1]}_w{c[4]},{c[5]}")
 def test_masked_garbage_contributes_nothing(ck_on_cpu, case):
     """Forward and backward of the ck backend against the torch reference (fp64) with garbage in masked rows:
-    rows that cannot see a garbage key are exact, rows that can get the reference's NaN (forward: K as IEEE
-    gives, V's non-finite columns NaN; backward: dq of such rows, dk / dv of the keys they see, 0 at the
-    non-finite input elements)."""
+    rows that cannot see a garbage key are exact, rows that can get the documented NaN pattern (forward: K as
+    IEEE gives, V's non-finite columns NaN; backward: dq of such rows and dk of the keys they see NaN, dv NaN
+    only for keys seen by rows that see a non-finite K element; tests/test_nan_semantics.py)."""
     sq, sk, h, hk, left, right, rows, deterministic = case
     q, k, v, dout = _garbage_case(sq, sk, h, hk, rows)
     args = FwdArgs(64 ** -0.5, left, right, 0.0, None)

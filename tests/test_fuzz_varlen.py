@@ -105,10 +105,11 @@ def _check(p, backend):
             rows = slice(int(cu_k[b]) + j * page, min(int(cu_k[b]) + (j + 1) * page, int(cu_k[b + 1])))
             m = rows.stop - rows.start
             kc[blk, :m], vc[blk, :m] = k[rows], v[rows]
-    with torch.no_grad():
+    with torch.no_grad():  # the same (inference) call both ways: no-grad calls may take the split-KV plan
         paged = rocflash.flash_attn_varlen_func(q, kc, vc, cu_q, cu_k, max(p["lens_q"]), max(p["lens_k"]),
                                                 block_table=table, **kw)
-    assert torch.equal(paged, out.detach()), f"{backend}: paged != packed"
+        packed = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(p["lens_q"]), max(p["lens_k"]), **kw)
+    assert torch.equal(paged, packed), f"{backend}: paged != packed"
 
 
 @seed(_SEED)

@@ -221,7 +221,7 @@ def test_forward_writes_fp32_out(monkeypatch, math, dtype, d):
 
 
 @pytest.mark.parametrize("dtype", ["fp16", "bf16"])
-@pytest.mark.parametrize("scale", [15.0, 100.0])
+@pytest.mark.parametrize("scale", [15.0, 50.0])
 @pytest.mark.parametrize("alibi,causal", [(True, True), (True, False), (False, True)])
 def test_large_scale_16bit(dtype, scale, alibi, causal):
     """dq, dk, dv within the rule up to the backward range's end (ops.MAX_BACKWARD_SCALE) on peaked rows: the
@@ -240,7 +240,7 @@ def test_backward_rejects_beyond_max_backward_scale():
                                                    torch.Generator().manual_seed(12)))
     out = rocflash.flash_attn_func(q, k, v, softmax_scale=1e3, backend=gpu_platform())
     assert torch.isfinite(out).all()
-    with pytest.raises(ValueError, match=r"softmax_scale must be in \[-100, 100\] for the backward"):
+    with pytest.raises(ValueError, match=r"softmax_scale must be in \[-50, 50\] for the backward"):
         out.sum().backward()
 
 

@@ -60,13 +60,14 @@ CASES_2 = [
     varlen_case((21, 8), causal=False),  # must be rejected
     varlen_case((40, 24), causal=True, window=(7, 0), backend="sim"),
     varlen_case((40, 16), causal=False, window=(3, 12), nheads=2, nheads_k=2),
-    # softmax_scale 100 (the fused backward's limit), fp16, d128: when the ring merged the blocks' fp16-rounded O and
-    # took D from that, dq and dk were 2.7x and 1.9x past the rule on these inputs; the blocks' unrounded fp32 O
-    # merged, and D from it (ring_forward keep_out_fp32), as the single-GPU path does: 0.27x
-    Case(96, causal=False, nheads=2, nheads_k=2, headdim=128, dtype="fp16", backend="sim", softmax_scale=100.0,
+    # softmax_scale 50 (the fused backward's limit for 16-bit inputs), fp16, d128: when the ring merged the blocks'
+    # fp16-rounded O and took D from that, dq and dk were 2.7x and 1.9x past the rule on these inputs at scale 100
+    # (the limit then); the blocks' unrounded fp32 O merged, and D from it (ring_forward keep_out_fp32), as the
+    # single-GPU path does: 0.27x at 100
+    Case(96, causal=False, nheads=2, nheads_k=2, headdim=128, dtype="fp16", backend="sim", softmax_scale=50.0,
          seed=1),
     varlen_case((96,), causal=False, nheads=2, nheads_k=2, headdim=128, dtype="fp16", backend="sim",
-                softmax_scale=100.0, seed=1),
+                softmax_scale=50.0, seed=1),
 ]
 # World 4: seqlen 32 divides into 8 chunks, 36 does not.
 CASES_4 = [

@@ -13,14 +13,14 @@ import torch
 import rocflash
 from rocflash.backends import sim
 from rocflash.interface import MAX_SOFTMAX_SCALE
-from rocflash.ops import MAX_BACKWARD_SCALE
+from rocflash.ops import MAX_BACKWARD_SCALE, max_backward_scale
 from conftest import assert_close_to_reference, assert_grads_close, fwd_args, reference_grads
 
 
 def _case(scale, backend, seed=0, sq=70, sk=90, h=2, d=32, causal=True, dtype=torch.float32, ties=False,
           grads=("dq", "dk", "dv"), alibi=False):
     """Forward (flash_attn_func) and the gradients ``grads`` against fp64 with the rule. Beyond
-    MAX_BACKWARD_SCALE the fused backward raises ValueError: then the simulated kernels' backward runs directly
+    ops.max_backward_scale(dtype) the fused backward raises ValueError: then the simulated kernels' backward runs directly
     (sim.backward on the forward's stats and fp32 O), as the kernels would compute it."""
     g = torch.Generator().manual_seed(seed)
     q = torch.randn(1, sq, h, d, generator=g).to(dtype)
@@ -36,8 +36,9 @@ def _case(scale, backend, seed=0, sq=70, sk=90, h=2, d=32, causal=True, dtype=to
     args = fwd_args(d, causal, softmax_scale=scale, alibi_slopes=slopes)
     what = f"{backend} {dtype} scale={scale:g}"
     assert_close_to_reference(out.detach(), lse, q, k, v, args, what)
-    if backend != "torch" and abs(scale) > MAX_BACKWARD_SCALE:
-        with pytest.raises(ValueError, match=r"softmax_scale must be in \[-100, 100\] for the backward"):
+    if backend != "torch" and abs(scale) > max_backward_scale(dtype):
+        limit = f"{max_backward_scale(dtype):g}"
+        with pytest.raises(ValueError, match=rf"softmax_scale must be in \[-{limit}, {limit}\] for the backward"):
             out.backward(dout)
         assert backend == "sim", "kernels beyond the backward range: nothing to compare"
         o, _, stats, o32 = sim.forward(q, k, v, args, with_stats=True, with_out_fp32=True)
@@ -91,16 +92,16 @@ def test_sim_backward_p_never_exceeds_one_at_large_logits():
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
-@pytest.mark.parametrize("scale", [100.0, -100.0])
-def test_all_gradients_within_rule_up_to_max_backward_scale(dtype, scale):
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_all_gradients_within_rule_up_to_max_backward_scale(dtype, sign):
     """dq, dk and dv of the fused backward satisfy FlashAttention's rule (relative to the low-precision eager
-    baseline) at the end of the backward range, |softmax_scale| 1e2 (ops.MAX_BACKWARD_SCALE)."""
+    baseline) at the end of the backward range (ops.max_backward_scale: 100 for fp32, 50 for fp16 / bf16)."""
     for seed in (0, 1):
-        _case(scale, "sim", seed=seed, dtype=dtype)
+        _case(sign * max_backward_scale(dtype), "sim", seed=seed, dtype=dtype)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("scale", [1.0, 15.0, 100.0, 1e3, 1e4])
+@pytest.mark.parametrize("scale", [1.0, 15.0, 50.0, 100.0, 1e3, 1e4])
 @pytest.mark.parametrize("alibi,causal", [(True, True), (True, False), (False, True)])
 def test_large_scale_sweep_16bit(dtype, scale, alibi, causal):
     """fp16 / bf16 with ALiBi and causal masks across scales, against fp64 with the backward rule: every
@@ -120,11 +121,11 @@ def test_large_scale_sweep_16bit(dtype, scale, alibi, causal):
     args = fwd_args(d, causal, softmax_scale=scale, alibi_slopes=slopes)
     what = f"sim {dtype} scale={scale:g} alibi={alibi} causal={causal}"
     assert_close_to_reference(out.detach(), None, q, k, v, args, what)
-    if scale <= MAX_BACKWARD_SCALE:
+    if scale <= max_backward_scale(dtype):
         out.backward(dout)
         assert_grads_close((qg.grad, kg.grad, vg.grad), q, k, v, dout, args, what)
         return
-    with pytest.raises(ValueError, match=r"softmax_scale must be in \[-100, 100\] for the backward"):
+    with pytest.raises(ValueError, match=r"softmax_scale must be in \[-50, 50\] for the backward"):
         out.backward(dout)
     o, _, stats, o32 = sim.forward(q, k, v, args, with_stats=True, with_out_fp32=True)
     dv = sim.backward(q, k, v, o, None, dout, args, stats=stats, out_fp32=o32)[2]
@@ -154,7 +155,7 @@ def test_backward_rejects_beyond_max_backward_scale():
     q, k, v = (torch.randn(1, 8, 1, 8, requires_grad=True) for _ in range(3))
     for scale in (1e3, -101.0):
         out = rocflash.flash_attn_func(q, k, v, softmax_scale=scale, backend="sim")
-        with pytest.raises(ValueError, match=r"softmax_scale must be in \[-100, 100\] for the backward through "
+        with pytest.raises(ValueError, match=r"softmax_scale must be in \[-100, 100\] for the backward of torch.float32 inputs through "
                                              r"backend 'sim', got"):
             out.sum().backward()
     with warnings.catch_warnings():
@@ -163,3 +164,15 @@ def test_backward_rejects_beyond_max_backward_scale():
             rocflash.flash_attn_func(q, k, v, softmax_scale=scale, backend=backend).sum().backward()
     qd, kd, vd = (t.detach().double().requires_grad_() for t in (q, k, v))  # fp64 (gradcheck): exact at any scale
     rocflash.flash_attn_func(qd, kd, vd, softmax_scale=1e3, backend="sim").sum().backward()
+
+
+@pytest.mark.parametrize("dtype,limit", [(torch.float16, 50.0), (torch.bfloat16, 50.0), (torch.float32, 100.0)])
+def test_backward_range_per_dtype(dtype, limit):
+    """The fused backward's range ends at 50 for 16-bit inputs and 100 for fp32 (ValueError naming the range and
+    the dtype just past it, before any backward launch); inside it the backward runs."""
+    q, k, v = (torch.randn(1, 8, 1, 16, dtype=dtype, requires_grad=True) for _ in range(3))
+    rocflash.flash_attn_func(q, k, v, softmax_scale=limit, backend="sim").sum().backward()
+    out = rocflash.flash_attn_func(q, k, v, softmax_scale=-limit * 1.01, backend="sim")
+    with pytest.raises(ValueError, match=rf"softmax_scale must be in \[-{limit:g}, {limit:g}\] for the backward of "
+                                         rf"{dtype} inputs through backend 'sim'"):
+        out.sum().backward()

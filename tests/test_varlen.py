@@ -83,11 +83,11 @@ def test_varlen_backward_against_fp64(backend, name):
 @pytest.mark.parametrize("dtype", ["fp16", "bf16"])
 @pytest.mark.parametrize("compiled_fn", [False, True])
 def test_varlen_backward_at_large_scale(dtype, compiled_fn):
-    """Peaked ALiBi rows at softmax_scale 15 and 100 (the backward range's end): the varlen forward keeps the
+    """Peaked ALiBi rows at softmax_scale 15 and 50 (the 16-bit backward range's end): the varlen forward keeps the
     softmax stats and O in float32 for the backward (D from the fp32 O), eager and through the custom op
     (torch.compile's path: varlen_fwd / varlen_bwd called directly)."""
     lens_q, lens_k, h, hk, d, causal, window = CASES["causal_sq_ne_sk"]
-    for scale in (15.0, 100.0):
+    for scale in (15.0, 50.0):
         q, k, v = rand_packed(lens_q, lens_k, h, hk, d, DTYPES[dtype], seed=5)
         dout = torch.randn(q.shape, generator=torch.Generator().manual_seed(6)).to(DTYPES[dtype])
         slopes = torch.rand(h, generator=torch.Generator().manual_seed(7)) * 2
@@ -106,7 +106,7 @@ def test_varlen_backward_at_large_scale(dtype, compiled_fn):
                                     fwd_args(d, causal, window, alibi_slopes=slopes, softmax_scale=scale),
                                     f"sim {dtype} scale {scale}")
     out = rocflash.flash_attn_varlen_func(*leaves, *call, causal=causal, softmax_scale=101.0, backend="sim")
-    with pytest.raises(ValueError, match=r"flash_attn_varlen_func: softmax_scale must be in \[-100, 100\]"):
+    with pytest.raises(ValueError, match=r"flash_attn_varlen_func: softmax_scale must be in \[-(100|50), (100|50)\]"):
         out.backward(dout)
 
 

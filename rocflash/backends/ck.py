@@ -170,10 +170,9 @@ def backward(dout, q, k, v, out, lse, args: FwdArgs, arch: str, deterministic: b
     masked = ck_masked.is_masked(args)
     k_run, v_run = k, v
     if masked:
-        sees_bad = ck_masked.rows_seeing_bad(q, k, v, args)  # (batch, seqlen_q, nheads)
-        rows = sees_bad.transpose(1, 2)  # LSE's layout
-        lse = lse.masked_fill(rows, float("inf"))  # P = exp2(s - inf) = 0: those rows contribute nothing
-        d = d.masked_fill(rows, 0.0)  # finite: 0 * (dP - D) = 0
+        bad_k, bad_v = ck_masked.rows_seeing_bad(q, k, v, args)  # (batch, seqlen_q, nheads) each
+        lse = lse.masked_fill(bad_k.transpose(1, 2), float("inf"))  # P = exp2(s - inf) = 0: nothing from those rows
+        d = d.masked_fill((bad_k | bad_v).transpose(1, 2), 0.0)  # finite (O has NaN columns there)
         k_run, v_run = ck_masked.finite_or_zero(k), ck_masked.finite_or_zero(v)
     dq = torch.empty_like(q, memory_format=torch.contiguous_format)
     # CK writes dK / dV per query head: under GQA into (batch, seqlen_k, nheads, headdim), summed below
@@ -186,10 +185,8 @@ def backward(dout, q, k, v, out, lse, args: FwdArgs, arch: str, deterministic: b
     _launch("bwd", inst, arch, a, q.device)
     if not masked:
         return dq, reduce_gqa(dk_h, nheads_k), reduce_gqa(dv_h, nheads_k)
-    ck_masked.poison_grads(dq, dk_h, dv_h, sees_bad, args)
-    zero = torch.zeros((), dtype=k.dtype, device=k.device)
-    dk = torch.where(torch.isfinite(k), reduce_gqa(dk_h, nheads_k), zero)
-    dv = torch.where(torch.isfinite(v), reduce_gqa(dv_h, nheads_k), zero)
+    ck_masked.poison_grads(dq, dk_h, dv_h, bad_k, bad_v, args)
+    dk, dv = reduce_gqa(dk_h, nheads_k), reduce_gqa(dv_h, nheads_k)
     return dq, dk, dv
 
 

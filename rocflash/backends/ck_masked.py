@@ -13,10 +13,11 @@ What the ck backend does for a masked call, with torch ops on the device (no hos
 - forward: V with its non-finite elements replaced by 0 goes to CK; afterwards out[i, c] is NaN where row i
   sees a non-finite V element in column c. K goes to CK unchanged (its masked scores are overwritten), so a
   non-finite K element a row sees gives that row's out and LSE what IEEE arithmetic gives (NaN for NaN).
-- backward: K and V with non-finite elements replaced by 0, and, for the rows that see a non-finite K or V
-  element, LSE = +inf (P = exp2(s - inf) = 0: those rows contribute exactly nothing) and D = 0 (finite); then
-  dq of those rows is NaN, dk / dv of every key such a row sees is NaN, and dk / dv are 0 at the non-finite
-  input elements themselves: the torch reference's pattern (backends/reference.py, explicit_backward).
+- backward: K and V with non-finite elements replaced by 0; for the rows that see a non-finite K element
+  LSE = +inf (P = exp2(s - inf) = 0: those rows contribute exactly nothing), for the rows that see a non-finite
+  K or V element D = 0 (finite); then dq of those rows is NaN, dk of every key such a row sees is NaN, dv of
+  every key a row seeing a non-finite K element sees is NaN, and dv = P^T.dout stays exact for the rows that see
+  only a non-finite V element: the documented pattern (flash_attn_func's docstring; backends/reference.py).
 Cost (masked calls only): forward one isfinite + select pass over V and a copy of it (V's bytes), an int32
 prefix count over V's elements (4 bytes each) and a bool (out's shape); backward copies of K and V, int32
 prefix counts per key row and per query row, and selects over dq, dk, dv. All O(seqlen * headdim): no
@@ -85,19 +86,21 @@ def poison_out(out: torch.Tensor, v: torch.Tensor, args: FwdArgs) -> torch.Tenso
     return out.masked_fill_(_per_query_head(bad, out.shape[2]), float("nan"))
 
 
-def rows_seeing_bad(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, args: FwdArgs) -> torch.Tensor:
-    """bool (batch, seqlen_q, nheads): the query rows that see a non-finite element of K or V."""
-    bad_key = (~torch.isfinite(k)).any(dim=-1) | (~torch.isfinite(v)).any(dim=-1)  # (batch, seqlen_k, nheads_k)
+def rows_seeing_bad(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, args: FwdArgs) -> tuple[torch.Tensor, torch.Tensor]:
+    """bool (batch, seqlen_q, nheads) twice: the query rows that see a non-finite element of K, and those that see
+    one of V."""
     lo, hi = row_key_range(q.shape[1], k.shape[1], args, q.device)
-    return _per_query_head(any_in_range(bad_key, lo, hi), q.shape[2])
+    return tuple(_per_query_head(any_in_range((~torch.isfinite(x)).any(dim=-1), lo, hi), q.shape[2]) for x in (k, v))
 
 
-def poison_grads(dq: torch.Tensor, dk_h: torch.Tensor, dv_h: torch.Tensor, sees_bad: torch.Tensor,
-                 args: FwdArgs) -> None:
-    """In place: NaN in dq's rows that see a non-finite K / V element (``sees_bad`` (batch, seqlen_q, nheads))
-    and in the per-query-head dk / dv (batch, seqlen_k, nheads, headdim) of every key such a row sees."""
+def poison_grads(dq: torch.Tensor, dk_h: torch.Tensor, dv_h: torch.Tensor, sees_bad_k: torch.Tensor,
+                 sees_bad_v: torch.Tensor, args: FwdArgs) -> None:
+    """In place, the documented NaN pattern (flash_attn_func's docstring, tests/test_nan_semantics.py): NaN in dq's
+    rows that see a non-finite K or V element, in the per-query-head dk (batch, seqlen_k, nheads, headdim) of every
+    key such a row sees, and in dv of every key a row seeing a non-finite K element sees (a non-finite V element
+    leaves dv = P^T.dout finite)."""
+    sees_bad = sees_bad_k | sees_bad_v
     dq.masked_fill_(sees_bad.unsqueeze(-1), float("nan"))
     lo, hi = key_row_range(dq.shape[1], dk_h.shape[1], args, dq.device)
-    hit = any_in_range(sees_bad, lo, hi).unsqueeze(-1)  # (batch, seqlen_k, nheads, 1)
-    dk_h.masked_fill_(hit, float("nan"))
-    dv_h.masked_fill_(hit, float("nan"))
+    dk_h.masked_fill_(any_in_range(sees_bad, lo, hi).unsqueeze(-1), float("nan"))  # (batch, seqlen_k, nheads, 1)
+    dv_h.masked_fill_(any_in_range(sees_bad_k, lo, hi).unsqueeze(-1), float("nan"))
