@@ -1,0 +1,119 @@
+"""Adversarial cases of the compiled backends' cached host path (the stub of test_host_path: launches recorded on
+the CPU): a cached signature must launch what the full checks would launch for *this* call's values, on buffers
+large enough for *this* call's plan, and a params struct shared between threads must carry each call's own
+pointers to its launch."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import torch
+
+import rocflash
+from rocflash import interface, kvcache_fast
+from rocflash.backends import compiled
+
+from test_host_path import _rand, stub  # noqa: F401  (the fixture)
+
+
+@pytest.mark.parametrize("paged", [False, True])
+def test_kvcache_window_of_a_cached_signature_follows_this_calls_keys(stub, monkeypatch, paged):
+    """window_size's left bound was normalised against the first call's longest sequence (-1 when it reached past
+    every key) and reused by later decode steps of the signature: once the cache grew past the window, they
+    attended to every key. Each call must launch what the full path (ROCFLASH_INDEX_CHECKS=host) launches."""
+    q = _rand(2, 1, 8, 64, seed=1)
+    if paged:
+        kc, vc = _rand(40, 16, 2, 64, seed=2), _rand(40, 16, 2, 64, seed=3)
+        call = dict(block_table=torch.arange(32, dtype=torch.int32).view(2, 16))
+    else:
+        kc, vc = _rand(2, 256, 2, 64, seed=2), _rand(2, 256, 2, 64, seed=3)
+        call = {}
+    for lens in ([5, 9], [100, 200], [100, 200], [3, 250]):
+        seqlens = torch.tensor(lens, dtype=torch.int32)
+        for mode in ("host", "device"):
+            monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, mode)
+            rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=seqlens, window_size=(16, 0),
+                                             backend=stub.platform, **call)
+        full, fast = stub.launches[-2:]
+        assert full[1] == fast[1] and full[2] == fast[2] == lens
+        assert fast[1]["window_left"] == 16
+
+
+def _state_buffers(shape_q):
+    states = [st for key, (_, _, _, st) in interface._CHECKED.items() if key[0][0] == shape_q]
+    assert len(states) == 1
+    return states[0]
+
+
+def test_split_scratch_fits_the_plan_of_this_call(stub, monkeypatch):
+    """One signature's state keeps a plan per (pointer alignment, ROCFLASH_KERNEL) but one split-KV scratch per
+    stream: a plan with more splits than the one that allocated it wrote past its end."""
+    q, k, v = _rand(1, 1, 8, 64, seed=4), _rand(1, 4096, 2, 64, seed=5), _rand(1, 4096, 2, 64, seed=6)
+    splits = []
+    for i, kernel in enumerate(("vector", "vector", "mma", "mma")):
+        monkeypatch.setenv(compiled.KERNEL_ENV, kernel)
+        rocflash.flash_attn_func(q, k, v, backend=stub.platform)
+        kind, fields, _, _ = stub.launches[-1]
+        assert kind == "fwd_splitkv"
+        splits.append(fields["num_splits"])
+        if i == 0:
+            continue  # the full path's first call: fresh partial buffers
+        o_accum, lse_accum = stub.pointers[-1]["o_accum"], stub.pointers[-1]["lse_accum"]
+        bufs = [t for key, t in _state_buffers(q.shape).items() if key[0] == "scratch"]
+        (buf,) = [t for t in bufs if t.data_ptr() == o_accum]
+        n = fields["num_splits"] * 8 * 1  # splits x nheads x total_q
+        assert lse_accum == o_accum + n * 64 * 4
+        assert buf.numel() >= n * 64 + n, (splits, buf.numel())  # partial outputs, then partial LSEs
+    if splits[0] == splits[-1]:
+        pytest.skip(f"the two tile maths plan the same split count here ({splits}): nothing to grow")
+
+
+def test_kept_lse_scratch_is_small(stub):
+    """An LSE nobody returns is kept per signature and stream only when small (decode): prefill-sized ones of up
+    to _CHECKED_SIZE signatures would stay allocated."""
+    for seqlen, kept in ((1, True), (4096, False)):
+        q, k, v = _rand(1, seqlen, 32, 64, seed=7), _rand(1, 64, 8, 64, seed=8), _rand(1, 64, 8, 64, seed=9)
+        for _ in range(2):
+            rocflash.flash_attn_func(q, k, v, backend=stub.platform)
+        lse = [t for key, t in _state_buffers(q.shape).items() if key[0] == "lse"]
+        assert bool(lse) == kept and all(t.numel() * 4 <= getattr(compiled, "SCRATCH_KEEP_BYTES", 256 << 10) for t in lse)
+
+
+@pytest.mark.parametrize("api", ["func", "kvcache"])
+def test_cached_params_are_not_shared_between_threads_mid_launch(stub, monkeypatch, api):
+    """Two threads on one signature share its params struct: a thread switch between one call's pointer writes and
+    its launch (forced here inside the stream query) launched both calls on the second call's tensors, and the
+    first call returned an output no kernel wrote."""
+    if api == "func":
+        q, k, v = _rand(2, 64, 8, 64, seed=10), _rand(2, 64, 2, 64, seed=11), _rand(2, 64, 2, 64, seed=12)
+
+        def call():
+            return rocflash.flash_attn_func(q, k, v, backend=stub.platform)
+    else:
+        q, kc, vc = _rand(2, 1, 8, 64, seed=13), _rand(2, 64, 2, 64, seed=14), _rand(2, 64, 2, 64, seed=15)
+        lens = torch.tensor([5, 9], dtype=torch.int32)
+
+        def call():
+            return rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, num_splits=1,
+                                                    backend=stub.platform)
+    call(), call()  # the signature is cached, its params filled
+    a_waits, calls = threading.Event(), []
+
+    def stream(t):
+        if threading.current_thread().name == "A":
+            calls.append(1)
+            if len(calls) == 2:  # the stream query right before A's launch (the first is the LSE scratch's)
+                a_waits.set()
+                time.sleep(0.3)  # B runs now, unless the launch path is locked
+        return 0
+
+    monkeypatch.setattr(compiled, "_current_stream", stream)
+    outs = {}
+    a = threading.Thread(target=lambda: outs.__setitem__("A", call()), name="A")
+    b = threading.Thread(target=lambda: (a_waits.wait(5), outs.__setitem__("B", call())), name="B")
+    a.start(), b.start(), a.join(), b.join()
+    assert len(calls) >= 2, "the stream query moved: adapt the test"
+    launched = sorted(p["o"] for p in stub.pointers[-2:])
+    assert launched == sorted(o.data_ptr() for o in outs.values())
