@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
+import types
 
 import pytest
 import torch
@@ -99,21 +100,50 @@ def test_cached_params_are_not_shared_between_threads_mid_launch(stub, monkeypat
             return rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, num_splits=1,
                                                     backend=stub.platform)
     call(), call()  # the signature is cached, its params filled
-    a_waits, calls = threading.Event(), []
+    a_waits, entered = threading.Event(), []
+    device_of = compiled._device_of
 
-    def stream(t):
-        if threading.current_thread().name == "A":
-            calls.append(1)
-            if len(calls) == 2:  # the stream query right before A's launch (the first is the LSE scratch's)
-                a_waits.set()
-                time.sleep(0.3)  # B runs now, unless the launch path is locked
-        return 0
+    def switch_here(t):  # entered right before each launch
+        if threading.current_thread().name == "A" and not entered:
+            entered.append(1)
+            a_waits.set()
+            time.sleep(0.3)  # B runs now, unless the launch path is locked
+        return device_of(t)
 
-    monkeypatch.setattr(compiled, "_current_stream", stream)
+    monkeypatch.setattr(compiled, "_device_of", switch_here)
     outs = {}
     a = threading.Thread(target=lambda: outs.__setitem__("A", call()), name="A")
     b = threading.Thread(target=lambda: (a_waits.wait(5), outs.__setitem__("B", call())), name="B")
     a.start(), b.start(), a.join(), b.join()
-    assert len(calls) >= 2, "the stream query moved: adapt the test"
+    assert entered and len(stub.launches) == 4
     launched = sorted(p["o"] for p in stub.pointers[-2:])
     assert launched == sorted(o.data_ptr() for o in outs.values())
+
+
+def test_kvcache_index_constants_kept_per_stream(stub, monkeypatch):
+    """The fast path's constant index tensors (cu_seqlens_q, the lengths of an int cache_seqlens, a table's valid
+    keys) were kept per device only: a call on another stream read them before the stream that makes them had
+    run (garbage row offsets or lengths: reads outside q, out and the cache), and the allocator could reuse their
+    memory without waiting for that stream. Each stream must read its own."""
+    mod = compiled.load_module(stub.platform)
+    seen = []
+    launch = mod.fwd_splitkv
+
+    def record(p, stream, tile_math):
+        seen.append((stream, p.seq_cu_seqlens_q, p.seq_seqused_k))
+        launch(p, stream, tile_math)
+
+    monkeypatch.setattr(mod, "fwd_splitkv", record)
+    q = _rand(2, 1, 8, 64, seed=16)
+    kc, vc = _rand(11, 16, 2, 64, seed=17), _rand(11, 16, 2, 64, seed=18)
+    table = torch.arange(8, dtype=torch.int32).view(2, 4)
+    handle = [7]
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: types.SimpleNamespace(cuda_stream=handle[0]))
+    for stream in (7, 7, 9, 9, 7):
+        handle[0] = stream
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=64, block_table=table, backend=stub.platform)
+    by_stream = {}
+    for stream, cu_q, used in seen[1:]:  # the fast path's calls
+        by_stream.setdefault(stream, set()).add((cu_q, used))
+    assert sorted(by_stream) == [7, 9] and all(len(v) == 1 for v in by_stream.values())
+    assert not by_stream[7] & by_stream[9]

@@ -631,6 +631,11 @@ def _split_scratch(state: dict, p, num_splits: int, bucket: int, q, stream: int)
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
+def current_stream(t: torch.Tensor) -> int:
+    """The current stream of t's (CUDA / HIP) device as an integer handle (see ``_current_stream``)."""
+    return _current_stream(t)
+
+
 def _current_stream(t: torch.Tensor) -> int:
     """The current stream of t's device as an integer handle (torch's raw accessor where it has one: the Stream
     object of torch.cuda.current_stream costs microseconds per call)."""
