@@ -141,19 +141,25 @@ def _shares_storage(q, k_cache, v_cache, k, v) -> bool:
     return a == b
 
 
+def _capturing(dev) -> bool:
+    """Whether this stream of dev is being captured into a CUDA graph."""
+    return dev.type == "cuda" and torch.cuda.is_current_stream_capturing()
+
+
 def _const(key, make):
-    """A cached constant index tensor (made on its first eager use; during a CUDA graph capture a missing one is
-    made fresh and not kept: captured kernels do not run until the graph's replay). key[1] is (device, stream):
-    one copy per stream, made in that stream's order (a copy made on another stream may not be written yet when
-    this stream's kernel reads it, and the caching allocator would hand its memory out again without waiting for
-    this stream's reads)."""
+    """A cached constant index tensor, made on its first eager use. key[1] is (device, stream): one copy per stream,
+    made in that stream's order (a copy made on another stream may not be written yet when this stream's kernel
+    reads it, and the caching allocator would hand its memory out again without waiting for this stream's reads).
+    During a CUDA graph capture it is made fresh (the graph's pool) and neither kept nor taken from the cache: a
+    captured graph reads the tensor at every replay, and a kept one can be dropped by the cache's clear."""
+    if _capturing(key[1][0]):
+        return make()
     t = _CONST.get(key)
     if t is None:
         t = make()
-        if key[1][0].type != "cuda" or not torch.cuda.is_current_stream_capturing():
-            if len(_CONST) >= _CONST_SIZE:
-                _CONST.clear()
-            _CONST[key] = t
+        if len(_CONST) >= _CONST_SIZE:
+            _CONST.clear()
+        _CONST[key] = t
     return t
 
 
@@ -244,7 +250,7 @@ def _valid_keys(plan: Plan, block_table, table, page: int, at) -> torch.Tensor:
     cache). During a CUDA graph capture it is computed, not kept: each replay checks the table it reads. Kept per
     stream too (``at`` = (device, stream)): another stream's copy may not be computed yet."""
     dev = at[0]
-    capturing = dev.type == "cuda" and torch.cuda.is_current_stream_capturing()
+    capturing = _capturing(dev)
     version = block_table._version
     hit = None if capturing else plan.tables.get((id(block_table), at[1]))
     if hit is not None and hit[0]() is block_table and hit[1] == version:

@@ -147,3 +147,31 @@ def test_kvcache_index_constants_kept_per_stream(stub, monkeypatch):
         by_stream.setdefault(stream, set()).add((cu_q, used))
     assert sorted(by_stream) == [7, 9] and all(len(v) == 1 for v in by_stream.values())
     assert not by_stream[7] & by_stream[9]
+
+
+def test_kvcache_graph_capture_owns_its_index_constants(stub, monkeypatch):
+    """A decode step captured into a CUDA graph after eager steps of its signature took the kept constant index
+    tensors (cu_seqlens_q, an int cache_seqlens' lengths): the cache's clear (256 entries, e.g. one per decode step
+    of an int cache_seqlens) freed them while the graph still read them at every replay. A capture must take
+    tensors of its own."""
+    mod = compiled.load_module(stub.platform)
+    seen = []
+    launch = mod.fwd_splitkv
+
+    def record(p, stream, tile_math):
+        seen.append((p.seq_cu_seqlens_q, p.seq_seqused_k))
+        launch(p, stream, tile_math)
+
+    monkeypatch.setattr(mod, "fwd_splitkv", record)
+    q = _rand(2, 1, 8, 64, seed=19)
+    kc, vc = _rand(11, 16, 2, 64, seed=20), _rand(11, 16, 2, 64, seed=21)
+    table = torch.arange(8, dtype=torch.int32).view(2, 4)
+    for _ in range(2):  # eager: the second call's constants are kept
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=64, block_table=table, backend=stub.platform)
+    kept = {t.data_ptr() for t in kvcache_fast._CONST.values()}
+    assert set(seen[-1]) <= kept
+    monkeypatch.setattr(kvcache_fast, "_capturing", lambda dev: True, raising=False)  # as under torch.cuda.graph
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: True)
+    before = dict(kvcache_fast._CONST)
+    rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=64, block_table=table, backend=stub.platform)
+    assert not set(seen[-1]) & kept and kvcache_fast._CONST == before
