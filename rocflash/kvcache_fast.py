@@ -147,12 +147,12 @@ def _capturing(dev) -> bool:
 
 
 def _const(key, make):
-    """A cached constant index tensor, made on its first eager use. key[1] is (device, stream): one copy per stream,
-    made in that stream's order (a copy made on another stream may not be written yet when this stream's kernel
-    reads it, and the caching allocator would hand its memory out again without waiting for this stream's reads).
-    During a CUDA graph capture it is made fresh (the graph's pool) and neither kept nor taken from the cache: a
-    captured graph reads the tensor at every replay, and a kept one can be dropped by the cache's clear."""
-    if _capturing(key[1][0]):
+    """A cached constant index tensor, made on its first eager use. key[1] is (device, stream, capturing): one copy
+    per stream, made in that stream's order (a copy made on another stream may not be written yet when this
+    stream's kernel reads it, and the caching allocator would hand its memory out again without waiting for this
+    stream's reads). During a CUDA graph capture it is made fresh (the graph's pool) and neither kept nor taken
+    from the cache: a captured graph reads the tensor at every replay, and a kept one can be dropped by the clear."""
+    if key[1][2]:
         return make()
     t = _CONST.get(key)
     if t is None:
@@ -174,7 +174,7 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
         return NotImplemented
     batch, seqlen_q, nheads, headdim = q.shape
     dev = q.device
-    at = (dev, compiled.current_stream(q))  # where the _const tensors live: device and stream
+    at = (dev, compiled.current_stream(q), _capturing(dev))  # the _const tensors' device, stream; a capture?
     new, cap = plan.seqlen_new, plan.capacity
     if batch == 0 or seqlen_q == 0 or cap == 0:
         return NotImplemented
@@ -248,9 +248,9 @@ def _valid_keys(plan: Plan, block_table, table, page: int, at) -> torch.Tensor:
     (``Tensor._version``: torch's in-place writes bump it; writes that bypass torch, e.g. through ``.data`` or
     DLPack, do not and then go unflagged until the table changes; the clamp still keeps every read inside the
     cache). During a CUDA graph capture it is computed, not kept: each replay checks the table it reads. Kept per
-    stream too (``at`` = (device, stream)): another stream's copy may not be computed yet."""
+    stream too (``at`` = (device, stream, capturing)): another stream's copy may not be computed yet."""
     dev = at[0]
-    capturing = _capturing(dev)
+    capturing = at[2]
     version = block_table._version
     hit = None if capturing else plan.tables.get((id(block_table), at[1]))
     if hit is not None and hit[0]() is block_table and hit[1] == version:
