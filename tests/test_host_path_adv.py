@@ -176,3 +176,28 @@ def test_kvcache_graph_capture_owns_its_index_constants(stub, monkeypatch):
     before = dict(kvcache_fast._CONST)
     rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=64, block_table=table, backend=stub.platform)
     assert not set(seen[-1]) & kept and kvcache_fast._CONST == before
+
+
+@pytest.mark.gpu
+def test_gpu_kvcache_window_after_the_cache_grew(monkeypatch):
+    """On the GPU: a decode step with a sliding window whose signature was first seen with short sequences attends
+    to the last window_left + 1 keys only (fp64 reference), bitwise like the full path."""
+    from conftest import gpu_platform
+
+    platform = gpu_platform()
+    g = torch.Generator(device="cuda").manual_seed(30)
+    q = torch.randn(2, 1, 8, 64, generator=g, device="cuda").half()
+    kc, vc = (torch.randn(2, 256, 2, 64, generator=g, device="cuda").half() for _ in range(2))
+    call = dict(window_size=(16, 0), backend=platform)
+    short = torch.tensor([5, 9], dtype=torch.int32, device="cuda")
+    rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=short, **call)  # full path: the signature kept
+    lens = torch.tensor([100, 200], dtype=torch.int32, device="cuda")
+    fast = rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, **call)
+    monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "host")
+    full = rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, **call)
+    assert torch.equal(fast.view(torch.int16), full.view(torch.int16))
+    for b, n in enumerate(lens.tolist()):
+        ks, vs = (c[b, n - 17:n].double().repeat_interleave(4, dim=1) for c in (kc, vc))  # (17, 8, 64)
+        p = (torch.einsum("hd,jhd->hj", q[b, 0].double(), ks) / 8).softmax(-1)
+        ref = torch.einsum("hj,jhd->hd", p, vs)
+        assert (fast[b, 0].double() - ref).abs().max() < 3e-3
