@@ -201,3 +201,25 @@ def test_gpu_kvcache_window_after_the_cache_grew(monkeypatch):
         p = (torch.einsum("hd,jhd->hj", q[b, 0].double(), ks) / 8).softmax(-1)
         ref = torch.einsum("hj,jhd->hd", p, vs)
         assert (fast[b, 0].double() - ref).abs().max() < 3e-3
+
+
+def test_atomic_dq_off_under_torch_deterministic_algorithms(stub):
+    """deterministic=False (the default) adds dQ atomically on the cuda tensor-core backward: run to run different
+    bits. torch.use_deterministic_algorithms(True) asks for the deterministic implementation of every op: the
+    backward must then run the dQ kernel, on the first (op) and the cached (EagerAttention) calls alike."""
+    g = torch.Generator().manual_seed(31)
+    q, k, v = (torch.randn(1, 16, 2, 32, generator=g).half().requires_grad_() for _ in range(3))
+    dout = torch.randn(1, 16, 2, 32, generator=g).half()
+    rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform).backward(dout)
+    if not stub.launches[-1][1]["atomic_dq"]:
+        pytest.skip("no atomic dQ here (vector tile math or hip)")
+    saved = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        for _ in range(2):
+            rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform).backward(dout)
+            assert stub.launches[-1][0] == "bwd" and not stub.launches[-1][1]["atomic_dq"]
+    finally:
+        torch.use_deterministic_algorithms(saved)
+    rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform).backward(dout)
+    assert stub.launches[-1][1]["atomic_dq"]
