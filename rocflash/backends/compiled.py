@@ -47,8 +47,9 @@ _LAST: dict[str, str] = {}
 # launched both calls on the second one's tensors and left the first one's output unwritten).
 _LAUNCH_LOCK = threading.RLock()
 # A kept LSE scratch (_lse_scratch) larger than this is allocated per call instead: up to _CHECKED_SIZE
-# signatures x streams of prefill-sized buffers would otherwise stay allocated (decode's are a few KiB).
-SCRATCH_KEEP_BYTES = 256 << 10
+# signatures x streams of prefill-sized buffers would otherwise stay allocated (decode's are a few KiB; 1 MiB keeps
+# the 4 x 32 heads x 1k forward's 512 KiB, where one allocation per call still shows next to the kernel).
+SCRATCH_KEEP_BYTES = 1 << 20
 
 
 @functools.cache
