@@ -83,8 +83,9 @@ def flash_attn_func(
             tensor-core backward (fp16/bf16, sm_80+, headdim <= 128): False (the default) adds dQ atomically from
             the dK/dV kernel into a float32 buffer (FlashAttention-2's split, no separate dQ kernel; faster, see
             perf/RESULTS.md "tcbwd2"), so dq may differ in its last bits from run to run (within the same
-            tolerance); True runs the separate dQ kernel (one write per element, bitwise identical across runs).
-            The "hip" and "sim" backends and the vector tile math are deterministic either way. The "ck" backend
+            tolerance); True runs the separate dQ kernel (one write per element, bitwise identical across runs),
+            and so does every backward under ``torch.use_deterministic_algorithms(True)``. The "hip" and "sim"
+            backends and the vector tile math are deterministic either way. The "ck" backend
             honours it as flash-attn on ROCm does: False adds dQ atomically, True takes CK's deterministic
             backward (NotImplementedError where no such instance exists).
         return_attn_probs: also return the softmax LSE (see Returns). The attention probabilities themselves

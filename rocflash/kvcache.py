@@ -204,7 +204,10 @@ def flash_attn_with_kvcache(
         raise NotImplementedError("flash_attn_with_kvcache is forward only (no autograd, as flash-attn's): call it "
                                   "under torch.no_grad() / torch.inference_mode() or with tensors that do not "
                                   "require grad (a gradient would otherwise be silently missing)")
-    args = check_options(q, k_cache, batch, seqlen_q, max(used, default=0), 0.0, softmax_scale, causal, window_size,
+    # the options' normalisation (a window bound past every key is unbounded: -1) against the cache's capacity, not
+    # this call's keys: the compiled backends' later calls of the signature reuse args whatever cache_seqlens holds
+    # then (kvcache_fast); capacity >= every used[b], so this call's masks are the same
+    args = check_options(q, k_cache, batch, seqlen_q, capacity, 0.0, softmax_scale, causal, window_size,
                          softcap, alibi_slopes, False, return_softmax_lse)
     if rotary_cos is not None or rotary_sin is not None:
         _check_rotary(rotary_cos, rotary_sin, k, headdim, max((n + max(seqlen_new, seqlen_q) for n in lens), default=0),

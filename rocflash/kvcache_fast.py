@@ -71,7 +71,7 @@ class Plan:
     capacity: int  # keys a sequence can hold: seqlen_cache, or max_blocks_per_seq * page_block_size
     num_blocks: int  # paged: k_cache.shape[0]; dense: rows of the cache
     launch: dict = field(default_factory=dict)  # the compiled params of this signature (varlen_forward_planned)
-    tables: dict = field(default_factory=dict)  # id(block_table) -> (weakref, version, valid keys per row)
+    tables: dict = field(default_factory=dict)  # (id(block_table), stream) -> (weakref, version, valid keys per row)
 
 
 def _meta(t):
@@ -141,16 +141,25 @@ def _shares_storage(q, k_cache, v_cache, k, v) -> bool:
     return a == b
 
 
+def _capturing(dev) -> bool:
+    """Whether this stream of dev is being captured into a CUDA graph."""
+    return dev.type == "cuda" and torch.cuda.is_current_stream_capturing()
+
+
 def _const(key, make):
-    """A cached constant index tensor (made on its first eager use; during a CUDA graph capture a missing one is
-    made fresh and not kept: captured kernels do not run until the graph's replay)."""
+    """A cached constant index tensor, made on its first eager use. key[1] is (device, stream, capturing): one copy
+    per stream, made in that stream's order (a copy made on another stream may not be written yet when this
+    stream's kernel reads it, and the caching allocator would hand its memory out again without waiting for this
+    stream's reads). During a CUDA graph capture it is made fresh (the graph's pool) and neither kept nor taken
+    from the cache: a captured graph reads the tensor at every replay, and a kept one can be dropped by the clear."""
+    if key[1][2]:
+        return make()
     t = _CONST.get(key)
     if t is None:
         t = make()
-        if key[1].type != "cuda" or not torch.cuda.is_current_stream_capturing():
-            if len(_CONST) >= _CONST_SIZE:
-                _CONST.clear()
-            _CONST[key] = t
+        if len(_CONST) >= _CONST_SIZE:
+            _CONST.clear()
+        _CONST[key] = t
     return t
 
 
@@ -165,6 +174,7 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
         return NotImplemented
     batch, seqlen_q, nheads, headdim = q.shape
     dev = q.device
+    at = (dev, compiled.current_stream(q), _capturing(dev))  # the _const tensors' device, stream; a capture?
     new, cap = plan.seqlen_new, plan.capacity
     if batch == 0 or seqlen_q == 0 or cap == 0:
         return NotImplemented
@@ -176,9 +186,9 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
     if table is not None and mode == "device":
         # the pages a sequence uses must all be blocks of the cache: its keys must lie below the first page that is
         # not (per row, once per table object and version; recomputed at every replay of a captured graph)
-        limit = _valid_keys(plan, block_table, table, page, dev)
+        limit = _valid_keys(plan, block_table, table, page, at)
         if isinstance(cache_seqlens, torch.Tensor):
-            zeros = _const(("zeros", dev, batch), lambda: torch.zeros(batch, dtype=torch.int32, device=dev))
+            zeros = _const(("zeros", at, batch), lambda: torch.zeros(batch, dtype=torch.int32, device=dev))
             lens = used = torch.clamp(cache_seqlens, zeros, limit)
             checks.append((torch.eq(lens, cache_seqlens).all(),
                            f"cache_seqlens + seqlen_new must be in [0, {cap}] (the cache's capacity) and block_table "
@@ -188,7 +198,7 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
             n = cap if cache_seqlens is None else cache_seqlens
             if not 0 <= n <= cap:
                 return NotImplemented  # the full path raises its ValueError
-            lens = used = _const(("full", dev, batch, n), lambda: torch.full((batch,), n, dtype=torch.int32, device=dev))
+            lens = used = _const(("full", at, batch, n), lambda: torch.full((batch,), n, dtype=torch.int32, device=dev))
             checks.append(((limit >= n).all(),
                            f"block_table must index blocks in [0, num_blocks={plan.num_blocks}) for the pages "
                            f"holding each sequence's keys (ROCFLASH_INDEX_CHECKS=host names the entry)"))
@@ -201,7 +211,7 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
                            f"{new} (ROCFLASH_INDEX_CHECKS=host names the value)"))
         used = lens + new if new else lens
     elif cache_seqlens is None:
-        lens = used = _const(("full", dev, batch, cap), lambda: torch.full((batch,), cap, dtype=torch.int32, device=dev))
+        lens = used = _const(("full", at, batch, cap), lambda: torch.full((batch,), cap, dtype=torch.int32, device=dev))
     else:
         n = cache_seqlens
         if not 0 <= n <= cap - new:
@@ -217,9 +227,9 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
     for ok, message in checks:  # before the append and the launch on this stream
         torch._assert_async(ok, message)
     if k is not None and new > 0:
-        _append(k_cache, v_cache, k, v, lens, new, cache_seqlens, batch)
+        _append(k_cache, v_cache, k, v, lens, new, cache_seqlens, batch, at)
     seq = SeqArgs(
-        cu_seqlens_q=_const(("cu_q", dev, batch, seqlen_q),
+        cu_seqlens_q=_const(("cu_q", at, batch, seqlen_q),
                             lambda: torch.arange(0, (batch + 1) * seqlen_q, seqlen_q, dtype=torch.int32, device=dev)),
         cu_seqlens_k=None, seqused_k=used, max_seqlen_q=seqlen_q, max_seqlen_k=cap, block_table=table,
         cache_batch_idx=rows, num_splits=num_splits)
@@ -232,28 +242,30 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
     return out
 
 
-def _valid_keys(plan: Plan, block_table, table, page: int, dev) -> torch.Tensor:
+def _valid_keys(plan: Plan, block_table, table, page: int, at) -> torch.Tensor:
     """int32 (batch,): per row, the keys its pages hold up to the first entry outside [0, num_blocks) (``table``
     is block_table clamped into that range, so they differ exactly there). Kept per table object and version
     (``Tensor._version``: torch's in-place writes bump it; writes that bypass torch, e.g. through ``.data`` or
     DLPack, do not and then go unflagged until the table changes; the clamp still keeps every read inside the
-    cache). During a CUDA graph capture it is computed, not kept: each replay checks the table it reads."""
-    capturing = dev.type == "cuda" and torch.cuda.is_current_stream_capturing()
+    cache). During a CUDA graph capture it is computed, not kept: each replay checks the table it reads. Kept per
+    stream too (``at`` = (device, stream, capturing)): another stream's copy may not be computed yet."""
+    dev = at[0]
+    capturing = at[2]
     version = block_table._version
-    hit = None if capturing else plan.tables.get(id(block_table))
+    hit = None if capturing else plan.tables.get((id(block_table), at[1]))
     if hit is not None and hit[0]() is block_table and hit[1] == version:
         return hit[2]
     width = table.shape[1]
-    cols = _const(("cols", dev, width), lambda: torch.arange(width, dtype=torch.int32, device=dev))
+    cols = _const(("cols", at, width), lambda: torch.arange(width, dtype=torch.int32, device=dev))
     limit = torch.where(table != block_table, cols, width).amin(1) * page
     if not capturing:
         if len(plan.tables) >= 8:
             plan.tables.clear()
-        plan.tables[id(block_table)] = (weakref.ref(block_table), version, limit)
+        plan.tables[(id(block_table), at[1])] = (weakref.ref(block_table), version, limit)
     return limit
 
 
-def _append(k_cache, v_cache, k, v, lens, new, cache_seqlens, batch):
+def _append(k_cache, v_cache, k, v, lens, new, cache_seqlens, batch, at):
     """k, v (batch, new, nheads_k, headdim) written at positions lens[b] + i of cache row b (dense cache, rows
     0..batch-1). ``lens`` is the clamped device tensor, or None for an int cache_seqlens."""
     seqlen_cache = k_cache.shape[1]
@@ -262,11 +274,11 @@ def _append(k_cache, v_cache, k, v, lens, new, cache_seqlens, batch):
         k_cache[:batch, cache_seqlens:cache_seqlens + new] = k
         v_cache[:batch, cache_seqlens:cache_seqlens + new] = v
         return
-    base = _const(("rows", dev, batch, seqlen_cache),
+    base = _const(("rows", at, batch, seqlen_cache),
                   lambda: torch.arange(0, batch * seqlen_cache, seqlen_cache, dtype=torch.int64, device=dev))
     flat = base + lens  # (batch,) int64: row b's first new slot in the (batch_cache * seqlen_cache) rows
     if new > 1:
-        flat = (flat[:, None] + _const(("ar", dev, new), lambda: torch.arange(new, device=dev))).reshape(-1)
+        flat = (flat[:, None] + _const(("ar", at, new), lambda: torch.arange(new, device=dev))).reshape(-1)
     for cache, x in ((k_cache, k), (v_cache, v)):
         src = x.reshape(-1, *x.shape[2:])
         if cache.stride(0) == seqlen_cache * cache.stride(1):  # rows of the cache as one (rows, nheads_k, d) axis

@@ -188,6 +188,9 @@ def bwd_impl(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, softmax
         arch, deterministic = ck.decode(backend)
         return ck.backward(dout, q, k, v, out, softmax_stats[..., 0], args, arch, deterministic, out_fp32=out_fp32)
     platform, deterministic = compiled_platform(backend)
+    # torch.use_deterministic_algorithms(True) asks every op for its deterministic implementation: the dQ kernel
+    # instead of the atomic dQ of deterministic=False (read at the backward, as PyTorch's ops read it when they run)
+    deterministic = deterministic or torch.are_deterministic_algorithms_enabled()
     return compiled.backward(platform, q, k, v, out, softmax_stats, dout, args, out_fp32=out_fp32,
                              deterministic=deterministic)
 

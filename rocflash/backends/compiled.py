@@ -25,7 +25,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import math
 import os
+import threading
 
 import torch
 
@@ -40,6 +42,14 @@ TILE_MATHS = ("auto", "vector", "mma")
 BWD_KINDS = ("bwd_dkdv", "bwd_dq")  # the backward's tiled kernels (one tile math for both)
 MMA_MIN_CAPABILITY = (8, 0)  # mma.sync m16n8k16 for bf16, ldmatrix, cp.async
 _LAST: dict[str, str] = {}
+# The params structs kept per signature (_PARAMS_CACHE, the planned launches' state) are shared by every thread:
+# setting one call's pointers and launching must not interleave with another thread's (a GIL switch in between
+# launched both calls on the second one's tensors and left the first one's output unwritten).
+_LAUNCH_LOCK = threading.RLock()
+# A kept LSE scratch (_lse_scratch) larger than this is allocated per call instead: up to _CHECKED_SIZE
+# signatures x streams of prefill-sized buffers would otherwise stay allocated (decode's are a few KiB; 1 MiB keeps
+# the 4 x 32 heads x 1k forward's 512 KiB, where one allocation per call still shows next to the kernel).
+SCRATCH_KEEP_BYTES = 1 << 20
 
 
 @functools.cache
@@ -350,6 +360,14 @@ def forward(platform: str, q, k, v, args: FwdArgs, with_stats: bool = False, wit
         ptrs_aligned = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
         key = ("dense", platform, q.device.index, q.dtype, q.shape, q.stride(), k.shape, k.stride(), v.stride(), args,
                ptrs_aligned, with_stats, kernel_choice())
+    with _LAUNCH_LOCK:  # the cached params are shared between threads
+        _forward_launch(platform, mod, key, q, k, v, args, out, lse, stats, out32, with_stats)
+    res = (out, lse, stats) if with_stats else (out, lse)
+    return (*res, out32) if with_stats and with_out_fp32 else res
+
+
+def _forward_launch(platform, mod, key, q, k, v, args, out, lse, stats, out32, with_stats) -> None:
+    batch, seqlen_q = q.shape[:2]
     hit = _PARAMS_CACHE.get(key) if key is not None else None
     if hit is None:
         p = mod.FmhaFwdParams()
@@ -373,8 +391,6 @@ def forward(platform: str, q, k, v, args: FwdArgs, with_stats: bool = False, wit
     p.o_fp32 = out32.data_ptr() if out32 is not None else 0
     _launch_fwd(mod, p, q, out, num_splits, inst)
     del alibi  # freed after the launch: the caching allocator keeps it for work queued on this stream
-    res = (out, lse, stats) if with_stats else (out, lse)
-    return (*res, out32) if with_stats and with_out_fp32 else res
 
 
 def _seq_pointers(p, q, k, v, seq: SeqArgs, out, lse) -> None:
@@ -411,6 +427,12 @@ def varlen_forward(platform: str, q, k, v, seq: SeqArgs, args: FwdArgs, with_sta
                seq.batch, seq.max_seqlen_q, seq.max_seqlen_k, seq.num_splits, seq.cu_seqlens_k is None,
                seq.seqused_k is None, seq.cache_batch_idx is None, None if bt is None else bt.stride(0), ptrs_aligned,
                with_stats, kernel_choice())
+    with _LAUNCH_LOCK:  # the cached params are shared between threads
+        _varlen_forward_launch(platform, mod, key, q, k, v, seq, args, out, lse, stats, out32, with_stats)
+    return (out, lse, stats, out32) if with_stats else (out, lse)
+
+
+def _varlen_forward_launch(platform, mod, key, q, k, v, seq, args, out, lse, stats, out32, with_stats) -> None:
     hit = _PARAMS_CACHE.get(key) if key is not None else None
     if hit is None:
         p = mod.FmhaFwdParams()
@@ -436,7 +458,6 @@ def varlen_forward(platform: str, q, k, v, seq: SeqArgs, args: FwdArgs, with_sta
     p.o_fp32 = out32.data_ptr() if out32 is not None else 0
     _launch_fwd(mod, p, q, out, num_splits, inst if split else None)
     del alibi
-    return (out, lse, stats, out32) if with_stats else (out, lse)
 
 
 def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs, out_fp32=None):
@@ -562,8 +583,14 @@ def varlen_forward_planned(platform: str, state: dict, q, k, v, seq: SeqArgs, ar
         _lse_scratch(state, (nheads, total_q), q)
     aligned_ptrs = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
     key = (aligned_ptrs, getenv(KERNEL_ENV))
-    hit = state.get(key)
     mod = load_module(platform)
+    with _LAUNCH_LOCK:  # state's params are shared between threads
+        _varlen_planned_launch(platform, state, key, mod, q, k, v, seq, args, out, lse)
+    return out, lse
+
+
+def _varlen_planned_launch(platform, state, key, mod, q, k, v, seq, args, out, lse) -> None:
+    hit = state.get(key)
     if hit is None:
         kernel_choice()  # ValueError for a bad ROCFLASH_KERNEL, before anything is cached
         p = mod.FmhaFwdParams()
@@ -579,14 +606,14 @@ def varlen_forward_planned(platform: str, state: dict, q, k, v, seq: SeqArgs, ar
     p, num_splits, inst = hit
     _seq_pointers(p, q, k, v, seq, out, lse)
     _launch_fwd(mod, p, q, out, num_splits, inst, state)
-    return out, lse
 
 
 def _lse_scratch(state: dict, shape: tuple, q) -> torch.Tensor:
     """An LSE the caller will not return (flash_attn_func without return_attn_probs, flash_attn_with_kvcache
     without return_softmax_lse): the kernels still write one, into a buffer kept in ``state`` per stream (calls
     on one stream write it in order and nobody reads it). Fresh during a CUDA graph capture."""
-    if q.device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+    if (q.device.type == "cuda" and torch.cuda.is_current_stream_capturing()) or \
+            math.prod(shape) * 4 > SCRATCH_KEEP_BYTES:
         return torch.empty(shape, dtype=torch.float32, device=q.device)
     key = ("lse", _current_stream(q))
     buf = state.get(key)
@@ -604,10 +631,12 @@ def _split_scratch(state: dict, p, num_splits: int, bucket: int, q, stream: int)
     if num_splits <= 1:
         return None
     n_o = num_splits * p.nheads * p.seq_total_q * bucket
+    size = n_o + num_splits * p.nheads * p.seq_total_q
     capturing = q.device.type == "cuda" and torch.cuda.is_current_stream_capturing()
     buf = None if capturing else state.get(("scratch", stream))
-    if buf is None:
-        buf = torch.empty(n_o + num_splits * p.nheads * p.seq_total_q, dtype=torch.float32, device=q.device)
+    # one state serves several plans (pointer alignment x ROCFLASH_KERNEL: another instance, another split count)
+    if buf is None or buf.numel() < size:
+        buf = torch.empty(size, dtype=torch.float32, device=q.device)
         if not capturing:
             state[("scratch", stream)] = buf
     p.o_accum = buf.data_ptr()
@@ -616,6 +645,11 @@ def _split_scratch(state: dict, p, num_splits: int, bucket: int, q, stream: int)
 
 
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
+def current_stream(t: torch.Tensor) -> int:
+    """The current stream of t's (CUDA / HIP) device as an integer handle (see ``_current_stream``)."""
+    return _current_stream(t)
 
 
 def _current_stream(t: torch.Tensor) -> int:
@@ -639,8 +673,15 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
     lse = alloc((batch, nheads, seqlen_q), *fill, dtype=torch.float32, device=q.device) if want_lse else \
         _lse_scratch(state, (batch, nheads, seqlen_q), q)
     key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV))
-    hit = state.get(key)
     mod = load_module(platform)
+    with _LAUNCH_LOCK:  # state's params are shared between threads
+        _planned_launch(platform, state, key, mod, q, k, v, args, out, lse)
+    return out, lse
+
+
+def _planned_launch(platform, state, key, mod, q, k, v, args, out, lse) -> None:
+    batch, seqlen_q = q.shape[:2]
+    hit = state.get(key)
     if hit is None:
         kernel_choice()  # ValueError for a bad ROCFLASH_KERNEL, before anything is cached
         p = mod.FmhaFwdParams()
@@ -656,8 +697,7 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
     p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
     if inst is not None:  # the split-KV launch and its switches (one place: _launch_fwd)
         _launch_fwd(mod, p, q, out, num_splits, inst, state)
-        return out, lse
+        return
     with _device_of(q):
         mod.fwd(p, _current_stream(q), tile_math)
     _LAST["fwd"] = math
-    return out, lse
