@@ -97,6 +97,7 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
   def_common_fields(bwd_params);
   def_ptr(bwd_params, "dout", &rf::FmhaBwdParams::dout);
   def_ptr(bwd_params, "delta", &rf::FmhaBwdParams::delta);
+  def_ptr(bwd_params, "bwd_stats", &rf::FmhaBwdParams::bwd_stats);
   def_ptr(bwd_params, "dq", &rf::FmhaBwdParams::dq);
   def_ptr(bwd_params, "dk", &rf::FmhaBwdParams::dk);
   def_ptr(bwd_params, "dv", &rf::FmhaBwdParams::dv);

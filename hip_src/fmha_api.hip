@@ -100,6 +100,21 @@ int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error, Tile
     flat.batch = 1;
     flat.seqlen_q = params.seq.total_q;
   }
+  if (params.bwd_stats != nullptr) {  // fp32: the dQ kernel's first pass writes (m, 1/l) and D, then dK/dV reads them
+    if (params.dtype != DType::kFp32) {
+      *error = "rocflash: bwd_stats (the backward's own softmax statistics) is for float32 inputs only";
+      return 1;
+    }
+    if (params.dq_accum != nullptr) {  // the statistics pass lives in the dQ kernel, which atomic dQ skips
+      *error = "rocflash: bwd_stats and dq_accum (atomic dQ) exclude each other";
+      return 1;
+    }
+    if (launch_from(kBwdDqTable, "backward dQ", params, s, error, math) != 0) return 1;
+    FmhaBwdParams own = params;
+    own.softmax_stats = params.bwd_stats;
+    own.bwd_stats = nullptr;
+    return launch_from(kBwdDkdvTable, "backward dK/dV", own, s, error, math);
+  }
   switch (params.dtype) {  // delta = rowsum(dO * O) first: both gradient kernels read it
     case DType::kFp16: err = launch_fmha_bwd_preprocess<Fp16>(flat, s); break;
     case DType::kBf16: err = launch_fmha_bwd_preprocess<Bf16>(flat, s); break;

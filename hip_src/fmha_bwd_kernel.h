@@ -3,6 +3,8 @@
 //
 // With x = score(Q.K^T) in natural units (scale, softcap, ALiBi, mask) and P = exp(x - LSE):
 //   preprocess   D = rowsum(dO o O)                                   (fp32, one value per query row)
+//                (float32 inputs with p.bwd_stats: no preprocess; the dQ kernel, launched first, recomputes m,
+//                1/l and D = rowsum(P o dP) / l from its own S and dP: FmhaBwdDqPipeline::own_row_stats)
 //   per tile     S = Q.K^T,  P = exp2(score_log2(S) - m) * inv_l,  dP = dO.V^T   (m, inv_l: the forward's
 //                final row max and 1 / row sum, the values it normalised O with)
 //                dS = P o (dP - D) o g,   g = 1, or 1 - tanh^2 under softcap   (dS = dL/d(raw S) / scale)
@@ -74,10 +76,10 @@ RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], con
 // S = Q.K^T and dP = dO.V^T, then P (in s) and dS (in dp); the mask applies on boundary tiles only (the
 // return value: true for a boundary tile). Rows past seqlen_q count as masked there: the dK/dV kernel sums
 // over rows, and a padding row's P (LSE +inf) is NaN when the key's S is.
+// S = Q.K^T and dP = dO.V^T of the tile in LDS (each element one dot product over headdim in a fixed order:
+// the same bits in the dK/dV kernel, the dQ kernel and the dQ kernel's statistics pass).
 template <class E, class Tile, int TM, int TN>
-RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule, const ScoreTransform& score, int m0,
-                                  int m_end, int n0, const float (&row_max)[TM], const float (&inv_l)[TM],
-                                  const float (&delta)[TM], float (&s)[TM][TN], float (&dp)[TM][TN]) {
+RF_DEVICE void tile_s_and_dp(const char* lds, int tid, float (&s)[TM][TN], float (&dp)[TM][TN]) {
   constexpr auto T = Tile::kShape;
 #pragma unroll
   for (int i = 0; i < TM; ++i)
@@ -87,6 +89,14 @@ RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule
                          [&](int c, int d) { return T.k_read(tid, c, d); }, s);
   tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.do_read(tid, i, d); },
                          [&](int c, int d) { return T.v_read(tid, c, d); }, dp);
+}
+
+template <class E, class Tile, int TM, int TN>
+RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule, const ScoreTransform& score, int m0,
+                                  int m_end, int n0, const float (&row_max)[TM], const float (&inv_l)[TM],
+                                  const float (&delta)[TM], float (&s)[TM][TN], float (&dp)[TM][TN]) {
+  constexpr auto T = Tile::kShape;
+  tile_s_and_dp<E, Tile>(lds, tid, s, dp);
   const auto row_of = [&](int i) { return m0 + T.row(tid, i); };
   const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
   const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
@@ -234,6 +244,82 @@ struct FmhaBwdDqPipeline {
   static_assert(T.elem_bytes == E::kBytes, "tile config built for another element size");
   static_assert(T.threads % kWaveSize == 0 && T.threads_n <= kWaveSize, "row groups must not straddle waves");
 
+  // fp32 inputs (p.bwd_stats): a first pass over the block's key tiles recomputes each row's softmax statistics
+  // with the forward's recurrence on this kernel's own S bits (row max m across the row group per tile, rescaled
+  // per-lane sums l and sum P * dP, reduced once at the end), then D = rowsum(P * dP) / l. Where the row's
+  // softmax is one-hot (every other key's exp2 underflows: large |softmax_scale| * |q| |k|), P = exp2(0) * 1 = 1
+  // and D is that key's dP bit for bit, so dS = P * (dP - D) is exactly 0 as autograd's softmax gives; D from O
+  // (a dot product in another order) leaves it about 2^-24 * |dO| |V| off, which dQ and dK carry times
+  // softmax_scale * |K| (|Q|). Writes (m, 1/l) to p.bwd_stats and D to p.delta (the row group's first lane) for
+  // the dK/dV kernel, launched after this one. Masked entries are selected out (their S or dP may be NaN).
+  template <class Rows>
+  RF_DEVICE static void own_row_stats(const FmhaBwdParams& p, char* lds, const SeqInfo& seq, int batch, int head,
+                                      const MaskRule& rule, const ScoreTransform& score, int m0, int m_end,
+                                      int tile_begin, int tile_end, const Rows& k, const Rows& v, float (&row_max)[TM],
+                                      float (&inv_l)[TM], float (&delta)[TM]) {
+    constexpr BwdDqShape T = Tile::kShape;
+    const int tid = threadIdx.x;
+    float m[TM], l[TM], d[TM];
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      m[i] = neg_inf();
+      l[i] = d[i] = 0.f;
+    }
+    for (int t = tile_begin; t < tile_end; ++t) {
+      const int n0 = t * T.block_n;
+      __syncthreads();  // Q, dO are in LDS; the previous tile's reads of K, V are done
+      copy_rows_to_lds<E, kAligned>(lds, k, n0, T.block_n, T.chunks_per_row(), [&](int r, int dd) { return T.k_write(r, dd); }, tid, T.threads);
+      copy_rows_to_lds<E, kAligned>(lds, v, n0, T.block_n, T.chunks_per_row(), [&](int r, int dd) { return T.v_write(r, dd); }, tid, T.threads);
+      __syncthreads();
+      float s[TM][TN], dp[TM][TN];
+      tile_s_and_dp<E, Tile>(lds, tid, s, dp);
+      const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+        const int row = m0 + T.row(tid, i);
+        float tile_max = neg_inf();
+#pragma unroll
+        for (int c = 0; c < TN; ++c) {
+          const int col = n0 + T.s_col(tid, c);
+          float x = score(s[i][c], row, col);
+          if (boundary && !(row < rule.seqlen_q && rule.visible(row, col))) x = neg_inf();
+          s[i][c] = x;
+          tile_max = rf_max(tile_max, x);
+        }
+        const float m_new = rf_max(m[i], group_max<T.threads_n>(tile_max));
+        const float base = m_new == neg_inf() ? 0.f : m_new;  // no visible key yet: exp2(-inf) = 0, not NaN
+        const float alpha = rf_exp2(m[i] - base);
+        m[i] = m_new;
+        float l_tile = 0.f, d_tile = 0.f;
+#pragma unroll
+        for (int c = 0; c < TN; ++c) {
+          const float e = rf_exp2(s[i][c] - base);
+          l_tile += e;
+          d_tile += s[i][c] == neg_inf() ? 0.f : e * dp[i][c];  // select: a masked key's dP may be NaN
+        }
+        l[i] = l[i] * alpha + l_tile;
+        d[i] = d[i] * alpha + d_tile;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {  // every lane takes part in the reductions, rows past seqlen_q too
+      const int row = m0 + T.row(tid, i);
+      const float l_row = group_sum<T.threads_n>(l[i]);
+      const float d_row = group_sum<T.threads_n>(d[i]);
+      // l == 0: no visible key (P = 0, zero gradients); a NaN l (NaN or inf inputs) propagates, as in the forward
+      inv_l[i] = l_row == 0.f ? 0.f : rf_rcp(l_row);
+      delta[i] = d_row * inv_l[i];  // rf_rcp, as the forward: no IEEE division sequence
+      row_max[i] = row >= seq.seqlen_q || m[i] == neg_inf() ? pos_inf() : m[i];  // as load_row_stats
+      if (row < seq.seqlen_q && T.lane_tx(tid) == 0) {
+        const int64_t idx = lse_index(p.seq, seq, batch, head, row);
+        p.bwd_stats[2 * idx] = m[i];
+        p.bwd_stats[2 * idx + 1] = inv_l[i];
+        p.delta[idx] = delta[i];
+      }
+      if (row >= seq.seqlen_q) inv_l[i] = delta[i] = 0.f;
+    }
+  }
+
   RF_DEVICE static void run(const FmhaBwdParams& p, char* lds, int m_block, int head, int batch) {
     constexpr BwdDqShape T = Tile::kShape;
     const int tid = threadIdx.x;
@@ -263,6 +349,10 @@ struct FmhaBwdDqPipeline {
 
     int tile_begin, tile_end;
     key_tile_range(rule, m0, m_end, T.block_n, &tile_begin, &tile_end);
+    if constexpr (E::kBytes == 4) {
+      if (p.bwd_stats != nullptr)  // uniform: fp32 inputs, the backward's own (m, 1/l) and D (fmha_bwd_params.h)
+        own_row_stats(p, lds, seq, batch, head, rule, score, m0, m_end, tile_begin, tile_end, k, v, row_max, inv_l, delta);
+    }
     for (int t = tile_begin; t < tile_end; ++t) {
       const int n0 = t * T.block_n;
       __syncthreads();  // Q, dO are in LDS; the previous tile's reads of K, V, dS are done

@@ -24,11 +24,20 @@ One process per GPU (torch.multiprocessing spawn). Stages, all on the same proce
    - one GPU (seqlen <= --one-gpu-max): rocflash.flash_attn_func on the full sequence on rank 0, where it fits
      in time and memory;
    - torch: torch.distributed.tensor.experimental.context_parallel with SDPA (flash) on the same GPUs.
-Sizes run ascending; every measurement is predicted from the last measured rate and skipped (listed) when it
-does not fit the time left of --time-limit-s, so 256k and 512k can be asked for in one bounded call:
-    python3 perf/cp_gpu.py --seqlens 16384,32768,65536,262144,524288 --compute-only-max 65536 \
-        --one-gpu-max 65536 --time-limit-s 300
-Small sizes (predicted ring time < 1 s) are timed over 3 repetitions after a warm-up.
+   - profile (--profile-seqlens): one ring fwd+bwd under torch.profiler on every rank: GPU time per kernel class
+     (forward, backward preprocess / dK,dV / dQ kernels, NCCL, and the ring's own elementwise work: LSE merge,
+     fp32 accumulation, conversions, fills), and from the kernel timeline the NCCL time that ran while a compute
+     kernel ran (hidden) or alone (exposed), and the GPU's idle time.
+Every row records ROCFLASH_KERNEL and the tile math the last forward / backward launch used (tensor cores "mma"
+or "vector"). Sizes run ascending; every measurement is predicted from the last measured rate and skipped
+(listed) when it does not fit the time left of --time-limit-s, so 256k and 512k can be asked for in one bounded
+call:
+    python3 perf/cp_gpu.py --seqlens 16384,131072,262144,524288 --compute-only-max 131072 \
+        --one-gpu-max 131072 --profile-seqlens 65536 --time-limit-s 120
+Small sizes (predicted ring time < 1 s) are timed over 3 repetitions after a warm-up; larger ones once, without
+a warm-up when the ring is predicted over --no-warmup-over-s seconds (kernels and communicators are warm from
+the smaller sizes; the first call at a size also pays the caching allocator's growth, well under 1 % there).
+torch's context_parallel follows the same rule.
 Writes cp.json and cp.txt into --out. Timings: wall clock between device synchronisations and barriers.
 FLOPs (flash-attn's benchmark convention): forward 4·b·h·d·N²/2 for causal, backward 2.5x forward.
 """
@@ -75,6 +84,13 @@ def correctness_cases(backend: str, tiny: bool):
         varlen_case((2048, 520, 1500), causal=False, nheads=4, nheads_k=4, headdim=64, dtype="fp16",
                     window=(256, 64), backend=backend),
         varlen_case((1001, 2048), causal=True, nheads=4, nheads_k=1, headdim=128, backend=backend),
+        # softmax_scale 100 (the fused backward's limit): D from the merged fp32 O (tests/test_parallel.py has the
+        # sim's version of this case, where D from the rounded O leaves the rule)
+        Case(96, causal=False, nheads=2, nheads_k=2, headdim=128, dtype="fp16", softmax_scale=100.0, seed=1,
+             backend=backend),
+        Case(2048, causal=True, nheads=4, nheads_k=2, headdim=128, softmax_scale=100.0, seed=1, backend=backend),
+        # deterministic=True: the dQ kernel instead of atomic dQ (the default above) in every block's backward
+        Case(4096, causal=True, batch=2, nheads=8, nheads_k=2, headdim=128, deterministic=True, backend=backend),
     ]
 
 
@@ -116,6 +132,7 @@ def _mem_peak(device, base):
 def speed(args, device, backend, log):
     from rocflash import flash_attn_func
     from rocflash.parallel import memory_model, ring_flash_attn_func, zigzag_shard
+    from rocflash.backends import compiled
     from rocflash.parallel.ring import _check_args, _Exchange, _Kernels, _Ring, dense_plan, ring_backward, ring_forward
 
     world, rank = dist.get_world_size(), dist.get_rank()
@@ -129,21 +146,28 @@ def speed(args, device, backend, log):
             return _Exchange([], list(tensors))
 
     no_comm = NoCommRing(None)
-    kernels = _Kernels(backend)
-    results, skipped = [], []
+    kernels = _Kernels(backend, deterministic=False)  # as ring_flash_attn_func's default (atomic dQ on cuda mma)
+    results, skipped, results_profile = [], [], []
     start = time.perf_counter()
     rate = {"ring": None, "compute": None, "one_gpu": None, "torch_cp": None}  # seconds per FLOP, measured
 
-    def reps_for(seqlen):
-        """3 timed repetitions (after a warm-up) where the ring is predicted under 1 s, else 1."""
-        per_flop = rate["ring"] if rate["ring"] is not None else 1.0 / (args.assumed_tflops * 1e12 * world)
-        return 3 if per_flop * flops_fwd_bwd(b, seqlen, h, d) < 1.0 else 1
+    def predicted_s(what, seqlen):
+        if rate[what] is not None:
+            return rate[what] * flops_fwd_bwd(b, seqlen, h, d)
+        per_flop = 1.0 / (args.assumed_tflops * 1e12 * (1 if what == "one_gpu" else world))
+        return per_flop * flops_fwd_bwd(b, seqlen, h, d)
+
+    def reps_for(seqlen, what="ring"):
+        """(timed repetitions, warm-up calls): 3 after a warm-up where `what` is predicted under 1 s; else 1,
+        after a warm-up only while predicted under --no-warmup-over-s."""
+        t = predicted_s(what, seqlen)
+        return (3, 1) if t < 1.0 else (1, 1 if t < args.no_warmup_over_s else 0)
 
     def fits(what, seqlen):
         """Predicted seconds of `what` at seqlen from the last measurement (quadratic), against the budget left."""
         left = args.time_limit_s - (time.perf_counter() - start)
-        per_flop = rate[what] if rate[what] is not None else 1.0 / (args.assumed_tflops * 1e12 * (1 if what == "one_gpu" else world))
-        predicted = per_flop * flops_fwd_bwd(b, seqlen, h, d) * reps_for(seqlen)
+        calls = sum(reps_for(seqlen, what if what in ("torch_cp", "one_gpu") else "ring"))
+        predicted = predicted_s(what, seqlen) * calls
         ok = torch.tensor([1.0 if predicted < left else 0.0], device=device)  # NCCL: device tensors
         dist.broadcast(ok, 0)  # rank 0 decides, every rank follows
         if not ok.item():
@@ -156,6 +180,21 @@ def speed(args, device, backend, log):
     x = torch.randn(b, warm, h, d, generator=g).to(device, dtype)
     xs = zigzag_shard(x, None).requires_grad_()
     ring_flash_attn_func(xs, xs, xs, causal=True, backend=backend).sum().backward()
+
+    for seqlen in args.profile_seqlens:
+        if seqlen % (2 * world) == 0 and fits("ring", seqlen):
+            try:
+                rows = profile_ring(seqlen, b, h, d, dtype, device, backend, world)
+            except Exception:  # noqa: BLE001 (the same code on every rank: all of them end up here)
+                log(f"profile seqlen {seqlen} failed: {traceback.format_exc(limit=3)}")
+                continue
+            if rate["ring"] is None:  # the profiled call's wall time (an upper bound) predicts the first size
+                rate["ring"] = max(r["wall_s"] for r in rows) / flops_fwd_bwd(b, seqlen, h, d)
+            for r in rows:
+                log(format_profile(r))
+            results_profile.extend(rows)
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
 
     for seqlen in args.seqlens:
         if seqlen % (2 * world):
@@ -176,11 +215,14 @@ def speed(args, device, backend, log):
             out = ring_flash_attn_func(q, k, v, causal=True, backend=backend)
             out.backward(dout)
 
-        reps = reps_for(seqlen)
-        if reps > 1:
-            ring_step()  # warm-up
-        row["reps"] = reps
+        reps, warm = reps_for(seqlen)
+        for _ in range(warm):
+            ring_step()
+        row["reps"], row["warmup"] = reps, warm
         row["ring_s"] = timer(ring_step, reps=reps)
+        row["rocflash_kernel"] = compiled.kernel_choice() if backend in ("cuda", "hip") else None
+        row["tile_math"] = compiled.last_kernels() if backend in ("cuda", "hip") else None
+        row["deterministic"] = False  # ring_flash_attn_func's and flash_attn_func's default
         peak = _mem_peak(device, base)
         peaks = [None] * world
         dist.all_gather_object(peaks, peak)
@@ -188,8 +230,9 @@ def speed(args, device, backend, log):
         row["model_bytes"] = memory_model(b, local, h, h, d, dtype)
         row["ring_tflops"] = row["flops_fwd_bwd"] / row["ring_s"] / 1e12
         rate["ring"] = row["ring_s"] / row["flops_fwd_bwd"]
-        log(f"seqlen {seqlen}: ring on {world} ranks {row['ring_s']:.3f} s ({row['ring_tflops']:.1f} TFLOP/s), "
-            f"peak per rank {peaks}")
+        log(f"seqlen {seqlen}: ring on {world} ranks {row['ring_s']:.3f} s ({row['ring_tflops']:.1f} TFLOP/s; "
+            f"{reps} rep(s) after {warm} warm-up; ROCFLASH_KERNEL={row['rocflash_kernel']} tile math "
+            f"{row['tile_math']}), peak per rank {peaks}")
 
         # comm only: the exchanges of one fwd+bwd (world-1 K/V both ways, world dK/dV in fp32) without compute
         with torch.no_grad():
@@ -211,9 +254,12 @@ def speed(args, device, backend, log):
                 fa = _check_args(qd, kd, vd, True, None, (-1, -1), 0.0, None, False, False)
                 plan = dense_plan(no_comm.rank, no_comm.world, True, local, local, fa)
 
-                def compute_only():
-                    out, lse = ring_forward(no_comm, kernels, qd, kd, vd, plan)
-                    ring_backward(no_comm, kernels, qd, kd, vd, out, lse, dout, plan)
+                keep = kernels.reads_out_fp32(dtype)
+
+                def compute_only():  # what _RingAttention runs, without the exchange
+                    out, lse, *out32 = ring_forward(no_comm, kernels, qd, kd, vd, plan, keep_out_fp32=keep)
+                    ring_backward(no_comm, kernels, qd, kd, vd, out, lse, dout, plan,
+                                  out_fp32=out32[0] if keep else None)
 
                 row["compute_only_s"] = timer(compute_only, reps=reps)
                 rate["compute"] = row["compute_only_s"] / row["flops_fwd_bwd"]
@@ -226,7 +272,7 @@ def speed(args, device, backend, log):
         # torch context_parallel + SDPA (flash) on the same ranks
         if fits("torch_cp", seqlen):
             try:
-                row.update(_torch_cp(seqlen, b, h, d, dtype, device, world, timer))
+                row.update(_torch_cp(seqlen, b, h, d, dtype, device, world, timer, *reps_for(seqlen, "torch_cp")))
                 rate["torch_cp"] = row["torch_cp_s"] / row["flops_fwd_bwd"]
                 log(f"  torch context_parallel + SDPA {row['torch_cp_s']:.3f} s, peak per rank "
                     f"{row['torch_cp_peak_bytes_per_rank']}")
@@ -236,6 +282,8 @@ def speed(args, device, backend, log):
 
         # one GPU: the whole sequence on rank 0
         need = 10 * b * seqlen * h * d * 2  # q k v dout out dq dk dv (bf16) + fp32 slack, bytes
+        if device.type == "cuda":
+            torch.cuda.empty_cache()  # what the ring and torch CP runs left in the caching allocator is free
         free = torch.cuda.mem_get_info(device)[0] if device.type == "cuda" else float("inf")
         room = torch.tensor([1.0 if need < free else 0.0], device=device)
         dist.broadcast(room, 0)  # rank 0 runs it: its memory decides, every rank follows
@@ -252,12 +300,22 @@ def speed(args, device, backend, log):
                     x1.requires_grad_()
                 base = _mem_reset(device)
                 sync = (lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else (lambda: None)
+
+                def one_gpu():
+                    flash_attn_func(q1, k1, v1, causal=True, backend=backend).backward(d1)
+                    q1.grad = k1.grad = v1.grad = None
+
+                reps1, warm1 = reps_for(seqlen, "one_gpu")
+                for _ in range(warm1):
+                    one_gpu()
                 sync()
                 t0 = time.perf_counter()
-                flash_attn_func(q1, k1, v1, causal=True, backend=backend).backward(d1)
+                for _ in range(reps1):
+                    one_gpu()
                 sync()
-                t = time.perf_counter() - t0
+                t = (time.perf_counter() - t0) / reps1
                 row["one_gpu_peak_bytes"] = _mem_peak(device, base)
+                row["one_gpu_reps"], row["one_gpu_warmup"] = reps1, warm1
                 del q1, k1, v1, d1
             box = [t]
             dist.broadcast_object_list(box, 0)
@@ -274,7 +332,7 @@ def speed(args, device, backend, log):
                 f"local {r['seqlen'] // world}: {max(p or 0 for p in r['ring_peak_bytes_per_rank']) / 2**30:.2f} GiB, "
                 f"{max(p or 0 for p in r['ring_peak_bytes_per_rank']) / (r['seqlen'] // world):.0f} B/token "
                 f"(model {r['model_bytes']['total_peak'] / (r['seqlen'] // world):.0f})" for r in results))
-    return results, skipped
+    return results, skipped, results_profile
 
 
 def hidden_fraction(ring_s: float, compute_s: float, comm_s: float) -> dict:
@@ -289,7 +347,128 @@ def hidden_fraction(ring_s: float, compute_s: float, comm_s: float) -> dict:
             "comm_hidden_fraction": min(1.0, max(0.0, raw)) if comm_s > 0 else None}
 
 
-def _torch_cp(seqlen, b, h, d, dtype, device, world, timer):
+def _union(intervals):
+    """Sorted disjoint (start, end) covering ``intervals``."""
+    out = []
+    for a, e in sorted(intervals):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([a, e])
+    return out
+
+
+def _overlap(a, b) -> float:
+    """Total length of the intersection of two sorted disjoint interval lists."""
+    i = j = 0
+    total = 0.0
+    while i < len(a) and j < len(b):
+        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        total += max(0.0, hi - lo)
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
+
+
+KERNEL_CLASSES = (("fwd", "fmha_fwd"), ("bwd_preprocess", "fmha_bwd_preprocess"), ("bwd_dkdv", "fmha_bwd_dkdv"),
+                  ("bwd_dq", "fmha_bwd_dq"), ("nccl", "nccl"))
+
+
+def kernel_class(name: str) -> str:
+    """The class of a GPU kernel by name: rocflash's attention kernels, NCCL, else "ring_other" (the ring's own
+    elementwise work: LSE merge, fp32 accumulation, conversions, fills, copies)."""
+    for cls, key in KERNEL_CLASSES:
+        if key in name:
+            return cls
+    return "ring_other"
+
+
+def summarize_kernels(kernels: list[tuple[str, float, float]], wall_s: float) -> dict:
+    """From (name, start_us, duration_us) of one rank's GPU kernels: seconds per class, the top "ring_other"
+    kernels, and from the timeline: NCCL time while a compute kernel ran (hidden) or not (exposed), idle time."""
+    per_class: dict[str, float] = {}
+    other: dict[str, float] = {}
+    comm, compute = [], []
+    for name, ts, dur in kernels:
+        cls = kernel_class(name)
+        per_class[cls] = per_class.get(cls, 0.0) + dur * 1e-6
+        if cls == "ring_other":
+            short = name[:90]
+            other[short] = other.get(short, 0.0) + dur * 1e-6
+        (comm if cls == "nccl" else compute).append((ts, ts + dur))
+    comm_u, compute_u = _union(comm), _union(compute)
+    comm_s = sum(e - a for a, e in comm_u) * 1e-6
+    hidden_s = _overlap(comm_u, compute_u) * 1e-6
+    busy = _union(comm + compute)
+    span = (busy[-1][1] - busy[0][0]) * 1e-6 if busy else 0.0
+    return {"wall_s": wall_s, "gpu_span_s": span, "gpu_busy_s": sum(e - a for a, e in busy) * 1e-6,
+            "seconds_per_class": per_class, "nccl_active_s": comm_s, "nccl_hidden_s": hidden_s,
+            "nccl_exposed_s": comm_s - hidden_s, "nccl_hidden_fraction": hidden_s / comm_s if comm_s else None,
+            "top_ring_other": sorted(other.items(), key=lambda kv: -kv[1])[:6]}
+
+
+def profile_ring(seqlen, b, h, d, dtype, device, backend, world) -> list[dict]:
+    """One ring fwd+bwd at ``seqlen`` under torch.profiler (after one unprofiled call), every rank; the
+    summaries of all ranks (summarize_kernels), gathered on every rank."""
+    from torch.profiler import ProfilerActivity, profile
+    from rocflash.parallel import ring_flash_attn_func
+
+    rank = dist.get_rank()
+    g = torch.Generator(device=device).manual_seed(seqlen + rank)
+    local = seqlen // world
+    q, k, v, dout = (torch.randn(b, local, h, d, device=device, dtype=dtype, generator=g) for _ in range(4))
+    for t in (q, k, v):
+        t.requires_grad_()
+
+    def step():
+        ring_flash_attn_func(q, k, v, causal=True, backend=backend).backward(dout)
+        q.grad = k.grad = v.grad = None
+
+    step()
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    dist.barrier()
+    with profile(activities=activities) as prof:
+        t0 = time.perf_counter()
+        step()
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        wall = time.perf_counter() - t0
+    kernels = _device_activities(prof)
+    summary = {"seqlen": seqlen, "rank": rank, "world": world, **summarize_kernels(kernels, wall)}
+    everyone = [None] * world
+    dist.all_gather_object(everyone, summary)
+    del q, k, v, dout
+    return everyone
+
+
+def _device_activities(prof) -> list[tuple[str, float, float]]:
+    """(name, start us, duration us) of every GPU activity (kernels, memcpy, memset) of a finished profile."""
+    cuda = torch.autograd.DeviceType.CUDA
+    try:
+        return [(e.name(), e.start_ns() / 1e3, e.duration_ns() / 1e3) for e in prof.profiler.kineto_results.events()
+                if e.device_type() == cuda]
+    except AttributeError:  # older / newer profiler objects: the FunctionEvent view of the same activities
+        return [(e.name, e.time_range.start, e.time_range.elapsed_us()) for e in prof.events()
+                if e.device_type == cuda]
+
+
+def format_profile(r: dict) -> str:
+    cls = ", ".join(f"{c} {t:.4f}" for c, t in sorted(r["seconds_per_class"].items(), key=lambda kv: -kv[1]))
+    frac = r["nccl_hidden_fraction"]
+    hidden = f"hidden fraction {frac:.3f}" if frac is not None else "no NCCL kernel"
+    top = "; ".join(f"{n} {t * 1e3:.2f} ms" for n, t in r["top_ring_other"])
+    return (f"profile seqlen {r['seqlen']} rank {r['rank']}: wall {r['wall_s']:.4f} s, "
+            f"GPU busy {r['gpu_busy_s']:.4f} s "
+            f"of span {r['gpu_span_s']:.4f} s; kernel seconds: {cls}; NCCL active {r['nccl_active_s']:.4f} s, "
+            f"hidden behind compute {r['nccl_hidden_s']:.4f} s, exposed {r['nccl_exposed_s']:.4f} s ({hidden}); "
+            f"top ring_other: {top}")
+
+
+def _torch_cp(seqlen, b, h, d, dtype, device, world, timer, reps=3, warm=1):
     """torch.distributed.tensor.experimental.context_parallel with SDPA's flash backend: fwd+bwd seconds."""
     import torch.nn.functional as F
     from torch.distributed.device_mesh import init_device_mesh
@@ -312,8 +491,10 @@ def _torch_cp(seqlen, b, h, d, dtype, device, world, timer):
                 out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
             out.backward(dout)
 
-        step()  # warm-up
-        out_stats["torch_cp_s"] = timer(step, reps=3)
+        for _ in range(warm):
+            step()
+        out_stats["torch_cp_s"] = timer(step, reps=reps)
+        out_stats["torch_cp_reps"], out_stats["torch_cp_warmup"] = reps, warm
         peak = _mem_peak(device, base)
     peaks = [None] * world
     dist.all_gather_object(peaks, peak)
@@ -359,7 +540,7 @@ def worker(rank, world, port, opts, queue):
                     f"{ {n: r[n] for n in ('out', 'dq', 'dk', 'dv') if n in r} } {r.get('error', '')}")
             log(f"correctness: {sum(r['ok'] for r in correct)}/{len(correct)} pass in {time.perf_counter() - t0:.1f} s")
         if not opts.skip_speed:
-            report["speed"], report["skipped"] = speed(opts, device, backend, log)
+            report["speed"], report["skipped"], report["profile"] = speed(opts, device, backend, log)
             for s in report["skipped"]:
                 log(f"skipped: {s}")
     except Exception:  # noqa: BLE001
@@ -385,6 +566,10 @@ def main(argv=None):
     ap.add_argument("--compute-only-max", type=int, default=1 << 30,
                     help="largest seqlen at which the compute-only ring (for the hidden fraction) is timed")
     ap.add_argument("--one-gpu-max", type=int, default=1 << 30, help="largest seqlen timed on one GPU")
+    ap.add_argument("--profile-seqlens", default="",
+                    help="comma-separated: one ring fwd+bwd under torch.profiler each")
+    ap.add_argument("--no-warmup-over-s", type=float, default=4.0,
+                    help="sizes whose ring (or torch CP) is predicted over this many seconds run without a warm-up")
     ap.add_argument("--assumed-tflops", type=float, default=None,
                     help="per-rank rate that predicts the first size (default 20 on GPUs, 0.01 on CPU)")
     ap.add_argument("--timeout-s", type=float, default=480.0, help="the whole run's limit (hung ranks are killed)")
@@ -393,6 +578,7 @@ def main(argv=None):
     opts = ap.parse_args(argv)
     gpu = opts.device == "cuda"
     opts.seqlens = sorted(int(s) for s in (opts.seqlens or ("131072,262144,524288" if gpu else "256,512")).split(","))
+    opts.profile_seqlens = [int(s) for s in opts.profile_seqlens.split(",") if s]
     opts.assumed_tflops = opts.assumed_tflops or (20.0 if gpu else 0.01)
     world = opts.nprocs or (torch.cuda.device_count() if opts.device == "cuda" else 2)
     if world < 2:

@@ -5,6 +5,7 @@
 # Every stage has its own time limit so that the whole call ends inside the device tool's 10 minutes.
 # Results in $OUT: summary.txt setup.txt tests.txt sanitize.txt cp.txt tc.txt train.txt host.txt bench.txt json.tar.gz
 #   bash perf/final_run.sh            (stages: build test sanitize cp tc bench; also train, host; pass names to pick)
+#   cp stage: CP_SEQLENS, CP_TIME_LIMIT_S, CP_TIMEOUT, and CP_ARGS (more perf/cp_gpu.py flags, e.g. --profile-seqlens)
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT" /tmp/json
 REPO=$PWD
@@ -24,9 +25,10 @@ for s in $stages; do case $s in
   test)
     tests=${TEST_FILES:-$(cd tests && ls test_gpu*.py test_cases.py test_fuzz.py test_compile*.py 2>/dev/null | tr '\n' ' ')}
     for kernel in auto vector; do
-      log "ROCFLASH_KERNEL=$kernel pytest -m gpu $tests"
+      [ $kernel = vector ] && tests=${VECTOR_TEST_FILES:-$tests}
+      log "ROCFLASH_KERNEL=$kernel pytest -m gpu ${XDIST:+-n $XDIST} $tests"
       (cd tests && ROCFLASH_KERNEL=$kernel timeout ${TEST_TIMEOUT:-150} python3 -m pytest -q -rs -m gpu -p no:cacheprovider \
-        --maxfail=30 $tests > /tmp/tests_$kernel.txt 2>&1)
+        --maxfail=30 ${XDIST:+-n $XDIST} $tests > /tmp/tests_$kernel.txt 2>&1)
       log "pytest ($kernel) exit $?"; tail -3 /tmp/tests_$kernel.txt | tee -a "$OUT/summary.txt"
       { echo "##### ROCFLASH_KERNEL=$kernel"; grep -E "FAILED|ERROR|SKIPPED|passed|failed" /tmp/tests_$kernel.txt | tail -80; } >> "$OUT/tests.txt"
     done ;;
@@ -42,9 +44,9 @@ for s in $stages; do case $s in
   cp)
     n=$(nvidia-smi -L | wc -l)
     if [ "$n" -lt 2 ]; then log "cp: skipped ($n GPU)"; continue; fi
-    log "python3 perf/cp_gpu.py --time-limit-s ${CP_TIME_LIMIT_S:-100} --seqlens ${CP_SEQLENS:-131072,262144}"
+    log "python3 perf/cp_gpu.py --time-limit-s ${CP_TIME_LIMIT_S:-100} --seqlens ${CP_SEQLENS:-131072,262144} ${CP_ARGS:-}"
     (cd /tmp && timeout ${CP_TIMEOUT:-200} python3 "$REPO/perf/cp_gpu.py" --out /tmp/json --time-limit-s "${CP_TIME_LIMIT_S:-100}" \
-      --seqlens "${CP_SEQLENS:-131072,262144}" --timeout-s $(( ${CP_TIMEOUT:-200} - 10 )) > "$OUT/cp.txt" 2>&1)
+      --seqlens "${CP_SEQLENS:-131072,262144}" --timeout-s $(( ${CP_TIMEOUT:-200} - 10 )) ${CP_ARGS:-} > "$OUT/cp.txt" 2>&1)
     log "cp exit $?"; tail -12 "$OUT/cp.txt" | tee -a "$OUT/summary.txt" >/dev/null ;;
   tc)
     log "python3 -m rocflash.perf --preset perf/presets/tensor_core.yaml --backends cuda cuda-vector flash cudnn"

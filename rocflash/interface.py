@@ -57,10 +57,12 @@ def flash_attn_func(
             inputs meet FlashAttention's tolerance rule over that range (measured on the sim, headdim <= 256):
             when a gradient will be asked for, the forward keeps O in float32 for D (4 extra bytes per element of
             out while the autograd graph holds it; from O rounded to 16 bits dq and dk left the rule from about
-            15 on peaked rows). float32 inputs can leave the rule inside it where float32 autograd is exact
-            instead: rows whose softmax rounds to exactly one-hot (|softmax_scale| * |q| |k| large, e.g. headdim
-            256 with standard-normal inputs from scale ~4); their error is the formula above. dv is exact
-            throughout. The torch backend is exact at every scale.
+            15 on peaked rows). float32 inputs meet it too, saturated (exactly one-hot) softmax rows included,
+            where float32 autograd's error is 0: their backward recomputes each row's max, 1/l and
+            D = rowsum(P * dP) / rowsum(P) from its own S and dP (one more pass of the dQ kernel over its key
+            tiles; rocflash.backends.sim.own_stats_pass), so dS is exactly 0 there as in autograd (D from O
+            left the rule by up to 3.5x at headdim 256, scale 50-100). dv is exact throughout. The torch backend
+            is exact at every scale.
         causal: causal mask, aligned to the bottom-right corner when seqlen_q != seqlen_k (flash-attn >= 2.1):
             query row i sees key j iff j <= i + seqlen_k - seqlen_q. For seqlen_q=2, seqlen_k=5::
 
@@ -97,8 +99,12 @@ def flash_attn_func(
         gives out 0 and LSE -inf. A NaN in a K element a row sees gives NaN in that row's out and LSE; a NaN
         in a V element it sees gives NaN in that column of out (the LSE depends on Q.K^T only). An inf follows
         IEEE arithmetic on the fused backends (a +inf score gives NaN, a -inf score drops that key, an inf in V
-        gives +-inf or NaN in its column), while the torch reference returns NaN for every non-finite element a
-        row sees. Values a row cannot see never reach it.
+        gives +-inf or NaN in its column; ck with a causal / window mask: NaN for a non-finite V element), while
+        the torch reference returns NaN for every non-finite element a row sees. Values a row cannot see never
+        reach it. Gradients (every backend, tests/test_nan_semantics.py):
+        a NaN in a K or V element that rows R see gives NaN dq on R and NaN dk on every key a row of R sees; a
+        NaN K element also gives NaN dv on those keys (R's P is NaN), a NaN V element leaves dv finite
+        (dV = P^T.dout does not read V). Everything else stays finite.
 
     Differentiable in q, k, v (``out.backward()``): the fused backends run their backward kernels
     (FlashAttention-2 recomputation from the LSE) and are differentiable once: a backward that asks for a graph
@@ -328,9 +334,20 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
                              f"got {tuple(alibi_slopes.shape)}")
         if alibi_slopes.device != q.device:
             raise ValueError(f"alibi_slopes must be on q's device {q.device}, got {alibi_slopes.device}")
+        check_alibi_finite(alibi_slopes)
     if alibi_slopes is not None:
         alibi_slopes = alibi_slopes.detach()  # not differentiable, in every backend
     return FwdArgs(scale, int(left), int(right), cap, alibi_slopes)
+
+
+def check_alibi_finite(alibi_slopes: torch.Tensor) -> None:
+    """ValueError for a NaN or infinite slope: its head's bias -slope * |i + seqlen_k - seqlen_q - j| would be NaN
+    (or NaN at distance 0, inf * 0) in every score of the head, a silently NaN output. One device sync."""
+    bad = ~torch.isfinite(alibi_slopes)
+    if bool(bad.any()):
+        where = tuple(bad.nonzero()[0].tolist())
+        raise ValueError(f"alibi_slopes must be finite (one float32 slope per head), got "
+                         f"{alibi_slopes[where].item()} at index {where}")
 
 
 def _real(x) -> float | None:

@@ -22,14 +22,14 @@ Shapes and dtypes:
     reads the natural-log LSE itself. with_stats=False (inference: no gradient will be
     asked for) returns an empty (0,) tensor instead, so the compiled backends may take the split-KV decode
     kernel (which does not write them); ``bwd`` then cannot run.
-    out_fp32: with_stats=True and float16 / bfloat16 inputs on the fused backends (sim, hip, cuda): O before its
+    out_fp32: with_stats=True and float16 / bfloat16 inputs on the fused backends (sim, hip, cuda, ck): O before its
     rounding to q's dtype, float32, out's shape (contiguous). ``bwd`` computes FlashAttention-2's
     D = rowsum(dout * out) from it: from the rounded out, dq and dk would carry an error of about
     |softmax_scale| * eps(out) * |dout| |v| |k| (eps 2^-11 fp16, 2^-8 bf16), beyond the tolerance rule from
     |softmax_scale| ~15 on peaked rows. It costs 4 bytes per element of out while the autograd graph holds it
     (the forward writes it only when a gradient will be asked for). Otherwise an empty (0,) float32 tensor:
-    float32 inputs (out is that copy), float64, backend "torch", "ck:<arch>" (CK's forward writes no such copy:
-    D from out), with_stats=False.
+    float32 inputs (out is that copy), float64, backend "torch", with_stats=False. (ck: CK's batch_o32 forward
+    instance writes it.)
     dq, dk, dv: like q, k, v (contiguous).
 
 Empty inputs (no query row, or no key) launch nothing: out 0, LSE -inf, zero gradients.
@@ -59,9 +59,10 @@ LOG2E = 1.0 / math.log(2.0)
 # fp16 / bf16 the error was |softmax_scale| * eps(dtype) * ... and left the tolerance rule from |softmax_scale|
 # ~15 (peaked ALiBi rows). Measured on the sim against fp64 (standard-normal inputs, headdim 16 to 256, causal /
 # ALiBi): fp16 and bf16 keep within the rule at 100 (worst 0.29 of the allowed error); at 1e3 fp16 leaves it by up
-# to 35x where the eager fp16 softmax saturates to exact one-hot rows. float32 inputs leave it earlier wherever
-# the eager float32 softmax is exactly one-hot (large |softmax_scale| * |q| |k|: headdim 256 from scale ~4), by
-# the same formula; their error stays |softmax_scale| * 2^-24 * |dO| |V| |K| (tests/test_softmax_scale.py).
+# to 35x where the eager fp16 softmax saturates to exact one-hot rows. float32 inputs recompute the row statistics
+# and D = rowsum(P * dP) / rowsum(P) from the backward's own S and dP (sim.own_stats_pass): on exactly one-hot rows
+# dS is then 0 as in float32 autograd (D from O left the rule by 3.5x at headdim 256, scale 50;
+# tests/test_fp32_saturated.py); 100 stays the range's end for every dtype.
 MAX_BACKWARD_SCALE = 100.0
 _EMPTY = (0,)
 
@@ -98,7 +99,7 @@ def _no_work(q: Tensor, k: Tensor) -> bool:
 
 def _keeps_out_fp32(q: Tensor, backend: str, with_stats: bool) -> bool:
     """Whether fwd returns a float32 O (see the module docstring) or an empty tensor."""
-    return with_stats and q.dtype in (torch.float16, torch.bfloat16) and backend != "torch" and not backend.startswith("ck:")
+    return with_stats and q.dtype in (torch.float16, torch.bfloat16) and backend != "torch"
 
 
 def fwd_impl(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left: int, window_right: int,
@@ -130,7 +131,7 @@ def fwd_impl(q: Tensor, k: Tensor, v: Tensor, softmax_scale: float, window_left:
         out, lse = reference.forward(q, k, v, args)
         stats = torch.stack((lse.to(_stats_dtype(q)) * LOG2E, torch.ones_like(lse, dtype=_stats_dtype(q))), dim=-1)
     elif backend.startswith("ck:"):  # "ck:<arch>[:deterministic]" (ck.encode): CK's forward; its backward from the LSE
-        out, lse = ck.forward(q, k, v, args, ck.decode(backend)[0])
+        out, lse, out32 = ck.forward(q, k, v, args, ck.decode(backend)[0], with_out_fp32=with_stats)
         stats = torch.stack((lse, torch.ones_like(lse)), dim=-1)
     elif with_stats:
         out, lse, stats, out32 = compiled.forward(compiled_platform(backend)[0], q, k, v, args, with_stats=True,
@@ -171,9 +172,9 @@ def bwd_impl(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, softmax
         return sim.backward(q, k, v, out, None, dout, args, stats=softmax_stats, out_fp32=out_fp32)
     if backend == "torch":
         return reference.explicit_backward(q, k, v, dout, args)
-    if backend.startswith("ck:"):  # CK's backward from the LSE the forward's stats carry (D from the rounded out)
+    if backend.startswith("ck:"):  # CK's backward from the LSE the forward's stats carry, D from out_fp32
         arch, deterministic = ck.decode(backend)
-        return ck.backward(dout, q, k, v, out, softmax_stats[..., 0], args, arch, deterministic)
+        return ck.backward(dout, q, k, v, out, softmax_stats[..., 0], args, arch, deterministic, out_fp32=out_fp32)
     platform, deterministic = compiled_platform(backend)
     return compiled.backward(platform, q, k, v, out, softmax_stats, dout, args, out_fp32=out_fp32,
                              deterministic=deterministic)

@@ -37,11 +37,14 @@ class Case:
     backend: str = "torch"
     seed: int = 0
     seqlens: tuple[int, ...] | None = None  # varlen: the global length of each packed sequence (batch ignored)
+    softmax_scale: float | None = None  # None: 1 / sqrt(headdim)
+    deterministic: bool = False
 
     def __str__(self):
         lens = f"seqlens={self.seqlens} " if self.seqlens is not None else ""
         return (f"{lens}seqlen={self.seqlen} causal={self.causal} b={self.batch} h={self.nheads}/{self.nheads_k} "
-                f"d={self.headdim} {self.dtype} softcap={self.softcap} window={self.window} backend={self.backend}")
+                f"d={self.headdim} {self.dtype} softcap={self.softcap} window={self.window} backend={self.backend}"
+                + (f" softmax_scale={self.softmax_scale:g}" if self.softmax_scale is not None else ""))
 
 
 def varlen_case(seqlens, **kw) -> Case:
@@ -105,7 +108,9 @@ def check_case(case: Case, device: torch.device, group=None) -> dict | None:
     ql, kl, vl = (zigzag_shard(t, group, pad=not divides).requires_grad_() for t in (q, k, v))
     dl = zigzag_shard(dout, group, pad=not divides)  # padded rows of dO are 0: they feed no gradient
     out_l, lse_l, _ = ring_flash_attn_func(ql, kl, vl, group, causal=case.causal, softcap=case.softcap,
-                                           window_size=case.window, return_attn_probs=True, backend=case.backend)
+                                           window_size=case.window, softmax_scale=case.softmax_scale,
+                                           deterministic=case.deterministic, return_attn_probs=True,
+                                           backend=case.backend)
     out_l.backward(dl)
     n = case.seqlen
     out, dq, dk, dv = (zigzag_unshard(t, group, seqlen=n) for t in (out_l.detach(), ql.grad, kl.grad, vl.grad))
@@ -119,7 +124,8 @@ def check_case(case: Case, device: torch.device, group=None) -> dict | None:
 
 
 def _ref_args(case: Case) -> FwdArgs:
-    return FwdArgs(case.headdim ** -0.5, case.window[0], 0 if case.causal else case.window[1], case.softcap, None)
+    scale = case.softmax_scale if case.softmax_scale is not None else case.headdim ** -0.5
+    return FwdArgs(scale, case.window[0], 0 if case.causal else case.window[1], case.softcap, None)
 
 
 def _compare(result: dict, got, ref, low, dtype) -> dict:
@@ -168,8 +174,9 @@ def check_varlen_case(case: Case, device: torch.device, group=None) -> dict | No
     dl = zigzag_shard_varlen(dout, cu, group, pad=pad)
     cu_l, max_l = zigzag_varlen_cu_seqlens(cu, group, pad=pad)
     out_l, lse_l, _ = ring_flash_attn_varlen_func(ql, kl, vl, cu_l, max_l, group, causal=case.causal,
-                                                  softcap=case.softcap, window_size=case.window,
-                                                  return_attn_probs=True, backend=case.backend)
+                                                  softcap=case.softcap, softmax_scale=case.softmax_scale,
+                                                  window_size=case.window, return_attn_probs=True,
+                                                  backend=case.backend)
     out_l.backward(dl)
     out, dq, dk, dv = (zigzag_unshard_varlen(t, cu, group) for t in (out_l.detach(), ql.grad, kl.grad, vl.grad))
     lse = zigzag_unshard_varlen(lse_l, cu, group, dim=1)

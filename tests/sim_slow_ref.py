@@ -178,16 +178,52 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     inv_l = torch.where(torch.isneginf(row_max), torch.zeros_like(inv_l), inv_l)
     row_max = torch.where(torch.isneginf(row_max), torch.full_like(row_max, float("inf")), row_max)
 
+    def dot(a, b):  # a . b^T; float32 inputs: correctly rounded (fp64, rounded once), as the sim's exact_dot
+        if pb.dtype != torch.float32:
+            return a @ b.transpose(-1, -2)
+        return (a.double() @ b.double().transpose(-1, -2)).float()
+
+    if stats is not None and q.dtype in (torch.float32, torch.float64):  # the fp32 dQ kernel's statistics pass
+        cfg = select_config("bwd_dq", target, _DTYPE_NAMES[q.dtype], pb.headdim)
+        qd, kd, vd, dod = (F.pad(x[..., :pb.headdim], (0, cfg.headdim - pb.headdim)) for x in (qf, kf, vf, dof))
+        m = torch.full((pb.batch, pb.nheads, pb.seqlen_q), float("-inf"), dtype=acc, device=dev)
+        l, d = torch.zeros_like(m), torch.zeros_like(m)
+        for m_block in range(-(-pb.seqlen_q // cfg.block_m)):
+            m0 = m_block * cfg.block_m
+            m_end = min(m0 + cfg.block_m, pb.seqlen_q)
+            q_tile, do_tile = pb.rows(qd, m0, cfg.block_m), pb.rows(dod, m0, cfg.block_m)
+            mt = torch.full((pb.batch, pb.nheads, cfg.block_m), float("-inf"), dtype=acc, device=dev)
+            lt, dt = torch.zeros_like(mt), torch.zeros_like(mt)
+            for t in range(*pb.rule.key_tile_range(m0, m_end, cfg.block_n)):
+                n0 = t * cfg.block_n
+                k_tile, v_tile = pb.rows(kd, n0, cfg.block_n), pb.rows(vd, n0, cfg.block_n)
+                rows = torch.arange(m0, m0 + cfg.block_m, device=dev)
+                cols = torch.arange(n0, n0 + cfg.block_n, device=dev)
+                x, _ = pb.scores_log2(dot(q_tile, k_tile), rows, cols)
+                dp = dot(do_tile, v_tile)
+                if pb.rule.tile_needs_mask(m0, m_end, n0, cfg.block_n):
+                    x = torch.where(pb.visible(rows, cols), x, float("-inf"))
+                m_new = torch.fmax(mt, x.nan_to_num(nan=float("-inf")).amax(-1))
+                base = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
+                e = torch.exp2(x - base.unsqueeze(-1))
+                alpha = torch.exp2(mt - base)
+                pdp = torch.where(torch.isneginf(x), torch.zeros_like(e), e * dp)
+                lt, dt, mt = lt * alpha + e.sum(-1), dt * alpha + pdp.sum(-1), m_new
+            m[:, :, m0:m_end], l[:, :, m0:m_end], d[:, :, m0:m_end] = (x[:, :, :m_end - m0] for x in (mt, lt, dt))
+        row_max = torch.where(torch.isneginf(m), torch.full_like(m, float("inf")), m)
+        inv_l = torch.where(l == 0, torch.zeros_like(l), 1 / l)
+        delta = d * inv_l  # the kernel: D = rowsum(P * dP) * (1/l)
+
     def tile_grads(m0, n0, bm, bn, q_tile, do_tile, k_tile, v_tile):
         """P and dS of one (query tile, key tile), rounded to the element type as the kernels store them."""
         rows, cols = torch.arange(m0, m0 + bm, device=dev), torch.arange(n0, n0 + bn, device=dev)
-        s2, g = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
+        s2, g = pb.scores_log2(dot(q_tile, k_tile), rows, cols)
         pad = (0, max(0, m0 + bm - pb.seqlen_q))
         m_t = F.pad(row_max[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad, value=float("inf"))
         inv_l_t = F.pad(inv_l[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad)
         p = torch.exp2(s2 - m_t.unsqueeze(-1)) * inv_l_t.unsqueeze(-1)
         delta_t = F.pad(delta[:, :, m0:min(m0 + bm, pb.seqlen_q)], (0, max(0, m0 + bm - pb.seqlen_q)))
-        ds = p * (do_tile @ v_tile.transpose(-1, -2) - delta_t.unsqueeze(-1)) * g
+        ds = p * (dot(do_tile, v_tile) - delta_t.unsqueeze(-1)) * g
         masked = pb.rule.tile_needs_mask(m0, min(m0 + bm, pb.seqlen_q), n0, bn)
         keep = None
         if masked:  # selects: S and dP of a masked key may be NaN (its K or V row), and 0 * NaN = NaN

@@ -54,6 +54,10 @@ class Memory:
     def read(self, ptr: int) -> int:
         return (ptr - BASE) // ELEM
 
+    def flat(self, ptr: int) -> tuple[torch.Tensor, int]:
+        """(flat tensor, element index) of a device address."""
+        return self.arena, self.read(ptr)
+
     def int_at(self, ptr: int, i: int) -> int:
         return int(self.ints[(ptr - INT_BASE) // 4 + i])
 
@@ -62,9 +66,10 @@ class Memory:
 
 
 def ck_forward(mem: Memory, a: ck.FmhaFwdArgs) -> None:
-    """Attention as CK's kernel computes it from ``a`` (fp64): reads Q/K/V and writes O/LSE in ``mem``."""
+    """Attention as CK's kernel computes it from ``a`` (fp64): reads Q/K/V and writes O/LSE in ``mem`` (anything
+    with ``flat(ptr)``; O in the memory's dtype there, e.g. float32 for a batch_o32 instance). A masked score is
+    -inf (CK overwrites it, whatever Q.K gave) and a masked P multiplies V (CK's P.V: 0 * NaN = NaN)."""
     ratio = a.nhead_q // a.nhead_k
-    flat = mem.arena
     for b in range(a.batch):
         if a.group_mode:
             qs, ks = mem.int_at(a.seqstart_q_ptr, b), mem.int_at(a.seqstart_k_ptr, b)
@@ -84,23 +89,28 @@ def ck_forward(mem: Memory, a: ck.FmhaFwdArgs) -> None:
             hk = h // ratio
 
             def gather(ptr, head_stride, head, off, rows, row_stride, cols):
-                base = mem.read(ptr) + head * head_stride + off
+                flat, base = mem.flat(ptr)
+                base = base + head * head_stride + off
                 idx = base + torch.arange(rows).view(-1, 1) * row_stride + torch.arange(cols).view(1, -1)
-                return idx
+                return flat, idx
 
-            qi = gather(a.q_ptr, a.nhead_stride_q, h, off_q, sq, a.stride_q, a.hdim_q)
-            ki = gather(a.k_ptr, a.nhead_stride_k, hk, off_k, sk, a.stride_k, a.hdim_q)
-            vi = gather(a.v_ptr, a.nhead_stride_v, hk, off_v, sk, a.stride_v, a.hdim_v)
-            s = (flat[qi] @ flat[ki].T) * a.scale_s
+            def read(*spec):
+                flat, idx = gather(*spec)
+                return flat[idx].double()
+
+            qx = read(a.q_ptr, a.nhead_stride_q, h, off_q, sq, a.stride_q, a.hdim_q)
+            kx = read(a.k_ptr, a.nhead_stride_k, hk, off_k, sk, a.stride_k, a.hdim_q)
+            vx = read(a.v_ptr, a.nhead_stride_v, hk, off_v, sk, a.stride_v, a.hdim_v)
+            s = (qx @ kx.T) * a.scale_s
             if a.logits_soft_cap > 0:
                 s = a.logits_soft_cap * torch.tanh(s / a.logits_soft_cap)
             s = s.masked_fill(~visible, float("-inf"))
             lse = torch.logsumexp(s, dim=-1)
             p = torch.exp(s - lse.masked_fill(torch.isinf(lse), 0).unsqueeze(-1))
-            oi = gather(a.o_ptr, a.nhead_stride_o, h, off_o, sq, a.stride_o, a.hdim_v)
-            flat[oi] = p @ flat[vi]
-            li = mem.read(a.lse_ptr) + h * a.nhead_stride_lse + off_lse + torch.arange(sq)
-            flat[li] = lse
+            flat, oi = gather(a.o_ptr, a.nhead_stride_o, h, off_o, sq, a.stride_o, a.hdim_v)
+            flat[oi] = (p @ vx).to(flat.dtype)
+            flat, li = mem.flat(a.lse_ptr)
+            flat[li + h * a.nhead_stride_lse + off_lse + torch.arange(sq)] = lse.to(flat.dtype)
 
 
 def _window(causal: bool, window: tuple[int, int]) -> tuple[int, int]:

@@ -99,6 +99,22 @@ def test_backward_instances_cover_the_buckets():
     assert ck.unsupported(q, q, ARGS, "gfx942", needs_grad=True, deterministic=True) is None
 
 
+def test_every_backward_instance_has_its_training_forward():
+    """A training call runs the batch_o32 forward (O in float32 for the backward's D) and then the backward: every
+    (dtype, bucket, arch) of a backward instance has one, and unsupported() requires both."""
+    from rocflash.ck.configs import load_ck_instances
+    for inst in (i for i in load_ck_instances() if i.kind == "bwd"):
+        for arch in inst.archs:
+            fwd = find_instance(inst.dtype, inst.hdim, ck.TRAIN_VARIANT, arch)
+            assert fwd is not None and fwd.o_fp32 and fwd.hdim == inst.hdim, (inst.name, arch)
+    q = torch.zeros(1, 4, 2, 32, dtype=torch.float16)
+    assert find_instance("fp16", 32, ck.TRAIN_VARIANT, "gfx942").hdim == 64  # d32 trains on the d64 pair
+    assert ck.unsupported(q, q, ARGS, "gfx942", needs_grad=True) is None
+    q = torch.zeros(1, 4, 2, 200, dtype=torch.bfloat16)
+    err = ck.unsupported(q, q, ARGS, "gfx942", needs_grad=True)
+    assert isinstance(err, NotImplementedError) and "headdim" in str(err)
+
+
 def test_backend_string_carries_arch_and_determinism():
     assert ck.decode(ck.encode("gfx942", False)) == ("gfx942", False)
     assert ck.decode(ck.encode("gfx90a", True)) == ("gfx90a", True)

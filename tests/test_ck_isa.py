@@ -1,6 +1,6 @@
 """Compile checks of the Composable Kernel instances (ck_configs/ck_fmha.toml), forward and backward, for gfx90a
 and gfx942, audited with rocflash.isa (rocflash/isa/ck.py): wave64, at least one kernel per (file, arch) and the
-backward's three kernels per backward file, v_mfma in the main loop of the forward and dq_dk_dv kernels, LDS
+backward's two kernels per backward file (dq_dk_dv, convert_dq; no dot_do_o), v_mfma in the main loop of the forward and dq_dk_dv kernels, LDS
 within the arch's limit; scratch and spills reported and held to KNOWN_CK_SPILLS. Nothing is executed.
 
 Marked ``toolchain``: needs clang++-22, the newer HIP headers / device-libs and the pinned CK source
@@ -40,15 +40,12 @@ def _toolchain():
 # kind, arch). Strict, like tests/test_isa.py's KNOWN_SPILLS: a kernel that starts spilling fails, and so does
 # a listed one that stops (remove it here and from perf/results/ck_audit.md).
 FWD_D128 = "rocflash_ck_fwd_{}_d128_b128x128x32x128x32x128_w4x1x1_t32x32x16_qr_{}"
-BWD_D256 = "rocflash_ck_bwd_fp16_d256_b16x64x256x16x256x16x32x256x256_w1x4x1_4x1x1_1x4x1_t16x16x32_16x16x16_kr_batch"
 KNOWN_CK_SPILLS = {
     (FWD_D128.format("fp16", "softcap"), "ck_fwd", "gfx90a"): "292 B scratch, 72 VGPR spills",
     (FWD_D128.format("fp16", "softcap"), "ck_fwd", "gfx942"): "128 B scratch, 31 VGPR spills",
     (FWD_D128.format("bf16", "batch"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",
     (FWD_D128.format("bf16", "group"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",
-    # one 64-lane wave holds a 64 x 256 row block of O and dO: past the 256 arch VGPRs (CK's M0_1D = 64)
-    (BWD_D256, "ck_bwd_dot_do_o", "gfx90a"): "152 B scratch, 40 VGPR spills",
-    (BWD_D256, "ck_bwd_dot_do_o", "gfx942"): "156 B scratch, 40 VGPR spills",
+    (FWD_D128.format("bf16", "batch_o32"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",  # branch ck2
 }
 
 
@@ -72,12 +69,12 @@ def test_ck_invariants_hold(ck_run):
     assert not violations, "\n".join(violations)
     for a in ck_run.kernels:
         assert a.wave_size == 64 and a.lds_total <= isa.arch_info(a.arch).lds_per_cu
-        if a.kind in ck_isa.CK_MFMA_KINDS:  # dot_do_o / convert_dq: row reductions, no matrix product
+        if a.kind in ck_isa.CK_MFMA_KINDS:  # convert_dq: a row sum, no matrix product
             assert a.loop_counts["mfma"] > 0, (a.name, a.kind, a.arch)
 
 
 @pytest.mark.toolchain
-def test_backward_files_hold_their_three_kernels(ck_run):
+def test_backward_files_hold_their_two_kernels(ck_run):
     for inst in (i for i in load_ck_instances() if i.kind == "bwd"):
         for arch in (a for a in ARCHS if a in inst.archs):
             kinds = sorted(a.kind for a in ck_run.kernels if a.name == inst.name and a.arch == arch)
@@ -145,28 +142,41 @@ def test_gfx950_lds_limit_is_160k():
 
 
 def test_backward_kernels_are_told_apart_and_checked():
-    """dot_do_o / convert_dq need no MFMA; dq_dk_dv does; a backward file missing one of them is a violation."""
+    """convert_dq needs no MFMA; dq_dk_dv does; a backward file missing one of them, or holding CK's dot_do_o
+    (not used: D comes from the ck backend), is a violation."""
     sym = "_ZN7ck_tile6kentryINS_6gfx9_tELi1ENS_19FmhaBwdDQDKDVKernelIvEEJEEEvDpT2_"
     assert ck_isa.ck_kernel_kind("bwd", sym) == "ck_bwd_dq_dk_dv"
     assert ck_isa.ck_kernel_kind("bwd", sym.replace("FmhaBwdDQDKDVKernel", "FmhaBwdConvertQGradKernel")) == \
         "ck_bwd_convert_dq"
     assert ck_isa.ck_kernel_kind("fwd", "anything") == ck_isa.CK_KIND
-    a = isa.KernelAudit(symbol="k", arch="gfx942", vendor="amd", name="b", wave_size=64, kind="ck_bwd_dot_do_o")
-    assert not ck_isa.ck_checks(a)  # no main loop, no MFMA: fine for dot_do_o
+    assert ck_isa.ck_kernel_kind("bwd", sym.replace("FmhaBwdDQDKDVKernel", "FmhaBwdOGradDotOKernel")) == \
+        "ck_bwd_unknown"
+    a = isa.KernelAudit(symbol="k", arch="gfx942", vendor="amd", name="b", wave_size=64, kind="ck_bwd_convert_dq")
+    assert not ck_isa.ck_checks(a)  # no main loop, no MFMA: fine for convert_dq
     a.kind = "ck_bwd_dq_dk_dv"
     assert any("v_mfma" in v for v in ck_isa.ck_checks(a))
     inst = next(i for i in load_ck_instances() if i.kind == "bwd")
     run = ck_isa.CkAuditRun([a], ["gfx942"], {(inst.name, "gfx942"): 1}, {}, 0, 0, 1, 0, 1, None)
     a.name = inst.name
-    assert any("dot_do_o, dq_dk_dv and convert_dq" in v for v in run.violations())
+    assert any("dq_dk_dv and convert_dq once each" in v for v in run.violations())
 
 
-def test_backward_sources_instantiate_the_three_kernels_per_family():
+def test_backward_sources_instantiate_their_two_kernels_per_family():
     inst = next(i for i in load_ck_instances() if i.kind == "bwd" and i.deterministic)
     src = codegen.instance_source(inst, ["gfx9", "gfx950"])
     for cls in ck_isa.CK_BWD_KINDS:
         assert src.count(f"ck_tile::{cls}<") == 2, cls
+    assert "FmhaBwdOGradDotOKernel" not in src and "dot_do_o_create_kargs" not in src  # D is the binding's
     assert "constexpr bool kDeterministic = true;" in src and "fmha_bwd_args a" in src
     assert src.count("#if !defined(__HIP_DEVICE_COMPILE__)") == 2
     disp = codegen.dispatch_source(load_ck_instances(), ["gfx9"], "bwd")
     assert f'name == "{inst.name}" && family == "gfx9"' in disp and "fmha_fwd" not in disp
+
+
+def test_training_forward_sources_store_o_in_float32():
+    """batch_o32 (the training forward): CK's O type is float in the pipeline problem and the epilogue; every
+    other forward instance stores O in its dtype."""
+    for inst in (i for i in load_ck_instances() if i.kind == "fwd"):
+        src = codegen.instance_source(inst, ["gfx9"])
+        assert src.count("/*O*/ float") == (2 if inst.o_fp32 else 0), inst.name
+        assert src.count("/*O*/ Types::ODataType") == (0 if inst.o_fp32 else 2), inst.name

@@ -135,6 +135,52 @@ def test_emulated_backward_from_fp32_out_at_scale_15():
         assert err <= 0.2 * bound, f"{name}: {err:.3g} > 0.2 * {bound:.3g}: D not from the fp32 O?"
 
 
+def test_emulated_fp32_statistics_pass_on_one_hot_rows():
+    """The gfx906 machine code of the fp32 backward as launched for a training backward: the dQ kernel's
+    statistics pass first (hip_src/fmha_bwd_kernel.h own_row_stats), then dK/dV from the statistics and D it
+    wrote. At softmax_scale 100, headdim 32, most rows' float32 softmax is exactly one-hot: their dq must be
+    exactly 0, as float32 autograd gives (D from O left it about 2^-24 |dO| |V| |K| * 100 off), and every
+    gradient within the rule."""
+    from rocflash.emu.driver import reference_grads, run_backward, run_forward
+
+    dtype, (b, sq, sk, h, hk, d) = "fp32", (1, 20, 24, 1, 1, 32)
+    q, k, v, do = _inputs(dtype, b, sq, sk, h, hk, d, seed=17)
+    args = FwdArgs(100.0, -1, 0, 0.0, None)
+    out, lse, finfo = run_forward(q, k, v, softmax_scale=100.0, window_right=0, with_stats=True)
+    dq, dk, dv, info = run_backward(q, k, v, out, lse, do, softmax_scale=100.0, window_right=0,
+                                   stats=finfo["softmax_stats"])
+    assert "statistics pass" in info["kernels"][0]
+    ref = reference_grads(q, k, v, do, args, torch.float64)
+    low = reference_grads(q, k, v, do, args, torch.float32)
+    for name, g, r, lo in zip(("dq", "dk", "dv"), (dq, dk, dv), ref, low):
+        _check(g, r, lo, 3, f"backward {name} ({', '.join(info['kernels'])})")
+    one_hot = (low[0] == 0).all(-1)  # (b, sq, h): rows whose eager float32 dq is exactly 0
+    assert one_hot.float().mean() > 0.3, "the inputs must saturate rows"
+    assert torch.equal(dq[one_hot], torch.zeros_like(dq[one_hot]))
+
+
+def test_emulated_fp32_varlen_statistics_pass():
+    """The varlen backward of fp32 on the emulator (driver_varlen mirrors compiled.varlen_backward): the dQ
+    kernel's statistics pass over each sequence's keys, then dK/dV; every gradient of both sequences within the
+    rule at softmax_scale 100."""
+    from rocflash.backends import SeqArgs, sim
+    from rocflash.emu.driver_varlen import run_backward_seq
+    from conftest import assert_grads_close
+
+    g = torch.Generator().manual_seed(5)
+    q, k, v, do = (torch.randn(30, 1, 32, generator=g) for _ in range(4))
+    cu = torch.tensor([0, 12, 30], dtype=torch.int32)
+    seq = SeqArgs(cu_seqlens_q=cu, cu_seqlens_k=cu, seqused_k=None, max_seqlen_q=18, max_seqlen_k=18)
+    args = FwdArgs(100.0, -1, 0, 0.0, None)
+    out, _, stats, _ = sim.varlen_forward(q, k, v, seq, args, with_stats=True)
+    dq, dk, dv, info = run_backward_seq(q, k, v, out, stats, do, args, seq)
+    assert info["kernels"][0].endswith("(statistics pass)")
+    for lo, hi in ((0, 12), (12, 30)):
+        s = slice(lo, hi)
+        assert_grads_close((dq[s][None], dk[s][None], dv[s][None]), q[s][None], k[s][None], v[s][None], do[s][None],
+                           args, f"sequence {lo}:{hi}")
+
+
 def test_cycle_model_trace_counts_the_tile_products():
     """The cycle model's trace of one full forward workgroup executes exactly the dot2 work of its tiles:
     S = Q.K^T and O += P.V, each block_m * seqlen_k * headdim / 2 lane-dot2s, over 64 lanes per instruction."""

@@ -76,8 +76,15 @@ def problems(draw, device="cpu"):
     causal = draw(st.booleans())
     left = draw(st.one_of(st.just(-1), st.integers(0, seqlen_k + 2)))
     right = draw(st.sampled_from([-1, 0])) if causal else draw(st.one_of(st.just(-1), st.integers(0, seqlen_q + 2)))
-    scale = draw(st.one_of(st.none(), st.floats(0.01, 2.0).map(lambda x: x * draw(st.sampled_from([1, -1])))))
-    return Problem(batch, seqlen_q, seqlen_k, nheads, nheads_k, headdim, draw(st.sampled_from(_DTYPES)),
+    # softmax_scale: mostly ordinary; float32 also up to the fused backward's range end (ops.MAX_BACKWARD_SCALE).
+    # 16-bit inputs stay <= 2: exactly one-hot rows (e.g. seqlen_k 1) at large scales still leave the rule there
+    # (test_fp16_one_hot_rows_at_scale_100, xfail: the fp32-only statistics pass does not cover them yet)
+    dtype = draw(st.sampled_from(_DTYPES))
+    sign = draw(st.sampled_from([1, -1]))
+    top = 100.0 if dtype == torch.float32 else 2.0
+    scale = draw(st.one_of(st.none(), st.floats(0.01, 2.0).map(lambda x: x * sign),
+                           st.floats(min(2.0, top), top).map(lambda x: x * sign)))
+    return Problem(batch, seqlen_q, seqlen_k, nheads, nheads_k, headdim, dtype,
                    draw(st.sampled_from(_LAYOUTS)), causal, (left, right),
                    draw(st.one_of(st.just(0.0), st.floats(0.5, 50.0))),
                    draw(st.sampled_from(["none", "heads", "batch_heads"])), scale, draw(st.integers(0, 2 ** 31 - 1)))
@@ -161,6 +168,22 @@ def test_fused_dq_dk_at_scale_15_fp16_gpu(p):
     """The same problem through the compiled kernels (the forward's store stage writes the fp32 O, the backward's
     preprocess reads it)."""
     _check(p, gpu_platform(), device="cuda")
+
+
+_FP16_ONE_HOT = Problem(batch=2, seqlen_q=10, seqlen_k=1, nheads=6, nheads_k=2, headdim=192, dtype=torch.float16,
+                        layout="contiguous", causal=False, window=(-1, 11), softcap=47.566513060036534, alibi="heads",
+                        softmax_scale=100.0, data_seed=727984)
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 8): 16-bit rows whose softmax is exactly one-hot (here one key) "
+                   "at large softmax_scale: eager fp16's dS is exactly 0 (as the truth), the fused backward's "
+                   "D = rowsum(dout * O) differs from dP by its rounding (dk 0.00109 > 1e-3); the statistics pass "
+                   "that fixes this for fp32 is not taken by 16-bit inputs")
+@settings(max_examples=1, **_SETTINGS)
+@given(st.just(_FP16_ONE_HOT))
+def test_fp16_one_hot_rows_at_scale_100(p):
+    """Found by test_fuzz_sim with softmax_scale drawn up to 100 for every dtype (seed 20261130)."""
+    _check(p, "sim")
 
 
 @seed(_SEED + 1)

@@ -60,6 +60,13 @@ CASES_2 = [
     varlen_case((21, 8), causal=False),  # must be rejected
     varlen_case((40, 24), causal=True, window=(7, 0), backend="sim"),
     varlen_case((40, 16), causal=False, window=(3, 12), nheads=2, nheads_k=2),
+    # softmax_scale 100 (the fused backward's limit), fp16, d128: when the ring merged the blocks' fp16-rounded O and
+    # took D from that, dq and dk were 2.7x and 1.9x past the rule on these inputs; the blocks' unrounded fp32 O
+    # merged, and D from it (ring_forward keep_out_fp32), as the single-GPU path does: 0.27x
+    Case(96, causal=False, nheads=2, nheads_k=2, headdim=128, dtype="fp16", backend="sim", softmax_scale=100.0,
+         seed=1),
+    varlen_case((96,), causal=False, nheads=2, nheads_k=2, headdim=128, dtype="fp16", backend="sim",
+                softmax_scale=100.0, seed=1),
 ]
 # World 4: seqlen 32 divides into 8 chunks, 36 does not.
 CASES_4 = [
@@ -208,3 +215,28 @@ def test_ranks_with_different_shard_shapes_raise_on_every_rank():
         assert "same shapes" in results[rank] and "rank 1: q (1, 4, 2, 8), k (1, 5, 2, 8)" in results[rank], results
         assert ("same local cu_seqlens" in results[rank, "varlen"]
                 and "rank 0: [0, 4, 8]; rank 1: [0, 2, 8]" in results[rank, "varlen"]), results
+
+
+def test_profile_summary_splits_nccl_time_into_hidden_and_exposed():
+    """perf/cp_gpu.py's timeline arithmetic (what RESULTS.md's hidden-communication figures come from) on a
+    synthetic kernel list: NCCL time during a compute kernel is hidden, the rest exposed; idle gaps are not busy."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "perf" / "cp_gpu.py"
+    spec = importlib.util.spec_from_file_location("cp_gpu", path)
+    cp_gpu = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cp_gpu)
+    kernels = [("void fmha_fwd_mma_kernel<Tile>(FmhaFwdParams)", 0.0, 100.0),  # (name, start us, duration us)
+               ("ncclDevKernel_SendRecv(ncclDevKernelArgs)", 50.0, 100.0),
+               ("void fmha_bwd_dq_kernel<Tile>(FmhaBwdParams)", 120.0, 10.0),
+               ("void at::native::vectorized_elementwise_kernel<exp>", 200.0, 10.0),
+               ("ncclDevKernel_SendRecv(ncclDevKernelArgs)", 300.0, 20.0)]
+    s = cp_gpu.summarize_kernels(kernels, wall_s=1e-3)
+    assert s["nccl_active_s"] == pytest.approx(120e-6)
+    assert s["nccl_hidden_s"] == pytest.approx(60e-6)  # 50-100 under the forward, 120-130 under the dQ kernel
+    assert s["nccl_exposed_s"] == pytest.approx(60e-6)
+    assert s["nccl_hidden_fraction"] == pytest.approx(0.5)
+    assert s["gpu_busy_s"] == pytest.approx(180e-6) and s["gpu_span_s"] == pytest.approx(320e-6)
+    assert s["seconds_per_class"] == pytest.approx({"fwd": 100e-6, "nccl": 120e-6, "bwd_dq": 10e-6,
+                                                    "ring_other": 10e-6})
+    assert s["top_ring_other"][0][0].startswith("void at::native::vectorized_elementwise_kernel")

@@ -2,21 +2,26 @@
 CDNA GPUs (gfx90a, gfx942, gfx950), module ``rocflash._C_ck`` (built by setup.py from a ROCm install).
 
 Forward: the instance of (dtype, headdim bucket, variant) through CK's ``fmha_fwd_args`` (rocflash.ck.args).
+A training forward (a gradient will follow) runs the ``batch_o32`` instance, which writes O in float32; out is
+that O rounded to the dtype, and the float32 O is kept for the backward (4 bytes per element of out while the
+autograd graph holds it, as on the hip / cuda backends).
 Backward: CK's backward instance of (dtype, headdim bucket, batch / deterministic) through ``fmha_bwd_args``:
-dot_do_o, dq_dk_dv, convert_dq on the current stream. flash-attn's ``deterministic`` picks the variant: False
-adds dQ atomically (summation order varies run to run, like flash-attn on ROCm), True sums per-key-tile slices
-of dq_acc in a fixed order (ceil(seqlen_k / bn0) x the fp32 dQ in workspace). Under GQA, CK writes dK / dV per
-query head; they are summed over each group here. The backward needs are checked at the forward, before any
-launch: softcap (CK's backward has no soft-cap), ALiBi, a missing backward instance. Every argument the
-instances cannot honour raises NotImplementedError naming it when ``ck`` was asked for; when the selector chose
-``ck`` by probe, such a call (forward and backward) runs on the ``hip`` kernel.
+dq_dk_dv and convert_dq on the current stream, with FlashAttention-2's D = rowsum(dO * O) computed here from the
+float32 O (a float32 product of out's shape, transient) and handed to dq_dk_dv through ``d_ptr``. CK's own
+dot_do_o would take D from O rounded to fp16 / bf16, whose error |softmax_scale| * eps * |dO| |V| |K| took dq / dk
+outside FlashAttention's tolerance rule at large softmax_scale (tests/test_ck_bwd_args.py shows both).
+flash-attn's ``deterministic`` picks the variant: False adds dQ atomically (summation order varies run to run,
+like flash-attn on ROCm), True sums per-key-tile slices of dq_acc in a fixed order (ceil(seqlen_k / bn0) x the
+fp32 dQ in workspace). Under GQA, CK writes dK / dV per query head; they are summed over each group here. The
+backward needs are checked at the forward, before any launch: softcap (CK's backward has no soft-cap), ALiBi, a
+missing backward instance. Every argument the instances cannot honour raises NotImplementedError naming it
+when ``ck`` was asked for; when the selector chose ``ck`` by probe, such a call (forward and backward) runs on
+the ``hip`` kernel.
 
-Known gap (by reading CK, not by running it): CK's mask sets masked scores to -inf and so P to 0, but 0 * NaN
-is NaN. A NaN or inf in a K or V row that a query row cannot see (causal / window), inside a key tile that
-query row's tile visits, still reaches it: forward through P.V (V), backward through dS = P * (dP - D) with
-dP = dO.V^T (V) and dQ = dS.K (K), and the masked key's dK. Neither the mask type nor the pipeline options of
-CK 1.2.0 change that, and the binding cannot clean rows that are visible to some queries and not to others.
-rocflash's own kernels exclude such rows. Keys past seqlen_k are not affected (CK's padded loads return 0).
+Masked keys (causal / window) contribute exactly nothing: CK's pipelines multiply masked P = 0 by the V (and,
+backward, dS = 0 by the K) of masked keys inside visited tiles, so a masked call hands CK K / V with their
+non-finite elements replaced by 0 and restores the NaN of the rows that do see them (rocflash.backends.ck_masked:
+how, and what it costs).
 
 Status: compiled and ISA-audited in CI (python -m rocflash.isa --ck), never executed (no AMD GPU reachable).
 """
@@ -31,7 +36,7 @@ import torch
 from ..ck import args as ck_args
 from ..ck.codegen import ARCH_FAMILY
 from ..ck.configs import find_instance
-from . import FwdArgs
+from . import FwdArgs, ck_masked
 
 MODULE = "rocflash._C_ck"
 _DTYPES = {torch.float16: "fp16", torch.bfloat16: "bf16"}
@@ -53,8 +58,11 @@ def module_error() -> str | None:
     return _import()[1]
 
 
-def variant(args: FwdArgs) -> str:
-    return "softcap" if args.softcap > 0 else "batch"
+TRAIN_VARIANT = "batch_o32"  # the training forward: O in float32 for the backward's D
+
+
+def variant(args: FwdArgs, with_out_fp32: bool = False) -> str:
+    return "softcap" if args.softcap > 0 else TRAIN_VARIANT if with_out_fp32 else "batch"
 
 
 def bwd_variant(deterministic: bool) -> str:
@@ -86,6 +94,10 @@ def unsupported(q: torch.Tensor, k: torch.Tensor, args: FwdArgs, arch: str, *, d
     if args.softcap > 0:
         return ck_args.unsupported("softcap", args.softcap, "CK's backward has no logits soft-cap (fmha_bwd_args "
                                    "has no such field; the forward alone runs on CK: call under torch.no_grad())")
+    if find_instance(_DTYPES[q.dtype], headdim, TRAIN_VARIANT, arch) is None:
+        return ck_args.unsupported("headdim", headdim, f"no CK training forward ({TRAIN_VARIANT}: O in float32 for "
+                                   f"the backward) of ck_configs/ck_fmha.toml serves ({_DTYPES[q.dtype]}, headdim "
+                                   f"{headdim}) on {arch}")
     bv = bwd_variant(deterministic)
     if find_instance(_DTYPES[q.dtype], headdim, bv, arch, kind="bwd") is None:
         name = "deterministic" if deterministic and find_instance(
@@ -100,28 +112,51 @@ def _tensor(t: torch.Tensor) -> ck_args.Tensor:
     return ck_args.tensor_of(t.shape, t.stride(), t.data_ptr(), _DTYPES.get(t.dtype, str(t.dtype)))
 
 
-def forward(q, k, v, args: FwdArgs, arch: str):
-    """Launch the CK forward instance: (out like q, lse float32 (batch, nheads, seqlen_q))."""
+def _launch(fn, inst, arch: str, a, device) -> None:
     mod = load_module()
-    inst = find_instance(_DTYPES[q.dtype], max(q.shape[-1], k.shape[-1]), variant(args), arch)
-    batch, seqlen_q, nheads, _ = q.shape
-    out = torch.empty_like(q, memory_format=torch.contiguous_format)
-    lse = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
-    a = ck_args.fwd_args(_tensor(q), _tensor(k), _tensor(v), _tensor(out), _tensor(lse),
-                         softmax_scale=args.softmax_scale, window_left=args.window_left,
-                         window_right=args.window_right, softcap=args.softcap)
-    with torch.cuda.device(q.device):
-        ms = mod.fwd(inst.name, ARCH_FAMILY[arch], vars(a), torch.cuda.current_stream(q.device).cuda_stream)
+    with torch.cuda.device(device):
+        ms = getattr(mod, fn)(inst.name, ARCH_FAMILY[arch], vars(a), torch.cuda.current_stream(device).cuda_stream)
     if ms < 0:
         raise RuntimeError(f"backend 'ck': instance {inst.name} is not in this build of {MODULE} "
                            f"(compiled: {', '.join(mod.compiled_archs())})")
-    return out, lse
 
 
-def backward(dout, q, k, v, out, lse, args: FwdArgs, arch: str, deterministic: bool = False):
+def forward(q, k, v, args: FwdArgs, arch: str, with_out_fp32: bool = False):
+    """Launch the CK forward instance: (out like q (contiguous), lse float32 (batch, nheads, seqlen_q), out_fp32).
+    ``with_out_fp32`` (a training forward): the batch_o32 instance writes O in float32, returned as out_fp32
+    (out is it rounded to q's dtype); otherwise out_fp32 is None. A masked call hands CK V with its non-finite
+    elements replaced by 0 and sets NaN where a row sees one (ck_masked)."""
+    inst = find_instance(_DTYPES[q.dtype], max(q.shape[-1], k.shape[-1]), variant(args, with_out_fp32), arch)
+    batch, seqlen_q, nheads, _ = q.shape
+    masked = ck_masked.is_masked(args)
+    v_run = ck_masked.finite_or_zero(v) if masked else v
+    o = torch.empty(q.shape[:-1] + v.shape[-1:], dtype=torch.float32 if inst.o_fp32 else q.dtype, device=q.device)
+    lse = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
+    a = ck_args.fwd_args(_tensor(q), _tensor(k), _tensor(v_run), _tensor(o), _tensor(lse),
+                         softmax_scale=args.softmax_scale, window_left=args.window_left,
+                         window_right=args.window_right, softcap=args.softcap)
+    _launch("fwd", inst, arch, a, q.device)
+    if masked:
+        ck_masked.poison_out(o, v, args)
+    if inst.o_fp32:
+        return o.to(q.dtype), lse, o
+    return o, lse, None
+
+
+def delta(dout: torch.Tensor, o: torch.Tensor) -> torch.Tensor:
+    """FlashAttention-2's D = rowsum(dO * O) in float32, in LSE's layout (batch, nheads, seqlen_q), contiguous:
+    what dq_dk_dv reads through ``d_ptr`` (CK's dot_do_o computes the same from O in the dtype). float64 inputs
+    (the CPU evaluation of the tests) keep float64."""
+    acc = torch.promote_types(torch.float32, o.dtype)
+    return (dout.to(acc) * o.to(acc)).sum(dim=-1).transpose(1, 2).contiguous()
+
+
+def backward(dout, q, k, v, out, lse, args: FwdArgs, arch: str, deterministic: bool = False, out_fp32=None):
     """Launch CK's backward instance: (dq, dk, dv) shaped like q, k, v (contiguous). ``lse`` is the forward's
-    natural-log LSE, float32 (batch, nheads, seqlen_q); ``dout`` any strides with a unit headdim stride."""
-    mod = load_module()
+    natural-log LSE, float32 (batch, nheads, seqlen_q); ``dout`` any strides with a unit headdim stride;
+    ``out_fp32`` the training forward's float32 O (D from it; without it D comes from ``out``, whose rounding
+    costs accuracy at large softmax_scale). A masked call hands CK finite K / V and restores the NaN pattern
+    (ck_masked)."""
     dtype = _DTYPES[q.dtype]
     inst = find_instance(dtype, max(q.shape[-1], k.shape[-1]), bwd_variant(deterministic), arch, kind="bwd")
     batch, seqlen_q, nheads, headdim = q.shape
@@ -131,20 +166,31 @@ def backward(dout, q, k, v, out, lse, args: FwdArgs, arch: str, deterministic: b
     buf = {n: (torch.zeros if b.zero else torch.empty)(b.shape, dtype=torch.float32, device=q.device)
            for n, b in work.items()}
     lse = lse.float().contiguous()
+    d = delta(dout, out_fp32 if out_fp32 is not None and out_fp32.numel() else out)
+    masked = ck_masked.is_masked(args)
+    k_run, v_run = k, v
+    if masked:
+        sees_bad = ck_masked.rows_seeing_bad(q, k, v, args)  # (batch, seqlen_q, nheads)
+        rows = sees_bad.transpose(1, 2)  # LSE's layout
+        lse = lse.masked_fill(rows, float("inf"))  # P = exp2(s - inf) = 0: those rows contribute nothing
+        d = d.masked_fill(rows, 0.0)  # finite: 0 * (dP - D) = 0
+        k_run, v_run = ck_masked.finite_or_zero(k), ck_masked.finite_or_zero(v)
     dq = torch.empty_like(q, memory_format=torch.contiguous_format)
     # CK writes dK / dV per query head: under GQA into (batch, seqlen_k, nheads, headdim), summed below
     dk_h = k.new_empty((batch, seqlen_k, nheads, k.shape[3]))
     dv_h = v.new_empty((batch, seqlen_k, nheads, v.shape[3]))
-    a = ck_args.bwd_args(_tensor(q), _tensor(k), _tensor(v), _tensor(out), _tensor(lse), _tensor(dout),
-                         _tensor(buf["d"]), _tensor(dq), _tensor(dk_h), _tensor(dv_h), _tensor(buf["dq_acc"]),
+    a = ck_args.bwd_args(_tensor(q), _tensor(k_run), _tensor(v_run), _tensor(out), _tensor(lse), _tensor(dout),
+                         _tensor(d), _tensor(dq), _tensor(dk_h), _tensor(dv_h), _tensor(buf["dq_acc"]),
                          softmax_scale=args.softmax_scale, window_left=args.window_left,
                          window_right=args.window_right, deterministic=deterministic)
-    with torch.cuda.device(q.device):
-        ms = mod.bwd(inst.name, ARCH_FAMILY[arch], vars(a), torch.cuda.current_stream(q.device).cuda_stream)
-    if ms < 0:
-        raise RuntimeError(f"backend 'ck': instance {inst.name} is not in this build of {MODULE} "
-                           f"(compiled: {', '.join(mod.compiled_archs())})")
-    return dq, reduce_gqa(dk_h, nheads_k), reduce_gqa(dv_h, nheads_k)
+    _launch("bwd", inst, arch, a, q.device)
+    if not masked:
+        return dq, reduce_gqa(dk_h, nheads_k), reduce_gqa(dv_h, nheads_k)
+    ck_masked.poison_grads(dq, dk_h, dv_h, sees_bad, args)
+    zero = torch.zeros((), dtype=k.dtype, device=k.device)
+    dk = torch.where(torch.isfinite(k), reduce_gqa(dk_h, nheads_k), zero)
+    dv = torch.where(torch.isfinite(v), reduce_gqa(dv_h, nheads_k), zero)
+    return dq, dk, dv
 
 
 def reduce_gqa(grad_per_qhead: torch.Tensor, nheads_k: int) -> torch.Tensor:

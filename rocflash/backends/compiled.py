@@ -456,21 +456,34 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
         for t in (dq, dk, dv):
             t.zero_()
         return dq, dk, dv
+    own = own_stats_scratch(q, lse, 2)
     stats = stats_from_lse(lse) if lse.dim() == 2 else lse
     delta = torch.empty(nheads, total_q, dtype=torch.float32, device=q.device)
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
     _fill_seq(p, q, k, seq)
-    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
+    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32, own_stats=own)
     del alibi
     return dq, dk, dv
 
 
-def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32=None, deterministic=True) -> None:
+def own_stats_scratch(q, stats, lse_dims: int):
+    """float32 inputs with the forward's own softmax statistics (not an LSE, e.g. context parallelism's merged
+    one: its rows span more keys than this launch sees): scratch like ``stats`` for the backward's own (m, 1/l),
+    which the dQ kernel recomputes with D = rowsum(P * dP) / rowsum(P) from its own S and dP
+    (hip_src/fmha_bwd_params.h ``bwd_stats``; rocflash.backends.sim.own_stats_pass says why). Else None."""
+    if q.dtype != torch.float32 or stats.dim() == lse_dims:
+        return None
+    return torch.empty(stats.shape, dtype=torch.float32, device=q.device)
+
+
+def _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32=None, deterministic=True,
+                own_stats=None) -> None:
     """The backward's output, statistics and stride fields of ``p`` (dense or varlen), then the launch (tile math
     under ``ROCFLASH_KERNEL``, recorded in :func:`last_kernels`). ``deterministic=False`` with the mma tile math:
     dQ added atomically by the dK/dV kernel into a zeroed float32 buffer, then scaled into dq (module docstring)."""
     fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32)
+    p.bwd_stats = own_stats.data_ptr() if own_stats is not None else 0
     math = forward_tile_math(mod.platform(), mod, q, p.aligned, BWD_KINDS)  # checked before launch
     atomic = not deterministic and math == "mma"
     with _device_of(q):
@@ -513,12 +526,14 @@ def stats_from_lse(lse: torch.Tensor) -> torch.Tensor:
 
 
 def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=None, deterministic: bool = True):
-    """Launch the compiled backward (preprocess, dK/dV, dQ): returns (dq, dk, dv) shaped like q, k, v.
+    """Launch the compiled backward (preprocess, dK/dV, dQ; float32 inputs with the forward's stats: dQ with its
+    statistics pass, then dK/dV, ``own_stats_scratch``): returns (dq, dk, dv) shaped like q, k, v.
     ``stats`` is the forward's (``forward(..., with_stats=True)``: float32 (batch, nheads, seqlen_q, 2)) or a
     natural-log LSE float32 (batch, nheads, seqlen_q) (e.g. one merged over key blocks by context parallelism),
     turned into stats by ``stats_from_lse``; ``dout`` may have any strides with a contiguous last dimension.
     ``out_fp32``: the forward's float32 O (``forward(..., with_out_fp32=True)``), or None / empty: D from out.
     ``deterministic=False``: dQ added atomically where the tensor-core backward runs (module docstring)."""
+    own = own_stats_scratch(q, stats, 3)
     if stats.dim() == 3:
         stats = stats_from_lse(stats)
     mod = load_module(platform)
@@ -527,7 +542,7 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=N
     delta = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
-    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32, deterministic)
+    _launch_bwd(mod, p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32, deterministic, own)
     del alibi
     return dq, dk, dv
 

@@ -24,15 +24,49 @@ def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | Non
 
     Masked keys contribute exactly nothing: NaN or inf in a K or V row that a query row cannot see changes
     neither that row's output nor any gradient of it. The products run on K and V with their non-finite
-    elements replaced by 0 (a select), and a row that sees a non-finite K or V element is multiplied by NaN
-    afterwards, so NaN in visible inputs still gives NaN (out and gradients of the row; its LSE, a function of
-    Q.K^T alone, only for a non-finite visible K element, as in the kernels).
+    elements replaced by 0 (a select); visible non-finite elements then poison exactly what IEEE arithmetic
+    through FlashAttention's formulas poisons in the fused kernels (rocflash.flash_attn_func's docstring,
+    "NaN semantics"): a row that sees a non-finite K element gets NaN P (out, LSE, and the dV of every key it
+    sees), a row that sees a non-finite V element in column c gets NaN in out[:, c]; either makes the row's dP
+    NaN (its dq, and the dk of every key it sees). dV = P^T dO never reads V: a non-finite V element leaves dv
+    finite.
     P is exp(S - max) / sum, normalised in ``compute_dtype`` (not exp(S - LSE), whose rounding of a large
     LSE would put rows off by up to |LSE| * eps).
     """
     parts = _Parts(q, k, v, args, compute_dtype)
-    out = torch.matmul(parts.probs.to(parts.vc.dtype), parts.vc) * parts.out_poison
+    p = parts.probs + parts.p_poison  # NaN P where a row sees a non-finite K element (its visible keys)
+    # dP = dO.V^T is NaN on rows that see a non-finite K or V element (their V is 0 here: poison the gradient)
+    p = _PoisonGrad.apply(p, parts.sees_bad.unsqueeze(-1))
+    out = torch.matmul(p.to(parts.vc.dtype), parts.vc) + parts.out_poison  # no gradient through the V poison
     return out.transpose(1, 2).to(q.dtype).contiguous(), (parts.lse * parts.lse_poison).to(torch.float32)
+
+
+class _FiniteOrZero(torch.autograd.Function):
+    """x with its non-finite elements 0 (the select that keeps them out of masked products); the gradient passes
+    through unchanged, so a non-finite element's own gradient is what the kernels give it (NaN for a K element
+    its rows see, P^T dO for a V element), not the 0 of torch.where's backward."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return torch.where(torch.isfinite(x), x, torch.zeros((), dtype=x.dtype, device=x.device))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class _PoisonGrad(torch.autograd.Function):
+    """Identity forward; the backward sets the gradient to NaN where ``bad`` (broadcast) holds (differentiable)."""
+
+    @staticmethod
+    def forward(ctx, x, bad):
+        ctx.save_for_backward(bad)
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (bad,) = ctx.saved_tensors
+        return torch.where(bad, torch.full((), float("nan"), dtype=grad.dtype, device=grad.device), grad), None
 
 
 class _Parts:
@@ -49,7 +83,7 @@ class _Parts:
         def finite_part(x):  # (b, sk, hk, d) -> (b, h, sk, d) with non-finite elements 0; (b, h, sk) "row had any"
             x = x.transpose(1, 2)
             ok = torch.isfinite(x)
-            clean = torch.where(ok, x, torch.zeros((), dtype=x.dtype, device=x.device)).to(compute_dtype)
+            clean = _FiniteOrZero.apply(x).to(compute_dtype)
             return clean.repeat_interleave(group, dim=1), (~ok).any(dim=-1).repeat_interleave(group, dim=1), ok
 
         self.kc, k_bad, self.k_ok = finite_part(k)
@@ -87,8 +121,11 @@ class _Parts:
         v_bad_cols = (~self.v_ok).repeat_interleave(group, dim=1).to(compute_dtype)  # (b, h, sk, d)
         sees_bad_v = torch.matmul(vis, v_bad_cols) > 0  # (b, h, sq, d)
         self.sees_bad = sees_bad_k | sees_bad_v.any(dim=-1)
+        self.sees_bad_k = sees_bad_k
         self.lse_poison = torch.where(sees_bad_k, nan, one)
-        self.out_poison = torch.where(sees_bad_k.unsqueeze(-1) | sees_bad_v, nan, one)
+        zero = torch.zeros((), dtype=compute_dtype, device=q.device)
+        self.p_poison = torch.where(sees_bad_k.unsqueeze(-1) & visible, nan, zero)  # (b, h, sq, sk), added to P
+        self.out_poison = torch.where(sees_bad_v, nan, zero)  # (b, h, sq, d), added to out
 
 def explicit_backward(q, k, v, dout, args: FwdArgs, out=None, lse=None):
     """(dq, dk, dv) of ``attention_reference`` (compute dtype fp32, fp64 for fp64 inputs) written out
@@ -100,9 +137,10 @@ def explicit_backward(q, k, v, dout, args: FwdArgs, out=None, lse=None):
 
     Without ``out``/``lse``: P is this problem's softmax and D = rowsum(P * dP). With them (ring attention
     passes each key block the global O and LSE): P = exp(S - LSE) and D = rowsum(dO * O), so the result is this
-    block's share of the gradients. Masked entries contribute exactly nothing (selects, not products with 0):
-    a non-finite K/V element gets gradient 0 and reaches only the rows that see it (their dq NaN) and, through
-    those rows, the dk/dv of the keys they see.
+    block's share of the gradients. Masked entries contribute exactly nothing (selects, not products with 0); a
+    visible non-finite K or V element makes dq NaN on the rows that see it and dk NaN on every key those rows
+    see; a non-finite K element also makes dv NaN on every key its rows see (their P is NaN), a non-finite V
+    element leaves dv finite (the NaN semantics of ``attention_reference``, as the fused kernels compute).
     """
     parts = _Parts(q, k, v, args, None)
     acc = parts.compute_dtype
@@ -126,23 +164,23 @@ def explicit_backward(q, k, v, dout, args: FwdArgs, out=None, lse=None):
         ds = ds * (1 - parts.tanh * parts.tanh)
     dq = torch.matmul(ds, parts.kc) * args.softmax_scale
     dk = torch.matmul(ds.transpose(-1, -2), parts.qc) * args.softmax_scale
-    # NaN where a non-finite input is visible: rows that see one (dq), keys those rows see (dk, dv)
+    # NaN where a non-finite input is visible: rows that see one (dq), keys those rows see (dk); keys that rows
+    # seeing a non-finite K element see (dv: those rows' P is NaN)
     nan = torch.full((), float("nan"), dtype=acc, device=q.device)
     dq = torch.where(parts.sees_bad.unsqueeze(-1), nan, dq)
-    keys_hit = torch.matmul(parts.sees_bad.to(acc).unsqueeze(-2), visible.to(acc)).squeeze(-2) > 0  # (b, h, sk)
+    vis = visible.to(acc)
+    keys_hit = torch.matmul(parts.sees_bad.to(acc).unsqueeze(-2), vis).squeeze(-2) > 0  # (b, h, sk)
+    keys_hit_k = torch.matmul(parts.sees_bad_k.to(acc).unsqueeze(-2), vis).squeeze(-2) > 0
     dk = torch.where(keys_hit.unsqueeze(-1), nan, dk)
-    dv = torch.where(keys_hit.unsqueeze(-1), nan, dv)
+    dv = torch.where(keys_hit_k.unsqueeze(-1), nan, dv)
 
-    def finish(x, heads, ok=None):  # (b, h, s, d) -> (b, s, heads, d), GQA groups summed, 0 at non-finite inputs
+    def finish(x, heads):  # (b, h, s, d) -> (b, s, heads, d), GQA groups summed
         if heads != x.shape[1]:
             x = x.view(x.shape[0], heads, parts.group, *x.shape[2:]).sum(dim=2)
-        x = x.transpose(1, 2)
-        if ok is not None:
-            x = torch.where(ok.transpose(1, 2), x, torch.zeros((), dtype=x.dtype, device=x.device))
-        return x.to(q.dtype).contiguous()
+        return x.transpose(1, 2).to(q.dtype).contiguous()
 
     nheads_k = k.shape[2]
-    return finish(dq, q.shape[2]), finish(dk, nheads_k, parts.k_ok), finish(dv, nheads_k, parts.v_ok)
+    return finish(dq, q.shape[2]), finish(dk, nheads_k), finish(dv, nheads_k)
 
 
 def forward(q, k, v, args: FwdArgs):

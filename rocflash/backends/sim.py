@@ -17,7 +17,10 @@ Forward (hip_src/fmha_fwd_kernel.h)::
 
 Backward (hip_src/fmha_bwd_kernel.h)::
 
-    D = rowsum(dO * O)
+    D = rowsum(dO * O)            (float32 / float64 inputs with the forward's stats: the dQ kernel's statistics
+                                   pass instead, launched first: m, l by the forward's recurrence on the backward's
+                                   own S and D = rowsum(P * dP) * (1/l); S and dP correctly rounded here, the same
+                                   bits in every pass, as the kernels' fixed per-element order; own_stats_pass)
     P = exp2(S2 - m) * (1/l)      (the forward's final row max and 1/l; 0 where masked, and for rows with l = 0)
     dS = P * (dP - D) * g,  dP = dO . V^T,  g = 1 or 1 - tanh^2 (softcap)
     dK/dV kernel, per key block and query tile:  dV += round(P)^T . dO,  dK += round(dS)^T . Q
@@ -293,6 +296,29 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     return res
 
 
+def own_stats_pass(dtype: torch.dtype) -> bool:
+    """Whether the backward recomputes the softmax statistics and D itself (float32 inputs; float64 in the sim):
+    the fp32 dQ kernel's first pass runs the forward's recurrence on its own S bits (row max m, l = rowsum(P)) and
+    D = rowsum(P * dP) / l from its own dP; both gradient kernels then use these (m, 1/l, D), not the forward's
+    statistics and the preprocess's D = rowsum(dO * O) (hip_src/fmha_bwd_kernel.h ``own_row_stats``).
+
+    Why: where a row's softmax is one-hot (every other key's exp2 underflows: large |softmax_scale| * |q| |k|,
+    e.g. headdim 256 at softmax_scale 50), eager float32 attention's softmax backward gives dS = 0 exactly
+    (P = 1 and D = that same dP), so its error there is 0 and FlashAttention's rule allows only the 1e-3 term.
+    FlashAttention-2's D = rowsum(dO * O) is that dP as another dot product (O = V_j): it differs by its rounding,
+    about 2^-24 * |dO| |V|, and P from the forward's statistics is exp2 of the forward's S bits minus the
+    backward's (1 + |S2| * 2^-24 off); dQ and dK carry both times softmax_scale * |K| (|Q|): measured on the sim,
+    fp32 headdim 256 left the rule at softmax_scale 50 (3.5x) and 100 (3.0x). With the own statistics the row's
+    P is exp2(0) * 1 = 1 and D is its dP bit for bit: dS = 0 as in eager. Other rows: D = rowsum(P * dP) /
+    rowsum(P) with the P the gradient kernels use, so rowsum(dS) cancels to rounding. 16-bit inputs keep the
+    forward's statistics and D from its float32 O (their eager baseline's error, from the 16-bit softmax, is
+    orders of magnitude larger). Cost: the fp32 dQ kernel walks its key tiles twice (S and dP again, no dQ
+    product); the preprocess is not launched. Only with the forward's own statistics (the dense and varlen
+    autograd backward): a backward from an LSE (context parallelism's, merged over key blocks this launch
+    does not see) keeps P = exp(S - LSE) and the D it is given."""
+    return dtype in (torch.float32, torch.float64)
+
+
 def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None,
              stats=None, out_fp32=None):
     """Simulate the backward launches (preprocess, dK/dV kernel, dQ kernel).
@@ -307,6 +333,9 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     pb = _Problem(q, k, v, args, "bwd_dkdv", target)
     dev, acc = pb.device, pb.acc
     qf, kf, vf, dof = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group), pb.prep(dout)
+    # float32 inputs (float64 too: the fp32 kernel in fp64 arithmetic) with the forward's own stats: the dQ kernel's
+    # statistics pass recomputes (m, 1/l) and D below (own_stats_pass); else the preprocess's D = rowsum(dO * O)
+    own_stats = stats is not None and own_stats_pass(q.dtype)
     o_d = out if out_fp32 is None or out_fp32.numel() == 0 else out_fp32
     delta = (dout.to(acc) * o_d.to(acc)).sum(-1).transpose(1, 2)  # (b, h, sq): the preprocess kernel
     if stats is None:  # from the LSE: m = LSE * log2(e), 1/l = 1
@@ -318,28 +347,74 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     inv_l = torch.where(torch.isneginf(row_max), torch.zeros_like(inv_l), inv_l)
     row_max = torch.where(torch.isneginf(row_max), torch.full_like(row_max, float("inf")), row_max)
 
+    wide = {}  # id(tile tensor) -> (tensor, its fp64 transpose), for exact_dot
+
+    def exact_dot(a, b, k_tiles):
+        """a . b[tile]^T per pair. float32 inputs: each element the correctly rounded dot product (fp64, rounded
+        once), the same bits whatever the tile shapes, as the kernels' fixed per-element order gives the dK/dV
+        kernel, the dQ kernel and its statistics pass (torch's float32 matmul rounds differently for different
+        shapes: S a few ulps apart between passes moves P = exp2(S2 - m) off 1 at large softmax_scale)."""
+        if pb.dtype != torch.float32:
+            return _matmul(a, b.transpose(-1, -2), k_tiles)
+        if id(b) not in wide:  # each K / V tile tensor converted once per launch, not once per step
+            wide[id(b)] = (b, b.double().transpose(-1, -2))
+        return _matmul(a.double(), wide[id(b)][1], k_tiles).float()
+
     def row_stats(bm):  # (b, h, blocks, Br) each: m (+inf past seqlen_q), 1/l and D (0 past seqlen_q)
         n_blocks = -(-pb.seqlen_q // bm)
         pad = (0, n_blocks * bm - pb.seqlen_q)
         return [F.pad(x, pad, value=fill).view(pb.batch, pb.nheads, n_blocks, bm)
                 for x, fill in ((row_max, float("inf")), (inv_l, 0.0), (delta, 0.0))]
 
-    def tile_grads(cfg, stat, qt, dot, kt, vt, q_blocks, k_tiles):
+    def tile_grads(cfg, stat, qt, dot, kt, vt, q_blocks, k_tiles, stats_pass=False):
         """P and dS of the pairs (query tile q_blocks[i], key tile k_tiles[i]), rounded to the element type as
-        the kernels store them, and the pairs (_Tiles)."""
+        the kernels store them, and the pairs (_Tiles). ``stats_pass``: the fp32 dQ kernel's statistics pass
+        instead: (S2 with masked entries -inf, dP) of the pairs."""
         bm, bn = cfg.block_m, cfg.block_n
         masked = [pb.rule.tile_needs_mask(i * bm, min(i * bm + bm, pb.seqlen_q), t * bn, bn)
                   for i, t in zip(q_blocks, k_tiles)]
         pairs = _Tiles(pb, [i * bm for i in q_blocks], [t * bn for t in k_tiles], bm, bn, masked)
         q_tile, do_tile = _pick(qt, q_blocks), _pick(dot, q_blocks)
-        s2, g = pairs.scores_log2(pb, _matmul(q_tile, kt.transpose(-1, -2), k_tiles))
+        s2, g = pairs.scores_log2(pb, exact_dot(q_tile, kt, k_tiles))
+        dp = exact_dot(do_tile, vt, k_tiles)
+        if stats_pass:
+            return (s2 if pairs.keep is None else torch.where(pairs.keep, s2, float("-inf"))), dp
         m_t, inv_l_t, delta_t = (_pick(x, q_blocks).unsqueeze(-1) for x in stat)
         p = torch.exp2(s2 - m_t) * inv_l_t
-        ds = p * (_matmul(do_tile, vt.transpose(-1, -2), k_tiles) - delta_t) * g
+        ds = p * (dp - delta_t) * g
         if pairs.keep is not None:  # selects: S and dP of a masked key may be NaN (its K or V row), 0 * NaN = NaN
             p = torch.where(pairs.keep, p, torch.zeros_like(p))
             ds = torch.where(pairs.keep, ds, torch.zeros_like(ds))
         return pb.round(p), pb.round(ds), pairs, (q_tile, do_tile)
+
+    if own_stats:  # the fp32 dQ kernel's statistics pass (hip_src/fmha_bwd_kernel.h own_row_stats), first
+        cfg = select_config("bwd_dq", target, _DTYPE_NAMES[q.dtype], pb.headdim)
+        bm, bn = cfg.block_m, cfg.block_n
+        n_qblocks, n_ktiles = -(-pb.seqlen_q // bm), -(-pb.seqlen_k // bn)
+        pad = [F.pad(x[..., :pb.headdim], (0, cfg.headdim - pb.headdim)) for x in (qf, kf, vf, dof)]
+        qt, dot = _tiles(pad[0], bm, n_qblocks), _tiles(pad[3], bm, n_qblocks)
+        kt, vt = _tiles(pad[1], bn, n_ktiles), _tiles(pad[2], bn, n_ktiles)
+        ranges = [pb.rule.key_tile_range(i * bm, min(i * bm + bm, pb.seqlen_q), bn) for i in range(n_qblocks)]
+        ranges = [r if r[0] < r[1] else (0, 0) for r in ranges]
+        shape = (pb.batch, pb.nheads, n_qblocks, bm)
+        m = torch.full(shape, float("-inf"), dtype=acc, device=dev)
+        l, d = torch.zeros(shape, dtype=acc, device=dev), torch.zeros(shape, dtype=acc, device=dev)
+        for blocks, tiles in _schedule(ranges):
+            x, dp = tile_grads(cfg, None, qt, dot, kt, vt, blocks, tiles, stats_pass=True)
+            m_old, l_old, d_old = (_pick(t, blocks) for t in (m, l, d))
+            # the kernel's rf_max (fmax): a NaN score is not a maximum; its exp2 is NaN and poisons l
+            m_new = torch.fmax(m_old, x.nan_to_num(nan=float("-inf")).amax(-1))
+            base = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
+            e = torch.exp2(x - base.unsqueeze(-1))
+            alpha = torch.exp2(m_old - base)
+            pdp = torch.where(torch.isneginf(x), torch.zeros_like(e), e * dp)  # select: a masked key's dP may be NaN
+            _put(m, blocks, m_new)
+            _put(l, blocks, l_old * alpha + e.sum(-1))
+            _put(d, blocks, d_old * alpha + pdp.sum(-1))
+        m, l, d = (t.reshape(pb.batch, pb.nheads, n_qblocks * bm)[:, :, :pb.seqlen_q] for t in (m, l, d))
+        row_max = torch.where(torch.isneginf(m), torch.full_like(m, float("inf")), m)
+        inv_l = torch.where(l == 0, torch.zeros_like(l), 1 / l)
+        delta = d * inv_l  # the kernel: D = rowsum(P * dP) * (1/l)
 
     # dK/dV kernel: per key block, every query head of the group, the query tiles that see the keys
     cfg = pb.cfg

@@ -21,9 +21,10 @@ CK semantics used here (CK 1.2.0, include/ck_tile/ops/fmha/kernel/fmha_fwd_kerne
 
 Backward (CK 1.2.0, kernel/fmha_bwd_kernel.hpp, pipeline/block_fmha_bwd_dq_dk_dv_pipeline_kr_ktr_vr.hpp,
 block_fmha_bwd_dot_do_o.hpp, block_fmha_bwd_convert_dq.hpp; :func:`bwd_args`, :func:`bwd_workspace`):
-- dot_do_o: ``D[i] = p_undrop * sum_d dO[i, d] * O[i, d]`` into ``d_ptr``, which shares LSE's layout
-  (``nhead_stride_lsed``, ``batch_stride_lsed``; group mode: row offset seqstart_q[b]). ``p_undrop`` must be 1
-  without dropout (a value-initialised struct has 0: D = 0, wrong dQ and dK).
+- D: ``D[i] = sum_d dO[i, d] * O[i, d]`` (float32) at ``d_ptr``, which shares LSE's layout
+  (``nhead_stride_lsed``, ``batch_stride_lsed``; group mode: row offset seqstart_q[b]). rocflash's instances do
+  not launch CK's dot_do_o (which writes ``p_undrop`` * that sum from O in the dtype): the ck backend writes D
+  from the training forward's float32 O before dq_dk_dv. ``p_undrop`` stays 1 (no dropout).
 - dq_dk_dv: one block per (bn0 keys, query head, batch); ``P = exp2(scale*log2e * q.k - log2e * LSE)`` with
   LSE = -inf read as 0 (masked instances), masked (i, j) set to -inf first; dV = P^T dO, dP = dO V^T,
   dS = P * (dP - D), dK = scale * dS^T Q, dQ += scale * dS K. K and V are read at head h / (nhead_q / nhead_k)
@@ -216,7 +217,7 @@ class FmhaBwdArgs:
     o_ptr: int
     lse_ptr: int
     do_ptr: int
-    d_ptr: int  # float32, LSE's layout: written by dot_do_o, read by dq_dk_dv
+    d_ptr: int  # float32, LSE's layout: D = rowsum(dO * O), written by the caller, read by dq_dk_dv
     dq_ptr: int
     dk_ptr: int  # nhead_q heads (GQA: summed over each group afterwards)
     dv_ptr: int
@@ -226,7 +227,7 @@ class FmhaBwdArgs:
     seqlen_q: int
     seqlen_k: int
     batch: int
-    max_seqlen_q: int  # grid of dot_do_o / convert_dq
+    max_seqlen_q: int  # grid of convert_dq
     max_seqlen_k: int  # grid of dq_dk_dv
     hdim_q: int
     hdim_v: int
@@ -267,7 +268,7 @@ class FmhaBwdArgs:
     window_size_right: int
     mask_type: int
     p_drop: float = 0.0
-    p_undrop: float = 1.0  # D is scaled by it: must be 1 - p_drop, i.e. 1 here
+    p_undrop: float = 1.0  # 1 - p_drop: 1 here (CK's dot_do_o, not launched, would scale D by it)
 
     @property
     def group_mode(self) -> bool:
@@ -290,15 +291,13 @@ def dq_acc_splits(max_seqlen_k: int, bn0: int, deterministic: bool) -> int:
 
 def bwd_workspace(*, batch: int, nhead_q: int, seqlen_q: int, hdim_q: int, max_seqlen_k: int, bn0: int,
                   deterministic: bool, total_q: int | None = None) -> dict[str, Buffer]:
-    """The float32 buffers of one backward call: ``d`` (LSE's layout: batch mode (batch, nhead_q, seqlen_q),
-    group mode (nhead_q, total_q)) and ``dq_acc`` (batch mode (batch, nhead_q, splits, seqlen_q, hdim_q), group
-    mode (nhead_q, splits, total_q, hdim_q); zeroed: CK adds into it, or sets only the rows a key tile visits).
-    ``total_q`` given = group mode."""
+    """The float32 workspace of one backward call: ``dq_acc`` (batch mode (batch, nhead_q, splits, seqlen_q,
+    hdim_q), group mode (nhead_q, splits, total_q, hdim_q); zeroed: CK adds into it, or sets only the rows a key
+    tile visits). ``total_q`` given = group mode. D (LSE's layout) is the caller's (see the module docstring)."""
     splits = dq_acc_splits(max_seqlen_k, bn0, deterministic)
     if total_q is not None:
-        return {"d": Buffer((nhead_q, total_q), False), "dq_acc": Buffer((nhead_q, splits, total_q, hdim_q), True)}
-    return {"d": Buffer((batch, nhead_q, seqlen_q), False),
-            "dq_acc": Buffer((batch, nhead_q, splits, seqlen_q, hdim_q), True)}
+        return {"dq_acc": Buffer((nhead_q, splits, total_q, hdim_q), True)}
+    return {"dq_acc": Buffer((batch, nhead_q, splits, seqlen_q, hdim_q), True)}
 
 
 def bwd_args(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, do: Tensor, d: Tensor, dq: Tensor,
@@ -308,8 +307,8 @@ def bwd_args(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, do: Tensor
              max_seqlen_k: int | None = None) -> FmhaBwdArgs:
     """The ``fmha_bwd_args`` of one backward call (the forward's layouts: see :func:`fwd_args`).
 
-    do, dq like q; dk, dv like k but with nhead_q heads (CK writes them per query head); lse and d float32 of
-    one layout (batch mode (batch, nheads, seqlen_q), group mode (nheads, total_q)); dq_acc float32 of
+    do, dq like q; dk, dv like k but with nhead_q heads (CK writes them per query head); lse and d (D =
+    rowsum(dO * O), filled by the caller) float32 of one layout (batch mode (batch, nheads, seqlen_q), group mode (nheads, total_q)); dq_acc float32 of
     :func:`bwd_workspace`'s shape. Group mode (cu_seqlens given) needs max_seqlen_q and max_seqlen_k; there
     dq_dk_dv returns at once for a sequence without queries, so the dK / dV rows of its keys are never
     written: allocate dk and dv zeroed in group mode.

@@ -20,8 +20,12 @@ from ..targets import CK_ARCHS
 CK_CONFIG_FILE = "ck_fmha.toml"
 CK_DTYPES = ("fp16", "bf16")
 HDIM_BUCKETS = (32, 64, 128, 256)
-# fwd variant -> (group mode, logits soft-cap). Every instance stores LSE and takes the generic runtime mask.
-VARIANTS = {"batch": (False, False), "group": (True, False), "softcap": (False, True)}
+# fwd variant -> (group mode, logits soft-cap, O in float32). Every instance stores LSE and takes the generic
+# runtime mask. batch_o32: the training forward (a gradient will be asked for) writes O in float32 (CK's
+# ODataType = float): the backward's D = rowsum(dO * O) is computed from it (rocflash.backends.ck), and out is
+# that O rounded to the dtype.
+VARIANTS = {"batch": (False, False, False), "group": (True, False, False), "softcap": (False, True, False),
+            "batch_o32": (False, False, True)}
 # bwd variant -> (group mode, deterministic). CK's backward has no soft-cap (fmha_bwd_args has no such field).
 # deterministic: dQ accumulated per key tile into its own slice of dq_acc and summed in a fixed order by
 # convert_dq; otherwise atomically added (flash-attn's deterministic=False).
@@ -55,6 +59,11 @@ class CkInstance:
     @property
     def softcap(self) -> bool:
         return self.kind == "fwd" and VARIANTS[self.variant][1]
+
+    @property
+    def o_fp32(self) -> bool:
+        """A forward instance that writes O in float32 (the training forward), not in its dtype."""
+        return self.kind == "fwd" and VARIANTS[self.variant][2]
 
     @property
     def deterministic(self) -> bool:

@@ -203,7 +203,8 @@ def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, wi
     stats: the forward's softmax statistics (``run_forward(..., with_stats=True)``); when None they are
     derived from ``lse`` as the compiled backend does (rocflash.backends.compiled.stats_from_lse), if the
     params struct has that field. out_fp32: the forward's float32 O (info["out_fp32"]): the preprocess computes
-    D from it (None: from out).
+    D from it (None: from out). float32 inputs with ``stats`` run as the compiled backend launches them: the dQ
+    kernel's statistics pass (p.bwd_stats) first, then dK/dV, no preprocess.
     """
     dtype = DTYPES[q.dtype][0]
     batch, seqlen_q, nheads, headdim = q.shape
@@ -234,8 +235,24 @@ def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, wi
         p.update(_strides(name, t))
     p["aligned"] = bool(aligned)
     _dense_seq(layout, p, batch, nheads, seqlen_q)
+    # float32 with the forward's own statistics: the dQ kernel's statistics pass first (fmha_api.hip fmha_bwd,
+    # compiled.own_stats_scratch), then dK/dV reading the statistics and D it wrote; no preprocess
+    own = dtype == "fp32" and stats is not None and stats.dim() == 4 and "bwd_stats" in layout.fields
+    if own:
+        own_stats = _nan_like(q, (batch, nheads, seqlen_q, 2), torch.float32)
+        addr["bwd_stats"] = p["bwd_stats"] = _put(mem, own_stats)
     kernarg = layout.pack(p)
     info = {"zero_fields": sorted(set(layout.fields) - set(p))}
+    if own:
+        dqk = kernel_image("bwd_dq", dtype, headdim, bool(aligned))
+        info["bwd_dq"] = _launch(dqk, mem, kernarg, -(-seqlen_q // dqk.config.block_m) * nheads * batch, None, order)
+        dkdv = kernel_image("bwd_dkdv", dtype, headdim, bool(aligned))
+        kernarg2 = layout.pack({**p, "softmax_stats": addr["bwd_stats"], "bwd_stats": 0})
+        info["bwd_dkdv"] = _launch(dkdv, mem, kernarg2, -(-seqlen_k // dkdv.config.block_n) * nheads_k * batch, None,
+                                   order)
+        info["kernels"] = (dqk.config.kernel_name(bool(aligned)) + " (statistics pass)",
+                           dkdv.config.kernel_name(bool(aligned)))
+        return _get(mem, addr["dq"], dq), _get(mem, addr["dk"], dk), _get(mem, addr["dv"], dv), info
     pre = preprocess_image(dtype)
     rows_per_block = 256 // 16  # launch_fmha_bwd_preprocess: 256 threads, 16 lanes per row
     info["preprocess"] = Launcher(pre.program, mem).launch(

@@ -202,10 +202,27 @@ def run_backward_seq(q, k, v, out, lse, dout, args: FwdArgs, seq: SeqArgs, align
     compiled.fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv)
     if aligned is not None:
         p.aligned = bool(aligned)
+    # float32 with the forward's statistics: the dQ kernel's statistics pass, then dK/dV (compiled.own_stats_scratch)
+    own = compiled.own_stats_scratch(q, lse, 2) if "bwd_stats" in params_layout("rf::FmhaBwdParams").fields else None
+    if own is not None:
+        own.fill_(float("nan"))
+        p.bwd_stats = own.data_ptr()
     m = _Memory()
-    m.put(q, k, v, out, dout, stats, delta, dq, dk, dv, alibi, seq.cu_seqlens_q, seq.cu_seqlens_k)
+    m.put(q, k, v, out, dout, stats, delta, dq, dk, dv, alibi, seq.cu_seqlens_q, seq.cu_seqlens_k, own)
     kernarg, zero = m.kernarg("rf::FmhaBwdParams", p)
     info["zero_fields"] = zero
+    if own is not None:
+        for kind in ("bwd_dq", "bwd_dkdv"):
+            img = kernel_image(kind, dtype, headdim, p.aligned)
+            c = img.config
+            blocks = (-(-p.seqlen_k // c.block_n) * p.nheads_k if kind == "bwd_dkdv"
+                      else -(-p.seqlen_q // c.block_m) * p.nheads) * p.batch
+            if kind == "bwd_dkdv":  # reads the statistics the dQ kernel wrote, as fmha_api.hip launches it
+                p.softmax_stats, p.bwd_stats = own.data_ptr(), 0
+                kernarg, _ = m.kernarg("rf::FmhaBwdParams", p)
+            info["stats"].append(_launch(img, m.mem, kernarg, blocks, c.threads, order))
+            info["kernels"].append(c.kernel_name(p.aligned) + (" (statistics pass)" if kind == "bwd_dq" else ""))
+        return m.get(dq), m.get(dk), m.get(dv), info
     # The preprocess walks (batch, head, row) in the LSE layout: varlen rows are one (1, nheads, total_q) batch.
     flat = ParamsMirror()
     flat.values.update(p.values, batch=1, seqlen_q=p.seq_total_q)

@@ -14,9 +14,10 @@ The device bitcode is linked (``--rocm-device-lib-path``): ``-nogpulib`` would l
 kernels and inflate the register numbers.
 
 Invariants (each a violation when broken): wave64; at least one kernel per (file, arch) (a CK file whose arch
-guard does not match compiles to nothing, silently), and a backward file holds its three kernels (dot_do_o,
-dq_dk_dv, convert_dq); the main loop of the forward and dq_dk_dv kernels issues ``v_mfma`` (dot_do_o and
-convert_dq are elementwise row reductions: no matrix product, no MFMA); LDS per block within the arch's limit
+guard does not match compiles to nothing, silently), and a backward file holds its two kernels (dq_dk_dv,
+convert_dq; D comes from the ck backend, CK's dot_do_o is not built); the main loop of the forward and dq_dk_dv
+kernels issues ``v_mfma`` (convert_dq is an elementwise row sum: no matrix product, no MFMA); LDS per block
+within the arch's limit
 (64 KiB, 160 KiB on gfx950). Reported, not checked here: VGPR/AGPR counts, scratch bytes and VGPR spills
 (upstream clang spills where AMD's ROCm compiler may not: these numbers are a compile check, not a prediction of
 ROCm's code or speed; tests/test_ck_isa.py holds the known spills to a strict list).
@@ -43,8 +44,7 @@ from .compile import CompiledFile, _cache_key, require_python_deps
 
 CK_KIND = "ck_fwd"
 # kernel kinds of a backward instance, recognised by CK's kernel class in the mangled symbol
-CK_BWD_KINDS = {"FmhaBwdOGradDotOKernel": "ck_bwd_dot_do_o", "FmhaBwdDQDKDVKernel": "ck_bwd_dq_dk_dv",
-                "FmhaBwdConvertQGradKernel": "ck_bwd_convert_dq"}
+CK_BWD_KINDS = {"FmhaBwdDQDKDVKernel": "ck_bwd_dq_dk_dv", "FmhaBwdConvertQGradKernel": "ck_bwd_convert_dq"}
 CK_MFMA_KINDS = (CK_KIND, "ck_bwd_dq_dk_dv")  # the kernels built around matrix products
 CK_DEFAULT_ARCHS = ("gfx90a", "gfx942")
 CK_CLANG_VERSIONS = (22, 21, 20)
@@ -169,8 +169,8 @@ class CkAuditRun:
             if name.startswith("rocflash_ck_bwd_") and n:
                 kinds = sorted(a.kind for a in self.kernels if a.name == name and a.arch == base_arch(arch))
                 if kinds != sorted(CK_BWD_KINDS.values()):
-                    out.append(f"{name} [{arch}]: a backward file must hold dot_do_o, dq_dk_dv and convert_dq "
-                               f"once each, got {kinds}")
+                    out.append(f"{name} [{arch}]: a backward file must hold dq_dk_dv and convert_dq once each "
+                               f"(and no dot_do_o), got {kinds}")
         return out + [v for a in self.kernels for v in ck_checks(a)]
 
 
@@ -240,12 +240,12 @@ def format_ck_markdown(run: CkAuditRun, command: str) -> str:
              f"- {len(run.files)} (instance, arch) files, {len(run.kernels)} kernels; wall {run.wall_seconds:.1f} s on "
              f"{os.cpu_count()} cores ({run.jobs} jobs), {run.compiled} compiles ({run.compile_seconds:.1f} s of "
              f"compiler time), {run.cached} from the cache", "",
-             "## Invariants (wave64, >= 1 kernel per file and the 3 backward kernels per backward file, v_mfma in "
+             "## Invariants (wave64, >= 1 kernel per file and the 2 backward kernels per backward file, v_mfma in "
              "the main loop of fwd and dq_dk_dv, LDS within the arch's limit)", "",
              "All invariants hold." if not violations else f"{len(violations)} violations:", "",
              *[f"- {v}" for v in violations], "", "## Tables", "",
              "Counts are `main loop/whole kernel`. VGPR is the unified VGPR+AGPR count on gfx90a+. W/SIMD = waves "
-             "per SIMD from VGPRs and LDS. kernel: fwd, or the backward's dot_do_o (D = rowsum(dO * O)), "
+             "per SIMD from VGPRs and LDS. kernel: fwd, or the backward's "
              "dq_dk_dv, convert_dq (dQ from the fp32 dq_acc).", "",
              *(["## Compile wall seconds per instance file (this run; 0 = from the cache)", "",
                 "| instance | " + " | ".join(run.archs) + " |", "|---|" + "---|" * len(run.archs),

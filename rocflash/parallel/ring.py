@@ -10,9 +10,11 @@ softmax"; the ring form: Liu et al. 2023, "Ring Attention with Blockwise Transfo
     O   = exp(LSE_a - LSE) * O_a + exp(LSE_b - LSE) * O_b
 
 The backward is FlashAttention-2's (Dao 2023): every block runs the backend's fused backward with the GLOBAL O
-and LSE, so P = exp(S - LSE) is already the final probability and D = rowsum(dO * O) the final one; the block's
-dQ adds up locally, its dK/dV add into fp32 accumulators that travel around the ring with the K/V they belong
-to and arrive back at their owner after world_size steps.
+and LSE, so P = exp(S - LSE) is already the final probability and D = rowsum(dO * O) the final one (for 16-bit
+inputs from the merged O in float32, as the single-GPU path does: from O rounded to fp16 / bf16, dQ and dK carry
+|softmax_scale| * eps(dtype) * |dO| |V| |K| more error, outside FlashAttention's tolerance rule at large scales;
+see rocflash.ops); the block's dQ adds up locally, its dK/dV add into fp32 accumulators that travel around the
+ring with the K/V they belong to and arrive back at their owner after world_size steps.
 
 Causal attention uses the load-balanced layout of :mod:`rocflash.parallel.layout` (rank r holds chunks r and
 2W-1-r). Against the K/V of rank s, rank r's block is (c = local_seqlen / 2)::
@@ -85,8 +87,10 @@ def ring_flash_attn_func(
         softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` (elementwise: exact per block).
         alibi_slopes: must be None (NotImplementedError): the kernels' bias is relative to each block's own
             bottom-right corner, not to global positions.
-        deterministic: accepted for flash-attn compatibility; the ring's order of accumulation is fixed, so
-            results are bitwise reproducible for a given world size and backend.
+        deterministic: as flash_attn_func: False lets backend "cuda"'s tensor-core backward add each block's dQ
+            atomically (faster; not bitwise repeatable), True runs its separate dQ kernel. The ring's own order of
+            accumulation is fixed, so with True (and always on hip, sim, torch and the vector tile math) results
+            are bitwise reproducible for a given world size and backend.
         return_attn_probs: also return this rank's LSE (see Returns).
         backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe): the
             single-GPU backend that runs every block.
@@ -114,7 +118,7 @@ def ring_flash_attn_func(
     ring = _Ring(group)
     check_same_layout(ring, "ring_flash_attn_func", q, k, v)
     plan = dense_plan(ring.rank, ring.world, causal, q.shape[1], k.shape[1], args)
-    out, lse = _RingAttention.apply(q, k, v, ring, _Kernels(sel.backend), plan)
+    out, lse = _RingAttention.apply(q, k, v, ring, _Kernels(sel.backend, deterministic), plan)
     return (out, lse, None) if return_attn_probs else out
 
 
@@ -137,30 +141,55 @@ class Block:
 @dataclass(frozen=True)
 class _Kernels:
     """One backend's single-GPU forward -> (out, lse) and fused backward -> (dq, dk, dv) on a block's tensors
-    (batch, rows, heads, headdim); with ``seq`` its varlen kernels on batch 0 (lse (1, heads, rows) either way)."""
+    (batch, rows, heads, headdim); with ``seq`` its varlen kernels on batch 0 (lse (1, heads, rows) either way).
+    ``deterministic=False``: the compiled dense backward may add dQ atomically (compiled.backward); the varlen
+    backward always runs the dQ kernel."""
 
     backend: str
+    deterministic: bool = True
 
     def forward(self, q, k, v, args, seq=None):
+        """(out, lse) of one block. For 16-bit inputs on the fused backends out is the block's O in float32
+        before its rounding (the kernels' second store, ``with_out_fp32``): the ring merges unrounded partials,
+        so the merged O is float32-accurate (the backward's D reads it) and rounded once, at the end."""
+        fp32_out = self.reads_out_fp32(q.dtype)
         if seq is not None:
-            fwd = reference.varlen_forward if self.backend == "torch" else backend_functions(self.backend)[0]
-            out, lse = fwd(q[0], k[0], v[0], seq, args)
+            if self.backend == "torch":
+                out, lse = reference.varlen_forward(q[0], k[0], v[0], seq, args)
+            elif fp32_out:
+                _, lse, _, out = backend_functions(self.backend)[0](q[0], k[0], v[0], seq, args, with_stats=True)
+            else:
+                out, lse = backend_functions(self.backend)[0](q[0], k[0], v[0], seq, args)
             return out.unsqueeze(0), lse.unsqueeze(0)
         if self.backend == "torch":
             return reference.forward(q, k, v, args)
         if self.backend == "sim":
-            return sim.forward(q, k, v, args)
-        return compiled.forward(self.backend, q, k, v, args)
+            res = sim.forward(q, k, v, args, with_stats=fp32_out, with_out_fp32=fp32_out)
+        else:
+            res = compiled.forward(self.backend, q, k, v, args, with_stats=fp32_out, with_out_fp32=fp32_out)
+        return (res[3], res[1]) if fp32_out else res
 
-    def backward(self, q, k, v, out, lse, dout, args, seq=None):
+    def backward(self, q, k, v, out, lse, dout, args, seq=None, out_fp32=None):
+        """``out_fp32``: O in float32 (the fused backends compute D = rowsum(dO * O) from it), or None: from out.
+        The torch backend recomputes P and D exactly and ignores it."""
         if seq is not None:
-            bwd = reference.varlen_backward if self.backend == "torch" else backend_functions(self.backend)[1]
-            return tuple(g.unsqueeze(0) for g in bwd(q[0], k[0], v[0], out[0], lse[0], dout[0], seq, args))
+            if self.backend == "torch":
+                return tuple(g.unsqueeze(0) for g in reference.varlen_backward(q[0], k[0], v[0], out[0], lse[0],
+                                                                                dout[0], seq, args))
+            bwd = backend_functions(self.backend)[1]
+            o32 = None if out_fp32 is None else out_fp32[0]
+            return tuple(g.unsqueeze(0) for g in bwd(q[0], k[0], v[0], out[0], lse[0], dout[0], seq, args,
+                                                      out_fp32=o32))
         if self.backend == "torch":
             return reference.backward(q, k, v, out, lse, dout, args)
         if self.backend == "sim":
-            return sim.backward(q, k, v, out, lse, dout, args)
-        return compiled.backward(self.backend, q, k, v, out, lse, dout, args)
+            return sim.backward(q, k, v, out, lse, dout, args, out_fp32=out_fp32)
+        return compiled.backward(self.backend, q, k, v, out, lse, dout, args, out_fp32=out_fp32,
+                                 deterministic=self.deterministic)
+
+    def reads_out_fp32(self, dtype: torch.dtype) -> bool:
+        """Whether the backward takes O in float32 for D: 16-bit inputs on the fused backends."""
+        return self.backend != "torch" and dtype in (torch.float16, torch.bfloat16)
 
 
 class _Exchange:
@@ -301,13 +330,15 @@ def window_rect(n: int, m: int, offset: int, left: int, right: int):
 
 
 def _merge(out, lse, out_b, lse_b):
-    """Fold a block's (out_b, lse_b) into the running (out fp32 (b, s, h, d), lse fp32 (b, h, s)), in place."""
+    """Fold a block's (out_b, lse_b) into the running (out fp32 (b, s, h, d), lse fp32 (b, h, s)), in place.
+
+    With w = exp(LSE_b - LSE_new) the merge is O_new = (1 - w) * O + w * O_b = lerp(O, O_b, w): one pass over O
+    (read O and O_b, write O) instead of a scale, a product and a sum. A row that has seen no key yet (LSE -inf)
+    takes O_b exactly (w = 1); a block row that sees no key (LSE_b -inf, O_b 0) leaves the row as it is (w = 0)."""
     lse_b = lse_b.to(lse.dtype)
     new = torch.logaddexp(lse, lse_b)
-    seen = ~torch.isneginf(new)  # rows that have seen no key yet keep out 0, lse -inf
-    w_old = torch.where(seen, torch.exp(lse - new), torch.zeros_like(new))
-    w_b = torch.where(seen, torch.exp(lse_b - new), torch.zeros_like(new))
-    out.mul_(w_old.transpose(1, 2).unsqueeze(-1)).add_(out_b.to(out.dtype) * w_b.transpose(1, 2).unsqueeze(-1))
+    w_b = torch.where(torch.isneginf(new), torch.zeros_like(new), torch.exp(lse_b - new))
+    out.lerp_(out_b.to(out.dtype), w_b.transpose(1, 2).unsqueeze(-1))
     lse.copy_(new)
 
 
@@ -321,9 +352,10 @@ def _merge_rows(out, lse, rows, out_b, lse_b):
     out[:, rows], lse[:, :, rows] = o, l
 
 
-def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]]):
+def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]], keep_out_fp32: bool = False):
     """The forward ring pass over ``plan`` (the blocks of each step): (out in q's dtype, lse (b, h, seqlen_q) in
-    the accumulation dtype)."""
+    the accumulation dtype), and with keep_out_fp32=True also the merged O before its rounding (float32, out's
+    shape; the backward's D reads it)."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     batch, seqlen_q, nheads, headdim = q.shape
     out = torch.zeros(batch, seqlen_q, nheads, headdim, dtype=acc, device=q.device)
@@ -336,12 +368,15 @@ def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]
             _merge_rows(out, lse, blk.rows, out_b, lse_b)
         if pending is not None:
             kv = tuple(pending.wait())
+    if keep_out_fp32:
+        return out.to(q.dtype), lse, out
     return out.to(q.dtype), lse
 
 
-def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan: list[list[Block]]):
+def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan: list[list[Block]], out_fp32=None):
     """The backward ring pass: (dq, dk, dv) in the inputs' dtype. dK/dV accumulate in fp32 buffers that travel
-    with their K/V, one exchange behind it, and reach their owner after the last step."""
+    with their K/V, one exchange behind it, and reach their owner after the last step. ``out_fp32``: the merged
+    O in float32 (``ring_forward(..., keep_out_fp32=True)``), from which the kernels compute D; None: from out."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     dq = torch.zeros(q.shape, dtype=acc, device=q.device)
     kv, dkv_pending = (k, v), None
@@ -350,9 +385,10 @@ def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan:
         grads = []
         for blk in plan[step]:
             rows, keys = blk.rows, blk.keys
+            o32 = None if out_fp32 is None else out_fp32[:, rows]
             grads.append((rows, keys, kernels.backward(q[:, rows], kv[0][:, keys], kv[1][:, keys], out[:, rows],
                                                        lse[:, :, rows].contiguous(), dout[:, rows], blk.args,
-                                                       blk.seq)))
+                                                       blk.seq, out_fp32=o32)))
         if dkv_pending is None:
             dk, dv = (torch.zeros(t.shape, dtype=acc, device=t.device) for t in kv)
         else:
@@ -372,8 +408,11 @@ class _RingAttention(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, k, v, ring, kernels, plan):
         q, k, v = (x.contiguous() for x in (q, k, v))  # P2P sends whole storages; kernels need headdim contiguous
-        out, lse = ring_forward(ring, kernels, q, k, v, plan)
-        ctx.save_for_backward(q, k, v, out, lse)
+        # O in float32 for the backward's D (4 bytes per element of out while the graph holds it): only when a
+        # gradient will be asked for and the backend's backward reads it
+        keep = any(ctx.needs_input_grad[:3]) and kernels.reads_out_fp32(q.dtype)
+        out, lse, *out32 = ring_forward(ring, kernels, q, k, v, plan, keep_out_fp32=keep)
+        ctx.save_for_backward(q, k, v, out, lse, *out32)
         ctx.ring, ctx.kernels, ctx.plan = ring, kernels, plan
         lse = lse.float()
         ctx.mark_non_differentiable(lse)
@@ -382,11 +421,12 @@ class _RingAttention(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, dout, _dlse):
-        q, k, v, out, lse = ctx.saved_tensors
+        q, k, v, out, lse, *out32 = ctx.saved_tensors
         scale = next((b.args.softmax_scale for step in ctx.plan for b in step), None)
         if scale is not None:  # the fused backward's range (rocflash.ops.MAX_BACKWARD_SCALE)
             check_backward_scale(scale, q.dtype, ctx.kernels.backend, "ring_flash_attn_func")
-        dq, dk, dv = ring_backward(ctx.ring, ctx.kernels, q, k, v, out, lse, dout.contiguous(), ctx.plan)
+        dq, dk, dv = ring_backward(ctx.ring, ctx.kernels, q, k, v, out, lse, dout.contiguous(), ctx.plan,
+                                   out_fp32=out32[0] if out32 else None)
         return dq, dk, dv, None, None, None
 
 
@@ -414,6 +454,9 @@ def global_window(fa: FwdArgs, causal: bool, window_size) -> FwdArgs:
 
 
 def check_no_alibi(alibi_slopes) -> None:
+    if isinstance(alibi_slopes, torch.Tensor):  # a bad value is named first, as flash_attn_func does
+        from ..interface import check_alibi_finite
+        check_alibi_finite(alibi_slopes)
     if alibi_slopes is not None:
         raise NotImplementedError("alibi_slopes is not implemented by ring attention (the kernels' ALiBi bias is "
                                   "relative to each block's corner, not to global positions): pass None")
@@ -425,7 +468,8 @@ def memory_model(batch: int, local_seqlen: int, nheads: int, nheads_k: int, head
 
     Everything is linear in local_seqlen = seqlen / world_size; nothing depends on the full sequence:
     - ``inputs``: q, k, v shards (the caller's).
-    - ``saved``: what autograd keeps from forward to backward: out (q's dtype) and LSE (fp32), plus q, k, v.
+    - ``saved``: what autograd keeps from forward to backward: out (q's dtype) and LSE (fp32), plus q, k, v,
+      and for 16-bit inputs the merged O in fp32 (the fused backends' D reads it; backend "torch" keeps none).
     - ``forward_peak``: transient forward memory beyond inputs: the fp32 O and LSE accumulators, one K/V
       block in flight (receive buffers), one block's out/LSE from the backend, the output.
     - ``backward_peak``: transient backward memory beyond saved + dout: fp32 dQ, two fp32 dK/dV accumulator
@@ -437,7 +481,7 @@ def memory_model(batch: int, local_seqlen: int, nheads: int, nheads_k: int, head
     nk = batch * local_seqlen * nheads_k * headdim
     rows = batch * nheads * local_seqlen
     inputs = e * (nq + 2 * nk)
-    saved = e * nq + 4 * rows
+    saved = e * nq + 4 * rows + (4 * nq if e == 2 else 0)
     forward = 4 * nq + 4 * rows + 2 * e * nk + e * nq + 4 * rows + e * nq
     backward = 4 * nq + 2 * 2 * 4 * nk + 2 * e * nk + e * (nq + 2 * nk) + 4 * rows + e * (nq + 2 * nk)
     return {"inputs": inputs, "saved": saved, "forward_peak": forward, "backward_peak": backward,

@@ -56,7 +56,9 @@ def ring_flash_attn_varlen_func(
         causal: causal mask per sequence over its FULL length (bottom-right, which for self-attention is the
             usual causal mask). Needs the load-balanced layout: every local sequence of even length (chunks
             r and 2W-1-r of each sequence); an odd one raises ValueError.
-        softmax_scale, softcap, deterministic: as :func:`rocflash.parallel.ring_flash_attn_func`.
+        softmax_scale, softcap: as :func:`rocflash.parallel.ring_flash_attn_func`.
+        deterministic: accepted for flash-attn compatibility: the varlen backward always runs the separate dQ
+            kernel, so results are bitwise reproducible for a given world size and backend.
         window_size: (left, right) sliding window over each sequence's global positions, -1 = unbounded (with
             causal, right must be -1 or 0); needs the load-balanced layout like causal.
         alibi_slopes: must be None (NotImplementedError), as for the dense ring.

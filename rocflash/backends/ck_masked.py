@@ -1,0 +1,103 @@
+"""Masked keys contribute exactly nothing on the ``ck`` backend: the inputs CK gets for a masked call
+(causal or sliding window) and the NaN pattern restored afterwards.
+
+Why (CK 1.2.0, read, not run): CK's pipelines set a masked score to -inf, so P = 0, and then multiply P by
+the V rows (forward O += P.V; backward dP = dO.V^T, dS = P * (dP - D)) and dS by the K rows (backward
+dQ = dS.K) of every key in the key tiles a query tile visits (block_fmha_pipeline_qr_ks_vs.hpp,
+block_fmha_bwd_dq_dk_dv_pipeline_kr_ktr_vr.hpp). 0 * NaN = NaN, so a NaN / inf in a K or V row that a query
+row cannot see (garbage in causal- or window-masked rows) would reach that row. A masked score itself is
+overwritten with -inf (set_tile_if on every edge tile), so a non-finite K never reaches the forward; keys past
+seqlen_k are read as 0 (padded tensor views) and are harmless.
+
+What the ck backend does for a masked call, with torch ops on the device (no host synchronisation):
+- forward: V with its non-finite elements replaced by 0 goes to CK; afterwards out[i, c] is NaN where row i
+  sees a non-finite V element in column c. K goes to CK unchanged (its masked scores are overwritten), so a
+  non-finite K element a row sees gives that row's out and LSE what IEEE arithmetic gives (NaN for NaN).
+- backward: K and V with non-finite elements replaced by 0, and, for the rows that see a non-finite K or V
+  element, LSE = +inf (P = exp2(s - inf) = 0: those rows contribute exactly nothing) and D = 0 (finite); then
+  dq of those rows is NaN, dk / dv of every key such a row sees is NaN, and dk / dv are 0 at the non-finite
+  input elements themselves: the torch reference's pattern (backends/reference.py, explicit_backward).
+Cost (masked calls only): forward one isfinite + select pass over V and a copy of it (V's bytes), an int32
+prefix count over V's elements (4 bytes each) and a bool (out's shape); backward copies of K and V, int32
+prefix counts per key row and per query row, and selects over dq, dk, dv. All O(seqlen * headdim): no
+(seqlen_q, seqlen_k) matrix. Unmasked calls run unchanged.
+
+Which keys a row sees: flash-attn's bottom-right rule (rocflash.masks), a contiguous range [lo, hi) per row
+(and a contiguous range of rows per key), so "sees a flagged key" is a difference of prefix counts.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from . import FwdArgs
+
+
+def is_masked(args: FwdArgs) -> bool:
+    """A causal or sliding-window call (some key is masked for some row): CK's mask_type is not 'none'."""
+    return args.window_left >= 0 or args.window_right >= 0
+
+
+def finite_or_zero(x: torch.Tensor) -> torch.Tensor:
+    """``x`` with its non-finite elements replaced by 0 (a new tensor)."""
+    return torch.where(torch.isfinite(x), x, torch.zeros((), dtype=x.dtype, device=x.device))
+
+
+def row_key_range(seqlen_q: int, seqlen_k: int, args: FwdArgs, device) -> tuple[torch.Tensor, torch.Tensor]:
+    """(lo, hi) int64 (seqlen_q,): query row i sees keys [lo[i], hi[i]) (bottom-right; empty: lo == hi)."""
+    i = torch.arange(seqlen_q, device=device)
+    diag = seqlen_k - seqlen_q
+    lo = (i + diag - args.window_left).clamp(0, seqlen_k) if args.window_left >= 0 else torch.zeros_like(i)
+    hi = (i + diag + args.window_right + 1).clamp(0, seqlen_k) if args.window_right >= 0 \
+        else torch.full_like(i, seqlen_k)
+    return lo, torch.maximum(lo, hi)
+
+
+def key_row_range(seqlen_q: int, seqlen_k: int, args: FwdArgs, device) -> tuple[torch.Tensor, torch.Tensor]:
+    """(lo, hi) int64 (seqlen_k,): key j is seen by query rows [lo[j], hi[j]) (the transpose of
+    :func:`row_key_range`: row i sees j iff j - diag - right <= i <= j - diag + left, diag = seqlen_k - seqlen_q)."""
+    j = torch.arange(seqlen_k, device=device)
+    diag = seqlen_k - seqlen_q
+    lo = (j - diag - args.window_right).clamp(0, seqlen_q) if args.window_right >= 0 else torch.zeros_like(j)
+    hi = (j - diag + args.window_left + 1).clamp(0, seqlen_q) if args.window_left >= 0 \
+        else torch.full_like(j, seqlen_q)
+    return lo, torch.maximum(lo, hi)
+
+
+def any_in_range(flags: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
+    """flags (batch, n, ...) bool -> (batch, len(lo), ...) bool: whether flags[:, lo[r]:hi[r]] holds a True,
+    from an int32 prefix count along dim 1."""
+    counts = torch.cumsum(flags, dim=1, dtype=torch.int32)
+    counts = torch.cat((torch.zeros_like(counts[:, :1]), counts), dim=1)
+    return counts.index_select(1, hi) > counts.index_select(1, lo)
+
+
+def _per_query_head(x: torch.Tensor, nheads: int) -> torch.Tensor:
+    """(batch, s, nheads_k, ...) -> (batch, s, nheads, ...): query head h uses key head h // (nheads / nheads_k)."""
+    return x.repeat_interleave(nheads // x.shape[2], dim=2)
+
+
+def poison_out(out: torch.Tensor, v: torch.Tensor, args: FwdArgs) -> torch.Tensor:
+    """``out`` (batch, seqlen_q, nheads, headdim_v) with NaN where the row sees a non-finite element of V in
+    that column (in place; returns out)."""
+    lo, hi = row_key_range(out.shape[1], v.shape[1], args, out.device)
+    bad = any_in_range(~torch.isfinite(v), lo, hi)  # (batch, seqlen_q, nheads_k, headdim_v)
+    return out.masked_fill_(_per_query_head(bad, out.shape[2]), float("nan"))
+
+
+def rows_seeing_bad(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, args: FwdArgs) -> torch.Tensor:
+    """bool (batch, seqlen_q, nheads): the query rows that see a non-finite element of K or V."""
+    bad_key = (~torch.isfinite(k)).any(dim=-1) | (~torch.isfinite(v)).any(dim=-1)  # (batch, seqlen_k, nheads_k)
+    lo, hi = row_key_range(q.shape[1], k.shape[1], args, q.device)
+    return _per_query_head(any_in_range(bad_key, lo, hi), q.shape[2])
+
+
+def poison_grads(dq: torch.Tensor, dk_h: torch.Tensor, dv_h: torch.Tensor, sees_bad: torch.Tensor,
+                 args: FwdArgs) -> None:
+    """In place: NaN in dq's rows that see a non-finite K / V element (``sees_bad`` (batch, seqlen_q, nheads))
+    and in the per-query-head dk / dv (batch, seqlen_k, nheads, headdim) of every key such a row sees."""
+    dq.masked_fill_(sees_bad.unsqueeze(-1), float("nan"))
+    lo, hi = key_row_range(dq.shape[1], dk_h.shape[1], args, dq.device)
+    hit = any_in_range(sees_bad, lo, hi).unsqueeze(-1)  # (batch, seqlen_k, nheads, 1)
+    dk_h.masked_fill_(hit, float("nan"))
+    dv_h.masked_fill_(hit, float("nan"))
