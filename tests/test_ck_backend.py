@@ -9,6 +9,7 @@ import types
 import pytest
 import torch
 
+import rocflash
 from rocflash import selector
 from rocflash.backends import FwdArgs
 from rocflash.backends import ck
@@ -162,3 +163,29 @@ def test_varlen_and_kvcache_never_reach_ck(monkeypatch):
     assert varlen.select_varlen_backend(q, None) == "hip"
     with pytest.raises(NotImplementedError, match="backend 'ck' has no varlen / KV-cache path .* backend='hip'"):
         varlen.select_varlen_backend(q, "ck")
+
+
+@pytest.mark.parametrize("flag", [False, True])
+def test_deterministic_algorithms_take_the_deterministic_backward(monkeypatch, flag):
+    """Under torch.use_deterministic_algorithms(True) a ck selection asks CK for its deterministic backward (no
+    atomic dQ), as the cuda backend does; deterministic=False otherwise keeps flash-attn's atomic default."""
+    import types
+    import rocflash.interface as interface
+    seen = {}
+
+    def resolve(sel, q, k, args, **kw):
+        seen.update(kw)
+        raise RuntimeError("stop before launch")
+
+    monkeypatch.setattr(interface, "_backend_name", lambda device, backend: "ck")
+    monkeypatch.setattr(interface, "select_backend", lambda device, backend: types.SimpleNamespace(backend="ck"))
+    monkeypatch.setattr(interface.ck, "resolve", resolve)
+    q = torch.zeros(1, 4, 2, 64, dtype=torch.float16)
+    was = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(flag)
+    try:
+        with pytest.raises(RuntimeError, match="stop before launch"):
+            rocflash.flash_attn_func(q, q, q, deterministic=False)
+    finally:
+        torch.use_deterministic_algorithms(was)
+    assert seen["deterministic"] is flag
