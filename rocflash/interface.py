@@ -149,7 +149,7 @@ def flash_attn_func(
         # (ck.resolve reads the call's shapes and the device's arch: it runs per call, not constant-folded)
         needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
         # torch.use_deterministic_algorithms(True) asks for the deterministic backward, as on the cuda backend
-        pass
+        deterministic = deterministic or torch.are_deterministic_algorithms_enabled()
         sel, ck_arch = ck.resolve(select_backend(q.device, backend), q, k, args, dropout_p=dropout_p,
                                   needs_grad=needs_grad, deterministic=deterministic)
         name = sel.backend
