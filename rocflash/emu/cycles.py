@@ -146,29 +146,15 @@ def occupancy(program, lds_bytes: int, threads: int) -> tuple[int, int]:
 def traced_forward_group(dtype: str, headdim: int, seqlen_q: int, seqlen_k: int, config=None):
     """Trace workgroup 0 of a forward run (batch 1, one head): (program, cost, config, lds bytes)."""
     from .driver import DTYPES, kernel_image, run_forward
-    from .machine import Launcher
 
     torch_dtype = next(t for t, (n, _) in DTYPES.items() if n == dtype)
     g = torch.Generator().manual_seed(0)
     q = torch.randn(1, seqlen_q, 1, headdim, generator=g).to(torch_dtype)
     k = torch.randn(1, seqlen_k, 1, headdim, generator=g).to(torch_dtype)
     v = torch.randn(1, seqlen_k, 1, headdim, generator=g).to(torch_dtype)
-    traces = []
-    orig = Launcher.launch
-
-    def launch(self, *a, **kw):
-        self.trace = []
-        try:
-            return orig(self, *a, **kw)
-        finally:
-            traces.append(self.trace)
-    Launcher.launch = launch
-    try:
-        run_forward(q, k, v, groups=[0], aligned=True, config=config)
-    finally:
-        Launcher.launch = orig
+    launches = _traced_launches(lambda: run_forward(q, k, v, groups=[0], aligned=True, config=config))
     img = kernel_image("fwd", dtype, headdim, True, config)
-    waves = [w for (_, _, w) in traces[0]]
+    waves = launches[0][1]
     lds = img.program.kernel.group_segment_fixed_size + img.dynamic_lds
     return img, group_cost(img.program, waves), lds
 

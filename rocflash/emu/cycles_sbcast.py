@@ -110,10 +110,8 @@ def predict_sbcast(label: str, batch: int, nheads: int, seqlen_q: int, seqlen_k:
 
 def predict_vector_per_wait(label: str, batch: int, nheads: int, seqlen_q: int, seqlen_k: int, config=None) -> Prediction:
     """The dispatcher's vector forward (fp16 d128) under the per-wait latency rule, for the same comparison."""
-    from .cycles import predict_forward, traced_forward_group  # noqa: F401
-    from .driver import kernel_image
-    from .machine import Launcher
-    from .driver import run_forward
+    from .cycles import _traced_launches, predict_forward
+    from .driver import kernel_image, run_forward
 
     cfg = kernel_image("fwd", "fp16", 128, True, config).config
     base = predict_forward(label, "fp16", batch, nheads, seqlen_q, seqlen_k, 128, config=config)
@@ -123,22 +121,9 @@ def predict_vector_per_wait(label: str, batch: int, nheads: int, seqlen_q: int, 
         q = torch.randn(1, cfg.block_m, 1, 128, generator=g).half()
         k = torch.randn(1, s, 1, 128, generator=g).half()
         vv = torch.randn(1, s, 1, 128, generator=g).half()
-        traces = []
-        orig = Launcher.launch
-
-        def launch(self, *a, **kw):
-            self.trace = []
-            try:
-                return orig(self, *a, **kw)
-            finally:
-                traces.append(self.trace)
-        Launcher.launch = launch
-        try:
-            run_forward(q, k, vv, groups=[0], aligned=True, config=config)
-        finally:
-            Launcher.launch = orig
+        launches = _traced_launches(lambda: run_forward(q, k, vv, groups=[0], aligned=True, config=config))
         img = kernel_image("fwd", "fp16", 128, True, config)
-        lats.append(max(wait_latency(img.program, w) for (_, _, w) in traces[0]))
+        lats.append(max(wait_latency(img.program, w) for w in launches[0][1]))
     t1, t2, t = 2, 6, math.ceil(seqlen_k / cfg.block_n)
     vec = base.cost.vector()
     vec[5] = lats[0] + (lats[1] - lats[0]) * (t - t1) / (t2 - t1)
