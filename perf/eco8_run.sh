@@ -33,15 +33,16 @@ for stage in $stages; do
     for mode in "" --bwd; do
       log "python -m rocflash.perf --preset perf/presets/boundary_tiles.yaml $mode --backends cuda cuda-vector flash"
       (cd /tmp && timeout ${BENCH_TIMEOUT:-45} python3 -m rocflash.perf --preset "$REPO/perf/presets/boundary_tiles.yaml" \
-        $mode --backends cuda cuda-vector flash --baseline sdpa-flash --budget-s 0.3 --time-limit-s 35 --no-progress \
+        $mode --backends cuda cuda-vector flash --baseline sdpa-flash --budget-s 0.3 --time-limit-s ${BENCH_LIMIT_S:-35} --no-progress \
         >> "$OUT/boundary.txt" 2>&1)
       log "perf $mode exit $?"
     done ;;
   breakdown)
-    for run in "auto" "auto --deterministic" "vector"; do
+    for run in ${BREAKDOWN_RUNS:-auto auto,--deterministic vector}; do
+      run=${run/,/ }
       set -- $run
       echo "##### ROCFLASH_KERNEL=$run" >> "$OUT/breakdown.txt"
-      ROCFLASH_KERNEL=$1 timeout 40 python3 perf/bwd_breakdown.py --headdim 128 --repeats 3 ${2:-} >> "$OUT/breakdown.txt" 2>&1
+      ROCFLASH_KERNEL=$1 timeout ${BREAKDOWN_TIMEOUT:-40} python3 perf/bwd_breakdown.py --headdim 128 --repeats 3 ${2:-} >> "$OUT/breakdown.txt" 2>&1
     done
     log "breakdown done" ;;
   esac
