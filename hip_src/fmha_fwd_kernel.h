@@ -79,8 +79,13 @@ struct FmhaFwdPipeline {
 
   // ---- stage 2: online softmax over one S tile (in place: scores in, probabilities out)
   // kPlain (ScoreTransform::plain(): no softcap, no ALiBi, softmax_scale > 0): the row max is taken on the raw
-  // scores and the scale folds into the exponent, exp2(fma(raw, scale*log2(e), -m)), with no per-element test of
-  // the score's form (whose branches and registers are what keeps the general kernel from larger tiles).
+  // scores and the scale applies in the exponent, exp2(raw * scale*log2(e) - m), with no per-element test of
+  // the score's form (whose branches and registers are what keeps the general kernel from larger tiles). The
+  // product is rounded on its own (rf_mul_rn, not fma(raw, scale*log2(e), -m)): m is that rounded product of the
+  // row's max key, whose probability is then exp2(0) = 1 exactly, as on the general path and in the backward; the
+  // fma's rounding residual made it exp2(r) != 1, so a row that sees one key had l = 1 + eps and a float32 O of
+  // V / (1 + eps), and the backward's D (from that O) missed its dP by eps |dP|: dq 0.17 instead of 0 at
+  // softmax_scale 50, headdim 128 (H200, tests/test_one_key_rows.py). Cost: one multiply more per score.
   // rows: RowSpan of this thread's first row (Math::row(tid, 0)), for the plain path's int32 span test.
   template <bool kMask, bool kPlain = false>
   RF_DEVICE static void online_softmax(float (&s)[TM][TN], float (&m)[TM], float (&l)[TM], float (&alpha)[TM],
@@ -112,7 +117,7 @@ struct FmhaFwdPipeline {
         row_max = rf_max(row_max, x);
       }
       row_max = group_max<Math::kRowLanes>(row_max);
-      if constexpr (kPlain) row_max *= score.scale_log2;  // -inf stays -inf: the scale is positive
+      if constexpr (kPlain) row_max = rf_mul_rn(row_max, score.scale_log2);  // -inf stays -inf: the scale is positive
       const float m_new = rf_max(m[i], row_max);
       // A row that has seen no visible key keeps m = -inf; subtracting 0 instead keeps exp2 at 0, not NaN.
       const float base = m_new == neg_inf() ? 0.f : m_new;
@@ -121,7 +126,7 @@ struct FmhaFwdPipeline {
       float row_sum = 0.f;
 #pragma unroll
       for (int c = 0; c < TN; ++c) {
-        const float prob = kPlain ? rf_exp2(rf_fma(s[i][c], score.scale_log2, -base)) : rf_exp2(s[i][c] - base);
+        const float prob = rf_exp2((kPlain ? rf_mul_rn(s[i][c], score.scale_log2) : s[i][c]) - base);
         row_sum += prob;
         s[i][c] = prob;
         // kPlain (tensor cores): a masked score is -inf here, so its prob is exp2(-inf) = +0; the policy's masked

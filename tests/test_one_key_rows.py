@@ -6,7 +6,11 @@ left dq and dk |softmax_scale| * 2^-24 * |dO| |V| |K| off, summed over the rows 
 one key, soft-capped scores, headdim 192: dk 0.00115 at softmax_scale 50; seqlen_q 300 below: several times
 the rule). The preprocess now sums dO . O in the gradient kernels' dP arithmetic (hip_src/fmha_bwd_kernel.h
 fmha_bwd_preprocess_kernel, hip_src/fmha_mma_bwd_pre.h for the tensor-core backward, the sim's
-preprocess_delta), plus dO . (O_fp32 - O), which is 0 on such rows: D is their dP bit for bit.
+preprocess_delta), plus dO . (O_fp32 - O), which is 0 on such rows: D is their dP bit for bit. That needs the
+forward's P of the row's one key to be exactly 1 (l = 1, O_fp32 = V): the tensor-core forward's plain-score path
+(no softcap, no ALiBi) computed exp2(fma(raw, scale * log2(e), -m)), whose rounding residual left P = 1 + eps, and
+on the H200 dq came out 0.17 (diagonal-window-d128) and 0.012 (causal-1x1-d64) instead of 0; it now rounds the
+product first (hip_src/fmha_fwd_kernel.h online_softmax), as the general path does.
 
 Cases: one key (seqlen_k 1) with GQA, a diagonal window (0, 0) (every row sees only its own key), and a
 causal seqlen_q 1 / seqlen_k 1 call; fp16 (softmax_scale 50, the 16-bit backward range's end) and bf16 (-50),
