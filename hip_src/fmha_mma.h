@@ -162,7 +162,7 @@ RF_DEVICE uint4 zero_nonfinite(uint4 v) {
 }  // namespace mma
 
 // How many Q fragments (m-tiles x k-steps) a tile may keep in registers: Tile::kQFragsInRegisters when it names it
-// (perf/mma_tiles.cu compares), else 4.
+// (a perf/mma_tiles.cu variant may set it; run tc4-2 measured 8 at d64), else 4.
 template <class Tile, class = void>
 struct QFragsInRegistersOf {
   static constexpr int value = 4;

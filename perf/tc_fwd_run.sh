@@ -39,7 +39,7 @@ for stage in $stages; do
       --no-build-isolation --no-deps . > "$OUT/build.txt" 2>&1; log "build exit $?"; tail -3 "$OUT/build.txt" ;;
   test)
     log "gpu tests"
-    (cd tests && ROCFLASH_KERNEL=auto timeout ${TEST_TIMEOUT:-200} python3 -m pytest -m gpu -q -x -p no:cacheprovider \
+    (cd tests && ROCFLASH_KERNEL=auto timeout ${TEST_TIMEOUT:-200} python3 -m pytest -m gpu -q --maxfail=${MAXFAIL:-1} -p no:cacheprovider \
       ${XDIST:+-n $XDIST} ${TEST_FILES:-test_gpu.py test_cases.py test_gpu_masked_garbage.py test_gpu_varlen.py} \
       > "$OUT/tests.txt" 2>&1)
     log "tests exit $?"; tail -4 "$OUT/tests.txt" ;;
