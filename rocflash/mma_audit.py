@@ -8,7 +8,8 @@ sm_80 and sm_90: no GPU needed, nvcc only.
 Each instance source (rocflash.codegen, target "cuda") is compiled with the real build's flags plus
 ``--cubin -Xptxas -v -keep``: the ptxas report gives registers, spills, stack frame and static shared memory of
 each kernel, and the kept PTX the products. An mma config builds two kernels (hip_src/fmha_fwd_launch.h): the
-plain-score one on the config's tile and the general-score one on ``GeneralScoreTile`` (16 rows per warp).
+plain-score one on the config's tile and the general-score one on ``GeneralScoreTile`` (16 rows per warp; Bc at
+most 16 at headdim 256, ``general_block_n``).
 Rules, per kernel (``check``):
 
 - main loop: the innermost PTX loop (a backward ``bra`` to an earlier label) that holds ``mma.sync``
