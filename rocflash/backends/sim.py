@@ -365,9 +365,9 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     inv_l = torch.where(torch.isneginf(row_max), torch.zeros_like(inv_l), inv_l)
     row_max = torch.where(torch.isneginf(row_max), torch.full_like(row_max, float("inf")), row_max)
 
-    wide = {}  # id(tile tensor) -> (tensor, its fp64 transpose), for exact_dot
+    wide = {}  # id(tile tensor) -> (tensor, its fp64 copy (A side) or fp64 transpose (B side)), for exact_dot
 
-    def exact_dot(a, b, k_tiles, every_dtype=False):
+    def exact_dot(a_tiles, a_idx, b, k_tiles, every_dtype=False):
         """a . b[tile]^T per pair. float32 inputs (every_dtype: float16 / bfloat16 too): each element the correctly
         rounded dot product (fp64, rounded once), the same bits whatever the tile shapes, as the kernels' fixed
         per-element order gives the dK/dV kernel, the dQ kernel and its statistics pass (torch's float32 matmul
@@ -375,10 +375,11 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         at large softmax_scale). dP takes it for every dtype: the preprocess's D (preprocess_delta) is the same
         correctly rounded dot product, so a one-hot row's D is its dP bit for bit."""
         if pb.dtype == torch.float64 or (pb.dtype != torch.float32 and not every_dtype):
-            return _matmul(a, b.transpose(-1, -2), k_tiles)
-        if id(b) not in wide:  # each K / V tile tensor converted once per launch, not once per step
-            wide[id(b)] = (b, b.double().transpose(-1, -2))
-        return _matmul(a.double(), wide[id(b)][1], k_tiles).float()
+            return _matmul(_pick(a_tiles, a_idx), b.transpose(-1, -2), k_tiles)
+        for t, make in ((a_tiles, lambda x: x.double()), (b, lambda x: x.double().transpose(-1, -2))):
+            if id(t) not in wide:  # each Q / dO / K / V tile tensor converted once per launch, not once per step
+                wide[id(t)] = (t, make(t))
+        return _matmul(_pick(wide[id(a_tiles)][1], a_idx), wide[id(b)][1], k_tiles).float()
 
     def row_stats(bm):  # (b, h, blocks, Br) each: m (+inf past seqlen_q), 1/l and D (0 past seqlen_q)
         n_blocks = -(-pb.seqlen_q // bm)
@@ -395,8 +396,8 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
                   for i, t in zip(q_blocks, k_tiles)]
         pairs = _Tiles(pb, [i * bm for i in q_blocks], [t * bn for t in k_tiles], bm, bn, masked)
         q_tile, do_tile = _pick(qt, q_blocks), _pick(dot, q_blocks)
-        s2, g = pairs.scores_log2(pb, exact_dot(q_tile, kt, k_tiles))
-        dp = exact_dot(do_tile, vt, k_tiles, every_dtype=True)
+        s2, g = pairs.scores_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles))
+        dp = exact_dot(dot, q_blocks, vt, k_tiles, every_dtype=True)
         if stats_pass:
             return (s2 if pairs.keep is None else torch.where(pairs.keep, s2, float("-inf"))), dp
         m_t, inv_l_t, delta_t = (_pick(x, q_blocks).unsqueeze(-1) for x in stat)
