@@ -23,7 +23,7 @@ for s in $stages; do case $s in
     log "build took $(( $(date +%s) - start )) s"
     (cd /tmp && python3 -m rocflash info) >> "$OUT/setup.txt" 2>&1 ;;
   test)
-    tests=${TEST_FILES:-$(cd tests && ls test_gpu*.py test_cases.py test_fuzz.py test_compile*.py 2>/dev/null | tr '\n' ' ')}
+    tests=${TEST_FILES:-$(cd tests && ls test_gpu*.py test_cases.py test_fuzz.py test_one_key_rows.py test_compile*.py 2>/dev/null | tr '\n' ' ')}
     for kernel in auto vector; do
       [ $kernel = vector ] && tests=${VECTOR_TEST_FILES:-$tests}
       log "ROCFLASH_KERNEL=$kernel pytest -m gpu ${XDIST:+-n $XDIST} $tests"
