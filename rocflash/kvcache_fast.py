@@ -21,6 +21,9 @@ passed the full path's checks once skips them and reads no device value:
                       launch, one device->host sync per call (not graph-capturable);
     off               no assert: such a sequence reads nothing, appends nothing and gets NaN in its O and LSE;
                       the other sequences are computed as usual. Either way ``index_error_flag(device)`` is set to 1.
+                      Calls that run the forward kernel instead of the split-KV kernel (seqlen_q x nheads / nheads_k
+                      above rocflash.splitkv.MAX_ROWS with num_splits <= 1), which would give such a sequence 0,
+                      not NaN, take the full path under `off`.
   Entries of block_table past each sequence's pages are never read (vLLM pads tables with anything).
 - the split-KV plan takes the cache's capacity (seqlen_cache, or max_blocks_per_seq x page_block_size) as
   max_seqlen_k, as flash-attn does (``k_cache.size(1)``): the full path on these backends does the same, so the
@@ -269,6 +272,10 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
             return NotImplemented  # the kernels index these flat (the full path makes contiguous copies)
         launch = plan.launch[key] = _make_launch(plan, q, k_cache, v_cache, k, v, out, block_table, cache_batch_idx,
                                                  num_splits, mode)
+    if mode == "off" and not launch.split:
+        # the forward kernel (seqlen_q x group past the split-KV rule) gives a bad sequence O = 0 and LSE = -inf,
+        # not NaN: under `off` (no assert) such calls take the full path, whose host checks raise ValueError
+        return NotImplemented
     if return_softmax_lse:
         lse = torch.full((batch, nheads, seqlen_q), float("nan"), dtype=torch.float32, device=dev) if poison else \
             torch.empty((batch, nheads, seqlen_q), dtype=torch.float32, device=dev)
