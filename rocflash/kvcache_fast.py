@@ -268,8 +268,9 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
            _env(compiled.SPLITKV_FUSED_COMBINE_ENV), mode)
     launch = plan.launch.get(key)
     if launch is None:
-        if not all(map(_contiguous_index, (cache_seqlens if tensor_lens else None, cache_batch_idx, block_table))):
-            return NotImplemented  # the kernels index these flat (the full path makes contiguous copies)
+        if not all(map(_contiguous_index, (cache_seqlens if tensor_lens else None, cache_batch_idx, block_table))) \
+                or any(t is not None and t.stride(-1) != 1 for t in (q, k_cache, v_cache, k, v)):
+            return NotImplemented  # the kernels index these flat, headdim contiguous (the full path makes copies)
         launch = plan.launch[key] = _make_launch(plan, q, k_cache, v_cache, k, v, out, block_table, cache_batch_idx,
                                                  num_splits, mode)
     if mode == "off" and not launch.split:
