@@ -121,10 +121,12 @@ def flash_attn_with_kvcache(
                                       rotary_interleaved, alibi_slopes, num_splits, return_softmax_lse, backend)
     plan = kvcache_fast.lookup(fast_key)
     if plan is not None:
-        res = kvcache_fast.run(plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, block_table,
-                               num_splits, return_softmax_lse)
+        res = kvcache_fast.run(plan, kvcache_fast.signature_env(fast_key), q, k_cache, v_cache, k, v, cache_seqlens,
+                               cache_batch_idx, block_table, num_splits, return_softmax_lse)
         if res is not NotImplemented:
             return res
+    elif fast_key is not None:
+        kvcache_fast.index_checks()  # ValueError for a bad ROCFLASH_INDEX_CHECKS before the value checks
     _check_tensor("q", q, 4, "(batch, seqlen_q, nheads, headdim)")
     paged = block_table is not None
     layout = "(num_blocks, page_block_size, nheads_k, headdim) with block_table" if paged \

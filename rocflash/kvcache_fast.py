@@ -25,6 +25,9 @@ passed the full path's checks once skips them and reads no device value:
                       above rocflash.splitkv.MAX_ROWS with num_splits <= 1), which would give such a sequence 0,
                       not NaN, take the full path under `off`.
   Entries of block_table past each sequence's pages are never read (vLLM pads tables with anything).
+- the environment variables a step reads (ROCFLASH_BACKEND, ROCFLASH_INDEX_CHECKS, ROCFLASH_POISON_OUTPUTS,
+  ROCFLASH_KERNEL and the split-KV switches) are part of the signature: after a change, the next call takes the
+  full path once (the exact host checks), then the fast path under the new values;
 - the split-KV plan takes the cache's capacity (seqlen_cache, or max_blocks_per_seq x page_block_size) as
   max_seqlen_k, as flash-attn does (``k_cache.size(1)``): the full path on these backends does the same, so the
   first call and the following ones of a signature give bitwise the same result.
@@ -55,9 +58,26 @@ _PLANS: dict = {}
 _PLANS_SIZE = 256
 
 
-def index_checks() -> str:
-    """``ROCFLASH_INDEX_CHECKS`` (device | host | off; unset = device). ValueError for another value."""
-    mode = (_env(INDEX_CHECKS_ENV) or "device").strip().lower() or "device"
+# The environment a step depends on, read as one tuple per call (the plan's key holds it, so a changed variable
+# takes the full path once, like any other changed argument): ROCFLASH_BACKEND, ROCFLASH_INDEX_CHECKS,
+# ROCFLASH_POISON_OUTPUTS, ROCFLASH_KERNEL, ROCFLASH_SPLITKV_L2_PREFETCH, ROCFLASH_SPLITKV_FUSED_COMBINE.
+_ENV_NAMES = (ENV_VAR, INDEX_CHECKS_ENV, compiled.POISON_ENV, compiled.KERNEL_ENV, compiled.SPLITKV_L2_PREFETCH_ENV,
+              compiled.SPLITKV_FUSED_COMBINE_ENV)
+_ENV_KEYS = tuple(n.encode() for n in _ENV_NAMES)
+
+
+def _env_state() -> tuple:
+    raw = getattr(os.environ, "_data", None)  # os.environ's bytes mapping (POSIX): no per-name encoding
+    if raw is None or os.name == "nt":
+        return tuple(map(os.environ.get, _ENV_NAMES))
+    return tuple(map(raw.get, _ENV_KEYS))
+
+
+def index_checks(raw: str | None = None) -> str:
+    """``ROCFLASH_INDEX_CHECKS`` (device | host | off; unset = device), or ``raw`` (its value as read). ValueError
+    for another value."""
+    raw = _env(INDEX_CHECKS_ENV) if raw is None else raw
+    mode = (raw or "device").strip().lower() or "device"
     if mode not in INDEX_CHECKS:
         raise ValueError(f"{INDEX_CHECKS_ENV} must be one of {', '.join(INDEX_CHECKS)}, got "
                          f"{os.environ[INDEX_CHECKS_ENV]!r}")
@@ -87,7 +107,7 @@ def signature(q, k_cache, v_cache, k, v, rotary_cos, rotary_sin, cache_seqlens, 
     if rotary_cos is not None or rotary_sin is not None or cache_leftpad is not None or alibi_slopes is not None:
         return None
     T = torch.Tensor
-    if type(q) is not T or type(k_cache) is not T or type(v_cache) is not T or torch.compiler.is_compiling():
+    if type(q) is not T or type(k_cache) is not T or type(v_cache) is not T:  # (the caller is not compiling)
         return None
     if k is not None and (type(k) is not T or type(v) is not T or block_table is not None
                           or cache_batch_idx is not None):
@@ -105,13 +125,22 @@ def signature(q, k_cache, v_cache, k, v, rotary_cos, rotary_sin, cache_seqlens, 
                                         (k is not None and (k.requires_grad or v.requires_grad)))
     writes = None if k is None else \
         (k_cache.is_inference(), v_cache.is_inference(), torch.is_inference_mode_enabled(), _meta(k), _meta(v))
-    key = (_meta(q), _meta(k_cache), _meta(v_cache), writes, lens, grad, _env(ENV_VAR),
+    key = (q.shape, q.stride(), q.dtype, q.device, k_cache.shape, k_cache.stride(), k_cache.dtype, k_cache.device,
+           v_cache.shape, v_cache.stride(), v_cache.dtype, v_cache.device, writes, lens, grad, _env_state(),
            None if cache_batch_idx is None else _meta(cache_batch_idx),
            None if block_table is None else _meta(block_table),
            type(softmax_scale), softmax_scale, type(causal), causal, type(window_size), window_size,
            type(softcap), softcap, type(num_splits), num_splits, type(return_softmax_lse), return_softmax_lse,
            backend, type(rotary_interleaved), rotary_interleaved)
     return key
+
+
+_KEY_ENV = 15  # where signature() puts _env_state() in its key
+
+
+def signature_env(key) -> tuple:
+    """The _env_state() a signature() key was made with."""
+    return key[_KEY_ENV]
 
 
 def lookup(key) -> Plan | None:
@@ -240,13 +269,25 @@ def _scratch(plan: Plan, launch: _Launch, want_lse: bool, batch: int, dev, strea
     return buf
 
 
-def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, block_table, num_splits,
+def _mode(raw) -> str:
+    """The policy of a raw ROCFLASH_INDEX_CHECKS value (bytes or str, as _env_state read it), checked once."""
+    mode = _MODES.get(raw)
+    if mode is None:
+        mode = _MODES[raw] = index_checks((raw.decode() if isinstance(raw, bytes) else raw) or "")
+    return mode
+
+
+_MODES: dict = {}
+
+
+def run(plan: Plan, env: tuple, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, block_table, num_splits,
         return_softmax_lse):
-    """The step on a signature that passed the full checks: one C++ call (``kvcache_step`` of the compiled module:
-    the step kernel's index checks and append, then the split-KV and combine kernels). NotImplemented when this
-    call must take the full path after all (a shared storage on append, ROCFLASH_INDEX_CHECKS=host, an int
-    cache_seqlens out of range, index tensors the kernels cannot index flat)."""
-    mode = index_checks()
+    """The step on a signature that passed the full checks (``env``: the signature's _env_state): one C++ call
+    (``kvcache_step`` of the compiled module: the step kernel's index checks and append, then the split-KV and
+    combine kernels). NotImplemented when this call must take the full path after all (a shared storage on
+    append, ROCFLASH_INDEX_CHECKS=host, an int cache_seqlens out of range, index tensors the kernels cannot
+    index flat)."""
+    mode = _mode(env[1])
     if mode == "host":
         return NotImplemented
     if k is not None and _shares_storage(q, k_cache, v_cache, k, v):
@@ -260,12 +301,11 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
     if not 0 <= n <= cap - new:
         return NotImplemented  # the full path raises its ValueError
     dev = q.device
-    poison = _env(compiled.POISON_ENV) == "1"
+    poison = env[2] in (b"1", "1")
     out = torch.full(q.shape, float("nan"), dtype=q.dtype, device=dev) if poison else \
         torch.empty(q.shape, dtype=q.dtype, device=dev)
-    key = ((q.data_ptr() | k_cache.data_ptr() | v_cache.data_ptr() | out.data_ptr()) % 16 == 0,
-           _env(compiled.KERNEL_ENV), _env(compiled.SPLITKV_L2_PREFETCH_ENV),
-           _env(compiled.SPLITKV_FUSED_COMBINE_ENV), mode)
+    # the plan is per environment (its key holds it): the launch only varies with the pointers' alignment
+    key = (q.data_ptr() | k_cache.data_ptr() | v_cache.data_ptr() | out.data_ptr()) % 16 == 0
     launch = plan.launch.get(key)
     if launch is None:
         if not all(map(_contiguous_index, (cache_seqlens if tensor_lens else None, cache_batch_idx, block_table))) \
@@ -280,7 +320,7 @@ def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, b
     if return_softmax_lse:
         lse = torch.full((batch, nheads, seqlen_q), float("nan"), dtype=torch.float32, device=dev) if poison else \
             torch.empty((batch, nheads, seqlen_q), dtype=torch.float32, device=dev)
-    stream = compiled.current_stream(q)
+    stream = compiled._current_stream(q)
     capturing = _capturing(dev)
     buf = _scratch(plan, launch, return_softmax_lse, batch, dev, stream, capturing)
     base = buf.data_ptr()

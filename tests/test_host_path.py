@@ -213,6 +213,9 @@ def test_kvcache_out_of_range_values_flagged(stub, monkeypatch, paged):
     with pytest.raises(ValueError, match=r"cache_seqlens\[1\] \+ seqlen_new must be in \[0, .*64\], got 65 \+ 0"):
         rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=bad, **call)
     monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "off")  # no assert: sequence 1 reads no key (NaN output)
+    with pytest.raises(ValueError, match=r"cache_seqlens\[1\]"):  # a changed environment: the full checks once
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=bad, **call)
+    rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=torch.tensor([5, 9], dtype=torch.int32), **call)
     flag = kvcache_fast.index_error_flag(q.device)
     flag.zero_()
     rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=bad, **call)
@@ -241,6 +244,7 @@ def test_kvcache_block_table_flag_covers_used_pages_only(stub, monkeypatch):
     table[1, 3] = used_bad[0, 0]
     rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=table, backend=stub.platform)
     monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "off")
+    rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=table, backend=stub.platform)
     rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=used_bad, backend=stub.platform)
     assert stub.launches[-1][2] == [20, -1]  # sequence 1 marked bad: the kernels read none of its keys
 
