@@ -190,3 +190,43 @@ def test_gpu_kvcache_bad_index_device_asserts():
     text = res.stdout + res.stderr
     assert "good calls passed" in text and "no error" not in text and res.returncode != 0, text[-2000:]
     assert "index out of range" in text or "device-side assert" in text, text[-2000:]
+
+
+@pytest.mark.parametrize("paged", [False, True], ids=["packed", "paged"])
+def test_gpu_varlen_no_sync_same_bits_as_host_checks(platform, monkeypatch, paged):
+    """flash_attn_varlen_func on the compiled backend: no device->host sync (its index values are checked on the
+    device), forward and backward bitwise those of ROCFLASH_INDEX_CHECKS=host (the exact host checks, two syncs)."""
+    from rocflash import kvcache_fast
+    g = torch.Generator(device="cuda").manual_seed(6)
+    lens_q, lens_k = [5, 0, 33, 1], [40, 7, 33, 64]
+    cu_q = torch.tensor([0, 5, 5, 38, 39], dtype=torch.int32, device="cuda")
+    cu_k = torch.tensor([0, 40, 47, 80, 144], dtype=torch.int32, device="cuda")
+    q = torch.randn(39, 8, 64, generator=g, device="cuda", dtype=torch.bfloat16)
+    kw = dict(causal=True, backend=platform)
+    if paged:
+        k, v = (torch.randn(24, 16, 2, 64, generator=g, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        table = torch.randperm(24, generator=torch.Generator().manual_seed(6))[:16].view(4, 4).to(torch.int32).cuda()
+        table[1, 1:] = -1  # unused pages of the 7-key sequence
+        kw["block_table"] = table
+    else:
+        k, v = (torch.randn(144, 2, 64, generator=g, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    grads = not paged  # no paged backward on the fused backends
+    q, k, v = (t.requires_grad_(grads) for t in (q, k, v))
+    results = {}
+    for mode in ("host", "device"):
+        monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, mode)
+        torch.cuda.synchronize()
+        if mode == "device":
+            torch.cuda.set_sync_debug_mode("error")
+        try:
+            out, lse, _ = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k),
+                                                          return_attn_probs=True, **kw)
+            dq = torch.autograd.grad(out, q, torch.ones_like(out))[0] if grads else None
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+        results[mode] = (out, lse, dq)
+    torch.cuda.synchronize()
+    for a, b in zip(results["host"], results["device"]):
+        if a is not None:
+            assert torch.equal(_bits(a), _bits(b))
+    assert not results["device"][0].isnan().any()

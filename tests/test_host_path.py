@@ -337,3 +337,45 @@ def test_flash_attn_func_repeated_backward_skips_the_op_dispatch_same_launches(s
     out = rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform)
     with pytest.raises(RuntimeError, match="does not support second derivatives"):
         torch.autograd.grad(out, q, dout, create_graph=True)
+
+
+@pytest.mark.parametrize("paged", [False, True])
+def test_varlen_reads_no_value_and_checks_on_the_device(stub, monkeypatch, paged):
+    """flash_attn_varlen_func on a compiled backend reads no index value on the host (no sync on a GPU): the grid
+    comes from max_seqlen_q / k, the values are checked by torch ops on their device (here the CPU: the assert
+    raises at once); it launches what ROCFLASH_INDEX_CHECKS=host (the exact host checks) launches."""
+    lens_q, lens_k = [3, 0, 5], [7, 4, 9]
+    cu_q = torch.tensor([0, 3, 3, 8], dtype=torch.int32)
+    cu_k = torch.tensor([0, 7, 11, 20], dtype=torch.int32)
+    q = _rand(8, 4, 64, seed=30)
+    call = dict(backend=stub.platform, causal=True)
+    if paged:
+        k, v = _rand(9, 16, 2, 64, seed=31), _rand(9, 16, 2, 64, seed=32)
+        call["block_table"] = torch.tensor([[4, 8], [0, -1], [2, 6]], dtype=torch.int32)  # -1: an unused page
+    else:
+        k, v = _rand(20, 2, 64, seed=31), _rand(20, 2, 64, seed=32)
+    with no_host_reads():
+        out = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), **call)
+    monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "host")
+    ref = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), **call)
+    assert out.shape == ref.shape == q.shape
+    (kind1, fields1, _, table1), (kind2, fields2, _, table2) = stub.launches[-2:]
+    assert kind1 == kind2 and fields1 == fields2 and table1 == table2
+    monkeypatch.delenv(kvcache_fast.INDEX_CHECKS_ENV)
+    bad_cases = [(cu_q, torch.tensor([0, 7, 5, 20], dtype=torch.int32), max(lens_k)),  # decreasing
+                 (cu_q, cu_k, max(lens_k) - 1),  # a sequence longer than max_seqlen_k
+                 (torch.tensor([1, 3, 3, 8], dtype=torch.int32), cu_k, max(lens_k))]  # not starting at 0
+    if paged:
+        bad_table = call["block_table"].clone()
+        bad_table[2, 0] = 9  # num_blocks = 9, a used page
+        bad_cases.append((cu_q, cu_k, max(lens_k), bad_table))
+    else:
+        bad_cases.append((cu_q, torch.tensor([0, 7, 11, 19], dtype=torch.int32), max(lens_k)))  # not ending at total_k
+    for cq, ck, mk, *table in bad_cases:
+        kw = dict(call, block_table=table[0]) if table else call
+        with pytest.raises(RuntimeError, match="flash_attn_varlen_func index values"):
+            rocflash.flash_attn_varlen_func(q, k, v, cq, ck, max(lens_q), mk, **kw)
+        monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "host")  # the exact error, naming the value
+        with pytest.raises(ValueError):
+            rocflash.flash_attn_varlen_func(q, k, v, cq, ck, max(lens_q), mk, **kw)
+        monkeypatch.delenv(kvcache_fast.INDEX_CHECKS_ENV)
