@@ -79,11 +79,17 @@ def flash_attn_varlen_func(
         Rows of a sequence without keys give 0 (LSE -inf).
 
     Differentiable once in q, k, v: the fused backends run their varlen backward kernels, the torch backend
-    autograd. Reading the index tensors' values for the checks synchronises with the device once.
+    autograd. On the compiled backends (hip, cuda) no index value is read on the host (no device->host sync;
+    the grid comes from max_seqlen_q / max_seqlen_k): their rules are checked on the device, a violation stopping
+    the stream with a device-side assert (RuntimeError at the next synchronization; ``device_checks``), unless
+    ROCFLASH_INDEX_CHECKS=host, which reads them (two syncs) and raises the ValueErrors below (``off`` checks
+    on the device too: a varlen kernel has no safe way to skip a bad sequence). The torch and sim backends read
+    them on the host.
 
     Raises:
         TypeError / ValueError naming the argument, rule and value, before any launch (index tensors: dtype
-        int32, shape, device, monotonic, totals; page size rule); NotImplementedError for dropout_p > 0 and,
+        int32, shape, device; their values (monotonic, totals, max_seqlen, block_table entries) on the host path,
+        see above; page size rule); NotImplementedError for dropout_p > 0 and,
         before any launch, for block_table with q/k/v requiring grad on a fused backend (no paged backward).
     """
     if torch.compiler.is_compiling():
