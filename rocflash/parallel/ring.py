@@ -419,13 +419,10 @@ def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan:
         dk = dv = None
         if dkv_pending is not None:
             dk, dv = dkv_pending.wait()  # the accumulators of the K/V this rank holds now
-        for rows, keys, (dq_b, dk_b, dv_b) in grads:  # rows / keys repeat nowhere within a block
-            # an accumulator's first block that covers all of it starts it (0 + x = x: no fill, no add)
-            if dq is None and _covers(rows, seqlen_q):
-                dq = dq_b.to(acc, copy=True)
-            else:
-                dq = _zeros_if_none(dq, q.shape, acc, q.device)
-                dq[:, rows] += dq_b
+        # dK/dV first: their exchange (posted right after, on the communication stream) waits only for these adds;
+        # dQ's adds and, at the end, its rounding run on the compute stream while the accumulators travel.
+        # An accumulator's first block that covers all of it starts it (0 + x = x: no fill, no add).
+        for _, keys, (_, dk_b, dv_b) in grads:  # rows / keys repeat nowhere within a block
             if dk is None and _covers(keys, seqlen_k):
                 dk, dv = dk_b.to(acc, copy=True), dv_b.to(acc, copy=True)
             else:
@@ -438,13 +435,21 @@ def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan:
         if step + 1 == ring.world:
             # the last hop takes every accumulator to its owner, which only rounds it: round before sending
             # (the same rounding, so the same bits) and send half the bytes of float32 for 16-bit inputs. This
-            # hop follows the last block's backward and has no compute to hide behind.
+            # hop follows the last block's backward: only dQ's adds and rounding are left to hide it.
             dk, dv = dk.to(k.dtype), dv.to(v.dtype)
         dkv_pending = ring.send_recv((dk, dv), _DKV_TAG)
+        for rows, _, (dq_b, _, _) in grads:
+            if dq is None and _covers(rows, seqlen_q):
+                dq = dq_b.to(acc, copy=True)
+            else:
+                dq = _zeros_if_none(dq, q.shape, acc, q.device)
+                dq[:, rows] += dq_b
+        del grads
         if kv_pending is not None:
             kv = tuple(kv_pending.wait())
+    dq = _zeros_if_none(dq, q.shape, acc, q.device).to(q.dtype)  # before the wait: overlaps the last hop
     dk, dv = dkv_pending.wait()  # after world_size hops: this rank's own dK/dV, in k's and v's dtype
-    return _zeros_if_none(dq, q.shape, acc, q.device).to(q.dtype), dk, dv
+    return dq, dk, dv
 
 
 class _RingAttention(torch.autograd.Function):
