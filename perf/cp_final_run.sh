@@ -12,7 +12,8 @@
 #            and 1 GPU (flash_attn_func on rank 0) where its memory estimate fits. Each measurement is predicted
 #            from the last measured rate first and skipped, with a line saying so, when it does not fit the time left.
 # Every stage prints its wall time. Results in $OUT (2 files): cp_final.txt (this log, every line of cp_gpu.py,
-# a summary table at the end) and cp_final.json ({"correct": cp.json of stage correct, "speed": that of speed}).
+# a summary table at the end) and cp_final.json ({"correct": cp.json of stage correct, "speed": that of speed};
+# into $CP_FINAL_JSON_DIR instead when set: perf/final_run.sh's cpfinal stage puts it in its json.tar.gz).
 # Exit status 0 when every stage ran and every correctness case passed.
 # CPU check of this script (no GPU: gloo, backend torch, tiny sizes): CP_DEVICE=cpu bash perf/cp_final_run.sh 240
 set -uo pipefail
@@ -73,7 +74,8 @@ for s in $stages; do
   log "$s: wall time $(( $(date +%s) - t0 )) s ($(left) s of ${TIME_S} s left)"
 done
 
-python3 - "$WORK" "$OUT/cp_final.json" <<'EOF'
+mkdir -p "${CP_FINAL_JSON_DIR:-$OUT}"
+python3 - "$WORK" "${CP_FINAL_JSON_DIR:-$OUT}/cp_final.json" <<'EOF'
 import json, os, sys
 work, dest = sys.argv[1], sys.argv[2]
 merged = {}

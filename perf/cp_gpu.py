@@ -328,27 +328,34 @@ def speed(args, device, backend, log, save=lambda *_: None):
                     q1.grad = k1.grad = v1.grad = None
 
                 reps1, warm1 = reps_for(seqlen, "one_gpu")
-                for _ in range(warm1):
-                    one_gpu()
-                sync()
-                t0 = time.perf_counter()
-                for _ in range(reps1):
-                    one_gpu()
-                sync()
-                t = (time.perf_counter() - t0) / reps1
-                row["one_gpu_peak_bytes"] = _mem_peak(device, base)
-                if row["one_gpu_peak_bytes"] is not None:  # measured: inputs (q k v dout) + peak beyond them
-                    row["one_gpu_bytes_per_element"] = (4 * q1.element_size() + row["one_gpu_peak_bytes"] / elements)
-                row["one_gpu_reps"], row["one_gpu_warmup"] = reps1, warm1
+                try:  # an error here (out of memory: the estimate was wrong) is reported; rank 1 waits below
+                    for _ in range(warm1):
+                        one_gpu()
+                    sync()
+                    t0 = time.perf_counter()
+                    for _ in range(reps1):
+                        one_gpu()
+                    sync()
+                    t = (time.perf_counter() - t0) / reps1
+                    row["one_gpu_peak_bytes"] = _mem_peak(device, base)
+                    if row["one_gpu_peak_bytes"] is not None:  # measured: inputs (q k v dout) + peak beyond them
+                        row["one_gpu_bytes_per_element"] = 4 * q1.element_size() + row["one_gpu_peak_bytes"] / elements
+                    row["one_gpu_reps"], row["one_gpu_warmup"] = reps1, warm1
+                except Exception as e:  # noqa: BLE001
+                    row["one_gpu_error"] = f"{type(e).__name__}: {e}"[:500]
                 del q1, k1, v1, d1
-            box = [t, row.get("one_gpu_bytes_per_element")]
+            box = [t, row.get("one_gpu_bytes_per_element"), row.get("one_gpu_error")]
             dist.broadcast_object_list(box, 0)
-            row["one_gpu_s"] = box[0]
-            if box[1]:  # the next size's memory estimate: this one's, with 10 % to spare
-                one_gpu_bytes_per_element = 1.1 * box[1]
-            rate["one_gpu"] = box[0] / row["flops_fwd_bwd"]
-            row["speedup_vs_one_gpu"] = box[0] / row["ring_s"]
-            log(f"  one GPU {box[0]:.3f} s: ring speedup {row['speedup_vs_one_gpu']:.2f}x on {world}")
+            if box[0] is None:
+                row["one_gpu_error"] = box[2]
+                log(f"  one GPU failed: {box[2]}")
+            else:
+                row["one_gpu_s"] = box[0]
+                if box[1]:  # the next size's memory estimate: this one's, with 10 % to spare
+                    one_gpu_bytes_per_element = 1.1 * box[1]
+                rate["one_gpu"] = box[0] / row["flops_fwd_bwd"]
+                row["speedup_vs_one_gpu"] = box[0] / row["ring_s"]
+                log(f"  one GPU {box[0]:.3f} s: ring speedup {row['speedup_vs_one_gpu']:.2f}x on {world}")
             save(results, skipped, results_profile)
         if device.type == "cuda":
             torch.cuda.empty_cache()

@@ -6,6 +6,8 @@
 # Results in $OUT: summary.txt setup.txt tests.txt sanitize.txt cp.txt tc.txt train.txt host.txt bench.txt json.tar.gz
 #   bash perf/final_run.sh            (stages: build test sanitize cp tc bench; also train, host; pass names to pick)
 #   cp stage: CP_SEQLENS, CP_TIME_LIMIT_S, CP_TIMEOUT, and CP_ARGS (more perf/cp_gpu.py flags, e.g. --profile-seqlens)
+#   cpfinal stage (not in the default list): bash perf/cp_final_run.sh $CP_FINAL_S (default 150 s): cp_final.txt, and
+#   cp_final.json inside json.tar.gz
 set -uo pipefail
 . "$(dirname "$0")/gpu_lib.sh"  # OUT, REPO, log, gpu_setup_info, gpu_build, gpu_count, run_cp_gpu
 mkdir -p /tmp/json
@@ -39,6 +41,9 @@ for s in $stages; do case $s in
     run_cp_gpu "${CP_TIMEOUT:-200}" --out /tmp/json --time-limit-s "${CP_TIME_LIMIT_S:-100}" \
       --seqlens "${CP_SEQLENS:-131072,262144}" ${CP_ARGS:-} > "$OUT/cp.txt" 2>&1
     log "cp exit $?"; tail -12 "$OUT/cp.txt" | tee -a "$OUT/summary.txt" >/dev/null ;;
+  cpfinal)  # issue 13's bounded GPU step (perf/cp_final_run.sh): ring correctness, ring / torch CP / 1 GPU 128k-512k
+    CP_FINAL_JSON_DIR=/tmp/json bash "$REPO/perf/cp_final_run.sh" "${CP_FINAL_S:-150}"
+    log "cpfinal exit $?" ;;
   tc)
     log "python3 -m rocflash.perf --preset perf/presets/tensor_core.yaml --backends cuda cuda-vector flash cudnn"
     (cd /tmp && timeout ${TC_TIMEOUT:-100} python3 -m rocflash.perf --preset "$REPO/perf/presets/tensor_core.yaml" \

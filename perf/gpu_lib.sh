@@ -9,7 +9,7 @@
 #   run_cp_gpu TIMEOUT_S ARGS...   python3 perf/cp_gpu.py ARGS from /tmp (the installed rocflash, not the source
 #                           tree), killed after TIMEOUT_S, its own --timeout-s 10 s less (hung ranks are killed
 #                           and what was measured is kept); returns its exit status (124: timed out)
-OUT=${OUT:-$PWD/gpu_out}
+export OUT=${OUT:-$PWD/gpu_out}
 mkdir -p "$OUT"
 REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 export PYTHONUNBUFFERED=1

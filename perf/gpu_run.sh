@@ -7,7 +7,8 @@
 #        (default: build test fuzz sanitize model). fuzz: tests/test_fuzz.py through the compiled kernels
 #        (FUZZ_EXAMPLES examples, default 600) and tests/test_compile.py's GPU ops/compile test.
 #        PERF_TIME_LIMIT_S bounds the perf stage (default 300).
-#        cp (>= 2 GPUs: context parallelism, cp.json cp.txt): CP_TIME_LIMIT_S bounds its speed part (default 180).
+#        cp (>= 2 GPUs: context parallelism, cp.json cp.txt): CP_TIME_LIMIT_S bounds its speed part (default 180),
+#        CP_TIMEOUT the whole stage (default 480).
 set -uo pipefail
 . "$(dirname "$0")/gpu_lib.sh"  # OUT, REPO, log, gpu_setup_info, gpu_build, run_cp_gpu
 stages=${*:-build test fuzz sanitize model}
