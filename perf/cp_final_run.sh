@@ -56,11 +56,11 @@ for s in $stages; do
       limit=$(( $(left) < ${CORRECT_S:-60} ? $(left) : ${CORRECT_S:-60} ))
       if [ "$limit" -lt 20 ]; then log "correct: skipped (${limit} s left)"; status=1; continue; fi
       log "correct: python3 perf/cp_gpu.py --skip-speed ${dev[*]} ${correct_args[*]} (at most ${limit} s)"
-      run_cp_gpu "$limit" --out "$WORK/correct" --skip-speed "${dev[@]}" "${correct_args[@]}" 2>&1 | tee -a "$LOG_FILE"
+      run_cp_gpu "$limit" --out "$WORK/correct" --skip-speed "${dev[@]}" ${correct_args[@]+"${correct_args[@]}"} 2>&1 | tee -a "$LOG_FILE"
       rc=${PIPESTATUS[0]}; [ "$rc" -ne 0 ] && status=1
       log "correct: exit $rc" ;;
     speed)
-      limit=$(( $(left) - 5 ))
+      limit=$(( $(left) - 8 ))  # 8 s for the files and the summary below
       budget=$(( limit - startup_s ))
       if [ "$budget" -lt 10 ]; then log "speed: skipped (${limit} s left, ${startup_s} s of start-up)"; status=1; continue; fi
       log "speed: python3 perf/cp_gpu.py --skip-correctness ${dev[*]} ${speed_args[*]} --time-limit-s $budget (at most ${limit} s)"
@@ -75,7 +75,7 @@ for s in $stages; do
 done
 
 mkdir -p "${CP_FINAL_JSON_DIR:-$OUT}"
-python3 - "$WORK" "${CP_FINAL_JSON_DIR:-$OUT}/cp_final.json" <<'EOF'
+timeout 20 python3 - "$WORK" "${CP_FINAL_JSON_DIR:-$OUT}/cp_final.json" <<'EOF'
 import json, os, sys
 work, dest = sys.argv[1], sys.argv[2]
 merged = {}
@@ -87,7 +87,9 @@ for stage in ("correct", "speed"):
 with open(dest, "w") as f:
     json.dump(merged, f, indent=1)
 EOF
-summary=$(cd /tmp && python3 "$REPO/perf/cp_gpu.py" --summarize $(ls "$WORK"/correct/cp.json "$WORK"/speed/cp.json 2>/dev/null) 2>&1)
+reports=$(ls "$WORK"/correct/cp.json "$WORK"/speed/cp.json 2>/dev/null)
+summary="no cp.json written (see the stages' lines above)"
+[ -n "$reports" ] && summary=$(cd /tmp && timeout 30 python3 "$REPO/perf/cp_gpu.py" --summarize $reports 2>&1)
 { echo "## summary"; echo "$summary"; } | tee -a "$LOG_FILE"
 log "cp_final_run: done in $(( $(date +%s) - t_start )) s of ${TIME_S} s, exit $status"
 exit $status

@@ -7,8 +7,9 @@
 #                           python3 (BUILD_TIMEOUT s, default 240), its time in the log, `rocflash info` appended to
 #                           FILE (default $OUT/setup.txt); returns 1 (and logs BUILD FAILED with the log's tail)
 #   run_cp_gpu TIMEOUT_S ARGS...   python3 perf/cp_gpu.py ARGS from /tmp (the installed rocflash, not the source
-#                           tree), killed after TIMEOUT_S, its own --timeout-s 10 s less (hung ranks are killed
-#                           and what was measured is kept); returns its exit status (124: timed out)
+#                           tree), its own --timeout-s 10 s less (it kills hung ranks and keeps what was measured),
+#                           TIMEOUT_S the backstop (timeout signals the whole process group: the ranks too);
+#                           returns its exit status (124: timed out)
 export OUT=${OUT:-$PWD/gpu_out}
 mkdir -p "$OUT"
 REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -37,5 +38,5 @@ gpu_build() {
 run_cp_gpu() {
   local limit=$1
   shift
-  (cd /tmp && timeout "$limit" python3 "$REPO/perf/cp_gpu.py" --timeout-s "$(( limit > 20 ? limit - 10 : limit ))" "$@")
+  (cd /tmp && timeout -k 5 "$limit" python3 "$REPO/perf/cp_gpu.py" --timeout-s "$(( limit > 20 ? limit - 10 : limit ))" "$@")
 }
