@@ -401,8 +401,8 @@ def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]
 def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan: list[list[Block]], out_fp32=None):
     """The backward ring pass: (dq, dk, dv) in the inputs' dtype. dK/dV accumulate in fp32 buffers that travel
     with their K/V, one exchange behind it, and reach their owner after the last step (rounded to the inputs'
-    dtype for that last hop). ``out_fp32``: the merged
-    O in float32 (``ring_forward(..., keep_out_fp32=True)``), from which the kernels compute D; None: from out."""
+    dtype for that last hop). ``out_fp32``: the merged O in float32 (``ring_forward(..., keep_out_fp32=True)``),
+    from which the kernels compute D; None: from out."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     seqlen_q, seqlen_k = q.shape[1], k.shape[1]
     dq = None
