@@ -14,7 +14,7 @@ from dataclasses import replace
 import torch
 from torch.autograd.function import once_differentiable
 
-from .backends import FwdArgs, SeqArgs, compiled, reference, sim
+from .backends import FwdArgs, SeqArgs, ck, ck_varlen, compiled, reference, sim
 from .backends.seqlayout import alibi_for, sequence_kv, sequences
 from .interface import _FP64_BACKENDS, _backend_name, _check_args, _NoWork
 from .ops import check_backward_scale
@@ -97,7 +97,9 @@ def flash_attn_varlen_func(
     seq, args, no_work = _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p,
                                   softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
                                   return_attn_probs, block_table)
-    name = select_varlen_backend(q, backend, dropout_p)
+    needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+    name = select_varlen_backend(q, backend, dropout_p,
+                                 ck_call=(k, args, block_table is not None, needs_grad, deterministic))
     if block_table is not None and name != "torch" and torch.is_grad_enabled() and \
             any(t.requires_grad for t in (q, k, v)):
         raise NotImplementedError(f"flash_attn_varlen_func: backend '{name}' has no backward for paged K/V "
@@ -228,14 +230,33 @@ def check_options(q, k, batch: int, seqlen_q: int, seqlen_k: int, dropout_p, sof
 
 
 # ---------------------------------------------------------------- dispatch
-def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0) -> str:
-    """The backend a SeqArgs call runs on (selector rules), checked to run it: raises before any side effect."""
-    name = select_backend(q.device, backend).backend
-    if name == "ck":  # no CK varlen / KV-cache path is wired: rocflash's own kernels run these calls on CDNA
-        if backend == "ck":
-            raise NotImplementedError("backend 'ck' has no varlen / KV-cache path (flash_attn_varlen_func, "
-                                      "flash_attn_with_kvcache): use backend='hip' (rocflash's kernels) for them")
-        name = "hip"
+def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0, *, ck_call=None) -> str:
+    """The backend a SeqArgs call runs on (selector rules), checked to run it: raises before any side effect.
+
+    ``ck_call`` = (k, FwdArgs, paged, needs_grad, deterministic) of a flash_attn_varlen_func call: when the
+    selector picks ``ck``, such a call (packed K/V) runs on CK's group-mode instances if they cover it, as
+    ``ck:<arch>[:deterministic]`` (rocflash.backends.ck_varlen; deterministic or
+    torch.use_deterministic_algorithms picks the deterministic backward). Every other call (flash_attn_with_kvcache,
+    paged K/V, the context-parallel ring, torch.compile) and every call CK does not cover runs on rocflash's
+    ``hip`` kernel when ck was chosen by the probe, and raises NotImplementedError naming the reason when
+    backend='ck' (argument or ROCFLASH_BACKEND) asked for it."""
+    sel = select_backend(q.device, backend)
+    name = sel.backend
+    if name == "ck":
+        if ck_call is None or ck_call[2]:  # KV cache / paged K/V: CK's split-KV kernels are not mapped
+            if not sel.probed:
+                raise NotImplementedError(
+                    "backend 'ck' has no KV-cache / paged-KV path (flash_attn_with_kvcache, flash_attn_varlen_func "
+                    "with block_table; CK's fmha_fwd_splitkv is not mapped, and its paged KV needs page_block_size "
+                    "a multiple of 128) nor a torch.compile / context-parallel varlen path: use backend='hip' "
+                    "(rocflash's kernels) for them")
+            name = "hip"
+        else:
+            k, args, _, needs_grad, deterministic = ck_call
+            deterministic = deterministic or torch.are_deterministic_algorithms_enabled()
+            sel, arch = ck.resolve(sel, q, k, args, dropout_p=dropout_p, needs_grad=needs_grad,
+                                   deterministic=deterministic, group=True)
+            name = ck.encode(arch, deterministic) if sel.backend == "ck" else sel.backend
     if q.dtype == torch.float64 and name not in _FP64_BACKENDS:
         raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{name}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
@@ -264,6 +285,10 @@ def backend_functions(backend: str):
     serves two platforms: its functions take the platform first, as ``compiled.forward`` does."""
     if backend == "sim":
         return sim.varlen_forward, sim.varlen_backward
+    if backend.startswith("ck:"):  # "ck:<arch>[:deterministic]": CK's group-mode instances
+        arch, deterministic = ck.decode(backend)
+        return (functools.partial(ck_varlen.varlen_forward, arch, deterministic),
+                functools.partial(ck_varlen.varlen_backward, arch, deterministic))
     fwd, bwd = getattr(compiled, "varlen_forward", None), getattr(compiled, "varlen_backward", None)
     if fwd is None or bwd is None:
         raise NotImplementedError(f"backend '{backend}': this rocflash has no varlen / KV-cache kernels yet "

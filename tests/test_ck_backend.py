@@ -172,16 +172,16 @@ def test_instance_names_are_self_describing():
         assert inst.name.endswith(f"_{inst.pipeline}_{inst.variant}")
 
 
-def test_varlen_and_kvcache_never_reach_ck(monkeypatch):
-    """CK has no varlen / KV-cache path wired: a probe (or ROCFLASH_BACKEND) choosing ck runs them on rocflash's
-    hip kernels; backend='ck' asked for explicitly raises NotImplementedError naming the way out, before launch."""
-    import types
+def test_kvcache_never_reaches_ck(monkeypatch):
+    """CK's split-KV / paged-KV kernels are not mapped: a probe choosing ck runs flash_attn_with_kvcache (no
+    ck_call) on rocflash's hip kernels; backend='ck' asked for raises NotImplementedError naming the way out,
+    before launch. (Varlen calls with packed K/V go to CK's group mode: tests/test_ck_varlen.py.)"""
     import rocflash.varlen as varlen
-    monkeypatch.setattr(varlen, "select_backend", lambda device, backend: types.SimpleNamespace(backend="ck"))
+    monkeypatch.setattr(varlen, "select_backend", lambda device, backend: Selection("ck", "test", backend is None))
     monkeypatch.setattr(varlen, "backend_functions", lambda name: None)
     q = torch.zeros(4, 2, 8, dtype=torch.float16)
     assert varlen.select_varlen_backend(q, None) == "hip"
-    with pytest.raises(NotImplementedError, match="backend 'ck' has no varlen / KV-cache path .* backend='hip'"):
+    with pytest.raises(NotImplementedError, match="backend 'ck' has no KV-cache / paged-KV path .* backend='hip'"):
         varlen.select_varlen_backend(q, "ck")
 
 

@@ -436,3 +436,8 @@ class TensorMemory:
             if st.data_ptr() <= ptr < st.data_ptr() + st.nbytes():
                 return torch.empty(0, dtype=t.dtype).set_(st), (ptr - st.data_ptr()) // t.element_size()
         raise RuntimeError(f"pointer {ptr:#x} is in no tensor the binding allocated or received")
+
+    def int_at(self, ptr: int, i: int) -> int:
+        """Entry i of the int32 array at ``ptr`` (group mode's seqstart_q / seqstart_k: the cu_seqlens)."""
+        flat, base = self.flat(ptr)
+        return int(flat[base + i])

@@ -106,7 +106,7 @@ def unsupported(q: torch.Tensor, k: torch.Tensor, args: FwdArgs, arch: str, *, d
     fv = variant(args, group=group)
     if find_instance(_DTYPES[q.dtype], headdim, fv, arch) is None:
         name = "headdim" if headdim > 256 or fv == "batch" else \
-            {"softcap": "softcap", "alibi": "alibi_slopes", "group": "cu_seqlens_q"}[fv]
+            {"softcap": "softcap", "alibi": "alibi_slopes", "group": "headdim"}[fv]
         return ck_args.unsupported(name, headdim if name == "headdim" else "tensor" if name != "softcap" else args.softcap,
                                    f"no CK instance of ck_configs/ck_fmha.toml serves ({_DTYPES[q.dtype]}, headdim "
                                    f"{headdim}, {fv}) on {arch}")
@@ -251,14 +251,15 @@ def decode(backend: str) -> tuple[str, bool]:
 
 
 def resolve(sel, q, k, args: FwdArgs, *, dropout_p: float = 0.0, needs_grad: bool = False,
-            deterministic: bool = False):
+            deterministic: bool = False, group: bool = False):
     """(selection, arch) for a call the selector sent to ``ck``: CK when its instances cover the call (and its
     backward when ``needs_grad``); else NotImplementedError naming the argument (ck asked for by argument or
     environment) or the ``hip`` kernel (ck chosen by the probe), with the reason in the selection."""
     from ..selector import Selection, check_compiled_backend, probe_device
 
     arch = probe_device(q.device).arch
-    err = unsupported(q, k, args, arch, dropout_p=dropout_p, needs_grad=needs_grad, deterministic=deterministic)
+    err = unsupported(q, k, args, arch, dropout_p=dropout_p, needs_grad=needs_grad, deterministic=deterministic,
+                      group=group)
     if err is None:
         return sel, arch
     if not sel.probed:
