@@ -165,6 +165,7 @@ def collect() -> dict:
     report["backends"]["ck"] = ({"built": True, "compiled_archs": list(ck_mod.compiled_archs()),
                                  "instances": len(ck_mod.instances())} if ck_mod is not None else
                                 {"built": False, "why_not": ck.module_error()})
+    report["backends"]["ck"]["covers"] = ck.COVERS
     report["backends"]["torch"] = {"built": True, "note": "reference through PyTorch ops, any device"}
     report["backends"]["sim"] = {"built": True, "note": "the kernel's tiling simulated with torch"}
 

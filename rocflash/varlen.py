@@ -62,7 +62,10 @@ def flash_attn_varlen_func(
             grid with them; an upper bound is accepted, a smaller value raises ValueError).
         dropout_p, softmax_scale, softcap: as :func:`rocflash.flash_attn_func`.
         deterministic: accepted for flash-attn compatibility; the varlen backward always runs the separate dQ
-            kernel (bitwise repeatable), also where flash_attn_func's deterministic=False adds dQ atomically.
+            kernel (bitwise repeatable), also where flash_attn_func's deterministic=False adds dQ atomically;
+            except on "ck", where False (the default) adds dQ atomically, as flash-attn on ROCm does, and True
+            (or torch.use_deterministic_algorithms(True)) is not built for CK's group mode (the hip kernel runs
+            it when ck was probed; NotImplementedError when ck was asked for).
         causal, window_size: per sequence, bottom-right aligned with that sequence's seqlen_q and seqlen_k:
             row i of a sequence sees key j iff i + seqlen_k - seqlen_q - left <= j <= i + seqlen_k - seqlen_q
             + right (causal: right = 0).
@@ -71,7 +74,12 @@ def flash_attn_varlen_func(
         block_table: int32 (batch, max_blocks_per_seq) on q's device: paged K/V (forward only on the fused
             backends; the torch backend differentiates through the gather). page_block_size must be
             a multiple of 16 from 16 to 256.
-        backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe).
+        backend: "hip" | "cuda" | "torch" | "sim" | "ck" | None (then ROCFLASH_BACKEND, then a device probe).
+            "ck" (CDNA builds with CK instances) runs CK's group-mode instances for packed K/V (fp16/bf16,
+            headdim <= 128, no ALiBi; the training forward writes O in float32 for the backward's D). Paged K/V
+            (block_table) never runs on CK (its split-KV / paged kernels are not mapped). What CK does not cover
+            runs on rocflash's hip kernel when ck was chosen by the probe, and raises NotImplementedError naming
+            the argument when backend='ck' (or ROCFLASH_BACKEND=ck) asked for it.
 
     Returns:
         out (total_q, nheads, headdim) in q's dtype, or (out, softmax_lse, None) with return_attn_probs.

@@ -40,6 +40,14 @@ from ..ck.configs import find_instance
 from . import FwdArgs, ck_masked
 
 MODULE = "rocflash._C_ck"
+# What the ck backend serves (ck_configs/ck_fmha.toml; `rocflash info` shows it); the rest runs on rocflash's hip
+# kernel when ck was chosen by the probe and raises NotImplementedError naming it when ck was asked for.
+COVERS = ("flash_attn_func: fp16/bf16, headdim <= 256, causal / windows / GQA, softcap (forward only, fp16 "
+          "headdim <= 128), ALiBi (headdim <= 128); flash_attn_varlen_func with packed K/V: CK's group mode, fp16/bf16 "
+          "headdim <= 128, no ALiBi, deterministic=False. NOT on CK (rocflash's hip kernel): flash_attn_with_kvcache "
+          "and paged K/V (block_table; CK's split-KV / paged-KV kernels are not mapped, and CK's paged KV takes "
+          "page_block_size multiples of 128 only), dropout, deterministic=True above headdim 128 or with ALiBi or "
+          "varlen")
 _DTYPES = {torch.float16: "fp16", torch.bfloat16: "bf16"}
 
 
@@ -107,7 +115,8 @@ def unsupported(q: torch.Tensor, k: torch.Tensor, args: FwdArgs, arch: str, *, d
     if find_instance(_DTYPES[q.dtype], headdim, fv, arch) is None:
         name = "headdim" if headdim > 256 or fv == "batch" else \
             {"softcap": "softcap", "alibi": "alibi_slopes", "group": "headdim"}[fv]
-        return ck_args.unsupported(name, headdim if name == "headdim" else "tensor" if name != "softcap" else args.softcap,
+        value = headdim if name == "headdim" else args.softcap if name == "softcap" else "tensor"
+        return ck_args.unsupported(name, value,
                                    f"no CK instance of ck_configs/ck_fmha.toml serves ({_DTYPES[q.dtype]}, headdim "
                                    f"{headdim}, {fv}) on {arch}")
     if not needs_grad:
@@ -193,8 +202,8 @@ def backward(dout, q, k, v, out, lse, args: FwdArgs, arch: str, deterministic: b
     costs accuracy at large softmax_scale). A masked call hands CK finite K / V and restores the NaN pattern
     (ck_masked)."""
     dtype = _DTYPES[q.dtype]
-    inst = find_instance(dtype, max(q.shape[-1], k.shape[-1]), bwd_variant(deterministic, args.alibi_slopes is not None),
-                         arch, kind="bwd")
+    bv = bwd_variant(deterministic, args.alibi_slopes is not None)
+    inst = find_instance(dtype, max(q.shape[-1], k.shape[-1]), bv, arch, kind="bwd")
     batch, seqlen_q, nheads, headdim = q.shape
     seqlen_k, nheads_k = k.shape[1], k.shape[2]
     work = ck_args.bwd_workspace(batch=batch, nhead_q=nheads, seqlen_q=seqlen_q, hdim_q=headdim,

@@ -87,7 +87,7 @@ def varlen_ranges(cu_seqlens_q: torch.Tensor, cu_seqlens_k: torch.Tensor, total_
         return lo + cu_b[seq], torch.maximum(lo, hi) + cu_b[seq]
 
     rows = ranges(total_q, lens_q, lens_k, cu_q, cu_k, 1, left, right)  # row i sees [i + diag - left, i + diag + right]
-    keys = ranges(total_k, lens_k, lens_q, cu_k, cu_q, -1, right, left)  # key j seen by [j - diag - right, j - diag + left]
+    keys = ranges(total_k, lens_k, lens_q, cu_k, cu_q, -1, right, left)  # j seen by [j - diag - right, j - diag + left]
     return rows, keys
 
 

@@ -222,7 +222,8 @@ def fwd_args(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, *, softmax
     mask_type, left, right = mask_fields(window_left, window_right,
                                          None if alibi_slopes is None else k.shape[row])
     nbatch = cu_seqlens_q.shape[0] - 1 if group else q.shape[0]
-    common = dict(**alibi_fields(alibi_slopes, nbatch, nhead_q), q_ptr=q.ptr, k_ptr=k.ptr, v_ptr=v.ptr, lse_ptr=lse.ptr, o_ptr=o.ptr,
+    common = dict(**alibi_fields(alibi_slopes, nbatch, nhead_q), q_ptr=q.ptr, k_ptr=k.ptr, v_ptr=v.ptr,
+                  lse_ptr=lse.ptr, o_ptr=o.ptr,
                   hdim_q=q.shape[-1], hdim_v=v.shape[-1], nhead_q=nhead_q, nhead_k=nhead_k,
                   scale_s=float(softmax_scale), logits_soft_cap=float(softcap) if softcap > 0 else 0.0,
                   stride_q=q.strides[row], stride_k=k.strides[row], stride_v=v.strides[row], stride_o=o.strides[row],
