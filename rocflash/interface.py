@@ -93,8 +93,8 @@ def flash_attn_func(
             are never materialised; the third element is None.
         backend: "hip" | "cuda" | "torch" | "sim" | "ck" | None (then ROCFLASH_BACKEND, then a device probe).
             "ck" (CDNA gfx90a/942/950 builds with CK instances) raises NotImplementedError naming any argument
-            its instances cannot honour (dropout_p, a headdim or dtype without an instance, alibi_slopes above
-            headdim 128 or with softcap; when a gradient will be needed, softcap and deterministic=True without a
+            its instances cannot honour (dropout_p, a headdim or dtype without an instance, alibi_slopes with
+            bf16, above headdim 128 or with softcap; when a gradient will be needed, softcap and deterministic=True without a
             backward instance), before any launch (``rocflash info`` lists what CK covers). ALiBi on CK adds
             exactly the bias above (rocflash/ck/args.py: CK's own causal ALiBi would change the LSE).
 

@@ -75,8 +75,9 @@ def flash_attn_varlen_func(
             backends; the torch backend differentiates through the gather). page_block_size must be
             a multiple of 16 from 16 to 256.
         backend: "hip" | "cuda" | "torch" | "sim" | "ck" | None (then ROCFLASH_BACKEND, then a device probe).
-            "ck" (CDNA builds with CK instances) runs CK's group-mode instances for packed K/V (fp16/bf16,
-            headdim <= 128, no ALiBi; the training forward writes O in float32 for the backward's D). Paged K/V
+            "ck" (CDNA builds with CK instances) runs CK's group-mode instances for packed K/V (headdim <= 128,
+            fp16 with gradients, bf16 inference only, no ALiBi; the training forward writes O in float32 for the
+            backward's D). Paged K/V
             (block_table) never runs on CK (its split-KV / paged kernels are not mapped). What CK does not cover
             runs on rocflash's hip kernel when ck was chosen by the probe, and raises NotImplementedError naming
             the argument when backend='ck' (or ROCFLASH_BACKEND=ck) asked for it.

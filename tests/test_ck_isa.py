@@ -46,6 +46,10 @@ KNOWN_CK_SPILLS = {
     (FWD_D128.format("bf16", "batch"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",
     (FWD_D128.format("bf16", "group"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",
     (FWD_D128.format("bf16", "batch_o32"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",  # branch ck2
+    (FWD_D128.format("fp16", "alibi"), "ck_fwd", "gfx90a"): "404 B scratch, 100 VGPR spills",  # branch ck11
+    (FWD_D128.format("fp16", "alibi_o32"), "ck_fwd", "gfx90a"): "404 B scratch, 100 VGPR spills",
+    (FWD_D128.format("fp16", "alibi"), "ck_fwd", "gfx942"): "128 B scratch, 31 VGPR spills",
+    (FWD_D128.format("fp16", "alibi_o32"), "ck_fwd", "gfx942"): "128 B scratch, 31 VGPR spills",
 }
 
 

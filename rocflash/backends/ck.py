@@ -42,12 +42,12 @@ from . import FwdArgs, ck_masked
 MODULE = "rocflash._C_ck"
 # What the ck backend serves (ck_configs/ck_fmha.toml; `rocflash info` shows it); the rest runs on rocflash's hip
 # kernel when ck was chosen by the probe and raises NotImplementedError naming it when ck was asked for.
-COVERS = ("flash_attn_func: fp16/bf16, headdim <= 256, causal / windows / GQA, softcap (forward only, fp16 "
-          "headdim <= 128), ALiBi (headdim <= 128); flash_attn_varlen_func with packed K/V: CK's group mode, fp16/bf16 "
-          "headdim <= 128, no ALiBi, deterministic=False. NOT on CK (rocflash's hip kernel): flash_attn_with_kvcache "
-          "and paged K/V (block_table; CK's split-KV / paged-KV kernels are not mapped, and CK's paged KV takes "
-          "page_block_size multiples of 128 only), dropout, deterministic=True above headdim 128 or with ALiBi or "
-          "varlen")
+COVERS = ("flash_attn_func: fp16/bf16, headdim <= 256 (bf16 training <= 128), causal / windows / GQA, softcap "
+          "(forward only, fp16 headdim <= 128), ALiBi (fp16 headdim <= 128); flash_attn_varlen_func with packed K/V: "
+          "CK's group mode, headdim <= 128, fp16 (training and inference) and bf16 (inference), no ALiBi, "
+          "deterministic=False. NOT on CK (rocflash's hip kernel): flash_attn_with_kvcache and paged K/V "
+          "(block_table; CK's split-KV / paged-KV kernels are not mapped, and CK's paged KV takes page_block_size "
+          "multiples of 128 only), dropout, deterministic=True above headdim 128 or with ALiBi or varlen")
 _DTYPES = {torch.float16: "fp16", torch.bfloat16: "bf16"}
 
 
