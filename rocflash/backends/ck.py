@@ -42,7 +42,7 @@ from . import FwdArgs, ck_masked
 MODULE = "rocflash._C_ck"
 # What the ck backend serves (ck_configs/ck_fmha.toml; `rocflash info` shows it); the rest runs on rocflash's hip
 # kernel when ck was chosen by the probe and raises NotImplementedError naming it when ck was asked for.
-COVERS = ("flash_attn_func: fp16/bf16, headdim <= 256 (bf16 training <= 128), causal / windows / GQA, softcap "
+COVERS = ("flash_attn_func: fp16/bf16, headdim <= 256, causal / windows / GQA, softcap "
           "(forward only, fp16 headdim <= 128), ALiBi (fp16 headdim <= 128); flash_attn_varlen_func with packed K/V: "
           "CK's group mode, headdim <= 128, fp16 (training and inference) and bf16 (inference), no ALiBi, "
           "deterministic=False. NOT on CK (rocflash's hip kernel): flash_attn_with_kvcache and paged K/V "
