@@ -344,6 +344,13 @@ RF_HOST_DEVICE int64_t sbcast_v_pairs_bytes(int batch, int nheads_k, int seqlen_
 template <class Tile>
 rfError_t launch_fmha_fwd_sbcast(const FmhaFwdParams& p, rfStream_t stream) {
   constexpr auto T = Tile::kShape;
+  // The variant's scope (the Python selector checks it first, with a message): anything else is refused here,
+  // never run as something it is not.
+  if (p.dtype != DType::kFp16 || p.headdim != T.headdim || !p.aligned || p.softcap != 0.f ||
+      p.alibi_slopes != nullptr || !(p.softmax_scale > 0.f) || p.seq.cu_seqlens_q != nullptr ||
+      p.seq.cu_seqlens_k != nullptr || p.seq.seqused_k != nullptr || p.seq.cache_batch_idx != nullptr ||
+      p.seq.block_table != nullptr || p.k_padded == nullptr || p.v_pairs == nullptr)
+    return hipErrorInvalidValue;
   const int64_t pairs = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * T.block_n / 2;
   const int64_t prep_blocks = (int64_t(p.batch) * p.nheads_k * pairs * (T.headdim / 8) + 255) / 256;
   rfError_t err = launch_grid_stride(fmha_fwd_vpairs_kernel<T.headdim, T.block_n>, p, prep_blocks, 256, 0, stream);

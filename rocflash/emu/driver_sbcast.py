@@ -20,6 +20,7 @@ import math
 
 import torch
 
+from ..configs import load_configs
 from . import asm as asm_mod
 from .build import compile_asm, params_layout
 from .driver import MAX_GRID, KernelImage, _common, _dense_seq, _get, _nan_like, _put, _strides
@@ -29,6 +30,9 @@ from .state import GlobalMemory
 THREADS = 256  # 4 waves x 64 query rows per workgroup
 HEADDIMS = (64, 128)
 SBCAST_TILES = (8, 16, 32, 64)  # block_n: keys per softmax tile
+# {headdim: Bc} of the instances the build generates (ck_configs/fmha_fwd.toml, impl "sbcast"): d128 Bc 32 needs
+# 256 VGPRs and spills 8 bytes once the masked tile body is in; Bc 16 is spill-free (235 VGPRs).
+DISPATCH_BLOCK_N = {c.headdim: c.block_n for c in load_configs("fwd") if c.impl == "sbcast"}
 
 
 def instance_source(block_n: int, headdim: int = 128) -> str:
