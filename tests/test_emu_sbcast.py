@@ -161,12 +161,14 @@ def test_wait_latency_rule():
     hide it (4 clocks each); vector loads retire in order (vmcnt(N) waits for all but the N newest)."""
     from types import SimpleNamespace
 
-    from rocflash.emu.cycles import GLOBAL_LATENCY, SCALAR_LATENCY
+    from rocflash.emu.cycles import GLOBAL_LATENCY, LATENCIES, LDS_LATENCY, SCALAR_LATENCY
     from rocflash.emu.cycles_sbcast import wait_latency
 
-    def lat(lines):
+    def lat(lines, latencies=None):
         k = _kernel(lines)
-        return wait_latency(SimpleNamespace(kernel=k), SimpleNamespace(trace=list(range(len(lines)))))
+        return wait_latency(SimpleNamespace(kernel=k), SimpleNamespace(trace=list(range(len(lines)))), latencies)
+
+    assert all(lat_.sources and lat_.clocks > 0 for lat_ in LATENCIES.values())  # every figure has its sources
 
     two = ["s_load_dwordx16 s[32:47], s[4:5], 0", "s_load_dwordx16 s[48:63], s[4:5], 0x40", "s_waitcnt lgkmcnt(0)"]
     assert lat(two) == SCALAR_LATENCY + 4 - 8  # the second load's latency, less the two issue slots
@@ -174,3 +176,8 @@ def test_wait_latency_rule():
     assert lat(hidden) == 0
     vm = ["global_load_dword v1, v[2:3], off", "global_load_dword v4, v[2:3], off", "s_waitcnt vmcnt(1)"]
     assert lat(vm) == GLOBAL_LATENCY - 8  # only the older load
+    assert lat(two, {"scalar": 20}) == 20 + 4 - 8  # the sensitivity override
+    lds = ["ds_read_b128 v[0:3], v4", "ds_read_b128 v[5:8], v4", "s_waitcnt lgkmcnt(1)"]
+    assert lat(lds) == LDS_LATENCY - 8  # LDS reads return in order: lgkmcnt(1) waits for the older one
+    mixed = [two[0], lds[0], "s_waitcnt lgkmcnt(1)"]
+    assert lat(mixed) == max(SCALAR_LATENCY, 4 + LDS_LATENCY) - 8  # a scalar load outstanding: lgkmcnt(N) waits for all

@@ -24,6 +24,10 @@ SBCAST = dict(target="gfx9", impl="sbcast", dtype="fp16", headdim=128, block_m=2
 def test_sbcast_configs_are_fp16_d64_d128_gfx9():
     got = {(c.headdim, c.block_n) for c in load_configs("fwd") if c.impl == "sbcast"}
     assert got == {(64, 64), (128, 16)}
+    from rocflash.emu.driver_sbcast import DISPATCH_BLOCK_N, kernel_name  # the emulator runs the same instances
+    assert DISPATCH_BLOCK_N == {64: 64, 128: 16}
+    assert {kernel_name(n, d) for d, n in DISPATCH_BLOCK_N.items()} == \
+        {c.kernel_name(True) for c in load_configs("fwd") if c.impl == "sbcast"}
     TileConfig(**SBCAST).validate()
     for bad, match in [({"dtype": "bf16"}, "gfx9 fp16 forward"), ({"target": "cuda"}, "gfx9 fp16 forward"),
                        ({"headdim": 96}, "headdim must be 64 or 128"), ({"block_m": 128}, "one query row per thread"),

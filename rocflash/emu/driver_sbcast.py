@@ -46,7 +46,8 @@ def instance_source(block_n: int, headdim: int = 128) -> str:
 
 
 def kernel_name(block_n: int, headdim: int = 128) -> str:
-    return f"rocflash_fmha_fwd_sbcast_gfx9_fp16_d{headdim}_b{THREADS}x{block_n}_t{THREADS}x1"
+    """The instance name codegen gives the same tile (ck_configs impl "sbcast"; TileConfig.kernel_name)."""
+    return f"rocflash_fmha_fwd_gfx9_sbcast_fp16_d{headdim}_b{THREADS}x{block_n}_t{THREADS}x1_p0_vec"
 
 
 @functools.lru_cache(maxsize=8)
