@@ -1,10 +1,12 @@
-"""Cycle MODEL of the gfx906 scalar-broadcast forward (hip_src/fmha_fwd_sbcast.h), and a second latency rule.
+"""Cycle MODEL of the gfx906 scalar-broadcast forward (hip_src/fmha_fwd_sbcast.h, fp16 d64 / d128), and a second
+latency rule, with the latencies' sensitivity (``latencies`` arguments; the figures and their public sources are
+``cycles.LATENCIES``).
 
 THIS IS A MODEL, NOT A MEASUREMENT. The rules are those of :mod:`rocflash.emu.cycles`, with two additions:
 
 * memory traffic of scalar loads: the emulator records bytes for vector memory only. The forward's K/V reads
   are s_load_dwordx16 of wave-uniform rows; the 4 waves of a workgroup walk the same keys, so the model charges
-  HBM once per workgroup for them (K and Vp: 2 * 256 bytes per key, padded to Bc), the same per-workgroup
+  HBM once per workgroup for them (K and Vp: 2 * 2 * headdim bytes per key, padded to Bc), the same per-workgroup
   accounting the vector kernels get (each workgroup reads its K/V tiles once; reuse across workgroups through
   L2 is not credited to either). The other 3 waves' reads are assumed to hit the 16 KB scalar cache that 3 CUs
   share (the waves of a workgroup stay within a few keys of each other: no barrier, identical work).
