@@ -83,6 +83,11 @@ def wait_latency(program, wave, latencies: dict | None = None) -> float:
     return stall
 
 
+def _tag(latencies: dict | None) -> str:
+    """The overridden latencies of a row, for its label."""
+    return "" if latencies is None else ", " + ", ".join(f"{k} {x}" for k, x in sorted(latencies.items()))
+
+
 def _trace_sbcast(seqlen_q: int, seqlen_k: int, block_n: int, headdim: int = 128):
     from .driver_sbcast import images, run_forward_sbcast
 
@@ -122,8 +127,7 @@ def predict_sbcast(label: str, batch: int, nheads: int, seqlen_q: int, seqlen_k:
         b = max(wait_latency(fwd.program, w, lat) for w in w2)
         vw = v.copy()
         vw[5] = a + (b - a) * (t - t1) / (t2 - t1)
-        tag = "" if lat is None else ", " + ", ".join(f"{k} {x}" for k, x in sorted(lat.items()))
-        out.append(Prediction(f"{label} [per-wait latency{tag}]", name, workgroups, waves, wg_per_cu,
+        out.append(Prediction(f"{label} [per-wait latency{_tag(lat)}]", name, workgroups, waves, wg_per_cu,
                               GroupCost.from_vector(vw), flops))
     return tuple(out)
 
@@ -151,8 +155,7 @@ def predict_vector_per_wait(label: str, batch: int, nheads: int, seqlen_q: int, 
         a, b = (max(wait_latency(img.program, w, lat) for w in ws) for ws in traces)
         vec = base.cost.vector()
         vec[5] = a + (b - a) * (t - t1) / (t2 - t1)
-        tag = "" if lat is None else ", " + ", ".join(f"{k} {x}" for k, x in sorted(lat.items()))
-        out.append(Prediction(f"{label} [per-wait latency{tag}]", base.kernel, base.workgroups, base.waves_per_simd,
+        out.append(Prediction(f"{label} [per-wait latency{_tag(lat)}]", base.kernel, base.workgroups, base.waves_per_simd,
                               base.wg_per_cu, GroupCost.from_vector(vec), base.flops))
     return tuple(out)
 
