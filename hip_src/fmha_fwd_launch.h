@@ -29,11 +29,9 @@ rfError_t launch_fmha_fwd_kernel(const FmhaFwdParams& p, rfStream_t stream) {
                             T.threads, T.lds_bytes(), stream);
 }
 
-#if defined(RF_PLATFORM_HIP)
-// The gfx9 scalar-broadcast forward (ck_configs impl "sbcast"), defined in fmha_fwd_sbcast.h (HIP only).
+// The scalar-broadcast forward (ck_configs impl "sbcast"), defined in fmha_fwd_sbcast.h.
 template <class Tile>
 rfError_t launch_fmha_fwd_sbcast(const FmhaFwdParams& p, rfStream_t stream);
-#endif
 
 // Policies with a plain-score path (tensor cores) get two kernels per config: the plain one for the common
 // case (no softcap, no ALiBi, softmax_scale > 0; FmhaFwdPipeline::online_softmax<kMask, true>) on the config's
@@ -41,13 +39,10 @@ rfError_t launch_fmha_fwd_sbcast(const FmhaFwdParams& p, rfStream_t stream);
 // score transform needs the registers of a second one).
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_fwd(const FmhaFwdParams& p, rfStream_t stream) {
-#if defined(RF_PLATFORM_HIP)
   if constexpr (TileMathOf<Tile>::value == TileMath::kSbcast) {
     static_assert(kAligned, "the scalar-broadcast forward has the aligned (128-bit) load path only");
     return launch_fmha_fwd_sbcast<Tile>(p, stream);
-  } else
-#endif
-  if constexpr (FmhaFwdPipeline<E, Tile, kAligned>::Math::kPlainScorePath) {
+  } else if constexpr (FmhaFwdPipeline<E, Tile, kAligned>::Math::kPlainScorePath) {
     if (p.softcap == 0.f && p.alibi_slopes == nullptr && p.softmax_scale > 0.f)
       return launch_fmha_fwd_kernel<E, Tile, kAligned, true>(p, stream);
     return launch_fmha_fwd_kernel<E, GeneralScoreTile<Tile>, kAligned, false>(p, stream);

@@ -13,7 +13,8 @@
 // Scalar loads and their s_waitcnt are one asm statement each (see sload64); the probabilities of the next key pair
 // are computed inside the V loads' statements, under their latency (sload64_exp).
 //
-// Scope (rocflash/emu/driver_sbcast.py and the HIP backend's selector check it): gfx906 (HIP) only, fp16,
+// Scope (rocflash/emu/driver_sbcast.py and the backends' selector check it): gfx9 (the design target; the CUDA
+// build runs the same logic with plain loads, see "The data path" below), fp16,
 // headdim 64 or 128 exactly (K rows are read whole by the scalar loads: no zero padding of the head dimension),
 // rows on 16-byte boundaries, dense layout (no varlen, no paged K/V), plain scores (no softcap, no ALiBi,
 // softmax_scale > 0), no dropout. Masks: causal (bottom-right) and sliding windows (MaskRule, fmha_mask.h) and
@@ -29,22 +30,15 @@
 #include "fmha_mask.h"
 #include "fmha_seq.h"
 
-#if defined(RF_PLATFORM_HIP)
-
 namespace rf {
 
+// ---- The data path, per vendor. gfx9 (HIP): K/V rows through the scalar data cache into SGPRs (s_load_dwordx16),
+// the SGPR operand of v_dot2_f32_f16. NVIDIA (the CUDA build runs the same kernel logic at warp 32, as for the
+// vector kernels): plain 128-bit loads of the same warp-uniform addresses into registers and the portable fp16 pair
+// product (dot_word<Fp16>); no scalar unit, so none of the asm below applies there.
+#if defined(RF_PLATFORM_HIP)
 typedef uint32_t SWords16 __attribute__((ext_vector_type(16)));
 
-// s_load_dwordx16 (Vega ISA 12.6, SMEM): 16 dwords at addr + kOff into SGPRs. Issued through inline asm so that
-// the load is scalar whatever the compiler's uniformity analysis concludes (addr must be wave-uniform: it is
-// passed in SGPRs, "s"); sload_wait makes the consumers wait for every outstanding scalar load (lgkmcnt(0):
-// scalar loads may return out of order, Vega ISA 4.4).
-template <int kOff>
-RF_DEVICE SWords16 sload16(const char* addr) {
-  SWords16 r;
-  asm volatile("s_load_dwordx16 %0, %1, %2" : "=s"(r) : "s"(addr), "i"(kOff));
-  return r;
-}
 // The pointer as a new value the optimiser cannot see through: per-key row addresses are then one 64-bit add
 // each, not 16 loop invariants held in SGPRs across the loop.
 // (v_readfirstlane of a value already in SGPRs folds to a copy.)
@@ -53,12 +47,14 @@ RF_DEVICE const char* opaque_sgpr(const char* x) {
   const uint64_t lo = __builtin_amdgcn_readfirstlane(uint32_t(u)), hi = __builtin_amdgcn_readfirstlane(uint32_t(u >> 32));
   return reinterpret_cast<const char*>(lo | (hi << 32));
 }
-// Four scalar loads of 16 dwords (64 SGPRs) at addr + kOff + 64 * i and the wait for them, in ONE asm statement:
-// the data are in the output registers when the statement ends. (Loads in one statement and the wait in a later
-// one were tried for software prefetch: the compiler then copied the destination registers between the two, i.e.
-// read them while the loads were in flight. The emulator cannot show that, since its loads complete at once;
-// scalar_load_hazards in rocflash.emu.cycles_sbcast checks the assembly for it.) lgkmcnt(0): scalar loads may
-// return out of order (Vega ISA 4.4).
+// Four scalar loads of 16 dwords (s_load_dwordx16, Vega ISA 12.6 SMEM: 64 SGPRs) at addr + kOff + 64 * i and the
+// wait for them, in ONE asm statement: the data are in the output registers when the statement ends. Through
+// inline asm so that the loads are scalar whatever the compiler's uniformity analysis concludes (addr must be
+// wave-uniform: it is passed in SGPRs, "s"). (Loads in one statement and the wait in a later one were tried for
+// software prefetch: the compiler then copied the destination registers between the two, i.e. read them while
+// the loads were in flight. The emulator cannot show that, since its loads complete at once; scalar_load_hazards
+// in rocflash.emu.cycles_sbcast checks the assembly for it.) lgkmcnt(0): scalar loads may return out of order
+// (Vega ISA 4.4).
 template <int kOff>
 RF_DEVICE void sload64(SWords16 (&r)[4], const char* addr) {
   asm volatile(
@@ -99,9 +95,37 @@ RF_DEVICE float dot2_masked(uint32_t pk, uint32_t v, uint32_t keep, float acc) {
   return acc;
 }
 RF_DEVICE uint32_t wave_uniform(uint32_t x) { return __builtin_amdgcn_readfirstlane(x); }
-RF_DEVICE float dot2_words(uint32_t a, uint32_t b, float acc) {
-  return __builtin_amdgcn_fdot2(__builtin_bit_cast(rf_half2_t, a), __builtin_bit_cast(rf_half2_t, b), acc, false);
+inline constexpr rfError_t kSbcastOutOfScope = hipErrorInvalidValue;
+#else
+// 16 words of a K or V row, read where they are used: a thread has no scalar registers to hold a whole row
+// group beside its Q row and O accumulator (64 words in registers spilled 2 KB per thread on sm_90).
+struct SWords16 {
+  const uint32_t* p;
+  RF_DEVICE uint32_t operator[](int i) const { return __ldg(p + i); }  // warp-uniform address: one broadcast
+};
+RF_DEVICE const char* opaque_sgpr(const char* x) { return x; }
+template <int kOff>
+RF_DEVICE void sload64(SWords16 (&r)[4], const char* addr) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) r[i].p = reinterpret_cast<const uint32_t*>(addr + kOff) + 16 * i;
 }
+template <int kOff>
+RF_DEVICE void sload64_exp(SWords16 (&r)[4], const char* addr, float& x, float scale, float nbase) {
+  sload64<kOff>(r, addr);
+  x = rf_exp2(rf_fma(x, scale, nbase));
+}
+template <int kOff>
+RF_DEVICE void sload64_exp2(SWords16 (&r)[4], const char* addr, float& x, float& y, float scale, float nbase) {
+  sload64_exp<kOff>(r, addr, x, scale, nbase);
+  y = rf_exp2(rf_fma(y, scale, nbase));
+}
+RF_DEVICE float dot2_masked(uint32_t pk, uint32_t v, uint32_t keep, float acc) {
+  return dot_word<Fp16>(pk, v & keep, acc);
+}
+RF_DEVICE uint32_t wave_uniform(uint32_t x) { return x; }
+inline constexpr rfError_t kSbcastOutOfScope = cudaErrorInvalidValue;
+#endif
+RF_DEVICE float dot2_words(uint32_t a, uint32_t b, float acc) { return dot_word<Fp16>(a, b, acc); }
 
 // Shape of a scalar-broadcast instance: threads = rows per block (one row per lane), Bc keys per softmax tile.
 struct SbcastShape {
@@ -350,7 +374,7 @@ rfError_t launch_fmha_fwd_sbcast(const FmhaFwdParams& p, rfStream_t stream) {
       p.alibi_slopes != nullptr || !(p.softmax_scale > 0.f) || p.seq.cu_seqlens_q != nullptr ||
       p.seq.cu_seqlens_k != nullptr || p.seq.seqused_k != nullptr || p.seq.cache_batch_idx != nullptr ||
       p.seq.block_table != nullptr || p.k_padded == nullptr || p.v_pairs == nullptr)
-    return hipErrorInvalidValue;
+    return kSbcastOutOfScope;
   const int64_t pairs = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * T.block_n / 2;
   const int64_t prep_blocks = (int64_t(p.batch) * p.nheads_k * pairs * (T.headdim / 8) + 255) / 256;
   rfError_t err = launch_grid_stride(fmha_fwd_vpairs_kernel<T.headdim, T.block_n>, p, prep_blocks, 256, 0, stream);
@@ -361,4 +385,3 @@ rfError_t launch_fmha_fwd_sbcast(const FmhaFwdParams& p, rfStream_t stream) {
 
 }  // namespace rf
 
-#endif  // RF_PLATFORM_HIP

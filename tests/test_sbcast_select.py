@@ -21,15 +21,18 @@ SBCAST = dict(target="gfx9", impl="sbcast", dtype="fp16", headdim=128, block_m=2
               threads_n=1, lds_pad_bytes=0, waves_per_simd=1)
 
 
-def test_sbcast_configs_are_fp16_d64_d128_gfx9():
+def test_sbcast_configs_are_fp16_d64_d128():
     got = {(c.headdim, c.block_n) for c in load_configs("fwd") if c.impl == "sbcast"}
     assert got == {(64, 64), (128, 16)}
     from rocflash.emu.driver_sbcast import DISPATCH_BLOCK_N, kernel_name  # the emulator runs the same instances
     assert DISPATCH_BLOCK_N == {64: 64, 128: 16}
     assert {kernel_name(n, d) for d, n in DISPATCH_BLOCK_N.items()} == \
-        {c.kernel_name(True) for c in load_configs("fwd") if c.impl == "sbcast"}
+        {c.kernel_name(True) for c in load_configs("fwd") if c.impl == "sbcast" and c.target == "gfx9"}
+    cuda = {(c.headdim, c.block_n) for c in load_configs("fwd") if c.impl == "sbcast" and c.target == "cuda"}
+    assert cuda == {(64, 64)}  # the CUDA build runs the d64 tile's logic (d128 spills on sm_90)
     TileConfig(**SBCAST).validate()
-    for bad, match in [({"dtype": "bf16"}, "gfx9 fp16 forward"), ({"target": "cuda"}, "gfx9 fp16 forward"),
+    TileConfig(**{**SBCAST, "target": "cuda"}).validate()
+    for bad, match in [({"dtype": "bf16"}, "an fp16 forward"), ({"kind": "bwd_dq"}, "an fp16 forward"),
                        ({"headdim": 96}, "headdim must be 64 or 128"), ({"block_m": 128}, "one query row per thread"),
                        ({"threads_n": 8}, "one query row per thread"), ({"block_n": 15}, "even block_n"),
                        ({"lds_pad_bytes": 16}, "lds_pad_bytes 0")]:
@@ -38,8 +41,8 @@ def test_sbcast_configs_are_fp16_d64_d128_gfx9():
 
 
 def test_codegen_sbcast_instances(tmp_path):
-    """HIP build: one aligned instance per sbcast config, tagged TileMath::kSbcast, launched through
-    launch_fmha_fwd (which hands it to launch_fmha_fwd_sbcast); the CUDA build has none."""
+    """One aligned instance per sbcast config and target, tagged TileMath::kSbcast, launched through
+    launch_fmha_fwd (which hands it to launch_fmha_fwd_sbcast)."""
     gfx9 = [p.name for p in codegen.generate("gfx9", tmp_path / "gfx9", kinds=("fwd",))]
     names = [n for n in gfx9 if "sbcast" in n]
     assert names == ["rocflash_fmha_fwd_gfx9_sbcast_fp16_d64_b256x64_t256x1_p0_vec.hip",
@@ -49,7 +52,7 @@ def test_codegen_sbcast_instances(tmp_path):
     header = (tmp_path / "gfx9" / "fmha_fwd_instances.h").read_text()
     assert '#include "fmha_fwd_sbcast.h"' in header
     cuda = [p.name for p in codegen.generate("cuda", tmp_path / "cuda", kinds=("fwd",))]
-    assert not any("sbcast" in n for n in cuda)
+    assert [n for n in cuda if "sbcast" in n] == [names[0].replace("gfx9", "cuda")]
 
 
 class _Mod:
@@ -78,7 +81,6 @@ def _q(d=128, dtype=torch.float16, sq=512):
 
 
 @pytest.mark.parametrize("platform,q,args,aligned,varlen,match", [
-    ("cuda", _q(), FwdArgs(0.1, -1, -1, 0.0, None), True, False, "AMD gfx9 only"),
     ("hip", _q(dtype=torch.bfloat16), FwdArgs(0.1, -1, -1, 0.0, None), True, False, "takes fp16"),
     ("hip", _q(d=96), FwdArgs(0.1, -1, -1, 0.0, None), True, False, r"headdim in \(64, 128\) exactly"),
     ("hip", _q(d=32), FwdArgs(0.1, -1, -1, 0.0, None), True, False, r"headdim in \(64, 128\) exactly"),
@@ -96,7 +98,8 @@ def test_sbcast_unavailable_names_the_rule(platform, q, args, aligned, varlen, m
 @pytest.mark.parametrize("window", [(-1, -1), (-1, 0), (16, 4)])
 def test_sbcast_available_with_masks(d, window):
     q = _q(d=d)
-    assert compiled.sbcast_unavailable("hip", _Mod(), q, q, FwdArgs(0.1, *window, 0.0, None), True) is None
+    for platform in ("hip", "cuda"):
+        assert compiled.sbcast_unavailable(platform, _Mod(), q, q, FwdArgs(0.1, *window, 0.0, None), True) is None
 
 
 def test_sbcast_choice_by_env_and_arch(monkeypatch):

@@ -9,9 +9,9 @@ Tile math of the forward, of the split-KV decode kernel and of the backward's dK
           compiled mma instance for the headdim; the vector tile math otherwise
   vector  the vector-ALU kernels everywhere (on NVIDIA: the gfx906 kernel logic, executed at warp 32)
   mma     tensor cores, or a ValueError naming why they do not apply
-  sbcast  the gfx9 scalar-broadcast forward (hip_src/fmha_fwd_sbcast.h) for dense forward calls, or a ValueError
-          naming why it does not apply (``sbcast_unavailable``); no split-KV decode under it; the backward
-          kernels run the vector tile math
+  sbcast  the scalar-broadcast forward (hip_src/fmha_fwd_sbcast.h; designed for gfx9's scalar cache, the CUDA build
+          runs its logic with plain loads) for dense forward calls, or a ValueError naming why it does not apply
+          (``sbcast_unavailable``); no split-KV decode under it; the backward kernels run the vector tile math
 On the HIP build ``auto`` picks the scalar-broadcast forward on gfx906 for the dense forward calls where the
 gfx906 cycle MODEL ranks it ahead of the vector kernel (``sbcast_auto``); it is emulated on the gfx906 emulator,
 never executed on silicon.
@@ -211,11 +211,9 @@ def mma_unavailable(platform: str, device: torch.device, dtype: torch.dtype) -> 
 
 
 def sbcast_unavailable(platform: str, mod, q, k, args: FwdArgs, aligned: bool, varlen: bool = False) -> str | None:
-    """Why the scalar-broadcast forward cannot run this call (None when it can): HIP build, fp16, headdim 64 or
-    128 exactly with a compiled instance, aligned rows, dense layout, plain scores (no softcap, no ALiBi,
-    softmax_scale > 0). Causal and window masks are served."""
-    if platform != "hip":
-        return f"the scalar-broadcast forward is built for AMD gfx9 only (platform {platform})"
+    """Why the scalar-broadcast forward cannot run this call (None when it can): fp16, headdim 64 or 128 exactly
+    with a compiled instance, aligned rows, dense layout, plain scores (no softcap, no ALiBi, softmax_scale > 0).
+    Causal and window masks are served. Both builds have it (the CUDA one runs its logic with plain loads)."""
     if q.dtype != torch.float16:
         return f"the scalar-broadcast forward takes fp16 (gfx906 has v_dot2_f32_f16 only), got {q.dtype}"
     if q.shape[-1] not in SBCAST_HEADDIMS:

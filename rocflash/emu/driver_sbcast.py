@@ -32,7 +32,7 @@ HEADDIMS = (64, 128)
 SBCAST_TILES = (8, 16, 32, 64)  # block_n: keys per softmax tile
 # {headdim: Bc} of the instances the build generates (ck_configs/fmha_fwd.toml, impl "sbcast"): d128 Bc 32 needs
 # 256 VGPRs and spills 8 bytes once the masked tile body is in; Bc 16 is spill-free (235 VGPRs).
-DISPATCH_BLOCK_N = {c.headdim: c.block_n for c in load_configs("fwd") if c.impl == "sbcast"}
+DISPATCH_BLOCK_N = {c.headdim: c.block_n for c in load_configs("fwd") if c.impl == "sbcast" and c.target == "gfx9"}
 
 
 def instance_source(block_n: int, headdim: int = 128) -> str:
