@@ -149,12 +149,12 @@ def audit_sbcast(path, arch: str | None, cfg):
     a = audit_file(path, arch=arch, kernel="fmha_fwd_sbcast_kernel", conflicts=False)
     a.kind, a.name = cfg.kind, cfg.kernel_name(True)
     a.dtype, a.headdim, a.aligned = cfg.dtype, cfg.headdim, True
+    a.tile = {"impl": "sbcast", "block_m": cfg.block_m, "block_n": cfg.block_n, "threads": cfg.threads}
     if a.vendor == "nvidia":  # the CUDA build of its logic: a ptxas report (registers, spills), no instruction stream
         return a
     instrs, labels = kernel_instructions(text, a.symbol)
     a.main_loop = find_main_loop(instrs, labels, synced=False)
     a.loop_counts = count_instructions(instrs, a.main_loop) if a.main_loop else {}
-    a.tile = {"impl": "sbcast", "block_m": cfg.block_m, "block_n": cfg.block_n, "threads": cfg.threads}
     prep = audit_file(path, arch=arch, kernel="fmha_fwd_vpairs_kernel", conflicts=False)
     a.kernel_counts = {**a.kernel_counts, "prep_scratch_bytes": prep.scratch_bytes, "prep_spill_ops": prep.spill_ops,
                        "prep_vgpr_spill_count": prep.vgpr_spill_count}
