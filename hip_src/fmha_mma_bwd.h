@@ -57,6 +57,28 @@ RF_DEVICE void atomic_add2(float* dst, float x, float y) {
 #endif
 }
 
+// Bulk reduction of shared memory into global memory (sm_90: the copy engine adds `bytes` (a multiple of 16, both
+// addresses 16-byte aligned) float32 values at src to dst; PTX ISA "cp.reduce.async.bulk"). The writing threads
+// fence the async proxy (bulk_fence) and synchronise with the issuing thread first; the issuing thread commits its
+// operations as one bulk group and waits for their reads of shared memory (bulk_wait_read) before the source is
+// written again.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define RF_BULK_REDUCE 1
+#define RF_BULK_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#define RF_BULK_REDUCE 0
+#define RF_BULK_ASM(...) __trap()
+#endif
+RF_DEVICE void bulk_fence() { RF_BULK_ASM("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+RF_DEVICE void bulk_reduce_add_f32(float* dst, uint32_t src, int bytes) {
+  RF_BULK_ASM("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n" ::"l"(dst), "r"(src),
+              "r"(bytes) : "memory");
+}
+RF_DEVICE void bulk_commit() { RF_BULK_ASM("cp.async.bulk.commit_group;\n" ::: "memory"); }
+RF_DEVICE void bulk_wait_read() { RF_BULK_ASM("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+RF_DEVICE void bulk_wait() { RF_BULK_ASM("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+#undef RF_BULK_ASM
+
 }  // namespace mma
 
 // Shared pieces of the two tensor-core backward kernels.
@@ -221,7 +243,7 @@ struct MmaBwdDkdvPipeline {
 
   // dQ rows m0.. of head `head` += dS.K (dS^T and K in shared memory): warp tile of 16 rows x dq_cols_per_warp()
   // columns, in chunks of kDqChunkCols columns, each added to p.dq_accum atomically.
-  RF_DEVICE static void add_dq(const FmhaBwdParams& p, const SeqInfo& seq, const char* lds, int tid, int batch, int head,
+  RF_DEVICE static void add_dq(const FmhaBwdParams& p, const SeqInfo& seq, char* lds, int tid, int batch, int head,
                                int m0) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
     constexpr int KN = T.block_n / MmaBwdTileBase::kMmaK;  // k-steps over the block's keys
@@ -233,6 +255,12 @@ struct MmaBwdDkdvPipeline {
     const int col0 = (w / T.dq_row_warps()) * COLS;
     const auto acc_rows = q_side_rows<Fp32>(p.dq_accum, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride, seq, batch,
                                             head, p.headdim);
+    constexpr bool kBulk = kAligned && RF_BULK_REDUCE;  // sm_90 machine code: bulk reductions (dq_stage_offset)
+    char* stage = lds + T.dq_stage_offset(w);           // this warp's 16 staging rows (bulk path)
+    if constexpr (kBulk) {  // the previous tile's bulk reductions are done reading them
+      if (l < MmaBwdTileBase::kMmaM) mma::bulk_wait_read();
+      __syncwarp();
+    }
 #pragma unroll
     for (int ch = 0; ch < COLS / CHUNK; ++ch) {
       const int c0 = col0 + ch * CHUNK;
@@ -256,21 +284,42 @@ struct MmaBwdDkdvPipeline {
           }
         }
       }
+      if constexpr (kBulk) {  // into the staging rows (row pitch dq_stage_row_bytes: two wavefronts per store)
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const int row = m0 + qrow0 + 8 * r + l / MmaBwdTileBase::kRowLanes;
-        if (row >= seq.seqlen_q) continue;
-        float* dst = reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes);
+        for (int r = 0; r < 2; ++r)
 #pragma unroll
-        for (int n = 0; n < NT; ++n) {
-          const int col = c0 + n * MmaBwdTileBase::kMmaN + 2 * (l % MmaBwdTileBase::kRowLanes);
-          if (kAligned && col + 1 < p.headdim) {
-            mma::atomic_add2(dst + col, acc[r][2 * n], acc[r][2 * n + 1]);
-          } else {
-            if (col < p.headdim) atomicAdd(dst + col, acc[r][2 * n]);
-            if (col + 1 < p.headdim) atomicAdd(dst + col + 1, acc[r][2 * n + 1]);
+          for (int n = 0; n < NT; ++n)
+            *reinterpret_cast<float2*>(stage + (8 * r + l / MmaBwdTileBase::kRowLanes) * T.dq_stage_row_bytes() +
+                                       (ch * CHUNK + n * MmaBwdTileBase::kMmaN + 2 * (l % MmaBwdTileBase::kRowLanes)) * 4) =
+                make_float2(acc[r][2 * n], acc[r][2 * n + 1]);
+      } else {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const int row = m0 + qrow0 + 8 * r + l / MmaBwdTileBase::kRowLanes;
+          if (row >= seq.seqlen_q) continue;
+          float* dst = reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes);
+#pragma unroll
+          for (int n = 0; n < NT; ++n) {
+            const int col = c0 + n * MmaBwdTileBase::kMmaN + 2 * (l % MmaBwdTileBase::kRowLanes);
+            if (kAligned && col + 1 < p.headdim) {
+              mma::atomic_add2(dst + col, acc[r][2 * n], acc[r][2 * n + 1]);
+            } else {
+              if (col < p.headdim) atomicAdd(dst + col, acc[r][2 * n]);
+              if (col + 1 < p.headdim) atomicAdd(dst + col + 1, acc[r][2 * n + 1]);
+            }
           }
         }
+      }
+    }
+    if constexpr (kBulk) {  // lane l < 16 adds staging row l to dQ row m0 + qrow0 + l (columns col0.., within headdim)
+      mma::bulk_fence();
+      __syncwarp();
+      const int row = m0 + qrow0 + l;
+      const int bytes = min(COLS, p.headdim - col0) * 4;  // headdim is whole 16-byte vectors on the aligned path
+      if (l < MmaBwdTileBase::kMmaM && row < seq.seqlen_q && bytes > 0) {
+        float* dst = reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes) + col0;
+        mma::bulk_reduce_add_f32(dst, mma::smem_address(stage + l * T.dq_stage_row_bytes()), bytes);
+        mma::bulk_commit();
       }
     }
   }
@@ -333,22 +382,23 @@ struct MmaBwdDkdvPipeline {
     if (total > 0) {                  // uniform
       Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(), r, d); }, tid);
       Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, v, n0, [&](int r, int d) { return T.write(T.v_offset(), r, d); }, tid);
-      issue_tile(p, seq, lds, batch, head_k * group, tile_begin * T.block_m, 0, tid);  // one group with K, V
+      // The (head, query tile) pairs run from pair n_block % total on, wrapping: the key blocks of one head that run
+      // at the same time then add dQ (kAtomicDq) to different rows, not all to the same ones (the same order in
+      // both variants: dK, dV stay bitwise equal between them).
+      int j = n_block % total;
+      issue_tile(p, seq, lds, batch, head_k * group + j / tiles, (tile_begin + j % tiles) * T.block_m, 0, tid);  // one group with K, V
       const int key0 = T.warp(tid) * T.rows_per_warp();
       bool k_nonfinite = false;  // kAtomicDq: K holds a non-finite element (uniform; set once K is visible)
-      for (int it = 0; it < total; ++it) {
+      for (int it = 0; it < total; ++it, j = j + 1 == total ? 0 : j + 1) {
         const int buf = it & 1;
-        const int head = head_k * group + it / tiles;
-        const int m0 = (tile_begin + it % tiles) * T.block_m;
-        __syncthreads();  // every warp is done with buffer buf ^ 1 (tile it - 1)
-        if (it + 1 < total) {
-          issue_tile(p, seq, lds, batch, head_k * group + (it + 1) / tiles, (tile_begin + (it + 1) % tiles) * T.block_m,
-                     buf ^ 1, tid);
-          mma::cp_async_wait<1>();
-        } else {
-          mma::cp_async_wait<0>();
+        const int head = head_k * group + j / tiles;
+        const int m0 = (tile_begin + j % tiles) * T.block_m;
+        mma::cp_async_wait<0>();  // this thread's copies of tile it (and K, V)
+        __syncthreads();          // visible to every warp; every warp is done with buffer buf ^ 1 and dS^T (tile it - 1)
+        if (it + 1 < total) {     // tile it + 1 in flight during tile it
+          const int jn = j + 1 == total ? 0 : j + 1;
+          issue_tile(p, seq, lds, batch, head_k * group + jn / tiles, (tile_begin + jn % tiles) * T.block_m, buf ^ 1, tid);
         }
-        __syncthreads();  // tile it (and K, V) visible to every warp
         if constexpr (kAtomicDq) {
           if (it == 0) {
             constexpr int CPR = T.chunks_per_row();
@@ -396,6 +446,9 @@ struct MmaBwdDkdvPipeline {
       }
     }
 
+    if constexpr (kAtomicDq && kAligned && RF_BULK_REDUCE) {  // the bulk dQ reductions complete before the block's
+      if (T.lane(tid) < MmaBwdTileBase::kMmaM) mma::bulk_wait();  // shared memory goes
+    }
     // epilogue: dK = softmax_scale * sum dS^T.Q, dV = sum P^T.dO, written once (zeros for keys no row sees)
     const auto key_of = [&](int i) { return n0 + T.key(tid, i); };
     const auto col_of = [&](int g) { return T.o_col(tid, g, 0); };
@@ -517,14 +570,9 @@ struct MmaBwdDqPipeline {
       for (int t = tile_begin; t < tile_end; ++t) {
         const int buf = (t - tile_begin) & 1;
         const int n0 = t * T.block_n;
-        __syncthreads();  // every warp is done with buffer buf ^ 1 (tile t - 1)
-        if (t + 1 < tile_end) {
-          issue_kv(lds, k, v, n0 + T.block_n, buf ^ 1, tid);
-          mma::cp_async_wait<1>();
-        } else {
-          mma::cp_async_wait<0>();
-        }
-        __syncthreads();
+        mma::cp_async_wait<0>();  // this thread's copies of tile t (and Q, dO)
+        __syncthreads();          // visible to every warp; every warp is done with buffer buf ^ 1 (tile t - 1)
+        if (t + 1 < tile_end) issue_kv(lds, k, v, n0 + T.block_n, buf ^ 1, tid);  // in flight during tile t
 
         float s[TM][TN], dp[TM][TN];
 #pragma unroll
@@ -599,8 +647,19 @@ template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
   constexpr MmaBwdDkdvShape T = Tile::kShape;
   const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
-  if (p.dq_accum != nullptr)
-    return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes_atomic_dq(), stream);
+  if (p.dq_accum != nullptr) {
+    // the sm_90 machine code of the aligned path stages dQ for bulk reductions (RF_BULK_REDUCE): the code that
+    // runs on this device says which
+    bool bulk = false;
+    if constexpr (kAligned) {
+      cudaFuncAttributes attr;
+      const cudaError_t err = cudaFuncGetAttributes(&attr, fmha_bwd_dkdvq_mma_kernel<E, Tile, kAligned>);
+      if (err != cudaSuccess) return err;
+      bulk = attr.binaryVersion >= 90;
+    }
+    return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Tile, kAligned>, p, total, T.threads,
+                              bulk ? T.lds_bytes_bulk_dq() : T.lds_bytes_atomic_dq(), stream);
+  }
   return launch_grid_stride(fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes(), stream);
 }
 
