@@ -33,6 +33,9 @@
 #include "fmha_mma.h"
 #include "fmha_mma_bwd_tile.h"
 
+#include <cstdlib>      // EXPERIMENT (getenv)
+#include <type_traits>  // EXPERIMENT
+
 namespace rf {
 namespace mma {
 
@@ -132,6 +135,38 @@ struct MmaBwdOps {
     }
   }
 
+  // Two independent products of gemm_rows_by_rows in one k loop (S = A0.B0^T and dP = A1.B1^T, same row tile):
+  // twice the independent mma chains per k-step, for warps whose accumulators leave room for no second row tile.
+  template <int N, int KD, int MT, int TN>
+  RF_DEVICE static void gemm_rows_by_rows2(const char* lds, const Shape& T, int tid, int a_row0, int a_base0, int b_base0,
+                                           float (&acc0)[2 * MT][TN], int a_base1, int b_base1, float (&acc1)[2 * MT][TN]) {
+#pragma unroll
+    for (int kk = 0; kk < KD; ++kk) {
+      uint32_t a0[MT][4], a1[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        mma::ldmatrix_x4(a0[mt], mma::smem_address(lds + T.a_read(a_base0, tid, a_row0 + mt * 16, kk)));
+        mma::ldmatrix_x4(a1[mt], mma::smem_address(lds + T.a_read(a_base1, tid, a_row0 + mt * 16, kk)));
+      }
+#pragma unroll
+      for (int np = 0; np < N / 16; ++np) {
+        uint32_t b0[4], b1[4];
+        mma::ldmatrix_x4(b0, mma::smem_address(lds + T.b_read(b_base0, tid, np, kk)));
+        mma::ldmatrix_x4(b1, mma::smem_address(lds + T.b_read(b_base1, tid, np, kk)));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int c = 2 * (2 * np + h);
+            mma::mma_16816<E>(acc0[2 * mt][c], acc0[2 * mt][c + 1], acc0[2 * mt + 1][c], acc0[2 * mt + 1][c + 1], a0[mt],
+                              b0[2 * h], b0[2 * h + 1]);
+            mma::mma_16816<E>(acc1[2 * mt][c], acc1[2 * mt][c + 1], acc1[2 * mt + 1][c], acc1[2 * mt + 1][c + 1], a1[mt],
+                              b1[2 * h], b1[2 * h + 1]);
+          }
+      }
+    }
+  }
+
   // acc[2*MT][TD] += X . B, X = x[2*MT][TX] (accumulator layout, rounded to E: the A fragments), B row-major
   // [TX/2 rows][headdim] at b_base (ldmatrix.trans); each B fragment load serves the MT tiles.
   template <int TX, int KD, int MT, int TD>
@@ -167,7 +202,10 @@ struct MmaBwdOps {
 // ---------------------------------------------------------------------------------------------------------
 // dK/dV kernel: one block per (block_n keys, head_k, batch); warp w owns keys n0 + [w*Wr, (w+1)*Wr), Wr = 16 * MT.
 // kAtomicDq: also dQ += dS.K into p.dq_accum (float32, atomic adds; see the file comment).
-template <class E, class Tile, bool kAligned, bool kAtomicDq = false>
+// kLoop (EXPERIMENT, run U2 only): 0 = tcbwd2's loop (two barriers per tile, S^T then dP^T, 32-column dQ chunks,
+// float2 atomics); 1 = one barrier per tile, S^T and dP^T in one k loop, 64-column dQ chunks, float2 atomics;
+// 2 = 1 + bulk dQ reductions (sm_90) + query tiles rotated per key block.
+template <class E, class Tile, bool kAligned, bool kAtomicDq = false, int kLoop = 1>
 struct MmaBwdDkdvPipeline {
   static constexpr MmaBwdDkdvShape T = Tile::kShape;
   static constexpr int TN = T.s_cols_per_thread();
@@ -230,7 +268,7 @@ struct MmaBwdDkdvPipeline {
   }
 
   // ---- atomic dQ (kAtomicDq)
-  static constexpr int kDqChunkCols = 32;  // dQ columns per accumulator chunk (2 * 32 / 4 = 16 floats per thread)
+  static constexpr int kDqChunkCols = kLoop == 0 ? 32 : 64;  // dQ columns per accumulator chunk (2 * 64 / 4 = 32 floats per thread: 8 mma chains)
   // dS^T (accumulator layout, rounded to E) into its shared-memory rows.
   RF_DEVICE static void store_ds(char* lds, int tid, const float (&ds)[TK][TN]) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
@@ -255,7 +293,7 @@ struct MmaBwdDkdvPipeline {
     const int col0 = (w / T.dq_row_warps()) * COLS;
     const auto acc_rows = q_side_rows<Fp32>(p.dq_accum, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride, seq, batch,
                                             head, p.headdim);
-    constexpr bool kBulk = kAligned && RF_BULK_REDUCE;  // sm_90 machine code: bulk reductions (dq_stage_offset)
+    constexpr bool kBulk = kAligned && RF_BULK_REDUCE && kLoop == 2;  // sm_90 machine code: bulk reductions (dq_stage_offset)
     char* stage = lds + T.dq_stage_offset(w);           // this warp's 16 staging rows (bulk path)
     if constexpr (kBulk) {  // the previous tile's bulk reductions are done reading them
       if (l < MmaBwdTileBase::kMmaM) mma::bulk_wait_read();
@@ -385,7 +423,7 @@ struct MmaBwdDkdvPipeline {
       // The (head, query tile) pairs run from pair n_block % total on, wrapping: the key blocks of one head that run
       // at the same time then add dQ (kAtomicDq) to different rows, not all to the same ones (the same order in
       // both variants: dK, dV stay bitwise equal between them).
-      int j = n_block % total;
+      int j = kLoop == 2 ? n_block % total : 0;
       issue_tile(p, seq, lds, batch, head_k * group + j / tiles, (tile_begin + j % tiles) * T.block_m, 0, tid);  // one group with K, V
       const int key0 = T.warp(tid) * T.rows_per_warp();
       bool k_nonfinite = false;  // kAtomicDq: K holds a non-finite element (uniform; set once K is visible)
@@ -393,11 +431,23 @@ struct MmaBwdDkdvPipeline {
         const int buf = it & 1;
         const int head = head_k * group + j / tiles;
         const int m0 = (tile_begin + j % tiles) * T.block_m;
+        if constexpr (kLoop == 0) {
+          __syncthreads();
+          if (it + 1 < total) {
+            const int jn = j + 1 == total ? 0 : j + 1;
+            issue_tile(p, seq, lds, batch, head_k * group + jn / tiles, (tile_begin + jn % tiles) * T.block_m, buf ^ 1, tid);
+            mma::cp_async_wait<1>();
+          } else {
+            mma::cp_async_wait<0>();
+          }
+          __syncthreads();
+        } else {
         mma::cp_async_wait<0>();  // this thread's copies of tile it (and K, V)
         __syncthreads();          // visible to every warp; every warp is done with buffer buf ^ 1 and dS^T (tile it - 1)
         if (it + 1 < total) {     // tile it + 1 in flight during tile it
           const int jn = j + 1 == total ? 0 : j + 1;
           issue_tile(p, seq, lds, batch, head_k * group + jn / tiles, (tile_begin + jn % tiles) * T.block_m, buf ^ 1, tid);
+        }
         }
         if constexpr (kAtomicDq) {
           if (it == 0) {
@@ -418,8 +468,13 @@ struct MmaBwdDkdvPipeline {
 #pragma unroll
           for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
         // S^T = K.Q^T and dP^T = V.dO^T (keys are the rows)
-        Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.k_offset(), key0, T.q_offset(buf), s);
-        Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.v_offset(), key0, T.do_offset(buf), dp);
+        if constexpr (kLoop == 0) {
+          Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.k_offset(), key0, T.q_offset(buf), s);
+          Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.v_offset(), key0, T.do_offset(buf), dp);
+        } else {
+        Ops::template gemm_rows_by_rows2<T.block_m, KD, MT>(lds, T, tid, key0, T.k_offset(), T.q_offset(buf), s, T.v_offset(),
+                                                            T.do_offset(buf), dp);
+        }
         const int m_end = min(m0 + T.block_m, seq.seqlen_q);
         if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))  // uniform per block
           probs_and_grads<true>(lds, buf, score, rule, m0, n0, tid, s, dp);
@@ -446,7 +501,7 @@ struct MmaBwdDkdvPipeline {
       }
     }
 
-    if constexpr (kAtomicDq && kAligned && RF_BULK_REDUCE) {  // the bulk dQ reductions complete before the block's
+    if constexpr (kAtomicDq && kAligned && RF_BULK_REDUCE && kLoop == 2) {  // the bulk dQ reductions complete before the block's
       if (T.lane(tid) < MmaBwdTileBase::kMmaM) mma::bulk_wait();  // shared memory goes
     }
     // epilogue: dK = softmax_scale * sum dS^T.Q, dV = sum P^T.dO, written once (zeros for keys no row sees)
@@ -602,31 +657,21 @@ struct MmaBwdDqPipeline {
   }
 };
 
-template <class E, class Tile, bool kAligned>
+template <class E, class Tile, bool kAligned, int kLoop = 1>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdv_mma_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
-  const int num_n_blocks = (p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n;
-  const int64_t total = int64_t(num_n_blocks) * p.nheads_k * p.batch;
-  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
-    const int64_t bh = bid / num_n_blocks;
-    MmaBwdDkdvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), int(bid % num_n_blocks),
-                                               int(bh % p.nheads_k), int(bh / p.nheads_k));
-    __syncthreads();
-  }
+  bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
+    MmaBwdDkdvPipeline<E, Tile, kAligned, false, kLoop>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+  });
 }
 
 // dK/dV and atomic dQ (deterministic=False)
-template <class E, class Tile, bool kAligned>
+template <class E, class Tile, bool kAligned, int kLoop = 1>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdvq_mma_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
-  const int num_n_blocks = (p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n;
-  const int64_t total = int64_t(num_n_blocks) * p.nheads_k * p.batch;
-  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
-    const int64_t bh = bid / num_n_blocks;
-    MmaBwdDkdvPipeline<E, Tile, kAligned, true>::run(p, reinterpret_cast<char*>(rf_lds), int(bid % num_n_blocks),
-                                                     int(bh % p.nheads_k), int(bh / p.nheads_k));
-    __syncthreads();
-  }
+  bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
+    MmaBwdDkdvPipeline<E, Tile, kAligned, true, kLoop>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+  });
 }
 
 // Query blocks of one (batch, head) run last-first: with a causal mask the last rows see the most keys.
@@ -634,33 +679,41 @@ template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dq_mma_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
   const int num_m_blocks = (p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
-  const int64_t total = int64_t(num_m_blocks) * p.nheads * p.batch;
-  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
-    const int64_t bh = bid / num_m_blocks;
-    MmaBwdDqPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), num_m_blocks - 1 - int(bid % num_m_blocks),
-                                             int(bh % p.nheads), int(bh / p.nheads));
-    __syncthreads();
-  }
+  bwd_grid_walk(num_m_blocks, p.nheads, p.batch, [&](int m_block, int head, int batch) {
+    MmaBwdDqPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), num_m_blocks - 1 - m_block, head, batch);
+  });
 }
 
-template <class E, class Tile, bool kAligned>
-rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
+template <class E, class Tile, bool kAligned, int kLoop>
+rfError_t launch_fmha_bwd_dkdv_mma_loop(const FmhaBwdParams& p, rfStream_t stream) {
   constexpr MmaBwdDkdvShape T = Tile::kShape;
   const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
   if (p.dq_accum != nullptr) {
     // the sm_90 machine code of the aligned path stages dQ for bulk reductions (RF_BULK_REDUCE): the code that
     // runs on this device says which
     bool bulk = false;
-    if constexpr (kAligned) {
+    if constexpr (kAligned && kLoop == 2) {
       cudaFuncAttributes attr;
-      const cudaError_t err = cudaFuncGetAttributes(&attr, fmha_bwd_dkdvq_mma_kernel<E, Tile, kAligned>);
+      const cudaError_t err = cudaFuncGetAttributes(&attr, fmha_bwd_dkdvq_mma_kernel<E, Tile, kAligned, kLoop>);
       if (err != cudaSuccess) return err;
       bulk = attr.binaryVersion >= 90;
     }
-    return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Tile, kAligned>, p, total, T.threads,
+    return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Tile, kAligned, kLoop>, p, total, T.threads,
                               bulk ? T.lds_bytes_bulk_dq() : T.lds_bytes_atomic_dq(), stream);
   }
-  return launch_grid_stride(fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes(), stream);
+  return launch_grid_stride(fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned, kLoop>, p, total, T.threads, T.lds_bytes(), stream);
+}
+
+// EXPERIMENT (run U2 only): ROCFLASH_TCBWD3_LOOP=0|1|2 picks the loop variant of bf16 aligned d64/d128 (default 1).
+template <class E, class Tile, bool kAligned>
+rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
+  if constexpr (kAligned && std::is_same<E, Bf16>::value && Tile::kShape.headdim >= 64) {
+    const char* env = getenv("ROCFLASH_TCBWD3_LOOP");
+    const int loop = env != nullptr ? atoi(env) : 1;
+    if (loop == 0) return launch_fmha_bwd_dkdv_mma_loop<E, Tile, kAligned, 0>(p, stream);
+    if (loop == 2) return launch_fmha_bwd_dkdv_mma_loop<E, Tile, kAligned, 2>(p, stream);
+  }
+  return launch_fmha_bwd_dkdv_mma_loop<E, Tile, kAligned, 1>(p, stream);
 }
 
 template <class E, class Tile, bool kAligned>

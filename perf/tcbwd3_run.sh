@@ -5,6 +5,7 @@
 #              test_gpu_varlen.py -k backward (every backward test with deterministic=False and True)
 #   sanitize   compute-sanitizer memcheck on perf/tcbwd2_memcheck.py (backward, both dQ modes, d64 / d128)
 #   breakdown  perf/bwd_breakdown.py bf16 4k: d128 and d64, both dQ modes, then d128 causal atomic
+#   ab         perf/tcbwd3_ab.py: same-process A/B of the dK/dV loop variants (ROCFLASH_TCBWD3_LOOP)
 #   ncu        Nsight Compute (--clock-control none) on the atomic-dQ and the deterministic dK/dV kernel, d128 4k
 #   bench      python -m rocflash.perf --preset perf/presets/fwd_bwd.yaml --bwd, same process: rocflash-cuda
 #              (deterministic=False: atomic dQ), rocflash-cuda-deterministic, SDPA flash, cuDNN
@@ -32,6 +33,9 @@ for stage in $stages; do
     PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout ${SAN_TIMEOUT:-90} compute-sanitizer --tool memcheck --error-exitcode 9 \
       python3 perf/tcbwd2_memcheck.py > "$OUT/san_memcheck.txt" 2>&1
     log "memcheck exit $?"; tail -4 "$OUT/san_memcheck.txt" ;;
+  ab)
+    timeout ${AB_TIMEOUT:-60} python3 perf/tcbwd3_ab.py > "$OUT/ab.txt" 2>&1
+    log "ab exit $?"; grep -E "^===|dK/dV kernel|dQ kernel" "$OUT/ab.txt" ;;
   breakdown)
     for args in "--headdim 128" "--headdim 128 --deterministic" "--headdim 64" "--headdim 64 --deterministic" \
                 "--headdim 128 --causal"; do
