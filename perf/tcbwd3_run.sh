@@ -30,9 +30,10 @@ for stage in $stages; do
        >> "$OUT/tests.txt" 2>&1)
     log "tests exit $?"; grep -E "passed|failed|Error|^FAILED|^exit" "$OUT/tests.txt" | tail -15 ;;
   sanitize)
-    PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout ${SAN_TIMEOUT:-90} compute-sanitizer --tool memcheck --error-exitcode 9 \
-      python3 perf/tcbwd2_memcheck.py > "$OUT/san_memcheck.txt" 2>&1
-    log "memcheck exit $?"; tail -4 "$OUT/san_memcheck.txt" ;;
+    ROCFLASH_TCBWD3_LOOP=${LOOP:-1} PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout ${SAN_TIMEOUT:-90} compute-sanitizer --tool memcheck --error-exitcode 9 \
+      python3 perf/tcbwd2_memcheck.py > "$OUT/san_memcheck${LOOP:-1}.txt" 2>&1
+    log "memcheck (loop ${LOOP:-1}) exit $?"; tail -3 "$OUT/san_memcheck${LOOP:-1}.txt" ;;
+  sanitize2) LOOP=2 SAN_TIMEOUT=40 bash "$0" sanitize ;;
   ab)
     timeout ${AB_TIMEOUT:-60} python3 perf/tcbwd3_ab.py > "$OUT/ab.txt" 2>&1
     log "ab exit $?"; grep -E "^===|dK/dV kernel|dQ kernel" "$OUT/ab.txt" ;;
