@@ -33,9 +33,6 @@
 #include "fmha_mma.h"
 #include "fmha_mma_bwd_tile.h"
 
-#include <cstdlib>      // EXPERIMENT (getenv)
-#include <type_traits>  // EXPERIMENT
-
 namespace rf {
 namespace mma {
 
@@ -59,28 +56,6 @@ RF_DEVICE void atomic_add2(float* dst, float x, float y) {
   atomicAdd(dst + 1, y);
 #endif
 }
-
-// Bulk reduction of shared memory into global memory (sm_90: the copy engine adds `bytes` (a multiple of 16, both
-// addresses 16-byte aligned) float32 values at src to dst; PTX ISA "cp.reduce.async.bulk"). The writing threads
-// fence the async proxy (bulk_fence) and synchronise with the issuing thread first; the issuing thread commits its
-// operations as one bulk group and waits for their reads of shared memory (bulk_wait_read) before the source is
-// written again.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define RF_BULK_REDUCE 1
-#define RF_BULK_ASM(...) asm volatile(__VA_ARGS__)
-#else
-#define RF_BULK_REDUCE 0
-#define RF_BULK_ASM(...) __trap()
-#endif
-RF_DEVICE void bulk_fence() { RF_BULK_ASM("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-RF_DEVICE void bulk_reduce_add_f32(float* dst, uint32_t src, int bytes) {
-  RF_BULK_ASM("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n" ::"l"(dst), "r"(src),
-              "r"(bytes) : "memory");
-}
-RF_DEVICE void bulk_commit() { RF_BULK_ASM("cp.async.bulk.commit_group;\n" ::: "memory"); }
-RF_DEVICE void bulk_wait_read() { RF_BULK_ASM("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
-RF_DEVICE void bulk_wait() { RF_BULK_ASM("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
-#undef RF_BULK_ASM
 
 }  // namespace mma
 
@@ -135,8 +110,8 @@ struct MmaBwdOps {
     }
   }
 
-  // Two independent products of gemm_rows_by_rows in one k loop (S = A0.B0^T and dP = A1.B1^T, same row tile):
-  // twice the independent mma chains per k-step, for warps whose accumulators leave room for no second row tile.
+  // Two independent products of gemm_rows_by_rows in one k loop (S^T = A0.B0^T and dP^T = A1.B1^T, same row tile):
+  // twice the independent mma chains per k-step, for warps whose accumulators leave no room for a second row tile.
   template <int N, int KD, int MT, int TN>
   RF_DEVICE static void gemm_rows_by_rows2(const char* lds, const Shape& T, int tid, int a_row0, int a_base0, int b_base0,
                                            float (&acc0)[2 * MT][TN], int a_base1, int b_base1, float (&acc1)[2 * MT][TN]) {
@@ -202,10 +177,7 @@ struct MmaBwdOps {
 // ---------------------------------------------------------------------------------------------------------
 // dK/dV kernel: one block per (block_n keys, head_k, batch); warp w owns keys n0 + [w*Wr, (w+1)*Wr), Wr = 16 * MT.
 // kAtomicDq: also dQ += dS.K into p.dq_accum (float32, atomic adds; see the file comment).
-// kLoop (EXPERIMENT, run U2 only): 0 = tcbwd2's loop (two barriers per tile, S^T then dP^T, 32-column dQ chunks,
-// float2 atomics); 1 = one barrier per tile, S^T and dP^T in one k loop, 64-column dQ chunks, float2 atomics;
-// 2 = 1 + bulk dQ reductions (sm_90) + query tiles rotated per key block.
-template <class E, class Tile, bool kAligned, bool kAtomicDq = false, int kLoop = 1>
+template <class E, class Tile, bool kAligned, bool kAtomicDq = false>
 struct MmaBwdDkdvPipeline {
   static constexpr MmaBwdDkdvShape T = Tile::kShape;
   static constexpr int TN = T.s_cols_per_thread();
@@ -214,6 +186,12 @@ struct MmaBwdDkdvPipeline {
   static constexpr int MT = T.m_tiles();
   static constexpr int TK = 2 * MT;  // accumulator rows per thread (keys)
   using Ops = MmaBwdOps<E, MmaBwdDkdvShape, kAligned>;
+  // The atomic-dQ variant waits for its tile's copies before one barrier per tile (then issues the next tile) and
+  // computes S^T and dP^T in one k loop (gemm_rows_by_rows2); the deterministic kernel keeps two barriers per tile
+  // and the two k loops. Same products in the same order either way (dK, dV bitwise equal between the variants).
+  // Measured in one process on the H200 (perf/RESULTS.md, tcbwd3 run U2, bf16 4k): the atomic-dQ kernel 1.2 %
+  // (d128) and 3.6 % (d64) faster this way, the deterministic d128 kernel 3.4 % slower, so each keeps its best.
+  static constexpr bool kFusedLoop = kAtomicDq;
   static_assert(T.valid(), "invalid tensor-core dK/dV tile config (see MmaBwdDkdvShape::valid)");
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
   static_assert(kWaveSize == MmaBwdTileBase::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
@@ -268,7 +246,8 @@ struct MmaBwdDkdvPipeline {
   }
 
   // ---- atomic dQ (kAtomicDq)
-  static constexpr int kDqChunkCols = kLoop == 0 ? 32 : 64;  // dQ columns per accumulator chunk (2 * 64 / 4 = 32 floats per thread: 8 mma chains)
+  static constexpr int kDqChunkCols = 64;  // dQ columns per accumulator chunk (2 * 64 / 4 = 32 floats per thread:
+                                           // 8 independent mma chains; 32 columns were 1-4 % slower, run U2)
   // dS^T (accumulator layout, rounded to E) into its shared-memory rows.
   RF_DEVICE static void store_ds(char* lds, int tid, const float (&ds)[TK][TN]) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
@@ -281,7 +260,7 @@ struct MmaBwdDkdvPipeline {
 
   // dQ rows m0.. of head `head` += dS.K (dS^T and K in shared memory): warp tile of 16 rows x dq_cols_per_warp()
   // columns, in chunks of kDqChunkCols columns, each added to p.dq_accum atomically.
-  RF_DEVICE static void add_dq(const FmhaBwdParams& p, const SeqInfo& seq, char* lds, int tid, int batch, int head,
+  RF_DEVICE static void add_dq(const FmhaBwdParams& p, const SeqInfo& seq, const char* lds, int tid, int batch, int head,
                                int m0) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
     constexpr int KN = T.block_n / MmaBwdTileBase::kMmaK;  // k-steps over the block's keys
@@ -293,12 +272,6 @@ struct MmaBwdDkdvPipeline {
     const int col0 = (w / T.dq_row_warps()) * COLS;
     const auto acc_rows = q_side_rows<Fp32>(p.dq_accum, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride, seq, batch,
                                             head, p.headdim);
-    constexpr bool kBulk = kAligned && RF_BULK_REDUCE && kLoop == 2;  // sm_90 machine code: bulk reductions (dq_stage_offset)
-    char* stage = lds + T.dq_stage_offset(w);           // this warp's 16 staging rows (bulk path)
-    if constexpr (kBulk) {  // the previous tile's bulk reductions are done reading them
-      if (l < MmaBwdTileBase::kMmaM) mma::bulk_wait_read();
-      __syncwarp();
-    }
 #pragma unroll
     for (int ch = 0; ch < COLS / CHUNK; ++ch) {
       const int c0 = col0 + ch * CHUNK;
@@ -322,42 +295,21 @@ struct MmaBwdDkdvPipeline {
           }
         }
       }
-      if constexpr (kBulk) {  // into the staging rows (row pitch dq_stage_row_bytes: two wavefronts per store)
 #pragma unroll
-        for (int r = 0; r < 2; ++r)
+      for (int r = 0; r < 2; ++r) {
+        const int row = m0 + qrow0 + 8 * r + l / MmaBwdTileBase::kRowLanes;
+        if (row >= seq.seqlen_q) continue;
+        float* dst = reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes);
 #pragma unroll
-          for (int n = 0; n < NT; ++n)
-            *reinterpret_cast<float2*>(stage + (8 * r + l / MmaBwdTileBase::kRowLanes) * T.dq_stage_row_bytes() +
-                                       (ch * CHUNK + n * MmaBwdTileBase::kMmaN + 2 * (l % MmaBwdTileBase::kRowLanes)) * 4) =
-                make_float2(acc[r][2 * n], acc[r][2 * n + 1]);
-      } else {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const int row = m0 + qrow0 + 8 * r + l / MmaBwdTileBase::kRowLanes;
-          if (row >= seq.seqlen_q) continue;
-          float* dst = reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes);
-#pragma unroll
-          for (int n = 0; n < NT; ++n) {
-            const int col = c0 + n * MmaBwdTileBase::kMmaN + 2 * (l % MmaBwdTileBase::kRowLanes);
-            if (kAligned && col + 1 < p.headdim) {
-              mma::atomic_add2(dst + col, acc[r][2 * n], acc[r][2 * n + 1]);
-            } else {
-              if (col < p.headdim) atomicAdd(dst + col, acc[r][2 * n]);
-              if (col + 1 < p.headdim) atomicAdd(dst + col + 1, acc[r][2 * n + 1]);
-            }
+        for (int n = 0; n < NT; ++n) {
+          const int col = c0 + n * MmaBwdTileBase::kMmaN + 2 * (l % MmaBwdTileBase::kRowLanes);
+          if (kAligned && col + 1 < p.headdim) {
+            mma::atomic_add2(dst + col, acc[r][2 * n], acc[r][2 * n + 1]);
+          } else {
+            if (col < p.headdim) atomicAdd(dst + col, acc[r][2 * n]);
+            if (col + 1 < p.headdim) atomicAdd(dst + col + 1, acc[r][2 * n + 1]);
           }
         }
-      }
-    }
-    if constexpr (kBulk) {  // lane l < 16 adds staging row l to dQ row m0 + qrow0 + l (columns col0.., within headdim)
-      mma::bulk_fence();
-      __syncwarp();
-      const int row = m0 + qrow0 + l;
-      const int bytes = min(COLS, p.headdim - col0) * 4;  // headdim is whole 16-byte vectors on the aligned path
-      if (l < MmaBwdTileBase::kMmaM && row < seq.seqlen_q && bytes > 0) {
-        float* dst = reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes) + col0;
-        mma::bulk_reduce_add_f32(dst, mma::smem_address(stage + l * T.dq_stage_row_bytes()), bytes);
-        mma::bulk_commit();
       }
     }
   }
@@ -420,34 +372,27 @@ struct MmaBwdDkdvPipeline {
     if (total > 0) {                  // uniform
       Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(), r, d); }, tid);
       Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, v, n0, [&](int r, int d) { return T.write(T.v_offset(), r, d); }, tid);
-      // The (head, query tile) pairs run from pair n_block % total on, wrapping: the key blocks of one head that run
-      // at the same time then add dQ (kAtomicDq) to different rows, not all to the same ones (the same order in
-      // both variants: dK, dV stay bitwise equal between them).
-      int j = kLoop == 2 ? n_block % total : 0;
-      issue_tile(p, seq, lds, batch, head_k * group + j / tiles, (tile_begin + j % tiles) * T.block_m, 0, tid);  // one group with K, V
+      issue_tile(p, seq, lds, batch, head_k * group, tile_begin * T.block_m, 0, tid);  // one group with K, V
       const int key0 = T.warp(tid) * T.rows_per_warp();
       bool k_nonfinite = false;  // kAtomicDq: K holds a non-finite element (uniform; set once K is visible)
-      for (int it = 0; it < total; ++it, j = j + 1 == total ? 0 : j + 1) {
+      for (int it = 0; it < total; ++it) {
         const int buf = it & 1;
-        const int head = head_k * group + j / tiles;
-        const int m0 = (tile_begin + j % tiles) * T.block_m;
-        if constexpr (kLoop == 0) {
-          __syncthreads();
+        const int head = head_k * group + it / tiles;
+        const int m0 = (tile_begin + it % tiles) * T.block_m;
+        const int next_head = head_k * group + (it + 1) / tiles, next_m0 = (tile_begin + (it + 1) % tiles) * T.block_m;
+        if constexpr (kFusedLoop) {
+          mma::cp_async_wait<0>();  // this thread's copies of tile it (and K, V)
+          __syncthreads();          // visible to every warp; every warp is done with buffer buf ^ 1 and dS^T (tile it - 1)
+          if (it + 1 < total) issue_tile(p, seq, lds, batch, next_head, next_m0, buf ^ 1, tid);  // in flight during tile it
+        } else {
+          __syncthreads();  // every warp is done with buffer buf ^ 1 (tile it - 1)
           if (it + 1 < total) {
-            const int jn = j + 1 == total ? 0 : j + 1;
-            issue_tile(p, seq, lds, batch, head_k * group + jn / tiles, (tile_begin + jn % tiles) * T.block_m, buf ^ 1, tid);
+            issue_tile(p, seq, lds, batch, next_head, next_m0, buf ^ 1, tid);
             mma::cp_async_wait<1>();
           } else {
             mma::cp_async_wait<0>();
           }
-          __syncthreads();
-        } else {
-        mma::cp_async_wait<0>();  // this thread's copies of tile it (and K, V)
-        __syncthreads();          // visible to every warp; every warp is done with buffer buf ^ 1 and dS^T (tile it - 1)
-        if (it + 1 < total) {     // tile it + 1 in flight during tile it
-          const int jn = j + 1 == total ? 0 : j + 1;
-          issue_tile(p, seq, lds, batch, head_k * group + jn / tiles, (tile_begin + jn % tiles) * T.block_m, buf ^ 1, tid);
-        }
+          __syncthreads();  // tile it (and K, V) visible to every warp
         }
         if constexpr (kAtomicDq) {
           if (it == 0) {
@@ -468,12 +413,12 @@ struct MmaBwdDkdvPipeline {
 #pragma unroll
           for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
         // S^T = K.Q^T and dP^T = V.dO^T (keys are the rows)
-        if constexpr (kLoop == 0) {
+        if constexpr (kFusedLoop) {
+          Ops::template gemm_rows_by_rows2<T.block_m, KD, MT>(lds, T, tid, key0, T.k_offset(), T.q_offset(buf), s,
+                                                              T.v_offset(), T.do_offset(buf), dp);
+        } else {
           Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.k_offset(), key0, T.q_offset(buf), s);
           Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.v_offset(), key0, T.do_offset(buf), dp);
-        } else {
-        Ops::template gemm_rows_by_rows2<T.block_m, KD, MT>(lds, T, tid, key0, T.k_offset(), T.q_offset(buf), s, T.v_offset(),
-                                                            T.do_offset(buf), dp);
         }
         const int m_end = min(m0 + T.block_m, seq.seqlen_q);
         if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))  // uniform per block
@@ -501,9 +446,6 @@ struct MmaBwdDkdvPipeline {
       }
     }
 
-    if constexpr (kAtomicDq && kAligned && RF_BULK_REDUCE && kLoop == 2) {  // the bulk dQ reductions complete before the block's
-      if (T.lane(tid) < MmaBwdTileBase::kMmaM) mma::bulk_wait();  // shared memory goes
-    }
     // epilogue: dK = softmax_scale * sum dS^T.Q, dV = sum P^T.dO, written once (zeros for keys no row sees)
     const auto key_of = [&](int i) { return n0 + T.key(tid, i); };
     const auto col_of = [&](int g) { return T.o_col(tid, g, 0); };
@@ -625,9 +567,14 @@ struct MmaBwdDqPipeline {
       for (int t = tile_begin; t < tile_end; ++t) {
         const int buf = (t - tile_begin) & 1;
         const int n0 = t * T.block_n;
-        mma::cp_async_wait<0>();  // this thread's copies of tile t (and Q, dO)
-        __syncthreads();          // visible to every warp; every warp is done with buffer buf ^ 1 (tile t - 1)
-        if (t + 1 < tile_end) issue_kv(lds, k, v, n0 + T.block_n, buf ^ 1, tid);  // in flight during tile t
+        __syncthreads();  // every warp is done with buffer buf ^ 1 (tile t - 1)
+        if (t + 1 < tile_end) {
+          issue_kv(lds, k, v, n0 + T.block_n, buf ^ 1, tid);
+          mma::cp_async_wait<1>();
+        } else {
+          mma::cp_async_wait<0>();
+        }
+        __syncthreads();
 
         float s[TM][TN], dp[TM][TN];
 #pragma unroll
@@ -657,20 +604,20 @@ struct MmaBwdDqPipeline {
   }
 };
 
-template <class E, class Tile, bool kAligned, int kLoop = 1>
+template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdv_mma_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
   bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
-    MmaBwdDkdvPipeline<E, Tile, kAligned, false, kLoop>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+    MmaBwdDkdvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
   });
 }
 
 // dK/dV and atomic dQ (deterministic=False)
-template <class E, class Tile, bool kAligned, int kLoop = 1>
+template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdvq_mma_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
   bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
-    MmaBwdDkdvPipeline<E, Tile, kAligned, true, kLoop>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+    MmaBwdDkdvPipeline<E, Tile, kAligned, true>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
   });
 }
 
@@ -684,36 +631,13 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
   });
 }
 
-template <class E, class Tile, bool kAligned, int kLoop>
-rfError_t launch_fmha_bwd_dkdv_mma_loop(const FmhaBwdParams& p, rfStream_t stream) {
-  constexpr MmaBwdDkdvShape T = Tile::kShape;
-  const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
-  if (p.dq_accum != nullptr) {
-    // the sm_90 machine code of the aligned path stages dQ for bulk reductions (RF_BULK_REDUCE): the code that
-    // runs on this device says which
-    bool bulk = false;
-    if constexpr (kAligned && kLoop == 2) {
-      cudaFuncAttributes attr;
-      const cudaError_t err = cudaFuncGetAttributes(&attr, fmha_bwd_dkdvq_mma_kernel<E, Tile, kAligned, kLoop>);
-      if (err != cudaSuccess) return err;
-      bulk = attr.binaryVersion >= 90;
-    }
-    return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Tile, kAligned, kLoop>, p, total, T.threads,
-                              bulk ? T.lds_bytes_bulk_dq() : T.lds_bytes_atomic_dq(), stream);
-  }
-  return launch_grid_stride(fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned, kLoop>, p, total, T.threads, T.lds_bytes(), stream);
-}
-
-// EXPERIMENT (run U2 only): ROCFLASH_TCBWD3_LOOP=0|1|2 picks the loop variant of bf16 aligned d64/d128 (default 1).
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
-  if constexpr (kAligned && std::is_same<E, Bf16>::value && Tile::kShape.headdim >= 64) {
-    const char* env = getenv("ROCFLASH_TCBWD3_LOOP");
-    const int loop = env != nullptr ? atoi(env) : 1;
-    if (loop == 0) return launch_fmha_bwd_dkdv_mma_loop<E, Tile, kAligned, 0>(p, stream);
-    if (loop == 2) return launch_fmha_bwd_dkdv_mma_loop<E, Tile, kAligned, 2>(p, stream);
-  }
-  return launch_fmha_bwd_dkdv_mma_loop<E, Tile, kAligned, 1>(p, stream);
+  constexpr MmaBwdDkdvShape T = Tile::kShape;
+  const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
+  if (p.dq_accum != nullptr)
+    return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes_atomic_dq(), stream);
+  return launch_grid_stride(fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes(), stream);
 }
 
 template <class E, class Tile, bool kAligned>

@@ -109,12 +109,6 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
   RF_HDC int dq_row_warps() const { return block_m / kMmaM < warps() ? block_m / kMmaM : warps(); }
   RF_HDC int dq_col_warps() const { return warps() / dq_row_warps(); }
   RF_HDC int dq_cols_per_warp() const { return headdim / dq_col_warps(); }
-  // sm_90, aligned path: each warp's 16 x dq_cols_per_warp() float32 tile of dQ is staged in its own rows and added
-  // to p.dq_accum by one bulk reduction per row (cp.reduce.async.bulk). Row pitch: 32 bytes past the row, so the 8
-  // rows x 4 lanes of one float2 store fill two 128-byte wavefronts (the fewest for 256 bytes).
-  RF_HDC int dq_stage_row_bytes() const { return dq_cols_per_warp() * 4 + 32; }
-  RF_HDC int dq_stage_offset(int w) const { return lds_bytes_atomic_dq() + w * kMmaM * dq_stage_row_bytes(); }
-  RF_HDC int lds_bytes_bulk_dq() const { return dq_stage_offset(warps()); }
   // dS^T write of the accumulator element pair (i, c), c even: key row, query columns c, c + 1
   RF_HDC int ds_write(int tid, int i, int c) const {
     return ds_offset() + key(tid, i) * ds_row_bytes() + frag_col(tid, c) * elem_bytes;

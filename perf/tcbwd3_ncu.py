@@ -1,5 +1,5 @@
 """One forward + backward per dQ mode (atomic, then deterministic) at batch 4, nheads 16, seqlen 4096, headdim 128
-(or --headdim), bf16, non-causal: the program Nsight Compute profiles in perf/tcbwd3_run.sh's ncu stage
+(or --headdim), bf16, non-causal: the program Nsight Compute profiles in perf/tcbwd2_run.sh's ncu stage
 (`ncu -k regex:fmha_bwd_dkdv -c 2`: the atomic-dQ dK/dV kernel, then the deterministic one)."""
 import argparse
 

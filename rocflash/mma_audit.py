@@ -94,19 +94,13 @@ def register_limit(cfg: TileConfig) -> int:
     return min(255, REGISTERS_PER_SM // (cfg.threads * designed_blocks(cfg)) // 8 * 8)
 
 
-def lds_bytes(cfg: TileConfig, kind: str | None = None, arch: str = "sm_80") -> int:
+def lds_bytes(cfg: TileConfig, kind: str | None = None) -> int:
     """Dynamic shared memory of the plain kernel (MmaFwdTileShape::lds_bytes, hip_src/fmha_mma_tile.h); the
     general kernel's tile has fewer rows, so this bounds both. Backward: MmaBwdDkdvShape / MmaBwdDqShape::lds_bytes
-    (hip_src/fmha_mma_bwd_tile.h); the atomic-dQ kernel's sm_90 code also stages dQ for its bulk reductions
-    (MmaBwdDkdvShape::lds_bytes_bulk_dq: 16 rows of dq_cols_per_warp float32 + 32 bytes per warp)."""
+    (hip_src/fmha_mma_bwd_tile.h)."""
     row = cfg.headdim * cfg.elem_bytes + cfg.lds_pad_bytes
     if (kind or cfg.kind) == "bwd_dkdvq":  # and dS^T [block_n][block_m * 2 + pad] (MmaBwdDkdvShape::lds_bytes_atomic_dq)
-        ds = lds_bytes(cfg) + cfg.block_n * (cfg.block_m * cfg.elem_bytes + cfg.lds_pad_bytes)
-        if arch != "sm_90":
-            return ds
-        warps = cfg.threads // WARP
-        row_warps = min(cfg.block_m // 16, warps)
-        return ds + warps * 16 * (cfg.headdim // (warps // row_warps) * 4 + 32)
+        return lds_bytes(cfg) + cfg.block_n * (cfg.block_m * cfg.elem_bytes + cfg.lds_pad_bytes)
     if cfg.kind == "bwd_dkdv":  # K, V; Q, dO double-buffered; (m, 1/l) and D per row, double-buffered
         return (2 * cfg.block_n + 4 * cfg.block_m) * row + 2 * 12 * cfg.block_m
     if cfg.kind == "bwd_dq":  # Q, dO; K, V double-buffered
@@ -210,7 +204,7 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
             registers=r.get("registers", 0), spill_bytes=r.get("spill_bytes", 0), stack_frame=r.get("stack_frame", 0),
             mma_in_loop=main_loop_mma_count(entries.get(symbol, [])),
             mma_per_tile=mma_per_tile(cfg, rows, kind),
-            register_limit=register_limit(cfg), lds_bytes=lds_bytes(cfg, kind, arch), blocks=designed_blocks(cfg)))
+            register_limit=register_limit(cfg), lds_bytes=lds_bytes(cfg, kind), blocks=designed_blocks(cfg)))
     expected = 2 if cfg.kind in ("fwd", "bwd_dkdv") else 1
     if len(out) != expected:
         what = "a plain and a general kernel" if cfg.kind == "fwd" else \
