@@ -76,6 +76,9 @@ struct FmhaFwdPipeline {
   static constexpr int TN = Math::TN;
   static constexpr int TD = Math::TD;
   static constexpr int CW = Math::CW;
+  // Plain-score kernels: how far (log2 units of the scaled scores) a row's max may rise before the running max,
+  // and with it O and l, is rescaled. 8: P <= 256, far inside fp16's and bf16's range; l and O stay fp32.
+  static constexpr float kRescaleThresholdLog2 = 8.f;
 
   // ---- stage 2: online softmax over one S tile (in place: scores in, probabilities out)
   // kPlain (ScoreTransform::plain(): no softcap, no ALiBi, softmax_scale > 0): the row max is taken on the raw
@@ -112,11 +115,21 @@ struct FmhaFwdPipeline {
         row_max = rf_max(row_max, x);
       }
       row_max = group_max<Math::kRowLanes>(row_max);
-      if constexpr (kPlain) row_max *= score.scale_log2;  // -inf stays -inf: the scale is positive
-      const float m_new = rf_max(m[i], row_max);
+      float m_new;
+      if constexpr (kPlain) {
+        row_max *= score.scale_log2;  // -inf stays -inf: the scale is positive
+        // Conditional rescaling (as FlashAttention-4): the running max moves only when the tile's max passes it by
+        // more than kRescaleThresholdLog2; else the row keeps its max, alpha is exactly 1 and O is not rescaled
+        // (Math::rescale skips the product when no row of the warp moved), and P = exp2(S - m) <= 2^threshold.
+        // Exact all the same: l and O are summed against the same m, and LSE = m + log2(l) for any m >= -inf.
+        // NaN compares false (keeps m; the NaN reaches l and O through P), as does -inf against -inf.
+        m_new = row_max > m[i] + kRescaleThresholdLog2 ? row_max : m[i];
+      } else {
+        m_new = rf_max(m[i], row_max);
+      }
       // A row that has seen no visible key keeps m = -inf; subtracting 0 instead keeps exp2 at 0, not NaN.
       const float base = m_new == neg_inf() ? 0.f : m_new;
-      alpha[i] = rf_exp2(m[i] - base);
+      alpha[i] = kPlain && m_new == m[i] ? 1.f : rf_exp2(m[i] - base);
       m[i] = m_new;
       float row_sum = 0.f;
 #pragma unroll
@@ -235,10 +248,14 @@ struct FmhaFwdPipeline {
 
         // stage 3: V and P to their operand places, next K in flight; O = alpha * O + P.V
         math.exchange(lds, k, s, n0 + T.block_n, has_next, tid);
+        if constexpr (kPlainScore) {
+          Math::rescale(o, alpha);  // skipped when alpha is 1 for every row of the warp (conditional rescaling)
+        } else {
 #pragma unroll
-        for (int i = 0; i < TM; ++i)
+          for (int i = 0; i < TM; ++i)
 #pragma unroll
-          for (int x = 0; x < TD; ++x) o[i][x] *= alpha[i];
+            for (int x = 0; x < TD; ++x) o[i][x] *= alpha[i];
+        }
         if (boundary)  // masked P is -0 and 0 * NaN = NaN: masked keys' V must not enter the product
           math.pv_masked(lds, tid, s, o, [&](int i, int j) {
             return rows.visible(Math::row(tid, i) - Math::row(tid, 0), n0 + j);

@@ -45,7 +45,8 @@ struct FmhaFwdParams {
   void* o;        // (batch, seqlen_q, nheads,   headdim)  dtype, written once
   float* lse;     // float32, natural log, written once: (batch, nheads, seqlen_q), varlen (nheads, total_q)
   // nullptr, or float32 (..., 2) in the LSE's layout (SeqLayout) written once: per row the final row max m of
-  // the log2-domain scores and 1/l, so that the backward rebuilds P = exp2(S2 - m) * (1/l) exactly as the
+  // the log2-domain scores (the tensor-core plain-score kernels: the running max of their conditional rescaling,
+  // at most 8 below the row max) and 1/l, so that the backward rebuilds P = exp2(S2 - m) * (1/l) exactly as the
   // forward weighted V (P <= 1 for any softmax_scale; an LSE rounded to float32 cannot give that). The split-KV
   // kernel does not write it (compiled.forward runs the forward kernel when the stats are asked for).
   float* softmax_stats;

@@ -162,7 +162,7 @@ RF_DEVICE uint4 zero_nonfinite(uint4 v) {
 }  // namespace mma
 
 // How many Q fragments (m-tiles x k-steps) a tile may keep in registers: Tile::kQFragsInRegisters when it names it
-// (perf/mma_tiles.cu compares), else 4.
+// (a perf/mma_tiles.cu variant may set it; run tc4-2 measured 8 at d64), else 4.
 template <class Tile, class = void>
 struct QFragsInRegistersOf {
   static constexpr int value = 4;
@@ -197,6 +197,10 @@ struct MmaTileMath {
   static_assert(kWaveSize == MmaFwdTileShape::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
 
   uint32_t q_frag[kQInRegisters ? MT : 1][kQInRegisters ? KQ : 1][4];
+  // P rounded to E as the A fragments of O += P.V (m-tile, k-step): written by exchange, read by pv. Packing P
+  // before the K copy is issued frees the fp32 S registers early: half the registers of S across the copy and
+  // the O rescale, which is what lets d128 run Br 128 x Bc 64 without spills (ptxas, sm_80 and sm_90).
+  uint32_t p_frag[MT][KP][4];
 
   // ---- accumulator layout (what the pipeline's softmax and epilogue see)
   RF_DEVICE static int row(int tid, int i) { constexpr MmaFwdTileShape T = Tile::kShape; return T.row(tid, i); }
@@ -314,12 +318,22 @@ struct MmaTileMath {
     }
   }
 
-  // stage 3a: V(n0) has landed (the only group in flight: K(n0) was waited for at the end of the last tile) and,
-  // after the barrier, every warp is done reading K(n0): K(n0 + Bc) goes in flight. P stays in registers.
-  // One barrier here and one in finish_tile per K/V tile.
-  RF_DEVICE void exchange(char* lds, const GlobalRows<E>& k, const float (&)[TM][TN], int next_n0, bool has_next,
+  // stage 3a: P = s rounded to E, packed into its A fragments (p_frag; the S fragments of key tiles 2kk, 2kk+1 are
+  // the A fragment of step kk); P stays in registers. V(n0) has landed (the only group in flight: K(n0) was waited
+  // for at the end of the last tile) and, after the barrier, every warp is done reading K(n0): K(n0 + Bc) goes in
+  // flight. One barrier here and one in finish_tile per K/V tile.
+  RF_DEVICE void exchange(char* lds, const GlobalRows<E>& k, const float (&s)[TM][TN], int next_n0, bool has_next,
                           int tid) {
     constexpr MmaFwdTileShape T = Tile::kShape;
+#pragma unroll
+    for (int kk = 0; kk < KP; ++kk)
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        p_frag[mt][kk][0] = mma::pack2<E>(s[2 * mt][4 * kk], s[2 * mt][4 * kk + 1]);
+        p_frag[mt][kk][1] = mma::pack2<E>(s[2 * mt + 1][4 * kk], s[2 * mt + 1][4 * kk + 1]);
+        p_frag[mt][kk][2] = mma::pack2<E>(s[2 * mt][4 * kk + 2], s[2 * mt][4 * kk + 3]);
+        p_frag[mt][kk][3] = mma::pack2<E>(s[2 * mt + 1][4 * kk + 2], s[2 * mt + 1][4 * kk + 3]);
+      }
     mma::cp_async_wait<0>();
     __syncthreads();
     if (has_next) {
@@ -328,19 +342,26 @@ struct MmaTileMath {
     }
   }
 
-  // stage 3b: o += P.V, P = s rounded to E (the S fragments of key tiles 2kk, 2kk+1 are the A fragment of step kk)
-  RF_DEVICE void pv(const char* lds, int tid, const float (&s)[TM][TN], float (&o)[TM][TD]) const {
+  // O *= alpha per row, for the plain-score kernels: their softmax keeps a row's max unless it rose by more than a
+  // threshold (FmhaFwdPipeline::online_softmax), so alpha is exactly 1 for most rows of most tiles; the product is
+  // skipped when it is 1 for every row of the warp (one vote; a NaN alpha counts as moved and propagates).
+  RF_DEVICE static void rescale(float (&o)[TM][TD], const float (&alpha)[TM]) {
+    bool moved = false;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) moved |= alpha[i] != 1.f;
+    if (__any_sync(0xffffffffu, moved)) {
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int x = 0; x < TD; ++x) o[i][x] *= alpha[i];
+    }
+  }
+
+  // stage 3b: o += P.V with the P fragments that exchange packed (the pipeline's s is not read again)
+  RF_DEVICE void pv(const char* lds, int tid, const float (&)[TM][TN], float (&o)[TM][TD]) const {
     constexpr MmaFwdTileShape T = Tile::kShape;
 #pragma unroll
     for (int kk = 0; kk < KP; ++kk) {
-      uint32_t a[MT][4];
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt) {
-        a[mt][0] = mma::pack2<E>(s[2 * mt][4 * kk], s[2 * mt][4 * kk + 1]);
-        a[mt][1] = mma::pack2<E>(s[2 * mt + 1][4 * kk], s[2 * mt + 1][4 * kk + 1]);
-        a[mt][2] = mma::pack2<E>(s[2 * mt][4 * kk + 2], s[2 * mt][4 * kk + 3]);
-        a[mt][3] = mma::pack2<E>(s[2 * mt + 1][4 * kk + 2], s[2 * mt + 1][4 * kk + 3]);
-      }
 #pragma unroll
       for (int dp = 0; dp < T.headdim / 16; ++dp) {
         uint32_t b[4];
@@ -350,8 +371,8 @@ struct MmaTileMath {
 #pragma unroll
           for (int h = 0; h < 2; ++h) {  // output column tiles 2dp + h
             const int x = 2 * (2 * dp + h);
-            mma::mma_16816<E>(o[2 * mt][x], o[2 * mt][x + 1], o[2 * mt + 1][x], o[2 * mt + 1][x + 1], a[mt],
-                              b[2 * h], b[2 * h + 1]);
+            mma::mma_16816<E>(o[2 * mt][x], o[2 * mt][x + 1], o[2 * mt + 1][x], o[2 * mt + 1][x + 1],
+                              p_frag[mt][kk], b[2 * h], b[2 * h + 1]);
           }
         }
       }
@@ -403,11 +424,15 @@ struct MmaTileMath {
 };
 
 // The tile the general-score kernel of an mma config runs (softcap, ALiBi or softmax_scale <= 0): the same
-// warps, Bc, headdim and padding with one m16 row tile per warp (Br = 16 * warps).
+// warps, headdim and padding with one m16 row tile per warp (Br = 16 * warps), and the same Bc except at headdim
+// 256, where it takes at most 16 keys per tile (O alone is 128 registers per thread there: next to the score
+// transform's registers, Bc 32 spilled 40 B on sm_90).
 template <class Tile>
 struct GeneralScoreTile {
+  static constexpr int kBlockN =
+      Tile::kShape.headdim >= 256 && Tile::kShape.block_n > 16 ? 16 : Tile::kShape.block_n;
   static constexpr MmaFwdTileShape kShape = MmaFwdTileShape{
-      Tile::kShape.headdim, MmaFwdTileShape::kMmaM * Tile::kShape.warps(), Tile::kShape.block_n, Tile::kShape.threads,
+      Tile::kShape.headdim, MmaFwdTileShape::kMmaM * Tile::kShape.warps(), kBlockN, Tile::kShape.threads,
       Tile::kShape.threads_n, Tile::kShape.lds_pad_bytes, Tile::kShape.elem_bytes};
   static constexpr TileMath kMath = TileMath::kMma;
   static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;

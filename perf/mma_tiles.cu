@@ -23,20 +23,16 @@ namespace rf {
     static constexpr TileMath kMath = TileMath::kMma;                                                    \
     static constexpr int kWavesPerSimd = WAVES;                                                          \
   };
-// T*_cfg: the configs of ck_configs/fmha_fwd.toml (run tc4); T*_old: the configs before it (16 rows per warp).
+// T*_cfg: the configs of ck_configs/fmha_fwd.toml (branch tcfwd3: d128 Bc 64, d256 Bc 32); T128_n32 / T256_n16:
+// the configs before it (run tc4).
 RF_MMA_TILE(T32_cfg, 32, 128, 64, 128, 2)
-RF_MMA_TILE(T64_old, 64, 64, 64, 128, 2)
 RF_MMA_TILE(T64_cfg, 64, 128, 64, 128, 2)
-struct T64_qreg8 : T64_cfg {  // Q's 8 fragments in registers (spills, see fmha_mma.h kQInRegisters)
-  static constexpr int kQFragsInRegisters = 8;
-};
 RF_MMA_TILE(T96_cfg, 96, 128, 32, 128, 2)
-RF_MMA_TILE(T128_old, 128, 64, 64, 128, 2)
-RF_MMA_TILE(T128_cfg, 128, 128, 32, 128, 2)
-RF_MMA_TILE(T128_m2n64, 128, 128, 64, 128, 2)
+RF_MMA_TILE(T128_cfg, 128, 128, 64, 128, 2)
+RF_MMA_TILE(T128_n32, 128, 128, 32, 128, 2)
 RF_MMA_TILE(T192_cfg, 192, 64, 32, 128, 1)
-RF_MMA_TILE(T256_cfg, 256, 64, 16, 128, 1)
-RF_MMA_TILE(T256_n32, 256, 64, 32, 128, 1)
+RF_MMA_TILE(T256_cfg, 256, 64, 32, 128, 1)
+RF_MMA_TILE(T256_n16, 256, 64, 16, 128, 1)
 }  // namespace rf
 
 using namespace rf;
@@ -49,9 +45,8 @@ struct Variant {
 
 #define V(T, D) {#T, D, &launch_fmha_fwd<Bf16, T, true>}
 static const Variant kVariants[] = {
-    V(T32_cfg, 32),     V(T64_cfg, 64),    V(T64_old, 64),     V(T64_qreg8, 64),  V(T96_cfg, 96),
-    V(T128_cfg, 128),   V(T128_old, 128),  V(T128_m2n64, 128), V(T192_cfg, 192),  V(T256_cfg, 256),
-    V(T256_n32, 256),
+    V(T32_cfg, 32),   V(T64_cfg, 64),    V(T96_cfg, 96),    V(T128_cfg, 128),
+    V(T128_n32, 128), V(T192_cfg, 192),  V(T256_cfg, 256),  V(T256_n16, 256),
 };
 
 #define CHECK(x)                                                                                  \

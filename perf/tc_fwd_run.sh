@@ -1,10 +1,12 @@
 #!/bin/bash
 # perf/tc_fwd_run.sh - one device call for the tensor-core forward (NVIDIA H200). Stages (pass names to pick):
-#   tiles  the tile variants of perf/mma_tiles.cu on this tree's kernels (bf16, b16 h16 s4096), and a baseline
-#          binary of older kernels when $BIN/mma_tiles_base exists
+#   tiles  the tile variants of perf/mma_tiles.cu on this tree's kernels (bf16, h16, each seqlen of $TILE_SEQLENS,
+#          default 4096, at 2^20 tokens), and a baseline binary of older kernels when $BIN/mma_tiles_base exists
 #   sdpa   SDPA flash / cuDNN on those shapes (perf/presets/tc_tiles.yaml)
 #   build  ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 pip install (this tree)
-#   test   ROCFLASH_KERNEL=auto pytest -m gpu test_gpu.py test_cases.py test_gpu_masked_garbage.py test_gpu_varlen.py
+#   test   ROCFLASH_KERNEL=auto pytest -m gpu $TEST_FILES (default test_gpu.py test_cases.py test_gpu_masked_garbage.py
+#          test_gpu_varlen.py), on $XDIST pytest-xdist workers when set
+#   train  perf/train_check.py (training check, tensor-core forward and backward by default)
 #   tc     python -m rocflash.perf --preset perf/presets/tensor_core.yaml --backends cuda flash cudnn
 #   sanitize  compute-sanitizer memcheck and racecheck on perf/sanitize_cases.py (dense cases)
 #   host   per-call host time of flash_attn_func and its cProfile (perf/host_overhead.py)
@@ -24,8 +26,10 @@ for stage in $stages; do
       log "rebuilding mma_tiles_new"
       nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -Ihip_src perf/mma_tiles.cu -o "$BIN/mma_tiles_new"
     fi
-    "$BIN/mma_tiles_new" 4096 1048576 16 "" 15 2>&1 | tee "$OUT/tiles_new.txt"
-    [ -x "$BIN/mma_tiles_base" ] && "$BIN/mma_tiles_base" 4096 1048576 16 "" 15 2>&1 | tee "$OUT/tiles_base.txt" ;;
+    for sl in ${TILE_SEQLENS:-4096}; do
+      "$BIN/mma_tiles_new" $sl 1048576 16 "" 15 2>&1 | tee -a "$OUT/tiles_new.txt"
+      [ -x "$BIN/mma_tiles_base" ] && "$BIN/mma_tiles_base" $sl 1048576 16 "" 15 2>&1 | tee -a "$OUT/tiles_base.txt"
+    done ;;
   sdpa)
     timeout 120 python3 -m rocflash.perf --preset perf/presets/tc_tiles.yaml --backends flash cudnn \
       --baseline sdpa-flash --no-progress 2>&1 | tail -25 | tee "$OUT/sdpa.txt" ;;
@@ -35,9 +39,14 @@ for stage in $stages; do
       --no-build-isolation --no-deps . > "$OUT/build.txt" 2>&1; log "build exit $?"; tail -3 "$OUT/build.txt" ;;
   test)
     log "gpu tests"
-    (cd tests && ROCFLASH_KERNEL=auto timeout ${TEST_TIMEOUT:-200} python3 -m pytest -m gpu -q -x -p no:cacheprovider \
-      test_gpu.py test_cases.py test_gpu_masked_garbage.py test_gpu_varlen.py > "$OUT/tests.txt" 2>&1)
+    (cd tests && ROCFLASH_KERNEL=auto timeout ${TEST_TIMEOUT:-200} python3 -m pytest -m gpu -q --maxfail=${MAXFAIL:-1} -p no:cacheprovider \
+      ${XDIST:+-n $XDIST} ${TEST_FILES:-test_gpu.py test_cases.py test_gpu_masked_garbage.py test_gpu_varlen.py} \
+      > "$OUT/tests.txt" 2>&1)
     log "tests exit $?"; tail -4 "$OUT/tests.txt" ;;
+  train)
+    log "training check"
+    timeout ${TRAIN_TIMEOUT:-120} python3 perf/train_check.py --out "$OUT" > "$OUT/train.txt" 2>&1
+    log "train exit $?"; tail -6 "$OUT/train.txt" ;;
   tc)
     log "tensor_core preset"
     (cd /tmp && timeout ${TC_TIMEOUT:-120} python3 -m rocflash.perf --preset "$REPO/perf/presets/tensor_core.yaml" \

@@ -8,7 +8,8 @@ sm_80 and sm_90: no GPU needed, nvcc only.
 Each instance source (rocflash.codegen, target "cuda") is compiled with the real build's flags plus
 ``--cubin -Xptxas -v -keep``: the ptxas report gives registers, spills, stack frame and static shared memory of
 each kernel, and the kept PTX the products. An mma config builds two kernels (hip_src/fmha_fwd_launch.h): the
-plain-score one on the config's tile and the general-score one on ``GeneralScoreTile`` (16 rows per warp).
+plain-score one on the config's tile and the general-score one on ``GeneralScoreTile`` (16 rows per warp; Bc at
+most 16 at headdim 256, ``general_block_n``).
 Rules, per kernel (``check``):
 
 - main loop: the innermost PTX loop (a backward ``bra`` to an earlier label) that holds ``mma.sync``
@@ -113,13 +114,19 @@ _ATOMIC_DQ_KERNEL = "fmha_bwd_dkdvq_mma_kernel"  # built from each bwd_dkdv mma 
 PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dkdvq": 5, "bwd_dq": 3}  # tile products per main-loop iteration
 
 
-def mma_per_tile(cfg: TileConfig, rows_per_warp: int, kind: str | None = None) -> int:
+def general_block_n(cfg: TileConfig) -> int:
+    """Bc of a forward config's general-score kernel (GeneralScoreTile, hip_src/fmha_mma.h): the config's, but at
+    most 16 at headdim 256."""
+    return 16 if cfg.headdim >= 256 and cfg.block_n > 16 else cfg.block_n
+
+
+def mma_per_tile(cfg: TileConfig, rows_per_warp: int, kind: str | None = None, general: bool = False) -> int:
     """m16n8k16 products of one main-loop iteration of one warp (the module docstring's counts)."""
     if cfg.kind == "bwd_dkdv":
         return PRODUCTS[kind or "bwd_dkdv"] * rows_per_warp // 16 * cfg.headdim * cfg.block_m // 128
     if cfg.kind == "bwd_dq":
         return PRODUCTS["bwd_dq"] * rows_per_warp // 16 * cfg.headdim * cfg.block_n // 128
-    return rows_per_warp // 16 * cfg.headdim * cfg.block_n // 64
+    return rows_per_warp // 16 * cfg.headdim * (general_block_n(cfg) if general else cfg.block_n) // 64
 
 
 def parse_ptxas(text: str) -> dict[str, dict]:
@@ -203,7 +210,7 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
             instance=name, symbol=symbol, arch=arch, general=general, rows_per_warp=rows, kind=kind,
             registers=r.get("registers", 0), spill_bytes=r.get("spill_bytes", 0), stack_frame=r.get("stack_frame", 0),
             mma_in_loop=main_loop_mma_count(entries.get(symbol, [])),
-            mma_per_tile=mma_per_tile(cfg, rows, kind),
+            mma_per_tile=mma_per_tile(cfg, rows, kind, general),
             register_limit=register_limit(cfg), lds_bytes=lds_bytes(cfg, kind), blocks=designed_blocks(cfg)))
     expected = 2 if cfg.kind in ("fwd", "bwd_dkdv") else 1
     if len(out) != expected:

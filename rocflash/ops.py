@@ -16,7 +16,8 @@ Shapes and dtypes:
     q (batch, seqlen_q, nheads, headdim); k, v (batch, seqlen_k, nheads_k, headdim), last dimension contiguous.
     out: like q (contiguous); lse: float32 (batch, nheads, seqlen_q), natural log;
     softmax_stats: (batch, nheads, seqlen_q, 2), per row the log2-domain row max m and 1/l of the forward
-    (hip_src/fmha_fwd_params.h), float32 (float64 for float64 inputs); m = -inf and 1/l = 0 for a row that
+    (hip_src/fmha_fwd_params.h; the tensor-core forward's m may lie up to 8 below the row max, its conditional
+    rescaling: P = exp2(S2 - m) / l all the same), float32 (float64 for float64 inputs); m = -inf and 1/l = 0 for a row that
     sees no key. For backend "torch" (no kernel statistics) it is (LSE * log2(e), 1), which ``bwd`` ignores
     (the torch backward recomputes P exactly as its forward); for "ck:<arch>" it is (LSE, 1): CK's backward
     reads the natural-log LSE itself. with_stats=False (inference: no gradient will be

@@ -67,6 +67,28 @@ def test_softcap_and_alibi(dtype):
     _run(gpu_platform(), 2, 257, 129, 4, 2, 64, DTYPES[dtype], alibi=alibi[0].contiguous(), softcap=5.0)
 
 
+def _rising_scores(platform, device, headdim, causal, dtype, seqlen=700):
+    """Keys scaled by a ramp (0.25 -> 3) and a softmax_scale of 4 / sqrt(headdim): each row's max rises along the keys,
+    from tile to tile by more than 8 (log2 units) and by less. The tensor-core forward keeps a row's older max while
+    the rise stays within 8 (P up to 2^8; conditional rescaling) and rescales O and l past it; both against fp64."""
+    g = torch.Generator().manual_seed(7)
+    q, k, v = rand_qkv(2, seqlen, seqlen, 2, 2, headdim, dtype, device, g)
+    ramp = torch.linspace(0.25, 3.0, seqlen, device=device).view(1, -1, 1, 1)
+    k = (k.float() * ramp).to(dtype)
+    scale = 4.0 / headdim ** 0.5
+    out, lse, _ = rocflash.flash_attn_func(q, k, v, softmax_scale=scale, causal=causal, return_attn_probs=True,
+                                           backend=platform)
+    assert_close_to_reference(out, lse, q, k, v, fwd_args(headdim, causal, softmax_scale=scale),
+                              f"{platform} rising scores d{headdim} {dtype} causal={causal}")
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+@pytest.mark.parametrize("headdim", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_row_max_rising_across_tiles(headdim, causal, dtype):
+    _rising_scores(gpu_platform(), "cuda", headdim, causal, DTYPES[dtype])
+
+
 def _packed_qkv(q, k, v):
     """q, k, v as views into one packed (batch, seqlen, 3, nheads, headdim) tensor (needs sq == sk, h == hk)."""
     qkv = torch.stack([q, k, v], dim=2)
