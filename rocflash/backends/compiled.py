@@ -589,20 +589,26 @@ def varlen_forward_planned(platform: str, state: dict, q, k, v, seq: SeqArgs, ar
     return out, lse
 
 
+def planned_params(platform: str, mod, q, k, v, seq: SeqArgs, args: FwdArgs, out, lse):
+    """(params, num_splits, split-KV instance or None) of an inference varlen / KV-cache launch: the filled params
+    struct of ``varlen_forward_planned`` (no ALiBi tensor, no stats), kept by its callers per signature."""
+    kernel_choice()  # ValueError for a bad ROCFLASH_KERNEL, before anything is cached
+    p = mod.FmhaFwdParams()
+    _fill_common(mod, p, q, k, v, args)
+    _fill_seq(p, q, k, seq)
+    p.o, p.lse = out.data_ptr(), lse.data_ptr()
+    _set_strides(p, "o", out)
+    p.aligned = is_aligned(q, k, v, out)
+    split, num_splits, inst = split_plan(platform, q, k.shape[-2], seq.batch, seq.max_seqlen_q, seq.max_seqlen_k,
+                                         seq.num_splits, p.aligned)
+    p.softmax_stats, p.o_fp32 = 0, 0
+    return p, num_splits, inst if split else None
+
+
 def _varlen_planned_launch(platform, state, key, mod, q, k, v, seq, args, out, lse) -> None:
     hit = state.get(key)
     if hit is None:
-        kernel_choice()  # ValueError for a bad ROCFLASH_KERNEL, before anything is cached
-        p = mod.FmhaFwdParams()
-        _fill_common(mod, p, q, k, v, args)
-        _fill_seq(p, q, k, seq)
-        p.o, p.lse = out.data_ptr(), lse.data_ptr()
-        _set_strides(p, "o", out)
-        p.aligned = is_aligned(q, k, v, out)
-        split, num_splits, inst = split_plan(platform, q, k.shape[-2], seq.batch, seq.max_seqlen_q, seq.max_seqlen_k,
-                                             seq.num_splits, p.aligned)
-        p.softmax_stats, p.o_fp32 = 0, 0
-        hit = state[key] = (p, num_splits, inst if split else None)
+        hit = state[key] = planned_params(platform, mod, q, k, v, seq, args, out, lse)
     p, num_splits, inst = hit
     _seq_pointers(p, q, k, v, seq, out, lse)
     _launch_fwd(mod, p, q, out, num_splits, inst, state)
