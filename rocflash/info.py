@@ -212,6 +212,13 @@ def _tile_math(report: dict, device: torch.device) -> str:
     if backend not in ("hip", "cuda"):
         return f"n/a (selected backend {backend})"
     why = mma_unavailable(backend, device, torch.float16)
+    if backend == "hip" and choice in ("auto", "sbcast"):
+        arch = getattr(torch.cuda.get_device_properties(device), "gcnArchName", "").split(":")[0] \
+            if device.type == "cuda" else ""
+        if choice == "sbcast" or arch == "gfx906":
+            when = "every dense" if choice == "sbcast" else "dense (>= 256 query rows and keys)"
+            return (f"sbcast (scalar-broadcast forward, emulated only) for {when} fp16 headdim 64/128 forward calls; "
+                    f"vector otherwise and for the backward; {KERNEL_ENV}={choice}")
     if choice == "vector":
         return f"vector (dot2/FMA, the gfx906 kernel logic; {KERNEL_ENV}=vector)"
     if why is None:
