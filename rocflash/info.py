@@ -265,6 +265,8 @@ def _print(r: dict, f) -> None:
             w(f"  ck    built for {', '.join(b['compiled_archs'])}; {b['instances']} CK instances (CDNA MFMA)"
               if b["built"] else f"  ck    not built ({b['why_not']}); CK instances are built by pip install with a "
                                  f"ROCm torch for gfx90a/gfx942/gfx950 in GPU_ARCHS")
+            if b.get("covers"):
+                w(f"        covers: {b['covers']}")
         else:
             w(f"  {name:5s} available: {b['note']}")
     if r.get("no_kernels"):
