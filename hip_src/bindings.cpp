@@ -91,6 +91,22 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
   def_ptr(params, "lse_accum", &rf::FmhaFwdParams::lse_accum);
   params.def_readwrite("kv_prefetch_l2", &rf::FmhaFwdParams::kv_prefetch_l2);
   def_ptr(params, "split_counters", &rf::FmhaFwdParams::split_counters);
+  def_ptr(params, "k_padded", &rf::FmhaFwdParams::k_padded);  // scalar-broadcast forward's workspaces
+  def_ptr(params, "v_pairs", &rf::FmhaFwdParams::v_pairs);
+
+  py::class_<rf::KvStepParams> step(m, "KvStepParams", py::module_local(),
+                                    "A KV-cache decode step's index checks and append; see hip_src/fmha_fwd_params.h");
+  step.def(py::init([]() { return rf::KvStepParams{}; }));
+  def_ptr(step, "cache_seqlens", &rf::KvStepParams::cache_seqlens);
+  def_ptr(step, "seqused_k", &rf::KvStepParams::seqused_k);
+  def_ptr(step, "error_flag", &rf::KvStepParams::error_flag);
+  def_ptr(step, "k_new", &rf::KvStepParams::k_new);
+  def_ptr(step, "v_new", &rf::KvStepParams::v_new);
+#define RF_FIELD(name) step.def_readwrite(#name, &rf::KvStepParams::name)
+  RF_FIELD(seqlen_cache); RF_FIELD(seqlen_new); RF_FIELD(capacity); RF_FIELD(num_rows); RF_FIELD(assert_on_error);
+  RF_FIELD(kn_batch_stride); RF_FIELD(kn_row_stride); RF_FIELD(kn_head_stride);
+  RF_FIELD(vn_batch_stride); RF_FIELD(vn_row_stride); RF_FIELD(vn_head_stride);
+#undef RF_FIELD
 
   py::class_<rf::FmhaBwdParams> bwd_params(m, "FmhaBwdParams", py::module_local(),
                                             "Backward parameters; see hip_src/fmha_bwd_params.h");
@@ -111,7 +127,8 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
 
   py::enum_<rf::TileMath>(m, "TileMath", py::module_local())
       .value("vector", rf::TileMath::kVector)
-      .value("mma", rf::TileMath::kMma);
+      .value("mma", rf::TileMath::kMma)
+      .value("sbcast", rf::TileMath::kSbcast);
 
   m.def("fwd", [](const rf::FmhaFwdParams& p, std::uintptr_t stream, rf::TileMath math) {
         std::string error;
@@ -135,6 +152,47 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
       },
       py::arg("params"), py::arg("stream"), py::arg("math") = rf::TileMath::kVector,
       "Launch the split-KV decode kernel of tile math `math` (and the combine kernel when num_splits > 1).");
+  // One call per decode step: the pointers that change per call are arguments, so Python sets no struct field
+  // (the structs hold what a call signature fixes; rocflash/kvcache_fast.py keeps them per signature).
+  m.def("kvcache_step",
+        [](const rf::FmhaFwdParams& plan, const rf::KvStepParams& step_plan, std::uintptr_t stream, rf::TileMath math,
+           bool split,
+           std::uintptr_t q, std::uintptr_t k_cache, std::uintptr_t v_cache, std::uintptr_t o, std::uintptr_t lse,
+           std::uintptr_t cache_seqlens, int seqlen_cache, std::uintptr_t cache_batch_idx, std::uintptr_t block_table,
+           std::uintptr_t k_new, std::uintptr_t v_new, std::uintptr_t seqused_k, std::uintptr_t o_accum, std::uintptr_t lse_accum,
+           std::uintptr_t split_counters) {
+          rf::FmhaFwdParams p = plan;  // copies: the kept structs are never written, so threads may share them
+          rf::KvStepParams s = step_plan;
+          p.q = reinterpret_cast<const void*>(q);
+          p.k = reinterpret_cast<const void*>(k_cache);
+          p.v = reinterpret_cast<const void*>(v_cache);
+          p.o = reinterpret_cast<void*>(o);
+          p.lse = reinterpret_cast<float*>(lse);
+          p.seq.cache_batch_idx = reinterpret_cast<const int32_t*>(cache_batch_idx);
+          p.seq.block_table = reinterpret_cast<const int32_t*>(block_table);
+          p.o_accum = reinterpret_cast<float*>(o_accum);
+          p.lse_accum = reinterpret_cast<float*>(lse_accum);
+          p.split_counters = reinterpret_cast<int32_t*>(split_counters);
+          s.cache_seqlens = reinterpret_cast<const int32_t*>(cache_seqlens);
+          s.seqlen_cache = seqlen_cache;
+          s.k_new = reinterpret_cast<const void*>(k_new);
+          s.v_new = reinterpret_cast<const void*>(v_new);
+          s.seqused_k = reinterpret_cast<int32_t*>(seqused_k);
+          std::string error;
+          int rc;
+          {
+            py::gil_scoped_release release;
+            rc = rf::fmha_kvcache_step(p, s, reinterpret_cast<void*>(stream), &error, math, split);
+          }
+          if (rc != 0) throw std::runtime_error(error);
+        },
+        py::arg("params"), py::arg("step"), py::arg("stream"), py::arg("math"), py::arg("split"), py::arg("q"),
+        py::arg("k_cache"), py::arg("v_cache"), py::arg("o"), py::arg("lse"), py::arg("cache_seqlens"),
+        py::arg("seqlen_cache"), py::arg("cache_batch_idx"), py::arg("block_table"), py::arg("k_new"), py::arg("v_new"),
+        py::arg("seqused_k"), py::arg("o_accum"), py::arg("lse_accum"), py::arg("split_counters"),
+        "One KV-cache decode step on `stream`: the step kernel (index checks on the device, append of k_new / v_new, "
+        "seqused_k), then the split-KV kernel and its combine (split) or the forward kernel. Pointers are integer "
+        "addresses (0 = none).");
   m.def("bwd", [](const rf::FmhaBwdParams& p, std::uintptr_t stream, rf::TileMath math) {
         std::string error;
         int rc;
@@ -155,7 +213,7 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
       d["kind"] = c.kind; d["name"] = c.name; d["dtype"] = dtype_name(c.dtype); d["headdim"] = c.headdim;
       d["block_m"] = c.block_m; d["block_n"] = c.block_n; d["threads"] = c.threads; d["threads_n"] = c.threads_n;
       d["lds_pad_bytes"] = c.lds_pad_bytes; d["lds_bytes"] = c.lds_bytes; d["aligned"] = c.aligned;
-      d["impl"] = c.math == rf::TileMath::kMma ? "mma" : "vector";
+      d["impl"] = c.math == rf::TileMath::kMma ? "mma" : c.math == rf::TileMath::kSbcast ? "sbcast" : "vector";
       out.append(d);
     }
     return out;

@@ -34,6 +34,11 @@ int select_kernel(const std::string& kind, DType dtype, int headdim, bool aligne
 int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error, TileMath math = TileMath::kVector);
 int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error,
                      TileMath math = TileMath::kVector);  // + combine
+// One KV-cache decode step (flash_attn_with_kvcache's fast path): the step kernel (fmha_kvstep.h: index checks
+// on the device, append, seqused_k), then the split-KV kernel and its combine (`split`) or the forward kernel, all
+// on `stream`. `attn`'s seq.seqused_k is replaced by step.seqused_k.
+int fmha_kvcache_step(const FmhaFwdParams& attn, const KvStepParams& step, void* stream, std::string* error,
+                      TileMath math, bool split);
 // preprocess, dK/dV, dQ; `math` for the dK/dV and dQ kernels (the preprocess is one kernel for both)
 int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error, TileMath math = TileMath::kVector);
 

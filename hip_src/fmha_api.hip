@@ -5,6 +5,7 @@
 #include "fmha_bwd_dq_instances.h"
 #include "fmha_fwd_instances.h"
 #include "fmha_fwd_splitkv_instances.h"
+#include "fmha_kvstep.h"
 
 namespace rf {
 namespace {
@@ -45,7 +46,7 @@ int launch_from(const Entry<Params> (&table)[N], const char* kind, const Params&
   const int i = select_in(table, p.dtype, p.headdim, p.aligned, math);
   if (i < 0) {
     *error = std::string("rocflash: no ") + kind + " kernel instance for dtype " + std::to_string(int(p.dtype)) +
-             ", headdim " + std::to_string(p.headdim) + ", tile math " + (math == TileMath::kMma ? "mma" : "vector") +
+             ", headdim " + std::to_string(p.headdim) + ", tile math " + (math == TileMath::kMma ? "mma" : math == TileMath::kSbcast ? "sbcast" : "vector") +
              (p.aligned ? "" : " (narrow load path)");
     return 1;
   }
@@ -89,6 +90,24 @@ int fmha_fwd(const FmhaFwdParams& params, void* stream, std::string* error, Tile
 
 int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* error, TileMath math) {
   return launch_from(kFwdSplitKvTable, "split-KV forward", params, static_cast<rfStream_t>(stream), error, math);
+}
+
+int fmha_kvcache_step(const FmhaFwdParams& attn, const KvStepParams& step, void* stream, std::string* error,
+                      TileMath math, bool split) {
+  const auto s = static_cast<rfStream_t>(stream);
+  if (attn.batch > 0) {
+    const int64_t blocks = attn.batch < kMaxGridBlocks ? attn.batch : kMaxGridBlocks;
+    fmha_kvstep_kernel<kKvStepThreads><<<dim3(unsigned(blocks)), dim3(kKvStepThreads), 0, s>>>(attn, step);
+    const rfError_t err = rfGetLastError();
+    if (err != rfSuccess) {
+      *error = std::string("rocflash: launch of the KV-cache step kernel failed: ") + rfGetErrorString(err);
+      return 1;
+    }
+  }
+  FmhaFwdParams p = attn;
+  p.seq.seqused_k = step.seqused_k;
+  return split ? launch_from(kFwdSplitKvTable, "split-KV forward", p, s, error, math)
+               : launch_from(kFwdTable, "forward", p, s, error, math);
 }
 
 int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error, TileMath math) {

@@ -11,6 +11,7 @@ inline constexpr float kLog2e = 1.4426950408889634f;
 inline constexpr float kLn2 = 0.6931471805599453f;
 
 RF_DEVICE float neg_inf() { return __uint_as_float(0xff800000u); }
+RF_DEVICE float quiet_nan() { return __uint_as_float(0x7fc00000u); }
 
 // Butterfly reductions across the `kWidth` consecutive lanes of one row group (kWidth <= 32 divides the
 // wave, so a group never straddles waves: correct for wave64 and warp32 alike).

@@ -106,4 +106,22 @@ struct FmhaFwdParams {
   void* v_pairs;
 };
 
+// The first kernel of a KV-cache decode step (hip_src/fmha_kvstep.h): the index checks on the device and the
+// append of the new keys / values. The attention params of the same step give the cache (k, v and their strides,
+// cache_batch_idx, block_table, page_block_size, batch, nheads_k, headdim, dtype).
+struct KvStepParams {
+  const int32_t* cache_seqlens;     // (batch,) keys already in the cache per sequence, or nullptr: seqlen_cache each
+  int32_t seqlen_cache;             // every sequence's keys when cache_seqlens is nullptr
+  int32_t seqlen_new;               // new keys per sequence, appended at position cache_seqlens[b] (0: none)
+  int32_t capacity;                 // keys a sequence can hold: seqlen_cache of the cache, or pages * page size
+  int32_t num_rows;                 // k_cache.shape[0]: batch rows of a dense cache, blocks of a paged one
+  int32_t* seqused_k;               // (batch,) written: keys of sequence b after the append; -1 = bad index
+  int32_t* error_flag;              // nullptr or one int32 set to 1 when a sequence is bad (never reset here)
+  int32_t assert_on_error;          // 1: device-side assert on a bad sequence (ROCFLASH_INDEX_CHECKS=device)
+  const void* k_new;                // (batch, seqlen_new, nheads_k, headdim) of the params' dtype, or nullptr
+  const void* v_new;
+  int64_t kn_batch_stride, kn_row_stride, kn_head_stride;  // strides of k_new, v_new in elements
+  int64_t vn_batch_stride, vn_row_stride, vn_head_stride;
+};
+
 }  // namespace rf

@@ -17,6 +17,8 @@ struct SeqInfo {
   int64_t q_row0;    // first row of the sequence in Q / O / dO / dQ / LSE (varlen), else 0
   int64_t k_row0;    // first row of the sequence in K / V / dK / dV (varlen K/V), else 0
   int32_t kv_batch;  // batch row of K / V: cache_batch_idx[b] (dense cache), else b (unused when paged)
+  bool bad;          // a negative key count (seqused_k[b] = -1 from the KV-cache step's index check, fmha_kvstep.h):
+                     // seqlen_k is then 0 (no key is read) and the split-KV kernels write NaN to O and LSE
 
   template <class Params>
   RF_DEVICE static SeqInfo make(const Params& p, int b) {
@@ -27,6 +29,8 @@ struct SeqInfo {
     r.k_row0 = s.cu_seqlens_k ? s.cu_seqlens_k[b] : 0;
     r.seqlen_k = s.cu_seqlens_k ? s.cu_seqlens_k[b + 1] - s.cu_seqlens_k[b]
                                 : s.seqused_k ? s.seqused_k[b] : p.seqlen_k;
+    r.bad = r.seqlen_k < 0;
+    if (r.bad) r.seqlen_k = 0;
     r.kv_batch = s.cache_batch_idx ? s.cache_batch_idx[b] : b;
     return r;
   }

@@ -261,9 +261,9 @@ struct FmhaFwdSplitKvPipeline {
     for (int r = 0; r < R; ++r) {
       if (r0 + r >= r_end) continue;
       const int head = head_k * group + (r0 + r) % group;
-      // l == 0: no visible key, O = 0 and LSE = -inf; a NaN l (NaN inputs) propagates.
-      const float inv_l = l[r] == 0.f ? 0.f : rf_rcp(l[r]);
-      const float lse = l[r] == 0.f ? neg_inf() : (m[r] + rf_log2(l[r])) * kLn2;
+      // l == 0: no visible key, O = 0 and LSE = -inf; a NaN l (NaN inputs) propagates; a bad index: NaN.
+      const float inv_l = seq.bad ? quiet_nan() : l[r] == 0.f ? 0.f : rf_rcp(l[r]);
+      const float lse = seq.bad ? quiet_nan() : l[r] == 0.f ? neg_inf() : (m[r] + rf_log2(l[r])) * kLn2;
       if (p.num_splits == 1) {
         const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
         char* row = const_cast<char*>(out.base) + int64_t(qi[r]) * out.row_stride_bytes;

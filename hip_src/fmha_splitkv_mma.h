@@ -368,9 +368,9 @@ struct FmhaFwdSplitKvMmaPipeline {
         acc[2] = rf_fma(a, ov.z, acc[2]);
         acc[3] = rf_fma(a, ov.w, acc[3]);
       }
-      // l == 0: no visible key, O = 0 and LSE = -inf; a NaN l (NaN inputs) propagates.
-      const float inv_l = lsum == 0.f ? 0.f : rf_rcp(lsum);
-      const float lse = lsum == 0.f ? neg_inf() : (mx + rf_log2(lsum)) * kLn2;
+      // l == 0: no visible key, O = 0 and LSE = -inf; a NaN l (NaN inputs) propagates; a bad index: NaN.
+      const float inv_l = seq.bad ? quiet_nan() : lsum == 0.f ? 0.f : rf_rcp(lsum);
+      const float lse = seq.bad ? quiet_nan() : lsum == 0.f ? neg_inf() : (mx + rf_log2(lsum)) * kLn2;
       const int rr = r0 + r;
       const int head = head_k * group + rr % group, qrow = rr / group;
       if (p.num_splits == 1) {

@@ -13,11 +13,17 @@
 //   rfError_t, rfSuccess, rfGetLastError, rfGetErrorString, rfStream_t, rfFuncSetDynamicLds,
 //   rfDeviceProp_t, rfGetDeviceProperties, rfGetDeviceCount, rfRuntimeGetVersion, kPlatformName,
 //   rf_arch_name (gcnArchName on AMD, sm_XY on NVIDIA), rf_lds_per_block, rf_lds_per_multiprocessor
+//   rf_assert_fail(message)              stop the kernel in a device-side assert (hipErrorAssert /
+//                                        cudaErrorAssert at the host's next synchronization)
 #pragma once
 
+#include <assert.h>  // __assert_fail: the device-side assert of both toolchains (rf_assert_fail)
 #include <stdint.h>
 
+#include <mutex>
+#include <set>
 #include <string>
+#include <tuple>
 
 #if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
 #define RF_PLATFORM_HIP 1
@@ -166,10 +172,22 @@ inline long long rf_lds_per_multiprocessor(const rfDeviceProp_t& prop) {
   return (long long)prop.sharedMemPerMultiprocessor;
 }
 
-// Above 48 KiB of dynamic shared memory a CUDA kernel must opt in.
+// Above 48 KiB of dynamic shared memory a CUDA kernel must opt in. The attribute stays set, so it is set once per
+// (kernel, device, bytes): a decode step repeats the same launches thousands of times (the runtime call costs
+// host time at every launch otherwise).
 template <typename Kernel>
 inline rfError_t rfFuncSetDynamicLds(Kernel k, int bytes) {
-  return cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  static std::mutex mu;
+  static std::set<std::tuple<const void*, int, int>> done;
+  int device = 0;
+  rfError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  const auto key = std::make_tuple(reinterpret_cast<const void*>(k), device, bytes);
+  std::lock_guard<std::mutex> lock(mu);
+  if (done.count(key)) return cudaSuccess;
+  err = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (err == cudaSuccess) done.insert(key);
+  return err;
 }
 
 RF_DEVICE float rf_shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
@@ -226,3 +244,7 @@ RF_DEVICE int32_t rf_pin(int32_t x) {
 }
 
 #endif
+
+// Both toolchains lower __assert_fail in device code to their device-side assert (message, file and line printed
+// by the runtime; the stream then fails with hipErrorAssert / cudaErrorAssert).
+#define rf_assert_fail(message) __assert_fail(message, __FILE__, __LINE__, __func__)

@@ -37,6 +37,29 @@ DEV = torch.device("cuda")
 H, HK, D, DT = 32, 8, 128, torch.bfloat16
 
 
+def decode_bytes(batch: int, seqlen_k: int) -> tuple[int, int]:
+    """(bytes of K and V, bytes of Q, K, V and O) of one decode step of the preset's shape."""
+    kv_bytes = 2 * batch * seqlen_k * HK * D * 2
+    return kv_bytes, kv_bytes + 2 * batch * H * D * 2
+
+
+def input_sets(batch: int, seqlen_k: int, g, q_rows: bool = True) -> list:
+    """Fresh (q, k, v) sets of the preset's shape, enough of them to span > 2x the L2 (at most 6; calls rotate over
+    them so K/V come from HBM): q (batch, 1, H, D) with ``q_rows``, else (batch, H, D) (the varlen layout)."""
+    n_sets = max(1, min(6, math.ceil(2 * l2_bytes(DEV) / decode_bytes(batch, seqlen_k)[0])))
+    q_shape = (batch, 1, H, D) if q_rows else (batch, H, D)
+    return [(torch.randn(*q_shape, device=DEV, dtype=DT, generator=g),
+             torch.randn(batch, seqlen_k, HK, D, device=DEV, dtype=DT, generator=g),
+             torch.randn(batch, seqlen_k, HK, D, device=DEV, dtype=DT, generator=g)) for _ in range(n_sets)]
+
+
+def dense_seq(batch: int, seqlen_k: int, num_splits: int = 0, block_table=None) -> SeqArgs:
+    """The SeqArgs of a decode step over every sequence's seqlen_k keys (dense cache, or paged with block_table)."""
+    return SeqArgs(cu_seqlens_q=torch.arange(batch + 1, dtype=torch.int32, device=DEV), cu_seqlens_k=None,
+                   seqused_k=torch.full((batch,), seqlen_k, dtype=torch.int32, device=DEV), max_seqlen_q=1,
+                   max_seqlen_k=seqlen_k, block_table=block_table, num_splits=num_splits)
+
+
 def paged_copy(k, v, page, g):
     """(k_cache, v_cache, block_table) holding k/v (batch, seqlen, hk, d) in shuffled pages of `page` rows."""
     b, s, hk, d = k.shape
@@ -107,16 +130,8 @@ def with_kernel(kernel, fn):
 
 
 def decode_case(batch, seqlen_k, pages, results, g):
-    kv_bytes = 2 * batch * seqlen_k * HK * D * 2
-    qo_bytes = 2 * batch * H * D * 2
-    total = kv_bytes + qo_bytes
-    n_sets = max(1, min(6, math.ceil(2 * l2_bytes(DEV) / kv_bytes)))
-    sets = []
-    for _ in range(n_sets):
-        q = torch.randn(batch, 1, H, D, device=DEV, dtype=DT, generator=g)
-        k = torch.randn(batch, seqlen_k, HK, D, device=DEV, dtype=DT, generator=g)
-        v = torch.randn(batch, seqlen_k, HK, D, device=DEV, dtype=DT, generator=g)
-        sets.append((q, k, v))
+    _, total = decode_bytes(batch, seqlen_k)
+    sets = input_sets(batch, seqlen_k, g)
     q0 = sets[0][0]
     _, splits, inst = compiled.split_plan("cuda", q0, HK, batch, 1, seqlen_k, 0, compiled.is_aligned(q0))
     _, splits_vec, _ = with_kernel("vector", lambda: compiled.split_plan("cuda", q0, HK, batch, 1, seqlen_k, 0,
@@ -134,9 +149,7 @@ def decode_case(batch, seqlen_k, pages, results, g):
         calls = []
         for q, k, v in sets:  # a paged copy of every input set (the rotation defeats the L2 as for the others)
             kc, vc, table = paged_copy(k, v, page, gq)
-            seq = SeqArgs(cu_seqlens_q=torch.arange(batch + 1, dtype=torch.int32, device=DEV), cu_seqlens_k=None,
-                          seqused_k=torch.full((batch,), seqlen_k, dtype=torch.int32, device=DEV), max_seqlen_q=1,
-                          max_seqlen_k=seqlen_k, block_table=table, num_splits=0)
+            seq = dense_seq(batch, seqlen_k, block_table=table)
             p = (q.view(batch, H, D), kc, vc, seq)
             calls.append(lambda p=p: compiled.varlen_forward("cuda", p[0], p[1], p[2], p[3], args))
         methods[f"rocflash-paged{page}"] = calls
@@ -166,18 +179,12 @@ def decode_case(batch, seqlen_k, pages, results, g):
 
 
 def splits_sweep(batch, seqlen_k, counts, results, g):
-    kv_bytes = 2 * batch * seqlen_k * HK * D * 2
-    total = kv_bytes + 2 * batch * H * D * 2
-    n_sets = max(1, min(6, math.ceil(2 * l2_bytes(DEV) / kv_bytes)))
-    sets = [(torch.randn(batch, H, D, device=DEV, dtype=DT, generator=g),
-             torch.randn(batch, seqlen_k, HK, D, device=DEV, dtype=DT, generator=g),
-             torch.randn(batch, seqlen_k, HK, D, device=DEV, dtype=DT, generator=g)) for _ in range(n_sets)]
+    _, total = decode_bytes(batch, seqlen_k)
+    sets = input_sets(batch, seqlen_k, g, q_rows=False)
     args = FwdArgs(D ** -0.5, -1, -1, 0.0, None)
     row = {"splits_sweep": True, "batch": batch, "seqlen_k": seqlen_k, "gbps_by_splits": {}}
     for n in counts:
-        seq = SeqArgs(cu_seqlens_q=torch.arange(batch + 1, dtype=torch.int32, device=DEV), cu_seqlens_k=None,
-                      seqused_k=torch.full((batch,), seqlen_k, dtype=torch.int32, device=DEV), max_seqlen_q=1,
-                      max_seqlen_k=seqlen_k, num_splits=n)
+        seq = dense_seq(batch, seqlen_k, n)
         ms = timed([lambda s=s_, seq=seq: compiled.varlen_forward("cuda", s[0], s[1], s[2], seq, args) for s_ in sets])
         row["gbps_by_splits"][n] = total / ms / 1e6
     results.append(row)

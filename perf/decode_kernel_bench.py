@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import os
 import sys
 import time
@@ -33,10 +32,10 @@ import traceback
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import decode_bench as db  # noqa: E402  (paged_copy, graphed, timed)
+import decode_bench as db  # noqa: E402  (input sets, dense_seq, paged_copy, graphed, timed)
 
 import rocflash  # noqa: E402
-from rocflash.backends import FwdArgs, SeqArgs, compiled  # noqa: E402
+from rocflash.backends import FwdArgs, compiled  # noqa: E402
 from rocflash.perf.timing import l2_bytes  # noqa: E402
 
 DEV, H, HK, D, DT = db.DEV, db.H, db.HK, db.D, db.DT
@@ -66,12 +65,6 @@ def graphed_under(fn, **values):
         return db.graphed(fn)
 
 
-def dense_seq(batch, seqlen_k, num_splits=0):
-    return SeqArgs(cu_seqlens_q=torch.arange(batch + 1, dtype=torch.int32, device=DEV), cu_seqlens_k=None,
-                   seqused_k=torch.full((batch,), seqlen_k, dtype=torch.int32, device=DEV), max_seqlen_q=1,
-                   max_seqlen_k=seqlen_k, num_splits=num_splits)
-
-
 ARGS = FwdArgs(D ** -0.5, -1, -1, 0.0, None)
 
 
@@ -85,17 +78,14 @@ FUSED, PREFETCH = compiled.SPLITKV_FUSED_COMBINE_ENV, compiled.SPLITKV_L2_PREFET
 
 
 def case(batch, seqlen_k, g, variants: bool, results: list) -> dict:
-    kv_bytes = 2 * batch * seqlen_k * HK * D * 2
-    total = kv_bytes + 2 * batch * H * D * 2
-    n_sets = max(1, min(6, math.ceil(2 * l2_bytes(DEV) / kv_bytes)))
-    sets = [(torch.randn(batch, 1, H, D, device=DEV, dtype=DT, generator=g),
-             torch.randn(batch, seqlen_k, HK, D, device=DEV, dtype=DT, generator=g),
-             torch.randn(batch, seqlen_k, HK, D, device=DEV, dtype=DT, generator=g)) for _ in range(n_sets)]
+    _, total = db.decode_bytes(batch, seqlen_k)
+    sets = db.input_sets(batch, seqlen_k, g)
+    n_sets = len(sets)
     q0 = sets[0][0]
     _, splits, inst = compiled.split_plan("cuda", q0.view(batch, H, D), HK, batch, 1, seqlen_k, 0, True)
     row = {"batch": batch, "seqlen_k": seqlen_k, "bytes": total, "num_splits": splits, "instance": inst["name"],
            "input_sets": n_sets, "gbps": {}, "ms": {}, "check": {}}
-    seq = dense_seq(batch, seqlen_k)
+    seq = db.dense_seq(batch, seqlen_k)
     dense = [lambda s=s: compiled.varlen_forward("cuda", s[0].view(batch, H, D), s[1], s[2], seq, ARGS) for s in sets]
     methods = {"rocflash": [lambda s=s: rocflash.flash_attn_func(*s) for s in sets],
                "rocflash-graph": [graphed_under(c, **{FUSED: None, PREFETCH: None}) for c in dense]}
@@ -122,8 +112,7 @@ def case(batch, seqlen_k, g, variants: bool, results: list) -> dict:
         calls = []
         for qs, ks, vs in sets:
             kc, vc, table = db.paged_copy(ks, vs, page, gq)
-            sq = SeqArgs(cu_seqlens_q=seq.cu_seqlens_q, cu_seqlens_k=None, seqused_k=seq.seqused_k, max_seqlen_q=1,
-                         max_seqlen_k=seqlen_k, block_table=table, num_splits=0)
+            sq = db.dense_seq(batch, seqlen_k, block_table=table)
             calls.append(lambda p=(qs.view(batch, H, D), kc, vc, sq): compiled.varlen_forward("cuda", *p, ARGS))
         methods[f"paged{page}"] = calls
         got = calls[-1]()[0].view_as(ref)
@@ -152,16 +141,12 @@ def case(batch, seqlen_k, g, variants: bool, results: list) -> dict:
 
 
 def sweep(batch, seqlen_k, counts, g, results):
-    kv_bytes = 2 * batch * seqlen_k * HK * D * 2
-    total = kv_bytes + 2 * batch * H * D * 2
-    n_sets = max(1, min(6, math.ceil(2 * l2_bytes(DEV) / kv_bytes)))
-    sets = [(torch.randn(batch, H, D, device=DEV, dtype=DT, generator=g),
-             torch.randn(batch, seqlen_k, HK, D, device=DEV, dtype=DT, generator=g),
-             torch.randn(batch, seqlen_k, HK, D, device=DEV, dtype=DT, generator=g)) for _ in range(n_sets)]
+    _, total = db.decode_bytes(batch, seqlen_k)
+    sets = db.input_sets(batch, seqlen_k, g, q_rows=False)
     row = {"splits_sweep": True, "batch": batch, "seqlen_k": seqlen_k, "gbps_by_splits": {},
            "fused_gbps_by_splits": {}}
     for n in counts:
-        seq = dense_seq(batch, seqlen_k, n)
+        seq = db.dense_seq(batch, seqlen_k, n)
         calls = [lambda s=s, seq=seq: compiled.varlen_forward("cuda", s[0], s[1], s[2], seq, ARGS) for s in sets]
         row["gbps_by_splits"][n] = total / db.timed([graphed_under(c, **{FUSED: None}) for c in calls]) / 1e6
         row["fused_gbps_by_splits"][n] = total / db.timed([graphed_under(c, **{FUSED: 1}) for c in calls]) / 1e6

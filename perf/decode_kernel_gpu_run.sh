@@ -4,15 +4,9 @@
 # (varlen file only); the kernel benchmark (perf/decode_kernel_bench.py: graphs, SDPA flash/cuDNN, variants,
 # split sweep); compute-sanitizer memcheck on the varlen/paged cases with the fused combine. Results in $OUT.
 set -uo pipefail
-OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-T0=$(date +%s)
-log() { echo "== $(date -u +%H:%M:%S) +$(( $(date +%s) - T0 ))s $*" | tee -a "$OUT/summary.txt"; }
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv >> "$OUT/summary.txt"
-log "build"
-ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 python3 -m pip install -q --no-build-isolation --no-deps . > /tmp/build.log 2>&1 \
-  || { tail -60 /tmp/build.log | tee -a "$OUT/summary.txt"; log "BUILD FAILED"; exit 1; }
-log "built"
+source perf/gpu_lib.sh
+gpu_info
+build_cuda
 TESTS="test_gpu_varlen.py test_gpu_inference.py test_compile_inference.py"
 log "FUSED=1 ROCFLASH_KERNEL=auto pytest -m gpu $TESTS"
 (cd tests && ROCFLASH_SPLITKV_FUSED_COMBINE=1 ROCFLASH_KERNEL=auto timeout ${TEST_TIMEOUT:-50} python3 -m pytest -q -m gpu \

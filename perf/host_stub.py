@@ -68,8 +68,10 @@ def install_stub() -> None:
     mod = compiled.load_module("cuda")
     if mod is None:
         raise SystemExit(f"rocflash._C_cuda is not importable: {compiled.module_error('cuda')}")
-    for name in ("fwd", "fwd_splitkv", "bwd"):
-        setattr(mod, name, lambda *a, **kw: None)
+    for name in ("fwd", "fwd_splitkv", "bwd", "kvcache_step"):  # kvcache_step: its pybind11 argument conversion
+        setattr(mod, name, lambda *a, **kw: None)                # (~20 integers) is not in the figures
+    if not hasattr(mod, "KvStepParams"):  # a module built before the KV-cache step kernel
+        mod.KvStepParams = type("KvStepParams", (), {})
     props = types.SimpleNamespace(name="H200 (stub)", major=9, minor=0, multi_processor_count=132,
                                   shared_memory_per_multiprocessor=233472, shared_memory_per_block_optin=232448,
                                   warp_size=32)

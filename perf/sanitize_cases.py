@@ -84,4 +84,40 @@ for used, sq, page, h, hk, d, num_splits in PAGED:
     out, lse = compiled.varlen_forward(backend, q, kc, vc, seq, FwdArgs(d ** -0.5, -1, 0, 0.0, None))
     torch.cuda.synchronize()
     assert not torch.isnan(out).any()
-print(f"{len(VARLEN)} varlen (forward + backward) and {len(PAGED)} paged decode cases ran on backend {backend}")
+
+# flash_attn_with_kvcache's fast path (the second call of a signature: one kvcache_step call, step kernel + split-KV
+# + combine): a dense cache appended at its last slot, a paged one whose table has exactly the used columns, and
+# under ROCFLASH_INDEX_CHECKS=off a sequence with an out-of-range index (read nothing, NaN output)
+import os  # noqa: E402
+
+from rocflash import kvcache_fast  # noqa: E402
+
+KVCACHE = [  # (cache_seqlens, capacity, page (0: dense, append one token), nheads, nheads_k, headdim)
+    ([0, 63, 17], 64, 0, 8, 2, 128),
+    ([1, 16, 33], 48, 16, 8, 8, 64),
+]
+for lens, cap, page, h, hk, d in KVCACHE:
+    batch = len(lens)
+    q = exact((batch, 1, h, d), torch.bfloat16)
+    seqlens = torch.tensor(lens, dtype=torch.int32, device="cuda")
+    if page:
+        blocks = batch * cap // page
+        kc, vc = exact((blocks, page, hk, d), torch.bfloat16), exact((blocks, page, hk, d), torch.bfloat16)
+        call = dict(cache_seqlens=seqlens, block_table=torch.randperm(blocks, dtype=torch.int32).view(batch, -1).cuda())
+    else:
+        kc, vc = exact((batch, cap, hk, d), torch.bfloat16), exact((batch, cap, hk, d), torch.bfloat16)
+        call = dict(k=exact((batch, 1, hk, d), torch.bfloat16), v=exact((batch, 1, hk, d), torch.bfloat16),
+                    cache_seqlens=seqlens)
+    for mode in ("device", "off"):
+        os.environ[kvcache_fast.INDEX_CHECKS_ENV] = mode
+        for _ in range(2):  # full path, then the fast path
+            out = rocflash.flash_attn_with_kvcache(q, kc, vc, causal=True, backend=backend, **call)
+        torch.cuda.synchronize()
+        assert not torch.isnan(out).any()
+    bad = dict(call, cache_seqlens=torch.tensor([lens[0], cap + 5, -3], dtype=torch.int32, device="cuda"))
+    out = rocflash.flash_attn_with_kvcache(q, kc, vc, causal=True, backend=backend, **bad)  # `off`: no assert
+    torch.cuda.synchronize()
+    assert out[1:].isnan().all() and not out[0].isnan().any() and kvcache_fast.index_error_flag(q.device).item() == 1
+    os.environ.pop(kvcache_fast.INDEX_CHECKS_ENV)
+print(f"{len(VARLEN)} varlen (forward + backward), {len(PAGED)} paged decode and {len(KVCACHE)} KV-cache fast-path "
+      f"cases ran on backend {backend}")

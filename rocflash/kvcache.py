@@ -76,7 +76,10 @@ def flash_attn_with_kvcache(
             sequence's keys are empty). The torch backend never splits. Same inputs give bitwise
             the same result on every call.
         return_softmax_lse: also return the LSE float32 (batch, nheads, seqlen_q), natural log.
-        backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe).
+        backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe). Never
+            "ck": CK's split-KV / paged-KV kernels are not mapped (CK 1.2.0's paged KV also takes only
+            page_block_size multiples of 128), so a probe choosing ck runs this call on rocflash's hip kernel,
+            and backend='ck' (or ROCFLASH_BACKEND=ck) raises NotImplementedError.
 
     Returns:
         out (batch, seqlen_q, nheads, headdim) in q's dtype, or (out, softmax_lse) with return_softmax_lse.
@@ -96,10 +99,12 @@ def flash_attn_with_kvcache(
     Repeated calls on the compiled backends (hip, cuda): once a signature (shapes, strides, dtypes, devices, the
     other arguments) passed these checks, its next calls skip them and read no device value (no host sync; a
     decode step can be captured in a CUDA graph): the values of cache_seqlens, block_table and cache_batch_idx
-    are then clamped into the cache on the device and, under ``ROCFLASH_INDEX_CHECKS=device`` (default), an
-    out-of-range one stops the stream with a device-side assert (RuntimeError at the next sync; ``host``: the
-    ValueError above on every call; ``off``: clamp only). The split-KV plan takes the cache's capacity as
-    max_seqlen_k on these backends (as flash-attn). See rocflash.kvcache_fast.
+    are then checked on the device by the kernel that appends k, v (hip_src/fmha_kvstep.h): under
+    ``ROCFLASH_INDEX_CHECKS=device`` (default) an out-of-range one stops the stream with a device-side assert
+    (RuntimeError at the next sync); ``host``: the ValueError above on every call; ``off``: that sequence reads
+    no key, appends nothing and gets NaN in its output and LSE (no error). No read leaves the cache. The
+    split-KV plan takes the cache's capacity as max_seqlen_k on these backends (as flash-attn). See
+    rocflash.kvcache_fast.
     """
     if torch.compiler.is_compiling():
         # torch.compile: the checks read index values and the append writes the caches, so the whole step runs
@@ -119,10 +124,12 @@ def flash_attn_with_kvcache(
                                       rotary_interleaved, alibi_slopes, num_splits, return_softmax_lse, backend)
     plan = kvcache_fast.lookup(fast_key)
     if plan is not None:
-        res = kvcache_fast.run(plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, block_table,
-                               num_splits, return_softmax_lse)
+        res = kvcache_fast.run(plan, kvcache_fast.signature_env(fast_key), q, k_cache, v_cache, k, v, cache_seqlens,
+                               cache_batch_idx, block_table, num_splits, return_softmax_lse)
         if res is not NotImplemented:
             return res
+    elif fast_key is not None:
+        kvcache_fast.index_checks()  # ValueError for a bad ROCFLASH_INDEX_CHECKS before the value checks
     _check_tensor("q", q, 4, "(batch, seqlen_q, nheads, headdim)")
     paged = block_table is not None
     layout = "(num_blocks, page_block_size, nheads_k, headdim) with block_table" if paged \

@@ -6,20 +6,28 @@ and reads the index tensors' values on the host (a device->host sync per call); 
 (shapes, strides, dtypes, devices, the scalar arguments with their types, backend, ROCFLASH_BACKEND) already
 passed the full path's checks once skips them and reads no device value:
 
-- no device->host sync and no host read of a device tensor: the step can be captured in a CUDA graph;
-- the values of cache_seqlens, block_table and cache_batch_idx are guarded on the device instead, by the
-  policy ``ROCFLASH_INDEX_CHECKS`` (read per call):
-    device (default)  clamp-and-flag: the kernel reads the clamped indices (never outside the cache), and
-                      ``torch._assert_async`` stops the stream when a value is out of range (on a GPU: the
-                      device-side assert of PyTorch's own indexing; the error surfaces at the next sync and the
-                      process's GPU context is unusable after it, as for an out-of-range index in torch). The
-                      block table's valid pages are found once per table object and ``_version`` (a write that
-                      bypasses torch's version counter goes unflagged until the next in-place change; the
-                      clamp still applies);
+- no device->host sync, no host read of a device tensor and no torch op but the output's allocation: the step is
+  one call into the compiled module (``kvcache_step``: the step kernel of hip_src/fmha_kvstep.h, then the split-KV
+  and combine kernels, or the forward kernel), and can be captured in a CUDA graph;
+- the values of cache_seqlens, block_table and cache_batch_idx are checked on the device by the step kernel, which
+  reads them anyway (it appends the new keys at cache_seqlens and hands the attention kernels each sequence's key
+  count), under the policy ``ROCFLASH_INDEX_CHECKS`` (read per call):
+    device (default)  a sequence whose index leaves the cache (cache_seqlens + seqlen_new outside [0, capacity],
+                      cache_batch_idx outside the cache's rows, a block_table entry of a page holding one of its
+                      keys outside [0, num_blocks)) stops the stream in a device-side assert (the error surfaces
+                      at the next synchronization and the process's GPU context is unusable after it, as for an
+                      out-of-range index in torch's own kernels);
     host              every call takes the full path: ValueError naming the argument and value before any
                       launch, one device->host sync per call (not graph-capturable);
-    off               clamp only, no flag (flash-attn's and vLLM's behaviour: no value check; the clamp keeps
-                      every read inside the cache, out-of-range values give the result of the clamped ones).
+    off               no assert: such a sequence reads nothing, appends nothing and gets NaN in its O and LSE;
+                      the other sequences are computed as usual. Either way ``index_error_flag(device)`` is set to 1.
+                      Calls that run the forward kernel instead of the split-KV kernel (seqlen_q x nheads / nheads_k
+                      above rocflash.splitkv.MAX_ROWS with num_splits <= 1), which would give such a sequence 0,
+                      not NaN, take the full path under `off`.
+  Entries of block_table past each sequence's pages are never read (vLLM pads tables with anything).
+- the environment variables a step reads (ROCFLASH_BACKEND, ROCFLASH_INDEX_CHECKS, ROCFLASH_POISON_OUTPUTS,
+  ROCFLASH_KERNEL and the split-KV switches) are part of the signature: after a change, the next call takes the
+  full path once (the exact host checks), then the fast path under the new values;
 - the split-KV plan takes the cache's capacity (seqlen_cache, or max_blocks_per_seq x page_block_size) as
   max_seqlen_k, as flash-attn does (``k_cache.size(1)``): the full path on these backends does the same, so the
   first call and the following ones of a signature give bitwise the same result.
@@ -35,12 +43,12 @@ API's contract); every slot before them is unchanged.
 from __future__ import annotations
 
 import os
-import weakref
 from dataclasses import dataclass, field
 
 import torch
 
-from .backends import FwdArgs, SeqArgs, compiled
+from . import splitkv
+from .backends import FwdArgs, compiled
 from .interface import _getenv as _env
 from .selector import ENV_VAR
 
@@ -48,13 +56,28 @@ INDEX_CHECKS_ENV = "ROCFLASH_INDEX_CHECKS"
 INDEX_CHECKS = ("device", "host", "off")
 _PLANS: dict = {}
 _PLANS_SIZE = 256
-_CONST: dict = {}  # small index tensors a step reuses: (kind, device, ...) -> tensor
-_CONST_SIZE = 256
 
 
-def index_checks() -> str:
-    """``ROCFLASH_INDEX_CHECKS`` (device | host | off; unset = device). ValueError for another value."""
-    mode = (_env(INDEX_CHECKS_ENV) or "device").strip().lower() or "device"
+# The environment a step depends on, read as one tuple per call (the plan's key holds it, so a changed variable
+# takes the full path once, like any other changed argument): ROCFLASH_BACKEND, ROCFLASH_INDEX_CHECKS,
+# ROCFLASH_POISON_OUTPUTS, ROCFLASH_KERNEL, ROCFLASH_SPLITKV_L2_PREFETCH, ROCFLASH_SPLITKV_FUSED_COMBINE.
+_ENV_NAMES = (ENV_VAR, INDEX_CHECKS_ENV, compiled.POISON_ENV, compiled.KERNEL_ENV, compiled.SPLITKV_L2_PREFETCH_ENV,
+              compiled.SPLITKV_FUSED_COMBINE_ENV)
+_ENV_KEYS = tuple(n.encode() for n in _ENV_NAMES)
+
+
+def _env_state() -> tuple:
+    raw = getattr(os.environ, "_data", None)  # os.environ's bytes mapping (POSIX): no per-name encoding
+    if raw is None or os.name == "nt":
+        return tuple(map(os.environ.get, _ENV_NAMES))
+    return tuple(map(raw.get, _ENV_KEYS))
+
+
+def index_checks(raw: str | None = None) -> str:
+    """``ROCFLASH_INDEX_CHECKS`` (device | host | off; unset = device), or ``raw`` (its value as read). ValueError
+    for another value."""
+    raw = _env(INDEX_CHECKS_ENV) if raw is None else raw
+    mode = (raw or "device").strip().lower() or "device"
     if mode not in INDEX_CHECKS:
         raise ValueError(f"{INDEX_CHECKS_ENV} must be one of {', '.join(INDEX_CHECKS)}, got "
                          f"{os.environ[INDEX_CHECKS_ENV]!r}")
@@ -70,8 +93,7 @@ class Plan:
     seqlen_new: int
     capacity: int  # keys a sequence can hold: seqlen_cache, or max_blocks_per_seq * page_block_size
     num_blocks: int  # paged: k_cache.shape[0]; dense: rows of the cache
-    launch: dict = field(default_factory=dict)  # the compiled params of this signature (varlen_forward_planned)
-    tables: dict = field(default_factory=dict)  # (id(block_table), stream) -> (weakref, version, valid keys per row)
+    launch: dict = field(default_factory=dict)  # _Launch per switches; ("scratch", stream) -> float32 buffer
 
 
 def _meta(t):
@@ -85,7 +107,7 @@ def signature(q, k_cache, v_cache, k, v, rotary_cos, rotary_sin, cache_seqlens, 
     if rotary_cos is not None or rotary_sin is not None or cache_leftpad is not None or alibi_slopes is not None:
         return None
     T = torch.Tensor
-    if type(q) is not T or type(k_cache) is not T or type(v_cache) is not T or torch.compiler.is_compiling():
+    if type(q) is not T or type(k_cache) is not T or type(v_cache) is not T:  # (the caller is not compiling)
         return None
     if k is not None and (type(k) is not T or type(v) is not T or block_table is not None
                           or cache_batch_idx is not None):
@@ -103,13 +125,22 @@ def signature(q, k_cache, v_cache, k, v, rotary_cos, rotary_sin, cache_seqlens, 
                                         (k is not None and (k.requires_grad or v.requires_grad)))
     writes = None if k is None else \
         (k_cache.is_inference(), v_cache.is_inference(), torch.is_inference_mode_enabled(), _meta(k), _meta(v))
-    key = (_meta(q), _meta(k_cache), _meta(v_cache), writes, lens, grad, _env(ENV_VAR),
+    key = (q.shape, q.stride(), q.dtype, q.device, k_cache.shape, k_cache.stride(), k_cache.dtype, k_cache.device,
+           v_cache.shape, v_cache.stride(), v_cache.dtype, v_cache.device, writes, lens, grad, _env_state(),
            None if cache_batch_idx is None else _meta(cache_batch_idx),
            None if block_table is None else _meta(block_table),
            type(softmax_scale), softmax_scale, type(causal), causal, type(window_size), window_size,
            type(softcap), softcap, type(num_splits), num_splits, type(return_softmax_lse), return_softmax_lse,
            backend, type(rotary_interleaved), rotary_interleaved)
     return key
+
+
+_KEY_ENV = 15  # where signature() puts _env_state() in its key
+
+
+def signature_env(key) -> tuple:
+    """The _env_state() a signature() key was made with."""
+    return key[_KEY_ENV]
 
 
 def lookup(key) -> Plan | None:
@@ -146,142 +177,169 @@ def _capturing(dev) -> bool:
     return dev.type == "cuda" and torch.cuda.is_current_stream_capturing()
 
 
-def _const(key, make):
-    """A cached constant index tensor, made on its first eager use. key[1] is (device, stream, capturing): one copy
-    per stream, made in that stream's order (a copy made on another stream may not be written yet when this
-    stream's kernel reads it, and the caching allocator would hand its memory out again without waiting for this
-    stream's reads). During a CUDA graph capture it is made fresh (the graph's pool) and neither kept nor taken
-    from the cache: a captured graph reads the tensor at every replay, and a kept one can be dropped by the clear."""
-    if key[1][2]:
-        return make()
-    t = _CONST.get(key)
-    if t is None:
-        t = make()
-        if len(_CONST) >= _CONST_SIZE:
-            _CONST.clear()
-        _CONST[key] = t
-    return t
+_FLAGS: dict = {}  # device index -> int32 (1,): the step kernel's index-error flag
 
 
-def run(plan: Plan, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, block_table, num_splits,
+def index_error_flag(device: torch.device | int) -> torch.Tensor | None:
+    """The int32 tensor (1,) that the KV-cache step kernel (hip_src/fmha_kvstep.h) sets to 1 when a fast-path call
+    on ``device`` met an out-of-range index (policies ``device`` and ``off``; that sequence's output and LSE are
+    NaN). None before the first fast-path call on the device. Never reset by rocflash: ``flag.zero_()`` does."""
+    index = device if isinstance(device, int) else device.index
+    return _FLAGS.get(index)
+
+
+def _error_flag(dev, capturing: bool) -> int:
+    flag = _FLAGS.get(dev.index)
+    if flag is None:
+        if capturing:  # not made inside a capture (it would live in the graph's pool); the graph runs without it
+            return 0
+        flag = _FLAGS[dev.index] = torch.zeros(1, dtype=torch.int32, device=dev)
+    return flag.data_ptr()
+
+
+def _contiguous_index(t) -> bool:
+    return t is None or t.dim() == 0 or t.shape[-1] <= 1 or t.stride(-1) == 1
+
+
+@dataclass
+class _Launch:
+    """What a plan launches for one (pointer alignment, ROCFLASH_KERNEL, the split-KV switches, policy): the kept
+    params structs (hip_src/fmha_fwd_params.h: FmhaFwdParams and KvStepParams) and the scratch layout."""
+
+    params: object
+    step: object
+    split: bool
+    num_splits: int
+    tile_math: object  # the module's TileMath value
+    math: str
+    n_o: int  # float32 elements of the split partials' O (0 without splits)
+    n_l: int  # ... of their LSEs
+    n_lse: int  # ... of the LSE the caller does not return
+    fused_slots: int  # arrival counters of the fused combine (0: the combine kernel)
+
+
+def _make_launch(plan: Plan, q, k_cache, v_cache, k, v, out, block_table, cache_batch_idx, num_splits, mode) -> _Launch:
+    platform = plan.backend
+    mod = compiled.load_module(platform)
+    batch, seqlen_q, nheads, headdim = q.shape
+    cap = plan.capacity
+    # the same params as the full path's launch (rocflash.kvcache._attend): the attention over the cache's capacity
+    # (its split plan); Q, O and the LSE in the dense (batch, seqlen_q, nheads) layout (the same bits as the full
+    # path's (total_q, ...) one: only the addressing differs)
+    p = mod.FmhaFwdParams()
+    compiled._fill_common(mod, p, q, k_cache, v_cache, plan.args)
+    p.seqlen_k = cap
+    compiled._set_strides(p, "o", out)
+    p.aligned = compiled.is_aligned(q, k_cache, v_cache, out)
+    if block_table is not None:
+        p.seq_block_table_batch_stride, p.seq_page_block_size = block_table.stride(0), k_cache.shape[1]
+    split, splits, inst = compiled.split_plan(platform, q, k_cache.shape[-2], batch, seqlen_q, cap, num_splits,
+                                              p.aligned)
+    p.softmax_stats, p.o_fp32 = 0, 0
+    p.num_splits = splits if split else 1
+    math = inst.get("impl", "vector") if split else compiled.forward_tile_math(platform, mod, q, p.aligned)
+    p.kv_prefetch_l2 = compiled.splitkv_l2_prefetch() if split and math == "mma" else 0
+    n_o = n_l = 0
+    fused = 0
+    if split and splits > 1:
+        n_o, n_l = splits * nheads * batch * seqlen_q * inst["headdim"], splits * nheads * batch * seqlen_q
+        if (math == "mma" and 16 + inst["block_m"] * splits * 4 <= inst["lds_bytes"]
+                and compiled.splitkv_fused_combine()):
+            fused = batch * p.nheads_k * splitkv.row_chunks(seqlen_q, nheads // p.nheads_k, inst["block_m"])
+    step = mod.KvStepParams()
+    step.seqlen_new, step.capacity, step.num_rows = plan.seqlen_new, cap, plan.num_blocks
+    step.assert_on_error = 1 if mode == "device" else 0
+    if k is not None:
+        step.kn_batch_stride, step.kn_row_stride, step.kn_head_stride = k.stride()[:3]
+        step.vn_batch_stride, step.vn_row_stride, step.vn_head_stride = v.stride()[:3]
+    return _Launch(p, step, split, p.num_splits, getattr(mod.TileMath, math), math, n_o, n_l,
+                   nheads * batch * seqlen_q, fused)
+
+
+def _scratch(plan: Plan, launch: _Launch, want_lse: bool, batch: int, dev, stream: int, capturing: bool):
+    """One float32 buffer per stream for what a step writes and nobody returns: the split partials (O, then LSE),
+    the LSE when not returned, and the int32 seqused_k (batch,) of the step kernel. Calls on one stream run in
+    order, so the next call may reuse it; during a CUDA graph capture a fresh one (the graph's pool), not kept."""
+    size = launch.n_o + launch.n_l + (0 if want_lse else launch.n_lse) + batch
+    buf = None if capturing else plan.launch.get(("scratch", stream))
+    if buf is None or buf.numel() < size:
+        buf = torch.empty(size, dtype=torch.float32, device=dev)
+        if not capturing:
+            plan.launch[("scratch", stream)] = buf
+    return buf
+
+
+def _mode(raw) -> str:
+    """The policy of a raw ROCFLASH_INDEX_CHECKS value (bytes or str, as _env_state read it), checked once."""
+    mode = _MODES.get(raw)
+    if mode is None:
+        mode = _MODES[raw] = index_checks((raw.decode() if isinstance(raw, bytes) else raw) or "")
+    return mode
+
+
+_MODES: dict = {}
+
+
+def run(plan: Plan, env: tuple, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, block_table, num_splits,
         return_softmax_lse):
-    """The step on a signature that passed the full checks; NotImplemented when this call must take the full
-    path after all (a shared storage on append, ROCFLASH_INDEX_CHECKS=host)."""
-    mode = index_checks()
+    """The step on a signature that passed the full checks (``env``: the signature's _env_state): one C++ call
+    (``kvcache_step`` of the compiled module: the step kernel's index checks and append, then the split-KV and
+    combine kernels). NotImplemented when this call must take the full path after all (a shared storage on
+    append, ROCFLASH_INDEX_CHECKS=host, an int cache_seqlens out of range, index tensors the kernels cannot
+    index flat)."""
+    mode = _mode(env[1])
     if mode == "host":
         return NotImplemented
     if k is not None and _shares_storage(q, k_cache, v_cache, k, v):
         return NotImplemented
     batch, seqlen_q, nheads, headdim = q.shape
-    dev = q.device
-    at = (dev, compiled.current_stream(q), _capturing(dev))  # the _const tensors' device, stream; a capture?
     new, cap = plan.seqlen_new, plan.capacity
     if batch == 0 or seqlen_q == 0 or cap == 0:
         return NotImplemented
-    checks = []  # (ok: bool tensor, message) for the device flag
-    table = rows = None
-    if block_table is not None:  # (no append here: a paged append takes the full path, so seqlen_new is 0)
-        page = k_cache.shape[1]
-        table = block_table.clamp(0, plan.num_blocks - 1)  # never a block outside the cache, whatever the flag
-    if table is not None and mode == "device":
-        # the pages a sequence uses must all be blocks of the cache: its keys must lie below the first page that is
-        # not (per row, once per table object and version; recomputed at every replay of a captured graph)
-        limit = _valid_keys(plan, block_table, table, page, at)
-        if isinstance(cache_seqlens, torch.Tensor):
-            zeros = _const(("zeros", at, batch), lambda: torch.zeros(batch, dtype=torch.int32, device=dev))
-            lens = used = torch.clamp(cache_seqlens, zeros, limit)
-            checks.append((torch.eq(lens, cache_seqlens).all(),
-                           f"cache_seqlens + seqlen_new must be in [0, {cap}] (the cache's capacity) and block_table "
-                           f"must index blocks in [0, num_blocks={plan.num_blocks}) for the pages holding each "
-                           f"sequence's keys (ROCFLASH_INDEX_CHECKS=host names the value)"))
-        else:
-            n = cap if cache_seqlens is None else cache_seqlens
-            if not 0 <= n <= cap:
-                return NotImplemented  # the full path raises its ValueError
-            lens = used = _const(("full", at, batch, n), lambda: torch.full((batch,), n, dtype=torch.int32, device=dev))
-            checks.append(((limit >= n).all(),
-                           f"block_table must index blocks in [0, num_blocks={plan.num_blocks}) for the pages "
-                           f"holding each sequence's keys (ROCFLASH_INDEX_CHECKS=host names the entry)"))
-    # keys of each sequence after the append: cache_seqlens + seqlen_new, clamped into the cache
-    elif isinstance(cache_seqlens, torch.Tensor):
-        lens = cache_seqlens.clamp(0, cap - new)
-        if mode == "device":
-            checks.append((torch.eq(lens, cache_seqlens).all(),
-                           f"cache_seqlens + seqlen_new must be in [0, {cap}] (the cache's capacity); seqlen_new = "
-                           f"{new} (ROCFLASH_INDEX_CHECKS=host names the value)"))
-        used = lens + new if new else lens
-    elif cache_seqlens is None:
-        lens = used = _const(("full", at, batch, cap), lambda: torch.full((batch,), cap, dtype=torch.int32, device=dev))
-    else:
-        n = cache_seqlens
-        if not 0 <= n <= cap - new:
-            return NotImplemented  # the full path raises its ValueError
-        lens = None
-        used = torch.full((batch,), n + new, dtype=torch.int32, device=dev)
-    if cache_batch_idx is not None:
-        rows = cache_batch_idx.clamp(0, plan.num_blocks - 1)
-        if mode == "device":
-            checks.append((torch.eq(rows, cache_batch_idx).all(),
-                           f"cache_batch_idx must index rows of k_cache in [0, {plan.num_blocks}) "
-                           f"(ROCFLASH_INDEX_CHECKS=host names the value)"))
-    for ok, message in checks:  # before the append and the launch on this stream
-        torch._assert_async(ok, message)
-    if k is not None and new > 0:
-        _append(k_cache, v_cache, k, v, lens, new, cache_seqlens, batch, at)
-    seq = SeqArgs(
-        cu_seqlens_q=_const(("cu_q", at, batch, seqlen_q),
-                            lambda: torch.arange(0, (batch + 1) * seqlen_q, seqlen_q, dtype=torch.int32, device=dev)),
-        cu_seqlens_k=None, seqused_k=used, max_seqlen_q=seqlen_q, max_seqlen_k=cap, block_table=table,
-        cache_batch_idx=rows, num_splits=num_splits)
-    # no autograd: the signature's gradient flag is False (the full path raises NotImplementedError otherwise)
-    out, lse = compiled.varlen_forward_planned(plan.backend, plan.launch, q.reshape(batch * seqlen_q, nheads, headdim),
-                                               k_cache, v_cache, seq, plan.args, _env, return_softmax_lse)
-    out = out.view(batch, seqlen_q, nheads, headdim)
+    tensor_lens = type(cache_seqlens) is torch.Tensor
+    n = 0 if tensor_lens else cap if cache_seqlens is None else cache_seqlens
+    if not 0 <= n <= cap - new:
+        return NotImplemented  # the full path raises its ValueError
+    dev = q.device
+    poison = env[2] in (b"1", "1")
+    out = torch.full(q.shape, float("nan"), dtype=q.dtype, device=dev) if poison else \
+        torch.empty(q.shape, dtype=q.dtype, device=dev)
+    # the plan is per environment (its key holds it): the launch only varies with the pointers' alignment
+    key = (q.data_ptr() | k_cache.data_ptr() | v_cache.data_ptr() | out.data_ptr()) % 16 == 0
+    launch = plan.launch.get(key)
+    if launch is None:
+        if not all(map(_contiguous_index, (cache_seqlens if tensor_lens else None, cache_batch_idx, block_table))) \
+                or any(t is not None and t.stride(-1) != 1 for t in (q, k_cache, v_cache, k, v)):
+            return NotImplemented  # the kernels index these flat, headdim contiguous (the full path makes copies)
+        launch = plan.launch[key] = _make_launch(plan, q, k_cache, v_cache, k, v, out, block_table, cache_batch_idx,
+                                                 num_splits, mode)
+    if mode == "off" and not launch.split:
+        # the forward kernel (seqlen_q x group past the split-KV rule) gives a bad sequence O = 0 and LSE = -inf,
+        # not NaN: under `off` (no assert) such calls take the full path, whose host checks raise ValueError
+        return NotImplemented
     if return_softmax_lse:
-        return out, lse.view(nheads, batch, seqlen_q).transpose(0, 1).contiguous()
-    return out
-
-
-def _valid_keys(plan: Plan, block_table, table, page: int, at) -> torch.Tensor:
-    """int32 (batch,): per row, the keys its pages hold up to the first entry outside [0, num_blocks) (``table``
-    is block_table clamped into that range, so they differ exactly there). Kept per table object and version
-    (``Tensor._version``: torch's in-place writes bump it; writes that bypass torch, e.g. through ``.data`` or
-    DLPack, do not and then go unflagged until the table changes; the clamp still keeps every read inside the
-    cache). During a CUDA graph capture it is computed, not kept: each replay checks the table it reads. Kept per
-    stream too (``at`` = (device, stream, capturing)): another stream's copy may not be computed yet."""
-    dev = at[0]
-    capturing = at[2]
-    version = block_table._version
-    hit = None if capturing else plan.tables.get((id(block_table), at[1]))
-    if hit is not None and hit[0]() is block_table and hit[1] == version:
-        return hit[2]
-    width = table.shape[1]
-    cols = _const(("cols", at, width), lambda: torch.arange(width, dtype=torch.int32, device=dev))
-    limit = torch.where(table != block_table, cols, width).amin(1) * page
-    if not capturing:
-        if len(plan.tables) >= 8:
-            plan.tables.clear()
-        plan.tables[(id(block_table), at[1])] = (weakref.ref(block_table), version, limit)
-    return limit
-
-
-def _append(k_cache, v_cache, k, v, lens, new, cache_seqlens, batch, at):
-    """k, v (batch, new, nheads_k, headdim) written at positions lens[b] + i of cache row b (dense cache, rows
-    0..batch-1). ``lens`` is the clamped device tensor, or None for an int cache_seqlens."""
-    seqlen_cache = k_cache.shape[1]
-    dev = k.device
-    if lens is None:  # one int for every sequence: a slice assignment
-        k_cache[:batch, cache_seqlens:cache_seqlens + new] = k
-        v_cache[:batch, cache_seqlens:cache_seqlens + new] = v
-        return
-    base = _const(("rows", at, batch, seqlen_cache),
-                  lambda: torch.arange(0, batch * seqlen_cache, seqlen_cache, dtype=torch.int64, device=dev))
-    flat = base + lens  # (batch,) int64: row b's first new slot in the (batch_cache * seqlen_cache) rows
-    if new > 1:
-        flat = (flat[:, None] + _const(("ar", at, new), lambda: torch.arange(new, device=dev))).reshape(-1)
-    for cache, x in ((k_cache, k), (v_cache, v)):
-        src = x.reshape(-1, *x.shape[2:])
-        if cache.stride(0) == seqlen_cache * cache.stride(1):  # rows of the cache as one (rows, nheads_k, d) axis
-            cache.view(-1, *cache.shape[2:]).index_copy_(0, flat, src)
-        else:
-            cache.index_put_((flat // seqlen_cache, flat % seqlen_cache), src)
+        lse = torch.full((batch, nheads, seqlen_q), float("nan"), dtype=torch.float32, device=dev) if poison else \
+            torch.empty((batch, nheads, seqlen_q), dtype=torch.float32, device=dev)
+    stream = compiled._current_stream(q)
+    capturing = _capturing(dev)
+    buf = _scratch(plan, launch, return_softmax_lse, batch, dev, stream, capturing)
+    base = buf.data_ptr()
+    o_accum = base if launch.n_o else 0
+    lse_accum = base + 4 * launch.n_o if launch.n_o else 0
+    lse_ptr = lse.data_ptr() if return_softmax_lse else base + 4 * (launch.n_o + launch.n_l)
+    seqused = base + 4 * (launch.n_o + launch.n_l + (0 if return_softmax_lse else launch.n_lse))
+    counters = compiled.split_counters(dev, stream, launch.fused_slots) if launch.fused_slots else None
+    step = launch.step
+    step.error_flag = _error_flag(dev, capturing)
+    mod = compiled.load_module(plan.backend)
+    with compiled._device_of(q):
+        mod.kvcache_step(launch.params, step, stream, launch.tile_math, launch.split, q.data_ptr(),
+                         k_cache.data_ptr(), v_cache.data_ptr(), out.data_ptr(), lse_ptr,
+                         cache_seqlens.data_ptr() if tensor_lens else 0, n,
+                         0 if cache_batch_idx is None else cache_batch_idx.data_ptr(),
+                         0 if block_table is None else block_table.data_ptr(),
+                         0 if k is None or new == 0 else k.data_ptr(), 0 if k is None or new == 0 else v.data_ptr(),
+                         seqused, o_accum, lse_accum, 0 if counters is None else counters.data_ptr())
+    compiled._LAST["fwd"] = launch.math
+    del buf, counters  # the caching allocator keeps them for the queued kernels
+    return (out, lse) if return_softmax_lse else out

@@ -14,9 +14,10 @@ from dataclasses import replace
 import torch
 from torch.autograd.function import once_differentiable
 
-from .backends import FwdArgs, SeqArgs, compiled, reference, sim
+from .backends import FwdArgs, SeqArgs, ck, ck_varlen, compiled, reference, sim
 from .backends.seqlayout import alibi_for, sequence_kv, sequences
 from .interface import _FP64_BACKENDS, _backend_name, _check_args, _NoWork
+from .kvcache_fast import index_checks
 from .ops import check_backward_scale
 from .selector import select_backend
 
@@ -62,7 +63,10 @@ def flash_attn_varlen_func(
             grid with them; an upper bound is accepted, a smaller value raises ValueError).
         dropout_p, softmax_scale, softcap: as :func:`rocflash.flash_attn_func`.
         deterministic: accepted for flash-attn compatibility; the varlen backward always runs the separate dQ
-            kernel (bitwise repeatable), also where flash_attn_func's deterministic=False adds dQ atomically.
+            kernel (bitwise repeatable), also where flash_attn_func's deterministic=False adds dQ atomically;
+            except on "ck", where False (the default) adds dQ atomically, as flash-attn on ROCm does, and True
+            (or torch.use_deterministic_algorithms(True)) is not built for CK's group mode (the hip kernel runs
+            it when ck was probed; NotImplementedError when ck was asked for).
         causal, window_size: per sequence, bottom-right aligned with that sequence's seqlen_q and seqlen_k:
             row i of a sequence sees key j iff i + seqlen_k - seqlen_q - left <= j <= i + seqlen_k - seqlen_q
             + right (causal: right = 0).
@@ -71,18 +75,30 @@ def flash_attn_varlen_func(
         block_table: int32 (batch, max_blocks_per_seq) on q's device: paged K/V (forward only on the fused
             backends; the torch backend differentiates through the gather). page_block_size must be
             a multiple of 16 from 16 to 256.
-        backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe).
+        backend: "hip" | "cuda" | "torch" | "sim" | "ck" | None (then ROCFLASH_BACKEND, then a device probe).
+            "ck" (CDNA builds with CK instances) runs CK's group-mode instances for packed K/V (headdim <= 128,
+            fp16 with gradients, bf16 inference only, no ALiBi; the training forward writes O in float32 for the
+            backward's D). Paged K/V
+            (block_table) never runs on CK (its split-KV / paged kernels are not mapped). What CK does not cover
+            runs on rocflash's hip kernel when ck was chosen by the probe, and raises NotImplementedError naming
+            the argument when backend='ck' (or ROCFLASH_BACKEND=ck) asked for it.
 
     Returns:
         out (total_q, nheads, headdim) in q's dtype, or (out, softmax_lse, None) with return_attn_probs.
         Rows of a sequence without keys give 0 (LSE -inf).
 
     Differentiable once in q, k, v: the fused backends run their varlen backward kernels, the torch backend
-    autograd. Reading the index tensors' values for the checks synchronises with the device once.
+    autograd. On the compiled backends (hip, cuda) no index value is read on the host (no device->host sync;
+    the grid comes from max_seqlen_q / max_seqlen_k): their rules are checked on the device, a violation stopping
+    the stream with a device-side assert (RuntimeError at the next synchronization; ``device_checks``), unless
+    ROCFLASH_INDEX_CHECKS=host, which reads them (two syncs) and raises the ValueErrors below (``off`` checks
+    on the device too: a varlen kernel has no safe way to skip a bad sequence). The torch and sim backends read
+    them on the host.
 
     Raises:
         TypeError / ValueError naming the argument, rule and value, before any launch (index tensors: dtype
-        int32, shape, device, monotonic, totals; page size rule); NotImplementedError for dropout_p > 0 and,
+        int32, shape, device; their values (monotonic, totals, max_seqlen, block_table entries) on the host path,
+        see above; page size rule); NotImplementedError for dropout_p > 0 and,
         before any launch, for block_table with q/k/v requiring grad on a fused backend (no paged backward).
     """
     if torch.compiler.is_compiling():
@@ -96,8 +112,10 @@ def flash_attn_varlen_func(
         return (out, lse, None) if return_attn_probs else out
     seq, args, no_work = _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p,
                                   softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
-                                  return_attn_probs, block_table)
-    name = select_varlen_backend(q, backend, dropout_p)
+                                  return_attn_probs, block_table, on_device=_checks_on_device(q, backend))
+    needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+    name = select_varlen_backend(q, backend, dropout_p,
+                                 ck_call=(k, args, block_table is not None, needs_grad, deterministic))
     if block_table is not None and name != "torch" and torch.is_grad_enabled() and \
             any(t.requires_grad for t in (q, k, v)):
         raise NotImplementedError(f"flash_attn_varlen_func: backend '{name}' has no backward for paged K/V "
@@ -107,9 +125,22 @@ def flash_attn_varlen_func(
     return (out, lse, None) if return_attn_probs else out
 
 
+def _checks_on_device(q, backend) -> bool:
+    """Whether flash_attn_varlen_func checks the index values on the device (no host read, no sync): the call runs
+    on a compiled backend (hip, cuda) and ROCFLASH_INDEX_CHECKS is not ``host``."""
+    if not isinstance(q, torch.Tensor) or torch.compiler.is_compiling():
+        return False
+    try:
+        name = select_backend(q.device, backend).backend
+    except Exception:  # noqa: BLE001 - the selection's own error comes later, from select_varlen_backend
+        return False
+    return name in ("hip", "cuda", "ck") and index_checks() != "host"
+
+
 def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal,
-             window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table):
-    """flash_attn_varlen_func's checks (errors before any launch): (SeqArgs, FwdArgs, no_work)."""
+             window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table, on_device=False):
+    """flash_attn_varlen_func's checks (errors before any launch): (SeqArgs, FwdArgs, no_work). ``on_device``: the
+    index values are checked on the device (``device_checks``) instead of read on the host."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
@@ -123,6 +154,10 @@ def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dr
             raise ValueError(f"{name} must have {k_dims}, got shape {tuple(t.shape)}")
     if k.shape != v.shape:
         raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
+    if on_device:
+        return _prepare_on_device(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p,
+                                  softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
+                                  return_attn_probs, block_table)
     cu_q = check_cu_seqlens("cu_seqlens_q", cu_seqlens_q, q.device, q.shape[0])
     cu_k = check_cu_seqlens("cu_seqlens_k", cu_seqlens_k, q.device, None if paged else k.shape[0])
     if len(cu_q) != len(cu_k):
@@ -147,6 +182,74 @@ def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dr
                   cu_seqlens_k[1:] - cu_seqlens_k[:-1] if paged else None, sq, sk,
                   block_table=block_table.contiguous() if paged else None)
     return seq, args, not any(a * b for a, b in zip(lens_q, lens_k))
+
+
+def _prepare_on_device(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale,
+                       causal, window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table):
+    """_prepare without a host read: dtypes, shapes and devices of the index tensors and every scalar rule are
+    checked on the host as usual; their values by ``device_checks`` (the grid comes from max_seqlen_q / k, as in
+    flash-attn, where they are arguments for that reason)."""
+    paged = block_table is not None
+    for name, t in (("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
+        if isinstance(t, torch.Tensor) and (t.dim() != 1 or t.shape[0] < 1):
+            raise ValueError(f"{name} must have shape (batch + 1,) with batch >= 0, got {tuple(t.shape)}")
+        check_index(name, t, (t.shape[0] if isinstance(t, torch.Tensor) else 0,), q.device, "(batch + 1,)",
+                    values=False)
+    if cu_seqlens_q.shape[0] != cu_seqlens_k.shape[0]:
+        raise ValueError(f"cu_seqlens_q and cu_seqlens_k must have the same length batch + 1, got "
+                         f"{cu_seqlens_q.shape[0]} and {cu_seqlens_k.shape[0]}")
+    batch = cu_seqlens_q.shape[0] - 1
+    for name, given in (("max_seqlen_q", max_seqlen_q), ("max_seqlen_k", max_seqlen_k)):
+        if not isinstance(given, int) or isinstance(given, bool) or given < 0:
+            raise ValueError(f"{name} must be an int >= 0, got {given!r}")
+    num_blocks = page = 0
+    if paged:
+        check_page_size(k.shape[1])
+        if isinstance(block_table, torch.Tensor) and block_table.dim() != 2:
+            raise ValueError(f"block_table must have shape (batch, max_blocks_per_seq), got {tuple(block_table.shape)}")
+        width = block_table.shape[1] if isinstance(block_table, torch.Tensor) else 0
+        check_index("block_table", block_table, (batch, width), q.device, "(batch, max_blocks_per_seq)", values=False)
+        num_blocks, page = k.shape[0], k.shape[1]
+    args = check_options(q, k, batch, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal, window_size,
+                         softcap, alibi_slopes, deterministic, return_attn_probs)
+    cu_seqlens_q, cu_seqlens_k = cu_seqlens_q.contiguous(), cu_seqlens_k.contiguous()  # the kernels index them
+    block_table = block_table.contiguous() if paged else None
+    if batch > 0:
+        device_checks(cu_seqlens_q, cu_seqlens_k, q.shape[0], None if paged else k.shape[0], max_seqlen_q,
+                      max_seqlen_k, block_table, num_blocks, page)
+    seq = SeqArgs(cu_seqlens_q, None if paged else cu_seqlens_k,
+                  cu_seqlens_k[1:] - cu_seqlens_k[:-1] if paged else None, max_seqlen_q, max_seqlen_k,
+                  block_table=block_table)
+    return seq, args, batch == 0 or max_seqlen_q == 0 or max_seqlen_k == 0
+
+
+def device_checks(cu_seqlens_q, cu_seqlens_k, total_q: int, total_k: int | None, max_seqlen_q: int, max_seqlen_k: int,
+                  block_table=None, num_blocks: int = 0, page_block_size: int = 0) -> None:
+    """The value rules of flash_attn_varlen_func's index tensors as torch ops on their device, ended by one
+    ``torch._assert_async`` (no host read, no sync: CUDA-graph capturable; on a GPU a violation stops the stream
+    with a device-side assert, the error surfacing at the next synchronization; on the CPU it raises RuntimeError
+    here). Rules: cu_seqlens start at 0, do not decrease, end at total_q / total_k (K with block_table: anywhere);
+    every sequence has at most max_seqlen_q / max_seqlen_k rows (the grid covers them); with block_table, at most
+    max_blocks_per_seq x page_block_size keys, and the entries of the pages holding them index blocks in
+    [0, num_blocks). ROCFLASH_INDEX_CHECKS=host names the failing value instead (one host read per tensor)."""
+    cu = torch.stack((cu_seqlens_q, cu_seqlens_k))  # (2, batch + 1)
+    lens = cu.diff(dim=1)  # (2, batch)
+    limit_k = max_seqlen_k
+    if block_table is not None:
+        limit_k = min(limit_k, block_table.shape[1] * page_block_size)
+    ok = (lens.amin() >= 0) & (lens[0].amax() <= max_seqlen_q) & (lens[1].amax() <= limit_k) & \
+        (cu[:, 0].abs().amax() == 0) & (cu[0, -1] == total_q)
+    if total_k is not None:
+        ok &= cu[1, -1] == total_k
+    if block_table is not None:
+        pages = (lens[1] + (page_block_size - 1)) // page_block_size  # (batch,) pages holding each sequence's keys
+        cols = torch.arange(block_table.shape[1], device=block_table.device)
+        outside = (block_table < 0) | (block_table >= num_blocks)
+        ok &= ~(outside & (cols < pages[:, None])).any()
+    torch._assert_async(ok, "rocflash: flash_attn_varlen_func index values: cu_seqlens_q / cu_seqlens_k must start at "
+                            "0, not decrease and end at total_q / total_k, each sequence within max_seqlen_q / "
+                            "max_seqlen_k (and the block table's capacity), block_table entries of used pages in "
+                            "[0, num_blocks) (ROCFLASH_INDEX_CHECKS=host names the value)")
 
 
 # ---------------------------------------------------------------- checks shared with rocflash.kvcache
@@ -228,14 +331,33 @@ def check_options(q, k, batch: int, seqlen_q: int, seqlen_k: int, dropout_p, sof
 
 
 # ---------------------------------------------------------------- dispatch
-def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0) -> str:
-    """The backend a SeqArgs call runs on (selector rules), checked to run it: raises before any side effect."""
-    name = select_backend(q.device, backend).backend
-    if name == "ck":  # no CK varlen / KV-cache path is wired: rocflash's own kernels run these calls on CDNA
-        if backend == "ck":
-            raise NotImplementedError("backend 'ck' has no varlen / KV-cache path (flash_attn_varlen_func, "
-                                      "flash_attn_with_kvcache): use backend='hip' (rocflash's kernels) for them")
-        name = "hip"
+def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0, *, ck_call=None) -> str:
+    """The backend a SeqArgs call runs on (selector rules), checked to run it: raises before any side effect.
+
+    ``ck_call`` = (k, FwdArgs, paged, needs_grad, deterministic) of a flash_attn_varlen_func call: when the
+    selector picks ``ck``, such a call (packed K/V) runs on CK's group-mode instances if they cover it, as
+    ``ck:<arch>[:deterministic]`` (rocflash.backends.ck_varlen; deterministic or
+    torch.use_deterministic_algorithms picks the deterministic backward). Every other call (flash_attn_with_kvcache,
+    paged K/V, the context-parallel ring, torch.compile) and every call CK does not cover runs on rocflash's
+    ``hip`` kernel when ck was chosen by the probe, and raises NotImplementedError naming the reason when
+    backend='ck' (argument or ROCFLASH_BACKEND) asked for it."""
+    sel = select_backend(q.device, backend)
+    name = sel.backend
+    if name == "ck":
+        if ck_call is None or ck_call[2]:  # KV cache / paged K/V: CK's split-KV kernels are not mapped
+            if not sel.probed:
+                raise NotImplementedError(
+                    "backend 'ck' has no KV-cache / paged-KV path (flash_attn_with_kvcache, flash_attn_varlen_func "
+                    "with block_table; CK's fmha_fwd_splitkv is not mapped, and its paged KV needs page_block_size "
+                    "a multiple of 128) nor a torch.compile / context-parallel varlen path: use backend='hip' "
+                    "(rocflash's kernels) for them")
+            name = "hip"
+        else:
+            k, args, _, needs_grad, deterministic = ck_call
+            deterministic = deterministic or torch.are_deterministic_algorithms_enabled()
+            sel, arch = ck.resolve(sel, q, k, args, dropout_p=dropout_p, needs_grad=needs_grad,
+                                   deterministic=deterministic, group=True)
+            name = ck.encode(arch, deterministic) if sel.backend == "ck" else sel.backend
     if q.dtype == torch.float64 and name not in _FP64_BACKENDS:
         raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{name}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
@@ -264,6 +386,10 @@ def backend_functions(backend: str):
     serves two platforms: its functions take the platform first, as ``compiled.forward`` does."""
     if backend == "sim":
         return sim.varlen_forward, sim.varlen_backward
+    if backend.startswith("ck:"):  # "ck:<arch>[:deterministic]": CK's group-mode instances
+        arch, deterministic = ck.decode(backend)
+        return (functools.partial(ck_varlen.varlen_forward, arch, deterministic),
+                functools.partial(ck_varlen.varlen_backward, arch, deterministic))
     fwd, bwd = getattr(compiled, "varlen_forward", None), getattr(compiled, "varlen_backward", None)
     if fwd is None or bwd is None:
         raise NotImplementedError(f"backend '{backend}': this rocflash has no varlen / KV-cache kernels yet "

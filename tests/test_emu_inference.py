@@ -136,3 +136,27 @@ def test_decode_model_trace_streams_the_split_keys():
     expect = (keys + cfg.block_n) * d * 2 * 2 + key_groups * cfg.block_m * d * 2 + cfg.block_m * (d * 4 + 4)
     cost = group_cost(prog, waves)
     assert cost.mem_bytes == expect and cost.simd > 0 and group_cost(cprog, cwaves).mem_bytes > 0
+
+
+@pytest.mark.parametrize("num_splits", [1, 3], ids=["1split", "3splits-combine"])
+def test_emulated_splitkv_bad_sequence_gives_nan(num_splits):
+    """A sequence the KV-cache step kernel marked bad (seqused_k = -1: an index out of range, hip_src/fmha_kvstep.h)
+    through the gfx906 split-KV kernel (and the combine): none of its keys or pages is read (its block table row is
+    out of range), its O and LSE are NaN; the other sequences match fp64."""
+    from rocflash.backends import SeqArgs
+    from rocflash.emu.driver_varlen import run_forward_seq
+
+    lens_k, lens_q = [37, 20, 150], [1, 1, 1]
+    q, k, v = rand_packed(lens_q, lens_k, 8, 2, 64, torch.float16, seed=41)
+    k_seqs, v_seqs = split_rows(k, lens_k), split_rows(v, lens_k)
+    k_cache, v_cache, table = _pages(k_seqs, v_seqs, 16, seed=41)
+    table[1] = k_cache.shape[0] + 7  # the reason it is bad: every entry outside the cache
+    seq = SeqArgs(torch.arange(4, dtype=torch.int32), None, torch.tensor([37, -1, 150], dtype=torch.int32), 1, 160,
+                  block_table=table, num_splits=num_splits)
+    args = fwd_args(64, causal=True)
+    out, lse, info = run_forward_seq(q, k_cache, v_cache, args, seq)
+    assert info["num_splits"] == num_splits and len(info["kernels"]) == (2 if num_splits > 1 else 1)
+    assert out[1].isnan().all() and lse[:, 1].isnan().all()
+    good = [0, 2]
+    assert assert_sequences_close(out[good], lse[:, good], [q[b:b + 1] for b in good],
+                                  [(k_seqs[b], v_seqs[b]) for b in good], args, "emulated bad-index split-KV") == 2

@@ -121,3 +121,112 @@ def test_gpu_flash_attn_func_decode_no_sync_and_graph_replay(platform):
     torch.cuda.synchronize()
     assert torch.equal(_bits(out_graph), _bits(eager)) and not eager.isnan().any()
     assert not torch.equal(_bits(out_graph), _bits(first))  # the replay saw the new q
+
+
+@pytest.mark.parametrize("what", ["cache_seqlens", "block_table", "cache_batch_idx"])
+def test_gpu_kvcache_bad_index_off_gives_nan_and_flag(platform, monkeypatch, what):
+    """ROCFLASH_INDEX_CHECKS=off on the fast path: a sequence whose index leaves the cache reads nothing, appends
+    nothing and gets NaN in its O and LSE; the other sequences give the bits of the same call with good indices;
+    the device flag is set."""
+    from rocflash import kvcache_fast
+    monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "off")
+    call = _decode_inputs(what == "block_table", seed=4)
+    if what == "cache_batch_idx":  # rows of a larger cache: no append (an append with cache_batch_idx: full path)
+        del call["k"], call["v"]
+        call["cache_batch_idx"] = torch.tensor([2, 0, 1], dtype=torch.int32, device="cuda")
+        call["cache_seqlens"] = torch.tensor([100, 5, 70], dtype=torch.int32, device="cuda")  # keys of rows 2, 0, 1
+    good = rocflash.flash_attn_with_kvcache(**_clone(call), causal=True, return_softmax_lse=True, backend=platform)
+    good = rocflash.flash_attn_with_kvcache(**_clone(call), causal=True, return_softmax_lse=True, backend=platform)
+    bad = _clone(call)
+    if what == "cache_seqlens":
+        bad["cache_seqlens"][1] = bad["k_cache"].shape[1]  # + seqlen_new 1: one past the capacity
+    elif what == "block_table":
+        bad["block_table"][1, 2] = bad["k_cache"].shape[0]  # page 2 holds keys 32..47 of the 70
+    else:
+        bad["cache_batch_idx"][1] = -1
+    before = bad["k_cache"].clone()
+    flag = kvcache_fast.index_error_flag(call["q"].device)
+    flag.zero_()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        out, lse = rocflash.flash_attn_with_kvcache(**bad, causal=True, return_softmax_lse=True, backend=platform)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    torch.cuda.synchronize()
+    assert flag.item() == 1
+    assert out[1].isnan().all() and lse[1].isnan().all()
+    for b in (0, 2):
+        assert torch.equal(_bits(out[b]), _bits(good[0][b])) and torch.equal(_bits(lse[b]), _bits(good[1][b]))
+    if "k" in bad:  # the bad sequence appended nothing, the others appended their token
+        n = call["cache_seqlens"].tolist()
+        assert torch.equal(_bits(bad["k_cache"][1]), _bits(before[1]))
+        assert torch.equal(_bits(bad["k_cache"][0, n[0]]), _bits(call["k"][0, 0]))
+
+
+def test_gpu_kvcache_bad_index_device_asserts():
+    """ROCFLASH_INDEX_CHECKS=device (default) on the fast path: an out-of-range cache_seqlens stops the stream in the
+    step kernel's device-side assert (in a child process: the GPU context is unusable afterwards)."""
+    import subprocess
+    import sys
+    script = (
+        "import torch, rocflash\n"
+        "from conftest import gpu_platform\n"
+        "from test_gpu_host_path import _decode_inputs\n"
+        "call = _decode_inputs(False, seed=5)\n"
+        "p = gpu_platform()\n"
+        "for _ in range(2):\n"
+        "    rocflash.flash_attn_with_kvcache(**{k: t.clone() for k, t in call.items()}, backend=p)\n"
+        "torch.cuda.synchronize()\n"
+        "print('good calls passed', flush=True)\n"
+        "call['cache_seqlens'][0] = -1\n"
+        "rocflash.flash_attn_with_kvcache(**call, backend=p)\n"
+        "torch.cuda.synchronize()\n"
+        "print('no error', flush=True)\n")
+    import os
+    env = dict(os.environ)
+    env.pop("ROCFLASH_INDEX_CHECKS", None)
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env,
+                         cwd=os.path.dirname(os.path.abspath(__file__)))
+    text = res.stdout + res.stderr
+    assert "good calls passed" in text and "no error" not in text and res.returncode != 0, text[-2000:]
+    assert "index out of range" in text or "device-side assert" in text, text[-2000:]
+
+
+@pytest.mark.parametrize("paged", [False, True], ids=["packed", "paged"])
+def test_gpu_varlen_no_sync_same_bits_as_host_checks(platform, monkeypatch, paged):
+    """flash_attn_varlen_func on the compiled backend: no device->host sync (its index values are checked on the
+    device), forward and backward bitwise those of ROCFLASH_INDEX_CHECKS=host (the exact host checks, two syncs)."""
+    from rocflash import kvcache_fast
+    g = torch.Generator(device="cuda").manual_seed(6)
+    lens_q, lens_k = [5, 0, 33, 1], [40, 7, 33, 64]
+    cu_q = torch.tensor([0, 5, 5, 38, 39], dtype=torch.int32, device="cuda")
+    cu_k = torch.tensor([0, 40, 47, 80, 144], dtype=torch.int32, device="cuda")
+    q = torch.randn(39, 8, 64, generator=g, device="cuda", dtype=torch.bfloat16)
+    kw = dict(causal=True, backend=platform)
+    if paged:
+        k, v = (torch.randn(24, 16, 2, 64, generator=g, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        table = torch.randperm(24, generator=torch.Generator().manual_seed(6))[:16].view(4, 4).to(torch.int32).cuda()
+        table[1, 1:] = -1  # unused pages of the 7-key sequence
+        kw["block_table"] = table
+    else:
+        k, v = (torch.randn(144, 2, 64, generator=g, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    grads = not paged  # no paged backward on the fused backends
+    q, k, v = (t.requires_grad_(grads) for t in (q, k, v))
+    results = {}
+    for mode in ("host", "device"):
+        monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, mode)
+        torch.cuda.synchronize()
+        if mode == "device":
+            torch.cuda.set_sync_debug_mode("error")
+        try:
+            out, lse, _ = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k),
+                                                          return_attn_probs=True, **kw)
+            dq = torch.autograd.grad(out, q, torch.ones_like(out))[0] if grads else None
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+        results[mode] = (out, lse, dq)
+    torch.cuda.synchronize()
+    for a, b in zip(results["host"], results["device"]):
+        if a is not None:
+            assert torch.equal(_bits(a), _bits(b))
+    assert not results["device"][0].isnan().any()

@@ -4,9 +4,10 @@ recorder, torch.cuda's device queries answered as on an H200.
 
 Checked: a repeated call reads no tensor value on the host (no device->host sync on a GPU: graph-capturable);
 it hands the kernel the same params as the first call, which took the full checks (so the results are bitwise
-the same); the KV-cache append writes exactly the new slots; out-of-range index values are clamped (no read
-outside the cache) and flagged (RuntimeError from the device assert; ROCFLASH_INDEX_CHECKS=host gives the full
-path's ValueError); a changed argument still gets the full path's error.
+the same); the KV-cache append writes exactly the new slots; out-of-range index values are flagged by the step
+kernel (modelled here on the CPU: a RuntimeError stands for the device assert; ROCFLASH_INDEX_CHECKS=host gives the
+full path's ValueError; `off` marks the sequence bad: no key read, NaN output on a GPU); a changed argument still
+gets the full path's error.
 """
 
 from __future__ import annotations
@@ -70,6 +71,46 @@ def stub(monkeypatch):
 
     for kind in ("fwd", "fwd_splitkv", "bwd"):
         setattr(mod, kind, record(kind))
+
+    def kvcache_step(p, s, stream, tile_math, split, q, k_cache, v_cache, o, lse, cache_seqlens, seqlen_cache,
+                     cache_batch_idx, block_table, k_new, v_new, seqused_k, o_accum, lse_accum, split_counters):
+        """The step kernel (hip_src/fmha_kvstep.h) on the CPU tensors' memory, then the attention launch recorded
+        as the kernels would receive it (the binding's copy of p with this call's pointers)."""
+        batch, page, width = p.batch, p.seq_page_block_size, p.seq_block_table_batch_stride
+        lens = _ints(cache_seqlens, batch) if cache_seqlens else [seqlen_cache] * batch
+        rows = _ints(cache_batch_idx, batch) if cache_batch_idx else list(range(batch))
+        table = _ints(block_table, batch * max(1, width)) if block_table else None
+        elem = 4 if p.dtype == real.DType.fp32 else 2
+        used = []
+        for b in range(batch):
+            n, new = lens[b], s.seqlen_new
+            bad = n < 0 or n > s.capacity - new or not 0 <= rows[b] < s.num_rows
+            if not bad and table is not None:
+                pages = table[b * width:b * width + (n + new + page - 1) // page]
+                bad = any(not 0 <= e < s.num_rows for e in pages)
+            used.append(-1 if bad else n + new)
+            if bad:
+                if s.error_flag:
+                    ctypes.c_int32.from_address(s.error_flag).value = 1
+                if s.assert_on_error:
+                    raise RuntimeError("CUDA error: device-side assert triggered (rocflash: flash_attn_with_kvcache "
+                                       "index out of range)")
+            elif new and k_new and table is None:
+                for i in range(new):
+                    for h in range(p.nheads_k):
+                        for dst, strides, src, sstr in ((k_cache, "k", k_new, "kn"), (v_cache, "v", v_new, "vn")):
+                            d = (rows[b] * getattr(p, f"{strides}_batch_stride") + (n + i) *
+                                 getattr(p, f"{strides}_row_stride") + h * getattr(p, f"{strides}_head_stride"))
+                            a = (b * getattr(s, f"{sstr}_batch_stride") + i * getattr(s, f"{sstr}_row_stride") +
+                                 h * getattr(s, f"{sstr}_head_stride"))
+                            ctypes.memmove(dst + d * elem, src + a * elem, p.headdim * elem)
+        (ctypes.c_int32 * batch).from_address(seqused_k)[:] = used
+        launches.append(("fwd_splitkv" if split else "fwd", {f: getattr(p, f) for f in _FIELDS}, used, table))
+        pointers.append({"o": o, "lse": lse, "o_accum": o_accum, "lse_accum": lse_accum, "seqused_k": seqused_k,
+                         "stream": stream})
+
+    mod.kvcache_step = kvcache_step
+    mod.KvStepParams = _Params
     props = types.SimpleNamespace(name="stub GPU", major=9, minor=0, multi_processor_count=132,
                                   shared_memory_per_multiprocessor=233472)
     monkeypatch.setattr(torch.cuda, "current_device", lambda: None)  # CPU tensors: device.index None
@@ -156,7 +197,7 @@ def test_kvcache_dense_append_writes_the_new_slots_only(stub):
 
 
 @pytest.mark.parametrize("paged", [False, True])
-def test_kvcache_out_of_range_values_flagged_and_clamped(stub, monkeypatch, paged):
+def test_kvcache_out_of_range_values_flagged(stub, monkeypatch, paged):
     q = _rand(2, 1, 8, 64, seed=11)
     if paged:
         kc, vc, table = _paged()
@@ -166,14 +207,19 @@ def test_kvcache_out_of_range_values_flagged_and_clamped(stub, monkeypatch, page
         call = dict(backend=stub.platform)
     rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=torch.tensor([5, 9], dtype=torch.int32), **call)
     bad = torch.tensor([5, 65], dtype=torch.int32)  # past the capacity 64
-    with pytest.raises(RuntimeError, match=r"cache_seqlens \+ seqlen_new must be in \[0, 64\]"):
+    with pytest.raises(RuntimeError, match="index out of range"):
         rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=bad, **call)
     monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "host")  # the full path's exact error
     with pytest.raises(ValueError, match=r"cache_seqlens\[1\] \+ seqlen_new must be in \[0, .*64\], got 65 \+ 0"):
         rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=bad, **call)
-    monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "off")  # clamp only: the kernel never reads past the cache
+    monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "off")  # no assert: sequence 1 reads no key (NaN output)
+    with pytest.raises(ValueError, match=r"cache_seqlens\[1\]"):  # a changed environment: the full checks once
+        rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=bad, **call)
+    rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=torch.tensor([5, 9], dtype=torch.int32), **call)
+    flag = kvcache_fast.index_error_flag(q.device)
+    flag.zero_()
     rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=bad, **call)
-    assert stub.launches[-1][2] == [5, 64]
+    assert stub.launches[-1][2] == [5, -1] and flag.tolist() == [1]
     monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "everything")
     with pytest.raises(ValueError, match="ROCFLASH_INDEX_CHECKS must be one of device, host, off"):
         rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=bad, **call)
@@ -190,16 +236,17 @@ def test_kvcache_block_table_flag_covers_used_pages_only(stub, monkeypatch):
         rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=garbage, backend=stub.platform)
     used_bad = table.clone()
     used_bad[1, 3] = 11  # num_blocks = 11: outside the cache, in a used page
-    with pytest.raises(RuntimeError, match=r"block_table must index blocks in \[0, num_blocks=11\)"):
+    with pytest.raises(RuntimeError, match="index out of range"):
         rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=used_bad, backend=stub.platform)
-    table[1, 3] = 12  # an in-place write into the table of an earlier call (its validity is kept per version)
-    with pytest.raises(RuntimeError, match=r"block_table must index blocks in \[0, num_blocks=11\)"):
+    table[1, 3] = 12  # an in-place write into the table of an earlier call: every call checks the values it reads
+    with pytest.raises(RuntimeError, match="index out of range"):
         rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=table, backend=stub.platform)
     table[1, 3] = used_bad[0, 0]
     rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=table, backend=stub.platform)
     monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "off")
+    rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=table, backend=stub.platform)
     rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=lens, block_table=used_bad, backend=stub.platform)
-    assert stub.launches[-1][3][4 + 3] == 10  # clamped into the cache
+    assert stub.launches[-1][2] == [20, -1]  # sequence 1 marked bad: the kernels read none of its keys
 
 
 def test_kvcache_changed_arguments_still_get_the_full_checks(stub):
@@ -290,3 +337,45 @@ def test_flash_attn_func_repeated_backward_skips_the_op_dispatch_same_launches(s
     out = rocflash.flash_attn_func(q, k, v, causal=True, backend=stub.platform)
     with pytest.raises(RuntimeError, match="does not support second derivatives"):
         torch.autograd.grad(out, q, dout, create_graph=True)
+
+
+@pytest.mark.parametrize("paged", [False, True])
+def test_varlen_reads_no_value_and_checks_on_the_device(stub, monkeypatch, paged):
+    """flash_attn_varlen_func on a compiled backend reads no index value on the host (no sync on a GPU): the grid
+    comes from max_seqlen_q / k, the values are checked by torch ops on their device (here the CPU: the assert
+    raises at once); it launches what ROCFLASH_INDEX_CHECKS=host (the exact host checks) launches."""
+    lens_q, lens_k = [3, 0, 5], [7, 4, 9]
+    cu_q = torch.tensor([0, 3, 3, 8], dtype=torch.int32)
+    cu_k = torch.tensor([0, 7, 11, 20], dtype=torch.int32)
+    q = _rand(8, 4, 64, seed=30)
+    call = dict(backend=stub.platform, causal=True)
+    if paged:
+        k, v = _rand(9, 16, 2, 64, seed=31), _rand(9, 16, 2, 64, seed=32)
+        call["block_table"] = torch.tensor([[4, 8], [0, -1], [2, 6]], dtype=torch.int32)  # -1: an unused page
+    else:
+        k, v = _rand(20, 2, 64, seed=31), _rand(20, 2, 64, seed=32)
+    with no_host_reads():
+        out = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), **call)
+    monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "host")
+    ref = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), **call)
+    assert out.shape == ref.shape == q.shape
+    (kind1, fields1, _, table1), (kind2, fields2, _, table2) = stub.launches[-2:]
+    assert kind1 == kind2 and fields1 == fields2 and table1 == table2
+    monkeypatch.delenv(kvcache_fast.INDEX_CHECKS_ENV)
+    bad_cases = [(cu_q, torch.tensor([0, 7, 5, 20], dtype=torch.int32), max(lens_k)),  # decreasing
+                 (cu_q, cu_k, max(lens_k) - 1),  # a sequence longer than max_seqlen_k
+                 (torch.tensor([1, 3, 3, 8], dtype=torch.int32), cu_k, max(lens_k))]  # not starting at 0
+    if paged:
+        bad_table = call["block_table"].clone()
+        bad_table[2, 0] = 9  # num_blocks = 9, a used page
+        bad_cases.append((cu_q, cu_k, max(lens_k), bad_table))
+    else:
+        bad_cases.append((cu_q, torch.tensor([0, 7, 11, 19], dtype=torch.int32), max(lens_k)))  # not ending at total_k
+    for cq, ck, mk, *table in bad_cases:
+        kw = dict(call, block_table=table[0]) if table else call
+        with pytest.raises(RuntimeError, match="flash_attn_varlen_func index values"):
+            rocflash.flash_attn_varlen_func(q, k, v, cq, ck, max(lens_q), mk, **kw)
+        monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "host")  # the exact error, naming the value
+        with pytest.raises(ValueError):
+            rocflash.flash_attn_varlen_func(q, k, v, cq, ck, max(lens_q), mk, **kw)
+        monkeypatch.delenv(kvcache_fast.INDEX_CHECKS_ENV)

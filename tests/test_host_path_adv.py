@@ -121,20 +121,10 @@ def test_cached_params_are_not_shared_between_threads_mid_launch(stub, monkeypat
     assert launched == sorted(o.data_ptr() for o in outs.values())
 
 
-def test_kvcache_index_constants_kept_per_stream(stub, monkeypatch):
-    """The fast path's constant index tensors (cu_seqlens_q, the lengths of an int cache_seqlens, a table's valid
-    keys) were kept per device only: a call on another stream read them before the stream that makes them had
-    run (garbage row offsets or lengths: reads outside q, out and the cache), and the allocator could reuse their
-    memory without waiting for that stream. Each stream must read its own."""
-    mod = compiled.load_module(stub.platform)
-    seen = []
-    launch = mod.fwd_splitkv
-
-    def record(p, stream, tile_math):
-        seen.append((stream, p.seq_cu_seqlens_q, p.seq_seqused_k))
-        launch(p, stream, tile_math)
-
-    monkeypatch.setattr(mod, "fwd_splitkv", record)
+def test_kvcache_step_scratch_kept_per_stream(stub, monkeypatch):
+    """The fast path's scratch (the step kernel's seqused_k, split partials, an unreturned LSE) was once kept per
+    device only: a call on another stream wrote it while the first stream's kernels could still read it. Each
+    stream must write its own, and a repeated call on one stream reuses its buffer (no allocation per step)."""
     q = _rand(2, 1, 8, 64, seed=16)
     kc, vc = _rand(11, 16, 2, 64, seed=17), _rand(11, 16, 2, 64, seed=18)
     table = torch.arange(8, dtype=torch.int32).view(2, 4)
@@ -144,38 +134,34 @@ def test_kvcache_index_constants_kept_per_stream(stub, monkeypatch):
         handle[0] = stream
         rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=64, block_table=table, backend=stub.platform)
     by_stream = {}
-    for stream, cu_q, used in seen[1:]:  # the fast path's calls
-        by_stream.setdefault(stream, set()).add((cu_q, used))
+    for p in stub.pointers[1:]:  # the fast path's calls
+        by_stream.setdefault(p["stream"], set()).add((p["seqused_k"], p["o_accum"], p["lse"]))
     assert sorted(by_stream) == [7, 9] and all(len(v) == 1 for v in by_stream.values())
     assert not by_stream[7] & by_stream[9]
 
 
-def test_kvcache_graph_capture_owns_its_index_constants(stub, monkeypatch):
-    """A decode step captured into a CUDA graph after eager steps of its signature took the kept constant index
-    tensors (cu_seqlens_q, an int cache_seqlens' lengths): the cache's clear (256 entries, e.g. one per decode step
-    of an int cache_seqlens) freed them while the graph still read them at every replay. A capture must take
-    tensors of its own."""
-    mod = compiled.load_module(stub.platform)
-    seen = []
-    launch = mod.fwd_splitkv
-
-    def record(p, stream, tile_math):
-        seen.append((p.seq_cu_seqlens_q, p.seq_seqused_k))
-        launch(p, stream, tile_math)
-
-    monkeypatch.setattr(mod, "fwd_splitkv", record)
+def test_kvcache_graph_capture_owns_its_scratch(stub, monkeypatch):
+    """A decode step captured into a CUDA graph after eager steps of its signature must not write the kept scratch
+    of eager calls (an eager step queued after a replay would race it), nor keep the capture's buffer (it lives in
+    the graph's pool)."""
     q = _rand(2, 1, 8, 64, seed=19)
     kc, vc = _rand(11, 16, 2, 64, seed=20), _rand(11, 16, 2, 64, seed=21)
     table = torch.arange(8, dtype=torch.int32).view(2, 4)
-    for _ in range(2):  # eager: the second call's constants are kept
+    for _ in range(2):  # eager: the second call's scratch is kept
         rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=64, block_table=table, backend=stub.platform)
-    kept = {t.data_ptr() for t in kvcache_fast._CONST.values()}
-    assert set(seen[-1]) <= kept
+    (plan,) = kvcache_fast._PLANS.values()
+    kept = {k: t for k, t in plan.launch.items() if isinstance(k, tuple) and k[0] == "scratch"}
+
+    def in_kept(ptr):
+        return any(t.data_ptr() <= ptr < t.data_ptr() + 4 * t.numel() for t in kept.values())
+
+    assert len(kept) == 1 and in_kept(stub.pointers[-1]["seqused_k"])
     monkeypatch.setattr(kvcache_fast, "_capturing", lambda dev: True, raising=False)  # as under torch.cuda.graph
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: True)
-    before = dict(kvcache_fast._CONST)
     rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=64, block_table=table, backend=stub.platform)
-    assert not set(seen[-1]) & kept and kvcache_fast._CONST == before
+    after = {k: t for k, t in plan.launch.items() if isinstance(k, tuple) and k[0] == "scratch"}
+    assert after.keys() == kept.keys() and all(after[k] is kept[k] for k in kept)
+    assert not in_kept(stub.pointers[-1]["seqused_k"]) and not in_kept(stub.pointers[-1]["lse"])
 
 
 @pytest.mark.gpu

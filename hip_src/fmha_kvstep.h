@@ -1,0 +1,82 @@
+// fmha_kvstep.h - the first kernel of a KV-cache decode step (flash_attn_with_kvcache's fast path,
+// rocflash/kvcache_fast.py): per sequence, the index checks of ROCFLASH_INDEX_CHECKS on the device, the keys the
+// attention kernel may read (seqused_k), and the append of the new keys / values into the cache. It replaces the
+// clamp / compare / assert torch ops of the host path (about 10 us of host time each on an H200 host) by one
+// launch inside the same C++ call as the split-KV and combine kernels (fmha_kvcache_step, fmha_api.hip).
+//
+// A sequence is bad when cache_seqlens[b] + seqlen_new leaves [0, capacity], cache_batch_idx[b] leaves
+// [0, num_rows), or a block_table entry of a page that holds one of its keys leaves [0, num_rows). A bad
+// sequence gets seqused_k[b] = -1 (SeqInfo::bad: the attention kernels read none of its keys and write NaN to
+// its O and LSE), nothing of it is appended, *error_flag is set to 1, and with assert_on_error (the `device`
+// policy) the kernel stops in a device-side assert (the error surfaces at the caller's next synchronization,
+// as for an out-of-range index in torch's own kernels).
+#pragma once
+
+#include "fmha_common.h"
+#include "fmha_fwd_params.h"
+
+namespace rf {
+
+// KvStepParams: fmha_fwd_params.h (plain C++, filled by the bindings).
+inline constexpr int kKvStepThreads = 128;
+
+// One block per sequence (grid-stride). The cache (dense: (num_rows, capacity, nheads_k, headdim) at p.k / p.v
+// with p's strides; the fast path appends into dense caches only) and cache_batch_idx / block_table come from
+// the attention params p, so the step kernel checks exactly the indices the attention kernel will read.
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads) fmha_kvstep_kernel(const FmhaFwdParams p, const KvStepParams s) {
+  __shared__ int bad_page;
+  const SeqLayout& l = p.seq;
+  const int tid = threadIdx.x;
+  const int elem_bytes = p.dtype == DType::kFp32 ? 4 : 2;
+  for (int b = blockIdx.x; b < p.batch; b += gridDim.x) {
+    const int32_t n = s.cache_seqlens ? s.cache_seqlens[b] : s.seqlen_cache;
+    const int32_t row = l.cache_batch_idx ? l.cache_batch_idx[b] : b;
+    bool bad = n < 0 || n > s.capacity - s.seqlen_new || row < 0 || row >= s.num_rows;
+    if (tid == 0) bad_page = 0;
+    __syncthreads();
+    const int32_t used = n + s.seqlen_new;
+    if (!bad && l.block_table != nullptr) {  // only the pages that hold this sequence's keys (vLLM pads tables)
+      const int pages = (used + l.page_block_size - 1) / l.page_block_size;
+      const int32_t* table = l.block_table + int64_t(b) * l.block_table_batch_stride;
+      for (int j = tid; j < pages; j += kThreads)
+        if (table[j] < 0 || table[j] >= s.num_rows) bad_page = 1;  // same value from every writer
+    }
+    __syncthreads();
+    bad = bad || bad_page != 0;
+    __syncthreads();  // every thread has read bad_page before the next sequence resets it
+    if (bad) {
+      if (tid == 0) {
+        s.seqused_k[b] = -1;
+        if (s.error_flag != nullptr) *s.error_flag = 1;
+        if (s.assert_on_error)
+          rf_assert_fail("rocflash: flash_attn_with_kvcache index out of range (cache_seqlens + seqlen_new outside "
+                        "[0, capacity], or cache_batch_idx / a used block_table entry outside the cache; "
+                        "ROCFLASH_INDEX_CHECKS=host names the value)");
+      }
+      continue;
+    }
+    if (tid == 0) s.seqused_k[b] = used;
+    if (s.seqlen_new > 0 && l.block_table == nullptr) {  // append: 2-byte words (fp32 = two words per element)
+      const int words = p.headdim * elem_bytes / 2;
+      const int64_t count = int64_t(s.seqlen_new) * p.nheads_k * words;
+      for (int64_t id = tid; id < count; id += kThreads) {
+        const int w = int(id % words);
+        const int h = int(id / words % p.nheads_k);
+        const int i = int(id / words / p.nheads_k);
+        const int64_t kn = int64_t(b) * s.kn_batch_stride + int64_t(i) * s.kn_row_stride + int64_t(h) * s.kn_head_stride;
+        const int64_t vn = int64_t(b) * s.vn_batch_stride + int64_t(i) * s.vn_row_stride + int64_t(h) * s.vn_head_stride;
+        const int64_t kc = int64_t(row) * p.k_batch_stride + int64_t(n + i) * p.k_row_stride + int64_t(h) * p.k_head_stride;
+        const int64_t vc = int64_t(row) * p.v_batch_stride + int64_t(n + i) * p.v_row_stride + int64_t(h) * p.v_head_stride;
+        const uint16_t* ksrc = reinterpret_cast<const uint16_t*>(static_cast<const char*>(s.k_new) + kn * elem_bytes);
+        const uint16_t* vsrc = reinterpret_cast<const uint16_t*>(static_cast<const char*>(s.v_new) + vn * elem_bytes);
+        uint16_t* kdst = reinterpret_cast<uint16_t*>(const_cast<char*>(static_cast<const char*>(p.k)) + kc * elem_bytes);
+        uint16_t* vdst = reinterpret_cast<uint16_t*>(const_cast<char*>(static_cast<const char*>(p.v)) + vc * elem_bytes);
+        kdst[w] = ksrc[w];
+        vdst[w] = vsrc[w];
+      }
+    }
+  }
+}
+
+}  // namespace rf
