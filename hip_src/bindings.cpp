@@ -91,6 +91,8 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
   def_ptr(params, "lse_accum", &rf::FmhaFwdParams::lse_accum);
   params.def_readwrite("kv_prefetch_l2", &rf::FmhaFwdParams::kv_prefetch_l2);
   def_ptr(params, "split_counters", &rf::FmhaFwdParams::split_counters);
+  def_ptr(params, "k_padded", &rf::FmhaFwdParams::k_padded);  // scalar-broadcast forward's workspaces
+  def_ptr(params, "v_pairs", &rf::FmhaFwdParams::v_pairs);
 
   py::class_<rf::KvStepParams> step(m, "KvStepParams", py::module_local(),
                                     "A KV-cache decode step's index checks and append; see hip_src/fmha_fwd_params.h");
@@ -125,7 +127,8 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
 
   py::enum_<rf::TileMath>(m, "TileMath", py::module_local())
       .value("vector", rf::TileMath::kVector)
-      .value("mma", rf::TileMath::kMma);
+      .value("mma", rf::TileMath::kMma)
+      .value("sbcast", rf::TileMath::kSbcast);
 
   m.def("fwd", [](const rf::FmhaFwdParams& p, std::uintptr_t stream, rf::TileMath math) {
         std::string error;
@@ -210,7 +213,7 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
       d["kind"] = c.kind; d["name"] = c.name; d["dtype"] = dtype_name(c.dtype); d["headdim"] = c.headdim;
       d["block_m"] = c.block_m; d["block_n"] = c.block_n; d["threads"] = c.threads; d["threads_n"] = c.threads_n;
       d["lds_pad_bytes"] = c.lds_pad_bytes; d["lds_bytes"] = c.lds_bytes; d["aligned"] = c.aligned;
-      d["impl"] = c.math == rf::TileMath::kMma ? "mma" : "vector";
+      d["impl"] = c.math == rf::TileMath::kMma ? "mma" : c.math == rf::TileMath::kSbcast ? "sbcast" : "vector";
       out.append(d);
     }
     return out;

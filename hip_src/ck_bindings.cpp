@@ -49,7 +49,7 @@ std::vector<std::string> split(const std::string& s)
 
 float fwd(const std::string& name, const std::string& family, const py::dict& d, std::uintptr_t stream)
 {
-    fmha_fwd_args a{};  // value-initialised: null bias / randval pointers, zero bias strides, no dropout
+    fmha_fwd_args a{};  // value-initialised: null randval pointer, zero bias head / batch strides, no dropout
     a.q_ptr = pointer(d, "q_ptr");
     a.k_ptr = pointer(d, "k_ptr");
     a.v_ptr = pointer(d, "v_ptr");
@@ -57,13 +57,14 @@ float fwd(const std::string& name, const std::string& family, const py::dict& d,
     a.o_ptr = const_cast<void*>(pointer(d, "o_ptr"));
     a.seqstart_q_ptr = pointer(d, "seqstart_q_ptr");
     a.seqstart_k_ptr = pointer(d, "seqstart_k_ptr");
+    a.bias_ptr = pointer(d, "bias_ptr");  // ALiBi instances: float32 slopes; null otherwise
 #define RF_INT(f) a.f = field<ck_tile::index_t>(d, #f)
     RF_INT(seqlen_q); RF_INT(seqlen_k); RF_INT(batch); RF_INT(max_seqlen_q); RF_INT(hdim_q); RF_INT(hdim_v);
     RF_INT(nhead_q); RF_INT(nhead_k);
     RF_INT(stride_q); RF_INT(stride_k); RF_INT(stride_v); RF_INT(stride_o);
     RF_INT(nhead_stride_q); RF_INT(nhead_stride_k); RF_INT(nhead_stride_v); RF_INT(nhead_stride_lse); RF_INT(nhead_stride_o);
     RF_INT(batch_stride_q); RF_INT(batch_stride_k); RF_INT(batch_stride_v); RF_INT(batch_stride_lse); RF_INT(batch_stride_o);
-    RF_INT(window_size_left); RF_INT(window_size_right); RF_INT(mask_type);
+    RF_INT(window_size_left); RF_INT(window_size_right); RF_INT(mask_type); RF_INT(stride_bias);
 #undef RF_INT
     a.scale_s = field<float>(d, "scale_s");
     a.scale_p = field<float>(d, "scale_p");

@@ -38,11 +38,11 @@ T field(const py::dict& d, const char* key)
 float rocflash_ck_bwd_from_dict(const std::string& name, const std::string& family, const py::dict& d,
                                 std::uintptr_t stream)
 {
-    fmha_bwd_args a{};  // value-initialised: null bias / dbias / randval pointers, zero strides for them
+    fmha_bwd_args a{};  // value-initialised: null dbias / randval pointers, zero strides for them
 #define RF_PTR(f) a.f = pointer(d, #f)
     RF_PTR(q_ptr); RF_PTR(k_ptr); RF_PTR(v_ptr); RF_PTR(o_ptr); RF_PTR(lse_ptr); RF_PTR(do_ptr);
     RF_PTR(d_ptr); RF_PTR(dq_ptr); RF_PTR(dk_ptr); RF_PTR(dv_ptr); RF_PTR(dq_acc_ptr);
-    RF_PTR(seqstart_q_ptr); RF_PTR(seqstart_k_ptr);
+    RF_PTR(seqstart_q_ptr); RF_PTR(seqstart_k_ptr); RF_PTR(bias_ptr);  // bias_ptr: ALiBi slopes or null
 #undef RF_PTR
 #define RF_INT(f) a.f = field<ck_tile::index_t>(d, #f)
     RF_INT(seqlen_q); RF_INT(seqlen_k); RF_INT(batch); RF_INT(max_seqlen_q); RF_INT(max_seqlen_k);
@@ -55,7 +55,7 @@ float rocflash_ck_bwd_from_dict(const std::string& name, const std::string& fami
     RF_INT(batch_stride_q); RF_INT(batch_stride_k); RF_INT(batch_stride_v); RF_INT(batch_stride_o);
     RF_INT(batch_stride_do); RF_INT(batch_stride_lsed); RF_INT(batch_stride_dq_acc); RF_INT(batch_stride_dq);
     RF_INT(batch_stride_dk); RF_INT(batch_stride_dv); RF_INT(split_stride_dq_acc);
-    RF_INT(window_size_left); RF_INT(window_size_right); RF_INT(mask_type);
+    RF_INT(window_size_left); RF_INT(window_size_right); RF_INT(mask_type); RF_INT(stride_bias);
 #undef RF_INT
     a.scale = field<float>(d, "scale");
     a.p_drop = field<float>(d, "p_drop");

@@ -46,7 +46,7 @@ int launch_from(const Entry<Params> (&table)[N], const char* kind, const Params&
   const int i = select_in(table, p.dtype, p.headdim, p.aligned, math);
   if (i < 0) {
     *error = std::string("rocflash: no ") + kind + " kernel instance for dtype " + std::to_string(int(p.dtype)) +
-             ", headdim " + std::to_string(p.headdim) + ", tile math " + (math == TileMath::kMma ? "mma" : "vector") +
+             ", headdim " + std::to_string(p.headdim) + ", tile math " + (math == TileMath::kMma ? "mma" : math == TileMath::kSbcast ? "sbcast" : "vector") +
              (p.aligned ? "" : " (narrow load path)");
     return 1;
   }

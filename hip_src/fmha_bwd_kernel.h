@@ -391,31 +391,32 @@ struct FmhaBwdDqPipeline {
   }
 };
 
-// Grid: flat, tile index fastest, grid-stride loop as in the forward.
-template <class E, class Tile, bool kAligned>
-__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdv_kernel(const FmhaBwdParams p) {
-  extern __shared__ uint4 rf_lds[];
-  const int num_n_blocks = (p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n;
-  const int64_t total = int64_t(num_n_blocks) * p.nheads_k * p.batch;
+// Grid: flat, tile index fastest, grid-stride loop as in the forward: run(block, head, batch) per work item (every
+// backward kernel, vector and tensor-core, walks its grid through this).
+template <class Run>
+RF_DEVICE void bwd_grid_walk(int num_blocks, int nheads, int batch, Run run) {
+  const int64_t total = int64_t(num_blocks) * nheads * batch;
   for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
-    const int64_t bh = bid / num_n_blocks;
-    FmhaBwdDkdvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), int(bid % num_n_blocks),
-                                                int(bh % p.nheads_k), int(bh / p.nheads_k));
+    const int64_t bh = bid / num_blocks;
+    run(int(bid % num_blocks), int(bh % nheads), int(bh / nheads));
     __syncthreads();
   }
 }
 
 template <class E, class Tile, bool kAligned>
+__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdv_kernel(const FmhaBwdParams p) {
+  extern __shared__ uint4 rf_lds[];
+  bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
+    FmhaBwdDkdvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+  });
+}
+
+template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dq_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
-  const int num_m_blocks = (p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
-  const int64_t total = int64_t(num_m_blocks) * p.nheads * p.batch;
-  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
-    const int64_t bh = bid / num_m_blocks;
-    FmhaBwdDqPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), int(bid % num_m_blocks),
-                                              int(bh % p.nheads), int(bh / p.nheads));
-    __syncthreads();
-  }
+  bwd_grid_walk((p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m, p.nheads, p.batch, [&](int m_block, int head, int batch) {
+    FmhaBwdDqPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), m_block, head, batch);
+  });
 }
 
 }  // namespace rf

@@ -29,13 +29,20 @@ rfError_t launch_fmha_fwd_kernel(const FmhaFwdParams& p, rfStream_t stream) {
                             T.threads, T.lds_bytes(), stream);
 }
 
+// The scalar-broadcast forward (ck_configs impl "sbcast"), defined in fmha_fwd_sbcast.h.
+template <class Tile>
+rfError_t launch_fmha_fwd_sbcast(const FmhaFwdParams& p, rfStream_t stream);
+
 // Policies with a plain-score path (tensor cores) get two kernels per config: the plain one for the common
 // case (no softcap, no ALiBi, softmax_scale > 0; FmhaFwdPipeline::online_softmax<kMask, true>) on the config's
 // tile, and the general one on GeneralScoreTile<Tile> (fmha_mma.h: one m16 tile per warp, since the per-element
 // score transform needs the registers of a second one).
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_fwd(const FmhaFwdParams& p, rfStream_t stream) {
-  if constexpr (FmhaFwdPipeline<E, Tile, kAligned>::Math::kPlainScorePath) {
+  if constexpr (TileMathOf<Tile>::value == TileMath::kSbcast) {
+    static_assert(kAligned, "the scalar-broadcast forward has the aligned (128-bit) load path only");
+    return launch_fmha_fwd_sbcast<Tile>(p, stream);
+  } else if constexpr (FmhaFwdPipeline<E, Tile, kAligned>::Math::kPlainScorePath) {
     if (p.softcap == 0.f && p.alibi_slopes == nullptr && p.softmax_scale > 0.f)
       return launch_fmha_fwd_kernel<E, Tile, kAligned, true>(p, stream);
     return launch_fmha_fwd_kernel<E, GeneralScoreTile<Tile>, kAligned, false>(p, stream);

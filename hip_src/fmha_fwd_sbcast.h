@@ -13,12 +13,16 @@
 // Scalar loads and their s_waitcnt are one asm statement each (see sload64); the probabilities of the next key pair
 // are computed inside the V loads' statements, under their latency (sload64_exp).
 //
-// Scope (rocflash/emu/driver_sbcast.py checks it; nothing dispatches this kernel yet): gfx906 (HIP) only, fp16,
-// headdim == 128 (K rows are read whole by the scalar loads: no zero padding), rows on 16-byte boundaries, dense
-// layout, plain scores (no softcap, no ALiBi, softmax_scale > 0), no causal/window mask: the only masked keys are
-// those past seqlen_k, whose K/V copies are zero (P = +0 times V = 0). A causal/window mask would put masked
-// in-range keys into P.V as +0 * V, exact only for finite V; their exact treatment (per-key selects on boundary
-// tiles) did not fit the registers in a first attempt.
+// Scope (rocflash/emu/driver_sbcast.py and the backends' selector check it): gfx9 (the design target; the CUDA
+// build runs the same logic with plain loads, see "The data path" below), fp16,
+// headdim 64 or 128 exactly (K rows are read whole by the scalar loads: no zero padding of the head dimension),
+// rows on 16-byte boundaries, dense layout (no varlen, no paged K/V), plain scores (no softcap, no ALiBi,
+// softmax_scale > 0), no dropout. Masks: causal (bottom-right) and sliding windows (MaskRule, fmha_mask.h) and
+// the seqlen_k boundary. Tiles that no valid row of a wave masks run without predicates; the others (uniform
+// test per wave: unmasked_tile_range) set masked scores to -inf by a select and AND the masked keys' halves of
+// the V pair to +0 before v_dot2, so a masked key contributes exactly 0 whatever its K or V holds. Keys past
+// seqlen_k read the zero-padded copies and are masked the same way. bf16/fp32 are not served (gfx906 has
+// v_dot2_f32_f16 only), nor headdims other than 64 and 128.
 #pragma once
 
 #include "fmha_common.h"
@@ -26,22 +30,15 @@
 #include "fmha_mask.h"
 #include "fmha_seq.h"
 
-#if defined(RF_PLATFORM_HIP)
-
 namespace rf {
 
+// ---- The data path, per vendor. gfx9 (HIP): K/V rows through the scalar data cache into SGPRs (s_load_dwordx16),
+// the SGPR operand of v_dot2_f32_f16. NVIDIA (the CUDA build runs the same kernel logic at warp 32, as for the
+// vector kernels): plain 128-bit loads of the same warp-uniform addresses into registers and the portable fp16 pair
+// product (dot_word<Fp16>); no scalar unit, so none of the asm below applies there.
+#if defined(RF_PLATFORM_HIP)
 typedef uint32_t SWords16 __attribute__((ext_vector_type(16)));
 
-// s_load_dwordx16 (Vega ISA 12.6, SMEM): 16 dwords at addr + kOff into SGPRs. Issued through inline asm so that
-// the load is scalar whatever the compiler's uniformity analysis concludes (addr must be wave-uniform: it is
-// passed in SGPRs, "s"); sload_wait makes the consumers wait for every outstanding scalar load (lgkmcnt(0):
-// scalar loads may return out of order, Vega ISA 4.4).
-template <int kOff>
-RF_DEVICE SWords16 sload16(const char* addr) {
-  SWords16 r;
-  asm volatile("s_load_dwordx16 %0, %1, %2" : "=s"(r) : "s"(addr), "i"(kOff));
-  return r;
-}
 // The pointer as a new value the optimiser cannot see through: per-key row addresses are then one 64-bit add
 // each, not 16 loop invariants held in SGPRs across the loop.
 // (v_readfirstlane of a value already in SGPRs folds to a copy.)
@@ -50,12 +47,14 @@ RF_DEVICE const char* opaque_sgpr(const char* x) {
   const uint64_t lo = __builtin_amdgcn_readfirstlane(uint32_t(u)), hi = __builtin_amdgcn_readfirstlane(uint32_t(u >> 32));
   return reinterpret_cast<const char*>(lo | (hi << 32));
 }
-// Four scalar loads of 16 dwords (64 SGPRs) at addr + kOff + 64 * i and the wait for them, in ONE asm statement:
-// the data are in the output registers when the statement ends. (Loads in one statement and the wait in a later
-// one were tried for software prefetch: the compiler then copied the destination registers between the two, i.e.
-// read them while the loads were in flight. The emulator cannot show that, since its loads complete at once;
-// scalar_load_hazards in rocflash.emu.cycles_sbcast checks the assembly for it.) lgkmcnt(0): scalar loads may
-// return out of order (Vega ISA 4.4).
+// Four scalar loads of 16 dwords (s_load_dwordx16, Vega ISA 12.6 SMEM: 64 SGPRs) at addr + kOff + 64 * i and the
+// wait for them, in ONE asm statement: the data are in the output registers when the statement ends. Through
+// inline asm so that the loads are scalar whatever the compiler's uniformity analysis concludes (addr must be
+// wave-uniform: it is passed in SGPRs, "s"). (Loads in one statement and the wait in a later one were tried for
+// software prefetch: the compiler then copied the destination registers between the two, i.e. read them while
+// the loads were in flight. The emulator cannot show that, since its loads complete at once; scalar_load_hazards
+// in rocflash.emu.cycles_sbcast checks the assembly for it.) lgkmcnt(0): scalar loads may return out of order
+// (Vega ISA 4.4).
 template <int kOff>
 RF_DEVICE void sload64(SWords16 (&r)[4], const char* addr) {
   asm volatile(
@@ -75,73 +74,171 @@ RF_DEVICE void sload64_exp(SWords16 (&r)[4], const char* addr, float& x, float s
       : "=&s"(r[0]), "=&s"(r[1]), "=&s"(r[2]), "=&s"(r[3]), "+v"(x)
       : "s"(addr), "i"(kOff), "i"(kOff + 64), "i"(kOff + 128), "i"(kOff + 192), "v"(scale), "v"(nbase));
 }
-RF_DEVICE uint32_t wave_uniform(uint32_t x) { return __builtin_amdgcn_readfirstlane(x); }
-RF_DEVICE float dot2_words(uint32_t a, uint32_t b, float acc) {
-  return __builtin_amdgcn_fdot2(__builtin_bit_cast(rf_half2_t, a), __builtin_bit_cast(rf_half2_t, b), acc, false);
+// sload64_exp for two raw scores (the d64 P.V: one sload64 per key pair, two probabilities to make under it).
+template <int kOff>
+RF_DEVICE void sload64_exp2(SWords16 (&r)[4], const char* addr, float& x, float& y, float scale, float nbase) {
+  asm volatile(
+      "s_load_dwordx16 %0, %6, %7\n\ts_load_dwordx16 %1, %6, %8\n\ts_load_dwordx16 %2, %6, %9\n\t"
+      "s_load_dwordx16 %3, %6, %10\n\tv_fma_f32 %4, %4, %11, %12\n\tv_exp_f32 %4, %4\n\t"
+      "v_fma_f32 %5, %5, %11, %12\n\tv_exp_f32 %5, %5\n\ts_waitcnt lgkmcnt(0)"
+      : "=&s"(r[0]), "=&s"(r[1]), "=&s"(r[2]), "=&s"(r[3]), "+v"(x), "+v"(y)
+      : "s"(addr), "i"(kOff), "i"(kOff + 64), "i"(kOff + 128), "i"(kOff + 192), "v"(scale), "v"(nbase));
 }
+// acc + dot2(pk, v & keep) for a V pair word v in an SGPR: the AND and the dot2 in one statement, so the masked
+// path holds one temporary VGPR per dot2 instead of letting the scheduler hoist all ANDs of a load group (which
+// spilled). The same v_dot2_f32_f16 as dot2_words (no clamp, no modifiers).
+RF_DEVICE float dot2_masked(uint32_t pk, uint32_t v, uint32_t keep, float acc) {
+  uint32_t tmp;
+  asm volatile("v_and_b32 %1, %2, %3\n\tv_dot2_f32_f16 %0, %4, %1, %0"
+               : "+v"(acc), "=&v"(tmp)
+               : "s"(v), "v"(keep), "v"(pk));
+  return acc;
+}
+RF_DEVICE uint32_t wave_uniform(uint32_t x) { return __builtin_amdgcn_readfirstlane(x); }
+inline constexpr rfError_t kSbcastOutOfScope = hipErrorInvalidValue;
+#else
+// 16 words of a K or V row, read where they are used: a thread has no scalar registers to hold a whole row
+// group beside its Q row and O accumulator (64 words in registers spilled 2 KB per thread on sm_90).
+struct SWords16 {
+  const uint32_t* p;
+  RF_DEVICE uint32_t operator[](int i) const { return __ldg(p + i); }  // warp-uniform address: one broadcast
+};
+RF_DEVICE const char* opaque_sgpr(const char* x) { return x; }
+template <int kOff>
+RF_DEVICE void sload64(SWords16 (&r)[4], const char* addr) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) r[i].p = reinterpret_cast<const uint32_t*>(addr + kOff) + 16 * i;
+}
+template <int kOff>
+RF_DEVICE void sload64_exp(SWords16 (&r)[4], const char* addr, float& x, float scale, float nbase) {
+  sload64<kOff>(r, addr);
+  x = rf_exp2(rf_fma(x, scale, nbase));
+}
+template <int kOff>
+RF_DEVICE void sload64_exp2(SWords16 (&r)[4], const char* addr, float& x, float& y, float scale, float nbase) {
+  sload64_exp<kOff>(r, addr, x, scale, nbase);
+  y = rf_exp2(rf_fma(y, scale, nbase));
+}
+RF_DEVICE float dot2_masked(uint32_t pk, uint32_t v, uint32_t keep, float acc) {
+  return dot_word<Fp16>(pk, v & keep, acc);
+}
+RF_DEVICE uint32_t wave_uniform(uint32_t x) { return x; }
+inline constexpr rfError_t kSbcastOutOfScope = cudaErrorInvalidValue;
+#endif
+RF_DEVICE float dot2_words(uint32_t a, uint32_t b, float acc) { return dot_word<Fp16>(a, b, acc); }
 
-// Shape of a scalar-broadcast instance: threads / wave rows per block, Bc keys per softmax tile.
+// Shape of a scalar-broadcast instance: threads = rows per block (one row per lane), Bc keys per softmax tile.
 struct SbcastShape {
   int headdim, block_m, block_n, threads;
   RF_HDC int words() const { return headdim / 2; }  // packed fp16 pairs per Q/K row
   RF_HDC bool valid() const {
-    return headdim == 128 && block_m == threads && block_n % 2 == 0 && block_n >= 2;
+    return (headdim == 64 || headdim == 128) && block_m == threads && block_n % 2 == 0 && block_n >= 2;
   }
 };
+
+// One key pair's (key C, key C + 1) visibility for this lane's row as an AND mask on a packed fp16 pair:
+// low half kept iff key C is visible, high half iff key C + 1 is (tile columns lo..hi are visible).
+RF_DEVICE uint32_t pair_keep_mask(int c, int lo, int hi) {
+  return (c >= lo && c <= hi ? 0x0000ffffu : 0u) | (c + 1 >= lo && c + 1 <= hi ? 0xffff0000u : 0u);
+}
 
 template <class Tile>
 struct FmhaFwdSbcast {
   static constexpr SbcastShape T{Tile::kShape.headdim, Tile::kShape.block_m, Tile::kShape.block_n, Tile::kShape.threads};
-  static constexpr int W = T.words();         // 64 words of Q / K per row
-  static constexpr int D = T.headdim;         // 128 O columns per lane
+  static constexpr int W = T.words();         // 32 / 64 words of Q / K per row
+  static constexpr int D = T.headdim;         // 64 / 128 O columns per lane
   static constexpr int BC = T.block_n;        // keys per softmax tile
-  static_assert(T.valid(), "scalar-broadcast tile: headdim 128, one row per thread, even Bc");
+  static constexpr int kKeysPerLoad = 128 / D;  // K rows per sload64 (256 bytes): 1 (d128) or 2 (d64)
+  static constexpr int kLoadsPerPair = D / 64;  // sload64 per Vp pair row (4 * D bytes): 2 (d128) or 1 (d64)
+  static_assert(T.valid(), "scalar-broadcast tile: headdim 64 or 128, one row per thread, even Bc");
 
-  // S of this lane's query row and key C of the tile whose K rows start at ktile: 64 dot2 with K's 64 words
-  // (one sload64) as the SGPR operand. Every address is the tile's base plus an immediate offset: no address
-  // arithmetic per key.
-  static_assert(W == 64, "one sload64 per K row");
+  // S of this lane's query row and keys C .. C + kKeysPerLoad - 1 of the tile whose K rows start at ktile: one
+  // sload64 (K rows as the SGPR operand of v_dot2), W dot2 per key. Every address is the tile's base plus an
+  // immediate offset: no address arithmetic per key.
   template <int C>
   RF_DEVICE static void score_tile(const uint32_t (&q)[W], const char* ktile, float (&s)[BC]) {
-    float acc = 0.f;
     SWords16 k[4];
     sload64<C * 2 * D>(k, ktile);
 #pragma unroll
-    for (int c = 0; c < 4; ++c)
+    for (int key = 0; key < kKeysPerLoad; ++key) {
+      float acc = 0.f;
 #pragma unroll
-      for (int w = 0; w < 16; ++w) acc = dot2_words(q[c * 16 + w], k[c][w], acc);
-    s[C] = acc;
-    if constexpr (C + 1 < BC) score_tile<C + 1>(q, ktile, s);
+      for (int w = 0; w < W; ++w) acc = dot2_words(q[w], k[(key * W + w) / 16][(key * W + w) % 16], acc);
+      s[C + key] = acc;
+    }
+    if constexpr (C + kKeysPerLoad < BC) score_tile<C + kKeysPerLoad>(q, ktile, s);
   }
 
-  // O += P.V over key pair C / 2 of the tile whose Vp rows start at vtile (one Vp row: 2 * headdim halves = 128
-  // words, 512 bytes, two sload64). On entry s[C], s[C + 1] are probabilities and s[C + 2 ...] raw scores: the two
-  // loads of this pair turn s[C + 2] and s[C + 3] into probabilities under their latency (sload64_exp); row_sum
-  // gathers them.
-  template <int C>
+  // O += P.V over key pair C / 2 of the tile whose Vp rows start at vtile (one Vp row: 2 * headdim halves =
+  // 4 * D bytes, kLoadsPerPair sload64). On entry s[C], s[C + 1] are probabilities and s[C + 2 ...] raw scores:
+  // the loads of this pair turn s[C + 2] and s[C + 3] into probabilities under their latency (sload64_exp);
+  // row_sum gathers them. kMasked (tiles where some (row, key) pair is masked): V's halves of the keys this
+  // lane's row does not see are ANDed to +0 first, so a masked key contributes +0 * +0 = exactly 0 whatever its
+  // V holds (NaN, inf); P is already +0 there (exp2(-inf)). Visible keys' V passes unchanged.
+  template <int C, bool kMasked>
   RF_DEVICE static void pv_tile(float (&o)[D], float (&s)[BC], const char* vtile, float scale, float nbase,
-                                float& row_sum) {
+                                float& row_sum, int lo, int hi) {
     const uint32_t pk = float_to_fp16(s[C]) | (float_to_fp16(s[C + 1]) << 16);  // (P_j, P_j+1), round to nearest
+    const uint32_t keep = kMasked ? pair_keep_mask(C, lo, hi) : 0xffffffffu;
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
+    for (int half = 0; half < kLoadsPerPair; ++half) {
       SWords16 v[4];
+      constexpr int kPairBytes = 4 * D;
       if constexpr (C + 2 < BC) {
-        if (half == 0) sload64_exp<C / 2 * 4 * D>(v, vtile, s[C + 2], scale, nbase);
-        else sload64_exp<C / 2 * 4 * D + 256>(v, vtile, s[C + 3], scale, nbase);
+        if constexpr (kLoadsPerPair == 1) {
+          sload64_exp2<C / 2 * kPairBytes>(v, vtile, s[C + 2], s[C + 3], scale, nbase);
+        } else {
+          if (half == 0) sload64_exp<C / 2 * kPairBytes>(v, vtile, s[C + 2], scale, nbase);
+          else sload64_exp<C / 2 * kPairBytes + 256>(v, vtile, s[C + 3], scale, nbase);
+        }
       } else {
-        if (half == 0) sload64<C / 2 * 4 * D>(v, vtile);
-        else sload64<C / 2 * 4 * D + 256>(v, vtile);
+        if (half == 0) sload64<C / 2 * kPairBytes>(v, vtile);
+        else sload64<C / 2 * kPairBytes + 256>(v, vtile);
       }
 #pragma unroll
       for (int c = 0; c < 4; ++c)
 #pragma unroll
-        for (int w = 0; w < 16; ++w) o[half * 64 + c * 16 + w] = dot2_words(pk, v[c][w], o[half * 64 + c * 16 + w]);
+        for (int w = 0; w < 16; ++w) {
+          float& acc = o[half * 64 + c * 16 + w];
+          if constexpr (kMasked) acc = dot2_masked(pk, v[c][w], keep, acc);
+          else acc = dot2_words(pk, v[c][w], acc);
+        }
     }
     if constexpr (C + 2 < BC) {
       row_sum += s[C + 2];
       row_sum += s[C + 3];
-      pv_tile<C + 2>(o, s, vtile, scale, nbase, row_sum);
+      pv_tile<C + 2, kMasked>(o, s, vtile, scale, nbase, row_sum, lo, hi);
     }
+  }
+
+  // One K/V tile (keys n0 .. n0 + BC - 1) of the online softmax. kMasked: scores of keys outside this lane's
+  // visible columns [lo, hi] of the tile become -inf (a select: NaN/inf in a masked K row never reaches P), and
+  // pv_tile drops their V (above). Keys past seqlen_k are always outside [lo, hi] (their K/V copies are zero).
+  template <bool kMasked>
+  RF_DEVICE static void tile(const uint32_t (&qw)[W], float (&o)[D], float& m, float& l, const char* kp,
+                             const char* vp, int n0, float scale, int lo, int hi) {
+    float s[BC];
+    score_tile<0>(qw, opaque_sgpr(kp + int64_t(n0) * (2 * D)), s);
+    if constexpr (kMasked) {
+#pragma unroll
+      for (int c = 0; c < BC; ++c)
+        if (c < lo || c > hi) s[c] = neg_inf();
+    }
+    float mx = neg_inf();
+#pragma unroll
+    for (int c = 0; c < BC; ++c) mx = rf_max(mx, s[c]);
+    const float m_new = rf_max(m, mx * scale);  // -inf stays -inf: scale > 0
+    const float base = m_new == neg_inf() ? 0.f : m_new;  // a row with no visible key yet keeps exp2 at 0
+    const float alpha = rf_exp2(m - base);
+    m = m_new;
+    s[0] = rf_exp2(rf_fma(s[0], scale, -base));  // the first pair's probabilities; the others inside pv_tile
+    s[1] = rf_exp2(rf_fma(s[1], scale, -base));
+    float row_sum = s[0];
+    row_sum += s[1];
+#pragma unroll
+    for (int x = 0; x < D; ++x) o[x] *= alpha;
+    pv_tile<0, kMasked>(o, s, opaque_sgpr(vp + int64_t(n0 / 2) * (4 * D)), scale, -base, row_sum, lo, hi);
+    l = l * alpha + row_sum;
   }
 
   RF_DEVICE static void run(const FmhaFwdParams& p, int m_block, int head, int batch) {
@@ -165,7 +262,7 @@ struct FmhaFwdSbcast {
     uint32_t qw[W];
     {
       const int r = min(row, seq.seqlen_q - 1);  // rows past seqlen_q compute a copy of the last row, never stored
-      const char* qrow = q.base + int64_t(r) * q.row_stride_bytes;  // headdim == 128: whole rows, no padding
+      const char* qrow = q.base + int64_t(r) * q.row_stride_bytes;  // headdim == D: whole rows, no padding
 #pragma unroll
       for (int d = 0; d < W / 4; ++d) {
         const uint4 x = reinterpret_cast<const uint4*>(qrow)[d];
@@ -176,33 +273,20 @@ struct FmhaFwdSbcast {
 #pragma unroll
     for (int x = 0; x < D; ++x) o[x] = 0.f;
 
-    int tile_begin, tile_end;
+    int tile_begin, tile_end, full_begin, full_end;
     key_tile_range(rule, m0, m_end, BC, &tile_begin, &tile_end);
-    for (int t = tile_begin; t < tile_end; ++t) {
-      const int n0 = t * BC;
-      float s[BC];
-      score_tile<0>(qw, opaque_sgpr(kp + int64_t(n0) * (2 * D)), s);  // keys past seqlen_k: zero rows (masked below)
-      if (n0 + BC > seq.seqlen_k) {  // the last tile only (uniform): keys past seqlen_k (the one mask here)
-#pragma unroll
-        for (int c = 0; c < BC; ++c)
-          if (n0 + c >= seq.seqlen_k) s[c] = neg_inf();
-      }
-      float mx = neg_inf();
-#pragma unroll
-      for (int c = 0; c < BC; ++c) mx = rf_max(mx, s[c]);
-      const float m_new = rf_max(m, mx * scale);  // -inf stays -inf: scale > 0
-      const float base = m_new == neg_inf() ? 0.f : m_new;  // a row with no visible key yet keeps exp2 at 0
-      const float alpha = rf_exp2(m - base);
-      m = m_new;
-      s[0] = rf_exp2(rf_fma(s[0], scale, -base));  // the first pair's probabilities; the others inside pv_tile
-      s[1] = rf_exp2(rf_fma(s[1], scale, -base));
-      float row_sum = s[0];
-      row_sum += s[1];
-#pragma unroll
-      for (int x = 0; x < D; ++x) o[x] *= alpha;
-      // keys past seqlen_k: P = +0, Vp rows zero
-      pv_tile<0>(o, s, opaque_sgpr(vp + int64_t(n0 / 2) * (4 * D)), scale, -base, row_sum);
-      l = l * alpha + row_sum;
+    unmasked_tile_range(rule, m0, m_end, BC, &full_begin, &full_end);  // tiles no valid row of the wave masks
+    // Two loops, each with one tile body (one branch per tile between the two bodies made the register allocator
+    // spill): first the tiles no valid row of the wave masks, then the masked ones (those before and after them).
+    // The online softmax is exact in any tile order.
+    const int fb = min(max(full_begin, tile_begin), tile_end), fe = max(fb, min(full_end, tile_end));
+    for (int t = fb; t < fe; ++t) tile<false>(qw, o, m, l, kp, vp, t * BC, scale, 0, BC - 1);
+    const RowSpan span = RowSpan::make(rule, m0);  // this lane's row is m0 + lane
+    const int before = fb - tile_begin, masked = before + (tile_end - fe);
+    for (int i = 0; i < masked; ++i) {
+      const int n0 = (i < before ? tile_begin + i : fe + (i - before)) * BC;
+      const RowSpan::Tile cols = span.tile(n0);
+      tile<true>(qw, o, m, l, kp, vp, n0, scale, cols.lo(lane), cols.hi(lane));
     }
 
     if (row >= seq.seqlen_q) return;
@@ -248,9 +332,9 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, 1) fmha_fwd_sbcast_kernel
 // Vp[b][hk][jp][d] = (V[2jp][d], V[2jp+1][d]) and the K copy (rows 2jp, 2jp + 1) for jp < ceil(seqlen_k / Bc) * Bc / 2,
 // zero past seqlen_k: one thread per (b, hk, jp, 128-bit vector of a row), 256 threads per block, grid-stride. Dense
 // layout, as the forward (rows_of: no varlen offsets, no block table).
-template <int kBlockN>
+template <int kHeaddim, int kBlockN>
 __global__ void __launch_bounds__(256) fmha_fwd_vpairs_kernel(const FmhaFwdParams p) {
-  constexpr int D = 128, kVecs = D / 8;
+  constexpr int D = kHeaddim, kVecs = D / 8;
   const int64_t pairs = (int64_t(p.seqlen_k) + kBlockN - 1) / kBlockN * kBlockN / 2;
   const int64_t total = int64_t(p.batch) * p.nheads_k * pairs * kVecs;
   for (int64_t id = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; id < total; id += int64_t(gridDim.x) * blockDim.x) {
@@ -284,9 +368,16 @@ RF_HOST_DEVICE int64_t sbcast_v_pairs_bytes(int batch, int nheads_k, int seqlen_
 template <class Tile>
 rfError_t launch_fmha_fwd_sbcast(const FmhaFwdParams& p, rfStream_t stream) {
   constexpr auto T = Tile::kShape;
+  // The variant's scope (the Python selector checks it first, with a message): anything else is refused here,
+  // never run as something it is not.
+  if (p.dtype != DType::kFp16 || p.headdim != T.headdim || !p.aligned || p.softcap != 0.f ||
+      p.alibi_slopes != nullptr || !(p.softmax_scale > 0.f) || p.seq.cu_seqlens_q != nullptr ||
+      p.seq.cu_seqlens_k != nullptr || p.seq.seqused_k != nullptr || p.seq.cache_batch_idx != nullptr ||
+      p.seq.block_table != nullptr || p.k_padded == nullptr || p.v_pairs == nullptr)
+    return kSbcastOutOfScope;
   const int64_t pairs = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * T.block_n / 2;
   const int64_t prep_blocks = (int64_t(p.batch) * p.nheads_k * pairs * (T.headdim / 8) + 255) / 256;
-  rfError_t err = launch_grid_stride(fmha_fwd_vpairs_kernel<T.block_n>, p, prep_blocks, 256, 0, stream);
+  rfError_t err = launch_grid_stride(fmha_fwd_vpairs_kernel<T.headdim, T.block_n>, p, prep_blocks, 256, 0, stream);
   if (err != rfSuccess) return err;
   const int64_t num_m_blocks = (int64_t(p.seqlen_q) + T.block_m - 1) / T.block_m;
   return launch_grid_stride(fmha_fwd_sbcast_kernel<Tile>, p, num_m_blocks * p.nheads * p.batch, T.threads, 0, stream);
@@ -294,4 +385,3 @@ rfError_t launch_fmha_fwd_sbcast(const FmhaFwdParams& p, rfStream_t stream) {
 
 }  // namespace rf
 
-#endif  // RF_PLATFORM_HIP

@@ -110,6 +110,38 @@ struct MmaBwdOps {
     }
   }
 
+  // Two independent products of gemm_rows_by_rows in one k loop (S^T = A0.B0^T and dP^T = A1.B1^T, same row tile):
+  // twice the independent mma chains per k-step, for warps whose accumulators leave no room for a second row tile.
+  template <int N, int KD, int MT, int TN>
+  RF_DEVICE static void gemm_rows_by_rows2(const char* lds, const Shape& T, int tid, int a_row0, int a_base0, int b_base0,
+                                           float (&acc0)[2 * MT][TN], int a_base1, int b_base1, float (&acc1)[2 * MT][TN]) {
+#pragma unroll
+    for (int kk = 0; kk < KD; ++kk) {
+      uint32_t a0[MT][4], a1[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        mma::ldmatrix_x4(a0[mt], mma::smem_address(lds + T.a_read(a_base0, tid, a_row0 + mt * 16, kk)));
+        mma::ldmatrix_x4(a1[mt], mma::smem_address(lds + T.a_read(a_base1, tid, a_row0 + mt * 16, kk)));
+      }
+#pragma unroll
+      for (int np = 0; np < N / 16; ++np) {
+        uint32_t b0[4], b1[4];
+        mma::ldmatrix_x4(b0, mma::smem_address(lds + T.b_read(b_base0, tid, np, kk)));
+        mma::ldmatrix_x4(b1, mma::smem_address(lds + T.b_read(b_base1, tid, np, kk)));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int c = 2 * (2 * np + h);
+            mma::mma_16816<E>(acc0[2 * mt][c], acc0[2 * mt][c + 1], acc0[2 * mt + 1][c], acc0[2 * mt + 1][c + 1], a0[mt],
+                              b0[2 * h], b0[2 * h + 1]);
+            mma::mma_16816<E>(acc1[2 * mt][c], acc1[2 * mt][c + 1], acc1[2 * mt + 1][c], acc1[2 * mt + 1][c + 1], a1[mt],
+                              b1[2 * h], b1[2 * h + 1]);
+          }
+      }
+    }
+  }
+
   // acc[2*MT][TD] += X . B, X = x[2*MT][TX] (accumulator layout, rounded to E: the A fragments), B row-major
   // [TX/2 rows][headdim] at b_base (ldmatrix.trans); each B fragment load serves the MT tiles.
   template <int TX, int KD, int MT, int TD>
@@ -154,6 +186,12 @@ struct MmaBwdDkdvPipeline {
   static constexpr int MT = T.m_tiles();
   static constexpr int TK = 2 * MT;  // accumulator rows per thread (keys)
   using Ops = MmaBwdOps<E, MmaBwdDkdvShape, kAligned>;
+  // The atomic-dQ variant waits for its tile's copies before one barrier per tile (then issues the next tile) and
+  // computes S^T and dP^T in one k loop (gemm_rows_by_rows2); the deterministic kernel keeps two barriers per tile
+  // and the two k loops. Same products in the same order either way (dK, dV bitwise equal between the variants).
+  // Measured in one process on the H200 (perf/RESULTS.md, tcbwd3 run U2, bf16 4k): the atomic-dQ kernel 1.2 %
+  // (d128) and 3.6 % (d64) faster this way, the deterministic d128 kernel 3.4 % slower, so each keeps its best.
+  static constexpr bool kFusedLoop = kAtomicDq;
   static_assert(T.valid(), "invalid tensor-core dK/dV tile config (see MmaBwdDkdvShape::valid)");
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
   static_assert(kWaveSize == MmaBwdTileBase::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
@@ -208,7 +246,8 @@ struct MmaBwdDkdvPipeline {
   }
 
   // ---- atomic dQ (kAtomicDq)
-  static constexpr int kDqChunkCols = 32;  // dQ columns per accumulator chunk (2 * 32 / 4 = 16 floats per thread)
+  static constexpr int kDqChunkCols = 64;  // dQ columns per accumulator chunk (2 * 64 / 4 = 32 floats per thread:
+                                           // 8 independent mma chains; 32 columns were 1-4 % slower, run U2)
   // dS^T (accumulator layout, rounded to E) into its shared-memory rows.
   RF_DEVICE static void store_ds(char* lds, int tid, const float (&ds)[TK][TN]) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
@@ -340,15 +379,21 @@ struct MmaBwdDkdvPipeline {
         const int buf = it & 1;
         const int head = head_k * group + it / tiles;
         const int m0 = (tile_begin + it % tiles) * T.block_m;
-        __syncthreads();  // every warp is done with buffer buf ^ 1 (tile it - 1)
-        if (it + 1 < total) {
-          issue_tile(p, seq, lds, batch, head_k * group + (it + 1) / tiles, (tile_begin + (it + 1) % tiles) * T.block_m,
-                     buf ^ 1, tid);
-          mma::cp_async_wait<1>();
+        const int next_head = head_k * group + (it + 1) / tiles, next_m0 = (tile_begin + (it + 1) % tiles) * T.block_m;
+        if constexpr (kFusedLoop) {
+          mma::cp_async_wait<0>();  // this thread's copies of tile it (and K, V)
+          __syncthreads();          // visible to every warp; every warp is done with buffer buf ^ 1 and dS^T (tile it - 1)
+          if (it + 1 < total) issue_tile(p, seq, lds, batch, next_head, next_m0, buf ^ 1, tid);  // in flight during tile it
         } else {
-          mma::cp_async_wait<0>();
+          __syncthreads();  // every warp is done with buffer buf ^ 1 (tile it - 1)
+          if (it + 1 < total) {
+            issue_tile(p, seq, lds, batch, next_head, next_m0, buf ^ 1, tid);
+            mma::cp_async_wait<1>();
+          } else {
+            mma::cp_async_wait<0>();
+          }
+          __syncthreads();  // tile it (and K, V) visible to every warp
         }
-        __syncthreads();  // tile it (and K, V) visible to every warp
         if constexpr (kAtomicDq) {
           if (it == 0) {
             constexpr int CPR = T.chunks_per_row();
@@ -368,8 +413,13 @@ struct MmaBwdDkdvPipeline {
 #pragma unroll
           for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
         // S^T = K.Q^T and dP^T = V.dO^T (keys are the rows)
-        Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.k_offset(), key0, T.q_offset(buf), s);
-        Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.v_offset(), key0, T.do_offset(buf), dp);
+        if constexpr (kFusedLoop) {
+          Ops::template gemm_rows_by_rows2<T.block_m, KD, MT>(lds, T, tid, key0, T.k_offset(), T.q_offset(buf), s,
+                                                              T.v_offset(), T.do_offset(buf), dp);
+        } else {
+          Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.k_offset(), key0, T.q_offset(buf), s);
+          Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.v_offset(), key0, T.do_offset(buf), dp);
+        }
         const int m_end = min(m0 + T.block_m, seq.seqlen_q);
         if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))  // uniform per block
           probs_and_grads<true>(lds, buf, score, rule, m0, n0, tid, s, dp);
@@ -557,28 +607,18 @@ struct MmaBwdDqPipeline {
 template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdv_mma_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
-  const int num_n_blocks = (p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n;
-  const int64_t total = int64_t(num_n_blocks) * p.nheads_k * p.batch;
-  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
-    const int64_t bh = bid / num_n_blocks;
-    MmaBwdDkdvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), int(bid % num_n_blocks),
-                                               int(bh % p.nheads_k), int(bh / p.nheads_k));
-    __syncthreads();
-  }
+  bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
+    MmaBwdDkdvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+  });
 }
 
 // dK/dV and atomic dQ (deterministic=False)
 template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdvq_mma_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
-  const int num_n_blocks = (p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n;
-  const int64_t total = int64_t(num_n_blocks) * p.nheads_k * p.batch;
-  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
-    const int64_t bh = bid / num_n_blocks;
-    MmaBwdDkdvPipeline<E, Tile, kAligned, true>::run(p, reinterpret_cast<char*>(rf_lds), int(bid % num_n_blocks),
-                                                     int(bh % p.nheads_k), int(bh / p.nheads_k));
-    __syncthreads();
-  }
+  bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
+    MmaBwdDkdvPipeline<E, Tile, kAligned, true>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+  });
 }
 
 // Query blocks of one (batch, head) run last-first: with a causal mask the last rows see the most keys.
@@ -586,13 +626,9 @@ template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dq_mma_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
   const int num_m_blocks = (p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
-  const int64_t total = int64_t(num_m_blocks) * p.nheads * p.batch;
-  for (int64_t bid = blockIdx.x; bid < total; bid += gridDim.x) {
-    const int64_t bh = bid / num_m_blocks;
-    MmaBwdDqPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), num_m_blocks - 1 - int(bid % num_m_blocks),
-                                             int(bh % p.nheads), int(bh / p.nheads));
-    __syncthreads();
-  }
+  bwd_grid_walk(num_m_blocks, p.nheads, p.batch, [&](int m_block, int head, int batch) {
+    MmaBwdDqPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), num_m_blocks - 1 - m_block, head, batch);
+  });
 }
 
 template <class E, class Tile, bool kAligned>

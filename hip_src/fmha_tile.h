@@ -35,8 +35,9 @@ namespace rf {
 inline constexpr int kVectorBytes = 16;  // one 128-bit global/LDS access
 
 // Which tile math an instance runs (ck_configs `impl`): the vector ALU (every target; VectorTileMath,
-// fmha_tile_math.h) or tensor cores (NVIDIA sm_80+; MmaTileMath, fmha_mma.h).
-enum class TileMath : int { kVector = 0, kMma = 1 };
+// fmha_tile_math.h), tensor cores (NVIDIA sm_80+; MmaTileMath, fmha_mma.h) or the gfx9 scalar-broadcast forward
+// (K/V rows through the scalar cache as v_dot2's SGPR operand, fmha_fwd_sbcast.h; the CUDA build runs its logic).
+enum class TileMath : int { kVector = 0, kMma = 1, kSbcast = 2 };
 
 struct FwdTileShape {
   int headdim;        // headdim bucket (inputs with a smaller headdim are zero-padded on load)

@@ -1,12 +1,14 @@
 #!/bin/bash
-# perf/tcbwd2_run.sh - one device call for the tensor-core backward's atomic-dQ variant (NVIDIA H200). Stages:
+# perf/tcbwd2_run.sh - one device call for the tensor-core backward (branches tcbwd2, tcbwd3; NVIDIA H200). Stages:
 #   build      ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 pip install (this tree)
 #   test       ROCFLASH_KERNEL=auto pytest -m gpu test_gpu_backward.py test_gpu_masked_garbage.py (every backward
-#              test with deterministic=False and True)
+#              test with deterministic=False and True; XDIST=n runs them on n workers), then test_gpu_varlen.py -k backward
 #   sanitize   compute-sanitizer memcheck on perf/tcbwd2_memcheck.py (backward, both dQ modes, d64 / d128)
 #   bench      python -m rocflash.perf --preset perf/presets/fwd_bwd.yaml --bwd, same process: rocflash-cuda
 #              (deterministic=False: atomic dQ), rocflash-cuda-deterministic, SDPA flash, cuDNN
-#   breakdown  perf/bwd_breakdown.py d128 4k bf16, both dQ modes
+#   breakdown  perf/bwd_breakdown.py bf16 4k: d128 and d64, both dQ modes, then d128 causal atomic
+#   ncu        Nsight Compute (--clock-control none) on the atomic-dQ and the deterministic dK/dV kernel, d128 4k
+#              (perf/tcbwd3_ncu.py)
 # Writes under $OUT (or ./tcbwd2_out).
 set -u
 OUT=${OUT:-tcbwd2_out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
@@ -20,9 +22,12 @@ for stage in $stages; do
     ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 MAX_JOBS=16 timeout 240 python3 -m pip install -q \
       --no-build-isolation --no-deps . > "$OUT/build.txt" 2>&1; log "build exit $?"; tail -3 "$OUT/build.txt" ;;
   test)
-    (cd tests && ROCFLASH_KERNEL=auto timeout ${TEST_TIMEOUT:-120} python3 -m pytest -m gpu -q -p no:cacheprovider \
-      test_gpu_backward.py test_gpu_masked_garbage.py > "$OUT/tests.txt" 2>&1)
-    log "tests exit $?"; grep -E "passed|failed|Error" "$OUT/tests.txt" | tail -15 ;;
+    (cd tests && ROCFLASH_KERNEL=auto timeout ${TEST_TIMEOUT:-150} python3 -m pytest -m gpu -q -p no:cacheprovider \
+      ${XDIST:+-n $XDIST} test_gpu_backward.py test_gpu_masked_garbage.py > "$OUT/tests.txt" 2>&1
+     echo "exit $?" >> "$OUT/tests.txt"
+     ROCFLASH_KERNEL=auto timeout 60 python3 -m pytest -m gpu -q -p no:cacheprovider test_gpu_varlen.py -k backward \
+       >> "$OUT/tests.txt" 2>&1)
+    log "tests exit $?"; grep -E "passed|failed|Error|^FAILED|^exit" "$OUT/tests.txt" | tail -15 ;;
   sanitize)
     PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout ${SAN_TIMEOUT:-60} compute-sanitizer --tool memcheck --error-exitcode 9 \
       python3 perf/tcbwd2_memcheck.py > "$OUT/san_memcheck.txt" 2>&1
@@ -33,8 +38,15 @@ for stage in $stages; do
       --no-progress > "$OUT/bench.txt" 2>&1)
     log "bench exit $?"; grep -E "^--|rocflash-cuda|sdpa-" "$OUT/bench.txt" | tail -60 ;;
   breakdown)
-    for det in "" --deterministic; do
-      timeout 60 python3 perf/bwd_breakdown.py --headdim 128 $det 2>&1 | tee -a "$OUT/breakdown.txt"
+    for args in "--headdim 128" "--headdim 128 --deterministic" "--headdim 64" "--headdim 64 --deterministic" \
+                "--headdim 128 --causal"; do
+      timeout 60 python3 perf/bwd_breakdown.py $args 2>&1 | tee -a "$OUT/breakdown.txt"
     done ;;
+  ncu)
+    timeout ${NCU_TIMEOUT:-120} ncu --clock-control none -k regex:fmha_bwd_dkdv -c 2 --section SpeedOfLight \
+      --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
+      --section LaunchStats python3 perf/tcbwd3_ncu.py > "$OUT/ncu.txt" 2>&1
+    log "ncu exit $?"; grep -E "fmha_bwd|Duration|Throughput|Compute \(SM\)|Stall|Achieved Occupancy|Registers|L2 Hit" \
+      "$OUT/ncu.txt" | head -40 ;;
   esac
 done

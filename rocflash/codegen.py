@@ -32,7 +32,8 @@ class _Kind:
 
 
 _KINDS = {
-    "fwd": _Kind("FwdTileShape", "launch_fmha_fwd", "FmhaFwdParams", "fmha_fwd_launch.h"),
+    # fmha_fwd_sbcast.h includes fmha_fwd_launch.h and defines the scalar-broadcast launcher (HIP only)
+    "fwd": _Kind("FwdTileShape", "launch_fmha_fwd", "FmhaFwdParams", "fmha_fwd_sbcast.h"),
     "bwd_dkdv": _Kind("BwdDkdvShape", "launch_fmha_bwd_dkdv", "FmhaBwdParams", "fmha_bwd_launch.h"),
     "bwd_dq": _Kind("BwdDqShape", "launch_fmha_bwd_dq", "FmhaBwdParams", "fmha_bwd_launch.h"),
     "fwd_splitkv": _Kind("SplitKvShape", "launch_fmha_fwd_splitkv", "FmhaFwdParams", "fmha_splitkv_launch.h"),
@@ -40,7 +41,7 @@ _KINDS = {
 _PLAIN_SHAPES = ("fwd", "fwd_splitkv")  # aggregates of the seven fields; the backward shapes derive from a base
 
 
-_MATH = {"vector": "TileMath::kVector", "mma": "TileMath::kMma"}
+_MATH = {"vector": "TileMath::kVector", "mma": "TileMath::kMma", "sbcast": "TileMath::kSbcast"}
 
 
 _MMA_SHAPES = {"fwd": "MmaFwdTileShape", "fwd_splitkv": "MmaSplitKvShape", "bwd_dkdv": "MmaBwdDkdvShape",
@@ -71,7 +72,8 @@ def instances(target: str, configs: list[TileConfig] | None = None, kind: str = 
     chosen = [c for c in configs if c.target == target and c.kind == kind]
     if not chosen:
         raise ValueError(f"target must have at least one [[{kind}]] config, got none for {target!r}")
-    return [(c, aligned) for c in chosen for aligned in (True, False)]
+    # the scalar-broadcast forward has the aligned (128-bit) path only
+    return [(c, aligned) for c in chosen for aligned in (True, False) if aligned or c.impl != "sbcast"]
 
 
 def generate(target: str, out_dir: str | Path, kinds: tuple[str, ...] = KINDS) -> list[Path]:

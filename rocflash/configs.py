@@ -25,7 +25,10 @@ _FILES = {"fwd": "fmha_fwd.toml", "bwd_dkdv": "fmha_bwd.toml", "bwd_dq": "fmha_b
           "fwd_splitkv": "fmha_splitkv.toml"}
 # Tile maths: "vector" (dot2/FMA on the vector ALU, every target) and "mma" (tensor cores through mma.sync,
 # CUDA target only, fp16/bf16: forward hip_src/fmha_mma.h, backward dK/dV and dQ hip_src/fmha_mma_bwd.h).
-IMPLS = ("vector", "mma")
+# "sbcast": the scalar-broadcast forward (hip_src/fmha_fwd_sbcast.h: one query row per lane, K/V rows through the
+# gfx9 scalar cache as v_dot2's SGPR operand, no LDS; the CUDA build runs its logic with plain loads), fp16
+# headdim 64 / 128, aligned load path only.
+IMPLS = ("vector", "mma", "sbcast")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -91,6 +94,9 @@ class TileConfig:
             raise ValueError(f"waves_per_simd must be >= 0 (0 = not applicable), got {self.waves_per_simd}")
         if self.impl not in IMPLS:
             raise ValueError(f"impl must be one of {IMPLS}, got {self.impl!r}")
+        if self.impl == "sbcast":
+            self._validate_sbcast()
+            return
         if self.impl == "mma":
             self._validate_mma()
             if self.kind != "fwd":  # the split-KV and backward rules were all checked by _validate_mma
@@ -116,6 +122,19 @@ class TileConfig:
             )
         if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
             raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
+
+    def _validate_sbcast(self) -> None:
+        """The rules of hip_src/fmha_fwd_sbcast.h (SbcastShape::valid)."""
+        if self.kind != "fwd" or self.dtype != "fp16":
+            raise ValueError(f"impl 'sbcast' is an fp16 forward, got kind={self.kind!r} dtype={self.dtype!r}")
+        if self.headdim not in (64, 128):
+            raise ValueError(f"headdim must be 64 or 128 for impl 'sbcast' (K rows read whole), got {self.headdim}")
+        if self.block_m != self.threads or self.threads_n != 1 or self.threads % 64:
+            raise ValueError(f"impl 'sbcast' runs one query row per thread: block_m == threads (whole waves of 64) and "
+                             f"threads_n == 1, got block_m={self.block_m} threads={self.threads} threads_n={self.threads_n}")
+        if self.block_n % 2 or self.lds_pad_bytes != 0:
+            raise ValueError(f"impl 'sbcast' needs an even block_n (P.V in key pairs) and lds_pad_bytes 0 (no LDS), got "
+                             f"block_n={self.block_n} lds_pad_bytes={self.lds_pad_bytes}")
 
     def _validate_mma(self) -> None:
         """The rules of hip_src/fmha_mma_tile.h (MmaFwdTileShape::valid), for the split-KV kind

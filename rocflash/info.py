@@ -165,6 +165,7 @@ def collect() -> dict:
     report["backends"]["ck"] = ({"built": True, "compiled_archs": list(ck_mod.compiled_archs()),
                                  "instances": len(ck_mod.instances())} if ck_mod is not None else
                                 {"built": False, "why_not": ck.module_error()})
+    report["backends"]["ck"]["covers"] = ck.COVERS
     report["backends"]["torch"] = {"built": True, "note": "reference through PyTorch ops, any device"}
     report["backends"]["sim"] = {"built": True, "note": "the kernel's tiling simulated with torch"}
 
@@ -211,6 +212,13 @@ def _tile_math(report: dict, device: torch.device) -> str:
     if backend not in ("hip", "cuda"):
         return f"n/a (selected backend {backend})"
     why = mma_unavailable(backend, device, torch.float16)
+    if backend == "hip" and choice in ("auto", "sbcast"):
+        arch = getattr(torch.cuda.get_device_properties(device), "gcnArchName", "").split(":")[0] \
+            if device.type == "cuda" else ""
+        if choice == "sbcast" or arch == "gfx906":
+            when = "every dense" if choice == "sbcast" else "dense (>= 256 query rows and keys)"
+            return (f"sbcast (scalar-broadcast forward, emulated only) for {when} fp16 headdim 64/128 forward calls; "
+                    f"vector otherwise and for the backward; {KERNEL_ENV}={choice}")
     if choice == "vector":
         return f"vector (dot2/FMA, the gfx906 kernel logic; {KERNEL_ENV}=vector)"
     if why is None:
@@ -257,6 +265,8 @@ def _print(r: dict, f) -> None:
             w(f"  ck    built for {', '.join(b['compiled_archs'])}; {b['instances']} CK instances (CDNA MFMA)"
               if b["built"] else f"  ck    not built ({b['why_not']}); CK instances are built by pip install with a "
                                  f"ROCm torch for gfx90a/gfx942/gfx950 in GPU_ARCHS")
+            if b.get("covers"):
+                w(f"        covers: {b['covers']}")
         else:
             w(f"  {name:5s} available: {b['note']}")
     if r.get("no_kernels"):

@@ -93,9 +93,10 @@ def flash_attn_func(
             are never materialised; the third element is None.
         backend: "hip" | "cuda" | "torch" | "sim" | "ck" | None (then ROCFLASH_BACKEND, then a device probe).
             "ck" (CDNA gfx90a/942/950 builds with CK instances) raises NotImplementedError naming any argument
-            its instances cannot honour (dropout_p, alibi_slopes, a headdim or dtype without an instance;
-            when a gradient will be needed, softcap and deterministic=True without a backward instance), before
-            any launch.
+            its instances cannot honour (dropout_p, a headdim or dtype without an instance, alibi_slopes with
+            bf16, above headdim 128 or with softcap; when a gradient will be needed, softcap and deterministic=True without a
+            backward instance), before any launch (``rocflash info`` lists what CK covers). ALiBi on CK adds
+            exactly the bias above (rocflash/ck/args.py: CK's own causal ALiBi would change the LSE).
 
     Returns:
         out (batch, seqlen_q, nheads, headdim), q's dtype; with return_attn_probs=True the tuple

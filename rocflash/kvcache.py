@@ -76,7 +76,10 @@ def flash_attn_with_kvcache(
             sequence's keys are empty). The torch backend never splits. Same inputs give bitwise
             the same result on every call.
         return_softmax_lse: also return the LSE float32 (batch, nheads, seqlen_q), natural log.
-        backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe).
+        backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe). Never
+            "ck": CK's split-KV / paged-KV kernels are not mapped (CK 1.2.0's paged KV also takes only
+            page_block_size multiples of 128), so a probe choosing ck runs this call on rocflash's hip kernel,
+            and backend='ck' (or ROCFLASH_BACKEND=ck) raises NotImplementedError.
 
     Returns:
         out (batch, seqlen_q, nheads, headdim) in q's dtype, or (out, softmax_lse) with return_softmax_lse.
@@ -125,8 +128,8 @@ def flash_attn_with_kvcache(
                                cache_batch_idx, block_table, num_splits, return_softmax_lse)
         if res is not NotImplemented:
             return res
-    elif fast_key is not None:
-        kvcache_fast.index_checks()  # ValueError for a bad ROCFLASH_INDEX_CHECKS before the value checks
+    else:  # every backend and layout: ValueError for a bad ROCFLASH_INDEX_CHECKS before the value checks
+        kvcache_fast.index_checks()
     _check_tensor("q", q, 4, "(batch, seqlen_q, nheads, headdim)")
     paged = block_table is not None
     layout = "(num_blocks, page_block_size, nheads_k, headdim) with block_table" if paged \

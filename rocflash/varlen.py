@@ -14,7 +14,7 @@ from dataclasses import replace
 import torch
 from torch.autograd.function import once_differentiable
 
-from .backends import FwdArgs, SeqArgs, compiled, reference, sim
+from .backends import FwdArgs, SeqArgs, ck, ck_varlen, compiled, reference, sim
 from .backends.seqlayout import alibi_for, sequence_kv, sequences
 from .interface import _FP64_BACKENDS, _backend_name, _check_args, _NoWork
 from .kvcache_fast import index_checks
@@ -63,7 +63,10 @@ def flash_attn_varlen_func(
             grid with them; an upper bound is accepted, a smaller value raises ValueError).
         dropout_p, softmax_scale, softcap: as :func:`rocflash.flash_attn_func`.
         deterministic: accepted for flash-attn compatibility; the varlen backward always runs the separate dQ
-            kernel (bitwise repeatable), also where flash_attn_func's deterministic=False adds dQ atomically.
+            kernel (bitwise repeatable), also where flash_attn_func's deterministic=False adds dQ atomically;
+            except on "ck", where False (the default) adds dQ atomically, as flash-attn on ROCm does, and True
+            (or torch.use_deterministic_algorithms(True)) is not built for CK's group mode (the hip kernel runs
+            it when ck was probed; NotImplementedError when ck was asked for).
         causal, window_size: per sequence, bottom-right aligned with that sequence's seqlen_q and seqlen_k:
             row i of a sequence sees key j iff i + seqlen_k - seqlen_q - left <= j <= i + seqlen_k - seqlen_q
             + right (causal: right = 0).
@@ -72,7 +75,13 @@ def flash_attn_varlen_func(
         block_table: int32 (batch, max_blocks_per_seq) on q's device: paged K/V (forward only on the fused
             backends; the torch backend differentiates through the gather). page_block_size must be
             a multiple of 16 from 16 to 256.
-        backend: "hip" | "cuda" | "torch" | "sim" | None (then ROCFLASH_BACKEND, then a device probe).
+        backend: "hip" | "cuda" | "torch" | "sim" | "ck" | None (then ROCFLASH_BACKEND, then a device probe).
+            "ck" (CDNA builds with CK instances) runs CK's group-mode instances for packed K/V (headdim <= 128,
+            fp16 with gradients, bf16 inference only, no ALiBi; the training forward writes O in float32 for the
+            backward's D). Paged K/V
+            (block_table) never runs on CK (its split-KV / paged kernels are not mapped). What CK does not cover
+            runs on rocflash's hip kernel when ck was chosen by the probe, and raises NotImplementedError naming
+            the argument when backend='ck' (or ROCFLASH_BACKEND=ck) asked for it.
 
     Returns:
         out (total_q, nheads, headdim) in q's dtype, or (out, softmax_lse, None) with return_attn_probs.
@@ -104,7 +113,9 @@ def flash_attn_varlen_func(
     seq, args, no_work = _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p,
                                   softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
                                   return_attn_probs, block_table, on_device=_checks_on_device(q, backend))
-    name = select_varlen_backend(q, backend, dropout_p)
+    needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+    name = select_varlen_backend(q, backend, dropout_p,
+                                 ck_call=(k, args, block_table is not None, needs_grad, deterministic))
     if block_table is not None and name != "torch" and torch.is_grad_enabled() and \
             any(t.requires_grad for t in (q, k, v)):
         raise NotImplementedError(f"flash_attn_varlen_func: backend '{name}' has no backward for paged K/V "
@@ -119,11 +130,12 @@ def _checks_on_device(q, backend) -> bool:
     on a compiled backend (hip, cuda) and ROCFLASH_INDEX_CHECKS is not ``host``."""
     if not isinstance(q, torch.Tensor) or torch.compiler.is_compiling():
         return False
+    mode = index_checks()  # ValueError for a bad ROCFLASH_INDEX_CHECKS on every backend, never ignored
     try:
         name = select_backend(q.device, backend).backend
     except Exception:  # noqa: BLE001 - the selection's own error comes later, from select_varlen_backend
         return False
-    return name in ("hip", "cuda", "ck") and index_checks() != "host"
+    return name in ("hip", "cuda", "ck") and mode != "host"
 
 
 def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal,
@@ -320,14 +332,33 @@ def check_options(q, k, batch: int, seqlen_q: int, seqlen_k: int, dropout_p, sof
 
 
 # ---------------------------------------------------------------- dispatch
-def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0) -> str:
-    """The backend a SeqArgs call runs on (selector rules), checked to run it: raises before any side effect."""
-    name = select_backend(q.device, backend).backend
-    if name == "ck":  # no CK varlen / KV-cache path is wired: rocflash's own kernels run these calls on CDNA
-        if backend == "ck":
-            raise NotImplementedError("backend 'ck' has no varlen / KV-cache path (flash_attn_varlen_func, "
-                                      "flash_attn_with_kvcache): use backend='hip' (rocflash's kernels) for them")
-        name = "hip"
+def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0, *, ck_call=None) -> str:
+    """The backend a SeqArgs call runs on (selector rules), checked to run it: raises before any side effect.
+
+    ``ck_call`` = (k, FwdArgs, paged, needs_grad, deterministic) of a flash_attn_varlen_func call: when the
+    selector picks ``ck``, such a call (packed K/V) runs on CK's group-mode instances if they cover it, as
+    ``ck:<arch>[:deterministic]`` (rocflash.backends.ck_varlen; deterministic or
+    torch.use_deterministic_algorithms picks the deterministic backward). Every other call (flash_attn_with_kvcache,
+    paged K/V, the context-parallel ring, torch.compile) and every call CK does not cover runs on rocflash's
+    ``hip`` kernel when ck was chosen by the probe, and raises NotImplementedError naming the reason when
+    backend='ck' (argument or ROCFLASH_BACKEND) asked for it."""
+    sel = select_backend(q.device, backend)
+    name = sel.backend
+    if name == "ck":
+        if ck_call is None or ck_call[2]:  # KV cache / paged K/V: CK's split-KV kernels are not mapped
+            if not sel.probed:
+                raise NotImplementedError(
+                    "backend 'ck' has no KV-cache / paged-KV path (flash_attn_with_kvcache, flash_attn_varlen_func "
+                    "with block_table; CK's fmha_fwd_splitkv is not mapped, and its paged KV needs page_block_size "
+                    "a multiple of 128) nor a torch.compile / context-parallel varlen path: use backend='hip' "
+                    "(rocflash's kernels) for them")
+            name = "hip"
+        else:
+            k, args, _, needs_grad, deterministic = ck_call
+            deterministic = deterministic or torch.are_deterministic_algorithms_enabled()
+            sel, arch = ck.resolve(sel, q, k, args, dropout_p=dropout_p, needs_grad=needs_grad,
+                                   deterministic=deterministic, group=True)
+            name = ck.encode(arch, deterministic) if sel.backend == "ck" else sel.backend
     if q.dtype == torch.float64 and name not in _FP64_BACKENDS:
         raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{name}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
@@ -356,6 +387,10 @@ def backend_functions(backend: str):
     serves two platforms: its functions take the platform first, as ``compiled.forward`` does."""
     if backend == "sim":
         return sim.varlen_forward, sim.varlen_backward
+    if backend.startswith("ck:"):  # "ck:<arch>[:deterministic]": CK's group-mode instances
+        arch, deterministic = ck.decode(backend)
+        return (functools.partial(ck_varlen.varlen_forward, arch, deterministic),
+                functools.partial(ck_varlen.varlen_backward, arch, deterministic))
     fwd, bwd = getattr(compiled, "varlen_forward", None), getattr(compiled, "varlen_backward", None)
     if fwd is None or bwd is None:
         raise NotImplementedError(f"backend '{backend}': this rocflash has no varlen / KV-cache kernels yet "

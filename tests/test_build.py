@@ -49,7 +49,8 @@ def test_platform_choice():
 def test_codegen_self_describing_instances(tmp_path):
     sources = codegen.generate("gfx9", tmp_path)
     per_kind = {kind: [c for c in load_configs(kind) if c.target == "gfx9"] for kind in KINDS}
-    assert len(sources) == 2 * sum(len(c) for c in per_kind.values())
+    paths = lambda c: 1 if c.impl == "sbcast" else 2  # noqa: E731 -- the scalar-broadcast forward: aligned only
+    assert len(sources) == sum(paths(c) for cs in per_kind.values() for c in cs)
     names = {p.stem for p in sources}
     assert "rocflash_fmha_fwd_gfx9_fp16_d128_b128x32_t256x8_p16_vec" in names
     assert "rocflash_fmha_fwd_gfx9_fp16_d128_b128x32_t256x8_p16_narrow" in names
@@ -60,7 +61,7 @@ def test_codegen_self_describing_instances(tmp_path):
     assert "struct Tile_bwd_dkdv_gfx9_fp16_d128_b32x64_t256x16_p16" in (tmp_path / "fmha_bwd_dkdv_instances.h").read_text()
     for kind in KINDS:
         launches = (tmp_path / f"fmha_{kind}_table.inc").read_text().count(f"&launch_fmha_{kind}<")
-        assert launches == 2 * len(per_kind[kind]), kind
+        assert launches == sum(paths(c) for c in per_kind[kind]), kind
     mtimes = {p: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
     codegen.generate("gfx9", tmp_path)  # unchanged content is not rewritten (incremental builds)
     assert mtimes == {p: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
@@ -164,7 +165,7 @@ def test_codegen_tensor_core_instances(tmp_path):
     ({"block_m": 96}, r"block_m must be a multiple of 16 rows per warp \(128\)"),
     ({"dtype": "fp32"}, r"impl 'mma' is a CUDA forward/backward tile math for fp16/bf16"),
     ({"target": "gfx9"}, r"impl 'mma' is a CUDA forward/backward tile math"),
-    ({"impl": "wmma"}, r"impl must be one of \('vector', 'mma'\), got 'wmma'"),
+    ({"impl": "wmma"}, r"impl must be one of \('vector', 'mma', 'sbcast'\), got 'wmma'"),
 ])
 def test_mma_config_rules(change, pattern):
     good = rocflash_configs.TileConfig(target="cuda", impl="mma", dtype="bf16", headdim=128, block_m=128,
@@ -205,7 +206,7 @@ def test_kernel_switch_is_checked(monkeypatch):
         monkeypatch.setenv(compiled.KERNEL_ENV, value)
         assert compiled.kernel_choice() == expect
     monkeypatch.setenv(compiled.KERNEL_ENV, "tensor")
-    with pytest.raises(ValueError, match=r"ROCFLASH_KERNEL must be one of auto, vector, mma, got 'tensor'"):
+    with pytest.raises(ValueError, match=r"ROCFLASH_KERNEL must be one of auto, vector, mma, sbcast, got 'tensor'"):
         compiled.kernel_choice()
     import torch
     assert "fp16 or bf16" in compiled.mma_unavailable("cuda", torch.device("cpu"), torch.float32)

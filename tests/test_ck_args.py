@@ -61,8 +61,34 @@ class Memory:
     def int_at(self, ptr: int, i: int) -> int:
         return int(self.ints[(ptr - INT_BASE) // 4 + i])
 
-    def tensor(self, view: torch.Tensor) -> ck.Tensor:
-        return ck.tensor_of(view.shape, view.stride(), self.address(view))
+    def tensor(self, view: torch.Tensor, dtype: str = "fp16") -> ck.Tensor:
+        return ck.tensor_of(view.shape, view.stride(), self.address(view), dtype)
+
+
+def ck_alibi(a, slope: float, sq: int, sk: int, rows: torch.Tensor, cols: torch.Tensor,
+             row_major: bool = True) -> torch.Tensor:
+    """The ALiBi term CK adds to the scaled scores of (rows, cols) of one sequence: make_alibi_from_lr_mask and
+    Alibi::update of block/block_position_encoding.hpp, transcribed (the kernels always take the generic-mask
+    path). The window (-1, 0) is CK's causal: VERTICAL; otherwise the mode is mask_type (0 = VERTICAL too,
+    1 = from top-left, 2 = from bottom-right); VERTICAL keeps the slope, the others negate it; the position is
+    |zero point - shifted index|. The forward's instances use row_major=True, the backward's False."""
+    causal = a.window_size_left < 0 and a.window_size_right == 0
+    mode = 0 if causal else a.mask_type
+    slope = slope if mode == 0 else -slope
+    br = mode == 2
+    if row_major:
+        left_up, right_down = (max(sq - sk, 0), max(sk - sq, 0)) if br else (0, 0)
+        zero = right_down if mode == 0 else rows + right_down
+        return slope * (zero - (cols + left_up)).abs().double()
+    left_up, right_down = (max(sk - sq, 0), max(sq - sk, 0)) if br else (0, 0)
+    zero = rows + cols + right_down if mode == 0 else cols + right_down
+    return slope * (zero - (rows + left_up)).abs().double()
+
+
+def ck_slope(mem, a, b: int, h: int) -> float:
+    """The slope CK reads for (sequence b, query head h): bias_ptr[b * stride_bias + h] (float32)."""
+    flat, base = mem.flat(a.bias_ptr)
+    return float(flat[base + b * a.stride_bias + h].detach())
 
 
 def ck_forward(mem: Memory, a: ck.FmhaFwdArgs) -> None:
@@ -102,7 +128,9 @@ def ck_forward(mem: Memory, a: ck.FmhaFwdArgs) -> None:
             kx = read(a.k_ptr, a.nhead_stride_k, hk, off_k, sk, a.stride_k, a.hdim_q)
             vx = read(a.v_ptr, a.nhead_stride_v, hk, off_v, sk, a.stride_v, a.hdim_v)
             s = (qx @ kx.T) * a.scale_s
-            if a.logits_soft_cap > 0:
+            if a.bias_ptr:  # an ALiBi instance: added after the scale; CK has no soft-cap with it
+                s = s + ck_alibi(a, ck_slope(mem, a, b, h), sq, sk, i, j)
+            elif a.logits_soft_cap > 0:
                 s = a.logits_soft_cap * torch.tanh(s / a.logits_soft_cap)
             s = s.masked_fill(~visible, float("-inf"))
             lse = torch.logsumexp(s, dim=-1)
@@ -226,8 +254,8 @@ def test_mask_fields_follow_flash_attn():
         ck.mask_fields(-2, 0)
 
 
-@pytest.mark.parametrize("arg,value", [("dropout_p", 0.1), ("alibi_slopes", torch.ones(2)),
-                                       ("return_attn_probs", True), ("block_table", torch.zeros(1))])
+@pytest.mark.parametrize("arg,value", [("dropout_p", 0.1), ("return_attn_probs", True),
+                                       ("block_table", torch.zeros(1))])
 def test_unsupported_arguments_are_named(arg, value):
     with pytest.raises(NotImplementedError, match=arg):
         ck.check_supported(**{arg: value})
@@ -249,6 +277,123 @@ def test_strides_beyond_int32_are_refused():
     lse = ck.tensor_of((2, 32, 524288), (32 * 524288, 524288, 1), 8192, "fp32")
     with pytest.raises(ValueError, match=r"batch_stride_q must fit CK's int32 index_t .*got 2147483648"):
         ck.fwd_args(big, big, big, big, lse, softmax_scale=1.0)
+
+
+# ----------------------------------------------------------- ALiBi (the alibi instances)
+
+
+def _slopes(mem, shape, seed=3):
+    """ALiBi slopes in the arena (fp32 values), of a size where a wrong sign or alignment moves the output:
+    positive and negative, distinct per head and batch entry."""
+    t, _ = mem.alloc(shape)
+    g = torch.Generator().manual_seed(seed)
+    t.copy_((torch.rand(shape, generator=g, dtype=torch.float64) * 0.6 - 0.1).float().double())
+    return t
+
+
+def _alibi_case(mem, batch, sq, sk, nheads, nheads_k, d, left, right, per_batch: bool):
+    """_batch_case plus slopes ((batch, nheads) when per_batch, else (nheads,)) handed to fwd_args."""
+    a, (q, k, v, o, lse, scale) = _batch_case(mem, batch, sq, sk, nheads, nheads_k, d, left, right, 0.0, packed=True)
+    slopes = _slopes(mem, (batch, nheads) if per_batch else (nheads,))
+    a = ck.fwd_args(mem.tensor(q), mem.tensor(k), mem.tensor(v), mem.tensor(o), mem.tensor(lse), softmax_scale=scale,
+                    window_left=left, window_right=right, alibi_slopes=mem.tensor(slopes, "fp32"))
+    return a, (q, k, v, o, lse, scale, slopes)
+
+
+def _alibi_reference(q, k, v, scale, left, right, slopes):
+    out, lse = attention_reference(q, k, v, FwdArgs(scale, left, right, 0.0, slopes.float()),
+                                   compute_dtype=torch.float64)
+    return out, lse.double()
+
+
+ALIBI_WINDOWS = [(-1, -1), (-1, 0), (6, 0), (5, 3), (-1, 2)]
+
+
+@pytest.mark.parametrize("sq,sk", [(1, 7), (7, 1), (33, 33), (40, 70), (70, 40)])
+@pytest.mark.parametrize("left,right", ALIBI_WINDOWS)
+@pytest.mark.parametrize("per_batch", [False, True])
+def test_alibi_matches_reference(sq, sk, left, right, per_batch):
+    """flash-attn's ALiBi (-slope * |i + seqlen_k - seqlen_q - j|, bottom-right, per query head, per batch entry
+    with (batch, nheads) slopes) from the alibi instances' args, GQA 4:2, out and LSE."""
+    mem = Memory()
+    a, (q, k, v, o, lse, scale, slopes) = _alibi_case(mem, 2, sq, sk, 4, 2, 16, left, right, per_batch)
+    assert a.mask_type == ck.MASK_BOTTOM_RIGHT and a.bias_ptr == mem.address(slopes)
+    assert a.stride_bias == (4 if per_batch else 0)
+    ck_forward(mem, a)
+    _check(o, lse, *_alibi_reference(q, k, v, scale, left, right, slopes))
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_alibi_group_mode_per_sequence_slopes(causal):
+    """varlen: sequence b reads slope row b, its own bottom-right alignment (uneven and empty sequences)."""
+    mem = Memory()
+    left, right = (-1, 0) if causal else (-1, -1)
+    sq, sk = [5, 0, 40, 17, 1], [9, 3, 30, 17, 12]
+    a, (q, k, v, o, lse, scale, cu_q, cu_k) = _group_case(mem, sq, sk, 4, 2, 16, left, right)
+    slopes = _slopes(mem, (len(sq), 4))
+    a = dataclasses.replace(a, **ck.alibi_fields(mem.tensor(slopes, "fp32"), len(sq), 4),
+                            **dict(zip(("mask_type", "window_size_left", "window_size_right"),
+                                       ck.mask_fields(left, right, sum(sk)))))
+    ck_forward(mem, a)
+    for b in range(len(sq)):
+        if sq[b] == 0:
+            continue
+        rq, rk = slice(cu_q[b], cu_q[b + 1]), slice(cu_k[b], cu_k[b + 1])
+        ref = _alibi_reference(q[None, rq], k[None, rk], v[None, rk], scale, left, right, slopes[b])
+        _check(o[None, rq], lse[:, rq][None], *ref)
+
+
+def test_alibi_fields_are_checked():
+    mem = Memory()
+    s, _ = mem.alloc((2, 8))
+    assert ck.alibi_fields(None, 2, 4) == {"bias_ptr": 0, "stride_bias": 0}
+    assert ck.alibi_fields(mem.tensor(s[:, :4], "fp32"), 2, 4)["stride_bias"] == 8
+    with pytest.raises(ValueError, match="unit stride along the heads"):
+        ck.alibi_fields(mem.tensor(s[:, ::2], "fp32"), 2, 4)
+    with pytest.raises(ValueError, match=r"float32 of shape \(4,\) or \(3, 4\)"):
+        ck.alibi_fields(mem.tensor(s, "fp32"), 3, 4)
+    with pytest.raises(ValueError, match="float32"):
+        ck.alibi_fields(mem.tensor(s[0, :4], "fp16"), 2, 4)
+
+
+def _negated_slopes(mem, a):
+    flat, base = mem.flat(a.bias_ptr)
+    t, ptr = mem.alloc((2, 4))
+    t.copy_(-flat[base:base + 8].view(2, 4))
+    return dataclasses.replace(a, bias_ptr=ptr)
+
+
+ALIBI_CORRUPTIONS = {
+    # CK's own causal (-1, 0): VERTICAL +slope * j; out agrees (a per-row constant), LSE does not
+    "causal sent as (-1, 0)": lambda mem, a: dataclasses.replace(a, window_size_left=-1),
+    "top-left alignment": lambda mem, a: dataclasses.replace(a, mask_type=ck.MASK_TOP_LEFT),
+    "slopes negated": _negated_slopes,
+    "slope of the next head": lambda mem, a: dataclasses.replace(a, bias_ptr=a.bias_ptr + ELEM),
+    "one slope row for every batch entry": lambda mem, a: dataclasses.replace(a, stride_bias=0),
+}
+
+
+@pytest.mark.parametrize("name", ALIBI_CORRUPTIONS)
+def test_a_wrong_alibi_field_fails_the_comparison(name):
+    """Causal ALiBi, seqlen_q != seqlen_k, per-batch slopes: each corruption (a sign, an alignment, a head or a
+    batch entry off) fails the comparison the correct args pass."""
+    mem = Memory()
+    a, (q, k, v, o, lse, scale, slopes) = _alibi_case(mem, 2, 40, 70, 4, 2, 16, -1, 0, per_batch=True)
+    bad = ALIBI_CORRUPTIONS[name](mem, a)
+    ck_forward(mem, bad)
+    with pytest.raises(AssertionError):
+        _check(o, lse, *_alibi_reference(q, k, v, scale, -1, 0, slopes))
+
+
+def test_no_window_as_mask_type_0_misplaces_alibi():
+    """Without a window CK's mask_type 0 would give VERTICAL ALiBi (+slope * j): wrong for the keys right of the
+    diagonal. mask_fields sends 2 (bottom-right, the same full rectangle): the evaluation tells them apart."""
+    mem = Memory()
+    a, (q, k, v, o, lse, scale, slopes) = _alibi_case(mem, 2, 33, 47, 4, 2, 16, -1, -1, per_batch=False)
+    assert a.mask_type == ck.MASK_BOTTOM_RIGHT
+    ck_forward(mem, dataclasses.replace(a, mask_type=ck.MASK_NONE))
+    with pytest.raises(AssertionError):
+        _check(o, lse, *_alibi_reference(q, k, v, scale, -1, -1, slopes))
 
 
 # ----------------------------------------------------------- the evaluation can fail: corrupt one field each

@@ -64,7 +64,8 @@ ARGS = FwdArgs(0.125, -1, 0, 0.0, None)
 
 @pytest.mark.parametrize("change,name", [
     (dict(dropout_p=0.1), "dropout_p"),
-    (dict(args=FwdArgs(0.125, -1, 0, 0.0, torch.ones(4))), "alibi_slopes"),
+    (dict(args=FwdArgs(0.125, -1, 0, 0.0, torch.ones(4)), headdim=256), "alibi_slopes"),  # alibi: up to d128
+    (dict(args=FwdArgs(0.125, -1, 0, 2.0, torch.ones(4))), "softcap"),  # CK's ALiBi pipeline has no soft-cap
     (dict(dtype=torch.float32), "q.dtype"),
     (dict(headdim=320), "headdim"),
     (dict(dtype=torch.bfloat16, args=FwdArgs(0.125, -1, 0, 30.0, None)), "softcap"),  # no bf16 softcap instance
@@ -78,6 +79,7 @@ def test_unsupported_arguments_raise_naming_them(change, name):
 @pytest.mark.parametrize("change,name", [
     (dict(args=FwdArgs(0.125, -1, 0, 30.0, None)), "softcap"),  # CK's backward has no soft-cap
     (dict(headdim=200, deterministic=True), "deterministic"),  # deterministic backward: up to the d128 bucket
+    (dict(args=FwdArgs(0.125, -1, 0, 0.0, torch.ones(2)), deterministic=True), "deterministic"),  # no alibi one
     (dict(args=FwdArgs(-0.125, -1, 0, 0.0, None)), "softmax_scale"),
 ])
 def test_backward_needs_are_checked_before_the_forward(change, name):
@@ -91,7 +93,7 @@ def test_backward_needs_are_checked_before_the_forward(change, name):
 
 def test_backward_instances_cover_the_buckets():
     for dtype in ("fp16", "bf16"):
-        for headdim in (1, 32, 64, 80, 128, 256)[:None if dtype == "fp16" else -1]:  # bf16: no d256 (fwd nor bwd)
+        for headdim in (1, 32, 64, 80, 128, 256):
             inst = find_instance(dtype, headdim, "batch", "gfx942", kind="bwd")
             assert inst is not None and inst.kind == "bwd" and inst.hdim >= headdim, (dtype, headdim)
         assert find_instance(dtype, 128, "deterministic", "gfx90a", kind="bwd").deterministic
@@ -106,14 +108,32 @@ def test_every_backward_instance_has_its_training_forward():
     from rocflash.ck.configs import load_ck_instances
     for inst in (i for i in load_ck_instances() if i.kind == "bwd"):
         for arch in inst.archs:
-            fwd = find_instance(inst.dtype, inst.hdim, ck.TRAIN_VARIANT, arch)
+            train = {"group": "group_o32", "alibi": "alibi_o32"}.get(inst.variant.split("_")[0], ck.TRAIN_VARIANT)
+            fwd = find_instance(inst.dtype, inst.hdim, train, arch)
             assert fwd is not None and fwd.o_fp32 and fwd.hdim == inst.hdim, (inst.name, arch)
+            assert fwd.group_mode == inst.group_mode and fwd.alibi == inst.alibi, (inst.name, arch)
     q = torch.zeros(1, 4, 2, 32, dtype=torch.float16)
     assert find_instance("fp16", 32, ck.TRAIN_VARIANT, "gfx942").hdim == 64  # d32 trains on the d64 pair
     assert ck.unsupported(q, q, ARGS, "gfx942", needs_grad=True) is None
-    q = torch.zeros(1, 4, 2, 200, dtype=torch.bfloat16)
+    q = torch.zeros(1, 4, 2, 257, dtype=torch.bfloat16)
     err = ck.unsupported(q, q, ARGS, "gfx942", needs_grad=True)
     assert isinstance(err, NotImplementedError) and "headdim" in str(err)
+
+
+@pytest.mark.parametrize("headdim", [32, 64, 128])
+def test_alibi_calls_have_forward_and_backward_instances(headdim):
+    """ALiBi (the fp16 alibi / alibi_o32 / bwd alibi instances, d128 bucket: headdim <= 128 padded) is served for
+    inference and training; its variants are the ones the backend launches. bf16 ALiBi has no instance: named."""
+    q = torch.zeros(1, 4, 2, headdim, dtype=torch.float16)
+    args = FwdArgs(0.125, -1, 0, 0.0, torch.ones(2))
+    assert ck.unsupported(q, q, args, "gfx942", needs_grad=True) is None
+    assert ck.variant(args) == "alibi" and ck.variant(args, True) == "alibi_o32"
+    assert ck.bwd_variant(False, alibi=True) == "alibi"
+    for kind, v in (("fwd", "alibi"), ("fwd", "alibi_o32"), ("bwd", "alibi")):
+        inst = find_instance("fp16", headdim, v, "gfx90a", kind=kind)
+        assert inst is not None and inst.alibi and inst.hdim == 128, (kind, v)
+    err = ck.unsupported(q.bfloat16(), q.bfloat16(), args, "gfx942")
+    assert isinstance(err, NotImplementedError) and "alibi_slopes" in str(err)
 
 
 def test_backend_string_carries_arch_and_determinism():
@@ -152,16 +172,16 @@ def test_instance_names_are_self_describing():
         assert inst.name.endswith(f"_{inst.pipeline}_{inst.variant}")
 
 
-def test_varlen_and_kvcache_never_reach_ck(monkeypatch):
-    """CK has no varlen / KV-cache path wired: a probe (or ROCFLASH_BACKEND) choosing ck runs them on rocflash's
-    hip kernels; backend='ck' asked for explicitly raises NotImplementedError naming the way out, before launch."""
-    import types
+def test_kvcache_never_reaches_ck(monkeypatch):
+    """CK's split-KV / paged-KV kernels are not mapped: a probe choosing ck runs flash_attn_with_kvcache (no
+    ck_call) on rocflash's hip kernels; backend='ck' asked for raises NotImplementedError naming the way out,
+    before launch. (Varlen calls with packed K/V go to CK's group mode: tests/test_ck_varlen.py.)"""
     import rocflash.varlen as varlen
-    monkeypatch.setattr(varlen, "select_backend", lambda device, backend: types.SimpleNamespace(backend="ck"))
+    monkeypatch.setattr(varlen, "select_backend", lambda device, backend: Selection("ck", "test", backend is None))
     monkeypatch.setattr(varlen, "backend_functions", lambda name: None)
     q = torch.zeros(4, 2, 8, dtype=torch.float16)
     assert varlen.select_varlen_backend(q, None) == "hip"
-    with pytest.raises(NotImplementedError, match="backend 'ck' has no varlen / KV-cache path .* backend='hip'"):
+    with pytest.raises(NotImplementedError, match="backend 'ck' has no KV-cache / paged-KV path .* backend='hip'"):
         varlen.select_varlen_backend(q, "ck")
 
 

@@ -28,7 +28,7 @@ from rocflash.backends import ck as ck_backend
 from rocflash.backends.reference import attention_reference
 from rocflash.ck import args as ck
 from rocflash.ck.configs import find_instance, load_ck_instances
-from test_ck_args import Memory
+from test_ck_args import ELEM, Memory, _slopes, ck_alibi, ck_slope
 
 D128 = find_instance("fp16", 128, "batch", "gfx942", kind="bwd")
 BM0, BN0 = D128.tile[0], D128.tile[1]  # 16 query rows per step, 128 keys per block
@@ -74,7 +74,8 @@ def ck_backward(mem, a: ck.FmhaBwdArgs, *, bm0: int, bn0: int, deterministic: bo
         seqs.append((sq, sk, off))
 
     # dq_dk_dv: grid (key tiles of max_seqlen_k, nhead_q, batch)
-    for (sq, sk, off), h, n in itertools.product(seqs, range(a.nhead_q), range(_tiles(a.max_seqlen_k, bn0))):
+    for (bi, (sq, sk, off)), h, n in itertools.product(enumerate(seqs), range(a.nhead_q),
+                                                      range(_tiles(a.max_seqlen_k, bn0))):
         k0 = n * bn0
         if sq == 0 or sk <= k0:
             continue  # group mode: an empty sequence, or a block past this sequence's keys, returns at once
@@ -95,9 +96,13 @@ def ck_backward(mem, a: ck.FmhaBwdArgs, *, bm0: int, bn0: int, deterministic: bo
             d = read(a.d_ptr, h, a.nhead_stride_lsed, off["lsed"], rows, 1, 1)
             i, j = rows.view(-1, 1), keys.view(1, -1)
             visible = (j >= i - y + 1) & (j < torch.clamp(i + x, max=sk))
-            s = (q @ k.T).masked_fill(~visible, float("-inf"))  # the mask is applied before the scale
             lse = torch.where(torch.isinf(lse) & (lse < 0), torch.zeros_like(lse), lse)
-            p = torch.exp2(a.scale * math.log2(math.e) * s - math.log2(math.e) * lse)
+            if a.bias_ptr:  # ALiBi instance: scale, then the bias (column-major Alibi), then the mask
+                s = a.scale * (q @ k.T) + ck_alibi(a, ck_slope(mem, a, bi, h), sq, sk, i, j, row_major=False)
+                p = torch.exp2(math.log2(math.e) * s.masked_fill(~visible, float("-inf")) - math.log2(math.e) * lse)
+            else:
+                s = (q @ k.T).masked_fill(~visible, float("-inf"))  # the mask is applied before the scale
+                p = torch.exp2(a.scale * math.log2(math.e) * s - math.log2(math.e) * lse)
             dv = p.T @ do
             ds = p * (do @ v.T - d)
             dk = a.scale * ds.T @ q
@@ -123,10 +128,11 @@ def _window(causal: bool, window: tuple[int, int]) -> tuple[int, int]:
     return (left, 0 if right == -1 else min(right, 0)) if causal else (left, right)
 
 
-def _reference_grads(q, k, v, do, scale, left, right):
-    """fp64 autograd of the reference: (out, lse, dq, dk, dv)."""
+def _reference_grads(q, k, v, do, scale, left, right, slopes=None):
+    """fp64 autograd of the reference: (out, lse, dq, dk, dv); ``slopes``: ALiBi."""
     q, k, v = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
-    out, lse = attention_reference(q, k, v, FwdArgs(scale, left, right, 0.0, None), compute_dtype=torch.float64)
+    out, lse = attention_reference(q, k, v, FwdArgs(scale, left, right, 0.0, None if slopes is None else slopes.float()),
+                                   compute_dtype=torch.float64)
     dq, dk, dv = torch.autograd.grad(out, (q, k, v), do)
     return out.detach(), lse.double(), dq, dk, dv
 
@@ -143,9 +149,10 @@ def _workspace(mem, work: dict[str, ck.Buffer]) -> dict[str, torch.Tensor]:
 
 
 def _batch_case(mem, batch, sq, sk, nheads, nheads_k, d, left, right, *, deterministic=False, scale=None,
-                bn0=BN0):
+                bn0=BN0, alibi=None):
     """Q/K/V views of packed buffers (odd row and head strides), dO with its own strides, O and LSE from the
-    reference, the binding's buffers; returns (args, tensors)."""
+    reference, the binding's buffers; ``alibi``: "heads" or "batch" ((nheads,) or (batch, nheads) slopes in the
+    arena, handed to bwd_args); returns (args, tensors)."""
     g = torch.Generator().manual_seed(hash((batch, sq, sk, nheads, nheads_k, d, left, right, deterministic)) % 2**31)
     width = d + 8
     qbuf, _ = mem.alloc((batch, sq, nheads, width))
@@ -156,7 +163,10 @@ def _batch_case(mem, batch, sq, sk, nheads, nheads_k, d, left, right, *, determi
     for t in (q, k, v, do):
         t.copy_(torch.randn(t.shape, generator=g, dtype=torch.float64))
     scale = d ** -0.5 if scale is None else scale
-    ref = _reference_grads(q, k, v, do, scale, left, right)
+    slopes = None
+    if alibi:
+        slopes = _slopes(mem, (batch, nheads) if alibi == "batch" else (nheads,))
+    ref = _reference_grads(q, k, v, do, scale, left, right, slopes)
     o, _ = mem.alloc((batch, sq, nheads, d))
     o.copy_(ref[0])
     lse, _ = mem.alloc((batch, nheads, sq))
@@ -169,7 +179,8 @@ def _batch_case(mem, batch, sq, sk, nheads, nheads_k, d, left, right, *, determi
     dd, _ = mem.alloc((batch, nheads, sq))  # D = rowsum(dO * O) in LSE's layout, as the binding writes it
     dd.copy_(ck_backend.delta(do, o))
     a = ck.bwd_args(*(mem.tensor(t) for t in (q, k, v, o, lse, do, dd, dq, dk, dv, work["dq_acc"])),
-                    softmax_scale=scale, window_left=left, window_right=right, deterministic=deterministic)
+                    softmax_scale=scale, window_left=left, window_right=right, deterministic=deterministic,
+                    alibi_slopes=None if slopes is None else mem.tensor(slopes, "fp32"))
     return a, (dq, dk, dv, nheads_k), ref
 
 
@@ -328,6 +339,40 @@ def test_masked_garbage_reaches_dq_as_documented():
     assert torch.isfinite(dv[0, :90]).all()  # dV = P^T dO: 0 * finite
 
 
+# ----------------------------------------------------------- ALiBi (the alibi backward instances)
+
+
+@pytest.mark.parametrize("sq,sk", [(1, 7), (7, 1), (33, 33), (40, 70), (130, 65)])
+@pytest.mark.parametrize("left,right", [(-1, -1), (-1, 0), (6, 0), (5, 3)])
+@pytest.mark.parametrize("alibi", ["heads", "batch"])
+def test_alibi_backward_matches_autograd(sq, sk, left, right, alibi):
+    """dq, dk, dv with flash-attn's ALiBi (bottom-right, per query head, per batch entry), GQA 4:2, from the
+    forward's LSE (the same bias encoding in both structs)."""
+    mem = Arena(1 << 20)
+    a, (dq, dk, dv, hk), ref = _batch_case(mem, 2, sq, sk, 4, 2, 16, left, right, alibi=alibi)
+    assert a.mask_type == ck.MASK_BOTTOM_RIGHT and a.bias_ptr and a.stride_bias == (4 if alibi == "batch" else 0)
+    ck_backward(mem, a, bm0=BM0, bn0=BN0, deterministic=False)
+    _check(dq, dk, dv, hk, ref)
+
+
+ALIBI_CORRUPTIONS = {
+    "causal sent as (-1, 0) (CK's VERTICAL ALiBi)": lambda a: dataclasses.replace(a, window_size_left=-1),
+    "top-left alignment": lambda a: dataclasses.replace(a, mask_type=ck.MASK_TOP_LEFT),
+    "slope of the next head": lambda a: dataclasses.replace(a, bias_ptr=a.bias_ptr + ELEM),
+    "one slope row for every batch entry": lambda a: dataclasses.replace(a, stride_bias=0),
+    "no slopes (a bias-free instance)": lambda a: dataclasses.replace(a, bias_ptr=0),
+}
+
+
+@pytest.mark.parametrize("name", ALIBI_CORRUPTIONS)
+def test_a_wrong_alibi_field_fails_the_backward(name):
+    mem = Arena(1 << 20)
+    a, (dq, dk, dv, hk), ref = _batch_case(mem, 2, 40, 70, 4, 2, 16, -1, 0, alibi="batch")
+    ck_backward(mem, ALIBI_CORRUPTIONS[name](a), bm0=BM0, bn0=BN0, deterministic=False)
+    with pytest.raises(AssertionError):
+        _check(dq, dk, dv, hk, ref)
+
+
 # ----------------------------------------------------------- the evaluation can fail: corrupt one field each
 
 
@@ -391,3 +436,8 @@ class TensorMemory:
             if st.data_ptr() <= ptr < st.data_ptr() + st.nbytes():
                 return torch.empty(0, dtype=t.dtype).set_(st), (ptr - st.data_ptr()) // t.element_size()
         raise RuntimeError(f"pointer {ptr:#x} is in no tensor the binding allocated or received")
+
+    def int_at(self, ptr: int, i: int) -> int:
+        """Entry i of the int32 array at ``ptr`` (group mode's seqstart_q / seqstart_k: the cu_seqlens)."""
+        flat, base = self.flat(ptr)
+        return int(flat[base + i])

@@ -24,7 +24,7 @@ from rocflash.backends import FwdArgs, ck_masked, reference
 from rocflash.backends import ck as ck_backend
 from rocflash.ck import args as ck
 from rocflash.ck.configs import load_ck_instances
-from conftest import assert_grads_close
+from conftest import assert_close_to_reference, assert_grads_close
 from test_ck_args import ck_forward
 from test_ck_bwd_args import TensorMemory, ck_backward
 
@@ -218,3 +218,26 @@ def test_without_the_handling_nan_reaches_rows_that_cannot_see_it(ck_on_cpu, mon
     q, k, v, dout = _garbage_case(100, 100, 2, 1, (90,))
     out, _, dq, _, _ = _run(q, k, v, dout, FwdArgs(0.125, -1, 0, 0.0, None))
     assert torch.isnan(out[0, :90]).any() and torch.isnan(dq[0, :90]).any()
+
+
+# ------------------------------------------------------------------ ALiBi through the backend (alibi instances)
+
+
+@pytest.mark.parametrize("per_batch", [False, True])
+@pytest.mark.parametrize("sq,sk,left,right", [(40, 70, -1, 0), (70, 40, -1, 0), (50, 50, -1, -1), (60, 80, 9, 4)])
+def test_alibi_forward_and_backward_within_rule(ck_on_cpu, per_batch, sq, sk, left, right):
+    """The ck backend's training forward and backward with ALiBi (fp16, GQA 4:2, headdim 96 on the d128
+    instances): the alibi_o32 and bwd alibi instances are launched, out / LSE and every gradient within
+    FlashAttention's rule against fp64. Slopes come as the user gives them ((nheads,) or (batch, nheads),
+    non-contiguous here); the backend hands CK a contiguous float32 copy."""
+    g = torch.Generator().manual_seed(sq * 7 + sk)
+    q, dout = (torch.randn(2, sq, 4, 96, generator=g).half() for _ in range(2))
+    k, v = (torch.randn(2, sk, 2, 96, generator=g).half() for _ in range(2))
+    slopes = (torch.rand(4, 2, generator=g).T if per_batch else torch.rand(8, generator=g)[::2]) * 0.5
+    args = FwdArgs(96 ** -0.5, left, right, 0.0, slopes)
+    out, lse, dq, dk, dv = _run(q, k, v, dout, args)
+    assert ck_on_cpu[0].endswith("_qr_alibi_o32") and ck_on_cpu[1].endswith("_kr_alibi"), ck_on_cpu
+    assert_close_to_reference(out, lse, q, k, v, args, "ck alibi")
+    assert_grads_close((dq, dk, dv), q, k, v, dout, args, "ck alibi")
+    out_inf, lse_inf, _ = ck_backend.forward(q, k, v, args, ARCH)
+    assert ck_on_cpu[-1].endswith("_qr_alibi") and torch.equal(out_inf, out)

@@ -46,6 +46,10 @@ KNOWN_CK_SPILLS = {
     (FWD_D128.format("bf16", "batch"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",
     (FWD_D128.format("bf16", "group"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",
     (FWD_D128.format("bf16", "batch_o32"), "ck_fwd", "gfx90a"): "16 B scratch, 3 VGPR spills",  # branch ck2
+    (FWD_D128.format("fp16", "alibi"), "ck_fwd", "gfx90a"): "404 B scratch, 100 VGPR spills",  # branch ck11
+    (FWD_D128.format("fp16", "alibi_o32"), "ck_fwd", "gfx90a"): "404 B scratch, 100 VGPR spills",
+    (FWD_D128.format("fp16", "alibi"), "ck_fwd", "gfx942"): "128 B scratch, 31 VGPR spills",
+    (FWD_D128.format("fp16", "alibi_o32"), "ck_fwd", "gfx942"): "128 B scratch, 31 VGPR spills",
 }
 
 
@@ -180,3 +184,46 @@ def test_training_forward_sources_store_o_in_float32():
         src = codegen.instance_source(inst, ["gfx9"])
         assert src.count("/*O*/ float") == (2 if inst.o_fp32 else 0), inst.name
         assert src.count("/*O*/ Types::ODataType") == (0 if inst.o_fp32 else 2), inst.name
+
+
+def test_alibi_sources_use_ck_alibi_bias():
+    """alibi instances (forward and backward) instantiate CK's ALIBI bias; every other instance NO_BIAS; the
+    bindings copy the slopes' pointer and batch stride into the args structs."""
+    for inst in load_ck_instances():
+        src = codegen.instance_source(inst, ["gfx9"])
+        want = "ALIBI" if inst.alibi else "NO_BIAS"
+        assert src.count(f"ck_tile::BlockAttentionBiasEnum::{want}") == 1, inst.name
+        assert ("ALIBI" in src) == inst.alibi and not (inst.alibi and inst.softcap), inst.name
+    from rocflash.configs import hip_src_dir
+    for binding in ("ck_bindings.cpp", "ck_bwd_bindings.cpp"):
+        text = (hip_src_dir() / binding).read_text()
+        assert "bias_ptr" in text and "RF_INT(stride_bias)" in text, binding
+
+
+STANDIN = Path(__file__).resolve().parents[1] / "ci" / "ck_hipcc_standin.sh"
+
+
+@pytest.mark.toolchain
+def test_pip_build_path_compiles_and_links(tmp_path):
+    """setup.py's rocflash._C_ck build (rocflash.ck.build: codegen, host + device compile of an instance, both
+    dispatchers and both bindings, link) with ci/ck_hipcc_standin.sh (clang-22 + the downloaded HIP headers) as
+    hipcc, for gfx942 and the smallest forward instance: this project has no ROCm hipcc, so this is the closest
+    run of the user's `pip install` build. The module is not imported (no HIP runtime here): it must exist, export
+    PyInit__C_ck and carry the HIP fat binary."""
+    _toolchain()
+    if not STANDIN.is_file():
+        pytest.skip("ci/ck_hipcc_standin.sh is not next to this tests/ directory")
+    import subprocess
+    import sys
+
+    out = tmp_path / "_C_ck.so"
+    env = {**os.environ, "HIPCC": str(STANDIN)}
+    proc = subprocess.run([sys.executable, "-m", "rocflash.ck.build", "--arch", "gfx942", "--out", str(out),
+                           "--build-dir", str(tmp_path / "b"), "--only", "fwd_fp16_d32_"], env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "built rocflash._C_ck (1 CK instances for gfx942)" in proc.stderr
+    symbols = subprocess.run(["nm", "-D", str(out)], capture_output=True, text=True, check=True).stdout
+    assert " T PyInit__C_ck" in symbols and " U __hipRegisterFatBinary" in symbols
+    sections = subprocess.run(["readelf", "-S", "-W", str(out)], capture_output=True, text=True, check=True).stdout
+    assert ".hip_fatbin" in sections

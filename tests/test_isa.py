@@ -16,6 +16,7 @@ docstring of rocflash/isa/compile.py for the cost).
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import os
 import subprocess
@@ -125,10 +126,15 @@ def compile_fixture(audit_run):
     return get
 
 
+def _is_sbcast(a: isa.KernelAudit) -> bool:
+    return (a.tile or {}).get("impl") == "sbcast"
+
+
 def kernels(audit, arch: str, aligned: bool | None = None, kind: str | None = None) -> list[isa.KernelAudit]:
+    """The tiled (LDS) kernels of ``arch``; the scalar-broadcast forward rows have their own test below."""
     _require(arch)
     found = [a for a in audit.get(arch, [])
-             if (aligned is None or a.aligned == aligned) and (kind is None or a.kind == kind)]
+             if (aligned is None or a.aligned == aligned) and (kind is None or a.kind == kind) and not _is_sbcast(a)]
     assert found, f"no {kind or ''} kernels audited for {arch}"
     return found
 
@@ -169,6 +175,9 @@ def test_wave_size_check_flags_a_wave32_kernel(compile_fixture):
 KNOWN_SPILLS = {
     ("rocflash_fmha_fwd_splitkv_cuda_fp32_d64_b4x32_t128x16_p16_vec", "sm_80"): "36/56 B spill stores/loads (28/40 before the bad-index epilogue, dec3)",
     ("rocflash_fmha_fwd_splitkv_cuda_fp32_d128_b4x16_t128x32_p16_vec", "sm_80"): "36/56 B spill stores/loads (28/40 before the bad-index epilogue, dec3)",
+    ("rocflash_fmha_fwd_cuda_bf16_d32_b128x64_t256x16_p16_vec", "sm_90"): "8/4 B spill stores/loads at 255 registers since the "
+    "tensor-core forward's skeleton change (tcfwd3, conditional rescaling); the vector kernels run on NVIDIA only as the "
+    "gfx906 logic's test path (ROCFLASH_KERNEL=vector), bf16 d32 on the default path runs on tensor cores",
 }
 
 
@@ -407,6 +416,26 @@ def test_main_loop_is_the_tile_loop(audit, kind):
         body = set(a.main_loop.instructions)
         outer = [lp for lp in loops if lp.depth < a.main_loop.depth and body <= set(lp.instructions)]
         assert len(outer) == a.main_loop.depth - 1, a.name
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("arch", (*GFX9, *NVIDIA))
+def test_sbcast_rows_pass_their_checks(audit, arch):
+    """The scalar-broadcast forward instances (ck_configs impl "sbcast") are audited on every gfx9 target:
+    no LDS, dot2 on s_load_dwordx16 rows, no scalar-load hazard, no spills (checks.check_sbcast); and
+    check_sbcast flags an LDS (vector) forward kernel. NVIDIA (the CUDA build of the logic): no spill bytes."""
+    _require(arch)
+    rows = [a for a in audit.get(arch, []) if _is_sbcast(a)]
+    target = "gfx9" if arch in GFX9 else "cuda"
+    want = {c.kernel_name(True) for c in load_configs("fwd") if c.impl == "sbcast" and c.target == target}
+    assert {a.name for a in rows} == want
+    violations = [v for a in rows for v in isa.all_checks(a)]
+    assert not violations, "\n".join(violations)
+    if arch not in GFX9:
+        return
+    vector = kernels(audit, arch, aligned=True, kind="fwd")[0]
+    flagged = isa.check_sbcast(dataclasses.replace(vector, source=""))
+    assert any("no LDS" in v for v in flagged) and any("s_load_dwordx16" in v for v in flagged), flagged
 
 
 # -------------------------------------------------------------------------------------- bank conflicts

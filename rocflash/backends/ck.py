@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+from dataclasses import replace
 
 import torch
 
@@ -39,6 +40,14 @@ from ..ck.configs import find_instance
 from . import FwdArgs, ck_masked
 
 MODULE = "rocflash._C_ck"
+# What the ck backend serves (ck_configs/ck_fmha.toml; `rocflash info` shows it); the rest runs on rocflash's hip
+# kernel when ck was chosen by the probe and raises NotImplementedError naming it when ck was asked for.
+COVERS = ("flash_attn_func: fp16/bf16, headdim <= 256, causal / windows / GQA, softcap "
+          "(forward only, fp16 headdim <= 128), ALiBi (fp16 headdim <= 128); flash_attn_varlen_func with packed K/V: "
+          "CK's group mode, headdim <= 128, fp16 (training and inference) and bf16 (inference), no ALiBi, "
+          "deterministic=False. NOT on CK (rocflash's hip kernel): flash_attn_with_kvcache and paged K/V "
+          "(block_table; CK's split-KV / paged-KV kernels are not mapped, and CK's paged KV takes page_block_size "
+          "multiples of 128 only), dropout, deterministic=True above headdim 128 or with ALiBi or varlen")
 _DTYPES = {torch.float16: "fp16", torch.bfloat16: "bf16"}
 
 
@@ -61,23 +70,40 @@ def module_error() -> str | None:
 TRAIN_VARIANT = "batch_o32"  # the training forward: O in float32 for the backward's D
 
 
-def variant(args: FwdArgs, with_out_fp32: bool = False) -> str:
-    return "softcap" if args.softcap > 0 else TRAIN_VARIANT if with_out_fp32 else "batch"
+def variant(args: FwdArgs, with_out_fp32: bool = False, group: bool = False) -> str:
+    """The forward variant of a call (ck_configs/ck_fmha.toml): ``group`` for varlen, ``alibi`` with slopes,
+    ``softcap``, else ``batch``; ``_o32`` for the training forward (O in float32 for the backward's D)."""
+    base = "group" if group else "alibi" if args.alibi_slopes is not None else \
+        "softcap" if args.softcap > 0 else "batch"
+    return f"{base}_o32" if with_out_fp32 and base != "softcap" else base  # softcap: forward only
 
 
-def bwd_variant(deterministic: bool) -> str:
-    return "deterministic" if deterministic else "batch"
+def train_variant(args: FwdArgs, group: bool = False) -> str:
+    return variant(replace(args, softcap=0.0), True, group)
+
+
+def bwd_variant(deterministic: bool, alibi: bool = False, group: bool = False) -> str:
+    base = "group" if group else "alibi" if alibi else "batch"
+    return ("deterministic" if base == "batch" else f"{base}_deterministic") if deterministic else base
 
 
 def unsupported(q: torch.Tensor, k: torch.Tensor, args: FwdArgs, arch: str, *, dropout_p: float = 0.0,
                 return_attn_probs: bool = False, needs_grad: bool = False,
-                deterministic: bool = False) -> NotImplementedError | None:
+                deterministic: bool = False, group: bool = False) -> NotImplementedError | None:
     """The NotImplementedError the ck backend raises for this call (naming the argument), or None.
-    ``needs_grad``: a backward will follow, so CK's backward must cover the call too."""
+    ``needs_grad``: a backward will follow, so CK's backward must cover the call too. ``group``: a varlen call
+    (flash_attn_varlen_func: CK's group-mode instances)."""
     try:
-        ck_args.check_supported(dropout_p=dropout_p, alibi_slopes=args.alibi_slopes)
+        ck_args.check_supported(dropout_p=dropout_p)
     except NotImplementedError as e:
         return e
+    alibi = args.alibi_slopes is not None
+    if alibi and args.softcap > 0:
+        return ck_args.unsupported("softcap", args.softcap, "CK's ALiBi instances apply no logits soft-cap "
+                                   "(block_fmha_pipeline_qr_ks_vs.hpp: the ALiBi branch skips it)")
+    if alibi and group:
+        return ck_args.unsupported("alibi_slopes", "tensor", "no CK group-mode (varlen) instance with ALiBi is built "
+                                   "(ck_configs/ck_fmha.toml)")
     if q.dtype not in _DTYPES:
         return ck_args.unsupported("q.dtype", str(q.dtype), "the CK instances are fp16 / bf16")
     if not args.softmax_scale > 0:
@@ -85,23 +111,28 @@ def unsupported(q: torch.Tensor, k: torch.Tensor, args: FwdArgs, arch: str, *, d
                                    "scores to -inf before multiplying by the scale (fast exp2), so a scale <= 0 "
                                    "turns them into +inf or NaN")
     headdim = max(q.shape[-1], k.shape[-1])
-    if find_instance(_DTYPES[q.dtype], headdim, variant(args), arch) is None:
-        return ck_args.unsupported("headdim" if headdim > 256 else "softcap" if args.softcap > 0 else "headdim",
-                                   headdim, f"no CK instance of ck_configs/ck_fmha.toml serves "
-                                            f"({_DTYPES[q.dtype]}, headdim {headdim}, {variant(args)}) on {arch}")
+    fv = variant(args, group=group)
+    if find_instance(_DTYPES[q.dtype], headdim, fv, arch) is None:
+        name = "headdim" if headdim > 256 or fv == "batch" else \
+            {"softcap": "softcap", "alibi": "alibi_slopes", "group": "headdim"}[fv]
+        value = headdim if name == "headdim" else args.softcap if name == "softcap" else "tensor"
+        return ck_args.unsupported(name, value,
+                                   f"no CK instance of ck_configs/ck_fmha.toml serves ({_DTYPES[q.dtype]}, headdim "
+                                   f"{headdim}, {fv}) on {arch}")
     if not needs_grad:
         return None
     if args.softcap > 0:
         return ck_args.unsupported("softcap", args.softcap, "CK's backward has no logits soft-cap (fmha_bwd_args "
                                    "has no such field; the forward alone runs on CK: call under torch.no_grad())")
-    if find_instance(_DTYPES[q.dtype], headdim, TRAIN_VARIANT, arch) is None:
-        return ck_args.unsupported("headdim", headdim, f"no CK training forward ({TRAIN_VARIANT}: O in float32 for "
+    tv = train_variant(args, group)
+    if find_instance(_DTYPES[q.dtype], headdim, tv, arch) is None:
+        return ck_args.unsupported("headdim", headdim, f"no CK training forward ({tv}: O in float32 for "
                                    f"the backward) of ck_configs/ck_fmha.toml serves ({_DTYPES[q.dtype]}, headdim "
                                    f"{headdim}) on {arch}")
-    bv = bwd_variant(deterministic)
+    bv = bwd_variant(deterministic, alibi, group)
     if find_instance(_DTYPES[q.dtype], headdim, bv, arch, kind="bwd") is None:
         name = "deterministic" if deterministic and find_instance(
-            _DTYPES[q.dtype], headdim, "batch", arch, kind="bwd") else "headdim"
+            _DTYPES[q.dtype], headdim, bwd_variant(False, alibi, group), arch, kind="bwd") else "headdim"
         return ck_args.unsupported(name, deterministic if name == "deterministic" else headdim,
                                    f"no CK backward instance of ck_configs/ck_fmha.toml serves "
                                    f"({_DTYPES[q.dtype]}, headdim {headdim}, {bv}) on {arch}")
@@ -109,7 +140,19 @@ def unsupported(q: torch.Tensor, k: torch.Tensor, args: FwdArgs, arch: str, *, d
 
 
 def _tensor(t: torch.Tensor) -> ck_args.Tensor:
-    return ck_args.tensor_of(t.shape, t.stride(), t.data_ptr(), _DTYPES.get(t.dtype, str(t.dtype)))
+    name = _DTYPES.get(t.dtype) or ("fp32" if t.dtype == torch.float32 else str(t.dtype))
+    return ck_args.tensor_of(t.shape, t.stride(), t.data_ptr(), name)
+
+
+def _slopes(args: FwdArgs, device) -> torch.Tensor | None:
+    """The ALiBi slopes as CK reads them: float32, contiguous (unit head stride), on the device; None without."""
+    if args.alibi_slopes is None:
+        return None
+    return args.alibi_slopes.to(device=device, dtype=torch.float32).contiguous()
+
+
+def _opt_tensor(t: torch.Tensor | None) -> ck_args.Tensor | None:
+    return None if t is None else _tensor(t)
 
 
 def _launch(fn, inst, arch: str, a, device) -> None:
@@ -132,9 +175,10 @@ def forward(q, k, v, args: FwdArgs, arch: str, with_out_fp32: bool = False):
     v_run = ck_masked.finite_or_zero(v) if masked else v
     o = torch.empty(q.shape[:-1] + v.shape[-1:], dtype=torch.float32 if inst.o_fp32 else q.dtype, device=q.device)
     lse = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
+    slopes = _slopes(args, q.device)
     a = ck_args.fwd_args(_tensor(q), _tensor(k), _tensor(v_run), _tensor(o), _tensor(lse),
                          softmax_scale=args.softmax_scale, window_left=args.window_left,
-                         window_right=args.window_right, softcap=args.softcap)
+                         window_right=args.window_right, softcap=args.softcap, alibi_slopes=_opt_tensor(slopes))
     _launch("fwd", inst, arch, a, q.device)
     if masked:
         ck_masked.poison_out(o, v, args)
@@ -158,7 +202,8 @@ def backward(dout, q, k, v, out, lse, args: FwdArgs, arch: str, deterministic: b
     costs accuracy at large softmax_scale). A masked call hands CK finite K / V and restores the NaN pattern
     (ck_masked)."""
     dtype = _DTYPES[q.dtype]
-    inst = find_instance(dtype, max(q.shape[-1], k.shape[-1]), bwd_variant(deterministic), arch, kind="bwd")
+    bv = bwd_variant(deterministic, args.alibi_slopes is not None)
+    inst = find_instance(dtype, max(q.shape[-1], k.shape[-1]), bv, arch, kind="bwd")
     batch, seqlen_q, nheads, headdim = q.shape
     seqlen_k, nheads_k = k.shape[1], k.shape[2]
     work = ck_args.bwd_workspace(batch=batch, nhead_q=nheads, seqlen_q=seqlen_q, hdim_q=headdim,
@@ -178,10 +223,12 @@ def backward(dout, q, k, v, out, lse, args: FwdArgs, arch: str, deterministic: b
     # CK writes dK / dV per query head: under GQA into (batch, seqlen_k, nheads, headdim), summed below
     dk_h = k.new_empty((batch, seqlen_k, nheads, k.shape[3]))
     dv_h = v.new_empty((batch, seqlen_k, nheads, v.shape[3]))
+    slopes = _slopes(args, q.device)
     a = ck_args.bwd_args(_tensor(q), _tensor(k_run), _tensor(v_run), _tensor(out), _tensor(lse), _tensor(dout),
                          _tensor(d), _tensor(dq), _tensor(dk_h), _tensor(dv_h), _tensor(buf["dq_acc"]),
                          softmax_scale=args.softmax_scale, window_left=args.window_left,
-                         window_right=args.window_right, deterministic=deterministic)
+                         window_right=args.window_right, deterministic=deterministic,
+                         alibi_slopes=_opt_tensor(slopes))
     _launch("bwd", inst, arch, a, q.device)
     if not masked:
         return dq, reduce_gqa(dk_h, nheads_k), reduce_gqa(dv_h, nheads_k)
@@ -213,14 +260,15 @@ def decode(backend: str) -> tuple[str, bool]:
 
 
 def resolve(sel, q, k, args: FwdArgs, *, dropout_p: float = 0.0, needs_grad: bool = False,
-            deterministic: bool = False):
+            deterministic: bool = False, group: bool = False):
     """(selection, arch) for a call the selector sent to ``ck``: CK when its instances cover the call (and its
     backward when ``needs_grad``); else NotImplementedError naming the argument (ck asked for by argument or
     environment) or the ``hip`` kernel (ck chosen by the probe), with the reason in the selection."""
     from ..selector import Selection, check_compiled_backend, probe_device
 
     arch = probe_device(q.device).arch
-    err = unsupported(q, k, args, arch, dropout_p=dropout_p, needs_grad=needs_grad, deterministic=deterministic)
+    err = unsupported(q, k, args, arch, dropout_p=dropout_p, needs_grad=needs_grad, deterministic=deterministic,
+                      group=group)
     if err is None:
         return sel, arch
     if not sel.probed:

@@ -65,6 +65,32 @@ def key_row_range(seqlen_q: int, seqlen_k: int, args: FwdArgs, device) -> tuple[
     return lo, torch.maximum(lo, hi)
 
 
+def varlen_ranges(cu_seqlens_q: torch.Tensor, cu_seqlens_k: torch.Tensor, total_q: int, total_k: int,
+                  args: FwdArgs) -> tuple[tuple[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]:
+    """The packed (group-mode) counterparts of :func:`row_key_range` and :func:`key_row_range`, on the device
+    without a host sync: ((lo, hi) per packed query row, in packed key rows), ((lo, hi) per packed key row, in
+    packed query rows); each sequence bottom-right aligned with its own seqlen_q / seqlen_k."""
+    dev = cu_seqlens_q.device
+    cu_q, cu_k = cu_seqlens_q.long(), cu_seqlens_k.long()
+    lens_q, lens_k = cu_q[1:] - cu_q[:-1], cu_k[1:] - cu_k[:-1]
+    seqs = torch.arange(lens_q.shape[0], device=dev)
+    left, right = args.window_left, args.window_right
+
+    def ranges(n, lens_a, lens_b, cu_a, cu_b, diag_sign, lo_side, hi_side):
+        seq = torch.repeat_interleave(seqs, lens_a, output_size=n)
+        idx = torch.arange(n, device=dev) - cu_a[seq]
+        nb = lens_b[seq]
+        diag = diag_sign * (lens_k[seq] - lens_q[seq])
+        zero = torch.zeros_like(idx)
+        lo = torch.clamp(idx + diag - lo_side, min=zero, max=nb) if lo_side >= 0 else zero
+        hi = torch.clamp(idx + diag + hi_side + 1, min=zero, max=nb) if hi_side >= 0 else nb
+        return lo + cu_b[seq], torch.maximum(lo, hi) + cu_b[seq]
+
+    rows = ranges(total_q, lens_q, lens_k, cu_q, cu_k, 1, left, right)  # row i sees [i + diag - left, i + diag + right]
+    keys = ranges(total_k, lens_k, lens_q, cu_k, cu_q, -1, right, left)  # j seen by [j - diag - right, j - diag + left]
+    return rows, keys
+
+
 def any_in_range(flags: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
     """flags (batch, n, ...) bool -> (batch, len(lo), ...) bool: whether flags[:, lo[r]:hi[r]] holds a True,
     from an int32 prefix count along dim 1."""
@@ -78,29 +104,30 @@ def _per_query_head(x: torch.Tensor, nheads: int) -> torch.Tensor:
     return x.repeat_interleave(nheads // x.shape[2], dim=2)
 
 
-def poison_out(out: torch.Tensor, v: torch.Tensor, args: FwdArgs) -> torch.Tensor:
+def poison_out(out: torch.Tensor, v: torch.Tensor, args: FwdArgs, ranges=None) -> torch.Tensor:
     """``out`` (batch, seqlen_q, nheads, headdim_v) with NaN where the row sees a non-finite element of V in
-    that column (in place; returns out)."""
-    lo, hi = row_key_range(out.shape[1], v.shape[1], args, out.device)
+    that column (in place; returns out). ``ranges``: (lo, hi) per row (varlen_ranges; default row_key_range)."""
+    lo, hi = ranges if ranges is not None else row_key_range(out.shape[1], v.shape[1], args, out.device)
     bad = any_in_range(~torch.isfinite(v), lo, hi)  # (batch, seqlen_q, nheads_k, headdim_v)
     return out.masked_fill_(_per_query_head(bad, out.shape[2]), float("nan"))
 
 
-def rows_seeing_bad(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, args: FwdArgs) -> tuple[torch.Tensor, torch.Tensor]:
+def rows_seeing_bad(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, args: FwdArgs,
+                    ranges=None) -> tuple[torch.Tensor, torch.Tensor]:
     """bool (batch, seqlen_q, nheads) twice: the query rows that see a non-finite element of K, and those that see
-    one of V."""
-    lo, hi = row_key_range(q.shape[1], k.shape[1], args, q.device)
+    one of V. ``ranges`` as in :func:`poison_out`."""
+    lo, hi = ranges if ranges is not None else row_key_range(q.shape[1], k.shape[1], args, q.device)
     return tuple(_per_query_head(any_in_range((~torch.isfinite(x)).any(dim=-1), lo, hi), q.shape[2]) for x in (k, v))
 
 
 def poison_grads(dq: torch.Tensor, dk_h: torch.Tensor, dv_h: torch.Tensor, sees_bad_k: torch.Tensor,
-                 sees_bad_v: torch.Tensor, args: FwdArgs) -> None:
+                 sees_bad_v: torch.Tensor, args: FwdArgs, key_ranges=None) -> None:
     """In place, the documented NaN pattern (flash_attn_func's docstring, tests/test_nan_semantics.py): NaN in dq's
     rows that see a non-finite K or V element, in the per-query-head dk (batch, seqlen_k, nheads, headdim) of every
     key such a row sees, and in dv of every key a row seeing a non-finite K element sees (a non-finite V element
     leaves dv = P^T.dout finite)."""
     sees_bad = sees_bad_k | sees_bad_v
     dq.masked_fill_(sees_bad.unsqueeze(-1), float("nan"))
-    lo, hi = key_row_range(dq.shape[1], dk_h.shape[1], args, dq.device)
+    lo, hi = key_ranges if key_ranges is not None else key_row_range(dq.shape[1], dk_h.shape[1], args, dq.device)
     dk_h.masked_fill_(any_in_range(sees_bad, lo, hi).unsqueeze(-1), float("nan"))  # (batch, seqlen_k, nheads, 1)
     dv_h.masked_fill_(any_in_range(sees_bad_k, lo, hi).unsqueeze(-1), float("nan"))

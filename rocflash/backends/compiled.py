@@ -9,6 +9,12 @@ Tile math of the forward, of the split-KV decode kernel and of the backward's dK
           compiled mma instance for the headdim; the vector tile math otherwise
   vector  the vector-ALU kernels everywhere (on NVIDIA: the gfx906 kernel logic, executed at warp 32)
   mma     tensor cores, or a ValueError naming why they do not apply
+  sbcast  the scalar-broadcast forward (hip_src/fmha_fwd_sbcast.h; designed for gfx9's scalar cache, the CUDA build
+          runs its logic with plain loads) for dense forward calls, or a ValueError naming why it does not apply
+          (``sbcast_unavailable``); no split-KV decode under it; the backward kernels run the vector tile math
+On the HIP build ``auto`` picks the scalar-broadcast forward on gfx906 for the dense forward calls where the
+gfx906 cycle MODEL ranks it ahead of the vector kernel (``sbcast_auto``); it is emulated on the gfx906 emulator,
+never executed on silicon.
 The backward's tensor-core kernels (hip_src/fmha_mma_bwd.h) cover the headdim buckets of ck_configs/fmha_bwd.toml's
 mma tables (32, 64 and 128); larger headdims run the vector backward under auto. :func:`last_kernels` names the tile
 maths the last calls launched.
@@ -38,7 +44,8 @@ LOG2E = 1.4426950408889634  # log2(e)
 _MODULES = {"hip": "rocflash._C_hip", "cuda": "rocflash._C_cuda"}
 _DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
 KERNEL_ENV = "ROCFLASH_KERNEL"
-TILE_MATHS = ("auto", "vector", "mma")
+TILE_MATHS = ("auto", "vector", "mma", "sbcast")
+SBCAST_HEADDIMS = (64, 128)  # exactly: the scalar loads read whole K rows (no headdim padding)
 BWD_KINDS = ("bwd_dkdv", "bwd_dq")  # the backward's tiled kernels (one tile math for both)
 MMA_MIN_CAPABILITY = (8, 0)  # mma.sync m16n8k16 for bf16, ldmatrix, cp.async
 _LAST: dict[str, str] = {}
@@ -203,12 +210,47 @@ def mma_unavailable(platform: str, device: torch.device, dtype: torch.dtype) -> 
     return None
 
 
+def sbcast_unavailable(platform: str, mod, q, k, args: FwdArgs, aligned: bool, varlen: bool = False) -> str | None:
+    """Why the scalar-broadcast forward cannot run this call (None when it can): fp16, headdim 64 or 128 exactly
+    with a compiled instance, aligned rows, dense layout, plain scores (no softcap, no ALiBi, softmax_scale > 0).
+    Causal and window masks are served. Both builds have it (the CUDA one runs its logic with plain loads)."""
+    if q.dtype != torch.float16:
+        return f"the scalar-broadcast forward takes fp16 (gfx906 has v_dot2_f32_f16 only), got {q.dtype}"
+    if q.shape[-1] not in SBCAST_HEADDIMS:
+        return f"the scalar-broadcast forward needs headdim in {SBCAST_HEADDIMS} exactly, got {q.shape[-1]}"
+    if varlen:
+        return "the scalar-broadcast forward has the dense layout only (no varlen, no KV cache, no paged K/V)"
+    if not aligned:
+        return "the scalar-broadcast forward needs 16-byte aligned pointers and row strides (the 128-bit path)"
+    if args.softcap != 0 or args.alibi_slopes is not None or not args.softmax_scale > 0:
+        return "the scalar-broadcast forward takes plain scores (no softcap, no ALiBi, softmax_scale > 0)"
+    i = mod.select_instance("fwd", mod.DType.fp16, q.shape[-1], True, mod.TileMath.sbcast)
+    if i < 0 or mod.instances()[i]["headdim"] != q.shape[-1]:
+        return f"no scalar-broadcast instance compiled for headdim {q.shape[-1]}"
+    return None
+
+
+def sbcast_auto(q, k) -> bool:
+    """Whether ``ROCFLASH_KERNEL=auto`` takes the scalar-broadcast forward (given sbcast_unavailable is None): on
+    gfx906 only, with at least one workgroup of query rows (256) and 256 keys. The gfx906 cycle MODEL (perf/RESULTS.md,
+    "Scalar-broadcast forward: sourced latencies, masks, dispatch") ranks it ahead of the vector kernel at b4 h32
+    s4096 d64/d128 on the perfect-overlap bound and on the per-wait no-overlap bound for every sourced scalar-load
+    latency (20-200 clocks), 0.3-2.6 % behind on the per-load bound; shorter shapes were not modelled and keep the
+    vector kernel. A model, not a measurement: no AMD GPU ran it."""
+    arch = getattr(torch.cuda.get_device_properties(q.device), "gcnArchName", "").split(":")[0]
+    return arch == "gfx906" and q.shape[1] >= 256 and k.shape[1] >= 256
+
+
 def forward_tile_math(platform: str, mod, q, aligned: bool, kind: str | tuple[str, ...] = "fwd") -> str:
     """"mma" or "vector": the tile math of a ``kind`` ("fwd" | "fwd_splitkv") launch, or of the backward's
-    ("bwd_dkdv", "bwd_dq") pair, for these inputs under ``ROCFLASH_KERNEL``."""
+    ("bwd_dkdv", "bwd_dq") pair, for these inputs under ``ROCFLASH_KERNEL`` (the scalar-broadcast forward is
+    chosen before this, in _launch_fwd: under ``sbcast`` the other kernels run the vector tile math)."""
     kinds = (kind,) if isinstance(kind, str) else tuple(kind)
     choice = kernel_choice()
-    if choice == "vector":
+    if choice == "sbcast" and any(k in ("fwd", "fwd_splitkv") for k in kinds):
+        raise ValueError(f"{KERNEL_ENV}=sbcast: the scalar-broadcast forward has the dense layout only (no varlen, "
+                         "KV cache, paged K/V or split-KV decode)")
+    if choice in ("vector", "sbcast"):
         return "vector"
     why = mma_unavailable(platform, q.device, q.dtype)
     if why is None and any(mod.select_instance(k, getattr(mod.DType, _DTYPE_NAMES[q.dtype]), q.shape[-1], aligned,
@@ -288,11 +330,43 @@ def _device_of(t: torch.Tensor):
     return contextlib.nullcontext() if t.device.index == torch.cuda.current_device() else torch.cuda.device(t.device)
 
 
-def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, state: dict | None = None) -> None:
-    """Run the forward (inst None) or the split-KV kernel with num_splits splits (plus its partial buffers: fresh
-    ones, or with ``state`` (a planned launch's, see varlen_forward_planned) one buffer kept per stream)."""
+def _sbcast_choice(platform: str, mod, q, k, args: FwdArgs, aligned: bool) -> bool:
+    """Whether a dense forward call runs the scalar-broadcast kernel: ROCFLASH_KERNEL=sbcast (ValueError naming
+    why when it cannot), or auto on gfx906 where sbcast_auto says so."""
+    choice = kernel_choice()
+    if choice not in ("auto", "sbcast"):
+        return False
+    why = sbcast_unavailable(platform, mod, q, k, args, aligned)
+    if choice == "sbcast" and why is not None:
+        raise ValueError(f"{KERNEL_ENV}=sbcast: {why}")
+    return why is None and (choice == "sbcast" or sbcast_auto(q, k))
+
+
+def sbcast_workspace_bytes(p, block_n: int) -> int:
+    """Bytes of each of the two workspaces of the scalar-broadcast forward (hip_src/fmha_fwd_sbcast.h
+    sbcast_v_pairs_bytes): K zero-padded to whole Bc tiles, and V in key pairs, fp16."""
+    return p.batch * p.nheads_k * (-(-p.seqlen_k // block_n) * block_n) * p.headdim * 2
+
+
+def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, state: dict | None = None,
+                sbcast: bool = False) -> None:
+    """Run the forward (inst None; the scalar-broadcast kernel with its two fresh workspaces when ``sbcast``) or
+    the split-KV kernel with num_splits splits (plus its partial buffers: fresh ones, or with ``state`` (a planned
+    launch's, see varlen_forward_planned) one buffer kept per stream)."""
     with _device_of(q):
         stream = _current_stream(q)
+        if inst is None and sbcast:
+            sb = mod.instances()[mod.select_instance("fwd", mod.DType.fp16, p.headdim, True, mod.TileMath.sbcast)]
+            n = sbcast_workspace_bytes(p, sb["block_n"])
+            work = torch.empty(2 * n, dtype=torch.uint8, device=q.device)
+            p.k_padded, p.v_pairs = work.data_ptr(), work.data_ptr() + n
+            try:
+                mod.fwd(p, stream, mod.TileMath.sbcast)
+            finally:
+                p.k_padded = p.v_pairs = 0
+            _LAST["fwd"] = "sbcast"
+            del work  # the caching allocator keeps it for the kernels queued on this stream
+            return
         if inst is None:
             math = forward_tile_math(mod.platform(), mod, q, p.aligned)  # ROCFLASH_KERNEL, checked before launch
             mod.fwd(p, stream, getattr(mod.TileMath, math))
@@ -376,20 +450,21 @@ def _forward_launch(platform, mod, key, q, k, v, args, out, lse, stats, out32, w
         _set_strides(p, "o", out)
         p.aligned = is_aligned(q, k, v, out)
         split, num_splits, inst = False, 1, None
-        if not with_stats:
+        sbcast = _sbcast_choice(platform, mod, q, k, args, p.aligned)
+        if not with_stats and not sbcast and kernel_choice() != "sbcast":
             split, num_splits, inst = split_plan(platform, q, k.shape[2], batch, seqlen_q, k.shape[1], 0, p.aligned)
         inst = inst if split else None
         if key is not None:
             if len(_PARAMS_CACHE) >= _PARAMS_CACHE_SIZE:
                 _PARAMS_CACHE.clear()
-            _PARAMS_CACHE[key] = (p, num_splits, inst)
+            _PARAMS_CACHE[key] = (p, num_splits, inst, sbcast)
     else:
         alibi = None
-        p, num_splits, inst = hit
+        p, num_splits, inst, sbcast = hit
         p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
     p.softmax_stats = stats.data_ptr() if with_stats else 0
     p.o_fp32 = out32.data_ptr() if out32 is not None else 0
-    _launch_fwd(mod, p, q, out, num_splits, inst)
+    _launch_fwd(mod, p, q, out, num_splits, inst, sbcast=sbcast)
     del alibi  # freed after the launch: the caching allocator keeps it for work queued on this stream
 
 

@@ -18,6 +18,17 @@ CK semantics used here (CK 1.2.0, include/ck_tile/ops/fmha/kernel/fmha_fwd_kerne
   seqlen_k)``. flash-attn's causal and windows are bottom-right aligned: mask_type 2, causal = (-1, 0).
 - Scores: ``scale_s * q.k``; with ``logits_soft_cap`` > 0, ``cap * tanh(scale_s * q.k / cap)`` (the fast-exp2
   build folds log2e into both, block/variants.hpp LogitsSoftCapParams).
+- ALiBi (instances built with BlockAttentionBiasEnum::ALIBI; kernel/fmha_fwd_kernel.hpp, fmha_bwd_kernel.hpp,
+  block/block_position_encoding.hpp): ``bias_ptr`` holds float32 slopes, the slope of (sequence b, query head h)
+  at ``bias_ptr + b*stride_bias + h`` (``stride_bias`` = nheads for (batch, nheads) slopes, 0 for (nheads,));
+  the score becomes ``scale_s * q.k + slope * position`` (added after the scale, before the mask; no soft-cap).
+  The position comes from ``make_alibi_from_lr_mask``: for the window (-1, 0) (what CK calls causal) it is
+  VERTICAL, ``+slope * j``, which equals flash-attn's ``-slope * |i + seqlen_k - seqlen_q - j|`` on the visible
+  keys up to a per-row constant, so out agrees but LSE does not; otherwise the mode is ``mask_type``: 0 (no mask)
+  is VERTICAL too (wrong for keys on both sides of the diagonal), 1 top-left ``-slope * |i - j|``, 2
+  bottom-right ``-slope * |i + seqlen_k - seqlen_q - j|`` (flash-attn's). So with slopes :func:`mask_fields`
+  always sends mask_type 2 and encodes causal as the window (seqlen_k rows, 0) (the same visible keys, not
+  CK's causal pattern): CK then adds exactly flash-attn's bias and writes flash-attn's LSE.
 
 Backward (CK 1.2.0, kernel/fmha_bwd_kernel.hpp, pipeline/block_fmha_bwd_dq_dk_dv_pipeline_kr_ktr_vr.hpp,
 block_fmha_bwd_dot_do_o.hpp, block_fmha_bwd_convert_dq.hpp; :func:`bwd_args`, :func:`bwd_workspace`):
@@ -102,6 +113,8 @@ class FmhaFwdArgs:
     window_size_left: int
     window_size_right: int
     mask_type: int
+    bias_ptr: int = 0  # ALiBi instances: float32 slopes (batch or 1, nhead_q); else 0
+    stride_bias: int = 0  # ALiBi: slopes per batch entry (nhead_q), 0 when every sequence shares one row
     scale_p: float = 1.0
     scale_o: float = 1.0
     p_drop: float = 0.0
@@ -126,14 +139,13 @@ def unsupported(name: str, value, why: str) -> NotImplementedError:
                                f"(rocflash's own kernel) or leave the backend to the selector")
 
 
-def check_supported(*, dropout_p: float = 0.0, alibi_slopes=None, return_attn_probs: bool = False,
-                    block_table=None, deterministic: bool = False, headdim_stride: int = 1) -> None:
+def check_supported(*, dropout_p: float = 0.0, return_attn_probs: bool = False, block_table=None,
+                    deterministic: bool = False, headdim_stride: int = 1) -> None:
     """NotImplementedError naming the first argument rocflash's CK instances cannot honour (they are built
-    without dropout and bias: ck_configs/ck_fmha.toml). Never ignore one silently."""
+    without dropout: ck_configs/ck_fmha.toml). Never ignore one silently. ALiBi is served by the ``alibi``
+    instances (which (dtype, headdim) have one: rocflash.backends.ck.unsupported)."""
     if dropout_p:
         raise unsupported("dropout_p", dropout_p, "the CK instances are built without dropout")
-    if alibi_slopes is not None:
-        raise unsupported("alibi_slopes", "tensor", "the CK instances are built without ALiBi bias")
     if return_attn_probs:
         raise unsupported("return_attn_probs", True, "CK does not return the attention probabilities")
     if block_table is not None:
@@ -142,28 +154,55 @@ def check_supported(*, dropout_p: float = 0.0, alibi_slopes=None, return_attn_pr
         raise unsupported("headdim stride", headdim_stride, "CK reads Q, K, V, O rows with a unit headdim stride")
 
 
-def mask_fields(window_left: int, window_right: int) -> tuple[int, int, int]:
+def mask_fields(window_left: int, window_right: int, alibi_keys: int | None = None) -> tuple[int, int, int]:
     """(mask_type, window_size_left, window_size_right) of a flash-attn window (-1 = unbounded; causal is
     (-1, 0)), bottom-right aligned as flash-attn defines it. No window at all gives mask_type 0 (CK's no-mask
-    encoding; the generic-mask instance then sees the full (y, x) = (seqlen_q, seqlen_k) rectangle)."""
+    encoding; the generic-mask instance then sees the full (y, x) = (seqlen_q, seqlen_k) rectangle).
+
+    ``alibi_keys`` (an ALiBi call): the number of K rows (seqlen_k; total_k in group mode, >= every sequence's
+    seqlen_k). CK derives the ALiBi alignment from these fields (module docstring): mask_type is always 2
+    (bottom-right; the no-window rectangle is the same), and causal (-1, 0) is sent as (alibi_keys, 0), which
+    masks the same keys (key j < seqlen_k is never more than seqlen_k - 1 left of the diagonal) but is not what
+    CK treats as causal, so its ALiBi is flash-attn's bottom-right ``-slope * |i + seqlen_k - seqlen_q - j|``."""
     if window_left < -1 or window_right < -1:
         raise ValueError(f"window_size must be >= -1 on both sides, got ({window_left}, {window_right})")
+    if alibi_keys is not None:
+        if window_left == -1 and window_right == 0:
+            return MASK_BOTTOM_RIGHT, max(int(alibi_keys), 1), 0
+        return MASK_BOTTOM_RIGHT, window_left, window_right
     if window_left == -1 and window_right == -1:
         return MASK_NONE, -1, -1
     return MASK_BOTTOM_RIGHT, window_left, window_right
 
 
+def alibi_fields(alibi_slopes: Tensor | None, batch: int, nhead_q: int) -> dict[str, int]:
+    """``bias_ptr`` / ``stride_bias`` of ALiBi slopes: float32 (nheads,) (every sequence) or (batch, nheads) with
+    a unit head stride (CK reads ``bias_ptr + b*stride_bias + h``); none: zeros. ValueError on another shape,
+    dtype or stride."""
+    if alibi_slopes is None:
+        return {"bias_ptr": 0, "stride_bias": 0}
+    t = alibi_slopes
+    if t.dtype not in ("fp32", "float32") or t.shape not in ((nhead_q,), (batch, nhead_q)):
+        raise ValueError(f"alibi_slopes must be float32 of shape ({nhead_q},) or ({batch}, {nhead_q}) for CK, got "
+                         f"{t.dtype} {t.shape}")
+    if t.strides[-1] != 1:
+        raise ValueError(f"alibi_slopes must have a unit stride along the heads (CK reads slope h at "
+                         f"bias_ptr + h), got strides {t.strides}")
+    return {"bias_ptr": t.ptr, "stride_bias": t.strides[0] if len(t.shape) == 2 else 0}
+
+
 def fwd_args(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, *, softmax_scale: float,
              window_left: int = -1, window_right: int = -1, softcap: float = 0.0,
              cu_seqlens_q: Tensor | None = None, cu_seqlens_k: Tensor | None = None,
-             max_seqlen_q: int | None = None) -> FmhaFwdArgs:
+             max_seqlen_q: int | None = None, alibi_slopes: Tensor | None = None) -> FmhaFwdArgs:
     """The ``fmha_fwd_args`` of one forward call.
 
     Batch mode: q (batch, seqlen_q, nheads, headdim), k/v (batch, seqlen_k, nheads_k, headdim), o like q,
     lse float32 (batch, nheads, seqlen_q). Group mode (varlen, cu_seqlens_q/k given): q (total_q, nheads,
     headdim), k/v (total_k, nheads_k, headdim), o like q, lse (nheads, total_q); cu_seqlens int32 (batch + 1)
-    device arrays, max_seqlen_q required. Raises NotImplementedError for a non-unit headdim stride and
-    ValueError for inconsistent shapes.
+    device arrays, max_seqlen_q required. ``alibi_slopes`` (an ``alibi`` instance): float32 (nheads,) or
+    (batch, nheads), unit head stride (:func:`alibi_fields`; causal encoded as :func:`mask_fields` says).
+    Raises NotImplementedError for a non-unit headdim stride and ValueError for inconsistent shapes.
     """
     group = cu_seqlens_q is not None
     if group != (cu_seqlens_k is not None):
@@ -179,9 +218,12 @@ def fwd_args(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, *, softmax
     nhead_q, nhead_k = q.shape[-2], k.shape[-2]
     if nhead_q % nhead_k:
         raise ValueError(f"nheads ({nhead_q}) must be a multiple of nheads_k ({nhead_k})")
-    mask_type, left, right = mask_fields(window_left, window_right)
     row = -3  # the seqlen (row) axis: dim 1 of (batch, seqlen, nheads, headdim), dim 0 of (total, nheads, headdim)
-    common = dict(q_ptr=q.ptr, k_ptr=k.ptr, v_ptr=v.ptr, lse_ptr=lse.ptr, o_ptr=o.ptr,
+    mask_type, left, right = mask_fields(window_left, window_right,
+                                         None if alibi_slopes is None else k.shape[row])
+    nbatch = cu_seqlens_q.shape[0] - 1 if group else q.shape[0]
+    common = dict(**alibi_fields(alibi_slopes, nbatch, nhead_q), q_ptr=q.ptr, k_ptr=k.ptr, v_ptr=v.ptr,
+                  lse_ptr=lse.ptr, o_ptr=o.ptr,
                   hdim_q=q.shape[-1], hdim_v=v.shape[-1], nhead_q=nhead_q, nhead_k=nhead_k,
                   scale_s=float(softmax_scale), logits_soft_cap=float(softcap) if softcap > 0 else 0.0,
                   stride_q=q.strides[row], stride_k=k.strides[row], stride_v=v.strides[row], stride_o=o.strides[row],
@@ -267,6 +309,8 @@ class FmhaBwdArgs:
     window_size_left: int
     window_size_right: int
     mask_type: int
+    bias_ptr: int = 0  # ALiBi instances: float32 slopes (batch or 1, nhead_q); else 0
+    stride_bias: int = 0
     p_drop: float = 0.0
     p_undrop: float = 1.0  # 1 - p_drop: 1 here (CK's dot_do_o, not launched, would scale D by it)
 
@@ -304,7 +348,7 @@ def bwd_args(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, do: Tensor
              dk: Tensor, dv: Tensor, dq_acc: Tensor, *, softmax_scale: float, window_left: int = -1,
              window_right: int = -1, deterministic: bool = False, cu_seqlens_q: Tensor | None = None,
              cu_seqlens_k: Tensor | None = None, max_seqlen_q: int | None = None,
-             max_seqlen_k: int | None = None) -> FmhaBwdArgs:
+             max_seqlen_k: int | None = None, alibi_slopes: Tensor | None = None) -> FmhaBwdArgs:
     """The ``fmha_bwd_args`` of one backward call (the forward's layouts: see :func:`fwd_args`).
 
     do, dq like q; dk, dv like k but with nhead_q heads (CK writes them per query head); lse and d (D =
@@ -312,6 +356,7 @@ def bwd_args(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, do: Tensor
     :func:`bwd_workspace`'s shape. Group mode (cu_seqlens given) needs max_seqlen_q and max_seqlen_k; there
     dq_dk_dv returns at once for a sequence without queries, so the dK / dV rows of its keys are never
     written: allocate dk and dv zeroed in group mode.
+    ``alibi_slopes``: as :func:`fwd_args` (the forward's, so both see the same bias and LSE).
     Raises NotImplementedError for a non-unit headdim stride, ValueError for inconsistent shapes.
     """
     group = cu_seqlens_q is not None
@@ -336,9 +381,11 @@ def bwd_args(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, do: Tensor
     if len(dq_acc.shape) != (4 if group else 5) or dq_acc.strides[-1] != 1:
         raise ValueError(f"dq_acc must be bwd_workspace's {'(nheads, splits, total_q, headdim)' if group else '(batch, nheads, splits, seqlen_q, headdim)'}, "
                          f"got shape {dq_acc.shape} strides {dq_acc.strides}")
-    mask_type, left, right = mask_fields(window_left, window_right)
     row = -3
-    common = dict(q_ptr=q.ptr, k_ptr=k.ptr, v_ptr=v.ptr, o_ptr=o.ptr, lse_ptr=lse.ptr, do_ptr=do.ptr, d_ptr=d.ptr,
+    mask_type, left, right = mask_fields(window_left, window_right,
+                                         None if alibi_slopes is None else k.shape[row])
+    nbatch = cu_seqlens_q.shape[0] - 1 if group else q.shape[0]
+    common = dict(**alibi_fields(alibi_slopes, nbatch, nhead_q), q_ptr=q.ptr, k_ptr=k.ptr, v_ptr=v.ptr, o_ptr=o.ptr, lse_ptr=lse.ptr, do_ptr=do.ptr, d_ptr=d.ptr,
                   dq_ptr=dq.ptr, dk_ptr=dk.ptr, dv_ptr=dv.ptr, dq_acc_ptr=dq_acc.ptr,
                   hdim_q=q.shape[-1], hdim_v=v.shape[-1], nhead_q=nhead_q, nhead_k=nhead_k,
                   scale=float(softmax_scale),

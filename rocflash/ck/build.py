@@ -4,10 +4,17 @@ the pinned CK (rocflash.ck.source: CK_DIR, else the sha256-checked amd-aiter whe
 Environment: ``ROCFLASH_CK`` = ``auto`` (default: build when the hip platform is built against a ROCm torch and
 GPU_ARCHS has a CDNA arch with matrix cores), ``1`` (always, e.g. a ROCm machine with a CPU torch), ``0``
 (never). Imports neither torch nor numpy.
+
+The same build by hand (what setup.py runs, e.g. to try a compiler; ``--only`` keeps the instances whose name
+holds one of the given substrings; ``HIPCC`` picks the compiler, e.g. ci/ck_hipcc_standin.sh on a machine
+without ROCm):
+
+    python -m rocflash.ck.build --arch gfx942 --out /tmp/_C_ck.so [--build-dir DIR] [--only _qr_batch,_kr_batch]
 """
 
 from __future__ import annotations
 
+import argparse
 import concurrent.futures
 import os
 import sys
@@ -43,9 +50,11 @@ def wanted(amd_archs: list[str], torch_hip: bool) -> tuple[bool, str]:
     return True, f"CK instances for {', '.join(archs)}"
 
 
-def build_ck_module(archs: list[str], out_path: Path, build_dir: Path, jobs: int | None = None) -> float:
+def build_ck_module(archs: list[str], out_path: Path, build_dir: Path, jobs: int | None = None,
+                    only: list[str] | None = None) -> float:
     """Compile the instances, the dispatcher and the binding with hipcc and link ``out_path``. Seconds taken.
-    BuildError with the failing command (CkSourceError when the CK source cannot be had)."""
+    ``only``: keep the instances whose name contains one of these substrings (default: all). BuildError with the
+    failing command (CkSourceError when the CK source cannot be had)."""
     import pybind11
 
     t0 = time.time()
@@ -55,7 +64,10 @@ def build_ck_module(archs: list[str], out_path: Path, build_dir: Path, jobs: int
         raise BuildError(f"rocflash._C_ck: {e}") from None
     archs = ck_archs(archs)
     gen = Path(build_dir) / "ck"
-    instances = [i for i in load_ck_instances() if any(base_arch(a) in i.archs for a in archs)]
+    instances = [i for i in load_ck_instances() if any(base_arch(a) in i.archs for a in archs)
+                 and (not only or any(o in i.name for o in only))]
+    if not instances:
+        raise BuildError(f"rocflash._C_ck: no CK instance for {archs} matches {only}")
     sources = [*codegen.generate(gen / "gen", archs, instances), gen / "gen" / codegen.DISPATCH_FILE,
                gen / "gen" / codegen.DISPATCH_BWD_FILE, hip_src_dir() / "ck_bindings.cpp",
                hip_src_dir() / "ck_bwd_bindings.cpp"]
@@ -79,3 +91,28 @@ def build_ck_module(archs: list[str], out_path: Path, build_dir: Path, jobs: int
     print(f"rocflash: built rocflash._C_ck ({len(instances)} CK instances for {', '.join(archs)}) in "
           f"{time.time() - t0:.0f} s", file=sys.stderr)
     return time.time() - t0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m rocflash.ck.build",
+                                 description="Build rocflash._C_ck as setup.py does (HIPCC picks the compiler).")
+    ap.add_argument("--arch", default="gfx942", help="comma-separated CDNA archs (default gfx942)")
+    ap.add_argument("--out", type=Path, required=True, help="the module file to write")
+    ap.add_argument("--build-dir", type=Path, default=None, help="objects and generated sources (default: a temp dir)")
+    ap.add_argument("--only", default="", help="comma-separated substrings of instance names to keep (default all)")
+    ap.add_argument("--jobs", type=int, default=None, help="parallel compiles (default ROCFLASH_JOBS or CPU count)")
+    args = ap.parse_args(argv)
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="rocflash-ck-") as tmp:
+        try:
+            build_ck_module([a for a in args.arch.split(",") if a], args.out, args.build_dir or Path(tmp),
+                            args.jobs, [o for o in args.only.split(",") if o])
+        except BuildError as e:
+            print(f"rocflash.ck.build: {e}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

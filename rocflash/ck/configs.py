@@ -20,17 +20,21 @@ from ..targets import CK_ARCHS
 CK_CONFIG_FILE = "ck_fmha.toml"
 CK_DTYPES = ("fp16", "bf16")
 HDIM_BUCKETS = (32, 64, 128, 256)
-# fwd variant -> (group mode, logits soft-cap, O in float32). Every instance stores LSE and takes the generic
-# runtime mask. batch_o32: the training forward (a gradient will be asked for) writes O in float32 (CK's
+# fwd variant -> (group mode, logits soft-cap, O in float32, ALiBi). Every instance stores LSE and takes the
+# generic runtime mask. *_o32: the training forward (a gradient will be asked for) writes O in float32 (CK's
 # ODataType = float): the backward's D = rowsum(dO * O) is computed from it (rocflash.backends.ck), and out is
-# that O rounded to the dtype.
-VARIANTS = {"batch": (False, False, False), "group": (True, False, False), "softcap": (False, True, False),
-            "batch_o32": (False, False, True)}
-# bwd variant -> (group mode, deterministic). CK's backward has no soft-cap (fmha_bwd_args has no such field).
-# deterministic: dQ accumulated per key tile into its own slice of dq_acc and summed in a fixed order by
+# that O rounded to the dtype. alibi: CK's BlockAttentionBiasEnum::ALIBI (a float32 slope per (batch, head),
+# -slope * |i + seqlen_k - seqlen_q - j| added to the scaled score; rocflash/ck/args.py); CK applies no soft-cap
+# with it.
+VARIANTS = {"batch": (False, False, False, False), "group": (True, False, False, False),
+            "softcap": (False, True, False, False), "batch_o32": (False, False, True, False),
+            "group_o32": (True, False, True, False), "alibi": (False, False, False, True),
+            "alibi_o32": (False, False, True, True)}
+# bwd variant -> (group mode, deterministic, ALiBi). CK's backward has no soft-cap (fmha_bwd_args has no such
+# field). deterministic: dQ accumulated per key tile into its own slice of dq_acc and summed in a fixed order by
 # convert_dq; otherwise atomically added (flash-attn's deterministic=False).
-BWD_VARIANTS = {"batch": (False, False), "deterministic": (False, True), "group": (True, False),
-                "group_deterministic": (True, True)}
+BWD_VARIANTS = {"batch": (False, False, False), "deterministic": (False, True, False), "group": (True, False, False),
+                "group_deterministic": (True, True, False), "alibi": (False, False, True)}
 VARIANTS_OF = {"fwd": VARIANTS, "bwd": BWD_VARIANTS}
 PIPELINES = ("qr",)
 BWD_PIPELINES = ("kr",)  # CK's kr_ktr_vr dQ/dK/dV pipeline (K and K^T, V in registers; Q, dO through LDS)
@@ -68,6 +72,12 @@ class CkInstance:
     @property
     def deterministic(self) -> bool:
         return self.kind == "bwd" and BWD_VARIANTS[self.variant][1]
+
+    @property
+    def alibi(self) -> bool:
+        """Built with CK's ALiBi bias (BlockAttentionBiasEnum::ALIBI): it reads alibi slopes, and serves only
+        calls with them."""
+        return VARIANTS[self.variant][3] if self.kind == "fwd" else BWD_VARIANTS[self.variant][2]
 
     @property
     def bm0(self) -> int:

@@ -6,7 +6,7 @@
     python -m rocflash.emu model [--markdown out.md]    # cycle MODEL of the headline and decode shapes
                                                         # (decode also through split-KV + combine, as dispatched)
     python -m rocflash.emu sbcast [--markdown out.md]   # cycle MODEL of the scalar-broadcast forward against the
-                                                        # dispatched one, both latency rules (cycles_sbcast.py)
+                                                        # vector one, both latency rules, latency sensitivity
 
 Coverage: every distinct mnemonic in every gfx906 kernel we build (forward, dK/dV, dQ instances in both
 load paths, and the backward preprocess kernels), whether the emulator implements it, and every instruction
@@ -84,20 +84,27 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     mo = sub.add_parser("model", help="cycle MODEL (not a measurement) from traced workgroups")
     mo.add_argument("--markdown", help="also write the table to this file")
-    sb = sub.add_parser("sbcast", help="cycle MODEL of the scalar-broadcast forward (gfx906 fp16 d128)")
+    sb = sub.add_parser("sbcast", help="cycle MODEL of the scalar-broadcast forward (gfx906 fp16 d64/d128)")
     sb.add_argument("--markdown", help="also write the table to this file")
     args = ap.parse_args(argv)
     if args.cmd == "sbcast":
-        from .cycles import HEADER, predict_forward
+        from .cycles import HEADER, LATENCIES
         from .cycles_sbcast import predict_sbcast, predict_vector_per_wait
+        from .driver_sbcast import DISPATCH_BLOCK_N
 
-        label = "issue-2 headline: b4 h32 s4096 d128 fp16, non-causal"
-        rows = [predict_forward(label + " [per-load latency]", "fp16", 4, 32, 4096, 4096, 128),
-                predict_vector_per_wait(label, 4, 32, 4096, 4096)]
-        for block_n in (16, 32):
-            rows += predict_sbcast(f"{label}, scalar-broadcast Bc {block_n}", 4, 32, 4096, 4096, block_n)
-        text = ("MODEL, not a measurement (rocflash/emu/cycles.py and cycles_sbcast.py state the rules):\n\n" + HEADER
-                + "\n" + "\n".join(p.row() for p in rows) + "\n")
+        sens = (None, {"scalar": 20}, {"scalar": 50}, {"scalar": 150}, {"scalar": 200},
+                {"scalar": 20, "global": 320, "lds": 20})  # the sourced figures' range; the last: LLVM's set
+        rows = []
+        for headdim in (128, 64):
+            label = f"b4 h32 s4096 d{headdim} fp16, non-causal"
+            vec = predict_vector_per_wait(label, 4, 32, 4096, 4096, headdim=headdim, latencies=(None, sens[-1]))
+            base = predict_sbcast(f"{label}, scalar-broadcast Bc {DISPATCH_BLOCK_N[headdim]}", 4, 32, 4096, 4096,
+                                  DISPATCH_BLOCK_N[headdim], headdim=headdim, latencies=sens)
+            rows += [p for p in vec] + list(base)
+        lat = "\n".join(f"- {name}: {l.clocks} clocks ({l.why}); sources: "
+                        + "; ".join(f"{fig}: {src}" for fig, src in l.sources) for name, l in LATENCIES.items())
+        text = ("MODEL, not a measurement (rocflash/emu/cycles.py and cycles_sbcast.py state the rules). "
+                "Latencies (cycles.LATENCIES):\n\n" + lat + "\n\n" + HEADER + "\n" + "\n".join(p.row() for p in rows) + "\n")
         sys.stdout.write(text)
         if args.markdown:
             Path(args.markdown).write_text(text)

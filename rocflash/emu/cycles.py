@@ -5,7 +5,8 @@ THIS IS A MODEL, NOT A MEASUREMENT. No AMD GPU ran anything; the numbers below a
 Input: the instructions each wave of one traced workgroup executed (the emulator's trace, program order),
 with the LDS bank clocks of each LDS access (from the lanes' actual addresses) and the bytes of each global
 access. Rules (GCN / Vega, ISA guide chapters 2 "Program Organization", 4.4 "Data Dependency Resolution" and
-10 "Data Share Operations"; rates from AMD's Vega / MI50 specifications; the latencies are assumptions):
+10 "Data Share Operations"; rates from AMD's Vega / MI50 specifications; the latencies from the public sources
+listed in ``LATENCIES``, none of them measured on gfx906):
   * issue: a wave issues at most one instruction per 4 clocks (the sequencer serves the 4 SIMDs in turn);
     a wave64 VALU instruction occupies its SIMD16 for 4 clocks: v_dot2_f32_f16, fp32 and int32 ops at full
     rate (4), transcendentals (v_exp/log/rcp/rsq/sqrt) and 32-bit multiplies (v_mul_lo/hi_u32,
@@ -14,7 +15,8 @@ access. Rules (GCN / Vega, ISA guide chapters 2 "Program Organization", 4.4 "Dat
   * LDS: one unit per CU, 128 bytes per clock over 32 banks x 4 bytes; an access takes the sum over its lane
     groups of the most distinct dwords in one bank (1 per group when conflict-free); ds_swizzle/ds_bpermute 2;
   * global memory: the kernel's bytes at 1.02 TB/s shared by 60 CUs (9.86 bytes per clock per CU at
-    1725 MHz); latency assumed 600 clocks per dependent global load, 100 per scalar load;
+    1725 MHz); latency 600 clocks per dependent global load, 100 per scalar load (``LATENCIES``: sourced
+    figures span 320-800 and 20-100+);
   * occupancy: waves per SIMD from the kernel's VGPRs (256 per lane / VGPRs rounded up to 4, at most 10) and
     workgroups per CU from LDS (65536 / bytes per workgroup);
   * per workgroup: SIMDmax = max over its waves of their issue clocks, SIMDsum = their sum, LDS = sum over
@@ -41,8 +43,47 @@ SIMDS = 4  # per CU
 CLOCK_HZ = 1.725e9
 HBM_BYTES_PER_S = 1.024e12
 PEAK_FP16_FLOPS = CUS * 64 * CLOCK_HZ * 4
-GLOBAL_LATENCY = 600  # assumed clocks per dependent global load
-SCALAR_LATENCY = 100  # assumed clocks per scalar load
+
+
+@dataclasses.dataclass(frozen=True)
+class Latency:
+    """One latency the model charges (shader clocks) and the public figures it rests on: (clocks, source)."""
+
+    clocks: int
+    why: str
+    sources: tuple[tuple[str, str], ...]
+
+
+# Every latency the model uses, with its public sources (none is a measurement on gfx906; see perf/RESULTS.md,
+# "Sourced latencies"). LLVM's figures are in its scheduling model's cycles, one per wave64 issue slot (the GCN
+# models state "1 / (operations / cycle) / 4"; its GFX10 model, one issue per clock, lists 4x the values:
+# SMEM/LDS 20, VMEM 320), so they are multiplied by 4 here.
+LATENCIES = {
+    "scalar": Latency(100, "the larger of the two sourced figures (the other is a compiler scheduling guess)", (
+        ("20", "LLVM AMDGPU scheduling model, llvm/lib/Target/AMDGPU/SISchedule.td, SICommonWriteRes (the GCN "
+               "models incl. gfx906): WriteSMEM latency 5 issue cycles = 20 clocks; the file says its latencies are "
+               "taken from AMD's Accelerated Parallel Processing guide and 'may not be accurate'"),
+        (">= 100", "gem5 GPU model (AMD's GCN3/Vega model), src/gpu-compute/GPU.py, ComputeUnit defaults: "
+                   "scalar_mem_req_latency 50 + scalar_mem_resp_latency 50 GPU cycles, the pipeline to and from "
+                   "the scalar cache, before the cache's own access"),
+    )),
+    "global": Latency(600, "inside the range measured on a CDNA3 part; LLVM's compiler figure is lower", (
+        ("320", "LLVM SISchedule.td, SICommonWriteRes: WriteVMEM latency 80 issue cycles = 320 clocks"),
+        ("500-800", "pyhip docs/mem_latency.md (github.com/tingqli/pyhip): HBM global_load_dwordx4 latency "
+                    "measured with s_memtime on an MI308X (gfx942), 1 wave per CU"),
+        (">= 100", "gem5 src/gpu-compute/GPU.py, ComputeUnit defaults: mem_req_latency 50 + mem_resp_latency 50 "
+                   "GPU cycles before the TCP/L2/HBM latencies of its memory model"),
+    )),
+    "lds": Latency(64, "the measured figure (CDNA3) for a conflict-free 128-bit LDS read", (
+        ("20 (8-256)", "LLVM SISchedule.td, SICommonWriteRes: WriteLDS latency 5 issue cycles = 20 clocks, "
+                       "commented 'can be between 2 and 64' (8-256 clocks)"),
+        ("52 / 64", "pyhip docs/mem_latency.md: ds_read_b32 / ds_read_b128 without bank conflict, measured with "
+                    "s_memtime on an MI308X (gfx942)"),
+    )),
+}
+GLOBAL_LATENCY = LATENCIES["global"].clocks  # clocks per dependent global load
+SCALAR_LATENCY = LATENCIES["scalar"].clocks  # clocks per scalar load
+LDS_LATENCY = LATENCIES["lds"].clocks  # clocks per LDS read (the per-wait rule of cycles_sbcast only)
 TRANSCENDENTAL = ("v_exp_", "v_log_", "v_rcp_", "v_rsq_", "v_sqrt_", "v_sin_", "v_cos_")
 QUARTER = ("v_mul_lo_u32", "v_mul_hi_u32", "v_mul_hi_i32", "v_mad_u64_u32", "v_mad_i64_i32", "v_div_scale",
            "v_div_fmas", "v_div_fixup")

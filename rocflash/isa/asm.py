@@ -106,6 +106,7 @@ COUNTERS: dict[str, Callable[[str], bool]] = {
     "ds_read_other": lambda m: (m.startswith("ds_read") or m.startswith("ds_load"))
     and m not in ("ds_read_b128", "ds_load_b128", *_DS64),
     "dot2": lambda m: m in ("v_dot2_f32_f16", "v_dot2c_f32_f16"),
+    "s_load_b512": lambda m: m == "s_load_dwordx16",  # the scalar-broadcast forward's K/V rows
     "mfma": lambda m: m.startswith("v_mfma_"),
     "fma": lambda m: m in _FMA,
     "exp": lambda m: m == "v_exp_f32",

@@ -100,6 +100,44 @@ def check_narrow_path(a: KernelAudit) -> list[str]:
     return v
 
 
+def check_sbcast(a: KernelAudit) -> list[str]:
+    """The scalar-broadcast forward (ck_configs impl "sbcast"): no LDS at all; the main loop (no barrier) takes K/V
+    rows through s_load_dwordx16 as v_dot2's SGPR operand (dot2 and 512-bit scalar loads, no LDS reads, no
+    global loads); its K/V preparation kernel neither spills nor uses scratch; and no instruction touches a scalar
+    load's destination SGPRs before the s_waitcnt lgkmcnt(0) that ends it (rocflash.emu.cycles_sbcast
+    scalar_load_hazards: the data are not there yet on hardware, while the emulator would not show it)."""
+    v = []
+    if a.lds_total:
+        v.append(f"{a.name} [{a.arch}]: the scalar-broadcast forward must use no LDS, got {a.lds_total} bytes")
+    if a.main_loop is None:
+        return v + [f"{a.name} [{a.arch}]: main loop must be found (a loop holding the tile products), found none"]
+    lc = a.loop_counts
+    if not lc.get("dot2") or not lc.get("s_load_b512"):
+        v.append(f"{a.name} [{a.arch}]: main loop must use v_dot2_f32_f16 on s_load_dwordx16 rows, got {lc.get('dot2')} "
+                 f"dot2 and {lc.get('s_load_b512')} s_load_dwordx16")
+    # The loop found is the grid-stride loop over (row block, head, batch): its two key loops (unmasked tiles,
+    # masked tiles) hold about half of the products each. It loads the lane's Q row once: headdim / 8 128-bit loads.
+    lds = lc.get("ds_read_b128", 0) + lc.get("ds_read_b64", 0) + lc.get("ds_read_other", 0)
+    q_loads = (a.headdim or 0) // 8
+    if lds or lc.get("global_load_narrow", 0) or lc.get("global_load_b128", 0) > q_loads:
+        v.append(f"{a.name} [{a.arch}]: main loop must read K/V through scalar loads only (global loads: the Q row, "
+                 f"{q_loads} x 128 bits), got {lds} LDS reads, {lc.get('global_load_b128', 0)} 128-bit and "
+                 f"{lc.get('global_load_narrow', 0)} narrower global loads")
+    kc = a.kernel_counts
+    if kc.get("prep_scratch_bytes") or kc.get("prep_spill_ops") or kc.get("prep_vgpr_spill_count"):
+        v.append(f"{a.name} [{a.arch}]: the K/V preparation kernel must not spill, got {kc.get('prep_scratch_bytes')} "
+                 f"scratch bytes, {kc.get('prep_spill_ops')} spill instructions")
+    if a.source:
+        from ..emu import asm as emu_asm
+        from ..emu.cycles_sbcast import scalar_load_hazards
+
+        kernels = emu_asm.parse_file(open(a.source).read(), a.source)
+        fwd = [k for n, k in kernels.items() if "fmha_fwd_sbcast_kernel" in n]
+        for problem in (scalar_load_hazards(fwd[0]) if len(fwd) == 1 else ["forward kernel not found"]):
+            v.append(f"{a.name} [{a.arch}]: scalar load hazard: {problem}")
+    return v
+
+
 def check_bank_conflicts(a: KernelAudit) -> list[str]:
     """The main-loop LDS reads the kernel's design claims conflict-free (CONFLICT_FREE_READS of its kind) have
     degree 1 on the configured (padded) layout."""
@@ -114,6 +152,11 @@ def all_checks(a: KernelAudit, configs: dict[tuple, TileConfig] | None = None) -
     """Every invariant that applies to ``a`` (the CI rules; the same for every tiled kind). ``configs``:
     :func:`configs_by_key`, for the gfx906 occupancy check."""
     v = check_wave_size(a) + check_no_spills(a) + check_lds_limit(a)
+    if a.vendor == "amd" and (a.tile or {}).get("impl") == "sbcast":
+        v += check_sbcast(a)
+        if a.arch == "gfx906":
+            v += check_occupancy(a, 1)  # ck_configs: waves_per_simd = 1 (one row per lane, ~235 VGPRs)
+        return v
     if a.vendor == "amd" and a.aligned is not None:
         v += check_bank_conflicts(a)
         if a.aligned:
@@ -133,6 +176,6 @@ def configs_by_key(configs: Iterable[TileConfig] | None = None, target: str = "g
     """{(kind, dtype, headdim): config} of ``target``; by default every kind's configs (load_configs)."""
     if configs is None:
         configs = [c for kind in TILED_KINDS for c in load_configs(kind)]
-    return {(c.kind, c.dtype, c.headdim): c for c in configs if c.target == target}
+    return {(c.kind, c.dtype, c.headdim): c for c in configs if c.target == target and c.impl != "sbcast"}
 
 

@@ -115,6 +115,9 @@ def run_audit(archs: Sequence[str] = DEFAULT_ARCHS, build_dir: Path | None = Non
         if cfg is None:  # fmha_api.hip: its preprocess kernels (any other kernel there is audited too)
             kernels += [_named_preprocess(a) for a in audit_compiled_file(cf.output, amd_arch)]
             continue
+        if cfg.impl == "sbcast":  # no LDS, no tile of the shared shape: its own checks (checks.check_sbcast)
+            kernels.append(audit_sbcast(cf.output, amd_arch, cfg))
+            continue
         key = (cfg.kind, cfg.tile_name, arch_info(arch).vendor)
         a = audit_file(cf.output, arch=amd_arch, kernel=KIND_KERNEL.get(cfg.kind), conflicts=key not in conflict_cache)
         if key in conflict_cache:
@@ -132,3 +135,27 @@ def run_audit(archs: Sequence[str] = DEFAULT_ARCHS, build_dir: Path | None = Non
                     tuple(k for k in AUDIT_KINDS if k in kinds), extra_results)
 
 
+
+
+def audit_sbcast(path, arch: str | None, cfg):
+    """Audit of a scalar-broadcast forward instance (hip_src/fmha_fwd_sbcast.h, ck_configs impl "sbcast"): its
+    forward kernel (the K/V preparation kernel of the same file is checked for spills by check_sbcast), with the
+    main loop found without a barrier (the waves never synchronise) and no LDS. NVIDIA (the CUDA build of the
+    same logic): the ptxas figures only; the common checks (no spill bytes) apply."""
+    from .asm import count_instructions, kernel_instructions
+    from .loops import find_main_loop
+
+    text = Path(path).read_text()
+    a = audit_file(path, arch=arch, kernel="fmha_fwd_sbcast_kernel", conflicts=False)
+    a.kind, a.name = cfg.kind, cfg.kernel_name(True)
+    a.dtype, a.headdim, a.aligned = cfg.dtype, cfg.headdim, True
+    a.tile = {"impl": "sbcast", "block_m": cfg.block_m, "block_n": cfg.block_n, "threads": cfg.threads}
+    if a.vendor == "nvidia":  # the CUDA build of its logic: a ptxas report (registers, spills), no instruction stream
+        return a
+    instrs, labels = kernel_instructions(text, a.symbol)
+    a.main_loop = find_main_loop(instrs, labels, synced=False)
+    a.loop_counts = count_instructions(instrs, a.main_loop) if a.main_loop else {}
+    prep = audit_file(path, arch=arch, kernel="fmha_fwd_vpairs_kernel", conflicts=False)
+    a.kernel_counts = {**a.kernel_counts, "prep_scratch_bytes": prep.scratch_bytes, "prep_spill_ops": prep.spill_ops,
+                       "prep_vgpr_spill_count": prep.vgpr_spill_count}
+    return a
