@@ -247,10 +247,13 @@ def device_checks(cu_seqlens_q, cu_seqlens_k, total_q: int, total_k: int | None,
         cols = torch.arange(block_table.shape[1], device=block_table.device)
         outside = (block_table < 0) | (block_table >= num_blocks)
         ok &= ~(outside & (cols < pages[:, None])).any()
-    torch._assert_async(ok, "rocflash: flash_attn_varlen_func index values: cu_seqlens_q / cu_seqlens_k must start at "
-                            "0, not decrease and end at total_q / total_k, each sequence within max_seqlen_q / "
-                            "max_seqlen_k (and the block table's capacity), block_table entries of used pages in "
-                            "[0, num_blocks) (ROCFLASH_INDEX_CHECKS=host names the value)")
+    torch._assert_async(ok, _DEVICE_CHECK_MESSAGE)
+
+
+# torch._assert_async on a GPU takes messages shorter than 255 characters (tests/test_varlen.py checks the length)
+_DEVICE_CHECK_MESSAGE = ("rocflash varlen index values: cu_seqlens start at 0, do not decrease, end at total_q/k; "
+                         "sequences within max_seqlen_q/k and the block table; used pages in [0, num_blocks) "
+                         "(ROCFLASH_INDEX_CHECKS=host names the value)")
 
 
 # ---------------------------------------------------------------- checks shared with rocflash.kvcache

@@ -360,3 +360,10 @@ def test_paged_backward_is_refused_on_fused_backends(monkeypatch):
     monkeypatch.setattr(sim, "varlen_forward", real)
     with torch.no_grad():
         assert torch.isfinite(call()).all()
+
+
+def test_device_check_message_fits_assert_async():
+    """torch._assert_async on a GPU refuses messages of 255 characters or more (RuntimeError at every call: the
+    H200 run of the merged tree found the device-side varlen check's message at 277)."""
+    import importlib
+    assert len(importlib.import_module("rocflash.varlen")._DEVICE_CHECK_MESSAGE) < 255

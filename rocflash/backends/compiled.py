@@ -778,13 +778,16 @@ def _planned_launch(platform, state, key, mod, q, k, v, args, out, lse) -> None:
         _set_strides(p, "o", out)
         p.aligned = is_aligned(q, k, v, out)
         p.softmax_stats, p.o_fp32 = 0, 0
-        split, num_splits, inst = split_plan(platform, q, k.shape[2], batch, seqlen_q, k.shape[1], 0, p.aligned)
-        math = inst.get("impl", "vector") if split else forward_tile_math(platform, mod, q, p.aligned)
+        if _sbcast_choice(platform, mod, q, k, args, p.aligned):  # as _forward_launch: before the split plan
+            split, num_splits, inst, math = False, 1, None, "sbcast"
+        else:
+            split, num_splits, inst = split_plan(platform, q, k.shape[2], batch, seqlen_q, k.shape[1], 0, p.aligned)
+            math = inst.get("impl", "vector") if split else forward_tile_math(platform, mod, q, p.aligned)
         hit = state[key] = (p, num_splits, inst if split else None, getattr(mod.TileMath, math), math)
     p, num_splits, inst, tile_math, math = hit
     p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
-    if inst is not None:  # the split-KV launch and its switches (one place: _launch_fwd)
-        _launch_fwd(mod, p, q, out, num_splits, inst, state)
+    if inst is not None or math == "sbcast":  # split-KV / scalar-broadcast launches and their buffers: _launch_fwd
+        _launch_fwd(mod, p, q, out, num_splits, inst, state, sbcast=math == "sbcast")
         return
     with _device_of(q):
         mod.fwd(p, _current_stream(q), tile_math)
