@@ -16,6 +16,7 @@ Nothing here executes CK: this checks what rocflash passes and computes around i
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 
 import pytest
 import torch
@@ -41,6 +42,21 @@ class _FakeCuda:
         return type("S", (), {"cuda_stream": 0})()
 
 
+def as_instance_reads(inst, a):
+    """The args as the compiled instance ``inst`` reads them: a field its template traits do not read is dropped
+    (logits_soft_cap without the soft-cap trait, bias_ptr without ALiBi), so a call whose argument the instance
+    would silently ignore fails the comparison instead of being evaluated as if it were honoured. A mode mismatch
+    (group args on a batch instance, an ALiBi instance without slopes) cannot launch correctly: AssertionError."""
+    assert a.group_mode == inst.group_mode, f"{inst.name}: group-mode args {a.group_mode} on this instance"
+    assert bool(a.bias_ptr) or not inst.alibi, f"{inst.name}: an ALiBi instance launched without slopes"
+    drop = {}
+    if not inst.alibi:
+        drop.update(bias_ptr=0, stride_bias=0)
+    if hasattr(a, "logits_soft_cap") and not inst.softcap:
+        drop.update(logits_soft_cap=0.0)
+    return dataclasses.replace(a, **drop) if drop else a
+
+
 def install_evaluators(monkeypatch) -> list[str]:
     """rocflash.backends.ck with rocflash._C_ck's fwd / bwd replaced by the CPU evaluations over the tensors the
     binding handed to the args structs (its ``_tensor``); returns the list of launched instance names."""
@@ -53,14 +69,15 @@ def install_evaluators(monkeypatch) -> list[str]:
         return real_tensor(t)
 
     def fwd(name, family, fields, stream):
-        ck_forward(TensorMemory(handed), ck.FmhaFwdArgs(**fields))
+        ck_forward(TensorMemory(handed), as_instance_reads(instances[name], ck.FmhaFwdArgs(**fields)))
         launched.append(name)
         handed.clear()
         return 0.0
 
     def bwd(name, family, fields, stream):
         inst = instances[name]
-        ck_backward(TensorMemory(handed), ck.FmhaBwdArgs(**fields), bm0=inst.tile[0], bn0=inst.tile[1],
+        ck_backward(TensorMemory(handed), as_instance_reads(inst, ck.FmhaBwdArgs(**fields)), bm0=inst.tile[0],
+                    bn0=inst.tile[1],
                     deterministic=inst.deterministic)
         launched.append(name)
         handed.clear()

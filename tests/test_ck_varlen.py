@@ -134,6 +134,8 @@ def test_varlen_routing(monkeypatch):
         "bf16 inference": ((q.bfloat16(), args, False, False, False), "ck:gfx942"),
         "alibi": ((q, FwdArgs(0.125, -1, 0, 0.0, torch.ones(2)), False, True, False), "alibi_slopes"),
         "deterministic": ((q, args, False, True, True), "deterministic"),
+        # no group instance has the soft-cap trait: CK would ignore logits_soft_cap (adv11)
+        "softcap inference": ((q, FwdArgs(0.125, -1, 0, 2.0, None), False, False, False), "softcap"),
         "bf16 training": ((q.bfloat16(), args, False, True, False), "group_o32"),  # bf16 group: inference only
         "headdim": ((torch.zeros(4, 2, 200, dtype=torch.float16), args, False, False, False), "headdim"),
         "paged": ((q, args, True, False, False), "KV-cache / paged-KV"),
@@ -158,3 +160,28 @@ def test_varlen_routing(monkeypatch):
     finally:
         torch.use_deterministic_algorithms(was)
     assert ck.bwd_variant(True, group=True) == "group_deterministic"
+
+
+def test_varlen_softcap_is_not_silently_dropped(ck_varlen_on_cpu):
+    """adv11: varlen inference with softcap > 0 used to run the group instance, built without CK's soft-cap
+    trait, which ignores logits_soft_cap: out without the cap. The evaluator now reads the args as the instance
+    does (test_ck_eval.as_instance_reads), and backend='ck' raises naming softcap."""
+    lens_q, lens_k = [7, 5], [12, 9]
+    q, k, v = rand_packed(lens_q, lens_k, 2, 2, 64, torch.float16)
+    with pytest.raises(NotImplementedError, match="softcap"):
+        rocflash.flash_attn_varlen_func(q, k, v, cu(lens_q), cu(lens_k), 7, 12, softcap=2.0, backend="ck")
+    assert not ck_varlen_on_cpu
+
+
+def test_evaluator_reads_args_as_the_instance_does(ck_varlen_on_cpu):
+    """The CPU evaluation honours a field only where the launched instance's traits read it: logits_soft_cap
+    handed to a group instance (no soft-cap trait) gives the uncapped result, as CK would; so a routing that
+    hands an instance an argument it ignores fails the comparisons above (the class of adv11's softcap finding)."""
+    from rocflash.backends import SeqArgs, ck_varlen
+    lens_q, lens_k = [7, 5], [12, 9]
+    q, k, v = rand_packed(lens_q, lens_k, 2, 2, 64, torch.float16)
+    q = q * 4
+    seq = SeqArgs(cu_seqlens_q=cu(lens_q), cu_seqlens_k=cu(lens_k), seqused_k=None, max_seqlen_q=7, max_seqlen_k=12)
+    capped, _ = ck_varlen.varlen_forward("gfx942", False, q, k, v, seq, FwdArgs(0.125, -1, -1, 2.0, None))
+    plain, _ = ck_varlen.varlen_forward("gfx942", False, q, k, v, seq, FwdArgs(0.125, -1, -1, 0.0, None))
+    assert torch.equal(capped, plain)
