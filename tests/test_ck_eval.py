@@ -69,7 +69,8 @@ def install_evaluators(monkeypatch) -> list[str]:
         return real_tensor(t)
 
     def fwd(name, family, fields, stream):
-        ck_forward(TensorMemory(handed), as_instance_reads(instances[name], ck.FmhaFwdArgs(**fields)))
+        ck_forward(TensorMemory(handed), as_instance_reads(instances[name], ck.FmhaFwdArgs(**fields)),
+                   bm0=instances[name].tile[0])
         launched.append(name)
         handed.clear()
         return 0.0
@@ -258,3 +259,25 @@ def test_alibi_forward_and_backward_within_rule(ck_on_cpu, per_batch, sq, sk, le
     assert_grads_close((dq, dk, dv), q, k, v, dout, args, "ck alibi")
     out_inf, lse_inf, _ = ck_backend.forward(q, k, v, args, ARCH)
     assert ck_on_cpu[-1].endswith("_qr_alibi") and torch.equal(out_inf, out)
+
+
+# ------------------------------------------------------------------ the grid sizes are part of the mapping (adv11)
+
+
+@pytest.mark.parametrize("which,field", [("fwd_args", "max_seqlen_q"), ("bwd_args", "max_seqlen_q"),
+                                         ("bwd_args", "max_seqlen_k")])
+def test_a_short_grid_fails_the_comparison(ck_on_cpu, monkeypatch, which, field):
+    """CK's grids come from max_seqlen_q (forward query tiles, in batch mode too; convert_dq's row blocks) and
+    max_seqlen_k (dq_dk_dv's key tiles): the evaluation leaves the rows / keys past them unwritten (NaN), so an
+    args struct with a grid field too small fails the comparison the right one passes (seqlen 150 and 260: past
+    one forward tile of 128 rows, one convert_dq block of 64 and one backward key tile of 128)."""
+    g = torch.Generator().manual_seed(7)
+    q, dout = (torch.randn(1, 150, 2, 64, generator=g).half() for _ in range(2))
+    k, v = (torch.randn(1, 260, 1, 64, generator=g).half() for _ in range(2))
+    args = FwdArgs(0.125, -1, 0, 0.0, None)
+    real = getattr(ck, which)
+    monkeypatch.setattr(ck, which, lambda *a, **kw: dataclasses.replace(real(*a, **kw), **{field: 1}))
+    out, lse, dq, dk, dv = _run(q, k, v, dout, args)
+    with pytest.raises(AssertionError):
+        assert_close_to_reference(out, lse, q, k, v, args, "short grid")
+        assert_grads_close((dq, dk, dv), q, k, v, dout, args, "short grid")
