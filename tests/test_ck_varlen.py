@@ -185,3 +185,46 @@ def test_evaluator_reads_args_as_the_instance_does(ck_varlen_on_cpu):
     capped, _ = ck_varlen.varlen_forward("gfx942", False, q, k, v, seq, FwdArgs(0.125, -1, -1, 2.0, None))
     plain, _ = ck_varlen.varlen_forward("gfx942", False, q, k, v, seq, FwdArgs(0.125, -1, -1, 0.0, None))
     assert torch.equal(capped, plain)
+
+
+@pytest.mark.parametrize("api", ["varlen", "kvcache"])
+def test_traced_calls_fall_back_from_probed_ck(monkeypatch, api):
+    """adv11: under torch.compile flash_attn_varlen_func / flash_attn_with_kvcache pass the traced backend name to
+    their custom op, which re-selects with it as an explicit backend= argument: a probe-chosen ck became 'asked
+    for' and raised NotImplementedError instead of running on rocflash's hip kernel (as eager calls do). Now the
+    traced name of a probed ck is hip; backend='ck' still raises naming the missing path."""
+    import rocflash.kvcache as kvcache
+    from rocflash import interface
+    monkeypatch.delenv("ROCFLASH_BACKEND", raising=False)
+    monkeypatch.setattr(selector, "probe_device", lambda device: MI300X)
+    monkeypatch.setattr(selector, "ck_unavailable", lambda probe: None)
+    monkeypatch.setattr(selector, "check_compiled_backend", lambda *a, **kw: None)
+    monkeypatch.setattr(varlen, "backend_functions", lambda name: None)
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    seen = []
+
+    def op(*a, **kw):
+        seen.append(a[-2] if api == "varlen" else a[-1])
+        name = seen[-1]
+        varlen.select_varlen_backend(a[0], name)  # what the op's own checks do with the traced name
+        raise StopIteration
+
+    monkeypatch.setattr(varlen if api == "varlen" else kvcache, f"{api}_fwd", op)
+    lens = [5, 3]
+    q, k, v = rand_packed(lens, lens, 2, 2, 64, torch.float16)
+    for backend in (None, "ck"):
+        if api == "varlen":
+            call = lambda: rocflash.flash_attn_varlen_func(q, k, v, cu(lens), cu(lens), 5, 5, causal=True,
+                                                           backend=backend)
+        else:
+            cache = torch.zeros(2, 8, 2, 64, dtype=torch.float16)
+            call = lambda: rocflash.flash_attn_with_kvcache(q.view(2, 4, 2, 64), cache, cache,
+                                                           cache_seqlens=torch.tensor([3, 4], dtype=torch.int32),
+                                                           backend=backend)
+        if backend is None:
+            with pytest.raises(StopIteration):
+                call()
+            assert seen[-1] == "hip", seen
+        else:
+            with pytest.raises(NotImplementedError, match="KV-cache / paged-KV"):
+                call()
