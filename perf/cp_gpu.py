@@ -129,7 +129,7 @@ def _mem_peak(device, base):
     return torch.cuda.max_memory_allocated(device) - base if device.type == "cuda" else None
 
 
-def speed(args, device, backend, log):
+def speed(args, device, backend, log, save=lambda *_: None):
     from rocflash import flash_attn_func
     from rocflash.parallel import memory_model, ring_flash_attn_func, zigzag_shard
     from rocflash.backends import compiled
@@ -148,12 +148,20 @@ def speed(args, device, backend, log):
     no_comm = NoCommRing(None)
     kernels = _Kernels(backend, deterministic=False)  # as ring_flash_attn_func's default (atomic dQ on cuda mma)
     results, skipped, results_profile = [], [], []
+    # one GPU's memory for fwd+bwd of the whole sequence, bytes per element of q (batch x seqlen x nheads x
+    # headdim), until a one-GPU run measures it: q k v dout out dq dk dv in bf16 (16 B), the fp32 O for D and the
+    # atomic dQ's fp32 buffer (8 B), 8 B to spare (cp2 measured 28.2 at 128k)
+    one_gpu_bytes_per_element = 32.0
     start = time.perf_counter()
     rate = {"ring": None, "compute": None, "one_gpu": None, "torch_cp": None}  # seconds per FLOP, measured
 
     def predicted_s(what, seqlen):
+        """From the last measured rate of `what`; before its first measurement from the ring's (one GPU: world
+        times it), before any from --assumed-tflops."""
         if rate[what] is not None:
             return rate[what] * flops_fwd_bwd(b, seqlen, h, d)
+        if rate["ring"] is not None:
+            return rate["ring"] * (world if what == "one_gpu" else 1) * flops_fwd_bwd(b, seqlen, h, d)
         per_flop = 1.0 / (args.assumed_tflops * 1e12 * (1 if what == "one_gpu" else world))
         return per_flop * flops_fwd_bwd(b, seqlen, h, d)
 
@@ -171,8 +179,13 @@ def speed(args, device, backend, log):
         ok = torch.tensor([1.0 if predicted < left else 0.0], device=device)  # NCCL: device tensors
         dist.broadcast(ok, 0)  # rank 0 decides, every rank follows
         if not ok.item():
-            skipped.append({"what": what, "seqlen": seqlen, "predicted_s": predicted, "budget_left_s": left})
+            skip({"what": what, "seqlen": seqlen, "predicted_s": round(predicted, 2), "budget_left_s": round(left, 2),
+                  "reason": f"predicted {predicted:.1f} s ({calls} call(s)) > {left:.1f} s left of --time-limit-s"})
         return bool(ok.item())
+
+    def skip(entry):  # listed in cp.json and logged at once
+        skipped.append(entry)
+        log(f"  skipped {entry['what']} at seqlen {entry['seqlen']}: {entry.get('reason', '')}")
 
     # warm-up: communicators and kernels at a small size
     warm = 2 * world * 64
@@ -198,7 +211,7 @@ def speed(args, device, backend, log):
 
     for seqlen in args.seqlens:
         if seqlen % (2 * world):
-            skipped.append({"what": "all", "seqlen": seqlen, "reason": f"not a multiple of 2*world={2 * world}"})
+            skip({"what": "all", "seqlen": seqlen, "reason": f"not a multiple of 2*world={2 * world}"})
             continue
         row = {"seqlen": seqlen, "batch": b, "nheads": h, "headdim": d, "dtype": "bf16", "causal": True,
                "world": world, "flops_fwd_bwd": flops_fwd_bwd(b, seqlen, h, d)}
@@ -229,12 +242,15 @@ def speed(args, device, backend, log):
         row["ring_peak_bytes_per_rank"] = peaks
         row["model_bytes"] = memory_model(b, local, h, h, d, dtype)
         row["ring_tflops"] = row["flops_fwd_bwd"] / row["ring_s"] / 1e12
+        results.append(row)  # the row grows below; rank 0 rewrites cp.json after each measurement (save): a run
+        save(results, skipped, results_profile)  # stopped by its time limit keeps what it measured
         rate["ring"] = row["ring_s"] / row["flops_fwd_bwd"]
         log(f"seqlen {seqlen}: ring on {world} ranks {row['ring_s']:.3f} s ({row['ring_tflops']:.1f} TFLOP/s; "
             f"{reps} rep(s) after {warm} warm-up; ROCFLASH_KERNEL={row['rocflash_kernel']} tile math "
             f"{row['tile_math']}), peak per rank {peaks}")
 
-        # comm only: the exchanges of one fwd+bwd (world-1 K/V both ways, world dK/dV in fp32) without compute
+        # comm only: the exchanges of one fwd+bwd without compute: world-1 K/V hops in each pass, world hops of the
+        # dK/dV accumulators (fp32; the last one, to their owners, in the inputs' dtype, as ring_backward sends it)
         with torch.no_grad():
             qd, kd, vd = q.detach(), k.detach(), v.detach()
 
@@ -243,13 +259,13 @@ def speed(args, device, backend, log):
                 for _ in range(2 * (world - 1)):
                     kv = tuple(ring.send_recv(kv, 0).wait())
                 dkv = tuple(torch.zeros(t.shape, dtype=torch.float32, device=device) for t in (kd, vd))
-                for _ in range(world):
-                    dkv = tuple(ring.send_recv(dkv, 1).wait())
+                for hop in range(world):
+                    dkv = tuple(ring.send_recv(dkv if hop + 1 < world else [t.to(dtype) for t in dkv], 1).wait())
 
             row["comm_only_s"] = timer(comm_only, reps=3)
             row["comm_share"] = row["comm_only_s"] / row["ring_s"]
             if seqlen > args.compute_only_max:
-                skipped.append({"what": "compute", "seqlen": seqlen, "reason": f"> --compute-only-max {args.compute_only_max}"})
+                skip({"what": "compute", "seqlen": seqlen, "reason": f"> --compute-only-max {args.compute_only_max}"})
             elif fits("compute", seqlen):
                 fa = _check_args(qd, kd, vd, True, None, (-1, -1), 0.0, None, False, False)
                 plan = dense_plan(no_comm.rank, no_comm.world, True, local, local, fa)
@@ -269,29 +285,23 @@ def speed(args, device, backend, log):
                     f"hidden fraction {row['comm_hidden_fraction']:.2f} (raw {row['comm_hidden_fraction_raw']:+.2f})")
         del q, k, v, dout
 
-        # torch context_parallel + SDPA (flash) on the same ranks
-        if fits("torch_cp", seqlen):
-            try:
-                row.update(_torch_cp(seqlen, b, h, d, dtype, device, world, timer, *reps_for(seqlen, "torch_cp")))
-                rate["torch_cp"] = row["torch_cp_s"] / row["flops_fwd_bwd"]
-                log(f"  torch context_parallel + SDPA {row['torch_cp_s']:.3f} s, peak per rank "
-                    f"{row['torch_cp_peak_bytes_per_rank']}")
-            except Exception as e:  # noqa: BLE001 (a baseline that does not run is reported, not fatal)
-                row["torch_cp_error"] = f"{type(e).__name__}: {e}"[:500]
-                log(f"  torch context_parallel failed: {row['torch_cp_error']}")
-
-        # one GPU: the whole sequence on rank 0
-        need = 10 * b * seqlen * h * d * 2  # q k v dout out dq dk dv (bf16) + fp32 slack, bytes
+        # one GPU: the whole sequence on rank 0, where it fits in memory (estimated first) and in the time left
+        elements = b * seqlen * h * d
+        need = int(one_gpu_bytes_per_element * elements)
         if device.type == "cuda":
-            torch.cuda.empty_cache()  # what the ring and torch CP runs left in the caching allocator is free
+            torch.cuda.empty_cache()  # what the ring's run left in the caching allocator is free
         free = torch.cuda.mem_get_info(device)[0] if device.type == "cuda" else float("inf")
         room = torch.tensor([1.0 if need < free else 0.0], device=device)
         dist.broadcast(room, 0)  # rank 0 runs it: its memory decides, every rank follows
-        if not room.item():
-            skipped.append({"what": "one_gpu", "seqlen": seqlen, "reason": f"needs ~{need} bytes, {free} free"})
-        elif seqlen > args.one_gpu_max:
-            skipped.append({"what": "one_gpu", "seqlen": seqlen, "reason": f"> --one-gpu-max {args.one_gpu_max}"})
+        if seqlen > args.one_gpu_max:
+            skip({"what": "one_gpu", "seqlen": seqlen, "reason": f"> --one-gpu-max {args.one_gpu_max}"})
+        elif not room.item():
+            skip({"what": "one_gpu", "seqlen": seqlen, "needs_bytes": need, "free_bytes": free,
+                  "reason": f"needs ~{need / 2**30:.1f} GiB ({one_gpu_bytes_per_element:.1f} B per element of q), "
+                            f"{free / 2**30:.1f} GiB free on rank 0"})
         elif fits("one_gpu", seqlen):
+            log(f"  one GPU at seqlen {seqlen}: needs ~{need / 2**30:.1f} GiB of {free / 2**30:.1f} GiB free, "
+                f"predicted {predicted_s('one_gpu', seqlen):.1f} s per call: run")
             t = None
             if rank == 0:
                 g = torch.Generator(device=device).manual_seed(seqlen)
@@ -306,26 +316,52 @@ def speed(args, device, backend, log):
                     q1.grad = k1.grad = v1.grad = None
 
                 reps1, warm1 = reps_for(seqlen, "one_gpu")
-                for _ in range(warm1):
-                    one_gpu()
-                sync()
-                t0 = time.perf_counter()
-                for _ in range(reps1):
-                    one_gpu()
-                sync()
-                t = (time.perf_counter() - t0) / reps1
-                row["one_gpu_peak_bytes"] = _mem_peak(device, base)
-                row["one_gpu_reps"], row["one_gpu_warmup"] = reps1, warm1
+                try:  # an error here (out of memory: the estimate was wrong) is reported; rank 1 waits below
+                    for _ in range(warm1):
+                        one_gpu()
+                    sync()
+                    t0 = time.perf_counter()
+                    for _ in range(reps1):
+                        one_gpu()
+                    sync()
+                    t = (time.perf_counter() - t0) / reps1
+                    row["one_gpu_peak_bytes"] = _mem_peak(device, base)
+                    if row["one_gpu_peak_bytes"] is not None:  # measured: inputs (q k v dout) + peak beyond them
+                        row["one_gpu_bytes_per_element"] = 4 * q1.element_size() + row["one_gpu_peak_bytes"] / elements
+                    row["one_gpu_reps"], row["one_gpu_warmup"] = reps1, warm1
+                except Exception as e:  # noqa: BLE001
+                    row["one_gpu_error"] = f"{type(e).__name__}: {e}"[:500]
                 del q1, k1, v1, d1
-            box = [t]
+            box = [t, row.get("one_gpu_bytes_per_element"), row.get("one_gpu_error")]
             dist.broadcast_object_list(box, 0)
-            row["one_gpu_s"] = box[0]
-            rate["one_gpu"] = box[0] / row["flops_fwd_bwd"]
-            row["speedup_vs_one_gpu"] = box[0] / row["ring_s"]
-            log(f"  one GPU {box[0]:.3f} s: ring speedup {row['speedup_vs_one_gpu']:.2f}x on {world}")
+            if box[0] is None:
+                row["one_gpu_error"] = box[2]
+                log(f"  one GPU failed: {box[2]}")
+            else:
+                row["one_gpu_s"] = box[0]
+                if box[1]:  # the next size's memory estimate: this one's, with 10 % to spare
+                    one_gpu_bytes_per_element = 1.1 * box[1]
+                rate["one_gpu"] = box[0] / row["flops_fwd_bwd"]
+                row["speedup_vs_one_gpu"] = box[0] / row["ring_s"]
+                log(f"  one GPU {box[0]:.3f} s: ring speedup {row['speedup_vs_one_gpu']:.2f}x on {world}")
+            save(results, skipped, results_profile)
+
+        # torch context_parallel + SDPA (flash) on the same ranks (after one GPU: where the budget ends within a
+        # size, the figure never measured before goes first)
         if device.type == "cuda":
             torch.cuda.empty_cache()
-        results.append(row)
+        if fits("torch_cp", seqlen):
+            try:
+                row.update(_torch_cp(seqlen, b, h, d, dtype, device, world, timer, *reps_for(seqlen, "torch_cp")))
+                rate["torch_cp"] = row["torch_cp_s"] / row["flops_fwd_bwd"]
+                save(results, skipped, results_profile)
+                log(f"  torch context_parallel + SDPA {row['torch_cp_s']:.3f} s, peak per rank "
+                    f"{row['torch_cp_peak_bytes_per_rank']}")
+            except Exception as e:  # noqa: BLE001 (a baseline that does not run is reported, not fatal)
+                row["torch_cp_error"] = f"{type(e).__name__}: {e}"[:500]
+                log(f"  torch context_parallel failed: {row['torch_cp_error']}")
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
     if results:
         log("per-rank peak memory of the ring fwd+bwd vs local_seqlen (bytes per local token, max over ranks; "
             "model = rocflash.parallel.memory_model total_peak): " + "; ".join(
@@ -531,18 +567,23 @@ def worker(rank, world, port, opts, queue):
         if device.type == "cuda":
             os.environ["ROCFLASH_POISON_OUTPUTS"] = "1"  # outputs start as NaN: an unwritten element fails
         t0 = time.perf_counter()
-        correct = run_cases(correctness_cases(backend, opts.tiny), device)
+        if not opts.skip_correctness:
+            correct = run_cases(correctness_cases(backend, opts.tiny), device)
+            report["correctness"] = correct
+            if rank == 0:
+                for r in correct:
+                    log(f"correctness {'PASS' if r['ok'] else 'FAIL'} {r['case']} "
+                        f"{ {n: r[n] for n in ('out', 'dq', 'dk', 'dv') if n in r} } {r.get('error', '')}")
+                log(f"correctness: {sum(r['ok'] for r in correct)}/{len(correct)} pass in "
+                    f"{time.perf_counter() - t0:.1f} s")
         os.environ.pop("ROCFLASH_POISON_OUTPUTS", None)
-        report["correctness"] = correct
-        if rank == 0:
-            for r in correct:
-                log(f"correctness {'PASS' if r['ok'] else 'FAIL'} {r['case']} "
-                    f"{ {n: r[n] for n in ('out', 'dq', 'dk', 'dv') if n in r} } {r.get('error', '')}")
-            log(f"correctness: {sum(r['ok'] for r in correct)}/{len(correct)} pass in {time.perf_counter() - t0:.1f} s")
         if not opts.skip_speed:
-            report["speed"], report["skipped"], report["profile"] = speed(opts, device, backend, log)
-            for s in report["skipped"]:
-                log(f"skipped: {s}")
+            def save(results, skipped, profile):
+                if rank == 0:
+                    _write_json(opts.out, {**report, "speed": results, "skipped": skipped, "profile": profile,
+                                           "partial": True, "log": lines})
+
+            report["speed"], report["skipped"], report["profile"] = speed(opts, device, backend, log, save)
     except Exception:  # noqa: BLE001
         report["error"] = traceback.format_exc()
         print(f"rank {rank}: {report['error']}", flush=True)
@@ -550,6 +591,59 @@ def worker(rank, world, port, opts, queue):
         report["log"] = lines
         queue.put(report)
     dist.destroy_process_group()
+
+
+def _write_json(out_dir: str, report: dict) -> None:
+    tmp = os.path.join(out_dir, "cp.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(report, f, indent=1, default=str)
+    os.replace(tmp, os.path.join(out_dir, "cp.json"))
+
+
+def summarize(paths: list[str]) -> str:
+    """Markdown of cp.json files (perf/cp_final_run.sh's stages): correctness counts, then one row per size:
+    ring on world GPUs, torch context_parallel, one GPU (seconds, same process), skips and errors."""
+    lines, rows, notes = [], [], []
+    for path in paths:
+        try:
+            with open(path) as f:
+                rep = json.load(f)
+        except (OSError, ValueError) as e:
+            lines.append(f"{path}: unreadable ({type(e).__name__}: {e})")
+            continue
+        if rep.get("correctness"):
+            ok = sum(r["ok"] for r in rep["correctness"])
+            lines.append(f"{path}: correctness {ok}/{len(rep['correctness'])} PASS on {rep.get('world')} ranks, "
+                         f"backend {rep.get('backend')}, {rep.get('device')}")
+            lines += [f"  FAIL {r['case']}: { {n: r[n] for n in ('out', 'dq', 'dk', 'dv') if n in r} } "
+                      f"{r.get('error', '')}" for r in rep["correctness"] if not r["ok"]]
+        rows += rep.get("speed") or []
+        notes += [f"skipped {s['what']} at {s['seqlen']}: {s.get('reason', '')}" for s in rep.get("skipped") or []]
+        for p in rep.get("profile") or []:
+            frac = p.get("nccl_hidden_fraction")
+            notes.append(f"profile {p['seqlen']} rank {p['rank']}: NCCL {p['nccl_active_s'] * 1e3:.1f} ms, hidden "
+                         f"{'-' if frac is None else f'{frac:.2f}'}, wall {p['wall_s']:.3f} s")
+        if rep.get("error"):
+            notes.append(f"{path}: ERROR {rep['error'].strip().splitlines()[-1]}")
+        if rep.get("partial"):
+            notes.append(f"{path}: partial (the run stopped before its end)")
+
+    def cell(row, key, fmt="{:.3f} s", error_key=None):
+        if row.get(key) is not None:
+            return fmt.format(row[key])
+        return "failed" if error_key and row.get(error_key) else "not run"
+
+    if rows:
+        lines += ["", "| seqlen | ring, world GPUs | TFLOP/s | torch CP + SDPA | ring / torch CP | 1 GPU | ring speedup "
+                  "| ring peak per rank (GiB) |", "|---|---|---|---|---|---|---|---|"]
+        for r in rows:
+            peaks = " / ".join(f"{p / 2**30:.2f}" for p in r.get("ring_peak_bytes_per_rank") or [] if p)
+            ratio = f"{r['ring_s'] / r['torch_cp_s']:.2f}x" if r.get("torch_cp_s") else "-"
+            lines.append(f"| {r['seqlen']} | {cell(r, 'ring_s')} ({r['world']}) | {cell(r, 'ring_tflops', '{:.1f}')} | "
+                         f"{cell(r, 'torch_cp_s', error_key='torch_cp_error')} | {ratio} | "
+                         f"{cell(r, 'one_gpu_s', error_key='one_gpu_error')} | "
+                         f"{cell(r, 'speedup_vs_one_gpu', '{:.2f}x')} | {peaks or '-'} |")
+    return "\n".join(lines + [""] + notes)
 
 
 def main(argv=None):
@@ -575,7 +669,13 @@ def main(argv=None):
     ap.add_argument("--timeout-s", type=float, default=480.0, help="the whole run's limit (hung ranks are killed)")
     ap.add_argument("--tiny", action="store_true", help="small correctness cases (CPU logic check)")
     ap.add_argument("--skip-speed", action="store_true")
+    ap.add_argument("--skip-correctness", action="store_true", help="speed stage only")
+    ap.add_argument("--summarize", nargs="+", metavar="CP_JSON",
+                    help="print the correctness count and a speed table (markdown) of cp.json files, and exit")
     opts = ap.parse_args(argv)
+    if opts.summarize:
+        print(summarize(opts.summarize))
+        return 0
     gpu = opts.device == "cuda"
     opts.seqlens = sorted(int(s) for s in (opts.seqlens or ("131072,262144,524288" if gpu else "256,512")).split(","))
     opts.profile_seqlens = [int(s) for s in opts.profile_seqlens.split(",") if s]
@@ -589,6 +689,8 @@ def main(argv=None):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     open(os.path.join(opts.out, "cp.txt"), "w").close()
+    if os.path.exists(os.path.join(opts.out, "cp.json")):
+        os.remove(os.path.join(opts.out, "cp.json"))  # only this run's sizes are merged into an error report
     queue = mp.get_context("spawn").SimpleQueue()
     procs = mp.start_processes(worker, args=(world, port, opts, queue), nprocs=world, join=False, start_method="spawn")
     deadline = time.monotonic() + opts.timeout_s
@@ -603,8 +705,10 @@ def main(argv=None):
         report = {"error": f"{type(e).__name__}: {e}"}
     else:
         report = queue.get()
-    with open(os.path.join(opts.out, "cp.json"), "w") as f:
-        json.dump(report, f, indent=1)
+    if "error" in report and os.path.exists(os.path.join(opts.out, "cp.json")):
+        with open(os.path.join(opts.out, "cp.json")) as f:  # the sizes measured before the ranks were stopped
+            report = {**json.load(f), "error": report["error"]}
+    _write_json(opts.out, report)
     if "error" in report:
         with open(os.path.join(opts.out, "cp.txt"), "a") as f:
             f.write(report["error"] + "\n")

@@ -6,22 +6,15 @@
 # Results in $OUT: summary.txt setup.txt tests.txt sanitize.txt cp.txt tc.txt train.txt host.txt bench.txt json.tar.gz
 #   bash perf/final_run.sh            (stages: build test sanitize cp tc bench; also train, host; pass names to pick)
 #   cp stage: CP_SEQLENS, CP_TIME_LIMIT_S, CP_TIMEOUT, and CP_ARGS (more perf/cp_gpu.py flags, e.g. --profile-seqlens)
+#   cpfinal stage (not in the default list): bash perf/cp_final_run.sh $CP_FINAL_S (default 150 s): cp_final.txt, and
+#   cp_final.json inside json.tar.gz
 set -uo pipefail
-OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT" /tmp/json
-REPO=$PWD
-export PYTHONUNBUFFERED=1
+. "$(dirname "$0")/gpu_lib.sh"  # OUT, REPO, log, gpu_setup_info, gpu_build, gpu_count, run_cp_gpu
+mkdir -p /tmp/json
 stages=${*:-build test sanitize cp tc bench}
-log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >> "$OUT/setup.txt"
-git log -1 --format=%H >> "$OUT/setup.txt" 2>/dev/null || true
+gpu_setup_info "$OUT/setup.txt"
 for s in $stages; do case $s in
-  build)
-    log "build: ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 pip install --no-build-isolation --no-deps ."
-    start=$(date +%s)
-    ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 timeout 240 python3 -m pip install -q --no-build-isolation --no-deps . \
-      > /tmp/build.log 2>&1 || { tail -60 /tmp/build.log | tee -a "$OUT/setup.txt"; log "BUILD FAILED"; exit 1; }
-    log "build took $(( $(date +%s) - start )) s"
-    (cd /tmp && python3 -m rocflash info) >> "$OUT/setup.txt" 2>&1 ;;
+  build) gpu_build || exit 1 ;;
   test)
     tests=${TEST_FILES:-$(cd tests && ls test_gpu*.py test_cases.py test_fuzz.py test_compile*.py 2>/dev/null | tr '\n' ' ')}
     for kernel in auto vector; do
@@ -42,12 +35,15 @@ for s in $stages; do case $s in
       done
     done ;;
   cp)
-    n=$(nvidia-smi -L | wc -l)
+    n=$(gpu_count)
     if [ "$n" -lt 2 ]; then log "cp: skipped ($n GPU)"; continue; fi
     log "python3 perf/cp_gpu.py --time-limit-s ${CP_TIME_LIMIT_S:-100} --seqlens ${CP_SEQLENS:-131072,262144} ${CP_ARGS:-}"
-    (cd /tmp && timeout ${CP_TIMEOUT:-200} python3 "$REPO/perf/cp_gpu.py" --out /tmp/json --time-limit-s "${CP_TIME_LIMIT_S:-100}" \
-      --seqlens "${CP_SEQLENS:-131072,262144}" --timeout-s $(( ${CP_TIMEOUT:-200} - 10 )) ${CP_ARGS:-} > "$OUT/cp.txt" 2>&1)
+    run_cp_gpu "${CP_TIMEOUT:-200}" --out /tmp/json --time-limit-s "${CP_TIME_LIMIT_S:-100}" \
+      --seqlens "${CP_SEQLENS:-131072,262144}" ${CP_ARGS:-} > "$OUT/cp.txt" 2>&1
     log "cp exit $?"; tail -12 "$OUT/cp.txt" | tee -a "$OUT/summary.txt" >/dev/null ;;
+  cpfinal)  # issue 13's bounded GPU step (perf/cp_final_run.sh): ring correctness, ring / torch CP / 1 GPU 128k-512k
+    CP_FINAL_JSON_DIR=/tmp/json bash "$REPO/perf/cp_final_run.sh" "${CP_FINAL_S:-150}"
+    log "cpfinal exit $?" ;;
   tc)
     log "python3 -m rocflash.perf --preset perf/presets/tensor_core.yaml --backends cuda cuda-vector flash cudnn"
     (cd /tmp && timeout ${TC_TIMEOUT:-100} python3 -m rocflash.perf --preset "$REPO/perf/presets/tensor_core.yaml" \

@@ -1,24 +1,60 @@
-# perf/gpu_lib.sh - what the one-call device scripts share; `source perf/gpu_lib.sh` from the repository root.
-# Sets OUT (the device tool's result folder, or ./gpu_out), T0, PYTHONUNBUFFERED; defines:
-#   log MESSAGE               a timestamped line (seconds since T0) on stdout and in $OUT/summary.txt
-#   gpu_info                  the GPU, driver, memory and clock line into $OUT/summary.txt
-#   build_cuda                the CUDA build of this tree (TORCH_CUDA_ARCH_LIST, default 9.0); exits on failure
+# perf/gpu_lib.sh - what the one-call device scripts share (perf/final_run.sh, gpu_run.sh, cp_final_run.sh,
+# decode_*_gpu_run.sh); sourced, not run. Sets OUT (the device tool's result folder, or ./gpu_out; created,
+# exported), REPO (the tree this file is in), T0, PYTHONUNBUFFERED; defines:
+#   log MESSAGE               a timestamped line (seconds since T0) on stdout and in $OUT/summary.txt (LOG_FILE
+#                             overrides the file)
+#   gpu_info                  the GPU, driver, memory and clock line (and the commit) into $OUT/summary.txt
+#   gpu_setup_info FILE       the same into FILE
+#   gpu_count                 number of visible NVIDIA GPUs (0 without nvidia-smi)
+#   gpu_build [FILE]          the CUDA build of this tree (ROCFLASH_BUILD=cuda, TORCH_CUDA_ARCH_LIST default 9.0,
+#                             BUILD_TIMEOUT s, default 240), `rocflash info` into FILE (default $OUT/setup.txt);
+#                             returns 1 (logging BUILD FAILED and the log's tail) on failure
+#   build_cuda                gpu_build into $OUT/summary.txt; exits on failure
 #   gpu_pytest NAME LIMIT_S ARGS...   pytest -m gpu ARGS in tests/ under `timeout LIMIT_S` into $OUT/NAME.txt
-OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT"
+#   run_cp_gpu TIMEOUT_S ARGS...      python3 perf/cp_gpu.py ARGS from /tmp (the installed rocflash, not the source
+#                             tree), its own --timeout-s 10 s less (it kills hung ranks and keeps what was measured),
+#                             TIMEOUT_S the backstop (timeout signals the whole process group: the ranks too);
+#                             returns its exit status (124: timed out)
+export OUT=${OUT:-$PWD/gpu_out}
+mkdir -p "$OUT"
+REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 export PYTHONUNBUFFERED=1
 T0=$(date +%s)
-log() { echo "== $(date -u +%H:%M:%S) +$(( $(date +%s) - T0 ))s $*" | tee -a "$OUT/summary.txt"; }
-gpu_info() { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv >> "$OUT/summary.txt"; }
-build_cuda() {
-  log "build (ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0})"
-  ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0} python3 -m pip install -q --no-build-isolation \
-    --no-deps . > /tmp/build.log 2>&1 || { tail -60 /tmp/build.log | tee -a "$OUT/summary.txt"; log "BUILD FAILED"; exit 1; }
-  log "built"
+
+log() { echo "== $(date -u +%H:%M:%S) +$(( $(date +%s) - T0 ))s $*" | tee -a "${LOG_FILE:-$OUT/summary.txt}"; }
+
+gpu_setup_info() {
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv >> "$1" 2>&1 || echo "no nvidia-smi" >> "$1"
+  git -C "$REPO" log -1 --format=%H >> "$1" 2>/dev/null || true
 }
+
+gpu_info() { gpu_setup_info "$OUT/summary.txt"; }
+
+gpu_count() { nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true; }
+
+gpu_build() {
+  local info=${1:-$OUT/setup.txt} start arch=${TORCH_CUDA_ARCH_LIST:-9.0}
+  log "build: ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=$arch pip install --no-build-isolation --no-deps ."
+  start=$(date +%s)
+  (cd "$REPO" && ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=$arch timeout "${BUILD_TIMEOUT:-240}" \
+    python3 -m pip install -q --no-build-isolation --no-deps . > /tmp/build.log 2>&1) \
+    || { tail -60 /tmp/build.log | tee -a "$info"; log "BUILD FAILED"; return 1; }
+  log "build took $(( $(date +%s) - start )) s"
+  (cd /tmp && python3 -m rocflash info) >> "$info" 2>&1
+}
+
+build_cuda() { gpu_build "$OUT/summary.txt" || exit 1; }
+
 gpu_pytest() {
   local name=$1 limit=$2
   shift 2
   log "pytest -m gpu $* (limit ${limit} s) -> $name.txt"
-  (cd tests && timeout "$limit" python3 -m pytest -q -m gpu -p no:cacheprovider --maxfail=10 "$@" > "$OUT/$name.txt" 2>&1)
+  (cd "$REPO/tests" && timeout "$limit" python3 -m pytest -q -m gpu -p no:cacheprovider --maxfail=10 "$@" > "$OUT/$name.txt" 2>&1)
   log "exit $?"; tail -4 "$OUT/$name.txt" | tee -a "$OUT/summary.txt"
+}
+
+run_cp_gpu() {
+  local limit=$1
+  shift
+  (cd /tmp && timeout -k 5 "$limit" python3 "$REPO/perf/cp_gpu.py" --timeout-s "$(( limit > 20 ? limit - 10 : limit ))" "$@")
 }

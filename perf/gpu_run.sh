@@ -7,22 +7,14 @@
 #        (default: build test fuzz sanitize model). fuzz: tests/test_fuzz.py through the compiled kernels
 #        (FUZZ_EXAMPLES examples, default 600) and tests/test_compile.py's GPU ops/compile test.
 #        PERF_TIME_LIMIT_S bounds the perf stage (default 300).
-#        cp (>= 2 GPUs: context parallelism, cp.json cp.txt): CP_TIME_LIMIT_S bounds its speed part (default 180).
+#        cp (>= 2 GPUs: context parallelism, cp.json cp.txt): CP_TIME_LIMIT_S bounds its speed part (default 180),
+#        CP_TIMEOUT the whole stage (default 480).
 set -uo pipefail
-OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT"
-REPO=$PWD
+. "$(dirname "$0")/gpu_lib.sh"  # OUT, REPO, log, gpu_setup_info, gpu_build, run_cp_gpu
 stages=${*:-build test fuzz sanitize model}
-export PYTHONUNBUFFERED=1
-log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv >> "$OUT/setup.txt"
+gpu_setup_info "$OUT/setup.txt"
 for s in $stages; do case $s in
-  build)
-    log "build: ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 pip install --no-build-isolation ."
-    start=$(date +%s)
-    ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0 python3 -m pip install -q --no-build-isolation --no-deps . > /tmp/build.log 2>&1 \
-      || { tail -50 /tmp/build.log | tee -a "$OUT/setup.txt"; log "BUILD FAILED"; exit 1; }
-    log "build took $(( $(date +%s) - start )) s"
-    (cd /tmp && python3 -m rocflash info) 2>&1 | tee -a "$OUT/setup.txt" ;;
+  build) gpu_build || exit 1 ;;
   test)  # once per forward tile math (ROCFLASH_KERNEL: auto = tensor cores on sm_80+, vector = the gfx906 logic)
     for kernel in ${TILE_MATHS:-auto vector}; do
       log "ROCFLASH_KERNEL=$kernel pytest -m gpu"
@@ -60,7 +52,7 @@ for s in $stages; do case $s in
     python3 perf/train_check.py --out "$OUT" 2>&1 | tee -a "$OUT/summary.txt" ;;
   cp)
     log "python3 perf/cp_gpu.py --time-limit-s ${CP_TIME_LIMIT_S:-180}"
-    (cd /tmp && python3 "$REPO/perf/cp_gpu.py" --out "$OUT" --time-limit-s "${CP_TIME_LIMIT_S:-180}" 2>&1 | tail -40 | tee -a "$OUT/summary.txt")
+    run_cp_gpu "${CP_TIMEOUT:-480}" --out "$OUT" --time-limit-s "${CP_TIME_LIMIT_S:-180}" 2>&1 | tail -40 | tee -a "$OUT/summary.txt"
     log "cp exit ${PIPESTATUS[0]}" ;;
 esac; done
 log done

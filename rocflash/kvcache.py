@@ -127,8 +127,8 @@ def flash_attn_with_kvcache(
                                cache_batch_idx, block_table, num_splits, return_softmax_lse)
         if res is not NotImplemented:
             return res
-    elif fast_key is not None:
-        kvcache_fast.index_checks()  # ValueError for a bad ROCFLASH_INDEX_CHECKS before the value checks
+    else:  # every backend and layout: ValueError for a bad ROCFLASH_INDEX_CHECKS before the value checks
+        kvcache_fast.index_checks()
     _check_tensor("q", q, 4, "(batch, seqlen_q, nheads, headdim)")
     paged = block_table is not None
     layout = "(num_blocks, page_block_size, nheads_k, headdim) with block_table" if paged \

@@ -79,8 +79,7 @@ def index_checks(raw: str | None = None) -> str:
     raw = _env(INDEX_CHECKS_ENV) if raw is None else raw
     mode = (raw or "device").strip().lower() or "device"
     if mode not in INDEX_CHECKS:
-        raise ValueError(f"{INDEX_CHECKS_ENV} must be one of {', '.join(INDEX_CHECKS)}, got "
-                         f"{os.environ[INDEX_CHECKS_ENV]!r}")
+        raise ValueError(f"{INDEX_CHECKS_ENV} must be one of {', '.join(INDEX_CHECKS)}, got {raw!r}")
     return mode
 
 

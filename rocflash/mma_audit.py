@@ -283,7 +283,8 @@ def run_audit(archs=tuple(ARCHS), paths: str = "vec", jobs: int | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m rocflash.mma_audit", description=__doc__.split("\n\n")[0],
+                                 epilog=__doc__.split("\n\n")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--arch", default=",".join(ARCHS), help=f"comma-separated, among {', '.join(ARCHS)}")
     ap.add_argument("--paths", choices=("vec", "both"), default="vec", help="aligned path only, or both load paths")
     ap.add_argument("--jobs", type=int, default=None)

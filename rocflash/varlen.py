@@ -130,11 +130,12 @@ def _checks_on_device(q, backend) -> bool:
     on a compiled backend (hip, cuda) and ROCFLASH_INDEX_CHECKS is not ``host``."""
     if not isinstance(q, torch.Tensor) or torch.compiler.is_compiling():
         return False
+    mode = index_checks()  # ValueError for a bad ROCFLASH_INDEX_CHECKS on every backend, never ignored
     try:
         name = select_backend(q.device, backend).backend
     except Exception:  # noqa: BLE001 - the selection's own error comes later, from select_varlen_backend
         return False
-    return name in ("hip", "cuda", "ck") and index_checks() != "host"
+    return name in ("hip", "cuda", "ck") and mode != "host"
 
 
 def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal,

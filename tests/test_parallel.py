@@ -241,3 +241,30 @@ def test_profile_summary_splits_nccl_time_into_hidden_and_exposed():
     assert s["seconds_per_class"] == pytest.approx({"fwd": 100e-6, "nccl": 120e-6, "bwd_dq": 10e-6,
                                                     "ring_other": 10e-6})
     assert s["top_ring_other"][0][0].startswith("void at::native::vectorized_elementwise_kernel")
+
+
+def test_cp_final_run_script_on_cpu(tmp_path):
+    """perf/cp_final_run.sh (the device call's context-parallel step) end to end on CPU: both stages run through
+    perf/cp_gpu.py on 2 gloo ranks (tiny correctness cases, one speed size, a size far over the budget that must
+    be skipped with a line saying so), each stage's wall time is printed, and both files land in $OUT."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "OUT": str(tmp_path), "CP_DEVICE": "cpu", "CP_SEQLENS": "256,1048576",
+           "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
+    env.pop("ROCFLASH_POISON_OUTPUTS", None)
+    proc = subprocess.run(["bash", str(repo / "perf" / "cp_final_run.sh"), "200"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=260)
+    log = (tmp_path / "cp_final.txt").read_text()
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "correct: wall time" in log and "speed: wall time" in log and "## summary" in log, log[-3000:]
+    assert "skipped ring at seqlen 1048576: predicted" in log, log[-3000:]
+    report = json.loads((tmp_path / "cp_final.json").read_text())
+    correct = report["correct"]["correctness"]
+    assert len(correct) == 5 and all(r["ok"] for r in correct), correct
+    rows = report["speed"]["speed"]
+    assert [r["seqlen"] for r in rows] == [256] and rows[0]["ring_s"] > 0 and rows[0]["one_gpu_s"] > 0, rows
+    assert "| 256 |" in log and sorted(p.name for p in tmp_path.iterdir()) == ["cp_final.json", "cp_final.txt"]

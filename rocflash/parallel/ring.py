@@ -14,7 +14,8 @@ and LSE, so P = exp(S - LSE) is already the final probability and D = rowsum(dO 
 inputs from the merged O in float32, as the single-GPU path does: from O rounded to fp16 / bf16, dQ and dK carry
 |softmax_scale| * eps(dtype) * |dO| |V| |K| more error, outside FlashAttention's tolerance rule at large scales;
 see rocflash.ops); the block's dQ adds up locally, its dK/dV add into fp32 accumulators that travel around the
-ring with the K/V they belong to and arrive back at their owner after world_size steps.
+ring with the K/V they belong to and arrive back at their owner after world_size steps (the last hop rounded
+to the inputs' dtype before it is sent: the owner only rounds them, so it is the same result in half the bytes).
 
 Causal attention uses the load-balanced layout of :mod:`rocflash.parallel.layout` (rank r holds chunks r and
 2W-1-r). Against the K/V of rank s, rank r's block is (c = local_seqlen / 2)::
@@ -329,6 +330,16 @@ def window_rect(n: int, m: int, offset: int, left: int, right: int):
     return i0, i1, j0, j1, new_left, new_right
 
 
+def _covers(index, n: int) -> bool:
+    """Whether a block's rows (or keys) ``index`` are all n rows of the shard, in order (a slice; the varlen
+    ring's index tensors never are taken as covering)."""
+    return isinstance(index, slice) and range(n)[index] == range(n)
+
+
+def _zeros_if_none(t, shape, dtype, device):
+    return torch.zeros(shape, dtype=dtype, device=device) if t is None else t
+
+
 def _merge(out, lse, out_b, lse_b):
     """Fold a block's (out_b, lse_b) into the running (out fp32 (b, s, h, d), lse fp32 (b, h, s)), in place.
 
@@ -358,16 +369,30 @@ def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]
     shape; the backward's D reads it)."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     batch, seqlen_q, nheads, headdim = q.shape
-    out = torch.zeros(batch, seqlen_q, nheads, headdim, dtype=acc, device=q.device)
-    lse = torch.full((batch, nheads, seqlen_q), float("-inf"), dtype=acc, device=q.device)
+
+    def no_key_yet():  # O = 0, LSE = -inf: rows that have seen no key
+        return (torch.zeros(batch, seqlen_q, nheads, headdim, dtype=acc, device=q.device),
+                torch.full((batch, nheads, seqlen_q), float("-inf"), dtype=acc, device=q.device))
+
+    out = lse = None
     kv = (k, v)
     for step in range(ring.world):
         pending = ring.send_recv(kv, _KV_TAG) if step + 1 < ring.world else None
         for blk in plan[step]:
             out_b, lse_b = kernels.forward(q[:, blk.rows], kv[0][:, blk.keys], kv[1][:, blk.keys], blk.args, blk.seq)
+            if out is None and _covers(blk.rows, seqlen_q):
+                # the first block holds every row: the running result starts as the block's own (fresh tensors
+                # from the backend), which is what merging it into O = 0, LSE = -inf gives (weight exp(0) = 1),
+                # without a fill and a pass over O
+                out, lse = out_b.to(acc).contiguous(), lse_b.to(acc).contiguous()
+                continue
+            if out is None:
+                out, lse = no_key_yet()
             _merge_rows(out, lse, blk.rows, out_b, lse_b)
         if pending is not None:
             kv = tuple(pending.wait())
+    if out is None:  # no block at all
+        out, lse = no_key_yet()
     if keep_out_fp32:
         return out.to(q.dtype), lse, out
     return out.to(q.dtype), lse
@@ -375,10 +400,12 @@ def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]
 
 def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan: list[list[Block]], out_fp32=None):
     """The backward ring pass: (dq, dk, dv) in the inputs' dtype. dK/dV accumulate in fp32 buffers that travel
-    with their K/V, one exchange behind it, and reach their owner after the last step. ``out_fp32``: the merged
-    O in float32 (``ring_forward(..., keep_out_fp32=True)``), from which the kernels compute D; None: from out."""
+    with their K/V, one exchange behind it, and reach their owner after the last step (rounded to the inputs'
+    dtype for that last hop). ``out_fp32``: the merged O in float32 (``ring_forward(..., keep_out_fp32=True)``),
+    from which the kernels compute D; None: from out."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
-    dq = torch.zeros(q.shape, dtype=acc, device=q.device)
+    seqlen_q, seqlen_k = q.shape[1], k.shape[1]
+    dq = None
     kv, dkv_pending = (k, v), None
     for step in range(ring.world):
         kv_pending = ring.send_recv(kv, _KV_TAG) if step + 1 < ring.world else None
@@ -389,19 +416,40 @@ def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan:
             grads.append((rows, keys, kernels.backward(q[:, rows], kv[0][:, keys], kv[1][:, keys], out[:, rows],
                                                        lse[:, :, rows].contiguous(), dout[:, rows], blk.args,
                                                        blk.seq, out_fp32=o32)))
-        if dkv_pending is None:
-            dk, dv = (torch.zeros(t.shape, dtype=acc, device=t.device) for t in kv)
-        else:
+        dk = dv = None
+        if dkv_pending is not None:
             dk, dv = dkv_pending.wait()  # the accumulators of the K/V this rank holds now
-        for rows, keys, (dq_b, dk_b, dv_b) in grads:  # rows / keys repeat nowhere within a block
-            dq[:, rows] += dq_b
-            dk[:, keys] += dk_b
-            dv[:, keys] += dv_b
+        # dK/dV first: their exchange (posted right after, on the communication stream) waits only for these adds;
+        # dQ's adds and, at the end, its rounding run on the compute stream while the accumulators travel.
+        # An accumulator's first block that covers all of it starts it (0 + x = x: no fill, no add).
+        for _, keys, (_, dk_b, dv_b) in grads:  # rows / keys repeat nowhere within a block
+            if dk is None and _covers(keys, seqlen_k):
+                dk, dv = dk_b.to(acc, copy=True), dv_b.to(acc, copy=True)
+            else:
+                dk = _zeros_if_none(dk, kv[0].shape, acc, q.device)
+                dv = _zeros_if_none(dv, kv[1].shape, acc, q.device)
+                dk[:, keys] += dk_b
+                dv[:, keys] += dv_b
+        dk = _zeros_if_none(dk, kv[0].shape, acc, q.device)  # step 0 without a block (a window): sent as zeros
+        dv = _zeros_if_none(dv, kv[1].shape, acc, q.device)
+        if step + 1 == ring.world:
+            # the last hop takes every accumulator to its owner, which only rounds it: round before sending
+            # (the same rounding, so the same bits) and send half the bytes of float32 for 16-bit inputs. This
+            # hop follows the last block's backward: only dQ's adds and rounding are left to hide it.
+            dk, dv = dk.to(k.dtype), dv.to(v.dtype)
         dkv_pending = ring.send_recv((dk, dv), _DKV_TAG)
+        for rows, _, (dq_b, _, _) in grads:
+            if dq is None and _covers(rows, seqlen_q):
+                dq = dq_b.to(acc, copy=True)
+            else:
+                dq = _zeros_if_none(dq, q.shape, acc, q.device)
+                dq[:, rows] += dq_b
+        del grads
         if kv_pending is not None:
             kv = tuple(kv_pending.wait())
-    dk, dv = dkv_pending.wait()  # after world_size hops: this rank's own dK/dV
-    return dq.to(q.dtype), dk.to(k.dtype), dv.to(v.dtype)
+    dq = _zeros_if_none(dq, q.shape, acc, q.device).to(q.dtype)  # before the wait: overlaps the last hop
+    dk, dv = dkv_pending.wait()  # after world_size hops: this rank's own dK/dV, in k's and v's dtype
+    return dq, dk, dv
 
 
 class _RingAttention(torch.autograd.Function):
