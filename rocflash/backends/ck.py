@@ -130,7 +130,10 @@ def unsupported(q: torch.Tensor, k: torch.Tensor, args: FwdArgs, arch: str, *, d
                                    "has no such field; the forward alone runs on CK: call under torch.no_grad())")
     tv = train_variant(args, group)
     if find_instance(_DTYPES[q.dtype], headdim, tv, arch) is None:
-        return ck_args.unsupported("headdim", headdim, f"no CK training forward ({tv}: O in float32 for "
+        # name what differs: the dtype when another dtype has this training forward at this headdim (bf16 varlen)
+        name = "q.dtype" if any(find_instance(d, headdim, tv, arch) for d in _DTYPES.values()) else "headdim"
+        return ck_args.unsupported(name, str(q.dtype) if name == "q.dtype" else headdim,
+                                   f"no CK training forward ({tv}: O in float32 for "
                                    f"the backward) of ck_configs/ck_fmha.toml serves ({_DTYPES[q.dtype]}, headdim "
                                    f"{headdim}) on {arch}")
     bv = bwd_variant(deterministic, alibi, group)
