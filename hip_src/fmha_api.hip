@@ -134,11 +134,23 @@ int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error, Tile
     own.bwd_stats = nullptr;
     return launch_from(kBwdDkdvTable, "backward dK/dV", own, s, error, math);
   }
-  switch (params.dtype) {  // delta = rowsum(dO * O) first: both gradient kernels read it
+  // delta = rowsum(dO * O) first: both gradient kernels read it; its dO . O part in their dP arithmetic (the
+  // tensor-core one over the dK/dV instance's headdim bucket), so that D of a one-key row is its dP bit for bit
+  const int dkdv = select_in(kBwdDkdvTable, params.dtype, params.headdim, params.aligned, math);
+  const bool mma_pre = math == TileMath::kMma && params.dtype != DType::kFp32 && dkdv >= 0;
+  switch (params.dtype) {
+#if defined(RF_PLATFORM_CUDA)
+    case DType::kFp16: err = mma_pre ? launch_fmha_bwd_preprocess_mma<Fp16>(flat, kBwdDkdvTable[dkdv].info.headdim, s)
+                                     : launch_fmha_bwd_preprocess<Fp16>(flat, s); break;
+    case DType::kBf16: err = mma_pre ? launch_fmha_bwd_preprocess_mma<Bf16>(flat, kBwdDkdvTable[dkdv].info.headdim, s)
+                                     : launch_fmha_bwd_preprocess<Bf16>(flat, s); break;
+#else
     case DType::kFp16: err = launch_fmha_bwd_preprocess<Fp16>(flat, s); break;
     case DType::kBf16: err = launch_fmha_bwd_preprocess<Bf16>(flat, s); break;
+#endif
     case DType::kFp32: err = launch_fmha_bwd_preprocess<Fp32>(flat, s); break;
   }
+  (void)mma_pre;
   if (err != rfSuccess) {
     *error = std::string("rocflash: launch of the backward preprocess failed: ") + rfGetErrorString(err);
     return 1;

@@ -2,7 +2,8 @@
 // Algorithm 2), for GPUs without matrix cores; same building blocks as the forward.
 //
 // With x = score(Q.K^T) in natural units (scale, softcap, ALiBi, mask) and P = exp(x - LSE):
-//   preprocess   D = rowsum(dO o O)                                   (fp32, one value per query row)
+//   preprocess   D = rowsum(dO o O)                                   (fp32, one value per query row; its
+//                dO . O part in the dP arithmetic of the tiles: fmha_bwd_preprocess_kernel)
 //                (float32 inputs with p.bwd_stats: no preprocess; the dQ kernel, launched first, recomputes m,
 //                1/l and D = rowsum(P o dP) / l from its own S and dP: FmhaBwdDqPipeline::own_row_stats)
 //   per tile     S = Q.K^T,  P = exp2(score_log2(S) - m) * inv_l,  dP = dO.V^T   (m, inv_l: the forward's
@@ -108,8 +109,22 @@ RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// preprocess: delta[b, h, i] = sum_d dO[b, i, h, d] * O[b, i, h, d]; threads_n lanes per row. O is the forward's
-// float32 copy when it kept one (p.o_fp32, same strides as p.o), else O itself.
+// preprocess: delta[b, h, i] = sum_d dO[b, i, h, d] * O[b, i, h, d] as hi + lo, threads_n lanes per row:
+//   hi = dO . O over the stored O (element type), the row group's first lane alone, word by word from word 0
+//        with dot_word: the arithmetic and order tile_rowdot gives dP = dO . V^T in both gradient kernels
+//   lo = dO . (O_fp32 - O), the forward's float32 O (p.o_fp32, same strides as p.o) minus its rounding, when it
+//        kept one: any order (lanes strided, then summed), fp32 products
+// hi + lo is D from the float32 O to fp32 rounding. A row that sees one key (or whose softmax is exactly
+// one-hot) has O_fp32 = O = that key's V row: lo = 0 and D is that key's dP bit for bit, so dS = P o (dP - D) is
+// exactly 0, as autograd's softmax gives (D summed in another order left dQ and dK |softmax_scale| * 2^-24 *
+// |dO| |V| |K| off). Padding words past headdim add dot_word(0, 0, acc) = acc in the kernels: not needed here.
+template <class E>
+RF_DEVICE uint32_t row_word(const char* row, int w, int headdim) {  // word w of a row, zero past headdim
+  if constexpr (E::kBytes == 4) return *reinterpret_cast<const uint32_t*>(row + 4 * w);
+  const uint16_t* h = reinterpret_cast<const uint16_t*>(row);
+  return uint32_t(h[2 * w]) | (2 * w + 1 < headdim ? uint32_t(h[2 * w + 1]) << 16 : 0u);
+}
+
 template <class E, int kThreads, int kThreadsN>
 __global__ void __launch_bounds__(kThreads) fmha_bwd_preprocess_kernel(const FmhaBwdParams p) {
   constexpr int kRowsPerBlock = kThreads / kThreadsN;
@@ -117,32 +132,27 @@ __global__ void __launch_bounds__(kThreads) fmha_bwd_preprocess_kernel(const Fmh
   const int64_t rows = int64_t(p.batch) * p.nheads * p.seqlen_q;
   for (int64_t first = int64_t(blockIdx.x) * kRowsPerBlock; first < rows; first += int64_t(gridDim.x) * kRowsPerBlock) {
     const int64_t r = first + threadIdx.x / kThreadsN;  // (batch, head, row), row fastest
-    float sum = 0.f;
+    float hi = 0.f, lo = 0.f;
     if (r < rows) {
       const int row = int(r % p.seqlen_q);
       const int64_t bh = r / p.seqlen_q;
       const int64_t head = bh % p.nheads, batch = bh / p.nheads;
-      const char* o = reinterpret_cast<const char*>(p.o) +
-                      (batch * p.o_batch_stride + head * p.o_head_stride + row * p.o_row_stride) * E::kBytes;
+      const int64_t offset = batch * p.o_batch_stride + head * p.o_head_stride + row * p.o_row_stride;
+      const char* o = reinterpret_cast<const char*>(p.o) + offset * E::kBytes;
       const char* d = reinterpret_cast<const char*>(p.dout) +
                       (batch * p.do_batch_stride + head * p.do_head_stride + row * p.do_row_stride) * E::kBytes;
-      const float* o32 = p.o_fp32 ? p.o_fp32 + (batch * p.o_batch_stride + head * p.o_head_stride + row * p.o_row_stride)
-                                  : nullptr;
-      for (int c = tx; c < p.headdim && o32; c += kThreadsN) {  // dO (element type) . O (fp32), fp32 products
-        const uint32_t db = E::kBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(d + c * E::kBytes))
-                                           : *reinterpret_cast<const uint32_t*>(d + c * E::kBytes);
-        sum = rf_fma(o32[c], from_bits<E>(db), sum);
+      if (tx == 0) {
+        for (int w = 0; w < (p.headdim + E::kPerWord - 1) / E::kPerWord; ++w)
+          hi = dot_word<E>(row_word<E>(d, w, p.headdim), row_word<E>(o, w, p.headdim), hi);
       }
-      for (int c = tx; c < p.headdim && !o32; c += kThreadsN) {
-        const uint32_t ob = E::kBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(o + c * E::kBytes))
-                                           : *reinterpret_cast<const uint32_t*>(o + c * E::kBytes);
-        const uint32_t db = E::kBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(d + c * E::kBytes))
-                                           : *reinterpret_cast<const uint32_t*>(d + c * E::kBytes);
-        sum = dot_word<E>(ob, db, sum);  // one element in the low half of each word: one product
+      const float* o32 = p.o_fp32 ? p.o_fp32 + offset : nullptr;
+      for (int c = tx; c < p.headdim && o32 && E::kBytes == 2; c += kThreadsN) {
+        const float oc = from_bits<E>(*reinterpret_cast<const uint16_t*>(o + 2 * c));
+        lo = rf_fma(from_bits<E>(*reinterpret_cast<const uint16_t*>(d + 2 * c)), o32[c] - oc, lo);
       }
     }
-    sum = group_sum<kThreadsN>(sum);  // every lane of the block takes part (uniform loop)
-    if (r < rows && tx == 0) p.delta[r] = sum;
+    lo = group_sum<kThreadsN>(lo);  // every lane of the block takes part (uniform loop)
+    if (r < rows && tx == 0) p.delta[r] = hi + lo;
   }
 }
 

@@ -6,6 +6,7 @@
 #include "fmha_fwd_launch.h"
 #if defined(RF_PLATFORM_CUDA)
 #include "fmha_mma_bwd.h"  // tensor-core dK/dV and dQ kernels (NVIDIA sm_80+); the HIP build never compiles it
+#include "fmha_mma_bwd_pre.h"  // their preprocess (D in the tensor-core dP arithmetic)
 #endif
 
 namespace rf {

@@ -82,8 +82,15 @@ struct FmhaFwdPipeline {
 
   // ---- stage 2: online softmax over one S tile (in place: scores in, probabilities out)
   // kPlain (ScoreTransform::plain(): no softcap, no ALiBi, softmax_scale > 0): the row max is taken on the raw
-  // scores and the scale folds into the exponent, exp2(fma(raw, scale*log2(e), -m)), with no per-element test of
-  // the score's form (whose branches and registers are what keeps the general kernel from larger tiles).
+  // scores and the scale applies in the exponent, exp2(raw * scale*log2(e) - m), with no per-element test of
+  // the score's form (whose branches and registers are what keeps the general kernel from larger tiles). The
+  // product is rounded on its own (rf_mul_rn, not fma(raw, scale*log2(e), -m)): m is that rounded product of the
+  // key that set it, whose probability is then exp2(0) = 1 exactly, as on the general path and in the backward; the
+  // fma's rounding residual made it exp2(r) != 1, so a row that sees one key had l = 1 + eps and a float32 O of
+  // V / (1 + eps), and the backward's D (from that O) missed its dP by eps |dP|: dq 0.17 instead of 0 at
+  // softmax_scale 50, headdim 128 (H200, tests/test_one_key_rows.py). Cost: one multiply more per score. (A row
+  // whose max key stays within kRescaleThresholdLog2 of an earlier tile's max keeps that m and P = 2^x of it; such
+  // a row is not one-hot: its earlier key has P >= 2^-8.)
   // rows: RowSpan of this thread's first row (Math::row(tid, 0)), for the plain path's int32 span test.
   template <bool kMask, bool kPlain = false>
   RF_DEVICE static void online_softmax(float (&s)[TM][TN], float (&m)[TM], float (&l)[TM], float (&alpha)[TM],
@@ -117,7 +124,7 @@ struct FmhaFwdPipeline {
       row_max = group_max<Math::kRowLanes>(row_max);
       float m_new;
       if constexpr (kPlain) {
-        row_max *= score.scale_log2;  // -inf stays -inf: the scale is positive
+        row_max = rf_mul_rn(row_max, score.scale_log2);  // -inf stays -inf: the scale is positive
         // Conditional rescaling (as FlashAttention-4): the running max moves only when the tile's max passes it by
         // more than kRescaleThresholdLog2; else the row keeps its max, alpha is exactly 1 and O is not rescaled
         // (Math::rescale skips the product when no row of the warp moved), and P = exp2(S - m) <= 2^threshold.
@@ -134,7 +141,7 @@ struct FmhaFwdPipeline {
       float row_sum = 0.f;
 #pragma unroll
       for (int c = 0; c < TN; ++c) {
-        const float prob = kPlain ? rf_exp2(rf_fma(s[i][c], score.scale_log2, -base)) : rf_exp2(s[i][c] - base);
+        const float prob = rf_exp2((kPlain ? rf_mul_rn(s[i][c], score.scale_log2) : s[i][c]) - base);
         row_sum += prob;
         s[i][c] = prob;
         // kPlain (tensor cores): a masked score is -inf here, so its prob is exp2(-inf) = +0; the policy's masked

@@ -6,7 +6,8 @@
 //                                        64 on AMD gfx9 (wave64), 32 on NVIDIA. A compile-time constant
 //                                        per target: kernels derive every lane count from it.
 //   rf_shfl_xor(v, mask)                 butterfly exchange within a wave (mask < 32)
-//   rf_fma, rf_rcp, rf_max, rf_abs       fp32 arithmetic lowered to single instructions (no libm call)
+//   rf_fma, rf_rcp, rf_max, rf_abs       fp32 arithmetic lowered to single instructions (no libm call);
+//   rf_mul_rn                            a product never contracted into an FMA
 //   rf_pin, rf_thread_index_here         values the optimiser must materialise / re-read (no-ops on AMD)
 //   rf_exp2 / rf_log2                    fast base-2 exp/log of the hardware (v_exp_f32 / v_log_f32 on
 //                                        AMD, ex2.approx / lg2.approx on NVIDIA); exp2(-inf) = 0
@@ -116,6 +117,12 @@ RF_DEVICE float rf_shfl_xor(float v, int mask) {
 
 RF_DEVICE float rf_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 
+// a * b rounded on its own: never contracted into an FMA with a later add (see the CUDA definition).
+RF_DEVICE float rf_mul_rn(float a, float b) {
+#pragma clang fp contract(off)
+  return a * b;
+}
+
 RF_DEVICE float rf_rcp(float x) { return __builtin_amdgcn_rcpf(x); }
 
 RF_DEVICE float rf_max(float a, float b) { return __builtin_fmaxf(a, b); }
@@ -193,6 +200,9 @@ inline rfError_t rfFuncSetDynamicLds(Kernel k, int bytes) {
 RF_DEVICE float rf_shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
 
 RF_DEVICE float rf_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+
+// a * b rounded on its own: never contracted into an FMA with a later add (the compiler may contract a plain *).
+RF_DEVICE float rf_mul_rn(float a, float b) { return __fmul_rn(a, b); }
 
 // rcp.approx (1 ulp, like AMD's v_rcp_f32): __frcp_rn's IEEE rounding costs a called slow path per use.
 RF_DEVICE float rf_rcp(float x) {

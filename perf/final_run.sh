@@ -16,7 +16,7 @@ gpu_setup_info "$OUT/setup.txt"
 for s in $stages; do case $s in
   build) gpu_build || exit 1 ;;
   test)
-    tests=${TEST_FILES:-$(cd tests && ls test_gpu*.py test_cases.py test_fuzz.py test_compile*.py 2>/dev/null | tr '\n' ' ')}
+    tests=${TEST_FILES:-$(cd tests && ls test_gpu*.py test_cases.py test_fuzz.py test_one_key_rows.py test_compile*.py 2>/dev/null | tr '\n' ' ')}
     for kernel in auto vector; do
       [ $kernel = vector ] && tests=${VECTOR_TEST_FILES:-$tests}
       log "ROCFLASH_KERNEL=$kernel pytest -m gpu ${XDIST:+-n $XDIST} $tests"

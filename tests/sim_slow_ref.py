@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from rocflash.configs import TileConfig, select_config
 from rocflash.masks import MaskRule
-from rocflash.backends import FwdArgs
+from rocflash.backends import FwdArgs, sim
 
 LOG2E = 1.0 / math.log(2.0)
 # float64 runs the fp32 kernel's tiling in fp64 arithmetic (the sim only; the compiled kernels reject it)
@@ -168,7 +168,7 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     pb = _Problem(q, k, v, args, "bwd_dkdv", target)
     dev, acc = pb.device, pb.acc
     qf, kf, vf, dof = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group), pb.prep(dout)
-    delta = (dout.to(acc) * out.to(acc)).sum(-1).transpose(1, 2)  # (b, h, sq): the preprocess kernel
+    delta = sim.preprocess_delta(dout, out).transpose(1, 2)  # (b, h, sq): the preprocess kernel
     if stats is None:  # from the LSE: m = LSE * log2(e), 1/l = 1
         row_max = lse.to(acc) * LOG2E
         inv_l = torch.ones_like(row_max)
@@ -178,8 +178,8 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     inv_l = torch.where(torch.isneginf(row_max), torch.zeros_like(inv_l), inv_l)
     row_max = torch.where(torch.isneginf(row_max), torch.full_like(row_max, float("inf")), row_max)
 
-    def dot(a, b):  # a . b^T; float32 inputs: correctly rounded (fp64, rounded once), as the sim's exact_dot
-        if pb.dtype != torch.float32:
+    def dot(a, b, every_dtype=False):  # a . b^T; float32 inputs (every_dtype: 16-bit too): correctly rounded
+        if pb.dtype == torch.float64 or (pb.dtype != torch.float32 and not every_dtype):  # as the sim's exact_dot
             return a @ b.transpose(-1, -2)
         return (a.double() @ b.double().transpose(-1, -2)).float()
 
@@ -200,7 +200,7 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
                 rows = torch.arange(m0, m0 + cfg.block_m, device=dev)
                 cols = torch.arange(n0, n0 + cfg.block_n, device=dev)
                 x, _ = pb.scores_log2(dot(q_tile, k_tile), rows, cols)
-                dp = dot(do_tile, v_tile)
+                dp = dot(do_tile, v_tile, True)
                 if pb.rule.tile_needs_mask(m0, m_end, n0, cfg.block_n):
                     x = torch.where(pb.visible(rows, cols), x, float("-inf"))
                 m_new = torch.fmax(mt, x.nan_to_num(nan=float("-inf")).amax(-1))
@@ -223,7 +223,7 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         inv_l_t = F.pad(inv_l[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad)
         p = torch.exp2(s2 - m_t.unsqueeze(-1)) * inv_l_t.unsqueeze(-1)
         delta_t = F.pad(delta[:, :, m0:min(m0 + bm, pb.seqlen_q)], (0, max(0, m0 + bm - pb.seqlen_q)))
-        ds = p * (dot(do_tile, v_tile) - delta_t.unsqueeze(-1)) * g
+        ds = p * (dot(do_tile, v_tile, True) - delta_t.unsqueeze(-1)) * g
         masked = pb.rule.tile_needs_mask(m0, min(m0 + bm, pb.seqlen_q), n0, bn)
         keep = None
         if masked:  # selects: S and dP of a masked key may be NaN (its K or V row), and 0 * NaN = NaN

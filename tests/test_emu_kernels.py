@@ -191,3 +191,24 @@ def test_cycle_model_trace_counts_the_tile_products():
     assert executed == 2 * bm * sk * (d // 2) // 64
     cost = group_cost(prog, waves)
     assert cost.dot2 == 4 * executed / len(waves) and cost.simd >= cost.valu >= cost.dot2 > 0 and cost.lds > 0
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_emulated_one_key_rows_exact(dtype):
+    """The gfx906 machine code of the 16-bit training backward on rows that see one key (window (0, 0): each row
+    only its own key), softcap, softmax_scale 50: the preprocess sums D's dO . O part with the v_dot2 fold of the
+    tiles' dP (hip_src/fmha_bwd_kernel.h fmha_bwd_preprocess_kernel) and its dO . (O_fp32 - O) part is 0 there,
+    so dS = P * (dP - D) = 0 and dq, dk are exactly 0, as autograd gives (tests/test_one_key_rows.py: the sim and
+    the compiled kernels)."""
+    from rocflash.emu.driver import reference_grads, run_backward, run_forward
+
+    b, sq, sk, h, hk, d = 1, 40, 40, 2, 1, 32
+    q, k, v, do = _inputs(dtype, b, sq, sk, h, hk, d, seed=23)
+    kw = dict(softmax_scale=50.0, window_left=0, window_right=0, softcap=20.0)
+    out, lse, finfo = run_forward(q, k, v, with_stats=True, **kw)
+    dq, dk, dv, info = run_backward(q, k, v, out, lse, do, stats=finfo["softmax_stats"], out_fp32=finfo["out_fp32"], **kw)
+    assert torch.equal(dq, torch.zeros_like(dq)) and torch.equal(dk, torch.zeros_like(dk)), (
+        f"dq, dk of one-key rows must be exactly 0: max {dq.abs().max()}, {dk.abs().max()}")
+    args = FwdArgs(50.0, 0, 0, 20.0, None)
+    _check(dv, reference_grads(q, k, v, do, args, torch.float64)[2], reference_grads(q, k, v, do, args, DT[dtype])[2],
+           3, f"backward dv ({', '.join(info['kernels'])})")

@@ -78,8 +78,7 @@ def problems(draw, device="cpu"):
     left = draw(st.one_of(st.just(-1), st.integers(0, seqlen_k + 2)))
     right = draw(st.sampled_from([-1, 0])) if causal else draw(st.one_of(st.just(-1), st.integers(0, seqlen_q + 2)))
     # softmax_scale: mostly ordinary; float32 also up to the fused backward's range end (ops.max_backward_scale).
-    # 16-bit inputs stay <= 2: exactly one-hot rows (e.g. seqlen_k 1) at large scales still leave the rule there
-    # (test_fp16_one_hot_rows_at_scale_50, xfail: the fp32-only statistics pass does not cover them yet)
+    # 16-bit inputs stay <= 2 (one-key rows at large scales: tests/test_one_key_rows.py, test_fp16_one_hot_rows_at_scale_50)
     dtype = draw(st.sampled_from(_DTYPES))
     sign = draw(st.sampled_from([1, -1]))
     top = 100.0 if dtype == torch.float32 else 2.0
@@ -176,16 +175,13 @@ _FP16_ONE_HOT = Problem(batch=2, seqlen_q=10, seqlen_k=1, nheads=6, nheads_k=2, 
                         softmax_scale=100.0, data_seed=727984)
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 8): 16-bit rows whose softmax is exactly one-hot (here one key, "
-                   "soft-capped scores) inside the 16-bit backward range: eager fp16's dS is exactly 0 (as the truth), "
-                   "the fused backward's D = rowsum(dout * O) differs from dP by its rounding (dk 0.00115 > 1e-3 at "
-                   "softmax_scale 50, 0.00109 at 100); the statistics pass that fixes this for fp32 is not taken by "
-                   "16-bit inputs")
 @settings(max_examples=1, **_SETTINGS)
 @given(st.just(_FP16_ONE_HOT))
 def test_fp16_one_hot_rows_at_scale_50(p):
     """Found by test_fuzz_sim with softmax_scale drawn up to 100 for every dtype (seed 20261130), at 100; the 16-bit
-    backward range now ends at 50 (ops.max_backward_scale), where the same rows still leave the rule."""
+    backward range now ends at 50 (ops.max_backward_scale), where the same rows left the rule (dk 0.00115 > 1e-3):
+    one key, so eager fp16's dS is exactly 0, and D = rowsum(dout * O) differed from dP by its summation order.
+    Now D's dO . O part is summed as dP is (sim.preprocess_delta; the class: tests/test_one_key_rows.py)."""
     _check(dataclasses.replace(p, softmax_scale=50.0), "sim")
 
 

@@ -2,12 +2,13 @@
 
 flash_attn_varlen_func with random per-sequence lengths (empty sequences included), GQA, headdims 1-256, dtypes,
 causal / window / softcap / ALiBi (per head or per sequence) / softmax_scale (float32 up to the fused backward's
-range end, 16-bit up to 2: test_fuzz.py's open one-hot case): the forward of every sequence against the dense fp64
+range end, 16-bit up to 2, as test_fuzz.py): the forward of every sequence against the dense fp64
 reference of that sequence, and the backward (packed layout) with FlashAttention's rule. Paged: the same keys
 scattered into a shuffled paged cache through a block_table (forward only: the paged layout has no backward),
 whose output must equal the packed one bit for bit. Examples per run: 40 per backend under CI=true (0.5-2 s each
 on 2 cores: 1-3 minutes), 20 otherwise; the seed is fixed (as test_fuzz.py), ROCFLASH_FUZZ_EXAMPLES overrides.
-Found by it: the bf16 one-hot case (scale up to 100 for every dtype then), the class test_fuzz.py keeps as xfail."""
+Found by it: the bf16 one-hot case (scale up to 100 for every dtype then; one-key rows: tests/test_one_key_rows.py).
+The compiled kernels run the same strategy (longer sequences) in tests/test_gpu_fuzz_layouts.py."""
 
 from __future__ import annotations
 
@@ -31,20 +32,22 @@ if _CI:
 
 
 @st.composite
-def varlen_problems(draw):
+def varlen_problems(draw, device="cpu"):
+    """device "cuda": longer sequences (up to 300: several key tiles and row blocks per sequence)."""
     batch = draw(st.integers(1, 3))
     nheads_k = draw(st.integers(1, 2))
     nheads = nheads_k * draw(st.integers(1, 3))
     headdim = draw(st.one_of(st.integers(1, 40), st.sampled_from([64, 128, 256]), st.integers(1, 256)))
-    cap = max(4, int(6000 / (nheads * headdim) ** 0.5))  # bounds the work per sequence
-    lens_q = draw(st.lists(st.integers(0, min(80, cap)), min_size=batch, max_size=batch))
-    lens_k = draw(st.lists(st.integers(0, min(80, cap)), min_size=batch, max_size=batch))
+    longest, work = (80, 6000) if device == "cpu" else (300, 30000)
+    cap = max(4, int(work / (nheads * headdim) ** 0.5))  # bounds the work per sequence
+    lens_q = draw(st.lists(st.integers(0, min(longest, cap)), min_size=batch, max_size=batch))
+    lens_k = draw(st.lists(st.integers(0, min(longest, cap)), min_size=batch, max_size=batch))
     causal = draw(st.booleans())
     left = draw(st.one_of(st.just(-1), st.integers(0, 40)))
     right = 0 if causal else draw(st.one_of(st.just(-1), st.integers(0, 40)))
     dtype = draw(st.sampled_from([torch.float16, torch.bfloat16, torch.float32]))
     sign = draw(st.sampled_from([1, -1]))
-    top = 100.0 if dtype == torch.float32 else 2.0  # 16-bit one-hot rows at large scales: open (test_fuzz.py)
+    top = 100.0 if dtype == torch.float32 else 2.0  # 16-bit: as test_fuzz.py
     scale = draw(st.one_of(st.none(), st.floats(0.05, 2.0).map(lambda x: x * sign),
                            st.floats(min(2.0, top), top).map(lambda x: x * sign)))
     return dict(lens_q=lens_q, lens_k=lens_k, nheads=nheads, nheads_k=nheads_k, headdim=headdim, dtype=dtype,
@@ -58,7 +61,8 @@ def _cu(lens):
     return torch.tensor([0, *torch.tensor(lens).cumsum(0).tolist()], dtype=torch.int32)
 
 
-def _check(p, backend):
+def _check(p, backend, device="cpu"):
+    """The call on ``device`` (inputs drawn on the CPU and copied), the checks on the CPU against fp64."""
     note(f"seed {_SEED}: {p}")
     g = torch.Generator().manual_seed(p["data_seed"])
     h, hk, d, dt = p["nheads"], p["nheads_k"], p["headdim"], p["dtype"]
@@ -69,11 +73,13 @@ def _check(p, backend):
     batch = len(p["lens_q"])
     slopes = None if p["alibi"] == "none" else torch.rand((h,) if p["alibi"] == "heads" else (batch, h), generator=g)
     cu_q, cu_k = _cu(p["lens_q"]), _cu(p["lens_k"])
+    dev = lambda t: None if t is None else t.to(device)  # noqa: E731
     kw = dict(softmax_scale=p["scale"], causal=p["causal"], window_size=p["window"], softcap=p["softcap"],
-              alibi_slopes=slopes, backend=backend)
-    qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
-    out = rocflash.flash_attn_varlen_func(qg, kg, vg, cu_q, cu_k, max(p["lens_q"]), max(p["lens_k"]), **kw)
-    grads = torch.autograd.grad(out, (qg, kg, vg), dout) if tq and tk else (qg * 0, kg * 0, vg * 0)
+              alibi_slopes=dev(slopes), backend=backend)
+    qg, kg, vg = (t.clone().to(device).requires_grad_() for t in (q, k, v))
+    out = rocflash.flash_attn_varlen_func(qg, kg, vg, dev(cu_q), dev(cu_k), max(p["lens_q"]), max(p["lens_k"]), **kw)
+    grads = torch.autograd.grad(out, (qg, kg, vg), dev(dout)) if tq and tk else (qg * 0, kg * 0, vg * 0)
+    out, grads = out.detach().cpu(), tuple(g.cpu() for g in grads)
     scale = p["scale"] if p["scale"] is not None else d ** -0.5
     for b in range(batch):
         sq, sk = p["lens_q"][b], p["lens_k"][b]
@@ -106,9 +112,10 @@ def _check(p, backend):
             m = rows.stop - rows.start
             kc[blk, :m], vc[blk, :m] = k[rows], v[rows]
     with torch.no_grad():  # the same (inference) call both ways: no-grad calls may take the split-KV plan
-        paged = rocflash.flash_attn_varlen_func(q, kc, vc, cu_q, cu_k, max(p["lens_q"]), max(p["lens_k"]),
-                                                block_table=table, **kw)
-        packed = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(p["lens_q"]), max(p["lens_k"]), **kw)
+        paged = rocflash.flash_attn_varlen_func(dev(q), dev(kc), dev(vc), dev(cu_q), dev(cu_k), max(p["lens_q"]),
+                                                max(p["lens_k"]), block_table=dev(table), **kw).cpu()
+        packed = rocflash.flash_attn_varlen_func(dev(q), dev(k), dev(v), dev(cu_q), dev(cu_k), max(p["lens_q"]),
+                                                 max(p["lens_k"]), **kw).cpu()
     assert torch.equal(paged, packed), f"{backend}: paged != packed"
 
 

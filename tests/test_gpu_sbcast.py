@@ -102,24 +102,16 @@ def test_sbcast_masked_garbage_changes_nothing(d, window, keys, what):
     assert not torch.isfinite(dirty[:, ~blind]).all()  # the rows that see it do get it
 
 
-def test_sbcast_backward_from_its_statistics():
-    """flash_attn_func's backward (vector kernels) reads the scalar-broadcast forward's softmax statistics."""
+def test_sbcast_refuses_calls_that_need_a_gradient():
+    """The scalar-broadcast forward serves inference calls only: a call whose inputs need a gradient raises under
+    ROCFLASH_KERNEL=sbcast (auto takes another forward), naming why (issue 8: one-key rows' gradients)."""
     q, k, v = _inputs(1, 300, 500, 2, 1, 64, seed=7)
-    q, k, v = (t.requires_grad_() for t in (q, k, v))
     out = rocflash.flash_attn_func(q, k, v, causal=True, backend=gpu_platform())
     assert compiled.last_kernels()["fwd"] == "sbcast"
-    dout = torch.randn_like(out)
-    grads = torch.autograd.grad(out, (q, k, v), dout)
-    args = FwdArgs(1 / math.sqrt(64), -1, 0, 0.0, None)
-    qc, kc, vc = (t.detach().cpu().double().requires_grad_() for t in (q, k, v))
-    ref = torch.autograd.grad(attention_reference(qc, kc, vc, args)[0], (qc, kc, vc), dout.cpu().double())
-    ql, kl, vl = (t.detach().cpu().requires_grad_() for t in (q, k, v))
-    low = torch.autograd.grad(attention_reference(ql, kl, vl, args, compute_dtype=torch.float16)[0], (ql, kl, vl),
-                              dout.cpu())
-    for name, g, r, lo in zip("qkv", grads, ref, low):
-        err = (g.cpu().double() - r).abs().max().item()
-        tol = 3 * (lo.double() - r).abs().max().item() + 1e-3
-        assert err <= tol, f"d{name}: max error {err:.3g} > tolerance {tol:.3g}"
+    q.requires_grad_()
+    with pytest.raises(ValueError, match="ROCFLASH_KERNEL=sbcast: .*inference calls only"):
+        rocflash.flash_attn_func(q, k, v, causal=True, backend=gpu_platform())
+    assert torch.isfinite(out).all()
 
 
 def test_sbcast_scope_errors():

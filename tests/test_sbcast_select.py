@@ -130,3 +130,13 @@ def test_sbcast_choice_by_env_and_arch(monkeypatch):
 def test_sbcast_workspace_bytes():
     p = types.SimpleNamespace(batch=2, nheads_k=3, seqlen_k=37, headdim=128)
     assert compiled.sbcast_workspace_bytes(p, 16) == 2 * 3 * 48 * 128 * 2
+
+
+def test_sbcast_unavailable_when_a_gradient_is_needed():
+    """Forwards that keep the backward's statistics (with_stats) never take the scalar-broadcast kernel: its
+    exp2(fma(...)) probabilities leave one-key rows' gradients outside the rule (issue 8)."""
+    q = _q()
+    args = FwdArgs(0.1, -1, -1, 0.0, None)
+    assert compiled.sbcast_unavailable("hip", _Mod(), q, q, args, True) is None
+    why = compiled.sbcast_unavailable("hip", _Mod(), q, q, args, True, with_stats=True)
+    assert why is not None and "inference calls only" in why

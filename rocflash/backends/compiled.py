@@ -210,7 +210,8 @@ def mma_unavailable(platform: str, device: torch.device, dtype: torch.dtype) -> 
     return None
 
 
-def sbcast_unavailable(platform: str, mod, q, k, args: FwdArgs, aligned: bool, varlen: bool = False) -> str | None:
+def sbcast_unavailable(platform: str, mod, q, k, args: FwdArgs, aligned: bool, varlen: bool = False,
+                       with_stats: bool = False) -> str | None:
     """Why the scalar-broadcast forward cannot run this call (None when it can): fp16, headdim 64 or 128 exactly
     with a compiled instance, aligned rows, dense layout, plain scores (no softcap, no ALiBi, softmax_scale > 0).
     Causal and window masks are served. Both builds have it (the CUDA one runs its logic with plain loads)."""
@@ -222,6 +223,12 @@ def sbcast_unavailable(platform: str, mod, q, k, args: FwdArgs, aligned: bool, v
         return "the scalar-broadcast forward has the dense layout only (no varlen, no KV cache, no paged K/V)"
     if not aligned:
         return "the scalar-broadcast forward needs 16-byte aligned pointers and row strides (the 128-bit path)"
+    if with_stats:
+        # Its probabilities are exp2(fma(s, scale*log2(e), -m)) (hand-scheduled v_fma_f32 + v_exp_f32): the fma's
+        # rounding residual gives a row's max key P = 1 + eps, so a row that sees one key has l != 1 and the float32
+        # O the backward's D comes from misses dP (issue 8; the other forwards round the product first, rf_mul_rn).
+        return ("the scalar-broadcast forward serves inference calls only (no gradient): its exp2(fma(...)) "
+                "probabilities would leave one-key rows' gradients outside the tolerance")
     if args.softcap != 0 or args.alibi_slopes is not None or not args.softmax_scale > 0:
         return "the scalar-broadcast forward takes plain scores (no softcap, no ALiBi, softmax_scale > 0)"
     i = mod.select_instance("fwd", mod.DType.fp16, q.shape[-1], True, mod.TileMath.sbcast)
@@ -330,13 +337,13 @@ def _device_of(t: torch.Tensor):
     return contextlib.nullcontext() if t.device.index == torch.cuda.current_device() else torch.cuda.device(t.device)
 
 
-def _sbcast_choice(platform: str, mod, q, k, args: FwdArgs, aligned: bool) -> bool:
+def _sbcast_choice(platform: str, mod, q, k, args: FwdArgs, aligned: bool, with_stats: bool = False) -> bool:
     """Whether a dense forward call runs the scalar-broadcast kernel: ROCFLASH_KERNEL=sbcast (ValueError naming
     why when it cannot), or auto on gfx906 where sbcast_auto says so."""
     choice = kernel_choice()
     if choice not in ("auto", "sbcast"):
         return False
-    why = sbcast_unavailable(platform, mod, q, k, args, aligned)
+    why = sbcast_unavailable(platform, mod, q, k, args, aligned, with_stats=with_stats)
     if choice == "sbcast" and why is not None:
         raise ValueError(f"{KERNEL_ENV}=sbcast: {why}")
     return why is None and (choice == "sbcast" or sbcast_auto(q, k))
@@ -450,7 +457,7 @@ def _forward_launch(platform, mod, key, q, k, v, args, out, lse, stats, out32, w
         _set_strides(p, "o", out)
         p.aligned = is_aligned(q, k, v, out)
         split, num_splits, inst = False, 1, None
-        sbcast = _sbcast_choice(platform, mod, q, k, args, p.aligned)
+        sbcast = _sbcast_choice(platform, mod, q, k, args, p.aligned, with_stats)
         if not with_stats and not sbcast and kernel_choice() != "sbcast":
             split, num_splits, inst = split_plan(platform, q, k.shape[2], batch, seqlen_q, k.shape[1], 0, p.aligned)
         inst = inst if split else None

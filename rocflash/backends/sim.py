@@ -17,12 +17,14 @@ Forward (hip_src/fmha_fwd_kernel.h)::
 
 Backward (hip_src/fmha_bwd_kernel.h)::
 
-    D = rowsum(dO * O)            (float32 / float64 inputs with the forward's stats: the dQ kernel's statistics
+    D = rowsum(dO * O)            (preprocess_delta: dO . O in dP's arithmetic plus dO . (O_fp32 - O);
+                                   float32 / float64 inputs with the forward's stats: the dQ kernel's statistics
                                    pass instead, launched first: m, l by the forward's recurrence on the backward's
                                    own S and D = rowsum(P * dP) * (1/l); S and dP correctly rounded here, the same
                                    bits in every pass, as the kernels' fixed per-element order; own_stats_pass)
     P = exp2(S2 - m) * (1/l)      (the forward's final row max and 1/l; 0 where masked, and for rows with l = 0)
     dS = P * (dP - D) * g,  dP = dO . V^T,  g = 1 or 1 - tanh^2 (softcap)
+                                  (dP correctly rounded for every dtype: the kernels' fixed per-element order)
     dK/dV kernel, per key block and query tile:  dV += round(P)^T . dO,  dK += round(dS)^T . Q
     dQ kernel, per query block and key tile:     dQ += round(dS) . K   (boundary tiles: masked_product)
     boundary tiles select P and dS to 0 where masked (never 0 * a NaN of an unseen K/V row)
@@ -319,6 +321,23 @@ def own_stats_pass(dtype: torch.dtype) -> bool:
     return dtype in (torch.float32, torch.float64)
 
 
+def preprocess_delta(dout, out, out_fp32=None):
+    """The backward preprocess's D = rowsum(dO * O), (b, sq, h), float32 (float64 for float64 inputs), as
+    hip_src/fmha_bwd_kernel.h fmha_bwd_preprocess_kernel computes it: D = hi + lo with hi = dO . O over the
+    stored O (the inputs' dtype) in the main loop's dP arithmetic (here: the correctly rounded dot product, as the
+    sim's dP), and lo = dO . (O_fp32 - O), the forward's float32 O (``out_fp32``) minus its rounding, in float32.
+    hi + lo is D from the float32 O to float32 rounding; on a row that sees one key (or whose softmax is exactly
+    one-hot) O_fp32 = O = that key's V row, lo = 0 and D is that key's dP bit for bit: dS = P * (dP - D) = 0
+    exactly, as autograd's softmax gives (FlashAttention-2's D from O in another summation order left dq and dk
+    |softmax_scale| * 2^-24 * |dO| |V| |K| off there: tests/test_one_key_rows.py)."""
+    if out.dtype == torch.float64:
+        return (dout.double() * out).sum(-1)
+    hi = (dout.double() * out.double()).sum(-1).float()
+    if out_fp32 is None or out_fp32.numel() == 0 or out.dtype == torch.float32:
+        return hi
+    return hi + (dout.float() * (out_fp32 - out.float())).sum(-1)
+
+
 def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None,
              stats=None, out_fp32=None):
     """Simulate the backward launches (preprocess, dK/dV kernel, dQ kernel).
@@ -326,8 +345,8 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     Inputs as the forward's plus its ``out``, ``dout`` (q's shape) and either ``stats`` (the forward's
     ``with_stats=True`` output, as the kernels use: P = exp2(S2 - m) / l, never above 1) or ``lse``
     (b, h, sq) (P = exp2(S2 - LSE * log2(e)), exact only while |LSE| * 2^-24 is negligible). ``out_fp32``:
-    the forward's float32 O (``forward(..., with_out_fp32=True)``): the preprocess computes D = rowsum(dO * O)
-    from it; None or empty: from ``out``. Returns (dq, dk, dv) in the inputs' dtype and shapes. ``trace``
+    the forward's float32 O (``forward(..., with_out_fp32=True)``): the preprocess's D = rowsum(dO * O) adds
+    dO . (out_fp32 - out) to dO . out (preprocess_delta); None or empty: dO . out alone. Returns (dq, dk, dv) in the inputs' dtype and shapes. ``trace``
     records the dK/dV kernel's tiling.
     """
     pb = _Problem(q, k, v, args, "bwd_dkdv", target)
@@ -336,8 +355,7 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     # float32 inputs (float64 too: the fp32 kernel in fp64 arithmetic) with the forward's own stats: the dQ kernel's
     # statistics pass recomputes (m, 1/l) and D below (own_stats_pass); else the preprocess's D = rowsum(dO * O)
     own_stats = stats is not None and own_stats_pass(q.dtype)
-    o_d = out if out_fp32 is None or out_fp32.numel() == 0 else out_fp32
-    delta = (dout.to(acc) * o_d.to(acc)).sum(-1).transpose(1, 2)  # (b, h, sq): the preprocess kernel
+    delta = preprocess_delta(dout, out, out_fp32).transpose(1, 2)  # (b, h, sq): the preprocess kernel
     if stats is None:  # from the LSE: m = LSE * log2(e), 1/l = 1
         row_max = lse.to(acc) * LOG2E
         inv_l = torch.ones_like(row_max)
@@ -347,18 +365,21 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     inv_l = torch.where(torch.isneginf(row_max), torch.zeros_like(inv_l), inv_l)
     row_max = torch.where(torch.isneginf(row_max), torch.full_like(row_max, float("inf")), row_max)
 
-    wide = {}  # id(tile tensor) -> (tensor, its fp64 transpose), for exact_dot
+    wide = {}  # id(tile tensor) -> (tensor, its fp64 copy (A side) or fp64 transpose (B side)), for exact_dot
 
-    def exact_dot(a, b, k_tiles):
-        """a . b[tile]^T per pair. float32 inputs: each element the correctly rounded dot product (fp64, rounded
-        once), the same bits whatever the tile shapes, as the kernels' fixed per-element order gives the dK/dV
-        kernel, the dQ kernel and its statistics pass (torch's float32 matmul rounds differently for different
-        shapes: S a few ulps apart between passes moves P = exp2(S2 - m) off 1 at large softmax_scale)."""
-        if pb.dtype != torch.float32:
-            return _matmul(a, b.transpose(-1, -2), k_tiles)
-        if id(b) not in wide:  # each K / V tile tensor converted once per launch, not once per step
-            wide[id(b)] = (b, b.double().transpose(-1, -2))
-        return _matmul(a.double(), wide[id(b)][1], k_tiles).float()
+    def exact_dot(a_tiles, a_idx, b, k_tiles, every_dtype=False):
+        """a . b[tile]^T per pair. float32 inputs (every_dtype: float16 / bfloat16 too): each element the correctly
+        rounded dot product (fp64, rounded once), the same bits whatever the tile shapes, as the kernels' fixed
+        per-element order gives the dK/dV kernel, the dQ kernel and its statistics pass (torch's float32 matmul
+        rounds differently for different shapes: S a few ulps apart between passes moves P = exp2(S2 - m) off 1
+        at large softmax_scale). dP takes it for every dtype: the preprocess's D (preprocess_delta) is the same
+        correctly rounded dot product, so a one-hot row's D is its dP bit for bit."""
+        if pb.dtype == torch.float64 or (pb.dtype != torch.float32 and not every_dtype):
+            return _matmul(_pick(a_tiles, a_idx), b.transpose(-1, -2), k_tiles)
+        for t, make in ((a_tiles, lambda x: x.double()), (b, lambda x: x.double().transpose(-1, -2))):
+            if id(t) not in wide:  # each Q / dO / K / V tile tensor converted once per launch, not once per step
+                wide[id(t)] = (t, make(t))
+        return _matmul(_pick(wide[id(a_tiles)][1], a_idx), wide[id(b)][1], k_tiles).float()
 
     def row_stats(bm):  # (b, h, blocks, Br) each: m (+inf past seqlen_q), 1/l and D (0 past seqlen_q)
         n_blocks = -(-pb.seqlen_q // bm)
@@ -375,8 +396,8 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
                   for i, t in zip(q_blocks, k_tiles)]
         pairs = _Tiles(pb, [i * bm for i in q_blocks], [t * bn for t in k_tiles], bm, bn, masked)
         q_tile, do_tile = _pick(qt, q_blocks), _pick(dot, q_blocks)
-        s2, g = pairs.scores_log2(pb, exact_dot(q_tile, kt, k_tiles))
-        dp = exact_dot(do_tile, vt, k_tiles)
+        s2, g = pairs.scores_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles))
+        dp = exact_dot(dot, q_blocks, vt, k_tiles, every_dtype=True)
         if stats_pass:
             return (s2 if pairs.keep is None else torch.where(pairs.keep, s2, float("-inf"))), dp
         m_t, inv_l_t, delta_t = (_pick(x, q_blocks).unsqueeze(-1) for x in stat)
