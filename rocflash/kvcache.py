@@ -13,9 +13,8 @@ import torch
 from . import kvcache_fast
 from .backends import SeqArgs
 from .splitkv import MAX_SPLITS
-from .interface import _backend_name
 from .varlen import (check_block_table, check_index, check_options, check_page_size, run_varlen,
-                     select_varlen_backend)
+                     select_varlen_backend, traced_backend_name)
 
 
 def flash_attn_with_kvcache(
@@ -116,7 +115,7 @@ def flash_attn_with_kvcache(
         out, lse = kvcache_fwd(q, k_cache, v_cache, k, v, rotary_cos, rotary_sin, seqlens_t, seqlens_i,
                                cache_batch_idx, cache_leftpad, block_table, softmax_scale, causal, window_left,
                                window_right, softcap, rotary_interleaved, alibi_slopes, num_splits,
-                               _backend_name(q.device, backend))
+                               traced_backend_name(q, backend))
         return (out, lse) if return_softmax_lse else out
     # repeated decode steps on the compiled backends: no host read of device values (rocflash.kvcache_fast)
     fast_key = kvcache_fast.signature(q, k_cache, v_cache, k, v, rotary_cos, rotary_sin, cache_seqlens, cache_batch_idx,

@@ -108,7 +108,7 @@ def flash_attn_varlen_func(
         with_stats = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
         out, lse, _, _ = varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, block_table, max_seqlen_q, max_seqlen_k,
                                     dropout_p, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes,
-                                    deterministic, _backend_name(q.device, backend), with_stats)
+                                    deterministic, traced_backend_name(q, backend), with_stats)
         return (out, lse, None) if return_attn_probs else out
     seq, args, no_work = _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p,
                                   softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
@@ -335,6 +335,27 @@ def check_options(q, k, batch: int, seqlen_q: int, seqlen_k: int, dropout_p, sof
 
 
 # ---------------------------------------------------------------- dispatch
+CK_NO_VARLEN_PATH = ("backend 'ck' has no KV-cache / paged-KV path (flash_attn_with_kvcache, flash_attn_varlen_func "
+                     "with block_table; CK's fmha_fwd_splitkv is not mapped, and its paged KV needs page_block_size "
+                     "a multiple of 128) nor a torch.compile / context-parallel varlen path: use backend='hip' "
+                     "(rocflash's kernels) for them")
+
+
+def traced_backend_name(q, backend: str | None) -> str:
+    """The backend name a traced (torch.compile) varlen / KV-cache call hands its custom op, which re-selects
+    with it as an explicit ``backend=``. CK has no traced varlen / KV-cache path: a probe-chosen ``ck`` becomes
+    ``hip`` here (as eager calls CK does not cover do), ``ck`` asked for raises NotImplementedError."""
+    name = _backend_name(q.device, backend)
+    return _traced_ck_fallback(q.device, backend) if name == "ck" else name
+
+
+@torch.compiler.assume_constant_result
+def _traced_ck_fallback(device: torch.device, backend: str | None) -> str:
+    if not select_backend(device, backend).probed:
+        raise NotImplementedError(CK_NO_VARLEN_PATH)
+    return "hip"
+
+
 def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0, *, ck_call=None) -> str:
     """The backend a SeqArgs call runs on (selector rules), checked to run it: raises before any side effect.
 
@@ -350,11 +371,7 @@ def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0, *, ck_
     if name == "ck":
         if ck_call is None or ck_call[2]:  # KV cache / paged K/V: CK's split-KV kernels are not mapped
             if not sel.probed:
-                raise NotImplementedError(
-                    "backend 'ck' has no KV-cache / paged-KV path (flash_attn_with_kvcache, flash_attn_varlen_func "
-                    "with block_table; CK's fmha_fwd_splitkv is not mapped, and its paged KV needs page_block_size "
-                    "a multiple of 128) nor a torch.compile / context-parallel varlen path: use backend='hip' "
-                    "(rocflash's kernels) for them")
+                raise NotImplementedError(CK_NO_VARLEN_PATH)
             name = "hip"
         else:
             k, args, _, needs_grad, deterministic = ck_call

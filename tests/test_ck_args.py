@@ -91,11 +91,17 @@ def ck_slope(mem, a, b: int, h: int) -> float:
     return float(flat[base + b * a.stride_bias + h].detach())
 
 
-def ck_forward(mem: Memory, a: ck.FmhaFwdArgs) -> None:
+FWD_BM0 = 128  # query rows per block of every forward instance of ck_configs/ck_fmha.toml (tile[0])
+
+
+def ck_forward(mem: Memory, a: ck.FmhaFwdArgs, bm0: int = FWD_BM0) -> None:
     """Attention as CK's kernel computes it from ``a`` (fp64): reads Q/K/V and writes O/LSE in ``mem`` (anything
     with ``flat(ptr)``; O in the memory's dtype there, e.g. float32 for a batch_o32 instance). A masked score is
-    -inf (CK overwrites it, whatever Q.K gave) and a masked P multiplies V (CK's P.V: 0 * NaN = NaN)."""
+    -inf (CK overwrites it, whatever Q.K gave) and a masked P multiplies V (CK's P.V: 0 * NaN = NaN).
+    The grid is ceil(max_seqlen_q / bm0) query tiles per (head, batch) in both modes (fmha_fwd_create_kargs_and_grids):
+    rows of a sequence past it are never written, modelled as NaN (an uninitialised O / LSE)."""
     ratio = a.nhead_q // a.nhead_k
+    grid_rows = -(-a.max_seqlen_q // bm0) * bm0
     for b in range(a.batch):
         if a.group_mode:
             qs, ks = mem.int_at(a.seqstart_q_ptr, b), mem.int_at(a.seqstart_k_ptr, b)
@@ -135,6 +141,8 @@ def ck_forward(mem: Memory, a: ck.FmhaFwdArgs) -> None:
             s = s.masked_fill(~visible, float("-inf"))
             lse = torch.logsumexp(s, dim=-1)
             p = torch.exp(s - lse.masked_fill(torch.isinf(lse), 0).unsqueeze(-1))
+            if grid_rows < sq:  # past the grid: no block writes these rows
+                p[grid_rows:], lse[grid_rows:] = float("nan"), float("nan")
             flat, oi = gather(a.o_ptr, a.nhead_stride_o, h, off_o, sq, a.stride_o, a.hdim_v)
             flat[oi] = (p @ vx).to(flat.dtype)
             flat, li = mem.flat(a.lse_ptr)

@@ -81,14 +81,17 @@ def test_unsupported_arguments_raise_naming_them(change, name):
     (dict(headdim=200, deterministic=True), "deterministic"),  # deterministic backward: up to the d128 bucket
     (dict(args=FwdArgs(0.125, -1, 0, 0.0, torch.ones(2)), deterministic=True), "deterministic"),  # no alibi one
     (dict(args=FwdArgs(-0.125, -1, 0, 0.0, None)), "softmax_scale"),
+    (dict(dtype=torch.bfloat16, group=True), "q.dtype='torch.bfloat16'"),  # varlen training: fp16 only (adv11)
 ])
 def test_backward_needs_are_checked_before_the_forward(change, name):
-    q = torch.zeros(1, 4, 2, change.get("headdim", 128), dtype=torch.float16)
-    args, det = change.get("args", ARGS), change.get("deterministic", False)
-    err = ck.unsupported(q, q, args, "gfx942", needs_grad=True, deterministic=det)
+    q = torch.zeros(1, 4, 2, change.get("headdim", 128), dtype=change.get("dtype", torch.float16))
+    args, det, group = change.get("args", ARGS), change.get("deterministic", False), change.get("group", False)
+    if group:
+        q = q[0]
+    err = ck.unsupported(q, q, args, "gfx942", needs_grad=True, deterministic=det, group=group)
     assert isinstance(err, NotImplementedError) and name in str(err), err
     if name != "softmax_scale":  # inference (no gradient) runs the forward on CK
-        assert ck.unsupported(q, q, args, "gfx942", needs_grad=False, deterministic=det) is None
+        assert ck.unsupported(q, q, args, "gfx942", needs_grad=False, deterministic=det, group=group) is None
 
 
 def test_backward_instances_cover_the_buckets():

@@ -27,6 +27,7 @@ from rocflash.backends import FwdArgs
 from rocflash.backends import ck as ck_backend
 from rocflash.backends.reference import attention_reference
 from rocflash.ck import args as ck
+from rocflash.ck.codegen import BWD_1D_ROWS
 from rocflash.ck.configs import find_instance, load_ck_instances
 from test_ck_args import ELEM, Memory, _slopes, ck_alibi, ck_slope
 
@@ -114,12 +115,17 @@ def ck_backward(mem, a: ck.FmhaBwdArgs, *, bm0: int, bn0: int, deterministic: bo
         write(dv, a.dv_ptr, h, a.nhead_stride_dv, off["dv"], keys, a.stride_dv, a.hdim_v)
 
     # convert_dq: dQ = dq_acc (deterministic: the sum of ceil(seqlen_k / bn0) slices)
+    # convert_dq's grid: ceil(max_seqlen_q / 64) row blocks (CK's M0_1D); rows past it are never written (NaN here)
+    grid_rows = _tiles(a.max_seqlen_q, BWD_1D_ROWS) * BWD_1D_ROWS
     for (sq, sk, off), h in itertools.product(seqs, range(a.nhead_q)):
-        rows = torch.arange(sq)
+        if grid_rows < sq:
+            write(torch.full((sq - grid_rows, a.hdim_q), float("nan"), dtype=torch.float64), a.dq_ptr, h,
+                  a.nhead_stride_dq, off["dq"], torch.arange(grid_rows, sq), a.stride_dq, a.hdim_q)
+        rows = torch.arange(min(sq, grid_rows))
         splits = _tiles(sk, bn0) if deterministic else 1
         dq = sum((read(a.dq_acc_ptr, h, a.nhead_stride_dq_acc, off["dq_acc"] + s * a.split_stride_dq_acc, rows,
                        a.stride_dq_acc, a.hdim_q) for s in range(splits)),
-                 torch.zeros(sq, a.hdim_q, dtype=torch.float64))
+                 torch.zeros(len(rows), a.hdim_q, dtype=torch.float64))
         write(dq, a.dq_ptr, h, a.nhead_stride_dq, off["dq"], rows, a.stride_dq, a.hdim_q)
 
 
@@ -434,6 +440,8 @@ class TensorMemory:
         for t in self.tensors:
             st = t.untyped_storage()
             if st.data_ptr() <= ptr < st.data_ptr() + st.nbytes():
+                if (ptr - st.data_ptr()) % t.element_size():  # CK's buffer loads address whole elements
+                    raise RuntimeError(f"pointer {ptr:#x} is not aligned to a {t.dtype} element of its tensor")
                 return torch.empty(0, dtype=t.dtype).set_(st), (ptr - st.data_ptr()) // t.element_size()
         raise RuntimeError(f"pointer {ptr:#x} is in no tensor the binding allocated or received")
 

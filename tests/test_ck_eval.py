@@ -16,6 +16,7 @@ Nothing here executes CK: this checks what rocflash passes and computes around i
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 
 import pytest
 import torch
@@ -41,6 +42,21 @@ class _FakeCuda:
         return type("S", (), {"cuda_stream": 0})()
 
 
+def as_instance_reads(inst, a):
+    """The args as the compiled instance ``inst`` reads them: a field its template traits do not read is dropped
+    (logits_soft_cap without the soft-cap trait, bias_ptr without ALiBi), so a call whose argument the instance
+    would silently ignore fails the comparison instead of being evaluated as if it were honoured. A mode mismatch
+    (group args on a batch instance, an ALiBi instance without slopes) cannot launch correctly: AssertionError."""
+    assert a.group_mode == inst.group_mode, f"{inst.name}: group-mode args {a.group_mode} on this instance"
+    assert bool(a.bias_ptr) or not inst.alibi, f"{inst.name}: an ALiBi instance launched without slopes"
+    drop = {}
+    if not inst.alibi:
+        drop.update(bias_ptr=0, stride_bias=0)
+    if hasattr(a, "logits_soft_cap") and not inst.softcap:
+        drop.update(logits_soft_cap=0.0)
+    return dataclasses.replace(a, **drop) if drop else a
+
+
 def install_evaluators(monkeypatch) -> list[str]:
     """rocflash.backends.ck with rocflash._C_ck's fwd / bwd replaced by the CPU evaluations over the tensors the
     binding handed to the args structs (its ``_tensor``); returns the list of launched instance names."""
@@ -53,14 +69,16 @@ def install_evaluators(monkeypatch) -> list[str]:
         return real_tensor(t)
 
     def fwd(name, family, fields, stream):
-        ck_forward(TensorMemory(handed), ck.FmhaFwdArgs(**fields))
+        ck_forward(TensorMemory(handed), as_instance_reads(instances[name], ck.FmhaFwdArgs(**fields)),
+                   bm0=instances[name].tile[0])
         launched.append(name)
         handed.clear()
         return 0.0
 
     def bwd(name, family, fields, stream):
         inst = instances[name]
-        ck_backward(TensorMemory(handed), ck.FmhaBwdArgs(**fields), bm0=inst.tile[0], bn0=inst.tile[1],
+        ck_backward(TensorMemory(handed), as_instance_reads(inst, ck.FmhaBwdArgs(**fields)), bm0=inst.tile[0],
+                    bn0=inst.tile[1],
                     deterministic=inst.deterministic)
         launched.append(name)
         handed.clear()
@@ -241,3 +259,25 @@ def test_alibi_forward_and_backward_within_rule(ck_on_cpu, per_batch, sq, sk, le
     assert_grads_close((dq, dk, dv), q, k, v, dout, args, "ck alibi")
     out_inf, lse_inf, _ = ck_backend.forward(q, k, v, args, ARCH)
     assert ck_on_cpu[-1].endswith("_qr_alibi") and torch.equal(out_inf, out)
+
+
+# ------------------------------------------------------------------ the grid sizes are part of the mapping (adv11)
+
+
+@pytest.mark.parametrize("which,field", [("fwd_args", "max_seqlen_q"), ("bwd_args", "max_seqlen_q"),
+                                         ("bwd_args", "max_seqlen_k")])
+def test_a_short_grid_fails_the_comparison(ck_on_cpu, monkeypatch, which, field):
+    """CK's grids come from max_seqlen_q (forward query tiles, in batch mode too; convert_dq's row blocks) and
+    max_seqlen_k (dq_dk_dv's key tiles): the evaluation leaves the rows / keys past them unwritten (NaN), so an
+    args struct with a grid field too small fails the comparison the right one passes (seqlen 150 and 260: past
+    one forward tile of 128 rows, one convert_dq block of 64 and one backward key tile of 128)."""
+    g = torch.Generator().manual_seed(7)
+    q, dout = (torch.randn(1, 150, 2, 64, generator=g).half() for _ in range(2))
+    k, v = (torch.randn(1, 260, 1, 64, generator=g).half() for _ in range(2))
+    args = FwdArgs(0.125, -1, 0, 0.0, None)
+    real = getattr(ck, which)
+    monkeypatch.setattr(ck, which, lambda *a, **kw: dataclasses.replace(real(*a, **kw), **{field: 1}))
+    out, lse, dq, dk, dv = _run(q, k, v, dout, args)
+    with pytest.raises(AssertionError):
+        assert_close_to_reference(out, lse, q, k, v, args, "short grid")
+        assert_grads_close((dq, dk, dv), q, k, v, dout, args, "short grid")

@@ -134,6 +134,8 @@ def test_varlen_routing(monkeypatch):
         "bf16 inference": ((q.bfloat16(), args, False, False, False), "ck:gfx942"),
         "alibi": ((q, FwdArgs(0.125, -1, 0, 0.0, torch.ones(2)), False, True, False), "alibi_slopes"),
         "deterministic": ((q, args, False, True, True), "deterministic"),
+        # no group instance has the soft-cap trait: CK would ignore logits_soft_cap (adv11)
+        "softcap inference": ((q, FwdArgs(0.125, -1, 0, 2.0, None), False, False, False), "softcap"),
         "bf16 training": ((q.bfloat16(), args, False, True, False), "group_o32"),  # bf16 group: inference only
         "headdim": ((torch.zeros(4, 2, 200, dtype=torch.float16), args, False, False, False), "headdim"),
         "paged": ((q, args, True, False, False), "KV-cache / paged-KV"),
@@ -158,3 +160,71 @@ def test_varlen_routing(monkeypatch):
     finally:
         torch.use_deterministic_algorithms(was)
     assert ck.bwd_variant(True, group=True) == "group_deterministic"
+
+
+def test_varlen_softcap_is_not_silently_dropped(ck_varlen_on_cpu):
+    """adv11: varlen inference with softcap > 0 used to run the group instance, built without CK's soft-cap
+    trait, which ignores logits_soft_cap: out without the cap. The evaluator now reads the args as the instance
+    does (test_ck_eval.as_instance_reads), and backend='ck' raises naming softcap."""
+    lens_q, lens_k = [7, 5], [12, 9]
+    q, k, v = rand_packed(lens_q, lens_k, 2, 2, 64, torch.float16)
+    with pytest.raises(NotImplementedError, match="softcap"):
+        rocflash.flash_attn_varlen_func(q, k, v, cu(lens_q), cu(lens_k), 7, 12, softcap=2.0, backend="ck")
+    assert not ck_varlen_on_cpu
+
+
+def test_evaluator_reads_args_as_the_instance_does(ck_varlen_on_cpu):
+    """The CPU evaluation honours a field only where the launched instance's traits read it: logits_soft_cap
+    handed to a group instance (no soft-cap trait) gives the uncapped result, as CK would; so a routing that
+    hands an instance an argument it ignores fails the comparisons above (the class of adv11's softcap finding)."""
+    from rocflash.backends import SeqArgs, ck_varlen
+    lens_q, lens_k = [7, 5], [12, 9]
+    q, k, v = rand_packed(lens_q, lens_k, 2, 2, 64, torch.float16)
+    q = q * 4
+    seq = SeqArgs(cu_seqlens_q=cu(lens_q), cu_seqlens_k=cu(lens_k), seqused_k=None, max_seqlen_q=7, max_seqlen_k=12)
+    capped, _ = ck_varlen.varlen_forward("gfx942", False, q, k, v, seq, FwdArgs(0.125, -1, -1, 2.0, None))
+    plain, _ = ck_varlen.varlen_forward("gfx942", False, q, k, v, seq, FwdArgs(0.125, -1, -1, 0.0, None))
+    assert torch.equal(capped, plain)
+
+
+@pytest.mark.parametrize("api", ["varlen", "kvcache"])
+def test_traced_calls_fall_back_from_probed_ck(monkeypatch, api):
+    """adv11: under torch.compile flash_attn_varlen_func / flash_attn_with_kvcache pass the traced backend name to
+    their custom op, which re-selects with it as an explicit backend= argument: a probe-chosen ck became 'asked
+    for' and raised NotImplementedError instead of running on rocflash's hip kernel (as eager calls do). Now the
+    traced name of a probed ck is hip; backend='ck' still raises naming the missing path."""
+    import rocflash.kvcache as kvcache
+    from rocflash import interface
+    monkeypatch.delenv("ROCFLASH_BACKEND", raising=False)
+    monkeypatch.setattr(selector, "probe_device", lambda device: MI300X)
+    monkeypatch.setattr(selector, "ck_unavailable", lambda probe: None)
+    monkeypatch.setattr(selector, "check_compiled_backend", lambda *a, **kw: None)
+    monkeypatch.setattr(varlen, "backend_functions", lambda name: None)
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    seen = []
+
+    def op(*a, **kw):
+        seen.append(a[-2] if api == "varlen" else a[-1])
+        name = seen[-1]
+        varlen.select_varlen_backend(a[0], name)  # what the op's own checks do with the traced name
+        raise StopIteration
+
+    monkeypatch.setattr(varlen if api == "varlen" else kvcache, f"{api}_fwd", op)
+    lens = [5, 3]
+    q, k, v = rand_packed(lens, lens, 2, 2, 64, torch.float16)
+    for backend in (None, "ck"):
+        if api == "varlen":
+            call = lambda: rocflash.flash_attn_varlen_func(q, k, v, cu(lens), cu(lens), 5, 5, causal=True,
+                                                           backend=backend)
+        else:
+            cache = torch.zeros(2, 8, 2, 64, dtype=torch.float16)
+            call = lambda: rocflash.flash_attn_with_kvcache(q.view(2, 4, 2, 64), cache, cache,
+                                                           cache_seqlens=torch.tensor([3, 4], dtype=torch.int32),
+                                                           backend=backend)
+        if backend is None:
+            with pytest.raises(StopIteration):
+                call()
+            assert seen[-1] == "hip", seen
+        else:
+            with pytest.raises(NotImplementedError, match="KV-cache / paged-KV"):
+                call()

@@ -44,7 +44,7 @@ MODULE = "rocflash._C_ck"
 # kernel when ck was chosen by the probe and raises NotImplementedError naming it when ck was asked for.
 COVERS = ("flash_attn_func: fp16/bf16, headdim <= 256, causal / windows / GQA, softcap "
           "(forward only, fp16 headdim <= 128), ALiBi (fp16 headdim <= 128); flash_attn_varlen_func with packed K/V: "
-          "CK's group mode, headdim <= 128, fp16 (training and inference) and bf16 (inference), no ALiBi, "
+          "CK's group mode, headdim <= 128, fp16 (training and inference) and bf16 (inference), no ALiBi or softcap, "
           "deterministic=False. NOT on CK (rocflash's hip kernel): flash_attn_with_kvcache and paged K/V "
           "(block_table; CK's split-KV / paged-KV kernels are not mapped, and CK's paged KV takes page_block_size "
           "multiples of 128 only), dropout, deterministic=True above headdim 128 or with ALiBi or varlen")
@@ -101,6 +101,10 @@ def unsupported(q: torch.Tensor, k: torch.Tensor, args: FwdArgs, arch: str, *, d
     if alibi and args.softcap > 0:
         return ck_args.unsupported("softcap", args.softcap, "CK's ALiBi instances apply no logits soft-cap "
                                    "(block_fmha_pipeline_qr_ks_vs.hpp: the ALiBi branch skips it)")
+    if args.softcap > 0 and group:
+        return ck_args.unsupported("softcap", args.softcap, "no CK group-mode (varlen) instance with logits soft-cap "
+                                   "is built (ck_configs/ck_fmha.toml: the group instances would ignore "
+                                   "logits_soft_cap)")
     if alibi and group:
         return ck_args.unsupported("alibi_slopes", "tensor", "no CK group-mode (varlen) instance with ALiBi is built "
                                    "(ck_configs/ck_fmha.toml)")
@@ -126,7 +130,10 @@ def unsupported(q: torch.Tensor, k: torch.Tensor, args: FwdArgs, arch: str, *, d
                                    "has no such field; the forward alone runs on CK: call under torch.no_grad())")
     tv = train_variant(args, group)
     if find_instance(_DTYPES[q.dtype], headdim, tv, arch) is None:
-        return ck_args.unsupported("headdim", headdim, f"no CK training forward ({tv}: O in float32 for "
+        # name what differs: the dtype when another dtype has this training forward at this headdim (bf16 varlen)
+        name = "q.dtype" if any(find_instance(d, headdim, tv, arch) for d in _DTYPES.values()) else "headdim"
+        return ck_args.unsupported(name, str(q.dtype) if name == "q.dtype" else headdim,
+                                   f"no CK training forward ({tv}: O in float32 for "
                                    f"the backward) of ck_configs/ck_fmha.toml serves ({_DTYPES[q.dtype]}, headdim "
                                    f"{headdim}) on {arch}")
     bv = bwd_variant(deterministic, alibi, group)
