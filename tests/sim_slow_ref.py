@@ -80,14 +80,9 @@ class _Problem:
         return x * LOG2E, g
 
 
-def masked_product(a, b, keep):
-    """sum_j a[..., i, j] * b[..., j, :] over the j with keep[i, j] only: a boundary tile's product, where a
-    masked (i, j) (a = 0) must not multiply b's row j, which may hold NaN or inf (hip_src/fmha_tile_math.h
-    ANDs those operand elements to +0). Equal to a @ b when b is finite; the broadcast runs only otherwise."""
-    if bool(torch.isfinite(b).all()):
-        return a @ b
-    b_kept = torch.where(keep.unsqueeze(-1), b.unsqueeze(-3), torch.zeros((), dtype=b.dtype, device=b.device))
-    return (a.unsqueeze(-1) * b_kept).sum(dim=-2)
+# the boundary tiles' product with garbage in masked K / V rows: the package's (a @ b with the non-finite
+# elements zeroed, the per-element broadcast only for the rows that see one; adv8), so both stay bit for bit equal
+masked_product = sim.masked_product
 
 
 def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None = None, with_stats: bool = False,

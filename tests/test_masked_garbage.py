@@ -148,3 +148,46 @@ def test_reference_backward_from_lse_keeps_garbage_out(case, what):
     if unseen:
         for a, b in zip(dirty[1:], clean[1:]):
             assert torch.isfinite(a).all() and torch.equal(a, b)
+
+
+# adv8: boundary tiles whose K / V tile holds garbage summed their products in another order than the clean
+# run's (the broadcast of masked_product), so a blind row's out / dq moved by an ulp with the garbage's mere
+# presence (float32 sim: out 1.2e-7, dq 9.5e-7 on a (0, 1) window at softmax_scale 50). Masked entries contribute
+# exactly nothing: the blind rows' bits equal the clean run's, in every dtype, at the 16-bit range's edge and with
+# one- and two-key rows (windows (0, 0) / (0, 1), causal seqlen_q > seqlen_k).
+EXACT_CASES = {
+    "window_0_1_d7": (37, 37, 2, 2, 7, False, (0, 1), [5, 36]),
+    "window_0_0_d129": (70, 70, 4, 2, 129, False, (0, 0), [0, 63, 64]),
+    "causal_sq_lt_sk_d65": (5, 70, 2, 2, 65, True, (-1, -1), [69]),
+    "causal_two_keys_gqa_d33": (40, 2, 2, 1, 33, True, (-1, -1), [1]),
+}
+
+
+@pytest.mark.parametrize("what", ["k", "v"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64],
+                         ids=["fp32", "fp16", "bf16", "fp64"])
+@pytest.mark.parametrize("backend", ["sim", "torch"])
+@pytest.mark.parametrize("case", list(EXACT_CASES))
+def test_unseen_garbage_changes_no_bit(case, backend, dtype, what):
+    sq, sk, h, hk, d, causal, window, keys = EXACT_CASES[case]
+    g = torch.Generator().manual_seed(len(case))
+    q, k, v, dout = (torch.randn(1, s, n, d, generator=g).to(dtype) for s, n in ((sq, h), (sk, hk), (sk, hk), (sq, h)))
+    scale = 50.0 if dtype != torch.float64 else 1.0
+    run = lambda kk, vv: _run_scaled(backend, q, kk, vv, dout, causal, window, scale)  # noqa: E731
+    clean = run(k, v)
+    kg, vg = k.clone(), v.clone()
+    for j in keys:
+        (kg if what == "k" else vg)[:, j, :, ::2] = NAN
+    dirty = run(kg, vg)
+    blind, _ = _blind_rows(sq, sk, causal, window, keys)
+    assert blind.any()
+    for name, a, b in (("out", dirty[0][:, blind], clean[0][:, blind]), ("dq", dirty[2][:, blind], clean[2][:, blind])):
+        assert torch.equal(a, b), f"{case} {backend} {dtype} {what}: {name} of rows blind to the garbage moved by " \
+                                  f"{(a.double() - b.double()).abs().max().item():.3g}"
+
+
+def _run_scaled(backend, q, k, v, dout, causal, window, scale):
+    q, k, v = (t.detach().clone().requires_grad_() for t in (q, k, v))
+    out = rocflash.flash_attn_func(q, k, v, softmax_scale=scale, causal=causal, window_size=window, backend=backend)
+    out.backward(dout)
+    return out.detach(), None, q.grad, k.grad, v.grad

@@ -121,11 +121,22 @@ class _Problem:
 def masked_product(a, b, keep):
     """sum_j a[..., i, j] * b[..., j, :] over the j with keep[i, j] only: a boundary tile's product, where a
     masked (i, j) (a = 0) must not multiply b's row j, which may hold NaN or inf (hip_src/fmha_tile_math.h
-    ANDs those operand elements to +0). Equal to a @ b when b is finite; the broadcast runs only otherwise."""
-    if bool(torch.isfinite(b).all()):
+    ANDs those operand elements to +0). Bit for bit a @ b of the same tile with finite values in b's masked rows:
+    a is exactly 0 at masked (i, j), so a @ b with b's non-finite elements zeroed gives every row that sees none
+    of them the clean run's bits (summed in the same order); only rows that see one take the per-element
+    broadcast (their NaN / inf). The broadcast alone summed every row in another order, and garbage in a masked
+    key moved rows that cannot see it by an ulp (adv8; tests/test_masked_garbage.py
+    test_unseen_garbage_changes_no_bit)."""
+    finite = torch.isfinite(b)
+    if bool(finite.all()):
         return a @ b
-    b_kept = torch.where(keep.unsqueeze(-1), b.unsqueeze(-3), torch.zeros((), dtype=b.dtype, device=b.device))
-    return (a.unsqueeze(-1) * b_kept).sum(dim=-2)
+    zero = torch.zeros((), dtype=b.dtype, device=b.device)
+    r = a @ torch.where(finite, b, zero)
+    sees = (keep & ~finite.all(-1).unsqueeze(-2)).any(-1)  # (..., M): rows that see a non-finite element
+    if not bool(sees.any()):
+        return r
+    b_kept = torch.where(keep.unsqueeze(-1), b.unsqueeze(-3), zero)
+    return torch.where(sees.unsqueeze(-1), (a.unsqueeze(-1) * b_kept).sum(dim=-2), r)
 
 
 def _tiles(x, size: int, count: int):
