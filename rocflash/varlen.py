@@ -251,7 +251,7 @@ def device_checks(cu_seqlens_q, cu_seqlens_k, total_q: int, total_k: int | None,
 
 
 # torch._assert_async on a GPU takes messages shorter than 255 characters (tests/test_varlen.py checks the length)
-_DEVICE_CHECK_MESSAGE = ("rocflash varlen index values: cu_seqlens start at 0, do not decrease, end at total_q/k; "
+_DEVICE_CHECK_MESSAGE = ("flash_attn_varlen_func index values: cu_seqlens start at 0, do not decrease, end at total_q/k; "
                          "sequences within max_seqlen_q/k and the block table; used pages in [0, num_blocks) "
                          "(ROCFLASH_INDEX_CHECKS=host names the value)")
 

@@ -85,6 +85,8 @@ def test_compiled_module_imports_without_device(platform, arch_prefix, no_device
     from rocflash.targets import arch_info
     limit = min(arch_info(a).lds_per_cu - (1024 if arch_info(a).vendor == "nvidia" else 0) for a in archs)
     for inst in mod.instances():
+        if inst.get("impl") == "sbcast":  # K/V through s_load: its launcher requests no LDS (fmha_fwd_sbcast.h)
+            continue
         assert 0 < inst["lds_bytes"] <= limit, (inst, limit)
     # the dispatch picks the smallest headdim bucket that fits
     for kind in KINDS:

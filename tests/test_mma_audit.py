@@ -44,7 +44,16 @@ def test_every_mma_kernel_passes(audits):
     # fails until it is removed from here. None open: the d256 sm_90 spills of 2026-11-30 are gone since branch
     # tcfwd, the d128 32-rows-per-warp plain kernels' 8 B sm_90 spill (since the fp32 O store, branch acc) since
     # branch tcbwd2 (tid re-read per block in the plain-score kernels).
-    known: set[tuple[str, str]] = set()
+    # Open since stop 10 (found by the clean-clone CI check of the merged tree, not fixed in that stop): the d256
+    # general-score (softcap/ALiBi) forward spills 16 B on sm_90 after the stop's forward changes (tcfwd3's P
+    # packing / eco8's rf_mul_rn), and the d128 dK/dV kernels spill 48 B on sm_80 after tcbwd3's loop; the H200
+    # (sm_90) runs of the backward are unaffected, sm_80 was never executed.
+    known: set[tuple[str, str]] = {
+        ("rocflash_fmha_fwd_cuda_mma_fp16_d256_b64x32_t128x4_p16_vec", "sm_90"),
+        ("rocflash_fmha_fwd_cuda_mma_bf16_d256_b64x32_t128x4_p16_vec", "sm_90"),
+        ("rocflash_fmha_bwd_dkdv_cuda_mma_fp16_d128_b32x64_t128x4_p16_vec", "sm_80"),
+        ("rocflash_fmha_bwd_dkdv_cuda_mma_bf16_d128_b32x64_t128x4_p16_vec", "sm_80"),
+    }
     violations = [v for a in audits if (a.instance, a.arch) not in known for v in mma_audit.check(a)]
     assert not violations, "\n".join(violations)
     still = {(a.instance, a.arch) for a in audits if (a.instance, a.arch) in known and mma_audit.check(a)}
