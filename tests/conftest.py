@@ -113,3 +113,16 @@ def require_hip_toolchain() -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI=true but the toolchain is missing ({e})")
         pytest.skip(f"toolchain missing: {e}")
+
+
+def garbage_in_key_rows(k, v, keys, what: str):
+    """Copies of k and v with garbage in the key rows ``keys`` (dim 1): NaN in every third element of K when
+    ``what`` is "k", else NaN and inf alternating in V (the masked-garbage tests of the scalar-broadcast forward)."""
+    kg, vg = k.clone(), v.clone()
+    for j in keys:
+        if what == "k":
+            kg[:, j, :, 1::3] = float("nan")
+        else:
+            vg[:, j, :, ::2] = float("nan")
+            vg[:, j, :, 1::2] = float("inf")
+    return kg, vg

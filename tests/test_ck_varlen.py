@@ -20,7 +20,7 @@ import rocflash.varlen as varlen
 from rocflash import selector
 from rocflash.backends import FwdArgs, ck, ck_masked
 from rocflash.selector import DeviceProbe, Selection
-from test_ck_eval import install_evaluators
+from test_ck_eval import _same, install_evaluators
 from varlen_ref import assert_sequence_grads_close, assert_sequences_close, cu, rand_packed, split_rows
 
 MI300X = DeviceProbe("cuda", "hip", "gfx942", "AMD Instinct MI300X", 64, 65536)
@@ -78,15 +78,6 @@ def test_varlen_inference_runs_the_group_instance(ck_varlen_on_cpu):
     assert ck_varlen_on_cpu == [ck_varlen_on_cpu[0]] and ck_varlen_on_cpu[0].endswith("_qr_group")
     assert_sequences_close(out, None, split_rows(q, lens_q), list(zip(split_rows(k, lens_k), split_rows(v, lens_k))),
                            FwdArgs(128 ** -0.5, -1, 0, 0.0, None), "ck varlen inference")
-
-
-def _same(name, got, want, atol):
-    """NaN exactly where the reference has NaN; elsewhere close (16-bit outputs)."""
-    got = got.double()
-    assert torch.equal(torch.isnan(got), torch.isnan(want)), \
-        f"{name}: NaN at {(torch.isnan(got) != torch.isnan(want)).nonzero()[:5].tolist()} (got vs reference)"
-    ok = ~torch.isnan(want)
-    torch.testing.assert_close(got[ok], want[ok], rtol=1e-2, atol=atol, msg=lambda m: f"{name}: {m}")
 
 
 @pytest.mark.parametrize("causal,window,garbage", [(True, (-1, -1), (20, 26 + 9 + 35)), (False, (4, 2), (26 + 9 + 20,))])

@@ -19,7 +19,7 @@ import torch
 from rocflash.backends import FwdArgs
 from rocflash.backends.reference import attention_reference
 
-from conftest import require_hip_toolchain
+from conftest import garbage_in_key_rows, require_hip_toolchain
 
 pytestmark = pytest.mark.toolchain
 
@@ -98,13 +98,7 @@ def test_sbcast_masked_garbage_never_reaches_output(sq, sk, d, block_n, window, 
     from rocflash.masks import MaskRule
 
     q, k, v = _inputs(1, sq, sk, 1, 1, seed=sk + len(keys), d=d)
-    kg, vg = k.clone(), v.clone()
-    for j in keys:
-        if what == "k":
-            kg[:, j, :, 1::3] = float("nan")
-        else:
-            vg[:, j, :, ::2] = float("nan")
-            vg[:, j, :, 1::2] = float("inf")
+    kg, vg = garbage_in_key_rows(k, v, keys, what)
     out, ref = _check(q, kg, vg, window, block_n, what=f"NaN/inf in {what}")
     rule = MaskRule(sq, sk, window[0], window[1])
     blind = ~rule.visible_grid(torch.arange(sq), torch.arange(sk))[:, keys].any(dim=1)

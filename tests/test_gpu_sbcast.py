@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import rocflash
-from conftest import gpu_platform
+from conftest import garbage_in_key_rows, gpu_platform
 from rocflash.backends import FwdArgs, compiled
 from rocflash.backends.reference import attention_reference
 from rocflash.masks import MaskRule
@@ -86,13 +86,7 @@ def test_sbcast_masked_garbage_changes_nothing(d, window, keys, what):
         pytest.skip(f"no scalar-broadcast instance for headdim {d} in this build (test_sbcast_matches_fp64 checks the error)")
     q, k, v = _inputs(1, sq, sk, 2, 1, d, seed=d + len(keys))
     clean, clean_lse = _forward(q, k, v, window)
-    kg, vg = k.clone(), v.clone()
-    for j in keys:
-        if what == "k":
-            kg[:, j, :, 1::3] = float("nan")
-        else:
-            vg[:, j, :, ::2] = float("nan")
-            vg[:, j, :, 1::2] = float("inf")
+    kg, vg = garbage_in_key_rows(k, v, keys, what)
     dirty, dirty_lse = _forward(q, kg, vg, window)
     rule = MaskRule(sq, sk, window[0], window[1])
     blind = ~rule.visible_grid(torch.arange(sq), torch.arange(sk))[:, keys].any(dim=1).cuda()
