@@ -143,6 +143,8 @@ def test_stats_from_lse_and_varlen_shift():
 def test_gpu_alibi_far_rows(scale, hd, sk, seed, dtype):
     from rocflash.backends import compiled
 
+    if dtype != torch.float32 and scale > 50:
+        pytest.skip("the fused 16-bit backward takes |softmax_scale| <= 50 (README)")
     platform = gpu_platform()
     q, k, v, dout, slopes, args = _inputs(scale, hd, sk, seed, dtype, device="cuda")
     _rule(_grads(q, k, v, dout, slopes, scale, platform), q, k, v, dout, args)
