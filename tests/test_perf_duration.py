@@ -51,6 +51,9 @@ def test_estimate():
     note = duration.check("naive", c, need * 0.99, 1e9, 3)
     assert note and f"~{need:.3g} s estimated" in note and "limit" in note
     assert duration.check("naive", c, None, 1e9, 3) is None and duration.check("naive", c, 1.0, None, 3) is None
+    assert duration.needs_probe(c, 20.0, 3) and not duration.needs_probe(c, None, 3)
+    smoke = resolve_presets(["smoke"])  # tiny cases: no probe at the CPU default
+    assert not any(duration.needs_probe(s, duration.CPU_CASE_LIMIT_S, 3) for s in smoke)
     bwd = Case(**{**c.__dict__, "direction": "fwd+bwd"})
     assert duration.minimal_calls(bwd, 3) > calls
 
@@ -85,8 +88,8 @@ def test_cli_skips_and_runs(tmp_path, capsys):
 
 def test_time_limit_caps_the_estimate(monkeypatch):
     """With --time-limit-s, a method estimated over the time the run has left is skipped with that reason."""
-    monkeypatch.setattr(duration, "probe_rate", lambda m, case, device, calls_of, seed=0: 1e5)  # 0.1 MFLOP/s: ~126 s
-    c = Case(batch=1, seqlen_q=64, seqlen_k=64, nheads=2, nheads_k=2, headdim=32, dtype="fp32")
+    monkeypatch.setattr(duration, "probe_rate", lambda m, case, device, calls_of, seed=0: 1e7)  # 10 MFLOP/s: ~80 s
+    c = Case(batch=1, seqlen_q=512, seqlen_k=512, nheads=2, nheads_k=2, headdim=32, dtype="fp32")
     results = runner.run_cases([c], ["naive"], CPU, _args("--time-limit-s", "30", "--max-case-s", "0"), None,
                                runner.Progress(0, False), [])
     assert results[0].status == "skipped" and "what --time-limit-s leaves" in results[0].note

@@ -34,6 +34,11 @@ from .cases import Case
 PROBE_SEQLEN = 256  # query rows of the probe case at most (and its keys at least, where the case has them)
 PROBE_KV_BYTES = 16 << 20  # K/V bytes of the probe's keys at most
 SAFETY = 2.0  # the estimate's factor over the probe's extrapolation (module docstring)
+# A case is not probed when even FLOOR_RATE plus FLOOR_CALL_S per call keeps it within the limit: a call takes
+# at most flop / FLOOR_RATE + FLOOR_CALL_S. This is an assumption, 5x below the slowest rate measured here
+# (rocflash-torch on the decode step under load, 28 MFLOP/s). It spares the smoke preset's tiny cases a probe.
+FLOOR_RATE = 5e6
+FLOOR_CALL_S = 0.25
 CPU_CASE_LIMIT_S = 20.0  # --max-case-s default on the CPU (no limit on a GPU unless given)
 
 
@@ -73,6 +78,13 @@ def probe_rate(method: str, case: Case, device: torch.device, calls_of: Callable
     except Exception:  # noqa: BLE001 -- any failure: no estimate; run_one meets and reports the same failure
         return None
     return small.flop / max(best, 1e-9)
+
+
+def needs_probe(case: Case, limit_s: float | None, min_repeats: int) -> bool:
+    """Whether ``case`` could exceed ``limit_s`` at all: False when even the floor rate keeps it within."""
+    if limit_s is None:
+        return False
+    return SAFETY * minimal_calls(case, min_repeats) * (case.flop / FLOOR_RATE + FLOOR_CALL_S) > limit_s
 
 
 def check(method: str, case: Case, limit_s: float | None, rate: float | None, min_repeats: int,

@@ -258,7 +258,7 @@ def case_time_limits(case: Case, method_names: list[str], device, a, left_s: flo
         limit, what = max(left_s, 0.0), "what --time-limit-s leaves"
     out: dict[str, str | None] = {}
     for m in method_names:
-        if limit is None:
+        if not duration.needs_probe(case, limit, a.min_repeats):
             out[m] = None
             continue
         key = (m, duration.probe_case(case))
