@@ -148,15 +148,21 @@ struct FmhaFwdSbcast {
   static constexpr int W = T.words();         // 32 / 64 words of Q / K per row
   static constexpr int D = T.headdim;         // 64 / 128 O columns per lane
   static constexpr int BC = T.block_n;        // keys per softmax tile
+  // Keys per softmax step in the masked tiles: the masked body holds one AND mask and one temporary per P.V dot2
+  // beside the scores, so at headdim 128 it runs Bc 16 sub-tiles (a Bc 32 masked body needs 256 VGPRs and spills
+  // on gfx906) while the unmasked tiles, which dominate every long sequence, run the whole Bc: fewer o *= alpha
+  // rescales and row-max steps per key there.
+  static constexpr int kMaskedBc = D == 128 && BC > 16 ? 16 : BC;
   static constexpr int kKeysPerLoad = 128 / D;  // K rows per sload64 (256 bytes): 1 (d128) or 2 (d64)
   static constexpr int kLoadsPerPair = D / 64;  // sload64 per Vp pair row (4 * D bytes): 2 (d128) or 1 (d64)
   static_assert(T.valid(), "scalar-broadcast tile: headdim 64 or 128, one row per thread, even Bc");
+  static_assert(BC % kMaskedBc == 0, "masked sub-tiles split the tile evenly");
 
   // S of this lane's query row and keys C .. C + kKeysPerLoad - 1 of the tile whose K rows start at ktile: one
   // sload64 (K rows as the SGPR operand of v_dot2), W dot2 per key. Every address is the tile's base plus an
   // immediate offset: no address arithmetic per key.
-  template <int C>
-  RF_DEVICE static void score_tile(const uint32_t (&q)[W], const char* ktile, float (&s)[BC]) {
+  template <int NB, int C>
+  RF_DEVICE static void score_tile(const uint32_t (&q)[W], const char* ktile, float (&s)[NB]) {
     SWords16 k[4];
     sload64<C * 2 * D>(k, ktile);
 #pragma unroll
@@ -166,7 +172,7 @@ struct FmhaFwdSbcast {
       for (int w = 0; w < W; ++w) acc = dot2_words(q[w], k[(key * W + w) / 16][(key * W + w) % 16], acc);
       s[C + key] = acc;
     }
-    if constexpr (C + kKeysPerLoad < BC) score_tile<C + kKeysPerLoad>(q, ktile, s);
+    if constexpr (C + kKeysPerLoad < NB) score_tile<NB, C + kKeysPerLoad>(q, ktile, s);
   }
 
   // O += P.V over key pair C / 2 of the tile whose Vp rows start at vtile (one Vp row: 2 * headdim halves =
@@ -175,8 +181,8 @@ struct FmhaFwdSbcast {
   // row_sum gathers them. kMasked (tiles where some (row, key) pair is masked): V's halves of the keys this
   // lane's row does not see are ANDed to +0 first, so a masked key contributes +0 * +0 = exactly 0 whatever its
   // V holds (NaN, inf); P is already +0 there (exp2(-inf)). Visible keys' V passes unchanged.
-  template <int C, bool kMasked>
-  RF_DEVICE static void pv_tile(float (&o)[D], float (&s)[BC], const char* vtile, float scale, float nbase,
+  template <int NB, int C, bool kMasked>
+  RF_DEVICE static void pv_tile(float (&o)[D], float (&s)[NB], const char* vtile, float scale, float nbase,
                                 float& row_sum, int lo, int hi) {
     const uint32_t pk = float_to_fp16(s[C]) | (float_to_fp16(s[C + 1]) << 16);  // (P_j, P_j+1), round to nearest
     const uint32_t keep = kMasked ? pair_keep_mask(C, lo, hi) : 0xffffffffu;
@@ -184,7 +190,7 @@ struct FmhaFwdSbcast {
     for (int half = 0; half < kLoadsPerPair; ++half) {
       SWords16 v[4];
       constexpr int kPairBytes = 4 * D;
-      if constexpr (C + 2 < BC) {
+      if constexpr (C + 2 < NB) {
         if constexpr (kLoadsPerPair == 1) {
           sload64_exp2<C / 2 * kPairBytes>(v, vtile, s[C + 2], s[C + 3], scale, nbase);
         } else {
@@ -204,29 +210,29 @@ struct FmhaFwdSbcast {
           else acc = dot2_words(pk, v[c][w], acc);
         }
     }
-    if constexpr (C + 2 < BC) {
+    if constexpr (C + 2 < NB) {
       row_sum += s[C + 2];
       row_sum += s[C + 3];
-      pv_tile<C + 2, kMasked>(o, s, vtile, scale, nbase, row_sum, lo, hi);
+      pv_tile<NB, C + 2, kMasked>(o, s, vtile, scale, nbase, row_sum, lo, hi);
     }
   }
 
-  // One K/V tile (keys n0 .. n0 + BC - 1) of the online softmax. kMasked: scores of keys outside this lane's
+  // One K/V tile (keys n0 .. n0 + NB - 1) of the online softmax. kMasked: scores of keys outside this lane's
   // visible columns [lo, hi] of the tile become -inf (a select: NaN/inf in a masked K row never reaches P), and
   // pv_tile drops their V (above). Keys past seqlen_k are always outside [lo, hi] (their K/V copies are zero).
-  template <bool kMasked>
+  template <int NB, bool kMasked>
   RF_DEVICE static void tile(const uint32_t (&qw)[W], float (&o)[D], float& m, float& l, const char* kp,
                              const char* vp, int n0, float scale, int lo, int hi) {
-    float s[BC];
-    score_tile<0>(qw, opaque_sgpr(kp + int64_t(n0) * (2 * D)), s);
+    float s[NB];
+    score_tile<NB, 0>(qw, opaque_sgpr(kp + int64_t(n0) * (2 * D)), s);
     if constexpr (kMasked) {
 #pragma unroll
-      for (int c = 0; c < BC; ++c)
+      for (int c = 0; c < NB; ++c)
         if (c < lo || c > hi) s[c] = neg_inf();
     }
     float mx = neg_inf();
 #pragma unroll
-    for (int c = 0; c < BC; ++c) mx = rf_max(mx, s[c]);
+    for (int c = 0; c < NB; ++c) mx = rf_max(mx, s[c]);
     const float m_new = rf_max(m, mx * scale);  // -inf stays -inf: scale > 0
     const float base = m_new == neg_inf() ? 0.f : m_new;  // a row with no visible key yet keeps exp2 at 0
     const float alpha = rf_exp2(m - base);
@@ -237,7 +243,7 @@ struct FmhaFwdSbcast {
     row_sum += s[1];
 #pragma unroll
     for (int x = 0; x < D; ++x) o[x] *= alpha;
-    pv_tile<0, kMasked>(o, s, opaque_sgpr(vp + int64_t(n0 / 2) * (4 * D)), scale, -base, row_sum, lo, hi);
+    pv_tile<NB, 0, kMasked>(o, s, opaque_sgpr(vp + int64_t(n0 / 2) * (4 * D)), scale, -base, row_sum, lo, hi);
     l = l * alpha + row_sum;
   }
 
@@ -280,13 +286,16 @@ struct FmhaFwdSbcast {
     // spill): first the tiles no valid row of the wave masks, then the masked ones (those before and after them).
     // The online softmax is exact in any tile order.
     const int fb = min(max(full_begin, tile_begin), tile_end), fe = max(fb, min(full_end, tile_end));
-    for (int t = fb; t < fe; ++t) tile<false>(qw, o, m, l, kp, vp, t * BC, scale, 0, BC - 1);
+    for (int t = fb; t < fe; ++t) tile<BC, false>(qw, o, m, l, kp, vp, t * BC, scale, 0, BC - 1);
+    // The masked tiles in sub-tiles of kMaskedBc keys (one online-softmax step each: exact in any split).
+    constexpr int kSub = BC / kMaskedBc;
     const RowSpan span = RowSpan::make(rule, m0);  // this lane's row is m0 + lane
-    const int before = fb - tile_begin, masked = before + (tile_end - fe);
+    const int before = fb - tile_begin, masked = (before + (tile_end - fe)) * kSub;
     for (int i = 0; i < masked; ++i) {
-      const int n0 = (i < before ? tile_begin + i : fe + (i - before)) * BC;
+      const int t = i / kSub;
+      const int n0 = (t < before ? tile_begin + t : fe + (t - before)) * BC + (i % kSub) * kMaskedBc;
       const RowSpan::Tile cols = span.tile(n0);
-      tile<true>(qw, o, m, l, kp, vp, n0, scale, cols.lo(lane), cols.hi(lane));
+      tile<kMaskedBc, true>(qw, o, m, l, kp, vp, n0, scale, cols.lo(lane), cols.hi(lane));
     }
 
     if (row >= seq.seqlen_q) return;
