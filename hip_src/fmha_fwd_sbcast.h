@@ -55,27 +55,26 @@ struct FmhaFwdSbcast {
   static constexpr SbcastShape T{Tile::kShape.headdim, Tile::kShape.block_m, Tile::kShape.block_n, Tile::kShape.threads};
   static constexpr int W = T.words();         // 32 / 64 words of Q / K per row
   static constexpr int D = T.headdim;         // 64 / 128 O columns per lane
-  static constexpr int BC = T.block_n;        // keys per softmax tile
-  // Keys per softmax step in the masked tiles: the masked body holds one AND mask and one temporary per P.V dot2
-  // beside the scores, so at headdim 128 it runs Bc 16 sub-tiles (a Bc 32 masked body needs 256 VGPRs and spills
-  // on gfx906) while the unmasked tiles, which dominate every long sequence, run the whole Bc: fewer o *= alpha
-  // rescales and row-max steps per key there.
-  static constexpr int kMaskedBc = D == 128 && BC > 16 ? 16 : BC;
+  // Keys per softmax tile. Both key loops unroll the whole tile (Bc * headdim / 2 v_dot2 for S and as many for P.V),
+  // so their code grows with Bc * headdim: at 2048 (d128 Bc 16, d64 Bc 32) the unmasked loop is ~19 KB and the masked
+  // one ~24 KB of gfx906 code, within the 32 KB instruction cache that a cluster of CUs shares (GCN architecture
+  // whitepaper); at 4096 they are ~37 / ~48 KB, which the waves would stream from L2 on every tile. (The cycle model
+  // has no instruction cache: it ranks Bc 32 / 64 about 2 % ahead.)
+  static constexpr int BC = T.block_n;
   static constexpr int kGroupsPerKey = D / 64;   // 32-word groups per K row (2 * D bytes): 2 (d128) or 1 (d64)
   static constexpr int kGroupsPerPair = D / 32;  // per Vp pair row (4 * D bytes): 4 (d128) or 2 (d64)
   static_assert(T.valid(), "scalar-broadcast tile: headdim 64 or 128, one row per thread, even Bc");
-  static_assert(BC % kMaskedBc == 0, "masked sub-tiles split the tile evenly");
 
-  // Group G of a tile of NB keys (fmha_sbcast_data.h): K groups 0 .. KG - 1 (kGroupsPerKey per K row), then the Vp
+  // Group G of a tile of BC keys (fmha_sbcast_data.h): K groups 0 .. KG - 1 (kGroupsPerKey per K row), then the Vp
   // groups (kGroupsPerPair per key pair), each 128 * index bytes from its tile base; group 0 is loaded by the
   // caller, and every step below computes on the current group (cur) with the next one in flight.
 
-  // S: raw scores of this lane's query row and the NB keys of the tile, W dot2 per key on the K rows as the SGPR
+  // S: raw scores of this lane's query row and the BC keys of the tile, W dot2 per key on the K rows as the SGPR
   // operand. The last K step loads the tile's first Vp group.
-  template <int NB, int G>
-  RF_DEVICE static void score_groups(const uint32_t (&q)[W], const char* ktile, const char* vtile, float (&s)[NB],
+  template <int G>
+  RF_DEVICE static void score_groups(const uint32_t (&q)[W], const char* ktile, const char* vtile, float (&s)[BC],
                                      SWords16 (&cur)[2], float acc) {
-    constexpr int KG = NB * kGroupsPerKey, key = G / kGroupsPerKey, g = G % kGroupsPerKey;
+    constexpr int KG = BC * kGroupsPerKey, key = G / kGroupsPerKey, g = G % kGroupsPerKey;
     const char* next = G + 1 < KG ? ktile : vtile;
     constexpr int kNextOff = G + 1 < KG ? 128 * (G + 1) : 0;
     SWords16 nxt[2];
@@ -84,7 +83,7 @@ struct FmhaFwdSbcast {
     cur[0] = nxt[0];
     cur[1] = nxt[1];
     if constexpr (g + 1 == kGroupsPerKey) s[key] = acc;
-    if constexpr (G + 1 < KG) score_groups<NB, G + 1>(q, ktile, vtile, s, cur, acc);
+    if constexpr (G + 1 < KG) score_groups<G + 1>(q, ktile, vtile, s, cur, acc);
   }
 
   // O += P.V over Vp group G of the tile: key pair C = 2 * (G / kGroupsPerPair), O columns 32 * (G % kGroupsPerPair)
@@ -93,10 +92,10 @@ struct FmhaFwdSbcast {
   // pair is masked): V's halves of the keys this lane's row does not see are ANDed to +0 first, so a masked key
   // contributes +0 * +0 = exactly 0 whatever its V holds (NaN, inf); P is already +0 there (exp2(-inf)). Visible
   // keys' V passes unchanged. The tile's last group loads nothing (the next tile's K may lie past the workspace).
-  template <int NB, int G, bool kMasked>
-  RF_DEVICE static void pv_groups(float (&o)[D], float (&s)[NB], const char* vtile, SWords16 (&cur)[2], float scale,
+  template <int G, bool kMasked>
+  RF_DEVICE static void pv_groups(float (&o)[D], float (&s)[BC], const char* vtile, SWords16 (&cur)[2], float scale,
                                   float nbase, float& row_sum, uint32_t pk, uint32_t keep, int lo, int hi) {
-    constexpr int VG = NB / 2 * kGroupsPerPair, C = 2 * (G / kGroupsPerPair), h = G % kGroupsPerPair;
+    constexpr int VG = BC / 2 * kGroupsPerPair, C = 2 * (G / kGroupsPerPair), h = G % kGroupsPerPair;
     if constexpr (h == 0) {
       pk = float_to_fp16(s[C]) | (float_to_fp16(s[C + 1]) << 16);  // (P_j, P_j+1), round to nearest
       keep = kMasked ? pair_keep_mask(C, lo, hi) : 0xffffffffu;
@@ -113,35 +112,35 @@ struct FmhaFwdSbcast {
       for (int i = 0; i < 32; ++i)
         oc[i] = kMasked ? dot2_masked(pk, cur[i / 16][i % 16], keep, oc[i]) : dot2_words(pk, cur[i / 16][i % 16], oc[i]);
     }
-    if constexpr (h == 0 && C + 2 < NB) {
+    if constexpr (h == 0 && C + 2 < BC) {
       s[C + 2] = rf_exp2(rf_fma(s[C + 2], scale, nbase));
       s[C + 3] = rf_exp2(rf_fma(s[C + 3], scale, nbase));
       row_sum += s[C + 2];
       row_sum += s[C + 3];
     }
-    if constexpr (G + 1 < VG) pv_groups<NB, G + 1, kMasked>(o, s, vtile, cur, scale, nbase, row_sum, pk, keep, lo, hi);
+    if constexpr (G + 1 < VG) pv_groups<G + 1, kMasked>(o, s, vtile, cur, scale, nbase, row_sum, pk, keep, lo, hi);
   }
 
-  // One K/V tile (keys n0 .. n0 + NB - 1) of the online softmax. kMasked: scores of keys outside this lane's
+  // One K/V tile (keys n0 .. n0 + BC - 1) of the online softmax. kMasked: scores of keys outside this lane's
   // visible columns [lo, hi] of the tile become -inf (a select: NaN/inf in a masked K row never reaches P), and
   // pv_tile drops their V (above). Keys past seqlen_k are always outside [lo, hi] (their K/V copies are zero).
-  template <int NB, bool kMasked>
+  template <bool kMasked>
   RF_DEVICE static void tile(const uint32_t (&qw)[W], float (&o)[D], float& m, float& l, const char* kp,
                              const char* vp, int n0, float scale, int lo, int hi) {
-    float s[NB];
+    float s[BC];
     const char* ktile = opaque_sgpr(kp + int64_t(n0) * (2 * D));
     const char* vtile = opaque_sgpr(vp + int64_t(n0 / 2) * (4 * D));
     SWords16 cur[2];
     sload_group<0>(cur, ktile);
-    score_groups<NB, 0>(qw, ktile, vtile, s, cur, 0.f);  // (acc: set by each key's first step)
+    score_groups<0>(qw, ktile, vtile, s, cur, 0.f);  // (acc: set by each key's first step)
     if constexpr (kMasked) {
 #pragma unroll
-      for (int c = 0; c < NB; ++c)
+      for (int c = 0; c < BC; ++c)
         if (c < lo || c > hi) s[c] = neg_inf();
     }
     float mx = neg_inf();
 #pragma unroll
-    for (int c = 0; c < NB; ++c) mx = rf_max(mx, s[c]);
+    for (int c = 0; c < BC; ++c) mx = rf_max(mx, s[c]);
     const float m_new = rf_max(m, mx * scale);  // -inf stays -inf: scale > 0
     const float base = m_new == neg_inf() ? 0.f : m_new;  // a row with no visible key yet keeps exp2 at 0
     const float alpha = rf_exp2(m - base);
@@ -152,7 +151,7 @@ struct FmhaFwdSbcast {
     row_sum += s[1];
 #pragma unroll
     for (int x = 0; x < D; ++x) o[x] *= alpha;
-    pv_groups<NB, 0, kMasked>(o, s, vtile, cur, scale, -base, row_sum, 0u, 0u, lo, hi);
+    pv_groups<0, kMasked>(o, s, vtile, cur, scale, -base, row_sum, 0u, 0u, lo, hi);
     l = l * alpha + row_sum;
   }
 
@@ -195,16 +194,13 @@ struct FmhaFwdSbcast {
     // spill): first the tiles no valid row of the wave masks, then the masked ones (those before and after them).
     // The online softmax is exact in any tile order.
     const int fb = min(max(full_begin, tile_begin), tile_end), fe = max(fb, min(full_end, tile_end));
-    for (int t = fb; t < fe; ++t) tile<BC, false>(qw, o, m, l, kp, vp, t * BC, scale, 0, BC - 1);
-    // The masked tiles in sub-tiles of kMaskedBc keys (one online-softmax step each: exact in any split).
-    constexpr int kSub = BC / kMaskedBc;
+    for (int t = fb; t < fe; ++t) tile<false>(qw, o, m, l, kp, vp, t * BC, scale, 0, BC - 1);
     const RowSpan span = RowSpan::make(rule, m0);  // this lane's row is m0 + lane
-    const int before = fb - tile_begin, masked = (before + (tile_end - fe)) * kSub;
+    const int before = fb - tile_begin, masked = before + (tile_end - fe);
     for (int i = 0; i < masked; ++i) {
-      const int t = i / kSub;
-      const int n0 = (t < before ? tile_begin + t : fe + (t - before)) * BC + (i % kSub) * kMaskedBc;
+      const int n0 = (i < before ? tile_begin + i : fe + (i - before)) * BC;
       const RowSpan::Tile cols = span.tile(n0);
-      tile<kMaskedBc, true>(qw, o, m, l, kp, vp, n0, scale, cols.lo(lane), cols.hi(lane));
+      tile<true>(qw, o, m, l, kp, vp, n0, scale, cols.lo(lane), cols.hi(lane));
     }
 
     if (row >= seq.seqlen_q) return;

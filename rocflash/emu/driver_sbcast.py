@@ -1,6 +1,6 @@
 """Run the gfx906 scalar-broadcast forward (hip_src/fmha_fwd_sbcast.h) on the emulator, as its launcher does.
 
-    out, lse, info = run_forward_sbcast(q, k, v, softmax_scale=None, window_left=-1, window_right=-1, block_n=32)
+    out, lse, info = run_forward_sbcast(q, k, v, softmax_scale=None, window_left=-1, window_right=-1, block_n=16)
 
 Two launches per call (``launch_fmha_fwd_sbcast``): ``fmha_fwd_vpairs_kernel`` writes the zero-padded K copy and
 V in key pairs into two workspaces, then ``fmha_fwd_sbcast_kernel`` computes O and LSE. Scope of the variant
@@ -30,8 +30,8 @@ from .state import GlobalMemory
 THREADS = 256  # 4 waves x 64 query rows per workgroup
 HEADDIMS = (64, 128)
 SBCAST_TILES = (8, 16, 32, 64)  # block_n: keys per softmax tile
-# {headdim: Bc} of the instances the build generates (ck_configs/fmha_fwd.toml, impl "sbcast"): d128 Bc 32, whose
-# masked tiles run as Bc 16 sub-tiles (a Bc 32 masked body needs 256 VGPRs and spills 8 bytes); d64 Bc 64.
+# {headdim: Bc} of the instances the build generates (ck_configs/fmha_fwd.toml, impl "sbcast"): Bc * headdim = 2048,
+# d128 Bc 16 and d64 Bc 32 (their key loops fit gfx906's 32 KB instruction cache: hip_src/fmha_fwd_sbcast.h).
 DISPATCH_BLOCK_N = {c.headdim: c.block_n for c in load_configs("fwd") if c.impl == "sbcast" and c.target == "gfx9"}
 
 
