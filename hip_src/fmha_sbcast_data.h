@@ -64,44 +64,45 @@ RF_DEVICE void sload_group(SWords16 (&r)[2], const char* addr) {
                : "=&s"(r[0]), "=&s"(r[1])
                : "s"(addr), "i"(kOff), "i"(kOff + 64));
 }
+// The dot2 of K words 1 .. 31 of a group (qk_step and qk_step_first differ in the first one only).
+#define RF_SB_QK_WORDS_1_31 \
+    "v_dot2_f32_f16 %2, %7, %39, %2\n\t" \
+    "v_dot2_f32_f16 %2, %8, %40, %2\n\t" \
+    "v_dot2_f32_f16 %2, %9, %41, %2\n\t" \
+    "v_dot2_f32_f16 %2, %10, %42, %2\n\t" \
+    "v_dot2_f32_f16 %2, %11, %43, %2\n\t" \
+    "v_dot2_f32_f16 %2, %12, %44, %2\n\t" \
+    "v_dot2_f32_f16 %2, %13, %45, %2\n\t" \
+    "v_dot2_f32_f16 %2, %14, %46, %2\n\t" \
+    "v_dot2_f32_f16 %2, %15, %47, %2\n\t" \
+    "v_dot2_f32_f16 %2, %16, %48, %2\n\t" \
+    "v_dot2_f32_f16 %2, %17, %49, %2\n\t" \
+    "v_dot2_f32_f16 %2, %18, %50, %2\n\t" \
+    "v_dot2_f32_f16 %2, %19, %51, %2\n\t" \
+    "v_dot2_f32_f16 %2, %20, %52, %2\n\t" \
+    "v_dot2_f32_f16 %2, %21, %53, %2\n\t" \
+    "v_dot2_f32_f16 %2, %22, %54, %2\n\t" \
+    "v_dot2_f32_f16 %2, %23, %55, %2\n\t" \
+    "v_dot2_f32_f16 %2, %24, %56, %2\n\t" \
+    "v_dot2_f32_f16 %2, %25, %57, %2\n\t" \
+    "v_dot2_f32_f16 %2, %26, %58, %2\n\t" \
+    "v_dot2_f32_f16 %2, %27, %59, %2\n\t" \
+    "v_dot2_f32_f16 %2, %28, %60, %2\n\t" \
+    "v_dot2_f32_f16 %2, %29, %61, %2\n\t" \
+    "v_dot2_f32_f16 %2, %30, %62, %2\n\t" \
+    "v_dot2_f32_f16 %2, %31, %63, %2\n\t" \
+    "v_dot2_f32_f16 %2, %32, %64, %2\n\t" \
+    "v_dot2_f32_f16 %2, %33, %65, %2\n\t" \
+    "v_dot2_f32_f16 %2, %34, %66, %2\n\t" \
+    "v_dot2_f32_f16 %2, %35, %67, %2\n\t" \
+    "v_dot2_f32_f16 %2, %36, %68, %2\n\t" \
+    "v_dot2_f32_f16 %2, %37, %69, %2\n\t"
 // acc += sum_i dot2(q[i], K word i of group c) with the next group (addr + kOff) in flight.
 template <int kOff>
 RF_DEVICE void qk_step(SWords16 (&nxt)[2], const char* addr, const SWords16 (&c)[2], const uint32_t* q, float& acc) {
   asm volatile(
-      "s_load_dwordx16 %0, %3, %4\n\ts_load_dwordx16 %1, %3, %5\n\t"
-      "v_dot2_f32_f16 %2, %6, %38, %2\n\t"
-      "v_dot2_f32_f16 %2, %7, %39, %2\n\t"
-      "v_dot2_f32_f16 %2, %8, %40, %2\n\t"
-      "v_dot2_f32_f16 %2, %9, %41, %2\n\t"
-      "v_dot2_f32_f16 %2, %10, %42, %2\n\t"
-      "v_dot2_f32_f16 %2, %11, %43, %2\n\t"
-      "v_dot2_f32_f16 %2, %12, %44, %2\n\t"
-      "v_dot2_f32_f16 %2, %13, %45, %2\n\t"
-      "v_dot2_f32_f16 %2, %14, %46, %2\n\t"
-      "v_dot2_f32_f16 %2, %15, %47, %2\n\t"
-      "v_dot2_f32_f16 %2, %16, %48, %2\n\t"
-      "v_dot2_f32_f16 %2, %17, %49, %2\n\t"
-      "v_dot2_f32_f16 %2, %18, %50, %2\n\t"
-      "v_dot2_f32_f16 %2, %19, %51, %2\n\t"
-      "v_dot2_f32_f16 %2, %20, %52, %2\n\t"
-      "v_dot2_f32_f16 %2, %21, %53, %2\n\t"
-      "v_dot2_f32_f16 %2, %22, %54, %2\n\t"
-      "v_dot2_f32_f16 %2, %23, %55, %2\n\t"
-      "v_dot2_f32_f16 %2, %24, %56, %2\n\t"
-      "v_dot2_f32_f16 %2, %25, %57, %2\n\t"
-      "v_dot2_f32_f16 %2, %26, %58, %2\n\t"
-      "v_dot2_f32_f16 %2, %27, %59, %2\n\t"
-      "v_dot2_f32_f16 %2, %28, %60, %2\n\t"
-      "v_dot2_f32_f16 %2, %29, %61, %2\n\t"
-      "v_dot2_f32_f16 %2, %30, %62, %2\n\t"
-      "v_dot2_f32_f16 %2, %31, %63, %2\n\t"
-      "v_dot2_f32_f16 %2, %32, %64, %2\n\t"
-      "v_dot2_f32_f16 %2, %33, %65, %2\n\t"
-      "v_dot2_f32_f16 %2, %34, %66, %2\n\t"
-      "v_dot2_f32_f16 %2, %35, %67, %2\n\t"
-      "v_dot2_f32_f16 %2, %36, %68, %2\n\t"
-      "v_dot2_f32_f16 %2, %37, %69, %2\n\t"
-      "s_waitcnt lgkmcnt(0)"
+      "s_load_dwordx16 %0, %3, %4\n\ts_load_dwordx16 %1, %3, %5\n\tv_dot2_f32_f16 %2, %6, %38, %2\n\t"
+      RF_SB_QK_WORDS_1_31 "s_waitcnt lgkmcnt(0)"
       : "=&s"(nxt[0]), "=&s"(nxt[1]), "+v"(acc)
       : "s"(addr), "i"(kOff), "i"(kOff + 64), RF_SB_Q(q), RF_SB_CUR(c));
 }
@@ -111,40 +112,8 @@ template <int kOff>
 RF_DEVICE void qk_step_first(SWords16 (&nxt)[2], const char* addr, const SWords16 (&c)[2], const uint32_t* q,
                              float& acc) {
   asm volatile(
-      "s_load_dwordx16 %0, %3, %4\n\ts_load_dwordx16 %1, %3, %5\n\t"
-      "v_dot2_f32_f16 %2, %6, %38, 0\n\t"
-      "v_dot2_f32_f16 %2, %7, %39, %2\n\t"
-      "v_dot2_f32_f16 %2, %8, %40, %2\n\t"
-      "v_dot2_f32_f16 %2, %9, %41, %2\n\t"
-      "v_dot2_f32_f16 %2, %10, %42, %2\n\t"
-      "v_dot2_f32_f16 %2, %11, %43, %2\n\t"
-      "v_dot2_f32_f16 %2, %12, %44, %2\n\t"
-      "v_dot2_f32_f16 %2, %13, %45, %2\n\t"
-      "v_dot2_f32_f16 %2, %14, %46, %2\n\t"
-      "v_dot2_f32_f16 %2, %15, %47, %2\n\t"
-      "v_dot2_f32_f16 %2, %16, %48, %2\n\t"
-      "v_dot2_f32_f16 %2, %17, %49, %2\n\t"
-      "v_dot2_f32_f16 %2, %18, %50, %2\n\t"
-      "v_dot2_f32_f16 %2, %19, %51, %2\n\t"
-      "v_dot2_f32_f16 %2, %20, %52, %2\n\t"
-      "v_dot2_f32_f16 %2, %21, %53, %2\n\t"
-      "v_dot2_f32_f16 %2, %22, %54, %2\n\t"
-      "v_dot2_f32_f16 %2, %23, %55, %2\n\t"
-      "v_dot2_f32_f16 %2, %24, %56, %2\n\t"
-      "v_dot2_f32_f16 %2, %25, %57, %2\n\t"
-      "v_dot2_f32_f16 %2, %26, %58, %2\n\t"
-      "v_dot2_f32_f16 %2, %27, %59, %2\n\t"
-      "v_dot2_f32_f16 %2, %28, %60, %2\n\t"
-      "v_dot2_f32_f16 %2, %29, %61, %2\n\t"
-      "v_dot2_f32_f16 %2, %30, %62, %2\n\t"
-      "v_dot2_f32_f16 %2, %31, %63, %2\n\t"
-      "v_dot2_f32_f16 %2, %32, %64, %2\n\t"
-      "v_dot2_f32_f16 %2, %33, %65, %2\n\t"
-      "v_dot2_f32_f16 %2, %34, %66, %2\n\t"
-      "v_dot2_f32_f16 %2, %35, %67, %2\n\t"
-      "v_dot2_f32_f16 %2, %36, %68, %2\n\t"
-      "v_dot2_f32_f16 %2, %37, %69, %2\n\t"
-      "s_waitcnt lgkmcnt(0)"
+      "s_load_dwordx16 %0, %3, %4\n\ts_load_dwordx16 %1, %3, %5\n\tv_dot2_f32_f16 %2, %6, %38, 0\n\t"
+      RF_SB_QK_WORDS_1_31 "s_waitcnt lgkmcnt(0)"
       : "=&s"(nxt[0]), "=&s"(nxt[1]), "=&v"(acc)
       : "s"(addr), "i"(kOff), "i"(kOff + 64), RF_SB_Q(q), RF_SB_CUR(c));
 }
@@ -234,6 +203,7 @@ RF_DEVICE void pv_step_masked(SWords16 (&nxt)[2], const char* addr, const SWords
       : "s"(addr), "i"(kOff), "i"(kOff + 64), "v"(pk), "v"(keep), RF_SB_CUR(c));
 }
 #undef RF_SB_CUR
+#undef RF_SB_QK_WORDS_1_31
 #undef RF_SB_Q
 #undef RF_SB_O
 
