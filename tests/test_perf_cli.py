@@ -132,7 +132,7 @@ def test_rocprof_without_gpu_says_so():
     (["--backends", "triton"], "--backends: each name must be one of"),
     (["--preset", "huge"], "--preset must be one of default, train, decode, decode-paged, smoke or a .yaml file, got 'huge'"),
     (["--arch", "MI8"], "--arch must be one of MI50"),
-    (["--budget-s", "0"], "--budget-s must be > 0, got 0.0"),
+    (["--budget-s", "0"], "--budget-s must be > 0, finite, got 0.0"),
     (["--device", "tpu"], "--device must be auto, cpu, cuda or cuda:N, got tpu"),
     (["--baseline", "fa3"], "--baseline must be one of"),
 ])

@@ -26,7 +26,7 @@ def test_default_preset_is_skipped_before_anything_runs(monkeypatch):
     """The default preset's 4096^2 cases at a generous 50 GFLOP/s: every method is estimated over 20 s and skipped
     without its inputs being made or the method being prepared."""
     monkeypatch.setattr(memory, "host_available", lambda: 1 << 40)  # the time rule alone decides here
-    monkeypatch.setattr(duration, "probe_rate", lambda m, case, device, calls_of, seed=0: 50e9)
+    monkeypatch.setattr(duration, "probe_rate", lambda m, case, device, calls_of, seed=0, **kw: 50e9)
 
     def never(*a, **k):
         raise AssertionError("a case over the time limit must not run")
@@ -88,7 +88,7 @@ def test_cli_skips_and_runs(tmp_path, capsys):
 
 def test_time_limit_caps_the_estimate(monkeypatch):
     """With --time-limit-s, a method estimated over the time the run has left is skipped with that reason."""
-    monkeypatch.setattr(duration, "probe_rate", lambda m, case, device, calls_of, seed=0: 1e7)  # 10 MFLOP/s: ~80 s
+    monkeypatch.setattr(duration, "probe_rate", lambda m, case, device, calls_of, seed=0, **kw: 1e7)  # 10 MFLOP/s: ~80 s
     c = Case(batch=1, seqlen_q=512, seqlen_k=512, nheads=2, nheads_k=2, headdim=32, dtype="fp32")
     results = runner.run_cases([c], ["naive"], CPU, _args("--time-limit-s", "30", "--max-case-s", "0"), None,
                                runner.Progress(0, False), [])
@@ -103,3 +103,81 @@ def test_limit_defaults_and_errors():
     p = runner.build_parser()
     with pytest.raises(SystemExit):
         runner.validate(p, p.parse_args(["--max-case-s", "-1"]))
+
+
+class _FakeClock:
+    """duration's clock, advanced by the fake calls: ``rate`` FLOP/s on every probe (no real work, no sleeping)."""
+
+    def __init__(self, rate):
+        self.now, self.rate, self.rows = 0.0, rate, []
+
+    def perf_counter(self):
+        return self.now
+
+    def install(self, monkeypatch):
+        import contextlib
+        import types
+
+        monkeypatch.setattr(duration, "time", self)
+        monkeypatch.setattr(memory, "host_available", lambda: 1 << 40)
+        monkeypatch.setattr(methods, "make_inputs", lambda case, n, device, seed=0: None)
+        monkeypatch.setattr(methods, "prepare", lambda m, case, sets, device: types.SimpleNamespace(
+            context=contextlib.nullcontext))
+
+        def calls_of(prep, small):
+            def call():
+                self.rows.append(small.seqlen_q)
+                self.now += small.flop / self.rate
+            return [call]
+        monkeypatch.setattr(runner, "timed_calls", calls_of)
+
+
+@pytest.mark.parametrize("limit", ["20", "2"])
+def test_probe_stays_within_its_share_of_the_limit(monkeypatch, limit):
+    """adv12: the probe itself was unbounded. A batch-1 case of 256 rows x 16384 keys x a 32-head GQA group,
+    fwd+bwd, is its own full probe: 240 GFLOP a call, 24 s at 10 GFLOP/s, so 72 s of probing (3.6x the 20 s
+    limit) went into deciding to skip it. Now the probes grow from 16 rows and stop within PROBE_SHARE of the
+    limit; the case is still skipped, at the same rate."""
+    clock = _FakeClock(10e9)
+    clock.install(monkeypatch)
+    case = Case(batch=1, seqlen_q=256, seqlen_k=16384, nheads=32, nheads_k=1, headdim=128, dtype="fp32",
+                direction="fwd+bwd")
+    assert duration.probe_case(case) == case
+    out = runner.case_time_limits(case, ["rocflash-sim"], CPU, _args("--max-case-s", limit), None, {})
+    assert clock.now <= duration.PROBE_SHARE * float(limit) + 1e-9 or clock.rows == [16], (clock.now, clock.rows)
+    assert out["rocflash-sim"] is not None and "at 10 GFLOP/s" in out["rocflash-sim"], out
+    assert "measured on a 16x16384 probe" in out["rocflash-sim"], out  # the probe the rate came from
+
+
+def test_probe_grows_to_the_full_probe_when_cheap(monkeypatch):
+    """A fast method gets the full probe (the rate of 256 rows), as before the stages."""
+    clock = _FakeClock(1e13)
+    clock.install(monkeypatch)
+    case = Case(batch=4, seqlen_q=4096, seqlen_k=4096, nheads=8, nheads_k=8, headdim=64, dtype="fp32")
+    rates: dict = {}
+    runner.case_time_limits(case, ["naive"], CPU, _args("--max-case-s", "20"), None, rates)
+    assert clock.rows == [16] * 3 + [64] * 3 + [duration.PROBE_SEQLEN] * 3
+    assert [r for r, _ in rates.values()] == [pytest.approx(1e13)]
+    assert [p.seqlen_q for _, p in rates.values()] == [duration.PROBE_SEQLEN]
+
+
+def test_time_limit_left_bounds_the_probe(monkeypatch):
+    """With 3 s left of --time-limit-s, the probe takes at most PROBE_SHARE of those 3 s (was 3 x 24 s)."""
+    clock = _FakeClock(10e9)
+    clock.install(monkeypatch)
+    case = Case(batch=1, seqlen_q=256, seqlen_k=16384, nheads=32, nheads_k=1, headdim=128, dtype="fp32",
+                direction="fwd+bwd")
+    out = runner.case_time_limits(case, ["naive"], CPU, _args("--max-case-s", "0"), 3.0, {})
+    assert clock.rows == [16] and out["naive"] is not None and "what --time-limit-s leaves" in out["naive"]
+
+
+@pytest.mark.parametrize("flag,value", [("--max-case-s", "nan"), ("--max-case-s", "inf"), ("--time-limit-s", "nan"),
+                                        ("--time-limit-s", "inf"), ("--budget-s", "nan"), ("--ref-budget-mb", "nan"),
+                                        ("--ref-budget-mb", "-1")])
+def test_non_finite_limits_are_rejected(flag, value, capsys):
+    """adv12: --max-case-s nan was accepted and meant no limit (every comparison with NaN is False), and the JSON
+    settings held a bare NaN (not JSON); --time-limit-s nan and --budget-s nan passed the same way."""
+    p = runner.build_parser()
+    with pytest.raises(SystemExit):
+        runner.validate(p, p.parse_args([flag, value]))
+    assert f"{flag} must be" in capsys.readouterr().err

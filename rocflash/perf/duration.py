@@ -10,7 +10,9 @@ fit with status ``oom``. The estimate::
               batch 1 and one KV head (the query heads of one GQA group), at most PROBE_SEQLEN query rows, and
               keys enough for PROBE_KV_BYTES of K/V (at least PROBE_SEQLEN, at most the case's): a decode step's
               probe streams K/V from memory as the case does, not from the cache; the faster of two calls after
-              one warm-up, measured on this machine in this process
+              one warm-up, measured on this machine in this process. The probes grow from 16 and 64 query rows
+              to that size and stop where the next would take the probing past PROBE_SHARE of the limit
+              (probe_rate): on a slow method the full probe alone could take several times the limit
     calls   = what run_one makes at least: the first call, the backward check (fwd+bwd), the memory call,
               one warm-up and --min-repeats timed calls
 
@@ -39,7 +41,12 @@ SAFETY = 2.0  # the estimate's factor over the probe's extrapolation (module doc
 # (rocflash-torch on the decode step under load, 28 MFLOP/s). It spares the smoke preset's tiny cases a probe.
 FLOOR_RATE = 5e6
 FLOOR_CALL_S = 0.25
-CPU_CASE_LIMIT_S = 20.0  # --max-case-s default on the CPU (no limit on a GPU unless given)
+CPU_CASE_LIMIT_S = 20.0
+# The probing of one (case, method) takes at most about PROBE_SHARE of the limit it serves (probe_rate): the full
+# probe of a slow method on a large case (e.g. 256 rows x 16384 keys x a 32-head GQA group, fwd+bwd) took several
+# times the limit itself before the stages below (adv12)
+PROBE_SHARE = 0.25
+PROBE_STAGE_ROWS = (16, 64)  # query rows of the smaller probes tried first  # --max-case-s default on the CPU (no limit on a GPU unless given)
 
 
 def probe_case(case: Case) -> Case:
@@ -58,26 +65,54 @@ def minimal_calls(case: Case, min_repeats: int) -> float:
     return min_repeats + 3 + (1.0 / 3.5 if case.direction == "fwd+bwd" else 0.0)
 
 
-def probe_rate(method: str, case: Case, device: torch.device, calls_of: Callable, seed: int = 0) -> float | None:
+def probe_stages(case: Case) -> list[Case]:
+    """The probes of ``case``, smallest first: probe_case(case) with PROBE_STAGE_ROWS query rows (each below the
+    full probe's), then the full probe. probe_rate stops growing them where the next one would cost more of the
+    limit than PROBE_SHARE allows."""
+    full = probe_case(case)
+    small = [replace(full, seqlen_q=r) for r in PROBE_STAGE_ROWS if r < full.seqlen_q]
+    return [*small, full]
+
+
+def probe_rate(method: str, case: Case, device: torch.device, calls_of: Callable, seed: int = 0,
+               limit_s: float | None = None, used: list | None = None) -> float | None:
     """FLOP/s of ``method`` on probe_case(case) here, or None when the probe cannot run (the method is
-    unavailable, refuses the case, or fails: run_one then reports that as before)."""
-    small = probe_case(case)
-    try:
-        sets = methods.make_inputs(small, 1, device, seed)
-        prep = methods.prepare(method, small, sets, device)
-        call = calls_of(prep, small)[0]
-        with prep.context():
-            call()  # warm-up: first-call costs (allocations, dispatch caches) out of the rate
-            best = float("inf")
-            for _ in range(2):
-                t0 = time.perf_counter()
-                call()
-                if device.type == "cuda":
-                    torch.cuda.synchronize(device)
-                best = min(best, time.perf_counter() - t0)
-    except Exception:  # noqa: BLE001 -- any failure: no estimate; run_one meets and reports the same failure
-        return None
-    return small.flop / max(best, 1e-9)
+    unavailable, refuses the case, or fails: run_one then reports that as before).
+
+    With ``limit_s`` the probing itself stays within PROBE_SHARE of it: the probes grow through probe_stages(case)
+    (3 calls each: one warm-up, the faster of two timed) and stop before a stage whose calls, extrapolated from the
+    previous stage's rate, would pass that share; the rate is then the largest finished stage's (a smaller probe
+    weighs fixed per-call costs more: the estimate errs long). A warm-up that alone passes the share ends the
+    probing with its own rate. ``used``: a list the probe case the rate comes from is appended to (for the note)."""
+    budget = None if limit_s is None else PROBE_SHARE * limit_s
+    spent, rate = 0.0, None
+    for small in probe_stages(case):
+        if budget is not None and rate is not None and spent + 3 * small.flop / rate > budget:
+            break
+        try:
+            sets = methods.make_inputs(small, 1, device, seed)
+            prep = methods.prepare(method, small, sets, device)
+            call = calls_of(prep, small)[0]
+            with prep.context():
+                times = []
+                for _ in range(3):  # the first is the warm-up: first-call costs (allocations, caches) out of the rate
+                    t0 = time.perf_counter()
+                    call()
+                    if device.type == "cuda":
+                        torch.cuda.synchronize(device)
+                    times.append(time.perf_counter() - t0)
+                    spent += times[-1]
+                    if budget is not None and len(times) == 1 and spent > budget:
+                        break
+        except Exception:  # noqa: BLE001 -- any failure: no estimate; run_one meets and reports the same failure
+            return None
+        best = min(times[1:]) if len(times) > 1 else times[0]
+        rate = small.flop / max(best, 1e-9)
+        if used is not None:
+            used[:] = [small]
+        if len(times) == 1:
+            break
+    return rate
 
 
 def needs_probe(case: Case, limit_s: float | None, min_repeats: int) -> bool:
@@ -88,16 +123,17 @@ def needs_probe(case: Case, limit_s: float | None, min_repeats: int) -> bool:
 
 
 def check(method: str, case: Case, limit_s: float | None, rate: float | None, min_repeats: int,
-          what: str = "--max-case-s") -> str | None:
+          what: str = "--max-case-s", probe: Case | None = None) -> str | None:
     """None when ``method`` is estimated to finish within ``limit_s`` (or nothing is known); else the note of a
-    ``skipped`` result (estimate, rate, limit and where the limit comes from)."""
+    ``skipped`` result (estimate, rate, limit and where the limit comes from). ``probe``: the probe the rate was
+    measured on (probe_rate's ``used``), default probe_case(case)."""
     if limit_s is None or rate is None:
         return None
     calls = minimal_calls(case, min_repeats)
     need = SAFETY * case.flop / rate * calls
     if need <= limit_s:
         return None
-    probe = probe_case(case)
+    probe = probe or probe_case(case)
     return (f"skipped before running: over time limit: ~{need:.3g} s estimated ({SAFETY:g} x {calls:g} calls of "
             f"{case.flop / 1e9:.3g} GFLOP at {rate / 1e9:.3g} GFLOP/s, measured on a {probe.seqlen_q}x{probe.seqlen_k} "
             f"probe), limit {limit_s:.3g} s ({what})")

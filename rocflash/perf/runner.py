@@ -9,6 +9,7 @@ import argparse
 import datetime as _dt
 import gc
 import json
+import math
 import os
 import platform as _platform
 import subprocess
@@ -89,12 +90,16 @@ def validate(p: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     for name in ("warmup", "repeats", "min_repeats"):
         if getattr(a, name) < (0 if name == "warmup" else 1):
             p.error(f"--{name.replace('_', '-')} must be >= {0 if name == 'warmup' else 1}, got {getattr(a, name)}")
-    if a.budget_s <= 0:
-        p.error(f"--budget-s must be > 0, got {a.budget_s}")
-    if a.time_limit_s is not None and a.time_limit_s <= 0:
-        p.error(f"--time-limit-s must be > 0, got {a.time_limit_s}")
-    if a.max_case_s is not None and a.max_case_s < 0:
-        p.error(f"--max-case-s must be >= 0 (0: no limit), got {a.max_case_s}")
+    # not (x > 0) rather than x <= 0: argparse's float() takes "nan" and "inf"; a NaN limit compared False
+    # everywhere (no limit, silently) and NaN / Infinity are not JSON (the settings block of --json)
+    if not (0 < a.budget_s < math.inf):
+        p.error(f"--budget-s must be > 0, finite, got {a.budget_s}")
+    if a.time_limit_s is not None and not (0 < a.time_limit_s < math.inf):
+        p.error(f"--time-limit-s must be > 0, finite, got {a.time_limit_s}")
+    if a.max_case_s is not None and not (0 <= a.max_case_s < math.inf):
+        p.error(f"--max-case-s must be >= 0 (0: no limit), finite, got {a.max_case_s}")
+    if a.ref_budget_mb is not None and not (0 < a.ref_budget_mb < math.inf):
+        p.error(f"--ref-budget-mb must be > 0, finite, got {a.ref_budget_mb}")
     if a.threads is not None and a.threads < 1:
         p.error(f"--threads must be >= 1, got {a.threads}")
     if a.input_sets is not None and a.input_sets < 1:
@@ -252,20 +257,25 @@ def case_limit_s(a, device) -> float | None:
 def case_time_limits(case: Case, method_names: list[str], device, a, left_s: float | None,
                      rates: dict) -> dict[str, str | None]:
     """method -> the note of a ``skipped`` result when its estimated time (duration.check) exceeds --max-case-s or
-    the time --time-limit-s leaves, else None. ``rates`` caches the probes' FLOP rates over the run."""
+    the time --time-limit-s leaves, else None. ``rates`` caches the probes over the run: (method, probe_case) ->
+    (FLOP rate, the probe it was measured on)."""
     limit, what = case_limit_s(a, device), "--max-case-s"
     if left_s is not None and (limit is None or left_s < limit):
         limit, what = max(left_s, 0.0), "what --time-limit-s leaves"
     out: dict[str, str | None] = {}
     for m in method_names:
-        if not duration.needs_probe(case, limit, a.min_repeats):
+        if not duration.needs_probe(case, limit, a.min_repeats) or \
+                memory.check(m, case, memory.available_bytes(device)) is not None:  # oom: run_one skips it unprobed
             out[m] = None
             continue
         key = (m, duration.probe_case(case))
         if key not in rates:
-            rates[key] = duration.probe_rate(m, case, device, timed_calls, a.seed)
+            used: list = []
+            rate = duration.probe_rate(m, case, device, timed_calls, a.seed, limit_s=limit, used=used)
+            rates[key] = (rate, used[0] if used else None)
             _free(device)
-        out[m] = duration.check(m, case, limit, rates[key], a.min_repeats, what)
+        rate, probe = rates[key]
+        out[m] = duration.check(m, case, limit, rate, a.min_repeats, what, probe)
     return out
 
 
