@@ -181,3 +181,21 @@ def test_non_finite_limits_are_rejected(flag, value, capsys):
     with pytest.raises(SystemExit):
         runner.validate(p, p.parse_args([flag, value]))
     assert f"{flag} must be" in capsys.readouterr().err
+
+
+def test_timing_budget_stays_within_the_case_limit(monkeypatch, tmp_path):
+    """adv12: the estimate counts the minimal calls only, while the timing loop runs up to --budget-s on top:
+    `--budget-s 30 --max-case-s 5` ran a 0.38 s/call naive case (estimated 4.6 s) for 23 s. The budget each
+    (case, method) gets is now at most BUDGET_SHARE of --max-case-s; without a limit (a GPU's default, 0) it is
+    --budget-s as before."""
+    budgets = []
+    monkeypatch.setattr(runner, "run_one", lambda case, m, sets, device, a, spec, budget, *rest: budgets.append(budget)
+                        or runner.Result(case.case_id, case.preset, case.to_dict(), m, "skipped",
+                                                         flop=case.flop, bytes=case.bytes))
+    monkeypatch.setattr(duration, "probe_rate", lambda *a, **kw: 1e12)  # fast: within the limit, runs
+    c = Case(batch=1, seqlen_q=512, seqlen_k=512, nheads=2, nheads_k=2, headdim=32, dtype="fp32")
+    for argv, want in [(("--budget-s", "30", "--max-case-s", "5"), 5 * runner.BUDGET_SHARE),
+                       (("--budget-s", "30", "--max-case-s", "0"), 30.0), (("--budget-s", "0.5",), 0.5)]:
+        budgets.clear()
+        runner.run_cases([c], ["naive"], CPU, _args(*argv), None, runner.Progress(0, False), [])
+        assert budgets == [want], (argv, budgets)

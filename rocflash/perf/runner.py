@@ -254,14 +254,24 @@ def case_limit_s(a, device) -> float | None:
     return limit or None
 
 
+BUDGET_SHARE = 0.25  # of --max-case-s: the most a (case, method)'s timing budget takes (run_cases)
+
+
+def time_limit_s(a, device, left_s: float | None) -> tuple[float | None, str]:
+    """(seconds one (case, method) may take, where that limit comes from): --max-case-s (case_limit_s), or what
+    --time-limit-s leaves (``left_s``) where that is less; None: no limit."""
+    limit, what = case_limit_s(a, device), "--max-case-s"
+    if left_s is not None and (limit is None or left_s < limit):
+        limit, what = max(left_s, 0.0), "what --time-limit-s leaves"
+    return limit, what
+
+
 def case_time_limits(case: Case, method_names: list[str], device, a, left_s: float | None,
                      rates: dict) -> dict[str, str | None]:
     """method -> the note of a ``skipped`` result when its estimated time (duration.check) exceeds --max-case-s or
     the time --time-limit-s leaves, else None. ``rates`` caches the probes over the run: (method, probe_case) ->
     (FLOP rate, the probe it was measured on)."""
-    limit, what = case_limit_s(a, device), "--max-case-s"
-    if left_s is not None and (limit is None or left_s < limit):
-        limit, what = max(left_s, 0.0), "what --time-limit-s leaves"
+    limit, what = time_limit_s(a, device, left_s)
     out: dict[str, str | None] = {}
     for m in method_names:
         if not duration.needs_probe(case, limit, a.min_repeats) or \
@@ -332,6 +342,11 @@ def run_cases(cases: list[Case], method_names: list[str], device, a, spec, progr
                     if a.time_limit_s is not None:
                         left = a.time_limit_s - (time.time() - t_start)
                         budget = max(0.05, min(budget, 0.7 * left / max(1, total - done)))
+                    limit = case_limit_s(a, device)
+                    if limit is not None:  # the estimate (duration.check) counts the minimal calls only: the
+                        # timing loop's budget is what may come on top of them, so it takes at most a quarter
+                        # of the limit (adv12: --budget-s 30 --max-case-s 5 ran a 0.38 s/call case for 23 s)
+                        budget = max(0.05, min(budget, BUDGET_SHARE * limit))
                     progress.step(f"{case.label} {m}")
                     r = run_one(case, m, sets, device, a, spec, budget, ref_state, too_slow.get(m))
                     if set_note and r.status == "ok":
