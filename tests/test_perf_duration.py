@@ -162,12 +162,13 @@ def test_probe_grows_to_the_full_probe_when_cheap(monkeypatch):
 
 
 def test_time_limit_left_bounds_the_probe(monkeypatch):
-    """With 3 s left of --time-limit-s, the probe takes at most PROBE_SHARE of those 3 s (was 3 x 24 s)."""
+    """With 2 s left of --time-limit-s, the probe stops after its first call (1.5 s, over PROBE_SHARE of those
+    2 s; was 3 x 24 s)."""
     clock = _FakeClock(10e9)
     clock.install(monkeypatch)
     case = Case(batch=1, seqlen_q=256, seqlen_k=16384, nheads=32, nheads_k=1, headdim=128, dtype="fp32",
                 direction="fwd+bwd")
-    out = runner.case_time_limits(case, ["naive"], CPU, _args("--max-case-s", "0"), 3.0, {})
+    out = runner.case_time_limits(case, ["naive"], CPU, _args("--max-case-s", "0"), 2.0, {})
     assert clock.rows == [16] and out["naive"] is not None and "what --time-limit-s leaves" in out["naive"]
 
 

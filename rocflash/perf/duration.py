@@ -12,7 +12,7 @@ fit with status ``oom``. The estimate::
               probe streams K/V from memory as the case does, not from the cache; the faster of two calls after
               one warm-up, measured on this machine in this process. The probes grow from 16 and 64 query rows
               to that size and stop where the next would take the probing past PROBE_SHARE of the limit
-              (probe_rate): on a slow method the full probe alone could take several times the limit
+              (probe_rate): on a slow method the full probe alone took several times the limit before
     calls   = what run_one makes at least: the first call, the backward check (fwd+bwd), the memory call,
               one warm-up and --min-repeats timed calls
 
@@ -44,8 +44,10 @@ FLOOR_CALL_S = 0.25
 CPU_CASE_LIMIT_S = 20.0
 # The probing of one (case, method) takes at most about PROBE_SHARE of the limit it serves (probe_rate): the full
 # probe of a slow method on a large case (e.g. 256 rows x 16384 keys x a 32-head GQA group, fwd+bwd) took several
-# times the limit itself before the stages below (adv12)
-PROBE_SHARE = 0.25
+# times the limit itself before the stages below (adv12). A stage's rate errs low (fixed and per-tile costs weigh
+# more on fewer rows: the sim's fwd+bwd reached 1.4 / 5.8 / 10.6 GFLOP/s at 16 / 64 / 256 rows here), so stopping
+# early skips some cases that would fit: at 1/2 only those estimated above ~0.8 of the limit by the full probe.
+PROBE_SHARE = 0.5
 PROBE_STAGE_ROWS = (16, 64)  # query rows of the smaller probes tried first  # --max-case-s default on the CPU (no limit on a GPU unless given)
 
 
