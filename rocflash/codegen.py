@@ -59,6 +59,9 @@ def _shape_literal(cfg: TileConfig) -> str:
         f"/*elem_bytes=*/{cfg.elem_bytes}"
     )
     shape = _shape_type(cfg)
+    if cfg.kind == "bwd_dkdv" and cfg.impl == "mma":  # base aggregate, then MmaBwdDkdvShape's own fields
+        return (f"{shape}{{{{{fields}}}, /*s_query_warps=*/{cfg.s_query_warps}, "
+                f"/*q_buffers=*/{cfg.q_buffers}}}")
     return f"{shape}{{{fields}}}" if cfg.kind in _PLAIN_SHAPES else f"{shape}{{{{{fields}}}}}"  # bwd: base aggregate
 
 
