@@ -44,7 +44,7 @@ for stage in $stages; do
       timeout 60 python3 perf/bwd_breakdown.py $args 2>&1 | tee -a "$OUT/breakdown.txt"
     done ;;
   ab4)
-    timeout ${AB_TIMEOUT:-120} python3 perf/tcbwd4_ab.py > "$OUT/ab4.txt" 2>&1; log "ab4 exit $?"
+    timeout ${AB_TIMEOUT:-120} python3 perf/tcbwd4_ab.py ${AB_CASES:+--cases $AB_CASES} > "$OUT/ab4.txt" 2>&1; log "ab4 exit $?"
     grep -E "###|dK/dV kernel|dQ kernel|backward total|forward kernel" "$OUT/ab4.txt" | head -120 ;;
   ncu)
     timeout ${NCU_TIMEOUT:-120} ncu --clock-control none -k regex:fmha_bwd_dkdv -c 2 --section SpeedOfLight \
