@@ -26,10 +26,15 @@
 // the dQ kernel's guard (each row adds the non-finite elements of the keys it sees, the product runs on K with
 // them zeroed, then K is reloaded for the next query tile's S^T).
 //
+// Warp layouts (MmaBwdDkdvShape, fmha_mma_bwd_tile.h): layout 1 keeps P^T and dS^T in the registers of the warp
+// that owns their 16 keys; layout 2 (s_query_warps = 2, FlashAttention-2's warp grid) computes S^T and dP^T for 32
+// keys x half of the tile's queries per warp, passes P^T and dS^T through shared memory, and gives each warp dK, dV
+// of its 32 keys x half of headdim. The deterministic and atomic-dQ kernels of one config may run different tiles
+// (the config's atomic_* fields); dK and dV are bitwise equal either way (same products, same order of 16-query
+// steps; tests/test_gpu_backward.py compares them across the two modes).
+//
 // Only the CUDA build includes this file (fmha_bwd_launch.h under RF_PLATFORM_CUDA).
 #pragma once
-
-#include <cstdlib>
 
 #include "fmha_bwd_kernel.h"
 #include "fmha_mma.h"
@@ -280,9 +285,9 @@ struct MmaBwdDkdvPipeline {
   }
 
   // ---- atomic dQ (kAtomicDq)
-  static constexpr int kDqChunkCols = T.grid() ? 32 : 64;  // layout 2: 64 spilled (dK, dV of 32 keys live)
-  //  // dQ columns per accumulator chunk (2 * 64 / 4 = 32 floats per thread:
-                                           // 8 independent mma chains; 32 columns were 1-4 % slower, run U2)
+  // dQ columns per accumulator chunk: 64 (2 * 64 / 4 = 32 floats per thread: 8 independent mma chains; 32 columns
+  // were 1-4 % slower, run U2); layout 2: 32 (64 spilled beside its dK, dV of 32 keys)
+  static constexpr int kDqChunkCols = T.grid() ? 32 : 64;
   // dS^T (accumulator layout, rounded to E) into its shared-memory rows.
   RF_DEVICE static void store_ds(char* lds, int tid, const float (&ds)[TK][TN]) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
@@ -422,7 +427,7 @@ struct MmaBwdDkdvPipeline {
       Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(), r, d); }, tid);
       Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, v, n0, [&](int r, int d) { return T.write(T.v_offset(), r, d); }, tid);
       issue_tile(p, seq, lds, batch, head_k * group, tile_begin * T.block_m, 0, tid);  // one group with K, V
-      const int key0 = (T.warp(tid) % T.s_key_warps()) * T.rows_per_warp();
+      const int key0 = T.key_warp(tid) * T.rows_per_warp();
       bool k_nonfinite = false;  // kAtomicDq: K holds a non-finite element (uniform; set once K is visible)
       for (int it = 0; it < total; ++it) {
         const int buf = T.q_buffers == 2 ? it & 1 : 0;
@@ -463,8 +468,6 @@ struct MmaBwdDkdvPipeline {
 
         const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
                                                           seq.seqlen_k - seq.seqlen_q);
-        const int m_end = min(m0 + T.block_m, seq.seqlen_q);
-        const bool masked = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
         // S^T = K.Q^T and dP^T = V.dO^T (keys are the rows; layout 2: the warp's queries from s_query0), P^T and
         // dS^T, in SP passes over the warp's m16 key tiles (layout 2's atomic-dQ kernel: one at a time, its S^T and
         // dP^T of 32 keys beside dK, dV and the dQ state spilled; the same values either way)
@@ -485,7 +488,8 @@ struct MmaBwdDkdvPipeline {
             Ops::template gemm_rows_by_rows<SQ, KD, RM>(lds, T, tid, T.k_offset(), krow, T.q_offset(buf) + qoff, s);
             Ops::template gemm_rows_by_rows<SQ, KD, RM>(lds, T, tid, T.v_offset(), krow, T.do_offset(buf) + qoff, dp);
           }
-          if (masked)
+          const int m_end = min(m0 + T.block_m, seq.seqlen_q);
+          if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))  // uniform per block
             probs_and_grads<true>(lds, buf, score, rule, m0, n0, tid, 2 * RM * sp, s, dp);
           else
             probs_and_grads<false>(lds, buf, score, rule, m0, n0, tid, 2 * RM * sp, s, dp);
@@ -496,7 +500,7 @@ struct MmaBwdDkdvPipeline {
           __syncthreads();  // P^T, dS^T visible to every warp
           constexpr int KM = T.block_m / MmaBwdTileBase::kMmaK;
           // tid re-read (rf_vendor.h): the lane addresses computed here, not kept across the loop
-          const int t = rf_thread_index_here(), col0 = T.dkv_col0(t), row0 = (T.warp(t) % T.s_key_warps()) * T.rows_per_warp();
+          const int t = rf_thread_index_here(), col0 = T.dkv_col0(t), row0 = T.key_warp(t) * T.rows_per_warp();
           Ops::template gemm_lds_by_rows<KM, MT>(lds, T, t, T.pt_offset(), T.ds_row_bytes(), row0, T.do_offset(buf), col0, dv);
           Ops::template gemm_lds_by_rows<KM, MT>(lds, T, t, T.ds_offset(), T.ds_row_bytes(), row0, T.q_offset(buf), col0, dk);
         } else {
@@ -707,33 +711,24 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
   });
 }
 
-// TEMPORARY (branch tcbwd4, same-process A/B on the H200; removed after the run): ROCFLASH_TCBWD4_LAYOUT1 set
-// runs main's layout-1 tile (d128: block_m 32, d64: 64; block_n 64 over 4 warps) instead of the config's layout 2.
+// The atomic-dQ kernel's tile (deterministic=False): the config's atomic_* fields (Tile::kAtomicShape; codegen).
 template <class Tile>
-struct Tcbwd4Layout1Tile {
-  static constexpr MmaBwdDkdvShape kShape = MmaBwdDkdvShape{{Tile::kShape.headdim, Tile::kShape.headdim >= 128 ? 32 : 64, 64,
-                                                             128, 4, 16, Tile::kShape.elem_bytes}};
-  static constexpr int kWavesPerSimd = Tile::kShape.headdim >= 128 ? 1 : 2;
+struct AtomicDqTile {
+  static constexpr MmaBwdDkdvShape kShape = Tile::kAtomicShape;
+  static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
 };
 
 template <class E, class Tile, bool kAligned>
-rfError_t launch_fmha_bwd_dkdv_mma_tile(const FmhaBwdParams& p, rfStream_t stream) {
+rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
+  if (p.dq_accum != nullptr) {
+    using Atomic = AtomicDqTile<Tile>;
+    constexpr MmaBwdDkdvShape T = Atomic::kShape;
+    const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
+    return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Atomic, kAligned>, p, total, T.threads, T.lds_bytes_atomic_dq(), stream);
+  }
   constexpr MmaBwdDkdvShape T = Tile::kShape;
   const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
-  if (p.dq_accum != nullptr)
-    return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes_atomic_dq(), stream);
   return launch_grid_stride(fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes(), stream);
-}
-
-template <class E, class Tile, bool kAligned>
-rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
-#if !defined(RF_TCBWD4_NO_AB)
-  if constexpr (Tile::kShape.grid() && (Tile::kShape.headdim == 64 || Tile::kShape.headdim == 128)) {
-    if (std::getenv("ROCFLASH_TCBWD4_LAYOUT1") != nullptr)
-      return launch_fmha_bwd_dkdv_mma_tile<E, Tcbwd4Layout1Tile<Tile>, kAligned>(p, stream);
-  }
-#endif
-  return launch_fmha_bwd_dkdv_mma_tile<E, Tile, kAligned>(p, stream);
 }
 
 template <class E, class Tile, bool kAligned>

@@ -109,10 +109,13 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
   RF_HDC int s_queries_per_warp() const { return block_m / s_query_warps; }
   RF_HDC int s_cols_per_thread() const { return 2 * (s_queries_per_warp() / kMmaN); }  // TN: S^T columns (queries)
   RF_HDC int o_cols_per_thread() const { return 2 * (headdim / s_query_warps / kMmaN); }  // TD: dK/dV columns
-  RF_HDC int key(int tid, int i) const { return (warp(tid) % s_key_warps()) * rows_per_warp() + frag_row(tid, i); }
-  RF_HDC int s_query0(int tid) const { return (warp(tid) / s_key_warps()) * s_queries_per_warp(); }
+  // (layout 1 spelled without the grid's % and /: ptxas cannot know warp(tid) < warps(), and the extra terms
+  // kept values alive that spilled)
+  RF_HDC int key_warp(int tid) const { return grid() ? warp(tid) % s_key_warps() : warp(tid); }
+  RF_HDC int key(int tid, int i) const { return key_warp(tid) * rows_per_warp() + frag_row(tid, i); }
+  RF_HDC int s_query0(int tid) const { return grid() ? (warp(tid) / s_key_warps()) * s_queries_per_warp() : 0; }
   RF_HDC int query(int tid, int c) const { return s_query0(tid) + frag_col(tid, c); }  // S^T column of element c
-  RF_HDC int dkv_col0(int tid) const { return (warp(tid) / s_key_warps()) * (headdim / s_query_warps); }
+  RF_HDC int dkv_col0(int tid) const { return grid() ? (warp(tid) / s_key_warps()) * (headdim / s_query_warps) : 0; }
   RF_HDC int k_offset() const { return 0; }
   RF_HDC int v_offset() const { return block_n * row_bytes(); }
   RF_HDC int q_offset(int buf) const { return 2 * block_n * row_bytes() + buf * 2 * block_m * row_bytes(); }

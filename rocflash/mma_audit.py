@@ -99,6 +99,8 @@ def lds_bytes(cfg: TileConfig, kind: str | None = None) -> int:
     """Dynamic shared memory of the plain kernel (MmaFwdTileShape::lds_bytes, hip_src/fmha_mma_tile.h); the
     general kernel's tile has fewer rows, so this bounds both. Backward: MmaBwdDkdvShape / MmaBwdDqShape::lds_bytes
     (hip_src/fmha_mma_bwd_tile.h)."""
+    if (kind or cfg.kind) == "bwd_dkdvq" and cfg.atomic_config() != cfg:  # its own tile (atomic_* fields)
+        return lds_bytes(cfg.atomic_config(), kind)
     row = cfg.headdim * cfg.elem_bytes + cfg.lds_pad_bytes
     st = cfg.block_n * (cfg.block_m * cfg.elem_bytes + cfg.lds_pad_bytes)  # dS^T or P^T [block_n][block_m * 2 + pad]
     grid = cfg.kind == "bwd_dkdv" and cfg.s_query_warps > 1  # P^T and dS^T in both kernels
@@ -125,6 +127,7 @@ def general_block_n(cfg: TileConfig) -> int:
 def mma_per_tile(cfg: TileConfig, rows_per_warp: int, kind: str | None = None, general: bool = False) -> int:
     """m16n8k16 products of one main-loop iteration of one warp (the module docstring's counts)."""
     if cfg.kind == "bwd_dkdv":  # (rows_per_warp keys x block_m / s_query_warps queries x headdim per product)
+        cfg = cfg.atomic_config() if kind == "bwd_dkdvq" else cfg
         return PRODUCTS[kind or "bwd_dkdv"] * rows_per_warp // 16 * cfg.headdim * cfg.block_m // cfg.s_query_warps // 128
     if cfg.kind == "bwd_dq":
         return PRODUCTS["bwd_dq"] * rows_per_warp // 16 * cfg.headdim * cfg.block_n // 128
@@ -178,9 +181,10 @@ def main_loop_mma_count(lines: list[str]) -> int:
     return best[2] if best else 0
 
 
-def _rows_per_warp(symbol: str, cfg: TileConfig) -> tuple[bool, int]:
+def _rows_per_warp(symbol: str, cfg: TileConfig, kind: str | None = None) -> tuple[bool, int]:
     if cfg.kind != "fwd":  # keys (dK/dV) or query rows (dQ) per warp
-        if cfg.kind == "bwd_dkdv":  # layout 2 (s_query_warps 2): twice the keys over half the queries per warp
+        if cfg.kind == "bwd_dkdv":
+            cfg = cfg.atomic_config() if kind == "bwd_dkdvq" else cfg  # layout 2 (s_query_warps 2): twice the keys over half the queries per warp
             return False, cfg.block_n // (cfg.threads // WARP // cfg.s_query_warps)
         return False, cfg.block_m // (cfg.threads // WARP)
     general = "GeneralScoreTile" in symbol
@@ -209,7 +213,7 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
             kind = cfg.kind
         else:
             continue
-        general, rows = _rows_per_warp(symbol, cfg)
+        general, rows = _rows_per_warp(symbol, cfg, kind)
         out.append(MmaKernelAudit(
             instance=name, symbol=symbol, arch=arch, general=general, rows_per_warp=rows, kind=kind,
             registers=r.get("registers", 0), spill_bytes=r.get("spill_bytes", 0), stack_frame=r.get("stack_frame", 0),
