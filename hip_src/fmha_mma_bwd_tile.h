@@ -148,11 +148,6 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
     const int l = lane(tid);
     return ds_offset() + (kk * kMmaK + l % 8 + 8 * (l / 16)) * ds_row_bytes() + (qrow0 + 8 * ((l / 8) % 2)) * elem_bytes;
   }
-  // A operand P^T / dS^T (key rows row0..+15, k-step kk over the tile's queries) through ldmatrix (layout 2)
-  RF_HDC int st_a_read(int base, int tid, int row0, int kk) const {
-    const int l = lane(tid);
-    return base + (row0 + l % 16) * ds_row_bytes() + (kk * 2 + l / 16) * kVectorBytes;
-  }
 
   RF_HDC bool valid() const {
     return base_valid() && (s_query_warps == 1 || s_query_warps == 2) && warps() % s_query_warps == 0 &&
