@@ -9,7 +9,6 @@
 #   breakdown  perf/bwd_breakdown.py bf16 4k: d128 and d64, both dQ modes, then d128 causal atomic
 #   ncu        Nsight Compute (--clock-control none) on the atomic-dQ and the deterministic dK/dV kernel, d128 4k
 #              (perf/tcbwd3_ncu.py)
-#   ab4        perf/tcbwd4_ab.py: same-process A/B of the dK/dV warp layouts (branch tcbwd4's temporary switch)
 # Writes under $OUT (or ./tcbwd2_out).
 set -u
 OUT=${OUT:-tcbwd2_out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
@@ -43,9 +42,6 @@ for stage in $stages; do
                 "--headdim 128 --causal"; do
       timeout 60 python3 perf/bwd_breakdown.py $args 2>&1 | tee -a "$OUT/breakdown.txt"
     done ;;
-  ab4)
-    timeout ${AB_TIMEOUT:-120} python3 perf/tcbwd4_ab.py ${AB_CASES:+--cases $AB_CASES} > "$OUT/ab4.txt" 2>&1; log "ab4 exit $?"
-    grep -E "###|dK/dV kernel|dQ kernel|backward total|forward kernel" "$OUT/ab4.txt" | head -120 ;;
   ncu)
     timeout ${NCU_TIMEOUT:-120} ncu --clock-control none -k regex:fmha_bwd_dkdv -c 2 --section SpeedOfLight \
       --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
