@@ -467,7 +467,7 @@ struct MmaBwdDkdvPipeline {
         }
 
         const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
-                                                          seq.seqlen_k - seq.seqlen_q);
+                                                          seq.seqlen_k - seq.seqlen_q, seq.seqlen_k);
         // S^T = K.Q^T and dP^T = V.dO^T (keys are the rows; layout 2: the warp's queries from s_query0), P^T and
         // dS^T, in SP passes over the warp's m16 key tiles (layout 2's atomic-dQ kernel: one at a time, its S^T and
         // dP^T of 32 keys beside dK, dV and the dQ state spilled; the same values either way)
@@ -622,7 +622,7 @@ struct MmaBwdDqPipeline {
     const int head_k = head / (p.nheads / p.nheads_k);
     const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
     const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
-                                                      seq.seqlen_k - seq.seqlen_q);
+                                                      seq.seqlen_k - seq.seqlen_q, seq.seqlen_k);
     const auto q = q_side_rows<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch, head, p.headdim);
     const auto dout = q_side_rows<E>(p.dout, p.do_batch_stride, p.do_row_stride, p.do_head_stride, seq, batch, head, p.headdim);
     const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
