@@ -17,7 +17,7 @@ from torch.autograd.function import once_differentiable
 from .backends import FwdArgs, SeqArgs, ck, ck_varlen, compiled, reference, sim
 from .backends.seqlayout import alibi_for, sequence_kv, sequences
 from .interface import _FP64_BACKENDS, _backend_name, _check_args, _NoWork
-from .kvcache_fast import index_checks
+from .kvcache_fast import _capturing, _error_flag, index_checks
 from .ops import check_backward_scale
 from .selector import select_backend
 
@@ -89,8 +89,10 @@ def flash_attn_varlen_func(
 
     Differentiable once in q, k, v: the fused backends run their varlen backward kernels, the torch backend
     autograd. On the compiled backends (hip, cuda) no index value is read on the host (no device->host sync;
-    the grid comes from max_seqlen_q / max_seqlen_k): their rules are checked on the device, a violation stopping
-    the stream with a device-side assert (RuntimeError at the next synchronization; ``device_checks``), unless
+    the grid comes from max_seqlen_q / max_seqlen_k): their rules are checked on the device by one check kernel
+    launched before the attention kernels, a violation setting ``rocflash.kvcache_fast.index_error_flag(device)``
+    and stopping the stream with a device-side assert (RuntimeError at the next synchronization; on AMD a trap
+    without the message; ``device_checks``), unless
     ROCFLASH_INDEX_CHECKS=host, which reads them (two syncs) and raises the ValueErrors below (``off`` checks
     on the device too: a varlen kernel has no safe way to skip a bad sequence). The torch and sim backends read
     them on the host.
@@ -125,23 +127,27 @@ def flash_attn_varlen_func(
     return (out, lse, None) if return_attn_probs else out
 
 
-def _checks_on_device(q, backend) -> bool:
-    """Whether flash_attn_varlen_func checks the index values on the device (no host read, no sync): the call runs
-    on a compiled backend (hip, cuda) and ROCFLASH_INDEX_CHECKS is not ``host``."""
+def _checks_on_device(q, backend) -> str | None:
+    """The compiled module's platform ("hip" or "cuda") when flash_attn_varlen_func checks the index values on the
+    device (no host read, no sync): the call runs on a compiled backend (hip, cuda; ck with the hip module's check
+    kernel) and ROCFLASH_INDEX_CHECKS is not ``host``; else None."""
     if not isinstance(q, torch.Tensor) or torch.compiler.is_compiling():
-        return False
+        return None
     mode = index_checks()  # ValueError for a bad ROCFLASH_INDEX_CHECKS on every backend, never ignored
     try:
         name = select_backend(q.device, backend).backend
     except Exception:  # noqa: BLE001 - the selection's own error comes later, from select_varlen_backend
-        return False
-    return name in ("hip", "cuda", "ck") and mode != "host"
+        return None
+    if name not in ("hip", "cuda", "ck") or mode == "host":
+        return None
+    return "hip" if name == "ck" else name
 
 
 def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal,
              window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table, on_device=False):
     """flash_attn_varlen_func's checks (errors before any launch): (SeqArgs, FwdArgs, no_work). ``on_device``: the
-    index values are checked on the device (``device_checks``) instead of read on the host."""
+    index values are checked on the device (``device_checks``; a platform name: its compiled module's check kernel)
+    instead of read on the host."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
@@ -158,7 +164,7 @@ def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dr
     if on_device:
         return _prepare_on_device(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p,
                                   softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
-                                  return_attn_probs, block_table)
+                                  return_attn_probs, block_table, platform=on_device)
     cu_q = check_cu_seqlens("cu_seqlens_q", cu_seqlens_q, q.device, q.shape[0])
     cu_k = check_cu_seqlens("cu_seqlens_k", cu_seqlens_k, q.device, None if paged else k.shape[0])
     if len(cu_q) != len(cu_k):
@@ -186,7 +192,8 @@ def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dr
 
 
 def _prepare_on_device(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale,
-                       causal, window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table):
+                       causal, window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table,
+                       platform=None):
     """_prepare without a host read: dtypes, shapes and devices of the index tensors and every scalar rule are
     checked on the host as usual; their values by ``device_checks`` (the grid comes from max_seqlen_q / k, as in
     flash-attn, where they are arguments for that reason)."""
@@ -217,7 +224,7 @@ def _prepare_on_device(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqle
     block_table = block_table.contiguous() if paged else None
     if batch > 0:
         device_checks(cu_seqlens_q, cu_seqlens_k, q.shape[0], None if paged else k.shape[0], max_seqlen_q,
-                      max_seqlen_k, block_table, num_blocks, page)
+                      max_seqlen_k, block_table, num_blocks, page, platform=platform)
     seq = SeqArgs(cu_seqlens_q, None if paged else cu_seqlens_k,
                   cu_seqlens_k[1:] - cu_seqlens_k[:-1] if paged else None, max_seqlen_q, max_seqlen_k,
                   block_table=block_table)
@@ -225,14 +232,33 @@ def _prepare_on_device(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqle
 
 
 def device_checks(cu_seqlens_q, cu_seqlens_k, total_q: int, total_k: int | None, max_seqlen_q: int, max_seqlen_k: int,
-                  block_table=None, num_blocks: int = 0, page_block_size: int = 0) -> None:
-    """The value rules of flash_attn_varlen_func's index tensors as torch ops on their device, ended by one
-    ``torch._assert_async`` (no host read, no sync: CUDA-graph capturable; on a GPU a violation stops the stream
-    with a device-side assert, the error surfacing at the next synchronization; on the CPU it raises RuntimeError
-    here). Rules: cu_seqlens start at 0, do not decrease, end at total_q / total_k (K with block_table: anywhere);
-    every sequence has at most max_seqlen_q / max_seqlen_k rows (the grid covers them); with block_table, at most
-    max_blocks_per_seq x page_block_size keys, and the entries of the pages holding them index blocks in
-    [0, num_blocks). ROCFLASH_INDEX_CHECKS=host names the failing value instead (one host read per tensor)."""
+                  block_table=None, num_blocks: int = 0, page_block_size: int = 0, platform: str | None = None) -> None:
+    """The value rules of flash_attn_varlen_func's index tensors checked on their device, without a host read (no
+    sync: CUDA-graph capturable). Rules: cu_seqlens start at 0, do not decrease, end at total_q / total_k (K with
+    block_table: anywhere); every sequence has at most max_seqlen_q / max_seqlen_k rows (the grid covers them);
+    with block_table, at most max_blocks_per_seq x page_block_size keys, and the entries of the pages holding them
+    index blocks in [0, num_blocks). ROCFLASH_INDEX_CHECKS=host names the failing value instead (one host read per
+    tensor).
+
+    On a GPU with ``platform``'s compiled module: one launch of its check kernel (``varlen_check``,
+    hip_src/fmha_varlen_check.h) on the current stream, which sets ``rocflash.kvcache_fast.index_error_flag`` and
+    stops the stream in a device-side assert on a violation (NVIDIA: the message below printed, RuntimeError at the
+    next synchronization; AMD: a trap, no message); the attention kernels queued after it never run then. Else
+    (CPU tensors, a module without the kernel) the same rules as torch ops ending in one ``torch._assert_async``
+    (on the CPU it raises RuntimeError here)."""
+    mod = compiled.load_module(platform) if platform is not None else None
+    launch = getattr(mod, "varlen_check", None)
+    if launch is not None:
+        dev = cu_seqlens_q.device
+        paged = block_table is not None
+        with compiled._device_of(cu_seqlens_q):
+            launch(compiled._current_stream(cu_seqlens_q), cu_seqlens_q.data_ptr(), cu_seqlens_k.data_ptr(),
+                   cu_seqlens_q.shape[0] - 1, total_q, -1 if total_k is None else total_k,
+                   min(max_seqlen_q, _INT32_MAX), min(max_seqlen_k, _INT32_MAX),
+                   block_table.data_ptr() if paged else 0, block_table.stride(0) if paged else 0,
+                   block_table.shape[1] if paged else 0, page_block_size, num_blocks,
+                   _error_flag(dev, _capturing(dev)), True)
+        return
     cu = torch.stack((cu_seqlens_q, cu_seqlens_k))  # (2, batch + 1)
     lens = cu.diff(dim=1)  # (2, batch)
     limit_k = max_seqlen_k
@@ -248,6 +274,9 @@ def device_checks(cu_seqlens_q, cu_seqlens_k, total_q: int, total_k: int | None,
         outside = (block_table < 0) | (block_table >= num_blocks)
         ok &= ~(outside & (cols < pages[:, None])).any()
     torch._assert_async(ok, _DEVICE_CHECK_MESSAGE)
+
+
+_INT32_MAX = 2**31 - 1  # max_seqlen_q / k above it bound no int32 length: the kernel takes them clamped
 
 
 # torch._assert_async on a GPU takes messages shorter than 255 characters (tests/test_varlen.py checks the length)
