@@ -193,6 +193,36 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
         "One KV-cache decode step on `stream`: the step kernel (index checks on the device, append of k_new / v_new, "
         "seqused_k), then the split-KV kernel and its combine (split) or the forward kernel. Pointers are integer "
         "addresses (0 = none).");
+  // A repeated eager flash_attn_func inference call (rocflash/backends/compiled.py forward_planned): the params a
+  // signature fixes are kept in `plan` (never written here: threads may share it); this call's pointers are
+  // arguments, so Python sets no struct field per call.
+  m.def("fwd_step",
+        [](const rf::FmhaFwdParams& plan, std::uintptr_t stream, rf::TileMath math, bool split, std::uintptr_t q,
+           std::uintptr_t k, std::uintptr_t v, std::uintptr_t o, std::uintptr_t lse, std::uintptr_t o_accum,
+           std::uintptr_t lse_accum, std::uintptr_t split_counters) {
+          rf::FmhaFwdParams p = plan;
+          p.q = reinterpret_cast<const void*>(q);
+          p.k = reinterpret_cast<const void*>(k);
+          p.v = reinterpret_cast<const void*>(v);
+          p.o = reinterpret_cast<void*>(o);
+          p.lse = reinterpret_cast<float*>(lse);
+          p.o_accum = reinterpret_cast<float*>(o_accum);
+          p.lse_accum = reinterpret_cast<float*>(lse_accum);
+          p.split_counters = reinterpret_cast<int32_t*>(split_counters);
+          std::string error;
+          int rc;
+          {
+            py::gil_scoped_release release;
+            rc = split ? rf::fmha_fwd_splitkv(p, reinterpret_cast<void*>(stream), &error, math)
+                       : rf::fmha_fwd(p, reinterpret_cast<void*>(stream), &error, math);
+          }
+          if (rc != 0) throw std::runtime_error(error);
+        },
+        py::arg("params"), py::arg("stream"), py::arg("math"), py::arg("split"), py::arg("q"), py::arg("k"),
+        py::arg("v"), py::arg("o"), py::arg("lse"), py::arg("o_accum"), py::arg("lse_accum"),
+        py::arg("split_counters"),
+        "The forward (split: the split-KV kernel and its combine) on `stream` with a copy of `params` holding this "
+        "call's pointers (integer addresses, 0 = none).");
   // flash_attn_varlen_func's index checks (rocflash/varlen.py device_checks): every field is an argument, so the
   // call sets no struct field from Python.
   m.def("varlen_check",

@@ -68,9 +68,9 @@ def install_stub() -> None:
     mod = compiled.load_module("cuda")
     if mod is None:
         raise SystemExit(f"rocflash._C_cuda is not importable: {compiled.module_error('cuda')}")
-    # kvcache_step, varlen_check: their pybind11 argument conversion (~15-20 integers) is not in the figures; a
-    # module built before the varlen check kernel gets the no-op too, so the figures are those of this Python
-    for name in ("fwd", "fwd_splitkv", "bwd", "kvcache_step", "varlen_check"):
+    # fwd_step, kvcache_step, varlen_check: their pybind11 argument conversion (~12-20 integers) is not in the
+    # figures; a module built before them gets the no-ops too, so the figures are those of this Python
+    for name in ("fwd", "fwd_splitkv", "fwd_step", "bwd", "kvcache_step", "varlen_check"):
         setattr(mod, name, lambda *a, **kw: None)
     if not hasattr(mod, "KvStepParams"):  # a module built before the KV-cache step kernel
         mod.KvStepParams = type("KvStepParams", (), {})

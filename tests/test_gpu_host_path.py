@@ -230,3 +230,84 @@ def test_gpu_varlen_no_sync_same_bits_as_host_checks(platform, monkeypatch, page
         if a is not None:
             assert torch.equal(_bits(a), _bits(b))
     assert not results["device"][0].isnan().any()
+
+
+def _varlen_check(platform, cu_q, cu_k, total_q, total_k, max_q, max_k, table=None, num_blocks=0, page=0):
+    """The varlen check kernel (hip_src/fmha_varlen_check.h) launched alone without its assert: the error flag."""
+    from rocflash.backends import compiled
+    mod = compiled.load_module(platform)
+    flag = torch.zeros(1, dtype=torch.int32, device="cuda")
+    cu_q, cu_k = (torch.tensor(c, dtype=torch.int32, device="cuda") for c in (cu_q, cu_k))
+    if table is not None:
+        table = torch.tensor(table, dtype=torch.int32, device="cuda")
+    mod.varlen_check(compiled.current_stream(cu_q), cu_q.data_ptr(), cu_k.data_ptr(), cu_q.numel() - 1, total_q,
+                     total_k, max_q, max_k, 0 if table is None else table.data_ptr(),
+                     0 if table is None else table.stride(0), 0 if table is None else table.shape[1], page,
+                     num_blocks, flag.data_ptr(), False)
+    torch.cuda.synchronize()
+    return int(flag.item())
+
+
+def test_gpu_varlen_check_kernel_flags_each_rule(platform):
+    """Every value rule of flash_attn_varlen_func's index tensors, one violation at a time, on the check kernel
+    (no assert): the flag turns 1 exactly for the bad cases; entries of unused pages are never read."""
+    cu_q, cu_k = [0, 3, 3, 8], [0, 7, 11, 20]
+    assert _varlen_check(platform, cu_q, cu_k, 8, 20, 5, 9) == 0
+    assert _varlen_check(platform, cu_q, cu_k, 8, 20, 2**31 - 1, 2**31 - 1) == 0
+    bad = [([0, 3, 3, 8], [0, 7, 5, 20], 8, 20, 5, 9),    # cu_seqlens_k decreasing
+           ([0, 3, 2, 8], [0, 7, 11, 20], 8, 20, 6, 9),   # cu_seqlens_q decreasing
+           ([0, 3, 3, 8], [0, 7, 11, 20], 8, 20, 5, 8),   # a sequence longer than max_seqlen_k
+           ([0, 3, 3, 8], [0, 7, 11, 20], 8, 20, 4, 9),   # ... than max_seqlen_q
+           ([1, 3, 3, 8], [0, 7, 11, 20], 8, 20, 5, 9),   # cu_seqlens_q not starting at 0
+           ([0, 3, 3, 8], [2, 7, 11, 20], 8, 20, 5, 9),   # cu_seqlens_k not starting at 0
+           ([0, 3, 3, 8], [0, 7, 11, 20], 9, 20, 5, 9),   # not ending at total_q
+           ([0, 3, 3, 8], [0, 7, 11, 20], 8, 21, 5, 9)]   # not ending at total_k
+    for case in bad:
+        assert _varlen_check(platform, *case) == 1, case
+    # paged: total_k -1 (cu_seqlens_k ends anywhere); 3 sequences of 7, 4, 9 keys in pages of 16, 9 blocks
+    table = [[4, 8], [0, -1], [2, 6]]
+    assert _varlen_check(platform, cu_q, cu_k, 8, -1, 5, 9, table, 9, 16) == 0  # -1, 8: unused pages
+    for row, col, value in ((2, 0, 9), (1, 0, -1), (0, 0, 1 << 30)):
+        t = [list(r) for r in table]
+        t[row][col] = value
+        assert _varlen_check(platform, cu_q, cu_k, 8, -1, 5, 9, t, 9, 16) == 1, (row, col, value)
+    # a sequence of 33 keys needs 3 pages of 16: more than the table's 2 columns
+    assert _varlen_check(platform, [0, 1], [0, 33], 1, -1, 1, 64, [[0, 1]], 9, 16) == 1
+    assert _varlen_check(platform, [0, 1], [0, 32], 1, -1, 1, 64, [[0, 1]], 9, 16) == 0
+    # many sequences (one block each): the bad one is the last
+    n = 3000
+    cq = list(range(n + 1))
+    ck = [2 * i for i in range(n + 1)]
+    assert _varlen_check(platform, cq, ck, n, 2 * n, 1, 2) == 0
+    ck[-1] -= 3
+    assert _varlen_check(platform, cq, ck, n, 2 * n - 3, 1, 2) == 1
+
+
+def test_gpu_varlen_bad_index_device_asserts():
+    """A decreasing cu_seqlens_k stops the stream in the check kernel's device-side assert before the attention
+    kernels run (in a child process: the GPU context is unusable afterwards)."""
+    import os
+    import subprocess
+    import sys
+    script = (
+        "import torch, rocflash\n"
+        "from conftest import gpu_platform\n"
+        "p = gpu_platform()\n"
+        "q, k, v = (torch.randn(n, 4, 64, device='cuda', dtype=torch.float16) for n in (8, 20, 20))\n"
+        "cu_q = torch.tensor([0, 3, 3, 8], dtype=torch.int32, device='cuda')\n"
+        "cu_k = torch.tensor([0, 7, 11, 20], dtype=torch.int32, device='cuda')\n"
+        "for _ in range(2):\n"
+        "    rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, backend=p)\n"
+        "torch.cuda.synchronize()\n"
+        "print('good calls passed', flush=True)\n"
+        "cu_k[2] = 5\n"
+        "rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, backend=p)\n"
+        "torch.cuda.synchronize()\n"
+        "print('no error', flush=True)\n")
+    env = dict(os.environ)
+    env.pop("ROCFLASH_INDEX_CHECKS", None)
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env,
+                         cwd=os.path.dirname(os.path.abspath(__file__)))
+    text = res.stdout + res.stderr
+    assert "good calls passed" in text and "no error" not in text and res.returncode != 0, text[-2000:]
+    assert "index values" in text or "device-side assert" in text, text[-2000:]

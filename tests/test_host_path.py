@@ -112,6 +112,13 @@ def stub(monkeypatch):
     mod.kvcache_step = kvcache_step
     mod.KvStepParams = _Params
 
+    def fwd_step(p, stream, tile_math, split, q, k, v, o, lse, o_accum, lse_accum, split_counters):
+        """A planned flash_attn_func launch: the binding's copy of p with this call's pointers."""
+        launches.append(("fwd_splitkv" if split else "fwd", {f: getattr(p, f) for f in _FIELDS}, None, None))
+        pointers.append({"o": o, "lse": lse, "o_accum": o_accum, "lse_accum": lse_accum})
+
+    mod.fwd_step = fwd_step
+
     def varlen_check(stream, cu_q, cu_k, batch, total_q, total_k, max_q, max_k, block_table, table_stride, width,
                      page, num_blocks, error_flag, assert_on_error):
         """The varlen check kernel (hip_src/fmha_varlen_check.h) on the CPU tensors' memory."""

@@ -29,6 +29,7 @@ vector tile math is deterministic either way. ``last_kernels()["bwd_dq"]`` says 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import importlib
 import math
@@ -751,44 +752,96 @@ def _current_stream(t: torch.Tensor) -> int:
 def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=os.environ.get, want_lse: bool = True):
     """``forward`` for inference (no stats) on a signature the caller validated once and keeps ``state`` (a dict)
     for: the filled params, the split plan and the tile math are kept there per (pointer alignment,
-    ROCFLASH_KERNEL) (rocflash.interface: eager flash_attn_func calls). No ALiBi tensor. Returns (out like q,
-    lse float32 (batch, nheads, seqlen_q))."""
+    ROCFLASH_KERNEL and the split-KV switches) (rocflash.interface: eager flash_attn_func calls). No ALiBi tensor.
+    Returns (out like q, lse float32 (batch, nheads, seqlen_q), or None when not ``want_lse``). The launch is one call into the compiled module
+    (``fwd_step``: the kept params copied with this call's pointers); the split partials and an unreturned LSE
+    share one float32 buffer kept per stream."""
     batch, seqlen_q, nheads, _ = q.shape
     poison = getenv(POISON_ENV) == "1"
-    alloc = torch.full if poison else torch.empty
-    fill = (float("nan"),) if poison else ()
-    out = alloc(q.shape, *fill, dtype=q.dtype, device=q.device)
-    lse = alloc((batch, nheads, seqlen_q), *fill, dtype=torch.float32, device=q.device) if want_lse else \
-        _lse_scratch(state, (batch, nheads, seqlen_q), q)
-    key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV))
+    out = torch.full(q.shape, float("nan"), dtype=q.dtype, device=q.device) if poison else \
+        torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV),
+           getenv(SPLITKV_L2_PREFETCH_ENV), getenv(SPLITKV_FUSED_COMBINE_ENV))
     mod = load_module(platform)
-    with _LAUNCH_LOCK:  # state's params are shared between threads
-        _planned_launch(platform, state, key, mod, q, k, v, args, out, lse)
-    return out, lse
-
-
-def _planned_launch(platform, state, key, mod, q, k, v, args, out, lse) -> None:
-    batch, seqlen_q = q.shape[:2]
     hit = state.get(key)
     if hit is None:
-        kernel_choice()  # ValueError for a bad ROCFLASH_KERNEL, before anything is cached
-        p = mod.FmhaFwdParams()
-        _fill_common(mod, p, q, k, v, args)
-        p.o, p.lse = out.data_ptr(), lse.data_ptr()
-        _set_strides(p, "o", out)
-        p.aligned = is_aligned(q, k, v, out)
-        p.softmax_stats, p.o_fp32 = 0, 0
-        if _sbcast_choice(platform, mod, q, k, args, p.aligned):  # as _forward_launch: before the split plan
-            split, num_splits, inst, math = False, 1, None, "sbcast"
-        else:
-            split, num_splits, inst = split_plan(platform, q, k.shape[2], batch, seqlen_q, k.shape[1], 0, p.aligned)
-            math = inst.get("impl", "vector") if split else forward_tile_math(platform, mod, q, p.aligned)
-        hit = state[key] = (p, num_splits, inst if split else None, getattr(mod.TileMath, math), math)
-    p, num_splits, inst, tile_math, math = hit
-    p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
-    if inst is not None or math == "sbcast":  # split-KV / scalar-broadcast launches and their buffers: _launch_fwd
-        _launch_fwd(mod, p, q, out, num_splits, inst, state, sbcast=math == "sbcast")
-        return
+        hit = _plan_launch(platform, mod, q, k, v, args, out)
+        state[key] = hit
+    if want_lse:
+        lse = torch.full((batch, nheads, seqlen_q), float("nan"), dtype=torch.float32, device=q.device) if poison \
+            else torch.empty((batch, nheads, seqlen_q), dtype=torch.float32, device=q.device)
+    if hit.sbcast:  # the scalar-broadcast forward and its two fresh workspaces: _launch_fwd
+        if not want_lse:
+            lse = _lse_scratch(state, (batch, nheads, seqlen_q), q)
+        with _LAUNCH_LOCK:  # the kept params are written here
+            p = hit.params
+            p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
+            _launch_fwd(mod, p, q, out, 1, None, state, sbcast=True)
+        return out, lse
+    stream = _current_stream(q)
+    # one float32 buffer per stream for what nobody returns: the split partials (O, then LSE) and the LSE when not
+    # asked for (calls on one stream run in order, so the next call may reuse it); fresh during a graph capture
+    lse_part = 0 if want_lse else hit.n_lse
+    size = hit.n_o + hit.n_l + lse_part
+    base, buf = 0, None
+    if size:
+        capturing = q.device.type == "cuda" and torch.cuda.is_current_stream_capturing()
+        skey = ("scratch", stream)
+        buf = None if capturing else state.get(skey)
+        if buf is None or buf.numel() < size:
+            buf = torch.empty(size, dtype=torch.float32, device=q.device)
+            if not capturing and 4 * lse_part <= SCRATCH_KEEP_BYTES:
+                state[skey] = buf
+        base = buf.data_ptr()
+    counters = split_counters(q.device, stream, hit.fused_slots) if hit.fused_slots else None
     with _device_of(q):
-        mod.fwd(p, _current_stream(q), tile_math)
-    _LAST["fwd"] = math
+        mod.fwd_step(hit.params, stream, hit.tile_math, hit.split, q.data_ptr(), k.data_ptr(), v.data_ptr(),
+                     out.data_ptr(), lse.data_ptr() if want_lse else base + 4 * (hit.n_o + hit.n_l),
+                     base if hit.n_o else 0, base + 4 * hit.n_o if hit.n_o else 0,
+                     0 if counters is None else counters.data_ptr())
+    _LAST["fwd"] = hit.math
+    del buf, counters  # the caching allocator keeps fresh ones for the queued kernels
+    return out, (lse if want_lse else None)
+
+
+@dataclasses.dataclass(frozen=True)
+class _PlannedLaunch:
+    """What forward_planned launches for a (signature, alignment, switches): the filled params (the module's
+    fwd_step copies them with each call's pointers) and the float32 scratch layout."""
+
+    params: object
+    split: bool
+    tile_math: object
+    math: str
+    sbcast: bool
+    n_o: int  # float32 elements of the split partials' O (0 without splits)
+    n_l: int  # ... of their LSEs
+    n_lse: int  # ... of the LSE when the caller does not return it
+    fused_slots: int  # arrival counters of the fused combine (0: the combine kernel)
+
+
+def _plan_launch(platform, mod, q, k, v, args, out) -> _PlannedLaunch:
+    """The params, split plan, tile math and split-KV switches of a planned call (ValueError for a bad
+    ROCFLASH_KERNEL / split-KV switch, before anything is kept)."""
+    batch, seqlen_q, nheads, _ = q.shape
+    kernel_choice()
+    p = mod.FmhaFwdParams()
+    _fill_common(mod, p, q, k, v, args)
+    _set_strides(p, "o", out)
+    p.aligned = is_aligned(q, k, v, out)
+    p.softmax_stats, p.o_fp32 = 0, 0
+    n_lse = batch * nheads * seqlen_q
+    if _sbcast_choice(platform, mod, q, k, args, p.aligned):  # as _forward_launch: before the split plan
+        return _PlannedLaunch(p, False, mod.TileMath.sbcast, "sbcast", True, 0, 0, n_lse, 0)
+    split, num_splits, inst = split_plan(platform, q, k.shape[2], batch, seqlen_q, k.shape[1], 0, p.aligned)
+    math = inst.get("impl", "vector") if split else forward_tile_math(platform, mod, q, p.aligned)
+    n_o = n_l = fused = 0
+    if split:
+        p.num_splits = num_splits
+        p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0
+        fuse = splitkv_fused_combine()  # checked for every split call, as _launch_fwd does
+        if num_splits > 1:
+            n_o, n_l = num_splits * n_lse * inst["headdim"], num_splits * n_lse
+            if math == "mma" and 16 + inst["block_m"] * num_splits * 4 <= inst["lds_bytes"] and fuse:
+                fused = batch * p.nheads_k * splitkv.row_chunks(seqlen_q, nheads // p.nheads_k, inst["block_m"])
+    return _PlannedLaunch(p, split, getattr(mod.TileMath, math), math, False, n_o, n_l, n_lse, fused)
