@@ -169,6 +169,15 @@ def build(ins: Instruction, labels: dict[str, int]):
             w.set_exec(new)
             w.scc = int(new != 0)
         return saveexec
+    if m in _BITCMP:
+        # SOPC S_BITCMP0/1_B32/B64 (Vega ISA manual, "SOPC instructions"): SCC = (S0[S1[4:0]] == 0 / 1), B64 with
+        # S1[5:0]
+        width, want = _BITCMP[m]
+        a, b = sget(ops[0], width, ins), sget(ops[1], 32, ins)
+
+        def bitcmp(w):
+            w.scc = int((a(w) >> (b(w) & (width - 1))) & 1 == want)
+        return bitcmp
     if m.startswith("s_cmp_"):
         spec = _sopc(m)
         if spec is None:
@@ -264,9 +273,12 @@ def build_smem(ins: Instruction):
     return load
 
 
+_BITCMP = {"s_bitcmp0_b32": (32, 0), "s_bitcmp1_b32": (32, 1), "s_bitcmp0_b64": (64, 0), "s_bitcmp1_b64": (64, 1)}
+
+
 def known(mnemonic: str) -> bool:
     m = mnemonic
-    if m in SOP2 or m in SOP2_SHIFT64 or m in SOP1 or m in SAVEEXEC:
+    if m in SOP2 or m in SOP2_SHIFT64 or m in SOP1 or m in SAVEEXEC or m in _BITCMP:
         return True
     if m.startswith("s_cmp_"):
         return _sopc(m) is not None
