@@ -165,36 +165,17 @@ def test_emulated_splitkv_bad_sequence_gives_nan(num_splits):
 def test_emulated_varlen_check_kernel_flags_each_rule():
     """flash_attn_varlen_func's index-check kernel (hip_src/fmha_varlen_check.h) as gfx906 machine code: every
     value rule one violation at a time sets the error flag (the assert is off: the trap is not emulated), good
-    index values and out-of-range entries of unused pages leave it 0 (the GPU test
-    test_gpu_host_path.py::test_gpu_varlen_check_kernel_flags_each_rule, same cases)."""
+    index values and out-of-range entries of unused pages leave it 0 (varlen_ref.CHECK_GOOD / CHECK_BAD, the cases of
+    test_gpu_host_path.py::test_gpu_varlen_check_kernel_flags_each_rule)."""
     from rocflash.emu.driver_check import run_varlen_check
+    from varlen_ref import CHECK_BAD, CHECK_GOOD
 
-    def check(cu_q, cu_k, *rest):
+    def check(cu_q, cu_k, total_q, total_k, max_q, max_k, table=None, num_blocks=0, page=0):
         t = lambda x: torch.tensor(x, dtype=torch.int32)  # noqa: E731
-        table = rest[4] if len(rest) > 4 else None
-        return run_varlen_check(t(cu_q), t(cu_k), *rest[:4], *(() if table is None else (t(table), *rest[5:])))
+        return run_varlen_check(t(cu_q), t(cu_k), total_q, total_k, max_q, max_k,
+                                None if table is None else t(table), num_blocks, page)
 
-    cu_q, cu_k = [0, 3, 3, 8], [0, 7, 11, 20]
-    assert check(cu_q, cu_k, 8, 20, 5, 9) == 0
-    assert check(cu_q, cu_k, 8, 20, 2**31 - 1, 2**31 - 1) == 0
-    bad = [([0, 3, 3, 8], [0, 7, 5, 20], 8, 20, 5, 9),    # cu_seqlens_k decreasing
-           ([0, 3, 2, 8], [0, 7, 11, 20], 8, 20, 6, 9),   # cu_seqlens_q decreasing
-           ([0, 3, 3, 8], [0, 7, 11, 20], 8, 20, 5, 8),   # a sequence longer than max_seqlen_k
-           ([0, 3, 3, 8], [0, 7, 11, 20], 8, 20, 4, 9),   # ... than max_seqlen_q
-           ([1, 3, 3, 8], [0, 7, 11, 20], 8, 20, 5, 9),   # cu_seqlens_q not starting at 0
-           ([0, 3, 3, 8], [2, 7, 11, 20], 8, 20, 5, 9),   # cu_seqlens_k not starting at 0
-           ([0, 3, 3, 8], [0, 7, 11, 20], 9, 20, 5, 9),   # not ending at total_q
-           ([0, 3, 3, 8], [0, 7, 11, 20], 8, 21, 5, 9),   # not ending at total_k
-           ([0, 5], [0, 2**31 - 1], 5, 2**31 - 1, 5, 2**31 - 2),  # one key more than max_seqlen_k near int32's end
-           # a decrease whose 32-bit difference wraps to 3 (a valid-looking length): the kernel subtracts in 64 bits
-           ([0, 1, 2], [0, 2**31 - 1, -2**31 + 2], 2, -2**31 + 2, 1, 2**31 - 1)]
-    for case in bad:
+    for case in CHECK_GOOD:
+        assert check(*case) == 0, case
+    for case in CHECK_BAD:
         assert check(*case) == 1, case
-    table = [[4, 8], [0, -1], [2, 6]]  # 3 sequences of 7, 4, 9 keys in pages of 16, 9 blocks; -1, 8: unused pages
-    assert check(cu_q, cu_k, 8, -1, 5, 9, table, 9, 16) == 0
-    for row, col, value in ((2, 0, 9), (1, 0, -1), (0, 0, 1 << 30)):
-        t = [list(r) for r in table]
-        t[row][col] = value
-        assert check(cu_q, cu_k, 8, -1, 5, 9, t, 9, 16) == 1, (row, col, value)
-    assert check([0, 1], [0, 33], 1, -1, 1, 64, [[0, 1]], 9, 16) == 1  # 33 keys need 3 pages, the table has 2
-    assert check([0, 1], [0, 32], 1, -1, 1, 64, [[0, 1]], 9, 16) == 0

@@ -166,8 +166,6 @@ def test_gpu_kvcache_bad_index_off_gives_nan_and_flag(platform, monkeypatch, wha
 def test_gpu_kvcache_bad_index_device_asserts():
     """ROCFLASH_INDEX_CHECKS=device (default) on the fast path: an out-of-range cache_seqlens stops the stream in the
     step kernel's device-side assert (in a child process: the GPU context is unusable afterwards)."""
-    import subprocess
-    import sys
     script = (
         "import torch, rocflash\n"
         "from conftest import gpu_platform\n"
@@ -182,14 +180,22 @@ def test_gpu_kvcache_bad_index_device_asserts():
         "rocflash.flash_attn_with_kvcache(**call, backend=p)\n"
         "torch.cuda.synchronize()\n"
         "print('no error', flush=True)\n")
+    _child_stops_after_good_calls(script, "index out of range")
+
+
+def _child_stops_after_good_calls(script: str, message: str) -> None:
+    """Run ``script`` in a child process (from tests/, default ROCFLASH_INDEX_CHECKS): it prints 'good calls
+    passed', then its bad call must stop it in a device-side assert before it prints 'no error'."""
     import os
+    import subprocess
+    import sys
     env = dict(os.environ)
     env.pop("ROCFLASH_INDEX_CHECKS", None)
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env,
                          cwd=os.path.dirname(os.path.abspath(__file__)))
     text = res.stdout + res.stderr
     assert "good calls passed" in text and "no error" not in text and res.returncode != 0, text[-2000:]
-    assert "index out of range" in text or "device-side assert" in text, text[-2000:]
+    assert message in text or "device-side assert" in text, text[-2000:]
 
 
 @pytest.mark.parametrize("paged", [False, True], ids=["packed", "paged"])
@@ -250,31 +256,13 @@ def _varlen_check(platform, cu_q, cu_k, total_q, total_k, max_q, max_k, table=No
 
 def test_gpu_varlen_check_kernel_flags_each_rule(platform):
     """Every value rule of flash_attn_varlen_func's index tensors, one violation at a time, on the check kernel
-    (no assert): the flag turns 1 exactly for the bad cases; entries of unused pages are never read."""
-    cu_q, cu_k = [0, 3, 3, 8], [0, 7, 11, 20]
-    assert _varlen_check(platform, cu_q, cu_k, 8, 20, 5, 9) == 0
-    assert _varlen_check(platform, cu_q, cu_k, 8, 20, 2**31 - 1, 2**31 - 1) == 0
-    bad = [([0, 3, 3, 8], [0, 7, 5, 20], 8, 20, 5, 9),    # cu_seqlens_k decreasing
-           ([0, 3, 2, 8], [0, 7, 11, 20], 8, 20, 6, 9),   # cu_seqlens_q decreasing
-           ([0, 3, 3, 8], [0, 7, 11, 20], 8, 20, 5, 8),   # a sequence longer than max_seqlen_k
-           ([0, 3, 3, 8], [0, 7, 11, 20], 8, 20, 4, 9),   # ... than max_seqlen_q
-           ([1, 3, 3, 8], [0, 7, 11, 20], 8, 20, 5, 9),   # cu_seqlens_q not starting at 0
-           ([0, 3, 3, 8], [2, 7, 11, 20], 8, 20, 5, 9),   # cu_seqlens_k not starting at 0
-           ([0, 3, 3, 8], [0, 7, 11, 20], 9, 20, 5, 9),   # not ending at total_q
-           ([0, 3, 3, 8], [0, 7, 11, 20], 8, 21, 5, 9)]   # not ending at total_k
-    for case in bad:
+    (no assert; varlen_ref.CHECK_GOOD / CHECK_BAD, the emulator test's cases): the flag turns 1 exactly for the
+    bad cases; entries of unused pages are never read; many sequences (one block each) with the bad one last."""
+    from varlen_ref import CHECK_BAD, CHECK_GOOD
+    for case in CHECK_GOOD:
+        assert _varlen_check(platform, *case) == 0, case
+    for case in CHECK_BAD:
         assert _varlen_check(platform, *case) == 1, case
-    # paged: total_k -1 (cu_seqlens_k ends anywhere); 3 sequences of 7, 4, 9 keys in pages of 16, 9 blocks
-    table = [[4, 8], [0, -1], [2, 6]]
-    assert _varlen_check(platform, cu_q, cu_k, 8, -1, 5, 9, table, 9, 16) == 0  # -1, 8: unused pages
-    for row, col, value in ((2, 0, 9), (1, 0, -1), (0, 0, 1 << 30)):
-        t = [list(r) for r in table]
-        t[row][col] = value
-        assert _varlen_check(platform, cu_q, cu_k, 8, -1, 5, 9, t, 9, 16) == 1, (row, col, value)
-    # a sequence of 33 keys needs 3 pages of 16: more than the table's 2 columns
-    assert _varlen_check(platform, [0, 1], [0, 33], 1, -1, 1, 64, [[0, 1]], 9, 16) == 1
-    assert _varlen_check(platform, [0, 1], [0, 32], 1, -1, 1, 64, [[0, 1]], 9, 16) == 0
-    # many sequences (one block each): the bad one is the last
     n = 3000
     cq = list(range(n + 1))
     ck = [2 * i for i in range(n + 1)]
@@ -286,9 +274,6 @@ def test_gpu_varlen_check_kernel_flags_each_rule(platform):
 def test_gpu_varlen_bad_index_device_asserts():
     """A decreasing cu_seqlens_k stops the stream in the check kernel's device-side assert before the attention
     kernels run (in a child process: the GPU context is unusable afterwards)."""
-    import os
-    import subprocess
-    import sys
     script = (
         "import torch, rocflash\n"
         "from conftest import gpu_platform\n"
@@ -304,10 +289,4 @@ def test_gpu_varlen_bad_index_device_asserts():
         "rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, backend=p)\n"
         "torch.cuda.synchronize()\n"
         "print('no error', flush=True)\n")
-    env = dict(os.environ)
-    env.pop("ROCFLASH_INDEX_CHECKS", None)
-    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env,
-                         cwd=os.path.dirname(os.path.abspath(__file__)))
-    text = res.stdout + res.stderr
-    assert "good calls passed" in text and "no error" not in text and res.returncode != 0, text[-2000:]
-    assert "index values" in text or "device-side assert" in text, text[-2000:]
+    _child_stops_after_good_calls(script, "index values")
