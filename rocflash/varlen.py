@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import torch
 from torch.autograd.function import once_differentiable
@@ -17,7 +17,7 @@ from torch.autograd.function import once_differentiable
 from .backends import FwdArgs, SeqArgs, ck, ck_varlen, compiled, reference, sim
 from .backends.seqlayout import alibi_for, sequence_kv, sequences
 from .interface import _FP64_BACKENDS, _backend_name, _check_args, _NoWork
-from .kvcache_fast import _capturing, _error_flag, index_checks
+from .kvcache_fast import _capturing, _env_state, _error_flag, index_checks
 from .ops import check_backward_scale
 from .selector import select_backend
 
@@ -95,7 +95,9 @@ def flash_attn_varlen_func(
     without the message; ``device_checks``), unless
     ROCFLASH_INDEX_CHECKS=host, which reads them (two syncs) and raises the ValueErrors below (``off`` checks
     on the device too: a varlen kernel has no safe way to skip a bad sequence). The torch and sim backends read
-    them on the host.
+    them on the host. A repeated inference call (no gradient, no ALiBi tensor) of one signature (shapes, strides,
+    dtypes, devices, max_seqlen_q/k, the scalar arguments, backend, the ROCFLASH_* switches) on hip / cuda skips
+    the host checks and the backend selection it passed before: the check kernel and the forward only.
 
     Raises:
         TypeError / ValueError naming the argument, rule and value, before any launch (index tensors: dtype
@@ -112,9 +114,16 @@ def flash_attn_varlen_func(
                                     dropout_p, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes,
                                     deterministic, traced_backend_name(q, backend), with_stats)
         return (out, lse, None) if return_attn_probs else out
+    key = _plan_key(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal,
+                    window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table, backend)
+    plan = _lookup(key)
+    if plan is not None:  # an inference signature that passed every host check before (see _plan_key)
+        out, lse = _run_plan(plan, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, block_table)
+        return (out, lse, None) if return_attn_probs else out
+    on_device = _checks_on_device(q, backend)
     seq, args, no_work = _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p,
                                   softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
-                                  return_attn_probs, block_table, on_device=_checks_on_device(q, backend))
+                                  return_attn_probs, block_table, on_device=on_device)
     needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
     name = select_varlen_backend(q, backend, dropout_p,
                                  ck_call=(k, args, block_table is not None, needs_grad, deterministic))
@@ -123,8 +132,84 @@ def flash_attn_varlen_func(
         raise NotImplementedError(f"flash_attn_varlen_func: backend '{name}' has no backward for paged K/V "
                                   f"(block_table given and q/k/v require grad): call it under torch.no_grad() or "
                                   f"with tensors that do not require grad, or use backend='torch' for gradients")
+    if key is not None and on_device is not None and name == on_device and not no_work and \
+            all(t.stride(-1) == 1 for t in (q, k, v)) and \
+            all(t is None or t.is_contiguous() for t in (cu_seqlens_q, cu_seqlens_k, block_table)):
+        _remember(key, _VarlenPlan(name, args, q.shape[0], None if block_table is not None else k.shape[0],
+                                   k.shape[0] if block_table is not None else 0,
+                                   k.shape[1] if block_table is not None else 0))
     out, lse = run_varlen(q, k, v, seq, args, name, no_work=no_work)
     return (out, lse, None) if return_attn_probs else out
+
+
+# Repeated inference calls of one signature on the compiled backends (prefill and decode steps of a serving loop)
+# skip the host checks and the backend selection: the signature (_plan_key) fixes everything they depend on but
+# the index values, which the check kernel checks on the device at every call (device_checks). Forward only (no
+# gradient), no ALiBi tensor, plain tensors, headdim contiguous, contiguous index tensors, some work to do.
+_PLANS: dict = {}
+_PLANS_SIZE = 256
+
+
+@dataclass(frozen=True)
+class _VarlenPlan:
+    platform: str  # "hip" or "cuda": the compiled backend (and its check kernel)
+    args: FwdArgs
+    total_q: int
+    total_k: int | None  # None: paged K/V (cu_seqlens_k ends anywhere)
+    num_blocks: int
+    page_block_size: int
+
+
+def _meta(t):
+    return None if t is None else (type(t), t.shape, t.stride(), t.dtype, t.device)
+
+
+def _plan_key(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal,
+              window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table, backend):
+    """The signature of a flash_attn_varlen_func call that may reuse a plan, or None (return_attn_probs by its type
+    only: the planned launch writes the LSE either way)."""
+    T = torch.Tensor
+    if alibi_slopes is not None or type(q) is not T or type(k) is not T or type(v) is not T or \
+            type(cu_seqlens_q) is not T or type(cu_seqlens_k) is not T or \
+            (block_table is not None and type(block_table) is not T):
+        return None
+    if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
+        return None
+    return (_meta(q), _meta(k), _meta(v), _meta(cu_seqlens_q), _meta(cu_seqlens_k), _meta(block_table),
+            type(max_seqlen_q), max_seqlen_q, type(max_seqlen_k), max_seqlen_k, type(dropout_p), dropout_p,
+            type(softmax_scale), softmax_scale, type(causal), causal, type(window_size), window_size, type(softcap),
+            softcap, type(deterministic), deterministic, type(return_attn_probs), backend,
+            _env_state())
+
+
+def _lookup(key) -> _VarlenPlan | None:
+    if key is None:
+        return None
+    try:
+        return _PLANS.get(key)
+    except TypeError:  # an unhashable argument (a list window_size): the full path
+        return None
+
+
+def _remember(key, plan: _VarlenPlan) -> None:
+    try:
+        hash(key)
+    except TypeError:
+        return
+    if len(_PLANS) >= _PLANS_SIZE:
+        _PLANS.clear()
+    _PLANS[key] = plan
+
+
+def _run_plan(plan: _VarlenPlan, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, block_table):
+    """The full path's launches for a planned signature: the check kernel on this call's index values, then the
+    compiled forward (rocflash.backends.compiled.varlen_forward, as _VarlenAttention runs it without a gradient)."""
+    paged = block_table is not None
+    device_checks(cu_seqlens_q, cu_seqlens_k, plan.total_q, plan.total_k, max_seqlen_q, max_seqlen_k, block_table,
+                  plan.num_blocks, plan.page_block_size, platform=plan.platform)
+    seq = SeqArgs(cu_seqlens_q, None if paged else cu_seqlens_k, cu_seqlens_k[1:] - cu_seqlens_k[:-1] if paged else None,
+                  max_seqlen_q, max_seqlen_k, block_table=block_table)
+    return compiled.varlen_forward(plan.platform, q, k, v, seq, plan.args)
 
 
 def _checks_on_device(q, backend) -> str | None:

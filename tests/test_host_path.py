@@ -369,6 +369,56 @@ def test_flash_attn_func_repeated_backward_skips_the_op_dispatch_same_launches(s
         torch.autograd.grad(out, q, dout, create_graph=True)
 
 
+@pytest.mark.parametrize("paged", [False, True])
+def test_varlen_repeated_inference_call_skips_the_host_checks(stub, monkeypatch, paged):
+    """A repeated inference signature of flash_attn_varlen_func on a compiled backend skips the host checks and the
+    backend selection (rocflash.varlen._plan_key): it launches the check kernel on this call's index values, then the
+    same forward as the first call; bad index values still stop it (the check kernel); a gradient, a changed
+    max_seqlen or ROCFLASH_INDEX_CHECKS=host take the full path."""
+    from rocflash import varlen
+    varlen._PLANS.clear()
+    lens_q, lens_k = [3, 0, 5], [7, 4, 9]
+    cu_q = torch.tensor([0, 3, 3, 8], dtype=torch.int32)
+    cu_k = torch.tensor([0, 7, 11, 20], dtype=torch.int32)
+    q = _rand(8, 4, 64, seed=33)
+    call = dict(backend=stub.platform, causal=True)
+    if paged:
+        k, v = _rand(9, 16, 2, 64, seed=34), _rand(9, 16, 2, 64, seed=35)
+        call["block_table"] = torch.tensor([[4, 8], [0, -1], [2, 6]], dtype=torch.int32)
+    else:
+        k, v = _rand(20, 2, 64, seed=34), _rand(20, 2, 64, seed=35)
+    rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, **call)
+    first = [x for x in stub.launches if x[0] != "varlen_check"][-1]
+    n0 = len(stub.launches)
+    with monkeypatch.context() as m, no_host_reads():
+        for name in ("_prepare", "_checks_on_device", "select_varlen_backend", "run_varlen"):
+            m.setattr(varlen, name, None)  # a planned call runs none of them
+        out = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, **call)
+        out2, lse, _ = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, return_attn_probs=True, **call)
+        with pytest.raises(RuntimeError, match="flash_attn_varlen_func index values"):  # the check kernel, per call
+            rocflash.flash_attn_varlen_func(q, k, v, cu_q, torch.tensor([0, 7, 5, 20], dtype=torch.int32), 5, 9, **call)
+    assert out.shape == out2.shape == q.shape and lse.shape == (4, 8)
+    planned = stub.launches[n0:]
+    assert [x[0] for x in planned] == ["varlen_check", first[0], "varlen_check", first[0], "varlen_check"]
+    assert all(fields == first[1] and table == first[3] for _, fields, _, table in planned[1:4:2])
+    n = len(stub.launches)
+    with monkeypatch.context() as m:
+        m.setattr(varlen, "_prepare", None)  # these must take the full path (which calls _prepare)
+        with pytest.raises(TypeError):
+            rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 6, 9, **call)  # another max_seqlen_q
+        m.setenv(kvcache_fast.INDEX_CHECKS_ENV, "host")
+        with pytest.raises(TypeError):
+            rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, **call)
+    assert len(stub.launches) == n
+    if not paged:
+        qg = q.clone().requires_grad_()
+        with monkeypatch.context() as m:
+            m.setattr(varlen, "_prepare", None)
+            with pytest.raises(TypeError):
+                rocflash.flash_attn_varlen_func(qg, k, v, cu_q, cu_k, 5, 9, **call)
+    varlen._PLANS.clear()
+
+
 @pytest.mark.parametrize("kernel", [True, False], ids=["check_kernel", "torch_ops"])
 @pytest.mark.parametrize("paged", [False, True])
 def test_varlen_reads_no_value_and_checks_on_the_device(stub, monkeypatch, paged, kernel):
