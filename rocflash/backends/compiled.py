@@ -356,11 +356,10 @@ def sbcast_workspace_bytes(p, block_n: int) -> int:
     return p.batch * p.nheads_k * (-(-p.seqlen_k // block_n) * block_n) * p.headdim * 2
 
 
-def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, state: dict | None = None,
-                sbcast: bool = False) -> None:
+def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, sbcast: bool = False) -> None:
     """Run the forward (inst None; the scalar-broadcast kernel with its two fresh workspaces when ``sbcast``) or
-    the split-KV kernel with num_splits splits (plus its partial buffers: fresh ones, or with ``state`` (a planned
-    launch's, see varlen_forward_planned) one buffer kept per stream)."""
+    the split-KV kernel with num_splits splits (plus fresh partial buffers; repeated eager calls keep theirs:
+    forward_planned)."""
     with _device_of(q):
         stream = _current_stream(q)
         if inst is None and sbcast:
@@ -383,8 +382,7 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, state: dict 
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0  # checked before launch
-        buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device) if state is None else \
-            _split_scratch(state, p, num_splits, inst["headdim"], q, stream)
+        buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
         counters = None
         # the last block keeps (row, split) LSEs in its shared memory: 16 + block_m * num_splits * 4 bytes
         if (math == "mma" and num_splits > 1 and 16 + inst["block_m"] * num_splits * 4 <= inst["lds_bytes"]
@@ -651,52 +649,6 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=N
     return dq, dk, dv
 
 
-def varlen_forward_planned(platform: str, state: dict, q, k, v, seq: SeqArgs, args: FwdArgs, getenv=os.environ.get,
-                           want_lse: bool = True):
-    """``varlen_forward`` (inference: no stats) for a caller that already validated a fixed signature and keeps
-    ``state`` (a dict) for it: the filled params are kept there per (pointer alignment, ROCFLASH_KERNEL,
-    ROCFLASH_POISON_OUTPUTS) instead of being looked up under a key built from every shape and stride per call
-    (rocflash.kvcache_fast: a decode step's host path). Returns (out like q, lse float32 (nheads, total_q))."""
-    total_q, nheads, _ = q.shape
-    poison = getenv(POISON_ENV) == "1"
-    alloc = torch.full if poison else torch.empty
-    fill = (float("nan"),) if poison else ()
-    out = alloc(q.shape, *fill, dtype=q.dtype, device=q.device)
-    lse = alloc((nheads, total_q), *fill, dtype=torch.float32, device=q.device) if want_lse else \
-        _lse_scratch(state, (nheads, total_q), q)
-    aligned_ptrs = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
-    key = (aligned_ptrs, getenv(KERNEL_ENV))
-    mod = load_module(platform)
-    with _LAUNCH_LOCK:  # state's params are shared between threads
-        _varlen_planned_launch(platform, state, key, mod, q, k, v, seq, args, out, lse)
-    return out, lse
-
-
-def planned_params(platform: str, mod, q, k, v, seq: SeqArgs, args: FwdArgs, out, lse):
-    """(params, num_splits, split-KV instance or None) of an inference varlen / KV-cache launch: the filled params
-    struct of ``varlen_forward_planned`` (no ALiBi tensor, no stats), kept by its callers per signature."""
-    kernel_choice()  # ValueError for a bad ROCFLASH_KERNEL, before anything is cached
-    p = mod.FmhaFwdParams()
-    _fill_common(mod, p, q, k, v, args)
-    _fill_seq(p, q, k, seq)
-    p.o, p.lse = out.data_ptr(), lse.data_ptr()
-    _set_strides(p, "o", out)
-    p.aligned = is_aligned(q, k, v, out)
-    split, num_splits, inst = split_plan(platform, q, k.shape[-2], seq.batch, seq.max_seqlen_q, seq.max_seqlen_k,
-                                         seq.num_splits, p.aligned)
-    p.softmax_stats, p.o_fp32 = 0, 0
-    return p, num_splits, inst if split else None
-
-
-def _varlen_planned_launch(platform, state, key, mod, q, k, v, seq, args, out, lse) -> None:
-    hit = state.get(key)
-    if hit is None:
-        hit = state[key] = planned_params(platform, mod, q, k, v, seq, args, out, lse)
-    p, num_splits, inst = hit
-    _seq_pointers(p, q, k, v, seq, out, lse)
-    _launch_fwd(mod, p, q, out, num_splits, inst, state)
-
-
 def _lse_scratch(state: dict, shape: tuple, q) -> torch.Tensor:
     """An LSE the caller will not return (flash_attn_func without return_attn_probs, flash_attn_with_kvcache
     without return_softmax_lse): the kernels still write one, into a buffer kept in ``state`` per stream (calls
@@ -708,28 +660,6 @@ def _lse_scratch(state: dict, shape: tuple, q) -> torch.Tensor:
     buf = state.get(key)
     if buf is None:
         buf = state[key] = torch.empty(shape, dtype=torch.float32, device=q.device)
-    return buf
-
-
-def _split_scratch(state: dict, p, num_splits: int, bucket: int, q, stream: int):
-    """The split-KV partials (``fill_split_buffers``' o_accum and lse_accum) of a planned launch in one float32
-    buffer, kept in ``state`` per stream: the split and combine kernels of every call on that stream run in
-    stream order, so the next call may reuse it (two allocations less per decode step). During a CUDA graph
-    capture a fresh buffer from the graph's pool is taken and not kept."""
-    p.num_splits = num_splits
-    if num_splits <= 1:
-        return None
-    n_o = num_splits * p.nheads * p.seq_total_q * bucket
-    size = n_o + num_splits * p.nheads * p.seq_total_q
-    capturing = q.device.type == "cuda" and torch.cuda.is_current_stream_capturing()
-    buf = None if capturing else state.get(("scratch", stream))
-    # one state serves several plans (pointer alignment x ROCFLASH_KERNEL: another instance, another split count)
-    if buf is None or buf.numel() < size:
-        buf = torch.empty(size, dtype=torch.float32, device=q.device)
-        if not capturing:
-            state[("scratch", stream)] = buf
-    p.o_accum = buf.data_ptr()
-    p.lse_accum = p.o_accum + n_o * 4  # float32 partial LSEs after the partial outputs (16-byte aligned)
     return buf
 
 
@@ -776,7 +706,7 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
         with _LAUNCH_LOCK:  # the kept params are written here
             p = hit.params
             p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
-            _launch_fwd(mod, p, q, out, 1, None, state, sbcast=True)
+            _launch_fwd(mod, p, q, out, 1, None, sbcast=True)
         return out, lse
     stream = _current_stream(q)
     # one float32 buffer per stream for what nobody returns: the split partials (O, then LSE) and the LSE when not
