@@ -207,8 +207,9 @@ def _run_plan(plan: _VarlenPlan, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen
     paged = block_table is not None
     device_checks(cu_seqlens_q, cu_seqlens_k, plan.total_q, plan.total_k, max_seqlen_q, max_seqlen_k, block_table,
                   plan.num_blocks, plan.page_block_size, platform=plan.platform)
-    seq = SeqArgs(cu_seqlens_q, None if paged else cu_seqlens_k, cu_seqlens_k[1:] - cu_seqlens_k[:-1] if paged else None,
-                  max_seqlen_q, max_seqlen_k, block_table=block_table)
+    seq = SeqArgs(cu_seqlens_q, None if paged else cu_seqlens_k,
+                  cu_seqlens_k[1:] - cu_seqlens_k[:-1] if paged else None, max_seqlen_q, max_seqlen_k,
+                  block_table=block_table)
     return compiled.varlen_forward(plan.platform, q, k, v, seq, plan.args)
 
 

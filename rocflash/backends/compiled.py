@@ -683,9 +683,9 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
     """``forward`` for inference (no stats) on a signature the caller validated once and keeps ``state`` (a dict)
     for: the filled params, the split plan and the tile math are kept there per (pointer alignment,
     ROCFLASH_KERNEL and the split-KV switches) (rocflash.interface: eager flash_attn_func calls). No ALiBi tensor.
-    Returns (out like q, lse float32 (batch, nheads, seqlen_q), or None when not ``want_lse``). The launch is one call into the compiled module
-    (``fwd_step``: the kept params copied with this call's pointers); the split partials and an unreturned LSE
-    share one float32 buffer kept per stream."""
+    Returns (out like q, lse float32 (batch, nheads, seqlen_q), or None when not ``want_lse``). The launch is one
+    call into the compiled module (``fwd_step``: the kept params copied with this call's pointers); the split
+    partials and an unreturned LSE share one float32 buffer kept per stream."""
     batch, seqlen_q, nheads, _ = q.shape
     poison = getenv(POISON_ENV) == "1"
     out = torch.full(q.shape, float("nan"), dtype=q.dtype, device=q.device) if poison else \
