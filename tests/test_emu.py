@@ -276,6 +276,16 @@ def test_scalar_bitcmp():
     assert (w.S[10], w.S[11], w.S[12], w.S[13], w.S[14]) == (1, 0, 0, 1, 0)
 
 
+def test_trap_stops_the_wave():
+    """S_TRAP (SOPP): the wave enters the trap handler; the emulator stops with Trap (rocflash's device-side assert
+    on AMD), after the instructions before it ran."""
+    from rocflash.emu.state import Trap
+    w = new_wave()
+    with pytest.raises(Trap, match="s_trap 2"):
+        run_snippet(["s_mov_b32 s4, 7", "s_trap 2", "s_mov_b32 s5, 9"], w)
+    assert w.S[4] == 7 and w.S[5] != 9
+
+
 def test_saveexec_and_execz_branch():
     w = new_wave()
     w.V[0] = np.arange(64)

@@ -179,3 +179,15 @@ def test_emulated_varlen_check_kernel_flags_each_rule():
         assert check(*case) == 0, case
     for case in CHECK_BAD:
         assert check(*case) == 1, case
+
+
+def test_emulated_varlen_check_kernel_traps_on_a_bad_value():
+    """With assert_on_error (the `device` policy) the check kernel's device-side assert is s_trap on gfx906
+    (hip_src/rf_vendor.h rf_assert_fail: no scratch, no call); good values run through."""
+    from rocflash.emu.driver_check import run_varlen_check
+    from rocflash.emu.state import Trap
+
+    t = lambda x: torch.tensor(x, dtype=torch.int32)  # noqa: E731
+    assert run_varlen_check(t([0, 3, 3, 8]), t([0, 7, 11, 20]), 8, 20, 5, 9, assert_on_error=True) == 0
+    with pytest.raises(Trap, match="s_trap"):
+        run_varlen_check(t([0, 3, 3, 8]), t([0, 7, 5, 20]), 8, 20, 5, 9, assert_on_error=True)

@@ -5,8 +5,8 @@
 
 The gfx906 machine code of ``rf::fmha_varlen_check_kernel<kVarlenCheckThreads>`` run as the module's
 ``varlen_check`` launches it (fmha_api.hip: one block of kVarlenCheckThreads per sequence), with the params the
-binding fills (hip_src/bindings.cpp), ``assert_on_error`` 0 (the trap is not emulated): returns the error flag the
-kernel leaves (0 or 1). Index tensors are int32 CPU tensors copied into the emulated memory.
+binding fills (hip_src/bindings.cpp): returns the error flag the kernel leaves (0 or 1), or, with
+``assert_on_error``, raises the emulator's Trap at the kernel's s_trap. Index tensors are int32 CPU tensors copied into the emulated memory.
 """
 
 from __future__ import annotations
@@ -50,8 +50,10 @@ def check_image() -> KernelImage:
 
 
 def run_varlen_check(cu_seqlens_q, cu_seqlens_k, total_q: int, total_k: int, max_seqlen_q: int, max_seqlen_k: int,
-                     block_table=None, num_blocks: int = 0, page_block_size: int = 0, order: str = "forward") -> int:
-    """The check kernel's error flag for these index values (total_k -1: cu_seqlens_k may end anywhere)."""
+                     block_table=None, num_blocks: int = 0, page_block_size: int = 0, order: str = "forward",
+                     assert_on_error: bool = False) -> int:
+    """The check kernel's error flag for these index values (total_k -1: cu_seqlens_k may end anywhere). With
+    ``assert_on_error`` a violation raises rocflash.emu.state.Trap (the kernel's s_trap) instead."""
     m = _Memory()
     flag = torch.zeros(1, dtype=torch.int32)
     m.put(cu_seqlens_q, cu_seqlens_k, flag, block_table)
@@ -64,7 +66,7 @@ def run_varlen_check(cu_seqlens_q, cu_seqlens_k, total_q: int, total_k: int, max
         p.block_table, p.block_table_batch_stride = block_table.data_ptr(), block_table.stride(0)
         p.max_blocks_per_seq = block_table.shape[1]
     p.page_block_size, p.num_blocks = page_block_size, num_blocks
-    p.error_flag, p.assert_on_error = flag.data_ptr(), 0
+    p.error_flag, p.assert_on_error = flag.data_ptr(), int(assert_on_error)
     kernarg, _ = m.kernarg("rf::VarlenCheckParams", p)
     if batch > 0:
         _launch(check_image(), m.mem, kernarg, batch, check_threads(), order)

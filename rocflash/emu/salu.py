@@ -16,7 +16,7 @@ import numpy as np
 
 from .asm import Instruction
 from .operands import M32, M64, sget, swriter
-from .state import Unimplemented
+from .state import Trap, Unimplemented
 
 BARRIER, END = -1, -2
 
@@ -231,6 +231,13 @@ def build(ins: Instruction, labels: dict[str, int]):
         return lambda w: BARRIER
     if m == "s_endpgm":
         return lambda w: END
+    if m == "s_trap":  # SOPP S_TRAP (Vega ISA manual 4.6 "Trap and Exception Registers"): enter the trap handler
+        where = ins.where()
+
+        def trap(w):
+            raise Trap(f"s_trap {ins.operands[0].text if ins.operands else ''} ({where}): the kernel trapped "
+                       f"(a device-side assert; the queue fails on a GPU)")
+        return trap
     if m.startswith("s_cbranch_") or m == "s_branch":
         target = labels.get(ops[0].text)
         if target is None:
@@ -285,7 +292,7 @@ def known(mnemonic: str) -> bool:
     if m.startswith("s_cmpk_"):
         return _sopc(m.replace("cmpk", "cmp")) is not None
     if m in ("s_movk_i32", "s_addk_i32", "s_mulk_i32", "s_cmovk_i32", "s_waitcnt", "s_nop", "s_setprio",
-             "s_sleep", "s_dcache_wb", "s_icache_inv", "s_barrier", "s_endpgm", "s_branch"):
+             "s_sleep", "s_dcache_wb", "s_icache_inv", "s_barrier", "s_endpgm", "s_branch", "s_trap"):
         return True
     if m.startswith("s_cbranch_"):
         return m[len("s_cbranch_"):] in ("scc0", "scc1", "vccz", "vccnz", "execz", "execnz")
