@@ -13,10 +13,13 @@ Usable without torch: ``python -m rocflash.codegen --target gfx9 --out DIR``.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .configs import KINDS, TileConfig, load_configs
+from .configs import KINDS, TileConfig, config_dir, load_configs
 
 _ELEM = {"fp16": "Fp16", "bf16": "Bf16", "fp32": "Fp32"}
 _DTYPE_ENUM = {"fp16": "DType::kFp16", "bf16": "DType::kBf16", "fp32": "DType::kFp32"}
@@ -29,11 +32,13 @@ class _Kind:
     launch: str  # launch function template
     params: str  # params struct
     header: str  # header that defines the launch function
+    lds: str = "{tile}::kShape.lds_bytes()"  # the dynamic LDS its launcher requests, as a C++ expression
 
 
 _KINDS = {
     # fmha_fwd_sbcast.h includes fmha_fwd_launch.h and defines the scalar-broadcast launcher (HIP only)
-    "fwd": _Kind("FwdTileShape", "launch_fmha_fwd", "FmhaFwdParams", "fmha_fwd_sbcast.h"),
+    "fwd": _Kind("FwdTileShape", "launch_fmha_fwd", "FmhaFwdParams", "fmha_fwd_sbcast.h",
+                 "fwd_launch_lds_bytes<{tile}>()"),  # 0 for the scalar-broadcast forward (fmha_fwd_launch.h)
     "bwd_dkdv": _Kind("BwdDkdvShape", "launch_fmha_bwd_dkdv", "FmhaBwdParams", "fmha_bwd_launch.h"),
     "bwd_dq": _Kind("BwdDqShape", "launch_fmha_bwd_dq", "FmhaBwdParams", "fmha_bwd_launch.h"),
     "fwd_splitkv": _Kind("SplitKvShape", "launch_fmha_fwd_splitkv", "FmhaFwdParams", "fmha_splitkv_launch.h"),
@@ -103,7 +108,7 @@ def generate(target: str, out_dir: str | Path, kinds: tuple[str, ...] = KINDS) -
         for c, aligned in insts:
             rows.append(
                 f'{{{{"{kind}", "{c.kernel_name(aligned)}", {_DTYPE_ENUM[c.dtype]}, {c.headdim}, {c.block_m}, '
-                f"{c.block_n}, {c.threads}, {c.threads_n}, {c.lds_pad_bytes}, {c.struct_name}::kShape.lds_bytes(), "
+                f"{c.block_n}, {c.threads}, {c.threads_n}, {c.lds_pad_bytes}, {k.lds.format(tile=c.struct_name)}, "
                 f"{'true' if aligned else 'false'}, {_MATH[c.impl]}}}, &{_launch_expr(c, aligned)}}},"
             )
         _write(out / f"fmha_{kind}_table.inc", "\n".join(rows) + "\n")
@@ -120,8 +125,34 @@ def generate(target: str, out_dir: str | Path, kinds: tuple[str, ...] = KINDS) -
 
 
 def _write(path: Path, text: str) -> None:
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+    """Write ``text`` unless the file already holds it; atomically (a temporary file renamed over it), so a
+    concurrent reader (another process compiling against the same directory) never sees a partial file."""
+    if path.exists() and path.read_text() == text:
+        return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def inputs_hash() -> str:
+    """16 hex digits of a hash of everything :func:`generate` reads (this module, rocflash/configs.py and every
+    ``ck_configs/*.toml``): two source trees with the same hash generate byte-identical files, so a directory
+    keyed by it (:func:`keyed_dir`) can be shared by concurrent runs of different trees; trees whose configs or
+    generator differ get different directories and never overwrite each other's headers mid-compile."""
+    from . import configs
+
+    h = hashlib.sha256()
+    for f in (Path(__file__), Path(configs.__file__)):
+        h.update(f.read_bytes())
+    for f in sorted(config_dir().glob("*.toml")):
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def keyed_dir(root: str | Path, target: str) -> Path:
+    """``root/<inputs_hash()>/<target>``: where this tree's generated sources for ``target`` go under a directory
+    that several trees share (a cache). Generate into it with :func:`generate`."""
+    return Path(root) / inputs_hash() / target
 
 
 def main(argv: list[str] | None = None) -> None:
