@@ -35,7 +35,7 @@ What is compiled
     they read, so a second run compiles only what changed. Compiles run in parallel (``--jobs``).
 
 Dependencies are checked before anything compiles (:func:`require_python_deps`): the parser needs PyYAML and
-networkx (``pip install 'rocflash[audit]'``).
+networkx (:data:`AUDIT_INSTALL` says how).
 """
 
 from __future__ import annotations
@@ -66,6 +66,9 @@ DEVICE_LIBS = ("hip", "ocml", "ockl", "oclc_daz_opt_off", "oclc_unsafe_math_off"
                "oclc_correctly_rounded_sqrt_on", "oclc_wavefrontsize64_on", "oclc_abi_version_500")
 # Python packages the audit imports (module -> pip name); require_python_deps checks them before compiling.
 PYTHON_DEPS = {"yaml": "pyyaml", "networkx": "networkx"}
+# How to install them, in the README's words (a plain `pip install '.[audit]'` rebuilds rocflash in an isolated
+# environment without torch, so without its GPU kernels).
+AUDIT_INSTALL = 'pip install pyyaml networkx, or from the rocflash checkout: pip install --no-build-isolation ".[audit]"'
 
 
 def require_python_deps() -> None:
@@ -73,7 +76,7 @@ def require_python_deps() -> None:
     missing = [pip for mod, pip in PYTHON_DEPS.items() if importlib.util.find_spec(mod) is None]
     if missing:
         raise BuildError(f"the ISA audit needs the Python packages {', '.join(missing)} (missing); install them "
-                         f"with: pip install 'rocflash[audit]' (or pip install {' '.join(missing)})")
+                         f"with: {AUDIT_INSTALL}")
 
 
 def default_build_dir() -> Path:
