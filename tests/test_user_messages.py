@@ -141,3 +141,39 @@ def test_every_cache_dir_follows_one_rule(tmp_path, monkeypatch, env, expect):
     assert cache_dir() == root
     assert emu_cache_dir() == root / "emu" and (root / "emu").is_dir()
     assert default_build_dir() == root / "isa"
+
+
+# ------------------------------------------------------------------- python -m rocflash.ck.build, wrong compiler
+def _fake_compiler(tmp_path: Path, rc: int) -> str:
+    script = tmp_path / "hipcc"
+    script.write_text("#!/bin/sh\necho \"clang: error: unknown argument: '-fno-offload-uniform-block'\" >&2\n"
+                      "echo \"clang: error: invalid target ID 'gfx942'; format is a processor name\" >&2\n"
+                      f"exit {rc}\n" if rc else "#!/bin/sh\nexit 0\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_ck_build_stops_on_a_compiler_that_cannot_build_ck(tmp_path, monkeypatch, capsys):
+    """Debian's hipcc: one clear error naming the compiler and what to use, before CK is fetched or compiled."""
+    from rocflash.ck import build as ck_build
+
+    monkeypatch.setenv("HIPCC", _fake_compiler(tmp_path, 1))
+    monkeypatch.setattr(ck_build, "fetch", lambda: pytest.fail("must not fetch CK with a compiler that cannot build it"))
+    assert ck_build.main(["--arch", "gfx942", "--out", str(tmp_path / "m.so")]) == 1
+    err = capsys.readouterr().err
+    assert f"the compiler {tmp_path / 'hipcc'} cannot build CK for gfx942" in err
+    assert "unknown argument: '-fno-offload-uniform-block'" in err and "ROCm's hipcc" in err
+    assert "HIPCC=ci/ck_hipcc_standin.sh" in err and err.count("\n") == 1  # one line, no per-source clang dump
+
+
+def test_ck_build_probe_passes_a_working_compiler(tmp_path, monkeypatch):
+    """A compiler that accepts the flags gets past the probe (to the CK source, stubbed here)."""
+    from rocflash.ck import build as ck_build
+    from rocflash.ck.source import CkSourceError
+
+    monkeypatch.setenv("HIPCC", _fake_compiler(tmp_path, 0))
+    monkeypatch.setattr(ck_build, "fetch", lambda: (_ for _ in ()).throw(CkSourceError("stub: reached fetch")))
+    with pytest.raises(build.BuildError, match="stub: reached fetch"):
+        ck_build.build_ck_module(["gfx942"], tmp_path / "m.so", tmp_path)
+    with pytest.raises(build.BuildError, match="none of .* has CK instances"):
+        ck_build.build_ck_module(["gfx906"], tmp_path / "m.so", tmp_path)
