@@ -10,11 +10,11 @@
 // K copy in p.k_padded; both zero past seqlen_k, so the last tile reads no row out of bounds.
 // Online softmax (FlashAttention-2, Dao 2023, Algorithm 1) per tile of Bc keys, all in the lane: no cross-lane
 // reduction at all. Waves are independent (own rows, own key-tile range, no barrier, no LDS).
-// Scalar loads and their s_waitcnt are one asm statement each (see sload64); the probabilities of the next key pair
-// are computed inside the V loads' statements, under their latency (sload64_exp).
+// K/V move in groups of 32 dwords (fmha_sbcast_data.h): each step computes 32 dot2 on one group while the next is
+// loading (loads, dot2 and the wait in one asm statement), so only a tile's first K group waits with nothing to do.
 //
 // Scope (rocflash/emu/driver_sbcast.py and the backends' selector check it): gfx9 (the design target; the CUDA
-// build runs the same logic with plain loads, see "The data path" below), fp16,
+// build runs the same logic with plain loads, fmha_sbcast_data.h), fp16,
 // headdim 64 or 128 exactly (K rows are read whole by the scalar loads: no zero padding of the head dimension),
 // rows on 16-byte boundaries, dense layout (no varlen, no paged K/V), plain scores (no softcap, no ALiBi,
 // softmax_scale > 0), no dropout. Masks: causal (bottom-right) and sliding windows (MaskRule, fmha_mask.h) and
@@ -28,104 +28,12 @@
 #include "fmha_common.h"
 #include "fmha_fwd_launch.h"
 #include "fmha_mask.h"
+#include "fmha_sbcast_data.h"
 #include "fmha_seq.h"
 
 namespace rf {
 
-// ---- The data path, per vendor. gfx9 (HIP): K/V rows through the scalar data cache into SGPRs (s_load_dwordx16),
-// the SGPR operand of v_dot2_f32_f16. NVIDIA (the CUDA build runs the same kernel logic at warp 32, as for the
-// vector kernels): plain 128-bit loads of the same warp-uniform addresses into registers and the portable fp16 pair
-// product (dot_word<Fp16>); no scalar unit, so none of the asm below applies there.
-#if defined(RF_PLATFORM_HIP)
-typedef uint32_t SWords16 __attribute__((ext_vector_type(16)));
-
-// The pointer as a new value the optimiser cannot see through: per-key row addresses are then one 64-bit add
-// each, not 16 loop invariants held in SGPRs across the loop.
-// (v_readfirstlane of a value already in SGPRs folds to a copy.)
-RF_DEVICE const char* opaque_sgpr(const char* x) {
-  const uint64_t u = reinterpret_cast<uint64_t>(x);
-  const uint64_t lo = __builtin_amdgcn_readfirstlane(uint32_t(u)), hi = __builtin_amdgcn_readfirstlane(uint32_t(u >> 32));
-  return reinterpret_cast<const char*>(lo | (hi << 32));
-}
-// Four scalar loads of 16 dwords (s_load_dwordx16, Vega ISA 12.6 SMEM: 64 SGPRs) at addr + kOff + 64 * i and the
-// wait for them, in ONE asm statement: the data are in the output registers when the statement ends. Through
-// inline asm so that the loads are scalar whatever the compiler's uniformity analysis concludes (addr must be
-// wave-uniform: it is passed in SGPRs, "s"). (Loads in one statement and the wait in a later one were tried for
-// software prefetch: the compiler then copied the destination registers between the two, i.e. read them while
-// the loads were in flight. The emulator cannot show that, since its loads complete at once; scalar_load_hazards
-// in rocflash.emu.cycles_sbcast checks the assembly for it.) lgkmcnt(0): scalar loads may return out of order
-// (Vega ISA 4.4).
-template <int kOff>
-RF_DEVICE void sload64(SWords16 (&r)[4], const char* addr) {
-  asm volatile(
-      "s_load_dwordx16 %0, %4, %5\n\ts_load_dwordx16 %1, %4, %6\n\ts_load_dwordx16 %2, %4, %7\n\t"
-      "s_load_dwordx16 %3, %4, %8\n\ts_waitcnt lgkmcnt(0)"
-      : "=&s"(r[0]), "=&s"(r[1]), "=&s"(r[2]), "=&s"(r[3])
-      : "s"(addr), "i"(kOff), "i"(kOff + 64), "i"(kOff + 128), "i"(kOff + 192));
-}
-// sload64 that also turns one raw score x into its probability exp2(fma(x, scale, nbase)) while the loads are in
-// flight (the same two instructions, v_fma_f32 and v_exp_f32, as rf_exp2(rf_fma(...)): the same bits): the wave
-// has independent work to issue under the scalar-load latency.
-template <int kOff>
-RF_DEVICE void sload64_exp(SWords16 (&r)[4], const char* addr, float& x, float scale, float nbase) {
-  asm volatile(
-      "s_load_dwordx16 %0, %5, %6\n\ts_load_dwordx16 %1, %5, %7\n\ts_load_dwordx16 %2, %5, %8\n\t"
-      "s_load_dwordx16 %3, %5, %9\n\tv_fma_f32 %4, %4, %10, %11\n\tv_exp_f32 %4, %4\n\ts_waitcnt lgkmcnt(0)"
-      : "=&s"(r[0]), "=&s"(r[1]), "=&s"(r[2]), "=&s"(r[3]), "+v"(x)
-      : "s"(addr), "i"(kOff), "i"(kOff + 64), "i"(kOff + 128), "i"(kOff + 192), "v"(scale), "v"(nbase));
-}
-// sload64_exp for two raw scores (the d64 P.V: one sload64 per key pair, two probabilities to make under it).
-template <int kOff>
-RF_DEVICE void sload64_exp2(SWords16 (&r)[4], const char* addr, float& x, float& y, float scale, float nbase) {
-  asm volatile(
-      "s_load_dwordx16 %0, %6, %7\n\ts_load_dwordx16 %1, %6, %8\n\ts_load_dwordx16 %2, %6, %9\n\t"
-      "s_load_dwordx16 %3, %6, %10\n\tv_fma_f32 %4, %4, %11, %12\n\tv_exp_f32 %4, %4\n\t"
-      "v_fma_f32 %5, %5, %11, %12\n\tv_exp_f32 %5, %5\n\ts_waitcnt lgkmcnt(0)"
-      : "=&s"(r[0]), "=&s"(r[1]), "=&s"(r[2]), "=&s"(r[3]), "+v"(x), "+v"(y)
-      : "s"(addr), "i"(kOff), "i"(kOff + 64), "i"(kOff + 128), "i"(kOff + 192), "v"(scale), "v"(nbase));
-}
-// acc + dot2(pk, v & keep) for a V pair word v in an SGPR: the AND and the dot2 in one statement, so the masked
-// path holds one temporary VGPR per dot2 instead of letting the scheduler hoist all ANDs of a load group (which
-// spilled). The same v_dot2_f32_f16 as dot2_words (no clamp, no modifiers).
-RF_DEVICE float dot2_masked(uint32_t pk, uint32_t v, uint32_t keep, float acc) {
-  uint32_t tmp;
-  asm volatile("v_and_b32 %1, %2, %3\n\tv_dot2_f32_f16 %0, %4, %1, %0"
-               : "+v"(acc), "=&v"(tmp)
-               : "s"(v), "v"(keep), "v"(pk));
-  return acc;
-}
-RF_DEVICE uint32_t wave_uniform(uint32_t x) { return __builtin_amdgcn_readfirstlane(x); }
-inline constexpr rfError_t kSbcastOutOfScope = hipErrorInvalidValue;
-#else
-// 16 words of a K or V row, read where they are used: a thread has no scalar registers to hold a whole row
-// group beside its Q row and O accumulator (64 words in registers spilled 2 KB per thread on sm_90).
-struct SWords16 {
-  const uint32_t* p;
-  RF_DEVICE uint32_t operator[](int i) const { return __ldg(p + i); }  // warp-uniform address: one broadcast
-};
-RF_DEVICE const char* opaque_sgpr(const char* x) { return x; }
-template <int kOff>
-RF_DEVICE void sload64(SWords16 (&r)[4], const char* addr) {
-#pragma unroll
-  for (int i = 0; i < 4; ++i) r[i].p = reinterpret_cast<const uint32_t*>(addr + kOff) + 16 * i;
-}
-template <int kOff>
-RF_DEVICE void sload64_exp(SWords16 (&r)[4], const char* addr, float& x, float scale, float nbase) {
-  sload64<kOff>(r, addr);
-  x = rf_exp2(rf_fma(x, scale, nbase));
-}
-template <int kOff>
-RF_DEVICE void sload64_exp2(SWords16 (&r)[4], const char* addr, float& x, float& y, float scale, float nbase) {
-  sload64_exp<kOff>(r, addr, x, scale, nbase);
-  y = rf_exp2(rf_fma(y, scale, nbase));
-}
-RF_DEVICE float dot2_masked(uint32_t pk, uint32_t v, uint32_t keep, float acc) {
-  return dot_word<Fp16>(pk, v & keep, acc);
-}
-RF_DEVICE uint32_t wave_uniform(uint32_t x) { return x; }
-inline constexpr rfError_t kSbcastOutOfScope = cudaErrorInvalidValue;
-#endif
-RF_DEVICE float dot2_words(uint32_t a, uint32_t b, float acc) { return dot_word<Fp16>(a, b, acc); }
+// The K/V data path (scalar loads on gfx9, plain loads in the CUDA build): fmha_sbcast_data.h.
 
 // Shape of a scalar-broadcast instance: threads = rows per block (one row per lane), Bc keys per softmax tile.
 struct SbcastShape {
@@ -147,68 +55,70 @@ struct FmhaFwdSbcast {
   static constexpr SbcastShape T{Tile::kShape.headdim, Tile::kShape.block_m, Tile::kShape.block_n, Tile::kShape.threads};
   static constexpr int W = T.words();         // 32 / 64 words of Q / K per row
   static constexpr int D = T.headdim;         // 64 / 128 O columns per lane
-  static constexpr int BC = T.block_n;        // keys per softmax tile
-  static constexpr int kKeysPerLoad = 128 / D;  // K rows per sload64 (256 bytes): 1 (d128) or 2 (d64)
-  static constexpr int kLoadsPerPair = D / 64;  // sload64 per Vp pair row (4 * D bytes): 2 (d128) or 1 (d64)
+  // Keys per softmax tile. Both key loops unroll the whole tile (Bc * headdim / 2 v_dot2 for S and as many for P.V),
+  // so their code grows with Bc * headdim: at 2048 (d128 Bc 16, d64 Bc 32) the unmasked loop is ~19 KB and the masked
+  // one ~24 KB of gfx906 code, within the 32 KB instruction cache that a cluster of CUs shares (GCN architecture
+  // whitepaper); at 4096 they are ~37 / ~48 KB, which the waves would stream from L2 on every tile. (The cycle model
+  // has no instruction cache: it ranks Bc 32 / 64 about 2 % ahead.)
+  static constexpr int BC = T.block_n;
+  static constexpr int kGroupsPerKey = D / 64;   // 32-word groups per K row (2 * D bytes): 2 (d128) or 1 (d64)
+  static constexpr int kGroupsPerPair = D / 32;  // per Vp pair row (4 * D bytes): 4 (d128) or 2 (d64)
   static_assert(T.valid(), "scalar-broadcast tile: headdim 64 or 128, one row per thread, even Bc");
 
-  // S of this lane's query row and keys C .. C + kKeysPerLoad - 1 of the tile whose K rows start at ktile: one
-  // sload64 (K rows as the SGPR operand of v_dot2), W dot2 per key. Every address is the tile's base plus an
-  // immediate offset: no address arithmetic per key.
-  template <int C>
-  RF_DEVICE static void score_tile(const uint32_t (&q)[W], const char* ktile, float (&s)[BC]) {
-    SWords16 k[4];
-    sload64<C * 2 * D>(k, ktile);
-#pragma unroll
-    for (int key = 0; key < kKeysPerLoad; ++key) {
-      float acc = 0.f;
-#pragma unroll
-      for (int w = 0; w < W; ++w) acc = dot2_words(q[w], k[(key * W + w) / 16][(key * W + w) % 16], acc);
-      s[C + key] = acc;
-    }
-    if constexpr (C + kKeysPerLoad < BC) score_tile<C + kKeysPerLoad>(q, ktile, s);
+  // Group G of a tile of BC keys (fmha_sbcast_data.h): K groups 0 .. KG - 1 (kGroupsPerKey per K row), then the Vp
+  // groups (kGroupsPerPair per key pair), each 128 * index bytes from its tile base; group 0 is loaded by the
+  // caller, and every step below computes on the current group (cur) with the next one in flight.
+
+  // S: raw scores of this lane's query row and the BC keys of the tile, W dot2 per key on the K rows as the SGPR
+  // operand. The last K step loads the tile's first Vp group.
+  template <int G>
+  RF_DEVICE static void score_groups(const uint32_t (&q)[W], const char* ktile, const char* vtile, float (&s)[BC],
+                                     SWords16 (&cur)[2], float acc) {
+    constexpr int KG = BC * kGroupsPerKey, key = G / kGroupsPerKey, g = G % kGroupsPerKey;
+    const char* next = G + 1 < KG ? ktile : vtile;
+    constexpr int kNextOff = G + 1 < KG ? 128 * (G + 1) : 0;
+    SWords16 nxt[2];
+    if constexpr (g == 0) qk_step_first<kNextOff>(nxt, next, cur, q, acc);
+    else qk_step<kNextOff>(nxt, next, cur, q + 32 * g, acc);
+    cur[0] = nxt[0];
+    cur[1] = nxt[1];
+    if constexpr (g + 1 == kGroupsPerKey) s[key] = acc;
+    if constexpr (G + 1 < KG) score_groups<G + 1>(q, ktile, vtile, s, cur, acc);
   }
 
-  // O += P.V over key pair C / 2 of the tile whose Vp rows start at vtile (one Vp row: 2 * headdim halves =
-  // 4 * D bytes, kLoadsPerPair sload64). On entry s[C], s[C + 1] are probabilities and s[C + 2 ...] raw scores:
-  // the loads of this pair turn s[C + 2] and s[C + 3] into probabilities under their latency (sload64_exp);
-  // row_sum gathers them. kMasked (tiles where some (row, key) pair is masked): V's halves of the keys this
-  // lane's row does not see are ANDed to +0 first, so a masked key contributes +0 * +0 = exactly 0 whatever its
-  // V holds (NaN, inf); P is already +0 there (exp2(-inf)). Visible keys' V passes unchanged.
-  template <int C, bool kMasked>
-  RF_DEVICE static void pv_tile(float (&o)[D], float (&s)[BC], const char* vtile, float scale, float nbase,
-                                float& row_sum, int lo, int hi) {
-    const uint32_t pk = float_to_fp16(s[C]) | (float_to_fp16(s[C + 1]) << 16);  // (P_j, P_j+1), round to nearest
-    const uint32_t keep = kMasked ? pair_keep_mask(C, lo, hi) : 0xffffffffu;
-#pragma unroll
-    for (int half = 0; half < kLoadsPerPair; ++half) {
-      SWords16 v[4];
-      constexpr int kPairBytes = 4 * D;
-      if constexpr (C + 2 < BC) {
-        if constexpr (kLoadsPerPair == 1) {
-          sload64_exp2<C / 2 * kPairBytes>(v, vtile, s[C + 2], s[C + 3], scale, nbase);
-        } else {
-          if (half == 0) sload64_exp<C / 2 * kPairBytes>(v, vtile, s[C + 2], scale, nbase);
-          else sload64_exp<C / 2 * kPairBytes + 256>(v, vtile, s[C + 3], scale, nbase);
-        }
-      } else {
-        if (half == 0) sload64<C / 2 * kPairBytes>(v, vtile);
-        else sload64<C / 2 * kPairBytes + 256>(v, vtile);
-      }
-#pragma unroll
-      for (int c = 0; c < 4; ++c)
-#pragma unroll
-        for (int w = 0; w < 16; ++w) {
-          float& acc = o[half * 64 + c * 16 + w];
-          if constexpr (kMasked) acc = dot2_masked(pk, v[c][w], keep, acc);
-          else acc = dot2_words(pk, v[c][w], acc);
-        }
+  // O += P.V over Vp group G of the tile: key pair C = 2 * (G / kGroupsPerPair), O columns 32 * (G % kGroupsPerPair)
+  // .. + 31. On entry to a pair s[C], s[C + 1] are probabilities and s[C + 2 ...] raw scores; the pair's first
+  // group turns s[C + 2], s[C + 3] into probabilities (row_sum gathers them). kMasked (tiles where some (row, key)
+  // pair is masked): V's halves of the keys this lane's row does not see are ANDed to +0 first, so a masked key
+  // contributes +0 * +0 = exactly 0 whatever its V holds (NaN, inf); P is already +0 there (exp2(-inf)). Visible
+  // keys' V passes unchanged. The tile's last group loads nothing (the next tile's K may lie past the workspace).
+  template <int G, bool kMasked>
+  RF_DEVICE static void pv_groups(float (&o)[D], float (&s)[BC], const char* vtile, SWords16 (&cur)[2], float scale,
+                                  float nbase, float& row_sum, uint32_t pk, uint32_t keep, int lo, int hi) {
+    constexpr int VG = BC / 2 * kGroupsPerPair, C = 2 * (G / kGroupsPerPair), h = G % kGroupsPerPair;
+    if constexpr (h == 0) {
+      pk = float_to_fp16(s[C]) | (float_to_fp16(s[C + 1]) << 16);  // (P_j, P_j+1), round to nearest
+      keep = kMasked ? pair_keep_mask(C, lo, hi) : 0xffffffffu;
     }
-    if constexpr (C + 2 < BC) {
+    float* oc = o + 32 * h;
+    if constexpr (G + 1 < VG) {
+      SWords16 nxt[2];
+      if constexpr (kMasked) pv_step_masked<128 * (G + 1)>(nxt, vtile, cur, pk, keep, oc);
+      else pv_step<128 * (G + 1)>(nxt, vtile, cur, pk, oc);
+      cur[0] = nxt[0];
+      cur[1] = nxt[1];
+    } else {
+#pragma unroll
+      for (int i = 0; i < 32; ++i)
+        oc[i] = kMasked ? dot2_masked(pk, cur[i / 16][i % 16], keep, oc[i]) : dot2_words(pk, cur[i / 16][i % 16], oc[i]);
+    }
+    if constexpr (h == 0 && C + 2 < BC) {
+      s[C + 2] = rf_exp2(rf_fma(s[C + 2], scale, nbase));
+      s[C + 3] = rf_exp2(rf_fma(s[C + 3], scale, nbase));
       row_sum += s[C + 2];
       row_sum += s[C + 3];
-      pv_tile<C + 2, kMasked>(o, s, vtile, scale, nbase, row_sum, lo, hi);
     }
+    if constexpr (G + 1 < VG) pv_groups<G + 1, kMasked>(o, s, vtile, cur, scale, nbase, row_sum, pk, keep, lo, hi);
   }
 
   // One K/V tile (keys n0 .. n0 + BC - 1) of the online softmax. kMasked: scores of keys outside this lane's
@@ -218,7 +128,11 @@ struct FmhaFwdSbcast {
   RF_DEVICE static void tile(const uint32_t (&qw)[W], float (&o)[D], float& m, float& l, const char* kp,
                              const char* vp, int n0, float scale, int lo, int hi) {
     float s[BC];
-    score_tile<0>(qw, opaque_sgpr(kp + int64_t(n0) * (2 * D)), s);
+    const char* ktile = opaque_sgpr(kp + int64_t(n0) * (2 * D));
+    const char* vtile = opaque_sgpr(vp + int64_t(n0 / 2) * (4 * D));
+    SWords16 cur[2];
+    sload_group<0>(cur, ktile);
+    score_groups<0>(qw, ktile, vtile, s, cur, 0.f);  // (acc: set by each key's first step)
     if constexpr (kMasked) {
 #pragma unroll
       for (int c = 0; c < BC; ++c)
@@ -237,7 +151,7 @@ struct FmhaFwdSbcast {
     row_sum += s[1];
 #pragma unroll
     for (int x = 0; x < D; ++x) o[x] *= alpha;
-    pv_tile<0, kMasked>(o, s, opaque_sgpr(vp + int64_t(n0 / 2) * (4 * D)), scale, -base, row_sum, lo, hi);
+    pv_groups<0, kMasked>(o, s, vtile, cur, scale, -base, row_sum, 0u, 0u, lo, hi);
     l = l * alpha + row_sum;
   }
 

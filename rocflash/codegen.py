@@ -13,10 +13,13 @@ Usable without torch: ``python -m rocflash.codegen --target gfx9 --out DIR``.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .configs import KINDS, TileConfig, load_configs
+from .configs import KINDS, TileConfig, config_dir, load_configs
 
 _ELEM = {"fp16": "Fp16", "bf16": "Bf16", "fp32": "Fp32"}
 _DTYPE_ENUM = {"fp16": "DType::kFp16", "bf16": "DType::kBf16", "fp32": "DType::kFp32"}
@@ -120,8 +123,34 @@ def generate(target: str, out_dir: str | Path, kinds: tuple[str, ...] = KINDS) -
 
 
 def _write(path: Path, text: str) -> None:
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+    """Write ``text`` unless the file already holds it; atomically (a temporary file renamed over it), so a
+    concurrent reader (another process compiling against the same directory) never sees a partial file."""
+    if path.exists() and path.read_text() == text:
+        return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def inputs_hash() -> str:
+    """16 hex digits of a hash of everything :func:`generate` reads (this module, rocflash/configs.py and every
+    ``ck_configs/*.toml``): two source trees with the same hash generate byte-identical files, so a directory
+    keyed by it (:func:`keyed_dir`) can be shared by concurrent runs of different trees; trees whose configs or
+    generator differ get different directories and never overwrite each other's headers mid-compile."""
+    from . import configs
+
+    h = hashlib.sha256()
+    for f in (Path(__file__), Path(configs.__file__)):
+        h.update(f.read_bytes())
+    for f in sorted(config_dir().glob("*.toml")):
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def keyed_dir(root: str | Path, target: str) -> Path:
+    """``root/<inputs_hash()>/<target>``: where this tree's generated sources for ``target`` go under a directory
+    that several trees share (a cache). Generate into it with :func:`generate`."""
+    return Path(root) / inputs_hash() / target
 
 
 def main(argv: list[str] | None = None) -> None:

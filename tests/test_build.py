@@ -67,6 +67,29 @@ def test_codegen_self_describing_instances(tmp_path):
     assert mtimes == {p: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
 
 
+def test_generated_dir_keyed_by_generator_inputs(tmp_path, monkeypatch):
+    """rocflash.isa generates into codegen.keyed_dir(<build dir>/gen, target): two trees whose configs differ get
+    different directories under one shared build dir (concurrent audits never rewrite each other's headers
+    mid-compile), the same tree always the same one (its compile cache stays warm); writes leave no temporary
+    file behind and replace changed content."""
+    import shutil
+
+    from rocflash.configs import config_dir
+
+    first = codegen.keyed_dir(tmp_path / "gen", "gfx9")
+    assert first == codegen.keyed_dir(tmp_path / "gen", "gfx9") and first.name == "gfx9"
+    configs = tmp_path / "configs"
+    shutil.copytree(config_dir(), configs)
+    (configs / "fmha_fwd.toml").write_text((configs / "fmha_fwd.toml").read_text() + "\n# another tree\n")
+    monkeypatch.setenv("ROCFLASH_CK_CONFIGS", str(configs))
+    second = codegen.keyed_dir(tmp_path / "gen", "gfx9")
+    assert second != first and second.parent.parent == first.parent.parent == tmp_path / "gen"
+    f = tmp_path / "x.h"
+    codegen._write(f, "a")
+    codegen._write(f, "b")
+    assert f.read_text() == "b" and sorted(p.name for p in tmp_path.iterdir()) == ["configs", "x.h"]
+
+
 @pytest.mark.parametrize("platform,arch_prefix,no_device", [("hip", "gfx", "hipErrorNoDevice"), ("cuda", "sm_", None)])
 def test_compiled_module_imports_without_device(platform, arch_prefix, no_device):
     mod = load_module(platform)

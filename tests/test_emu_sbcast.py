@@ -62,16 +62,16 @@ def _check(q, k, v, window, block_n, what=""):
 # Shapes cover: a partial query workgroup (rows past seqlen_q), a partial last key tile (keys past seqlen_k),
 # seqlen_q > and < seqlen_k with the bottom-right causal diagonal, left/right windows whose boundary tiles are
 # masked for some rows of a wave and visible to others, rows that see no key at all (window past the keys),
-# GQA, batch 2, and both dispatched instances (d128 Bc 16, d64 Bc 64).
+# GQA, batch 2, and both dispatched instances (d128 Bc 16, d64 Bc 32).
 CASES = [
     pytest.param(1, 70, 37, 2, 1, 128, 16, (-1, -1), id="d128-gqa-sq>sk-partial-key-tile"),
     pytest.param(2, 40, 64, 1, 1, 128, 16, (-1, -1), id="d128-sq<sk-full-key-tiles-batch2"),
     pytest.param(1, 40, 100, 2, 1, 128, 16, (-1, 0), id="d128-causal-sq<sk"),
     pytest.param(1, 100, 40, 1, 1, 128, 16, (-1, 0), id="d128-causal-sq>sk-empty-rows"),
     pytest.param(1, 90, 90, 2, 2, 128, 16, (20, 3), id="d128-window-left-right"),
-    pytest.param(1, 70, 150, 4, 2, 64, 64, (-1, -1), id="d64-gqa-partial-key-tile"),
-    pytest.param(1, 100, 130, 1, 1, 64, 64, (-1, 0), id="d64-causal-sq<sk"),
-    pytest.param(1, 80, 80, 2, 1, 64, 64, (8, -1), id="d64-window-left-only"),
+    pytest.param(1, 70, 150, 4, 2, 64, 32, (-1, -1), id="d64-gqa-partial-key-tile"),
+    pytest.param(1, 100, 130, 1, 1, 64, 32, (-1, 0), id="d64-causal-sq<sk"),
+    pytest.param(1, 80, 80, 2, 1, 64, 32, (8, -1), id="d64-window-left-only"),
 ]
 
 
@@ -88,7 +88,7 @@ def test_sbcast_forward_matches_fp64(b, sq, sk, h, hk, d, block_n, window):
 GARBAGE = [
     pytest.param(100, 100, 128, 16, (-1, 0), [90, 99], id="d128-causal"),
     pytest.param(60, 90, 128, 16, (4, 4), [10, 47, 89], id="d128-window"),
-    pytest.param(120, 120, 64, 64, (-1, 0), [70, 100], id="d64-causal"),
+    pytest.param(120, 120, 64, 32, (-1, 0), [70, 100], id="d64-causal"),
 ]
 
 

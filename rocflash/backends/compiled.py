@@ -240,10 +240,10 @@ def sbcast_unavailable(platform: str, mod, q, k, args: FwdArgs, aligned: bool, v
 def sbcast_auto(q, k) -> bool:
     """Whether ``ROCFLASH_KERNEL=auto`` takes the scalar-broadcast forward (given sbcast_unavailable is None): on
     gfx906 only, with at least one workgroup of query rows (256) and 256 keys. The gfx906 cycle MODEL (perf/RESULTS.md,
-    "Scalar-broadcast forward: sourced latencies, masks, dispatch") ranks it ahead of the vector kernel at b4 h32
-    s4096 d64/d128 on the perfect-overlap bound and on the per-wait no-overlap bound for every sourced scalar-load
-    latency (20-200 clocks), 0.3-2.6 % behind on the per-load bound; shorter shapes were not modelled and keep the
-    vector kernel. A model, not a measurement: no AMD GPU ran it."""
+    "Scalar-broadcast forward: sourced latencies, masks, dispatch" and "... K/V group pipelining") ranks it ahead of the
+    vector kernel at b4 h32 s4096 d64/d128 on the perfect-overlap bound and on the per-wait no-overlap bound for every
+    sourced scalar-load latency (20-200 clocks), 1.2-2.6 % behind on the per-load bound; shorter shapes were not
+    modelled and keep the vector kernel. A model, not a measurement: no AMD GPU ran it."""
     arch = getattr(torch.cuda.get_device_properties(q.device), "gcnArchName", "").split(":")[0]
     return arch == "gfx906" and q.shape[1] >= 256 and k.shape[1] >= 256
 

@@ -24,6 +24,8 @@ Imports neither torch nor numpy.
 from __future__ import annotations
 
 import argparse
+import os
+import threading
 from pathlib import Path
 from typing import Sequence
 
@@ -212,9 +214,11 @@ def generate(out_dir: Path, archs: Sequence[str], instances: Sequence[CkInstance
               if any(a.split(":")[0] in i.archs for a in archs)]
     written = []
 
-    def put(path: Path, text: str) -> None:
+    def put(path: Path, text: str) -> None:  # atomic (rename), so a concurrent reader never sees a partial file
         if not path.is_file() or path.read_text() != text:
-            path.write_text(text)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            tmp.write_text(text)
+            os.replace(tmp, path)
 
     for inst in chosen:
         fams = [f for f in families if any(ARCH_FAMILY[a] == f for a in inst.archs)]

@@ -4,7 +4,9 @@
     python -m rocflash.emu coverage --from-dir DIR  # the same over *.s files already compiled (gfx906)
     python -m rocflash.emu coverage --markdown out.md
     python -m rocflash.emu model [--markdown out.md]    # cycle MODEL of the headline and decode shapes
-                                                        # (decode also through split-KV + combine, as dispatched)
+                                                        # (the headline forward through the vector and the
+                                                        # scalar-broadcast kernel, decode also through split-KV
+                                                        # + combine, as dispatched)
     python -m rocflash.emu sbcast [--markdown out.md]   # cycle MODEL of the scalar-broadcast forward against the
                                                         # vector one, both latency rules, latency sensitivity
 
@@ -145,9 +147,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "model":
         from .cycles import HEADER, default_predictions
         from .cycles_decode import decode_predictions
+        from .cycles_sbcast import predict_sbcast
+        from .driver_sbcast import DISPATCH_BLOCK_N
 
-        text = ("MODEL, not a measurement (rocflash/emu/cycles.py states the rules):\n\n" + HEADER + "\n"
-                + "\n".join(p.row() for p in default_predictions() + decode_predictions()) + "\n")
+        # the kernel the gfx906 dispatcher runs for the headline forward (fp16 d128, >= 256 rows and keys)
+        sbcast = list(predict_sbcast("issue-2 headline: b4 h32 s4096 d128 fp16, non-causal, scalar-broadcast "
+                                     "(dispatched on gfx906)", 4, 32, 4096, 4096, DISPATCH_BLOCK_N[128], headdim=128))
+        text = ("MODEL, not a measurement (rocflash/emu/cycles.py and cycles_sbcast.py state the rules):\n\n" + HEADER
+                + "\n" + "\n".join(p.row() for p in default_predictions() + sbcast + decode_predictions()) + "\n")
         sys.stdout.write(text)
         if args.markdown:
             Path(args.markdown).write_text(text)

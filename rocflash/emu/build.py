@@ -29,7 +29,7 @@ from pathlib import Path
 
 from .. import codegen
 from ..build import BuildError, device_compile_flags, find_tool
-from ..configs import TileConfig, config_dir, hip_src_dir
+from ..configs import TileConfig, hip_src_dir
 
 ARCH = "gfx906"
 LDS_SYMBOL = "rocflash_emu_lds_bytes"
@@ -49,10 +49,7 @@ def generated_dir() -> Path:
     """Generated instance sources and headers (all kinds), in the cache directory under a hash of the tile
     configs and the generator: checkouts with different ck_configs/ sharing one cache (worktrees, CI jobs)
     never read each other's headers mid-compile."""
-    h = hashlib.sha256(Path(codegen.__file__).read_bytes())
-    for f in sorted(config_dir().glob("*.toml")):
-        h.update(f.name.encode() + b"\0" + f.read_bytes())
-    gen = cache_dir() / "gen" / h.hexdigest()[:16]
+    gen = cache_dir() / "gen" / codegen.inputs_hash()
     codegen.generate("gfx9", gen)
     return gen
 

@@ -30,8 +30,8 @@ from .state import GlobalMemory
 THREADS = 256  # 4 waves x 64 query rows per workgroup
 HEADDIMS = (64, 128)
 SBCAST_TILES = (8, 16, 32, 64)  # block_n: keys per softmax tile
-# {headdim: Bc} of the instances the build generates (ck_configs/fmha_fwd.toml, impl "sbcast"): d128 Bc 32 needs
-# 256 VGPRs and spills 8 bytes once the masked tile body is in; Bc 16 is spill-free (235 VGPRs).
+# {headdim: Bc} of the instances the build generates (ck_configs/fmha_fwd.toml, impl "sbcast"): Bc * headdim = 2048,
+# d128 Bc 16 and d64 Bc 32 (their key loops fit gfx906's 32 KB instruction cache: hip_src/fmha_fwd_sbcast.h).
 DISPATCH_BLOCK_N = {c.headdim: c.block_n for c in load_configs("fwd") if c.impl == "sbcast" and c.target == "gfx9"}
 
 

@@ -31,6 +31,7 @@ import glob
 import os
 import shlex
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Sequence
@@ -190,11 +191,14 @@ def run_ck_audit(archs: Sequence[str] = CK_DEFAULT_ARCHS, build_dir: Path | None
     build_dir = Path(build_dir) if build_dir else default_build_dir() / "ck"
     jobs = jobs or int(os.environ.get("ROCFLASH_JOBS", "0")) or os.cpu_count() or 1
     instances = list(instances if instances is not None else load_ck_instances())
-    sources = {p.stem: p for p in codegen.generate(build_dir / "gen", archs, instances)}
     work = [(inst, arch) for inst in instances for arch in archs if base_arch(arch) in inst.archs]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(compile_ck, tc, arch, sources[inst.name], build_dir) for inst, arch in work]
-        compiled = [f.result() for f in futures]
+    # Sources generated into a directory of this run (the dispatchers depend on archs and instances, so a shared
+    # directory would race between concurrent audits); compile_ck's cache key does not depend on where they are.
+    with tempfile.TemporaryDirectory(prefix="rocflash-ck-gen-") as gen:
+        sources = {p.stem: p for p in codegen.generate(Path(gen), archs, instances)}
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(compile_ck, tc, arch, sources[inst.name], build_dir) for inst, arch in work]
+            compiled = [f.result() for f in futures]
     kernels, files = [], {}
     for (inst, arch), cf in zip(work, compiled):
         text = cf.output.read_text()

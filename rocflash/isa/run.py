@@ -81,7 +81,7 @@ def run_audit(archs: Sequence[str] = DEFAULT_ARCHS, build_dir: Path | None = Non
                                  ("cuda", [a for a in archs if arch_info(a).vendor == "nvidia"])):
         if not vendor_archs:
             continue
-        gen = build_dir / "gen" / target
+        gen = codegen.keyed_dir(build_dir / "gen", target)  # per generator inputs: concurrent trees never collide
         sources = {p.name: p for p in codegen.generate(target, gen, kinds=TILED_KINDS)}
         includes = [hip_src_dir(), gen]
         for kind in (k for k in TILED_KINDS if k in kinds):
