@@ -158,7 +158,7 @@ def test_ck_build_stops_on_a_compiler_that_cannot_build_ck(tmp_path, monkeypatch
     from rocflash.ck import build as ck_build
 
     monkeypatch.setenv("HIPCC", _fake_compiler(tmp_path, 1))
-    monkeypatch.setattr(ck_build, "fetch", lambda: pytest.fail("must not fetch CK with a compiler that cannot build it"))
+    monkeypatch.setattr(ck_build, "fetch", lambda: pytest.fail("must not fetch CK with a failing compiler"))
     assert ck_build.main(["--arch", "gfx942", "--out", str(tmp_path / "m.so")]) == 1
     err = capsys.readouterr().err
     assert f"the compiler {tmp_path / 'hipcc'} cannot build CK for gfx942" in err

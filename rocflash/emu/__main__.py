@@ -61,7 +61,8 @@ def coverage(files: list[Path]) -> dict:
             nkernels += 1
             prog = Program.from_kernel(k)
             for ins in k.instructions:
-                e = mn.setdefault(ins.mnemonic, {"count": 0, "kernels": set(), "implemented": implemented(ins.mnemonic)})
+                e = mn.setdefault(ins.mnemonic,
+                                  {"count": 0, "kernels": set(), "implemented": implemented(ins.mnemonic)})
                 e["count"] += 1
                 e["kernels"].add(name)
             for idx, reason in prog.unimplemented.items():

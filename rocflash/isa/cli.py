@@ -65,7 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                          f"elsewhere), both (everywhere), aligned (both on gfx906 only)")
     ap.add_argument("--kinds", default=",".join(AUDIT_KINDS),
                     help=f"comma-separated kernel kinds (default: {','.join(AUDIT_KINDS)})")
-    ap.add_argument("--build-dir", type=Path, default=None, help="compile cache (default: $ROCFLASH_CACHE_DIR/isa, else $XDG_CACHE_HOME/rocflash/isa, else ~/.cache/rocflash/isa)")
+    ap.add_argument("--build-dir", type=Path, default=None,
+                    help="compile cache (default: $ROCFLASH_CACHE_DIR/isa, else "
+                    "$XDG_CACHE_HOME/rocflash/isa, else ~/.cache/rocflash/isa)")
     ap.add_argument("--from-dir", type=Path, default=None,
                     help="audit the *.s / *.ptxas.txt files already in this directory; compile nothing")
     ap.add_argument("--jobs", type=int, default=None, help="parallel compiles (default: ROCFLASH_JOBS or CPU count)")
