@@ -32,7 +32,8 @@ What is compiled
     perf/results/isa_audit.md). ``--paths both`` audits everything (tests: ``ROCFLASH_ISA_PATHS=both``).
     Outputs are cached under ``--build-dir`` (default ``$ROCFLASH_CACHE_DIR/isa``, else
     ``$XDG_CACHE_HOME/rocflash/isa``, else ``~/.cache/rocflash/isa``) in files named by a hash of the command
-    line and of every source and header they read, so a second run compiles only what changed. Compiles run in parallel (``--jobs``). The generated
+    line and of every source and header they read, so a second run compiles only what changed.
+    Compiles run in parallel (``--jobs``). The generated
     instance sources go to ``<build dir>/gen/<hash of the generator inputs>/<target>`` (``codegen.keyed_dir``), so
     audits of different source trees sharing one build dir, concurrently or not, never rewrite each other's headers;
     the CK audit generates into a temporary directory per run (its cache key ignores where the sources were).
