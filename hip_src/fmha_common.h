@@ -167,33 +167,60 @@ RF_DEVICE void store_acc_rows(char* base, int64_t row_stride_bytes, int num_rows
 RF_DEVICE float tanh_exp2(float y) { return 1.f - 2.f * rf_rcp(rf_exp2(2.f * kLog2e * y) + 1.f); }
 
 // The score of (row, col) in log2 units: raw Q.K^T -> scale, optional softcap and ALiBi -> * log2(e).
+// ALiBi's bias -slope * |i + seqlen_k - seqlen_q - j| is split at the row's anchor a = clamp(i + sk - sq, 0, sk - 1):
+// |i + sk - sq - j| = |i + sk - sq - a| + |a - j| for every key j in [0, sk) (the diagonal outside the keys: both
+// differences have one sign; inside: the first is 0). The score keeps -slope * |a - j| and the per-row constant
+// (row_shift) is left to the LSE, since it cancels in softmax: a row far from every key (seqlen_q > seqlen_k without
+// causal) rounds a score of the size of scale * q.k, not of slope * seqlen_q (issue 8: |score| ~ 2000-2800 in float32
+// left FlashAttention's backward rule). ALiBi without softcap is one product in log2 units, raw * scale_log2 -
+// slope_log2 * |a - j|, as the plain score: no second rounding of a large score by log2(e) (the other half of that
+// defect, at softmax_scale 100). The sim (rocflash/backends/sim.py _Tiles.scores_log2) models both.
 struct ScoreTransform {
-  float scale_log2;   // softmax_scale * log2(e)
-  float scale;        // softmax_scale
-  float softcap;      // 0 = off
-  float cap_scale;    // softmax_scale / softcap
-  float alibi_slope;  // 0 = off
-  int32_t diag;       // seqlen_k - seqlen_q (bottom-right alignment)
+  float scale_log2;        // softmax_scale * log2(e)
+  float scale;             // softmax_scale
+  float softcap;           // 0 = off
+  float cap_scale;         // softmax_scale / softcap
+  float alibi_slope;       // 0 = off
+  float alibi_slope_log2;  // alibi_slope * log2(e)
+  int32_t diag;            // seqlen_k - seqlen_q (bottom-right alignment)
+  int32_t last_key;        // seqlen_k - 1: the anchor's upper bound
 
-  RF_DEVICE static ScoreTransform make(float softmax_scale, float softcap, float alibi_slope, int32_t diag) {
+  RF_DEVICE static ScoreTransform make(float softmax_scale, float softcap, float alibi_slope, int32_t diag,
+                                       int32_t seqlen_k) {
     ScoreTransform t;
     t.scale = softmax_scale;
     t.scale_log2 = softmax_scale * kLog2e;
     t.softcap = softcap;
     t.cap_scale = softcap > 0.f ? softmax_scale / softcap : 0.f;
     t.alibi_slope = alibi_slope;
+    t.alibi_slope_log2 = alibi_slope * kLog2e;
     t.diag = diag;
+    t.last_key = seqlen_k - 1;
     return t;
   }
 
   // Scores are raw * scale_log2: no softcap, no ALiBi, and a positive scale (the row max commutes with it).
   RF_DEVICE bool plain() const { return softcap == 0.f && alibi_slope == 0.f && scale_log2 > 0.f; }
 
+  // The key row `row`'s ALiBi distance is measured from: its diagonal position clamped into [0, seqlen_k - 1].
+  RF_DEVICE int64_t alibi_anchor(int row) const {
+    const int64_t d = int64_t(row) + diag;
+    const int64_t a = d < last_key ? d : int64_t(last_key);
+    return a > 0 ? a : 0;
+  }
+
+  // The per-row ALiBi constant the scores leave out, natural units (0 without ALiBi): LSE = (m + log2 l) * ln 2 +
+  // row_shift(row) (the forward's epilogue); a backward from an LSE subtracts it first (compiled.stats_from_lse).
+  RF_DEVICE float row_shift(int row) const {
+    if (alibi_slope == 0.f) return 0.f;
+    return -alibi_slope * rf_abs(float(int64_t(row) + diag - alibi_anchor(row)));
+  }
+
   RF_DEVICE float operator()(float raw, int row, int col) const {
     if (softcap == 0.f && alibi_slope == 0.f) return raw * scale_log2;
-    float x = raw * scale;
-    if (softcap != 0.f) x = softcap * tanh_exp2(raw * cap_scale);  // softcap * tanh(raw * scale / softcap)
-    if (alibi_slope != 0.f) x -= alibi_slope * rf_abs(float(int64_t(row) + diag - col));
+    if (softcap == 0.f) return raw * scale_log2 - alibi_slope_log2 * rf_abs(float(alibi_anchor(row) - col));
+    float x = softcap * tanh_exp2(raw * cap_scale);  // softcap * tanh(raw * scale / softcap)
+    if (alibi_slope != 0.f) x -= alibi_slope * rf_abs(float(alibi_anchor(row) - col));
     return x * kLog2e;
   }
 

@@ -155,8 +155,10 @@ struct FmhaFwdPipeline {
   }
 
   // ---- epilogue: O /= l, write O (element type) and LSE (fp32, natural log) once
+  // The LSE adds back the ALiBi row constant the scores left out (ScoreTransform::row_shift; 0 without ALiBi).
   RF_DEVICE static void store_output(const FmhaFwdParams& p, const SeqInfo& seq, const float (&o)[TM][TD],
-                                     const float (&m)[TM], const float (&l)[TM], int m0, int head, int batch, int tid) {
+                                     const float (&m)[TM], const float (&l)[TM], int m0, int head, int batch, int tid,
+                                     const ScoreTransform& score) {
     float inv_l[TM], l_rows[TM];
 #pragma unroll
     for (int i = 0; i < TM; ++i) {  // every lane takes part in the reductions, rows past seqlen_q too
@@ -178,7 +180,7 @@ struct FmhaFwdPipeline {
       const int row = m0 + Math::row(tid, i);
       if (row < seq.seqlen_q) {
         const int64_t idx = lse_index(p.seq, seq, batch, head, row);
-        p.lse[idx] = l_rows[i] == 0.f ? neg_inf() : (m[i] + rf_log2(l_rows[i])) * kLn2;
+        p.lse[idx] = l_rows[i] == 0.f ? neg_inf() : rf_mul_rn(m[i] + rf_log2(l_rows[i]), kLn2) + score.row_shift(row);
         if (p.softmax_stats) {  // what O was normalised with: the backward's P = exp2(S2 - m) * inv_l
           p.softmax_stats[2 * idx] = m[i];
           p.softmax_stats[2 * idx + 1] = inv_l[i];
@@ -206,7 +208,7 @@ struct FmhaFwdPipeline {
     const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
     const ScoreTransform score = ScoreTransform::make(
         p.softmax_scale, p.softcap, p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f,
-        seq.seqlen_k - seq.seqlen_q);
+        seq.seqlen_k - seq.seqlen_q, seq.seqlen_k);
 
     int tile_begin, tile_end, full_begin = 0, full_end = 0;
     key_tile_range(rule, m0, m_end, T.block_n, &tile_begin, &tile_end);
@@ -273,7 +275,7 @@ struct FmhaFwdPipeline {
       }
     }
     // == tid; the plain-score kernels re-read it (rf_vendor.h) so that the epilogue's indices are not kept across the loop
-    store_output(p, seq, o, m, l, m0, head, batch, kPlainScore ? rf_thread_index_here() : tid);
+    store_output(p, seq, o, m, l, m0, head, batch, kPlainScore ? rf_thread_index_here() : tid, score);
   }
 };
 

@@ -29,9 +29,20 @@ rfError_t launch_fmha_fwd_kernel(const FmhaFwdParams& p, rfStream_t stream) {
                             T.threads, T.lds_bytes(), stream);
 }
 
-// The scalar-broadcast forward (ck_configs impl "sbcast"), defined in fmha_fwd_sbcast.h.
+// The scalar-broadcast forward (ck_configs impl "sbcast"), defined in fmha_fwd_sbcast.h. It takes K/V through the
+// scalar cache and requests no dynamic LDS (kSbcastLdsBytes, what its launcher passes).
 template <class Tile>
 rfError_t launch_fmha_fwd_sbcast(const FmhaFwdParams& p, rfStream_t stream);
+inline constexpr int kSbcastLdsBytes = 0;
+
+// The dynamic LDS launch_fmha_fwd requests for a config (what the instance table reports): the tile shape's
+// lds_bytes(), none for the scalar-broadcast forward. (A tensor-core config's general-score kernel runs a tile
+// with fewer rows, so lds_bytes() of the config's shape bounds both of its kernels.)
+template <class Tile>
+constexpr int fwd_launch_lds_bytes() {
+  if constexpr (TileMathOf<Tile>::value == TileMath::kSbcast) return kSbcastLdsBytes;
+  else return Tile::kShape.lds_bytes();
+}
 
 // Policies with a plain-score path (tensor cores) get two kernels per config: the plain one for the common
 // case (no softcap, no ALiBi, softmax_scale > 0; FmhaFwdPipeline::online_softmax<kMask, true>) on the config's

@@ -294,7 +294,8 @@ rfError_t launch_fmha_fwd_sbcast(const FmhaFwdParams& p, rfStream_t stream) {
   rfError_t err = launch_grid_stride(fmha_fwd_vpairs_kernel<T.headdim, T.block_n>, p, prep_blocks, 256, 0, stream);
   if (err != rfSuccess) return err;
   const int64_t num_m_blocks = (int64_t(p.seqlen_q) + T.block_m - 1) / T.block_m;
-  return launch_grid_stride(fmha_fwd_sbcast_kernel<Tile>, p, num_m_blocks * p.nheads * p.batch, T.threads, 0, stream);
+  return launch_grid_stride(fmha_fwd_sbcast_kernel<Tile>, p, num_m_blocks * p.nheads * p.batch, T.threads,
+                            kSbcastLdsBytes, stream);
 }
 
 }  // namespace rf

@@ -406,7 +406,7 @@ struct MmaBwdDkdvPipeline {
         }
 
         const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
-                                                          seq.seqlen_k - seq.seqlen_q);
+                                                          seq.seqlen_k - seq.seqlen_q, seq.seqlen_k);
         float s[TK][TN], dp[TK][TN];
 #pragma unroll
         for (int i = 0; i < TK; ++i)
@@ -542,7 +542,7 @@ struct MmaBwdDqPipeline {
     const int head_k = head / (p.nheads / p.nheads_k);
     const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
     const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
-                                                      seq.seqlen_k - seq.seqlen_q);
+                                                      seq.seqlen_k - seq.seqlen_q, seq.seqlen_k);
     const auto q = q_side_rows<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch, head, p.headdim);
     const auto dout = q_side_rows<E>(p.dout, p.do_batch_stride, p.do_row_stride, p.do_head_stride, seq, batch, head, p.headdim);
     const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);

@@ -185,7 +185,7 @@ struct FmhaFwdSplitKvPipeline {
     const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
     const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
     // ALiBi is applied per row in step(); the shared transform carries scale, softcap and the diagonal.
-    const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, 0.f, seq.seqlen_k - seq.seqlen_q);
+    const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, 0.f, seq.seqlen_k - seq.seqlen_q, seq.seqlen_k);
 
     float m[R], l[R], o[R][VL * CE];
 #pragma unroll

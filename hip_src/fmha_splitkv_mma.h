@@ -184,7 +184,7 @@ struct FmhaFwdSplitKvMmaPipeline {
 
     const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
     const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
-    const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, 0.f, seq.seqlen_k - seq.seqlen_q);
+    const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, 0.f, seq.seqlen_k - seq.seqlen_q, seq.seqlen_k);
     const int prefetch = p.kv_prefetch_l2;
 
     // ---- this warp's tiles n0 = kb + (warp + c * warps) * NW, c < count: the first kStages - 1 go in flight

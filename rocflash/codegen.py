@@ -32,11 +32,13 @@ class _Kind:
     launch: str  # launch function template
     params: str  # params struct
     header: str  # header that defines the launch function
+    lds: str = "{tile}::kShape.lds_bytes()"  # the dynamic LDS its launcher requests, as a C++ expression
 
 
 _KINDS = {
     # fmha_fwd_sbcast.h includes fmha_fwd_launch.h and defines the scalar-broadcast launcher (HIP only)
-    "fwd": _Kind("FwdTileShape", "launch_fmha_fwd", "FmhaFwdParams", "fmha_fwd_sbcast.h"),
+    "fwd": _Kind("FwdTileShape", "launch_fmha_fwd", "FmhaFwdParams", "fmha_fwd_sbcast.h",
+                 "fwd_launch_lds_bytes<{tile}>()"),  # 0 for the scalar-broadcast forward (fmha_fwd_launch.h)
     "bwd_dkdv": _Kind("BwdDkdvShape", "launch_fmha_bwd_dkdv", "FmhaBwdParams", "fmha_bwd_launch.h"),
     "bwd_dq": _Kind("BwdDqShape", "launch_fmha_bwd_dq", "FmhaBwdParams", "fmha_bwd_launch.h"),
     "fwd_splitkv": _Kind("SplitKvShape", "launch_fmha_fwd_splitkv", "FmhaFwdParams", "fmha_splitkv_launch.h"),
@@ -106,7 +108,7 @@ def generate(target: str, out_dir: str | Path, kinds: tuple[str, ...] = KINDS) -
         for c, aligned in insts:
             rows.append(
                 f'{{{{"{kind}", "{c.kernel_name(aligned)}", {_DTYPE_ENUM[c.dtype]}, {c.headdim}, {c.block_m}, '
-                f"{c.block_n}, {c.threads}, {c.threads_n}, {c.lds_pad_bytes}, {c.struct_name}::kShape.lds_bytes(), "
+                f"{c.block_n}, {c.threads}, {c.threads_n}, {c.lds_pad_bytes}, {k.lds.format(tile=c.struct_name)}, "
                 f"{'true' if aligned else 'false'}, {_MATH[c.impl]}}}, &{_launch_expr(c, aligned)}}},"
             )
         _write(out / f"fmha_{kind}_table.inc", "\n".join(rows) + "\n")

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from rocflash.configs import TileConfig, select_config
 from rocflash.masks import MaskRule
 from rocflash.backends import FwdArgs, sim
+from rocflash.backends.seqlayout import alibi_anchor, alibi_row_shift
 
 LOG2E = 1.0 / math.log(2.0)
 # float64 runs the fp32 kernel's tiling in fp64 arithmetic (the sim only; the compiled kernels reject it)
@@ -71,13 +72,20 @@ class _Problem:
         a = self.args
         if a.softcap == 0 and self.slopes is None:
             return raw * (a.softmax_scale * LOG2E), 1.0
-        x, g = raw * a.softmax_scale, 1.0
-        if a.softcap > 0:
-            t = torch.tanh(raw * (a.softmax_scale / a.softcap))
-            x, g = a.softcap * t, 1 - t * t
-        if self.slopes is not None:
-            x = x - self.slopes * (rows.view(-1, 1) + self.seqlen_k - self.seqlen_q - cols.view(1, -1)).abs().to(self.acc)
+        dist = None if self.slopes is None else \
+            (alibi_anchor(rows.view(-1, 1), self.seqlen_q, self.seqlen_k) - cols.view(1, -1)).abs().to(self.acc)
+        if a.softcap == 0:  # ALiBi alone: one product in log2 units, the row's constant left to the LSE
+            return raw * (a.softmax_scale * LOG2E) - (self.slopes * LOG2E) * dist, 1.0
+        t = torch.tanh(raw * (a.softmax_scale / a.softcap))
+        x, g = a.softcap * t, 1 - t * t
+        if dist is not None:
+            x = x - self.slopes * dist
         return x * LOG2E, g
+
+    def row_shift(self):
+        return None if self.slopes is None else alibi_row_shift(self.slopes.view(self.batch, self.nheads), self.batch,
+                                                                self.nheads, self.seqlen_q, self.seqlen_k,
+                                                                self.device, self.acc)
 
 
 # the boundary tiles' product with garbage in masked K / V rows: the package's (a @ b with the non-finite
@@ -142,6 +150,8 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
         out[:, :, m0:m_end] = o[:, :, :n, :pb.headdim] * inv_l.unsqueeze(-1)
         lse[:, :, m0:m_end] = torch.where(l_valid == 0, neg_inf, (m_valid + torch.log2(l_valid)) / LOG2E)
         stats[:, :, m0:m_end, 0], stats[:, :, m0:m_end, 1] = m_valid, inv_l
+    if pb.row_shift() is not None:
+        lse = lse + pb.row_shift()
     if key_tiles is not None:
         return out.transpose(1, 2), lse
     # the LSE keeps fp64 for fp64 inputs: the simulated backward recomputes P from it (gradcheck precision);
@@ -164,8 +174,8 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     dev, acc = pb.device, pb.acc
     qf, kf, vf, dof = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group), pb.prep(dout)
     delta = sim.preprocess_delta(dout, out).transpose(1, 2)  # (b, h, sq): the preprocess kernel
-    if stats is None:  # from the LSE: m = LSE * log2(e), 1/l = 1
-        row_max = lse.to(acc) * LOG2E
+    if stats is None:  # from the LSE: m = (LSE - ALiBi row shift) * log2(e), 1/l = 1
+        row_max = (lse.to(acc) if pb.row_shift() is None else lse.to(acc) - pb.row_shift()) * LOG2E
         inv_l = torch.ones_like(row_max)
     else:
         row_max, inv_l = stats[..., 0].to(acc), stats[..., 1].to(acc)

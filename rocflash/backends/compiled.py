@@ -39,6 +39,7 @@ import torch
 
 from .. import splitkv
 from . import FwdArgs, SeqArgs
+from .seqlayout import alibi_row_shift, alibi_row_shift_varlen
 
 LOG2E = 1.4426950408889634  # log2(e)
 _MODULES = {"hip": "rocflash._C_hip", "cuda": "rocflash._C_cuda"}
@@ -560,7 +561,10 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
             t.zero_()
         return dq, dk, dv
     own = own_stats_scratch(q, lse, 2)
-    stats = stats_from_lse(lse) if lse.dim() == 2 else lse
+    if lse.dim() == 2:
+        stats = stats_from_lse(lse, alibi_row_shift_varlen(args.alibi_slopes, seq, nheads, total_q, q.device))
+    else:
+        stats = lse
     delta = torch.empty(nheads, total_q, dtype=torch.float32, device=q.device)
     p = mod.FmhaBwdParams()
     alibi = _fill_common(mod, p, q, k, v, args)
@@ -620,11 +624,15 @@ def fill_bwd_outputs(p, q, k, v, out, stats, dout, delta, dq, dk, dv, out_fp32=N
     p.aligned = is_aligned(q, k, v, out, dout, dq, dk, dv)
 
 
-def stats_from_lse(lse: torch.Tensor) -> torch.Tensor:
-    """The backward kernels' softmax statistics (m, 1/l) from an LSE: m = LSE * log2(e) and 1/l = 1, so that
-    P = exp2(S2 - m) * (1/l) = exp(S - LSE) (a fully masked row's -inf stays -inf: P = 0). Exact while
-    |LSE| * 2^-24 is negligible; the forward's own stats are exact for every softmax_scale."""
+def stats_from_lse(lse: torch.Tensor, shift: torch.Tensor | None = None) -> torch.Tensor:
+    """The backward kernels' softmax statistics (m, 1/l) from an LSE: m = (LSE - shift) * log2(e) and 1/l = 1, so
+    that P = exp2(S2 - m) * (1/l) = exp(S - LSE) (a fully masked row's -inf stays -inf: P = 0). ``shift``: the ALiBi
+    row constant the kernels' scores leave out (seqlayout.alibi_row_shift / alibi_row_shift_varlen, like ``lse``);
+    None without ALiBi. Exact while |LSE| * 2^-24 is negligible; the forward's own stats are exact for every
+    softmax_scale."""
     lse = lse.float()
+    if shift is not None:
+        lse = lse - shift
     return torch.stack((lse * LOG2E, torch.ones_like(lse)), dim=-1).contiguous()
 
 
@@ -637,10 +645,10 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=N
     ``out_fp32``: the forward's float32 O (``forward(..., with_out_fp32=True)``), or None / empty: D from out.
     ``deterministic=False``: dQ added atomically where the tensor-core backward runs (module docstring)."""
     own = own_stats_scratch(q, stats, 3)
-    if stats.dim() == 3:
-        stats = stats_from_lse(stats)
-    mod = load_module(platform)
     batch, seqlen_q, nheads, _ = q.shape
+    if stats.dim() == 3:
+        stats = stats_from_lse(stats, alibi_row_shift(args.alibi_slopes, batch, nheads, seqlen_q, k.shape[1], q.device))
+    mod = load_module(platform)
     dq, dk, dv = _output_like(q), _output_like(k), _output_like(v)
     delta = torch.empty(batch, nheads, seqlen_q, dtype=torch.float32, device=q.device)
     p = mod.FmhaBwdParams()

@@ -87,3 +87,45 @@ def backward_by_sequence(dense_backward, q, k, v, out, lse, dout, seq: SeqArgs, 
                            lse[:, rows].unsqueeze(0), dout[rows].unsqueeze(0), a)
         dq[rows], dk[keys], dv[keys] = (x[0] for x in g)
     return dq, dk, dv
+
+
+# ---------------------------------------------------------------------------------------------- ALiBi row shift
+def alibi_anchor(rows: torch.Tensor, seqlen_q: int, seqlen_k: int) -> torch.Tensor:
+    """The key each query row's ALiBi distance is measured from in the kernels (ScoreTransform::alibi_anchor in
+    hip_src/fmha_common.h): the row's diagonal position i + seqlen_k - seqlen_q clamped into [0, seqlen_k - 1].
+
+    For every key j in [0, seqlen_k): |i + sk - sq - j| = |i + sk - sq - a| + |a - j| with a the anchor (both
+    differences have one sign when the diagonal lies outside the keys; the first is 0 when it lies inside). So the
+    score keeps -slope * |a - j| and the per-row constant -slope * |i + sk - sq - a|, which cancels in softmax, is
+    added to the LSE only (alibi_row_shift). Rows far from every key (seqlen_q > seqlen_k, no causal mask) then
+    round scores of the size of scale * q.k in float32, not of slope * seqlen_q (issue 8: |score| ~ 2000-2800 left
+    FlashAttention's backward rule in float32)."""
+    return (rows + (seqlen_k - seqlen_q)).clamp(max=seqlen_k - 1).clamp(min=0)
+
+
+def alibi_row_shift(slopes: torch.Tensor | None, batch: int, nheads: int, seqlen_q: int, seqlen_k: int,
+                    device, dtype=torch.float32) -> torch.Tensor | None:
+    """(batch, nheads, seqlen_q) in ``dtype``: the per-row constant -slope * |i + sk - sq - anchor| (natural units)
+    the kernels leave out of the scores and add to the LSE (ScoreTransform::row_shift); None without ALiBi.
+    A backward that rebuilds P from an LSE subtracts it first: m = (LSE - shift) * log2(e) (stats_from_lse)."""
+    if slopes is None:
+        return None
+    rows = torch.arange(seqlen_q, device=device)
+    dist = (rows + (seqlen_k - seqlen_q) - alibi_anchor(rows, seqlen_q, seqlen_k)).abs().to(dtype)
+    s = slopes.to(device=device, dtype=dtype)
+    s = (s.view(1, nheads) if s.dim() == 1 else s.view(batch, nheads)).expand(batch, nheads)
+    return -(s.reshape(batch, nheads, 1) * dist)
+
+
+def alibi_row_shift_varlen(slopes: torch.Tensor | None, seq: SeqArgs, nheads: int, total_q: int, device,
+                           dtype=torch.float32) -> torch.Tensor | None:
+    """alibi_row_shift in the varlen LSE layout (nheads, total_q): each sequence with its own seqlen_q, seqlen_k and
+    slopes (read on the host once); rows outside every sequence 0. None without ALiBi."""
+    if slopes is None:
+        return None
+    out = torch.zeros(nheads, total_q, dtype=dtype, device=device)
+    for s in sequences(seq):
+        if s.seqlen_q:
+            out[:, s.q_begin:s.q_end] = alibi_row_shift(alibi_for(slopes, s.index), 1, nheads, s.seqlen_q,
+                                                        s.seqlen_k, device, dtype)[0]
+    return out

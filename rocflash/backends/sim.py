@@ -49,7 +49,7 @@ from ..configs import TileConfig, select_config
 from ..masks import MaskRule
 from .. import splitkv
 from . import FwdArgs, SeqArgs
-from .seqlayout import alibi_for, sequence_kv, sequences
+from .seqlayout import alibi_anchor, alibi_for, alibi_row_shift, sequence_kv, sequences
 
 LOG2E = 1.0 / math.log(2.0)
 # float64 runs the fp32 kernel's tiling in fp64 arithmetic (the sim only; the compiled kernels reject it)
@@ -103,8 +103,19 @@ class _Problem:
         """What storing to LDS in the element type does to a probability or gradient tile."""
         return x.to(self.dtype).to(self.acc)
 
+    def row_shift(self):
+        """(b, h, sq) in the accumulation dtype: the ALiBi constant of each row that the forward and backward
+        kernels leave out of their scores (_Tiles.scores_log2) and the LSE carries (seqlayout.alibi_row_shift);
+        None without ALiBi."""
+        if self.slopes is None:
+            return None
+        return alibi_row_shift(self.slopes.view(self.batch, self.nheads), self.batch, self.nheads, self.seqlen_q,
+                               self.seqlen_k, self.device, self.acc)
+
     def scores_log2(self, raw, rows, cols):
-        """Raw Q.K^T -> score in log2 units, as ScoreTransform in hip_src/fmha_common.h.
+        """Raw Q.K^T -> score in log2 units with the full ALiBi distance |i + sk - sq - j|: the split-KV decode
+        kernel's score (hip_src/fmha_splitkv_kernel.h, sim_splitkv). The forward and backward kernels' score
+        (ScoreTransform in hip_src/fmha_common.h) is _Tiles.scores_log2: the distance from the row's anchor.
         Returns (score_log2, g) with g = d(score)/d(raw) / softmax_scale."""
         a = self.args
         if a.softcap == 0 and self.slopes is None:
@@ -216,16 +227,19 @@ class _Tiles:
             self.keep = ok | interior
 
     def scores_log2(self, pb: _Problem, raw):
-        """pb.scores_log2 on the batched pairs (the ALiBi distance per pair's rows and columns)."""
+        """Raw Q.K^T -> score in log2 units on the batched pairs, as ScoreTransform in hip_src/fmha_common.h: ALiBi
+        as -slope * |anchor(i) - j| (seqlayout.alibi_anchor), the row's constant left to the LSE (pb.row_shift).
+        Returns (score_log2, g) with g = d(score)/d(raw) / softmax_scale."""
         a = pb.args
         if a.softcap == 0 and pb.slopes is None:
             return raw * (a.softmax_scale * LOG2E), 1.0
-        x, g = raw * a.softmax_scale, 1.0
-        if a.softcap > 0:
-            t = torch.tanh(raw * (a.softmax_scale / a.softcap))
-            x, g = a.softcap * t, 1 - t * t
-        if pb.slopes is not None:
-            x = x - pb.slopes.unsqueeze(-1) * (self.rows + pb.seqlen_k - pb.seqlen_q - self.cols).abs().to(pb.acc)
+        dist = None if pb.slopes is None else (alibi_anchor(self.rows, pb.seqlen_q, pb.seqlen_k) - self.cols).abs().to(pb.acc)
+        if a.softcap == 0:  # ALiBi alone: one product in log2 units (no second rounding of a large score by log2(e))
+            return raw * (a.softmax_scale * LOG2E) - (pb.slopes * LOG2E).unsqueeze(-1) * dist, 1.0
+        t = torch.tanh(raw * (a.softmax_scale / a.softcap))
+        x, g = a.softcap * t, 1 - t * t
+        if dist is not None:
+            x = x - pb.slopes.unsqueeze(-1) * dist
         return x * LOG2E, g
 
     def product(self, a, b, tiles, product):
@@ -295,6 +309,9 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     inv_l = torch.where(l_valid == 0, torch.zeros_like(l_valid), 1.0 / l_valid)
     out = o.reshape(*flat, cfg.headdim)[:, :, :pb.seqlen_q, :pb.headdim] * inv_l.unsqueeze(-1)
     lse = torch.where(l_valid == 0, neg_inf, (m_valid + torch.log2(l_valid)) / LOG2E)
+    shift = pb.row_shift()
+    if shift is not None:  # the ALiBi constant the scores left out (the kernel's epilogue: LSE + row_shift)
+        lse = lse + shift
     if key_tiles is not None:
         return out.transpose(1, 2), lse
     stats = torch.stack([m_valid, inv_l], dim=-1)
@@ -367,8 +384,9 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     # statistics pass recomputes (m, 1/l) and D below (own_stats_pass); else the preprocess's D = rowsum(dO * O)
     own_stats = stats is not None and own_stats_pass(q.dtype)
     delta = preprocess_delta(dout, out, out_fp32).transpose(1, 2)  # (b, h, sq): the preprocess kernel
-    if stats is None:  # from the LSE: m = LSE * log2(e), 1/l = 1
-        row_max = lse.to(acc) * LOG2E
+    if stats is None:  # from the LSE: m = (LSE - ALiBi row shift) * log2(e), 1/l = 1 (compiled.stats_from_lse)
+        shift = pb.row_shift()
+        row_max = (lse.to(acc) if shift is None else lse.to(acc) - shift) * LOG2E
         inv_l = torch.ones_like(row_max)
     else:
         row_max, inv_l = stats[..., 0].to(acc), stats[..., 1].to(acc)

@@ -224,8 +224,9 @@ def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, wi
     if "softmax_stats" in layout.fields:
         if stats is None:
             from ..backends.compiled import stats_from_lse
+            from ..backends.seqlayout import alibi_row_shift
 
-            stats = stats_from_lse(lse)
+            stats = stats_from_lse(lse, alibi_row_shift(alibi_slopes, batch, nheads, seqlen_q, seqlen_k, lse.device))
         addr["softmax_stats"] = _put(mem, stats.to(torch.float32).contiguous())
     if out_fp32 is not None:
         assert out_fp32.stride() == out.stride(), "o_fp32 is read with O's strides"

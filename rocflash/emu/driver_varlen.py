@@ -194,7 +194,12 @@ def run_backward_seq(q, k, v, out, lse, dout, args: FwdArgs, seq: SeqArgs, align
     info = {"kernels": [], "stats": []}
     if seq.batch == 0 or total_q == 0 or k.shape[0] == 0:
         return dq.zero_(), dk.zero_(), dv.zero_(), info
-    stats = compiled.stats_from_lse(lse) if lse.dim() == 2 else lse.float().contiguous()
+    if lse.dim() == 2:
+        from ..backends.seqlayout import alibi_row_shift_varlen
+
+        stats = compiled.stats_from_lse(lse, alibi_row_shift_varlen(args.alibi_slopes, seq, nheads, total_q, lse.device))
+    else:
+        stats = lse.float().contiguous()
     delta = torch.full((nheads, total_q), float("nan"), dtype=torch.float32)
     p = ParamsMirror()
     alibi = compiled._fill_common(_MOD, p, q, k, v, args)

@@ -19,7 +19,7 @@ import time
 import torch
 
 from . import arch as arch_mod
-from . import errors, memory, methods, rocprof, timing
+from . import duration, errors, memory, methods, rocprof, timing
 from .cases import DTYPES, PRESETS, Case, apply_overrides, resolve_presets
 from .results import (HEADER, LEGEND, STATUSES, Result, document, fill_rates, fill_speedups, format_case,
                       format_profiler, write_csv, write_json)
@@ -63,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds per (case, method) that size warm-up and repeats (default 1.0)")
     p.add_argument("--time-limit-s", type=float, default=None,
                    help="whole-run limit: budgets shrink to fit, cases past it are reported as skipped")
+    p.add_argument("--max-case-s", type=float, default=None,
+                   help="skip a (case, method) estimated to take longer than this many seconds, before it runs "
+                        "(its FLOP at the rate the method reaches here on a small probe of the case); default "
+                        f"{duration.CPU_CASE_LIMIT_S:g} on the CPU, no limit on a GPU; 0: no limit")
     p.add_argument("--input-sets", type=int, default=None,
                    help="input sets to rotate (default: enough to exceed 2x the L2, at least 3)")
     p.add_argument("--ref-budget-mb", type=float, default=None,
@@ -89,6 +93,8 @@ def validate(p: argparse.ArgumentParser, a: argparse.Namespace) -> None:
         p.error(f"--budget-s must be > 0, got {a.budget_s}")
     if a.time_limit_s is not None and a.time_limit_s <= 0:
         p.error(f"--time-limit-s must be > 0, got {a.time_limit_s}")
+    if a.max_case_s is not None and a.max_case_s < 0:
+        p.error(f"--max-case-s must be >= 0 (0: no limit), got {a.max_case_s}")
     if a.threads is not None and a.threads < 1:
         p.error(f"--threads must be >= 1, got {a.threads}")
     if a.input_sets is not None and a.input_sets < 1:
@@ -163,13 +169,19 @@ def _free(device) -> None:
         torch.cuda.empty_cache()
 
 
-def run_one(case: Case, method: str, sets, device, a, spec, budget_s: float, ref_state: dict) -> Result:
+def run_one(case: Case, method: str, sets, device, a, spec, budget_s: float, ref_state: dict,
+            too_slow: str | None = None) -> Result:
+    """Measure one (case, method). ``too_slow``: the note of a time estimate over the limit (case_time_limits):
+    the method is skipped without running."""
     r = Result(case.case_id, case.preset, case.to_dict(), method, "ok", flop=case.flop, bytes=case.bytes,
-               input_sets=len(sets))
+               input_sets=len(sets) if sets else 0)
     stage, prep = "prepare", None
     too_big = memory.check(method, case, memory.available_bytes(device))
     if too_big is not None:
         r.status, r.note = "oom", too_big
+        return r
+    if too_slow is not None:
+        r.status, r.note = "skipped", too_slow
         return r
     try:
         prep = methods.prepare(method, case, sets, device)
@@ -229,6 +241,34 @@ def _error(out, case: Case, s, device, ref_state: dict):
     return errors.max_abs_error(out, ref, case, ref_state["slice"]), ref_state["slice"].describe(case)
 
 
+def case_limit_s(a, device) -> float | None:
+    """--max-case-s as it applies on ``device``: its default on the CPU, none on a GPU, 0 = none."""
+    limit = getattr(a, "max_case_s", None)
+    if limit is None:
+        return duration.CPU_CASE_LIMIT_S if device.type == "cpu" else None
+    return limit or None
+
+
+def case_time_limits(case: Case, method_names: list[str], device, a, left_s: float | None,
+                     rates: dict) -> dict[str, str | None]:
+    """method -> the note of a ``skipped`` result when its estimated time (duration.check) exceeds --max-case-s or
+    the time --time-limit-s leaves, else None. ``rates`` caches the probes' FLOP rates over the run."""
+    limit, what = case_limit_s(a, device), "--max-case-s"
+    if left_s is not None and (limit is None or left_s < limit):
+        limit, what = max(left_s, 0.0), "what --time-limit-s leaves"
+    out: dict[str, str | None] = {}
+    for m in method_names:
+        if not duration.needs_probe(case, limit, a.min_repeats):
+            out[m] = None
+            continue
+        key = (m, duration.probe_case(case))
+        if key not in rates:
+            rates[key] = duration.probe_rate(m, case, device, timed_calls, a.seed)
+            _free(device)
+        out[m] = duration.check(m, case, limit, rates[key], a.min_repeats, what)
+    return out
+
+
 def run_cases(cases: list[Case], method_names: list[str], device, a, spec, progress: Progress,
               results: list[Result], after_case=None) -> list[Result]:
     """Measure every (case, method), appending to ``results`` as cases finish, print each case's table
@@ -239,12 +279,20 @@ def run_cases(cases: list[Case], method_names: list[str], device, a, spec, progr
     t_start = time.time()
     total = len(cases) * len(method_names)
     done = 0
+    rates: dict = {}
     for ci, case in enumerate(cases):
         case_rows: list[Result] = []
         sets = None
+        too_slow: dict[str, str | None] = {}
+        if not (a.time_limit_s is not None and time.time() - t_start >= a.time_limit_s):
+            left = None if a.time_limit_s is None else a.time_limit_s - (time.time() - t_start)
+            too_slow = case_time_limits(case, method_names, device, a, left, rates)
         if a.time_limit_s is not None and time.time() - t_start >= a.time_limit_s:
             case_rows = [Result(case.case_id, case.preset, case.to_dict(), m, "skipped", note="--time-limit-s reached",
                                 flop=case.flop, bytes=case.bytes) for m in method_names]
+        elif all(too_slow.get(m) is not None for m in method_names):  # no inputs needed: nothing runs
+            case_rows = [run_one(case, m, None, device, a, spec, 0.0, {}, too_slow[m]) for m in method_names]
+            done += len(method_names)
         else:
             try:
                 if device.type == "cuda":
@@ -275,7 +323,7 @@ def run_cases(cases: list[Case], method_names: list[str], device, a, spec, progr
                         left = a.time_limit_s - (time.time() - t_start)
                         budget = max(0.05, min(budget, 0.7 * left / max(1, total - done)))
                     progress.step(f"{case.label} {m}")
-                    r = run_one(case, m, sets, device, a, spec, budget, ref_state)
+                    r = run_one(case, m, sets, device, a, spec, budget, ref_state, too_slow.get(m))
                     if set_note and r.status == "ok":
                         r.note = "; ".join(filter(None, [r.note, set_note]))
                     case_rows.append(r)
@@ -458,7 +506,8 @@ def main(argv: list[str] | None = None) -> int:
     if preset is None:
         preset = "default" if device.type == "cuda" else "smoke"
         if device.type != "cuda":
-            notes.append("no GPU: ran the smoke preset (the GPU presets, e.g. --preset default, take minutes per case on a CPU; --time-limit-s is checked between cases)")
+            notes.append("no GPU: ran the smoke preset (the GPU presets, e.g. --preset default, take minutes per "
+                         "call on a CPU: a (case, method) estimated over --max-case-s is skipped before it runs)")
     try:
         cases = apply_overrides(resolve_presets([s.strip() for s in preset.split(",") if s.strip()]),
                                 a.dtype, a.causal, a.bwd)
@@ -482,7 +531,8 @@ def main(argv: list[str] | None = None) -> int:
                        arch=spec.to_dict() if spec else None, arch_match=arch_match, notes=[*notes, *extra_notes],
                        settings={"presets": preset, "methods": method_names, "warmup": a.warmup, "repeats": a.repeats,
                                  "min_repeats": a.min_repeats, "budget_s": a.budget_s,
-                                 "time_limit_s": a.time_limit_s, "l2_bytes": timing.l2_bytes(device),
+                                 "time_limit_s": a.time_limit_s, "max_case_s": case_limit_s(a, device),
+                                 "l2_bytes": timing.l2_bytes(device),
                                  "seed": a.seed, "bwd": a.bwd})
         if a.json:
             write_json(doc, a.json)
