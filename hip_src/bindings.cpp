@@ -193,6 +193,72 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
         "One KV-cache decode step on `stream`: the step kernel (index checks on the device, append of k_new / v_new, "
         "seqused_k), then the split-KV kernel and its combine (split) or the forward kernel. Pointers are integer "
         "addresses (0 = none).");
+  // A repeated eager flash_attn_func inference call (rocflash/backends/compiled.py forward_planned): the params a
+  // signature fixes are kept in `plan` (never written here: threads may share it); this call's pointers are
+  // arguments, so Python sets no struct field per call.
+  m.def("fwd_step",
+        [](const rf::FmhaFwdParams& plan, std::uintptr_t stream, rf::TileMath math, bool split, std::uintptr_t q,
+           std::uintptr_t k, std::uintptr_t v, std::uintptr_t o, std::uintptr_t lse, std::uintptr_t o_accum,
+           std::uintptr_t lse_accum, std::uintptr_t split_counters) {
+          rf::FmhaFwdParams p = plan;
+          p.q = reinterpret_cast<const void*>(q);
+          p.k = reinterpret_cast<const void*>(k);
+          p.v = reinterpret_cast<const void*>(v);
+          p.o = reinterpret_cast<void*>(o);
+          p.lse = reinterpret_cast<float*>(lse);
+          p.o_accum = reinterpret_cast<float*>(o_accum);
+          p.lse_accum = reinterpret_cast<float*>(lse_accum);
+          p.split_counters = reinterpret_cast<int32_t*>(split_counters);
+          std::string error;
+          int rc;
+          {
+            py::gil_scoped_release release;
+            rc = split ? rf::fmha_fwd_splitkv(p, reinterpret_cast<void*>(stream), &error, math)
+                       : rf::fmha_fwd(p, reinterpret_cast<void*>(stream), &error, math);
+          }
+          if (rc != 0) throw std::runtime_error(error);
+        },
+        py::arg("params"), py::arg("stream"), py::arg("math"), py::arg("split"), py::arg("q"), py::arg("k"),
+        py::arg("v"), py::arg("o"), py::arg("lse"), py::arg("o_accum"), py::arg("lse_accum"),
+        py::arg("split_counters"),
+        "The forward (split: the split-KV kernel and its combine) on `stream` with a copy of `params` holding this "
+        "call's pointers (integer addresses, 0 = none).");
+  // flash_attn_varlen_func's index checks (rocflash/varlen.py device_checks): every field is an argument, so the
+  // call sets no struct field from Python.
+  m.def("varlen_check",
+        [](std::uintptr_t stream, std::uintptr_t cu_seqlens_q, std::uintptr_t cu_seqlens_k, int batch, int total_q,
+           int total_k, int max_seqlen_q, int max_seqlen_k, std::uintptr_t block_table, int64_t block_table_batch_stride,
+           int max_blocks_per_seq, int page_block_size, int num_blocks, std::uintptr_t error_flag, bool assert_on_error) {
+          rf::VarlenCheckParams c{};
+          c.cu_seqlens_q = reinterpret_cast<const int32_t*>(cu_seqlens_q);
+          c.cu_seqlens_k = reinterpret_cast<const int32_t*>(cu_seqlens_k);
+          c.batch = batch;
+          c.total_q = total_q;
+          c.total_k = total_k;
+          c.max_seqlen_q = max_seqlen_q;
+          c.max_seqlen_k = max_seqlen_k;
+          c.block_table = reinterpret_cast<const int32_t*>(block_table);
+          c.block_table_batch_stride = block_table_batch_stride;
+          c.max_blocks_per_seq = max_blocks_per_seq;
+          c.page_block_size = page_block_size;
+          c.num_blocks = num_blocks;
+          c.error_flag = reinterpret_cast<int32_t*>(error_flag);
+          c.assert_on_error = assert_on_error ? 1 : 0;
+          std::string error;
+          int rc;
+          {
+            py::gil_scoped_release release;
+            rc = rf::fmha_varlen_check(c, reinterpret_cast<void*>(stream), &error);
+          }
+          if (rc != 0) throw std::runtime_error(error);
+        },
+        py::arg("stream"), py::arg("cu_seqlens_q"), py::arg("cu_seqlens_k"), py::arg("batch"), py::arg("total_q"),
+        py::arg("total_k"), py::arg("max_seqlen_q"), py::arg("max_seqlen_k"), py::arg("block_table"),
+        py::arg("block_table_batch_stride"), py::arg("max_blocks_per_seq"), py::arg("page_block_size"),
+        py::arg("num_blocks"), py::arg("error_flag"), py::arg("assert_on_error"),
+        "flash_attn_varlen_func's index checks in one kernel on `stream` (hip_src/fmha_varlen_check.h): a violation "
+        "sets *error_flag (0 = none) and, with assert_on_error, stops the stream in a device-side assert. total_k -1: "
+        "cu_seqlens_k may end anywhere (paged K/V); block_table 0: none.");
   m.def("bwd", [](const rf::FmhaBwdParams& p, std::uintptr_t stream, rf::TileMath math) {
         std::string error;
         int rc;

@@ -39,6 +39,8 @@ int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* err
 // on `stream`. `attn`'s seq.seqused_k is replaced by step.seqused_k.
 int fmha_kvcache_step(const FmhaFwdParams& attn, const KvStepParams& step, void* stream, std::string* error,
                       TileMath math, bool split);
+// flash_attn_varlen_func's index checks on the device (hip_src/fmha_varlen_check.h), one launch on `stream`.
+int fmha_varlen_check(const VarlenCheckParams& check, void* stream, std::string* error);
 // preprocess, dK/dV, dQ; `math` for the dK/dV and dQ kernels (the preprocess is one kernel for both)
 int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error, TileMath math = TileMath::kVector);
 

@@ -6,6 +6,7 @@
 #include "fmha_fwd_instances.h"
 #include "fmha_fwd_splitkv_instances.h"
 #include "fmha_kvstep.h"
+#include "fmha_varlen_check.h"
 
 namespace rf {
 namespace {
@@ -108,6 +109,19 @@ int fmha_kvcache_step(const FmhaFwdParams& attn, const KvStepParams& step, void*
   p.seq.seqused_k = step.seqused_k;
   return split ? launch_from(kFwdSplitKvTable, "split-KV forward", p, s, error, math)
                : launch_from(kFwdTable, "forward", p, s, error, math);
+}
+
+int fmha_varlen_check(const VarlenCheckParams& check, void* stream, std::string* error) {
+  if (check.batch <= 0) return 0;
+  const int64_t blocks = check.batch < kMaxGridBlocks ? check.batch : kMaxGridBlocks;
+  fmha_varlen_check_kernel<kVarlenCheckThreads>
+      <<<dim3(unsigned(blocks)), dim3(kVarlenCheckThreads), 0, static_cast<rfStream_t>(stream)>>>(check);
+  const rfError_t err = rfGetLastError();
+  if (err != rfSuccess) {
+    *error = std::string("rocflash: launch of the varlen index-check kernel failed: ") + rfGetErrorString(err);
+    return 1;
+  }
+  return 0;
 }
 
 int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error, TileMath math) {

@@ -124,4 +124,24 @@ struct KvStepParams {
   int64_t vn_batch_stride, vn_row_stride, vn_head_stride;
 };
 
+// The index checks of flash_attn_varlen_func on the compiled backends (hip_src/fmha_varlen_check.h): one launch
+// before the attention kernels instead of the host's reads of cu_seqlens (a sync each) or a chain of small torch
+// ops (rocflash/varlen.py). Read-only but for error_flag.
+struct VarlenCheckParams {
+  const int32_t* cu_seqlens_q;      // (batch + 1,)
+  const int32_t* cu_seqlens_k;      // (batch + 1,)
+  int32_t batch;
+  int32_t total_q;                  // cu_seqlens_q[batch] must equal it
+  int32_t total_k;                  // cu_seqlens_k[batch] must equal it; -1: anywhere (paged K/V)
+  int32_t max_seqlen_q;             // each sequence has at most this many query rows (the grid covers them)
+  int32_t max_seqlen_k;             // ... keys (with block_table: also at most max_blocks_per_seq * page_block_size)
+  const int32_t* block_table;       // (batch, max_blocks_per_seq) or nullptr
+  int64_t block_table_batch_stride;
+  int32_t max_blocks_per_seq;
+  int32_t page_block_size;
+  int32_t num_blocks;               // entries of the pages holding a sequence's keys index blocks in [0, num_blocks)
+  int32_t* error_flag;              // nullptr or one int32 set to 1 on a violation (never reset here)
+  int32_t assert_on_error;          // 1: device-side assert on a violation (stops the stream)
+};
+
 }  // namespace rf

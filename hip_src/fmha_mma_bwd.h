@@ -26,6 +26,13 @@
 // the dQ kernel's guard (each row adds the non-finite elements of the keys it sees, the product runs on K with
 // them zeroed, then K is reloaded for the next query tile's S^T).
 //
+// Warp layouts (MmaBwdDkdvShape, fmha_mma_bwd_tile.h): layout 1 keeps P^T and dS^T in the registers of the warp
+// that owns their 16 keys; layout 2 (s_query_warps = 2, FlashAttention-2's warp grid) computes S^T and dP^T for 32
+// keys x half of the tile's queries per warp, passes P^T and dS^T through shared memory, and gives each warp dK, dV
+// of its 32 keys x half of headdim. The deterministic and atomic-dQ kernels of one config may run different tiles
+// (the config's atomic_* fields); dK and dV are bitwise equal either way (same products, same order of 16-query
+// steps; tests/test_gpu_backward.py compares them across the two modes).
+//
 // Only the CUDA build includes this file (fmha_bwd_launch.h under RF_PLATFORM_CUDA).
 #pragma once
 
@@ -172,6 +179,36 @@ struct MmaBwdOps {
       }
     }
   }
+
+  // acc[2*MT][TD] += A . B, A = MT m16 tiles of rows a_row0.. of a row-major [rows][k] buffer at a_base (pitch
+  // a_pitch bytes, ldmatrix), k over KS k-steps; B row-major [k][headdim] at b_base (ldmatrix.trans), TD / 4 pairs
+  // of 8-column tiles from column col0. Each B fragment load serves the MT tiles.
+  template <int KS, int MT, int TD>
+  RF_DEVICE static void gemm_lds_by_rows(const char* lds, const Shape& T, int tid, int a_base, int a_pitch, int a_row0,
+                                         int b_base, int col0, float (&acc)[2 * MT][TD]) {
+    const int l = T.lane(tid);
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk) {
+      uint32_t a[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+        mma::ldmatrix_x4(a[mt], mma::smem_address(lds + a_base + (a_row0 + mt * 16 + l % 16) * a_pitch +
+                                                  (kk * 2 + l / 16) * kVectorBytes));
+#pragma unroll
+      for (int dp = 0; dp < TD / 4; ++dp) {
+        uint32_t b[4];
+        mma::ldmatrix_x4_trans(b, mma::smem_address(lds + T.bt_read(b_base, tid, kk, col0 / 16 + dp)));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int c = 2 * (2 * dp + h);
+            mma::mma_16816<E>(acc[2 * mt][c], acc[2 * mt][c + 1], acc[2 * mt + 1][c], acc[2 * mt + 1][c + 1], a[mt],
+                              b[2 * h], b[2 * h + 1]);
+          }
+      }
+    }
+  }
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -191,7 +228,8 @@ struct MmaBwdDkdvPipeline {
   // and the two k loops. Same products in the same order either way (dK, dV bitwise equal between the variants).
   // Measured in one process on the H200 (perf/RESULTS.md, tcbwd3 run U2, bf16 4k): the atomic-dQ kernel 1.2 %
   // (d128) and 3.6 % (d64) faster this way, the deterministic d128 kernel 3.4 % slower, so each keeps its best.
-  static constexpr bool kFusedLoop = kAtomicDq;
+  // Layout 2 (P^T, dS^T through shared memory) runs the two k loops: the fused one's extra fragments spill there.
+  static constexpr bool kFusedLoop = kAtomicDq && !T.grid();
   static_assert(T.valid(), "invalid tensor-core dK/dV tile config (see MmaBwdDkdvShape::valid)");
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
   static_assert(kWaveSize == MmaBwdTileBase::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
@@ -217,14 +255,15 @@ struct MmaBwdDkdvPipeline {
     mma::cp_async_commit();
   }
 
-  // P^T and dS^T of one tile (in place: s holds S^T on entry, P^T on exit; dp holds dP^T, then dS^T).
-  template <bool kMask>
+  // P^T and dS^T of one tile (in place: s holds S^T on entry, P^T on exit; dp holds dP^T, then dS^T), for the R
+  // accumulator rows from i0 (R = TK: all of the warp's keys).
+  template <bool kMask, int R>
   RF_DEVICE static void probs_and_grads(const char* lds, int buf, const ScoreTransform& score, const MaskRule& rule,
-                                        int m0, int n0, int tid, float (&s)[TK][TN], float (&dp)[TK][TN]) {
+                                        int m0, int n0, int tid, int i0, float (&s)[R][TN], float (&dp)[R][TN]) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
 #pragma unroll
     for (int c = 0; c < TN; ++c) {
-      const int qr = T.frag_col(tid, c);  // query row of the tile
+      const int qr = T.query(tid, c);  // query row of the tile
       const float2 st = *reinterpret_cast<const float2*>(lds + T.stats_offset(buf) + 8 * qr);
       const float delta = *reinterpret_cast<const float*>(lds + T.delta_offset(buf) + 4 * qr);
       const float row_max = st.x == neg_inf() ? pos_inf() : st.x;  // fully masked row: P = 0, not inf * 0
@@ -232,8 +271,8 @@ struct MmaBwdDkdvPipeline {
       int32_t lo = 0, hi = 0;
       if constexpr (kMask) visible_key_span(rule, row, &lo, &hi);
 #pragma unroll
-      for (int i = 0; i < TK; ++i) {
-        const int col = n0 + T.key(tid, i);
+      for (int i = 0; i < R; ++i) {
+        const int col = n0 + T.key(tid, i0 + i);
         float prob = rf_exp2(score(s[i][c], row, col) - row_max) * st.y;
         float ds = prob * (dp[i][c] - delta) * score.grad_factor(s[i][c]);
         if constexpr (kMask) {  // selects, not products: S^T and dP^T of a masked pair may be NaN
@@ -246,8 +285,9 @@ struct MmaBwdDkdvPipeline {
   }
 
   // ---- atomic dQ (kAtomicDq)
-  static constexpr int kDqChunkCols = 64;  // dQ columns per accumulator chunk (2 * 64 / 4 = 32 floats per thread:
-                                           // 8 independent mma chains; 32 columns were 1-4 % slower, run U2)
+  // dQ columns per accumulator chunk: 64 (2 * 64 / 4 = 32 floats per thread: 8 independent mma chains; 32 columns
+  // were 1-4 % slower, run U2); layout 2: 32 (64 spilled beside its dK, dV of 32 keys)
+  static constexpr int kDqChunkCols = T.grid() ? 32 : 64;
   // dS^T (accumulator layout, rounded to E) into its shared-memory rows.
   RF_DEVICE static void store_ds(char* lds, int tid, const float (&ds)[TK][TN]) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
@@ -256,6 +296,20 @@ struct MmaBwdDkdvPipeline {
 #pragma unroll
       for (int c = 0; c < TN; c += 2)
         *reinterpret_cast<uint32_t*>(lds + T.ds_write(tid, i, c)) = mma::pack2<E>(ds[i][c], ds[i][c + 1]);
+  }
+
+  // P^T and dS^T (accumulator layout, rounded to E) into their shared-memory rows (layout 2).
+  template <int R>
+  RF_DEVICE static void store_pt_ds(char* lds, int tid, int i0, const float (&pt)[R][TN], const float (&ds)[R][TN]) {
+    constexpr MmaBwdDkdvShape T = Tile::kShape;
+#pragma unroll
+    for (int i = 0; i < R; ++i)
+#pragma unroll
+      for (int c = 0; c < TN; c += 2) {
+        const int at = T.st_index(tid, i0 + i, c);
+        *reinterpret_cast<uint32_t*>(lds + T.pt_offset() + at) = mma::pack2<E>(pt[i][c], pt[i][c + 1]);
+        *reinterpret_cast<uint32_t*>(lds + T.ds_offset() + at) = mma::pack2<E>(ds[i][c], ds[i][c + 1]);
+      }
   }
 
   // dQ rows m0.. of head `head` += dS.K (dS^T and K in shared memory): warp tile of 16 rows x dq_cols_per_warp()
@@ -373,14 +427,21 @@ struct MmaBwdDkdvPipeline {
       Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(), r, d); }, tid);
       Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, v, n0, [&](int r, int d) { return T.write(T.v_offset(), r, d); }, tid);
       issue_tile(p, seq, lds, batch, head_k * group, tile_begin * T.block_m, 0, tid);  // one group with K, V
-      const int key0 = T.warp(tid) * T.rows_per_warp();
+      const int key0 = T.key_warp(tid) * T.rows_per_warp();
       bool k_nonfinite = false;  // kAtomicDq: K holds a non-finite element (uniform; set once K is visible)
       for (int it = 0; it < total; ++it) {
-        const int buf = it & 1;
+        const int buf = T.q_buffers == 2 ? it & 1 : 0;
         const int head = head_k * group + it / tiles;
         const int m0 = (tile_begin + it % tiles) * T.block_m;
         const int next_head = head_k * group + (it + 1) / tiles, next_m0 = (tile_begin + (it + 1) % tiles) * T.block_m;
-        if constexpr (kFusedLoop) {
+        if constexpr (T.grid() && T.q_buffers == 1) {
+          if (it > 0) {
+            __syncthreads();  // every warp is done with tile it - 1 (Q, dO, statistics, P^T, dS^T)
+            issue_tile(p, seq, lds, batch, head, m0, 0, tid);
+          }
+          mma::cp_async_wait<0>();
+          __syncthreads();  // tile it (and K, V) visible to every warp
+        } else if constexpr (kFusedLoop || T.grid()) {
           mma::cp_async_wait<0>();  // this thread's copies of tile it (and K, V)
           __syncthreads();          // visible to every warp; every warp is done with buffer buf ^ 1 and dS^T (tile it - 1)
           if (it + 1 < total) issue_tile(p, seq, lds, batch, next_head, next_m0, buf ^ 1, tid);  // in flight during tile it
@@ -407,30 +468,49 @@ struct MmaBwdDkdvPipeline {
 
         const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
                                                           seq.seqlen_k - seq.seqlen_q, seq.seqlen_k);
-        float s[TK][TN], dp[TK][TN];
+        // S^T = K.Q^T and dP^T = V.dO^T (keys are the rows; layout 2: the warp's queries from s_query0), P^T and
+        // dS^T, in SP passes over the warp's m16 key tiles (layout 2's atomic-dQ kernel: one at a time, its S^T and
+        // dP^T of 32 keys beside dK, dV and the dQ state spilled; the same values either way)
+        constexpr int SP = (T.grid() && kAtomicDq) ? MT : 1, RM = MT / SP;
+        constexpr int SQ = T.s_queries_per_warp();
+        float s[2 * RM][TN], dp[2 * RM][TN];
 #pragma unroll
-        for (int i = 0; i < TK; ++i)
+        for (int sp = 0; sp < SP; ++sp) {
 #pragma unroll
-          for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
-        // S^T = K.Q^T and dP^T = V.dO^T (keys are the rows)
-        if constexpr (kFusedLoop) {
-          Ops::template gemm_rows_by_rows2<T.block_m, KD, MT>(lds, T, tid, key0, T.k_offset(), T.q_offset(buf), s,
-                                                              T.v_offset(), T.do_offset(buf), dp);
-        } else {
-          Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.k_offset(), key0, T.q_offset(buf), s);
-          Ops::template gemm_rows_by_rows<T.block_m, KD, MT>(lds, T, tid, T.v_offset(), key0, T.do_offset(buf), dp);
+          for (int i = 0; i < 2 * RM; ++i)
+#pragma unroll
+            for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
+          const int qoff = T.s_query0(tid) * T.row_bytes(), krow = key0 + sp * RM * MmaBwdTileBase::kMmaM;
+          if constexpr (kFusedLoop) {
+            Ops::template gemm_rows_by_rows2<SQ, KD, RM>(lds, T, tid, krow, T.k_offset(), T.q_offset(buf) + qoff, s,
+                                                         T.v_offset(), T.do_offset(buf) + qoff, dp);
+          } else {
+            Ops::template gemm_rows_by_rows<SQ, KD, RM>(lds, T, tid, T.k_offset(), krow, T.q_offset(buf) + qoff, s);
+            Ops::template gemm_rows_by_rows<SQ, KD, RM>(lds, T, tid, T.v_offset(), krow, T.do_offset(buf) + qoff, dp);
+          }
+          const int m_end = min(m0 + T.block_m, seq.seqlen_q);
+          if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))  // uniform per block
+            probs_and_grads<true>(lds, buf, score, rule, m0, n0, tid, 2 * RM * sp, s, dp);
+          else
+            probs_and_grads<false>(lds, buf, score, rule, m0, n0, tid, 2 * RM * sp, s, dp);
+          if constexpr (T.grid()) store_pt_ds(lds, tid, 2 * RM * sp, s, dp);
         }
-        const int m_end = min(m0 + T.block_m, seq.seqlen_q);
-        if (tile_needs_mask(rule, m0, m_end, n0, T.block_n))  // uniform per block
-          probs_and_grads<true>(lds, buf, score, rule, m0, n0, tid, s, dp);
-        else
-          probs_and_grads<false>(lds, buf, score, rule, m0, n0, tid, s, dp);
-        if constexpr (kAtomicDq) store_ds(lds, tid, dp);
-        // dV += P^T.dO, dK += dS^T.Q (the accumulators are the A fragments)
-        Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, s, T.do_offset(buf), dv);
-        Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, dp, T.q_offset(buf), dk);
+        if constexpr (T.grid()) {
+          // dV += P^T.dO, dK += dS^T.Q over the tile's block_m queries, P^T and dS^T rows from shared memory
+          __syncthreads();  // P^T, dS^T visible to every warp
+          constexpr int KM = T.block_m / MmaBwdTileBase::kMmaK;
+          // tid re-read (rf_vendor.h): the lane addresses computed here, not kept across the loop
+          const int t = rf_thread_index_here(), col0 = T.dkv_col0(t), row0 = T.key_warp(t) * T.rows_per_warp();
+          Ops::template gemm_lds_by_rows<KM, MT>(lds, T, t, T.pt_offset(), T.ds_row_bytes(), row0, T.do_offset(buf), col0, dv);
+          Ops::template gemm_lds_by_rows<KM, MT>(lds, T, t, T.ds_offset(), T.ds_row_bytes(), row0, T.q_offset(buf), col0, dk);
+        } else {
+          if constexpr (kAtomicDq) store_ds(lds, tid, dp);
+          // dV += P^T.dO, dK += dS^T.Q (the accumulators are the A fragments)
+          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, s, T.do_offset(buf), dv);
+          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, dp, T.q_offset(buf), dk);
+        }
         if constexpr (kAtomicDq) {
-          __syncthreads();  // dS^T visible to every warp
+          if constexpr (!T.grid()) __syncthreads();  // dS^T visible to every warp (layout 2: already)
           if (k_nonfinite) guard_k(p, seq, rule, lds, tid, batch, head, m0, n0);
           // tid re-read (rf_vendor.h): add_dq's lane addresses computed here, not kept across the loop (they
           // spilled 20 B on sm_80 at d128)
@@ -448,7 +528,7 @@ struct MmaBwdDkdvPipeline {
 
     // epilogue: dK = softmax_scale * sum dS^T.Q, dV = sum P^T.dO, written once (zeros for keys no row sees)
     const auto key_of = [&](int i) { return n0 + T.key(tid, i); };
-    const auto col_of = [&](int g) { return T.o_col(tid, g, 0); };
+    const auto col_of = [&](int g) { return T.dkv_col0(tid) + T.o_col(tid, g, 0); };
     const auto dk_rows = k_side_rows<E>(p, p.dk, p.dk_batch_stride, p.dk_row_stride, p.dk_head_stride, seq, batch, head_k);
     const auto dv_rows = k_side_rows<E>(p, p.dv, p.dv_batch_stride, p.dv_row_stride, p.dv_head_stride, seq, batch, head_k);
     store_acc_rows<E, kAligned, TK, TD, 2>(const_cast<char*>(dk_rows.base), dk_rows.row_stride_bytes, seq.seqlen_k, p.headdim, dk, [&](int) { return p.softmax_scale; }, key_of, col_of);
@@ -631,12 +711,23 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
   });
 }
 
+// The atomic-dQ kernel's tile (deterministic=False): the config's atomic_* fields (Tile::kAtomicShape; codegen).
+template <class Tile>
+struct AtomicDqTile {
+  static constexpr MmaBwdDkdvShape kShape = Tile::kAtomicShape;
+  static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
+};
+
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
+  if (p.dq_accum != nullptr) {
+    using Atomic = AtomicDqTile<Tile>;
+    constexpr MmaBwdDkdvShape T = Atomic::kShape;
+    const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
+    return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Atomic, kAligned>, p, total, T.threads, T.lds_bytes_atomic_dq(), stream);
+  }
   constexpr MmaBwdDkdvShape T = Tile::kShape;
   const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
-  if (p.dq_accum != nullptr)
-    return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes_atomic_dq(), stream);
   return launch_grid_stride(fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes(), stream);
 }
 

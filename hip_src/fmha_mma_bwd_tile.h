@@ -81,38 +81,67 @@ struct MmaBwdTileBase {
   }
 };
 
-// dK/dV kernel: block_n = 16 * MT keys per warp. Shared memory (bytes):
+// dK/dV kernel. Two warp layouts (s_query_warps):
+//   1: warp w owns keys [w*Wr, (w+1)*Wr), Wr = block_n / warps = 16 * MT, for every product: S^T, dP^T over all
+//      block_m queries, P^T and dS^T stay in its registers as the A fragments of dV += P^T.dO, dK += dS^T.Q, and
+//      its dK, dV rows are whole (headdim columns).
+//   2: FlashAttention-2's warp grid (Dao-AILab/flash-attention, csrc/flash_attn/src/kernel_traits.h
+//      Flash_bwd_kernel_traits: AtomLayoutMSdP / AtomLayoutNdKV): warp w = (kw, qw), kw = w % (warps / 2),
+//      qw = w / (warps / 2), computes S^T and dP^T for keys [kw*Wr, (kw+1)*Wr), Wr = block_n / (warps / 2), and
+//      queries [qw*block_m/2, (qw+1)*block_m/2); P^T and dS^T go through shared memory (rounded to E); the same
+//      warp then owns dK, dV of its keys for headdim columns [qw*headdim/2, (qw+1)*headdim/2), A = P^T / dS^T rows
+//      from shared memory (ldmatrix) over all block_m queries. Same registers for dK, dV as layout 1 at twice the
+//      keys per warp: twice the mma per shared-memory operand load in S^T / dP^T and in dV / dK.
+// Shared memory (bytes):
 //   K, V        [block_n][row]                       loaded once
-//   Q, dO  x 2  [block_m][row]                       double-buffered per query tile
-//   stats  x 2  [block_m] float2 (m, 1/l), delta [block_m] float
+//   Q, dO  x B  [block_m][row]                       B = q_buffers: 2 (tile t+1 in flight during tile t) or 1
+//   stats  x B  [block_m] float2 (m, 1/l), delta [block_m] float
+//   dS^T        [block_n][block_m * 2 + pad]         layout 2, and layout 1's atomic-dQ kernel
+//   P^T         [block_n][block_m * 2 + pad]         layout 2
 struct MmaBwdDkdvShape : MmaBwdTileBase {
-  RF_HDC int rows_per_warp() const { return block_n / warps(); }          // Wr: keys per warp
+  int s_query_warps = 1;  // warps along the queries of S^T (1 or 2; see above)
+  int q_buffers = 2;      // Q/dO/statistics buffers (2: double-buffered; 1: the other resident blocks hide the load)
+
+  RF_HDC bool grid() const { return s_query_warps > 1; }
+  RF_HDC int s_key_warps() const { return warps() / s_query_warps; }
+  RF_HDC int rows_per_warp() const { return block_n / s_key_warps(); }    // Wr: keys per warp
   RF_HDC int m_tiles() const { return rows_per_warp() / kMmaM; }           // MT
-  RF_HDC int s_cols_per_thread() const { return 2 * (block_m / kMmaN); }  // TN: S^T columns (queries)
-  RF_HDC int key(int tid, int i) const { return warp(tid) * rows_per_warp() + frag_row(tid, i); }
+  RF_HDC int s_queries_per_warp() const { return block_m / s_query_warps; }
+  RF_HDC int s_cols_per_thread() const { return 2 * (s_queries_per_warp() / kMmaN); }  // TN: S^T columns (queries)
+  RF_HDC int o_cols_per_thread() const { return 2 * (headdim / s_query_warps / kMmaN); }  // TD: dK/dV columns
+  // (layout 1 spelled without the grid's % and /: ptxas cannot know warp(tid) < warps(), and the extra terms
+  // kept values alive that spilled)
+  RF_HDC int key_warp(int tid) const { return grid() ? warp(tid) % s_key_warps() : warp(tid); }
+  RF_HDC int key(int tid, int i) const { return key_warp(tid) * rows_per_warp() + frag_row(tid, i); }
+  RF_HDC int s_query0(int tid) const { return grid() ? (warp(tid) / s_key_warps()) * s_queries_per_warp() : 0; }
+  RF_HDC int query(int tid, int c) const { return s_query0(tid) + frag_col(tid, c); }  // S^T column of element c
+  RF_HDC int dkv_col0(int tid) const { return grid() ? (warp(tid) / s_key_warps()) * (headdim / s_query_warps) : 0; }
   RF_HDC int k_offset() const { return 0; }
   RF_HDC int v_offset() const { return block_n * row_bytes(); }
   RF_HDC int q_offset(int buf) const { return 2 * block_n * row_bytes() + buf * 2 * block_m * row_bytes(); }
   RF_HDC int do_offset(int buf) const { return q_offset(buf) + block_m * row_bytes(); }
-  RF_HDC int stats_offset(int buf) const { return 2 * block_n * row_bytes() + 4 * block_m * row_bytes() + buf * 12 * block_m; }
+  RF_HDC int stats_offset(int buf) const {
+    return 2 * block_n * row_bytes() + 2 * q_buffers * block_m * row_bytes() + buf * 12 * block_m;
+  }
   RF_HDC int delta_offset(int buf) const { return stats_offset(buf) + 8 * block_m; }
-  RF_HDC int lds_bytes() const { return stats_offset(2); }
+  RF_HDC int lds_bytes() const { return grid() ? pt_offset() + block_n * ds_row_bytes() : stats_offset(q_buffers); }
 
-  // ---- atomic dQ (the dK/dV kernel's deterministic=False variant, fmha_mma_bwd.h): dS^T of the tile, rounded to
-  // E, as [block_n keys][block_m queries] rows padded by lds_pad_bytes: with an odd number of 16-byte units per
-  // row (block_m 32: 80 B, 64: 144 B) the eight rows of an ldmatrix phase and the 8 x 4 lanes' 32-bit writes fall
-  // in distinct banks. dQ = dS.K is split over the warps as dq_row_warps() x dq_col_warps() tiles of 16 query
-  // rows x dq_cols_per_warp() columns.
+  // ---- dS^T (and P^T in layout 2) of the tile, rounded to E, as [block_n keys][block_m queries] rows padded by
+  // lds_pad_bytes: with an odd number of 16-byte units per row (block_m 32: 80 B, 64: 144 B) the eight rows of an
+  // ldmatrix phase and the 8 x 4 lanes' 32-bit writes fall in distinct banks. Layout 1 keeps dS^T there only in
+  // its atomic-dQ kernel (deterministic=False). dQ = dS.K is split over the warps as dq_row_warps() x
+  // dq_col_warps() tiles of 16 query rows x dq_cols_per_warp() columns.
   RF_HDC int ds_row_bytes() const { return block_m * elem_bytes + lds_pad_bytes; }
-  RF_HDC int ds_offset() const { return stats_offset(2); }
-  RF_HDC int lds_bytes_atomic_dq() const { return ds_offset() + block_n * ds_row_bytes(); }
+  RF_HDC int ds_offset() const { return stats_offset(q_buffers); }
+  RF_HDC int pt_offset() const { return ds_offset() + block_n * ds_row_bytes(); }
+  RF_HDC int lds_bytes_atomic_dq() const { return grid() ? lds_bytes() : ds_offset() + block_n * ds_row_bytes(); }
   RF_HDC int dq_row_warps() const { return block_m / kMmaM < warps() ? block_m / kMmaM : warps(); }
   RF_HDC int dq_col_warps() const { return warps() / dq_row_warps(); }
   RF_HDC int dq_cols_per_warp() const { return headdim / dq_col_warps(); }
-  // dS^T write of the accumulator element pair (i, c), c even: key row, query columns c, c + 1
-  RF_HDC int ds_write(int tid, int i, int c) const {
-    return ds_offset() + key(tid, i) * ds_row_bytes() + frag_col(tid, c) * elem_bytes;
-  }
+  // byte offset (within the dS^T or P^T rows) of the accumulator element pair (i, c), c even: key row, query
+  // columns c, c + 1
+  RF_HDC int st_index(int tid, int i, int c) const { return key(tid, i) * ds_row_bytes() + query(tid, c) * elem_bytes; }
+  RF_HDC int ds_write(int tid, int i, int c) const { return ds_offset() + st_index(tid, i, c); }
   // A operand dS (query rows qrow0..+15, k-step kk over the block's keys) from dS^T through ldmatrix.trans:
   // matrices (queries 0-7 | 8-15) x (keys 0-7 | 8-15), i.e. stored rows keys + 8 * (i / 2), columns + 8 * (i % 2).
   RF_HDC int ds_read(int tid, int qrow0, int kk) const {
@@ -121,8 +150,11 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
   }
 
   RF_HDC bool valid() const {
-    return base_valid() && block_n % (kMmaM * warps()) == 0 && (m_tiles() == 1 || m_tiles() == 2) &&
-           warps() % dq_row_warps() == 0 && dq_cols_per_warp() % kMmaM == 0 && dq_cols_per_warp() > 0;
+    return base_valid() && (s_query_warps == 1 || s_query_warps == 2) && warps() % s_query_warps == 0 &&
+           (q_buffers == 2 || (q_buffers == 1 && grid())) && block_n % (kMmaM * s_key_warps()) == 0 &&
+           (m_tiles() == 1 || m_tiles() == 2) && s_queries_per_warp() % kMmaM == 0 &&
+           (headdim / s_query_warps) % kMmaM == 0 && warps() % dq_row_warps() == 0 &&
+           dq_cols_per_warp() % kMmaM == 0 && dq_cols_per_warp() > 0;
   }
 };
 

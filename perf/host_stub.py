@@ -68,8 +68,10 @@ def install_stub() -> None:
     mod = compiled.load_module("cuda")
     if mod is None:
         raise SystemExit(f"rocflash._C_cuda is not importable: {compiled.module_error('cuda')}")
-    for name in ("fwd", "fwd_splitkv", "bwd", "kvcache_step"):  # kvcache_step: its pybind11 argument conversion
-        setattr(mod, name, lambda *a, **kw: None)                # (~20 integers) is not in the figures
+    # fwd_step, kvcache_step, varlen_check: their pybind11 argument conversion (~12-20 integers) is not in the
+    # figures; a module built before them gets the no-ops too, so the figures are those of this Python
+    for name in ("fwd", "fwd_splitkv", "fwd_step", "bwd", "kvcache_step", "varlen_check"):
+        setattr(mod, name, lambda *a, **kw: None)
     if not hasattr(mod, "KvStepParams"):  # a module built before the KV-cache step kernel
         mod.KvStepParams = type("KvStepParams", (), {})
     props = types.SimpleNamespace(name="H200 (stub)", major=9, minor=0, multi_processor_count=132,

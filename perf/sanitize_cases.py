@@ -119,5 +119,23 @@ for lens, cap, page, h, hk, d in KVCACHE:
     torch.cuda.synchronize()
     assert out[1:].isnan().all() and not out[0].isnan().any() and kvcache_fast.index_error_flag(q.device).item() == 1
     os.environ.pop(kvcache_fast.INDEX_CHECKS_ENV)
-print(f"{len(VARLEN)} varlen (forward + backward), {len(PAGED)} paged decode and {len(KVCACHE)} KV-cache fast-path "
-      f"cases ran on backend {backend}")
+# flash_attn_varlen_func's public call: the index check kernel (hip_src/fmha_varlen_check.h) before the attention
+# kernels, on the first VARLEN case (packed, forward + backward) and a paged one whose last table column is unused
+# and holds an out-of-range entry (never read)
+lens_q, lens_k, h, hk, d, dtype, causal = VARLEN[0]
+q = exact((sum(lens_q), h, d), dtype).requires_grad_()
+k, v = (exact((sum(lens_k), hk, d), dtype).requires_grad_() for _ in range(2))
+out = rocflash.flash_attn_varlen_func(q, k, v, cu(lens_q), cu(lens_k), max(lens_q), max(lens_k), causal=causal,
+                                      backend=backend)
+out.backward(torch.ones_like(out))
+kc, vc = exact((12, 16, hk, d), dtype), exact((12, 16, hk, d), dtype)
+table = torch.randperm(12, dtype=torch.int32).view(4, 3).cuda()
+table[:, 2] = 1 << 30  # unused column: every sequence below holds at most 32 keys (2 pages of 16)
+lens_kp = [min(n, 32) for n in lens_k]
+with torch.no_grad():
+    out = rocflash.flash_attn_varlen_func(q.detach(), kc, vc, cu(lens_q), cu(lens_kp), max(lens_q), max(lens_kp),
+                                          causal=causal, block_table=table, backend=backend)
+torch.cuda.synchronize()
+assert not torch.isnan(out).any() and not torch.isnan(q.grad).any()
+print(f"{len(VARLEN)} varlen (forward + backward), {len(PAGED)} paged decode, {len(KVCACHE)} KV-cache fast-path "
+      f"and 2 public varlen (check kernel) cases ran on backend {backend}")

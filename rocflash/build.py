@@ -150,6 +150,32 @@ def load_build_info() -> dict | None:
         return None
 
 
+def source_tree_note(package_dir: Path | None = None, search_path: list[str] | None = None) -> str | None:
+    """When the imported rocflash is a source checkout (``setup.py`` beside the package, no build record):
+    what to do instead of rebuilding, else None.
+
+    Running from the repository root puts the checkout first on ``sys.path``, so ``import rocflash`` finds the
+    sources, whose compiled modules were never built in place, and shadows the installed copy. ``package_dir``
+    (default: this package) and ``search_path`` (default ``sys.path``, where installed distributions are
+    looked up) are for tests.
+    """
+    import importlib.metadata
+
+    pkg = (package_dir or Path(__file__).parent).resolve()
+    if (pkg / BUILD_INFO_FILE).is_file() or not (pkg.parent / "setup.py").is_file():
+        return None
+    installed = []
+    for dist in importlib.metadata.distributions(name="rocflash", path=search_path or sys.path):
+        where = Path(dist.locate_file("rocflash")).resolve()  # the checkout's own rocflash.egg-info points back here
+        if where != pkg and (where / "__init__.py").is_file():
+            installed.append(where)
+    if installed:
+        return (f"this rocflash was imported from its source tree {pkg.parent} (no compiled module there), which "
+                f"shadows the installed copy in {installed[0]}: run from outside the source tree (e.g. cd /tmp)")
+    return (f"this rocflash was imported from its source tree {pkg.parent}, where no compiled module is built, and "
+            f"no installed copy was found: install it ({rebuild_command()}), then run from outside the source tree")
+
+
 def rebuild_command(platform: str | None = None) -> str:
     """How to reinstall rocflash with the kernels of ``platform`` ("hip" | "cuda"; None: the one of this
     machine's GPU, named generically)."""

@@ -64,6 +64,9 @@ def _shape_literal(cfg: TileConfig) -> str:
         f"/*elem_bytes=*/{cfg.elem_bytes}"
     )
     shape = _shape_type(cfg)
+    if cfg.kind == "bwd_dkdv" and cfg.impl == "mma":  # base aggregate, then MmaBwdDkdvShape's own fields
+        return (f"{shape}{{{{{fields}}}, /*s_query_warps=*/{cfg.s_query_warps}, "
+                f"/*q_buffers=*/{cfg.q_buffers}}}")
     return f"{shape}{{{fields}}}" if cfg.kind in _PLAIN_SHAPES else f"{shape}{{{{{fields}}}}}"  # bwd: base aggregate
 
 
@@ -96,8 +99,10 @@ def generate(target: str, out_dir: str | Path, kinds: tuple[str, ...] = KINDS) -
         tiles = list(dict.fromkeys(c for c, _ in insts))
         decl = [_HEADER, "#pragma once\n", f'#include "{k.header}"\n', "namespace rf {\n"]
         for c in tiles:
+            atomic = (f"  static constexpr {_shape_type(c)} kAtomicShape = {_shape_literal(c.atomic_config())};"
+                      f"  // the atomic-dQ kernel's\n" if c.kind == "bwd_dkdv" and c.impl == "mma" else "")
             decl.append(f"struct {c.struct_name} {{\n  static constexpr {_shape_type(c)} kShape = {_shape_literal(c)};\n"
-                        f"  static constexpr TileMath kMath = {_MATH[c.impl]};\n"
+                        f"{atomic}  static constexpr TileMath kMath = {_MATH[c.impl]};\n"
                         f"  static constexpr int kWavesPerSimd = {max(1, c.waves_per_simd)};  // designed occupancy\n}};\n")
         for c, aligned in insts:
             decl.append(f"extern template rfError_t {_launch_expr(c, aligned)}(const {k.params}&, rfStream_t);\n")

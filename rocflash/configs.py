@@ -46,6 +46,13 @@ class TileConfig:
     waves_per_simd: int  # designed gfx906 occupancy (0: not applicable)
     kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dq" | "fwd_splitkv" (the TOML table it came from)
     impl: str = "vector"  # tile math: "vector" | "mma" (optional in the TOML, default "vector")
+    # tensor-core dK/dV only (optional in the TOML; MmaBwdDkdvShape, hip_src/fmha_mma_bwd_tile.h):
+    s_query_warps: int = 1  # warps along S^T's queries: 1 (keys only) or 2 (FlashAttention-2's grid, P^T/dS^T in LDS)
+    q_buffers: int = 2  # Q/dO buffers: 2 (double-buffered) or 1 (s_query_warps 2 only)
+    # the atomic-dQ kernel's tile (deterministic=False) where it differs; 0 = the fields above
+    atomic_block_m: int = 0
+    atomic_s_query_warps: int = 0
+    atomic_q_buffers: int = 0
 
     @property
     def elem_bytes(self) -> int:
@@ -59,7 +66,19 @@ class TileConfig:
         return (
             f"{self.target}{impl}_{self.dtype}_d{self.headdim}_b{self.block_m}x{self.block_n}"
             f"_t{self.threads}x{self.threads_n}_p{self.lds_pad_bytes}"
+            + (f"_g{self.s_query_warps}q{self.q_buffers}" if (self.s_query_warps, self.q_buffers) != (1, 2) else "")
+            + (f"_a{a.block_m}g{a.s_query_warps}q{a.q_buffers}" if (a := self.atomic_config()) != self else "")
         )
+
+    def atomic_config(self) -> "TileConfig":
+        """The tile of a tensor-core dK/dV config's atomic-dQ kernel (deterministic=False): this config with its
+        atomic_* fields (those that are non-zero) in place of block_m, s_query_warps, q_buffers."""
+        if not (self.atomic_block_m or self.atomic_s_query_warps or self.atomic_q_buffers):
+            return self
+        return dataclasses.replace(self, block_m=self.atomic_block_m or self.block_m,
+                                   s_query_warps=self.atomic_s_query_warps or self.s_query_warps,
+                                   q_buffers=self.atomic_q_buffers or self.q_buffers,
+                                   atomic_block_m=0, atomic_s_query_warps=0, atomic_q_buffers=0)
 
     @property
     def struct_name(self) -> str:
@@ -86,7 +105,8 @@ class TileConfig:
             raise ValueError(f"threads must be a multiple of threads_n={self.threads_n}, got {self.threads}")
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
-        for name in ("headdim", "block_m", "block_n", "threads", "threads_n", "lds_pad_bytes", "waves_per_simd"):
+        for name in ("headdim", "block_m", "block_n", "threads", "threads_n", "lds_pad_bytes", "waves_per_simd",
+                     "s_query_warps", "q_buffers", "atomic_block_m", "atomic_s_query_warps", "atomic_q_buffers"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ValueError(f"{name} must be an int, got {value!r}")
@@ -94,11 +114,21 @@ class TileConfig:
             raise ValueError(f"waves_per_simd must be >= 0 (0 = not applicable), got {self.waves_per_simd}")
         if self.impl not in IMPLS:
             raise ValueError(f"impl must be one of {IMPLS}, got {self.impl!r}")
+        if (self.s_query_warps, self.q_buffers, self.atomic_block_m, self.atomic_s_query_warps,
+                self.atomic_q_buffers) != (1, 2, 0, 0, 0) and (self.kind, self.impl) != ("bwd_dkdv", "mma"):
+            raise ValueError(f"s_query_warps, q_buffers and atomic_* are fields of the tensor-core dK/dV kernel (kind 'bwd_dkdv', "
+                             f"impl 'mma'), got s_query_warps={self.s_query_warps} q_buffers={self.q_buffers} for "
+                             f"kind={self.kind!r} impl={self.impl!r}")
         if self.impl == "sbcast":
             self._validate_sbcast()
             return
         if self.impl == "mma":
             self._validate_mma()
+            if self.kind == "bwd_dkdv" and self.atomic_config() is not self:
+                try:
+                    self.atomic_config().validate()
+                except ValueError as e:
+                    raise ValueError(f"atomic_block_m / atomic_s_query_warps / atomic_q_buffers: {e}") from None
             if self.kind != "fwd":  # the split-KV and backward rules were all checked by _validate_mma
                 return
         if self.kind == "fwd_splitkv":
@@ -155,6 +185,15 @@ class TileConfig:
         if self.kind != "fwd":  # one or two m16 tiles of rows per warp: keys (dK/dV) or query rows (dQ)
             owned, other = ("block_n", "block_m") if self.kind == "bwd_dkdv" else ("block_m", "block_n")
             warps = self.threads // warp
+            if self.kind == "bwd_dkdv":
+                if self.s_query_warps not in (1, 2) or warps % self.s_query_warps:
+                    raise ValueError(f"s_query_warps must be 1 or 2 and divide the {warps} warps, got {self.s_query_warps}")
+                if self.q_buffers not in (1, 2) or (self.q_buffers == 1 and self.s_query_warps == 1):
+                    raise ValueError(f"q_buffers must be 2, or 1 with s_query_warps 2, got {self.q_buffers}")
+                if (self.block_m // self.s_query_warps) % 16 or (self.headdim // self.s_query_warps) % 16:
+                    raise ValueError(f"block_m and headdim must be multiples of 16 * s_query_warps "
+                                     f"({16 * self.s_query_warps}), got {self.block_m}, {self.headdim}")
+                warps //= self.s_query_warps  # warps along the keys
             if getattr(self, owned) not in (16 * warps, 32 * warps):
                 raise ValueError(f"{owned} must be 16 or 32 per warp ({16 * warps} or {32 * warps}) for impl 'mma' "
                                  f"{self.kind}, got {getattr(self, owned)}")
@@ -239,8 +278,8 @@ def _load_configs(kind: str, path: str, _mtime_ns: int) -> tuple[TileConfig, ...
     """Parse and validate once per (file, modification time): the sim backend asks on every call."""
     with open(path, "rb") as f:
         data = tomllib.load(f)
-    fields = {f.name for f in dataclasses.fields(TileConfig)} - {"kind", "impl"}
-    optional = {"impl"}
+    optional = {"impl", "s_query_warps", "q_buffers", "atomic_block_m", "atomic_s_query_warps", "atomic_q_buffers"}
+    fields = {f.name for f in dataclasses.fields(TileConfig)} - {"kind"} - optional
     configs: list[TileConfig] = []
     seen: set[tuple[str, str, str, int]] = set()
     tables = data.get(kind, [])

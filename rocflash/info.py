@@ -13,7 +13,7 @@ import torch
 
 from .backends import NAMES
 from .backends.compiled import KERNEL_ENV, kernel_choice, load_module, mma_unavailable, module_error
-from .build import load_build_info, rebuild_command
+from .build import load_build_info, rebuild_command, source_tree_note
 from .configs import load_configs
 from .selector import UnsupportedDeviceError, select_backend
 
@@ -186,7 +186,9 @@ def collect() -> dict:
     report["build"] = record if record is not None else {"note": "no build record (not an installed copy)"}
     if not any(report["backends"][p]["built"] for p in ("hip", "cuda")):
         why = (record or {}).get("why_none") or "no compiled module is importable"
-        report["no_kernels"] = (f"built without GPU kernels ({why}); only the torch and sim backends work. "
+        shadowed = source_tree_note() if record is None else None
+        report["no_kernels"] = (f"no GPU kernels importable: {shadowed}" if shadowed else
+                                f"built without GPU kernels ({why}); only the torch and sim backends work. "
                                 f"Rebuild: {rebuild_command()}")
 
     device = torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")

@@ -182,7 +182,9 @@ _FLAGS: dict = {}  # device index -> int32 (1,): the step kernel's index-error f
 def index_error_flag(device: torch.device | int) -> torch.Tensor | None:
     """The int32 tensor (1,) that the KV-cache step kernel (hip_src/fmha_kvstep.h) sets to 1 when a fast-path call
     on ``device`` met an out-of-range index (policies ``device`` and ``off``; that sequence's output and LSE are
-    NaN). None before the first fast-path call on the device. Never reset by rocflash: ``flag.zero_()`` does."""
+    NaN), and flash_attn_varlen_func's check kernel (hip_src/fmha_varlen_check.h) when its index values break a
+    rule (before its assert). None before the first such call on the device. Never reset by rocflash:
+    ``flag.zero_()`` does."""
     index = device if isinstance(device, int) else device.index
     return _FLAGS.get(index)
 

@@ -99,11 +99,15 @@ def lds_bytes(cfg: TileConfig, kind: str | None = None) -> int:
     """Dynamic shared memory of the plain kernel (MmaFwdTileShape::lds_bytes, hip_src/fmha_mma_tile.h); the
     general kernel's tile has fewer rows, so this bounds both. Backward: MmaBwdDkdvShape / MmaBwdDqShape::lds_bytes
     (hip_src/fmha_mma_bwd_tile.h)."""
+    if (kind or cfg.kind) == "bwd_dkdvq" and cfg.atomic_config() != cfg:  # its own tile (atomic_* fields)
+        return lds_bytes(cfg.atomic_config(), kind)
     row = cfg.headdim * cfg.elem_bytes + cfg.lds_pad_bytes
-    if (kind or cfg.kind) == "bwd_dkdvq":  # and dS^T [block_n][block_m * 2 + pad] (MmaBwdDkdvShape::lds_bytes_atomic_dq)
-        return lds_bytes(cfg) + cfg.block_n * (cfg.block_m * cfg.elem_bytes + cfg.lds_pad_bytes)
-    if cfg.kind == "bwd_dkdv":  # K, V; Q, dO double-buffered; (m, 1/l) and D per row, double-buffered
-        return (2 * cfg.block_n + 4 * cfg.block_m) * row + 2 * 12 * cfg.block_m
+    st = cfg.block_n * (cfg.block_m * cfg.elem_bytes + cfg.lds_pad_bytes)  # dS^T or P^T [block_n][block_m * 2 + pad]
+    grid = cfg.kind == "bwd_dkdv" and cfg.s_query_warps > 1  # P^T and dS^T in both kernels
+    if (kind or cfg.kind) == "bwd_dkdvq" and not grid:  # and dS^T (MmaBwdDkdvShape::lds_bytes_atomic_dq)
+        return lds_bytes(cfg) + st
+    if cfg.kind == "bwd_dkdv":  # K, V; Q, dO and (m, 1/l), D per row, q_buffers times; P^T, dS^T (layout 2)
+        return (2 * cfg.block_n + 2 * cfg.q_buffers * cfg.block_m) * row + cfg.q_buffers * 12 * cfg.block_m + 2 * grid * st
     if cfg.kind == "bwd_dq":  # Q, dO; K, V double-buffered
         return (2 * cfg.block_m + 4 * cfg.block_n) * row
     return (cfg.block_m + 2 * cfg.block_n) * row
@@ -122,8 +126,9 @@ def general_block_n(cfg: TileConfig) -> int:
 
 def mma_per_tile(cfg: TileConfig, rows_per_warp: int, kind: str | None = None, general: bool = False) -> int:
     """m16n8k16 products of one main-loop iteration of one warp (the module docstring's counts)."""
-    if cfg.kind == "bwd_dkdv":
-        return PRODUCTS[kind or "bwd_dkdv"] * rows_per_warp // 16 * cfg.headdim * cfg.block_m // 128
+    if cfg.kind == "bwd_dkdv":  # (rows_per_warp keys x block_m / s_query_warps queries x headdim per product)
+        cfg = cfg.atomic_config() if kind == "bwd_dkdvq" else cfg
+        return PRODUCTS[kind or "bwd_dkdv"] * rows_per_warp // 16 * cfg.headdim * cfg.block_m // cfg.s_query_warps // 128
     if cfg.kind == "bwd_dq":
         return PRODUCTS["bwd_dq"] * rows_per_warp // 16 * cfg.headdim * cfg.block_n // 128
     return rows_per_warp // 16 * cfg.headdim * (general_block_n(cfg) if general else cfg.block_n) // 64
@@ -176,9 +181,12 @@ def main_loop_mma_count(lines: list[str]) -> int:
     return best[2] if best else 0
 
 
-def _rows_per_warp(symbol: str, cfg: TileConfig) -> tuple[bool, int]:
+def _rows_per_warp(symbol: str, cfg: TileConfig, kind: str | None = None) -> tuple[bool, int]:
     if cfg.kind != "fwd":  # keys (dK/dV) or query rows (dQ) per warp
-        return False, (cfg.block_n if cfg.kind == "bwd_dkdv" else cfg.block_m) // (cfg.threads // WARP)
+        if cfg.kind == "bwd_dkdv":
+            cfg = cfg.atomic_config() if kind == "bwd_dkdvq" else cfg  # layout 2 (s_query_warps 2): twice the keys over half the queries per warp
+            return False, cfg.block_n // (cfg.threads // WARP // cfg.s_query_warps)
+        return False, cfg.block_m // (cfg.threads // WARP)
     general = "GeneralScoreTile" in symbol
     return general, 16 if general else cfg.block_m // (cfg.threads // WARP)
 
@@ -205,7 +213,7 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
             kind = cfg.kind
         else:
             continue
-        general, rows = _rows_per_warp(symbol, cfg)
+        general, rows = _rows_per_warp(symbol, cfg, kind)
         out.append(MmaKernelAudit(
             instance=name, symbol=symbol, arch=arch, general=general, rows_per_warp=rows, kind=kind,
             registers=r.get("registers", 0), spill_bytes=r.get("spill_bytes", 0), stack_frame=r.get("stack_frame", 0),

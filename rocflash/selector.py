@@ -16,7 +16,7 @@ import torch
 
 from .backends import NAMES
 from .backends.compiled import load_module, module_error
-from .build import load_build_info, rebuild_command
+from .build import load_build_info, rebuild_command, source_tree_note
 from .targets import CK_ARCHS
 
 ENV_VAR = "ROCFLASH_BACKEND"
@@ -166,6 +166,8 @@ def not_built_message(platform: str) -> str:
         why = f"rocflash was built without GPU kernels ({record.get('why_none')})"
     elif record is not None and platform not in record["platforms"]:
         why = f"rocflash was built without {platform} kernels (built: {', '.join(record['platforms'])})"
+    elif record is None and (shadowed := source_tree_note()):
+        return f"the {platform} module is not importable: {shadowed}"
     else:
         why = f"the {platform} module is not built or not loadable ({module_error(platform)})"
     return f"{why}; only backend='torch' and 'sim' work. Rebuild: {rebuild_command(platform)}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import torch
 from torch.autograd.function import once_differentiable
@@ -17,7 +17,7 @@ from torch.autograd.function import once_differentiable
 from .backends import FwdArgs, SeqArgs, ck, ck_varlen, compiled, reference, sim
 from .backends.seqlayout import alibi_for, sequence_kv, sequences
 from .interface import _FP64_BACKENDS, _backend_name, _check_args, _NoWork
-from .kvcache_fast import index_checks
+from .kvcache_fast import _capturing, _env_state, _error_flag, index_checks
 from .ops import check_backward_scale
 from .selector import select_backend
 
@@ -89,11 +89,15 @@ def flash_attn_varlen_func(
 
     Differentiable once in q, k, v: the fused backends run their varlen backward kernels, the torch backend
     autograd. On the compiled backends (hip, cuda) no index value is read on the host (no device->host sync;
-    the grid comes from max_seqlen_q / max_seqlen_k): their rules are checked on the device, a violation stopping
-    the stream with a device-side assert (RuntimeError at the next synchronization; ``device_checks``), unless
+    the grid comes from max_seqlen_q / max_seqlen_k): their rules are checked on the device by one check kernel
+    launched before the attention kernels, a violation setting ``rocflash.kvcache_fast.index_error_flag(device)``
+    and stopping the stream with a device-side assert (RuntimeError at the next synchronization; on AMD a trap
+    without the message; ``device_checks``), unless
     ROCFLASH_INDEX_CHECKS=host, which reads them (two syncs) and raises the ValueErrors below (``off`` checks
     on the device too: a varlen kernel has no safe way to skip a bad sequence). The torch and sim backends read
-    them on the host.
+    them on the host. A repeated inference call (no gradient, no ALiBi tensor) of one signature (shapes, strides,
+    dtypes, devices, max_seqlen_q/k, the scalar arguments, backend, the ROCFLASH_* switches) on hip / cuda skips
+    the host checks and the backend selection it passed before: the check kernel and the forward only.
 
     Raises:
         TypeError / ValueError naming the argument, rule and value, before any launch (index tensors: dtype
@@ -110,9 +114,16 @@ def flash_attn_varlen_func(
                                     dropout_p, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes,
                                     deterministic, traced_backend_name(q, backend), with_stats)
         return (out, lse, None) if return_attn_probs else out
+    key = _plan_key(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal,
+                    window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table, backend)
+    plan = _lookup(key)
+    if plan is not None:  # an inference signature that passed every host check before (see _plan_key)
+        out, lse = _run_plan(plan, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, block_table)
+        return (out, lse, None) if return_attn_probs else out
+    on_device = _checks_on_device(q, backend)
     seq, args, no_work = _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p,
                                   softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
-                                  return_attn_probs, block_table, on_device=_checks_on_device(q, backend))
+                                  return_attn_probs, block_table, on_device=on_device)
     needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
     name = select_varlen_backend(q, backend, dropout_p,
                                  ck_call=(k, args, block_table is not None, needs_grad, deterministic))
@@ -121,27 +132,108 @@ def flash_attn_varlen_func(
         raise NotImplementedError(f"flash_attn_varlen_func: backend '{name}' has no backward for paged K/V "
                                   f"(block_table given and q/k/v require grad): call it under torch.no_grad() or "
                                   f"with tensors that do not require grad, or use backend='torch' for gradients")
+    if key is not None and on_device is not None and name == on_device and not no_work and \
+            all(t.stride(-1) == 1 for t in (q, k, v)) and \
+            all(t is None or t.is_contiguous() for t in (cu_seqlens_q, cu_seqlens_k, block_table)):
+        _remember(key, _VarlenPlan(name, args, q.shape[0], None if block_table is not None else k.shape[0],
+                                   k.shape[0] if block_table is not None else 0,
+                                   k.shape[1] if block_table is not None else 0))
     out, lse = run_varlen(q, k, v, seq, args, name, no_work=no_work)
     return (out, lse, None) if return_attn_probs else out
 
 
-def _checks_on_device(q, backend) -> bool:
-    """Whether flash_attn_varlen_func checks the index values on the device (no host read, no sync): the call runs
-    on a compiled backend (hip, cuda) and ROCFLASH_INDEX_CHECKS is not ``host``."""
+# Repeated inference calls of one signature on the compiled backends (prefill and decode steps of a serving loop)
+# skip the host checks and the backend selection: the signature (_plan_key) fixes everything they depend on but
+# the index values, which the check kernel checks on the device at every call (device_checks). Forward only (no
+# gradient), no ALiBi tensor, plain tensors, headdim contiguous, contiguous index tensors, some work to do.
+_PLANS: dict = {}
+_PLANS_SIZE = 256
+
+
+@dataclass(frozen=True)
+class _VarlenPlan:
+    platform: str  # "hip" or "cuda": the compiled backend (and its check kernel)
+    args: FwdArgs
+    total_q: int
+    total_k: int | None  # None: paged K/V (cu_seqlens_k ends anywhere)
+    num_blocks: int
+    page_block_size: int
+
+
+def _meta(t):
+    return None if t is None else (type(t), t.shape, t.stride(), t.dtype, t.device)
+
+
+def _plan_key(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal,
+              window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table, backend):
+    """The signature of a flash_attn_varlen_func call that may reuse a plan, or None (return_attn_probs by its type
+    only: the planned launch writes the LSE either way)."""
+    T = torch.Tensor
+    if alibi_slopes is not None or type(q) is not T or type(k) is not T or type(v) is not T or \
+            type(cu_seqlens_q) is not T or type(cu_seqlens_k) is not T or \
+            (block_table is not None and type(block_table) is not T):
+        return None
+    if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
+        return None
+    return (_meta(q), _meta(k), _meta(v), _meta(cu_seqlens_q), _meta(cu_seqlens_k), _meta(block_table),
+            type(max_seqlen_q), max_seqlen_q, type(max_seqlen_k), max_seqlen_k, type(dropout_p), dropout_p,
+            type(softmax_scale), softmax_scale, type(causal), causal, type(window_size), window_size, type(softcap),
+            softcap, type(deterministic), deterministic, type(return_attn_probs), backend,
+            _env_state())
+
+
+def _lookup(key) -> _VarlenPlan | None:
+    if key is None:
+        return None
+    try:
+        return _PLANS.get(key)
+    except TypeError:  # an unhashable argument (a list window_size): the full path
+        return None
+
+
+def _remember(key, plan: _VarlenPlan) -> None:
+    try:
+        hash(key)
+    except TypeError:
+        return
+    if len(_PLANS) >= _PLANS_SIZE:
+        _PLANS.clear()
+    _PLANS[key] = plan
+
+
+def _run_plan(plan: _VarlenPlan, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, block_table):
+    """The full path's launches for a planned signature: the check kernel on this call's index values, then the
+    compiled forward (rocflash.backends.compiled.varlen_forward, as _VarlenAttention runs it without a gradient)."""
+    paged = block_table is not None
+    device_checks(cu_seqlens_q, cu_seqlens_k, plan.total_q, plan.total_k, max_seqlen_q, max_seqlen_k, block_table,
+                  plan.num_blocks, plan.page_block_size, platform=plan.platform)
+    seq = SeqArgs(cu_seqlens_q, None if paged else cu_seqlens_k,
+                  cu_seqlens_k[1:] - cu_seqlens_k[:-1] if paged else None, max_seqlen_q, max_seqlen_k,
+                  block_table=block_table)
+    return compiled.varlen_forward(plan.platform, q, k, v, seq, plan.args)
+
+
+def _checks_on_device(q, backend) -> str | None:
+    """The compiled module's platform ("hip" or "cuda") when flash_attn_varlen_func checks the index values on the
+    device (no host read, no sync): the call runs on a compiled backend (hip, cuda; ck with the hip module's check
+    kernel) and ROCFLASH_INDEX_CHECKS is not ``host``; else None."""
     if not isinstance(q, torch.Tensor) or torch.compiler.is_compiling():
-        return False
+        return None
     mode = index_checks()  # ValueError for a bad ROCFLASH_INDEX_CHECKS on every backend, never ignored
     try:
         name = select_backend(q.device, backend).backend
     except Exception:  # noqa: BLE001 - the selection's own error comes later, from select_varlen_backend
-        return False
-    return name in ("hip", "cuda", "ck") and mode != "host"
+        return None
+    if name not in ("hip", "cuda", "ck") or mode == "host":
+        return None
+    return "hip" if name == "ck" else name
 
 
 def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal,
              window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table, on_device=False):
     """flash_attn_varlen_func's checks (errors before any launch): (SeqArgs, FwdArgs, no_work). ``on_device``: the
-    index values are checked on the device (``device_checks``) instead of read on the host."""
+    index values are checked on the device (``device_checks``; a platform name: its compiled module's check kernel)
+    instead of read on the host."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
@@ -158,7 +250,7 @@ def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dr
     if on_device:
         return _prepare_on_device(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p,
                                   softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
-                                  return_attn_probs, block_table)
+                                  return_attn_probs, block_table, platform=on_device)
     cu_q = check_cu_seqlens("cu_seqlens_q", cu_seqlens_q, q.device, q.shape[0])
     cu_k = check_cu_seqlens("cu_seqlens_k", cu_seqlens_k, q.device, None if paged else k.shape[0])
     if len(cu_q) != len(cu_k):
@@ -186,7 +278,8 @@ def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dr
 
 
 def _prepare_on_device(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale,
-                       causal, window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table):
+                       causal, window_size, softcap, alibi_slopes, deterministic, return_attn_probs, block_table,
+                       platform=None):
     """_prepare without a host read: dtypes, shapes and devices of the index tensors and every scalar rule are
     checked on the host as usual; their values by ``device_checks`` (the grid comes from max_seqlen_q / k, as in
     flash-attn, where they are arguments for that reason)."""
@@ -217,7 +310,7 @@ def _prepare_on_device(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqle
     block_table = block_table.contiguous() if paged else None
     if batch > 0:
         device_checks(cu_seqlens_q, cu_seqlens_k, q.shape[0], None if paged else k.shape[0], max_seqlen_q,
-                      max_seqlen_k, block_table, num_blocks, page)
+                      max_seqlen_k, block_table, num_blocks, page, platform=platform)
     seq = SeqArgs(cu_seqlens_q, None if paged else cu_seqlens_k,
                   cu_seqlens_k[1:] - cu_seqlens_k[:-1] if paged else None, max_seqlen_q, max_seqlen_k,
                   block_table=block_table)
@@ -225,14 +318,33 @@ def _prepare_on_device(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqle
 
 
 def device_checks(cu_seqlens_q, cu_seqlens_k, total_q: int, total_k: int | None, max_seqlen_q: int, max_seqlen_k: int,
-                  block_table=None, num_blocks: int = 0, page_block_size: int = 0) -> None:
-    """The value rules of flash_attn_varlen_func's index tensors as torch ops on their device, ended by one
-    ``torch._assert_async`` (no host read, no sync: CUDA-graph capturable; on a GPU a violation stops the stream
-    with a device-side assert, the error surfacing at the next synchronization; on the CPU it raises RuntimeError
-    here). Rules: cu_seqlens start at 0, do not decrease, end at total_q / total_k (K with block_table: anywhere);
-    every sequence has at most max_seqlen_q / max_seqlen_k rows (the grid covers them); with block_table, at most
-    max_blocks_per_seq x page_block_size keys, and the entries of the pages holding them index blocks in
-    [0, num_blocks). ROCFLASH_INDEX_CHECKS=host names the failing value instead (one host read per tensor)."""
+                  block_table=None, num_blocks: int = 0, page_block_size: int = 0, platform: str | None = None) -> None:
+    """The value rules of flash_attn_varlen_func's index tensors checked on their device, without a host read (no
+    sync: CUDA-graph capturable). Rules: cu_seqlens start at 0, do not decrease, end at total_q / total_k (K with
+    block_table: anywhere); every sequence has at most max_seqlen_q / max_seqlen_k rows (the grid covers them);
+    with block_table, at most max_blocks_per_seq x page_block_size keys, and the entries of the pages holding them
+    index blocks in [0, num_blocks). ROCFLASH_INDEX_CHECKS=host names the failing value instead (one host read per
+    tensor).
+
+    On a GPU with ``platform``'s compiled module: one launch of its check kernel (``varlen_check``,
+    hip_src/fmha_varlen_check.h) on the current stream, which sets ``rocflash.kvcache_fast.index_error_flag`` and
+    stops the stream in a device-side assert on a violation (NVIDIA: the message below printed, RuntimeError at the
+    next synchronization; AMD: a trap, no message); the attention kernels queued after it never run then. Else
+    (CPU tensors, a module without the kernel) the same rules as torch ops ending in one ``torch._assert_async``
+    (on the CPU it raises RuntimeError here)."""
+    mod = compiled.load_module(platform) if platform is not None else None
+    launch = getattr(mod, "varlen_check", None)
+    if launch is not None:
+        dev = cu_seqlens_q.device
+        paged = block_table is not None
+        with compiled._device_of(cu_seqlens_q):
+            launch(compiled._current_stream(cu_seqlens_q), cu_seqlens_q.data_ptr(), cu_seqlens_k.data_ptr(),
+                   cu_seqlens_q.shape[0] - 1, total_q, -1 if total_k is None else total_k,
+                   min(max_seqlen_q, _INT32_MAX), min(max_seqlen_k, _INT32_MAX),
+                   block_table.data_ptr() if paged else 0, block_table.stride(0) if paged else 0,
+                   block_table.shape[1] if paged else 0, page_block_size, num_blocks,
+                   _error_flag(dev, _capturing(dev)), True)
+        return
     cu = torch.stack((cu_seqlens_q, cu_seqlens_k))  # (2, batch + 1)
     lens = cu.diff(dim=1)  # (2, batch)
     limit_k = max_seqlen_k
@@ -248,6 +360,9 @@ def device_checks(cu_seqlens_q, cu_seqlens_k, total_q: int, total_k: int | None,
         outside = (block_table < 0) | (block_table >= num_blocks)
         ok &= ~(outside & (cols < pages[:, None])).any()
     torch._assert_async(ok, _DEVICE_CHECK_MESSAGE)
+
+
+_INT32_MAX = 2**31 - 1  # max_seqlen_q / k above it bound no int32 length: the kernel takes them clamped
 
 
 # torch._assert_async on a GPU takes messages shorter than 255 characters (tests/test_varlen.py checks the length)

@@ -208,6 +208,13 @@ def test_mma_config_rules(change, pattern):
     ("bwd_dkdv", {"block_m": 40}, r"block_m and headdim must be multiples of 16"),
     ("bwd_dq", {"threads_n": 16}, r"threads_n must be 4 for impl 'mma'"),
     ("bwd_dq", {"target": "gfx9"}, r"impl 'mma' is a CUDA forward/backward tile math"),
+    # FlashAttention-2's warp grid and the atomic-dQ kernel's own tile (tcbwd4)
+    ("bwd_dkdv", {"s_query_warps": 3}, r"s_query_warps must be 1 or 2 and divide the 4 warps, got 3"),
+    ("bwd_dkdv", {"q_buffers": 1}, r"q_buffers must be 2, or 1 with s_query_warps 2, got 1"),
+    ("bwd_dkdv", {"s_query_warps": 2, "block_m": 48}, r"block_m and headdim must be multiples of 16 \* s_query_warps"),
+    ("bwd_dkdv", {"s_query_warps": 2, "block_n": 96}, r"block_n must be 16 or 32 per warp \(32 or 64\)"),
+    ("bwd_dkdv", {"atomic_block_m": 40}, r"atomic_block_m / atomic_s_query_warps / atomic_q_buffers: block_m and headdim"),
+    ("bwd_dq", {"s_query_warps": 2}, r"s_query_warps, q_buffers and atomic_\* are fields of the tensor-core dK/dV kernel"),
 ])
 def test_mma_backward_config_rules(kind, change, pattern):
     import dataclasses
@@ -218,12 +225,33 @@ def test_mma_backward_config_rules(kind, change, pattern):
         dataclasses.replace(good, **change).validate()
 
 
+def test_dkdv_grid_config_names_and_atomic_tile():
+    import dataclasses
+    cfg = rocflash_configs.TileConfig(target="cuda", impl="mma", dtype="bf16", headdim=128, block_m=64, block_n=64,
+                                      threads=128, threads_n=4, lds_pad_bytes=16, waves_per_simd=2, kind="bwd_dkdv",
+                                      s_query_warps=2, q_buffers=1, atomic_block_m=32, atomic_s_query_warps=1,
+                                      atomic_q_buffers=2)
+    cfg.validate()
+    assert cfg.tile_name == "cuda_mma_bf16_d128_b64x64_t128x4_p16_g2q1_a32g1q2"
+    atomic = cfg.atomic_config()
+    assert (atomic.block_m, atomic.s_query_warps, atomic.q_buffers) == (32, 1, 2)
+    assert atomic.tile_name == "cuda_mma_bf16_d128_b32x64_t128x4_p16"
+    plain = dataclasses.replace(cfg, atomic_block_m=0, atomic_s_query_warps=0, atomic_q_buffers=0)
+    assert plain.atomic_config() is plain and plain.tile_name.endswith("_g2q1")
+    # shared memory of each kernel's own tile (MmaBwdDkdvShape::lds_bytes / lds_bytes_atomic_dq)
+    from rocflash import mma_audit
+    row, st = 128 * 2 + 16, 64 * (64 * 2 + 16)
+    assert mma_audit.lds_bytes(cfg) == (2 * 64 + 2 * 64) * row + 12 * 64 + 2 * st
+    assert mma_audit.lds_bytes(cfg, "bwd_dkdvq") == (2 * 64 + 4 * 32) * row + 24 * 32 + 64 * (32 * 2 + 16)
+
+
 def test_backward_mma_instances_generated(tmp_path):
     codegen.generate("cuda", tmp_path)
     for kind, shape in (("bwd_dkdv", "MmaBwdDkdvShape"), ("bwd_dq", "MmaBwdDqShape")):
         assert f"static constexpr {shape} kShape" in (tmp_path / f"fmha_{kind}_instances.h").read_text()
         table = (tmp_path / f"fmha_{kind}_table.inc").read_text()
         assert f'"rocflash_fmha_{kind}_cuda_mma_bf16_d128_' in table and "TileMath::kMma}" in table
+    assert "static constexpr MmaBwdDkdvShape kAtomicShape" in (tmp_path / "fmha_bwd_dkdv_instances.h").read_text()
 
 
 def test_kernel_switch_is_checked(monkeypatch):

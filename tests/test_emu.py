@@ -265,6 +265,27 @@ def test_scalar_arith_scc_and_branches():
     assert w.S[7] == 0xFFFF8000 and w.S[8] == 0 and w.S[9] == 0xFFFFF800 and w.S[10] == 22
 
 
+def test_scalar_bitcmp():
+    """S_BITCMP0/1_B32/B64 (Vega ISA manual, SOPC): SCC = bit S1[4:0] (B64: S1[5:0]) of S0 is 0 / 1; the varlen
+    check kernel tests its assert flag with s_bitcmp1_b32."""
+    w = new_wave()
+    w.S[2], w.S[3], w.S[4], w.S[5] = 0b1010, 0, 1, 0x80000000
+    run_snippet(["s_bitcmp1_b32 s2, 1", "s_cselect_b32 s10, 1, 0", "s_bitcmp1_b32 s2, 2", "s_cselect_b32 s11, 1, 0",
+                 "s_bitcmp0_b32 s2, 33", "s_cselect_b32 s12, 1, 0", "s_bitcmp1_b64 s[4:5], 63",
+                 "s_cselect_b32 s13, 1, 0", "s_bitcmp0_b64 s[4:5], 0", "s_cselect_b32 s14, 1, 0"], w)
+    assert (w.S[10], w.S[11], w.S[12], w.S[13], w.S[14]) == (1, 0, 0, 1, 0)
+
+
+def test_trap_stops_the_wave():
+    """S_TRAP (SOPP): the wave enters the trap handler; the emulator stops with Trap (rocflash's device-side assert
+    on AMD), after the instructions before it ran."""
+    from rocflash.emu.state import Trap
+    w = new_wave()
+    with pytest.raises(Trap, match="s_trap 2"):
+        run_snippet(["s_mov_b32 s4, 7", "s_trap 2", "s_mov_b32 s5, 9"], w)
+    assert w.S[4] == 7 and w.S[5] != 9
+
+
 def test_saveexec_and_execz_branch():
     w = new_wave()
     w.V[0] = np.arange(64)

@@ -160,3 +160,34 @@ def test_emulated_splitkv_bad_sequence_gives_nan(num_splits):
     good = [0, 2]
     assert assert_sequences_close(out[good], lse[:, good], [q[b:b + 1] for b in good],
                                   [(k_seqs[b], v_seqs[b]) for b in good], args, "emulated bad-index split-KV") == 2
+
+
+def test_emulated_varlen_check_kernel_flags_each_rule():
+    """flash_attn_varlen_func's index-check kernel (hip_src/fmha_varlen_check.h) as gfx906 machine code: every
+    value rule one violation at a time sets the error flag (the assert is off: the trap is not emulated), good
+    index values and out-of-range entries of unused pages leave it 0 (varlen_ref.CHECK_GOOD / CHECK_BAD, the cases of
+    test_gpu_host_path.py::test_gpu_varlen_check_kernel_flags_each_rule)."""
+    from rocflash.emu.driver_check import run_varlen_check
+    from varlen_ref import CHECK_BAD, CHECK_GOOD
+
+    def check(cu_q, cu_k, total_q, total_k, max_q, max_k, table=None, num_blocks=0, page=0):
+        t = lambda x: torch.tensor(x, dtype=torch.int32)  # noqa: E731
+        return run_varlen_check(t(cu_q), t(cu_k), total_q, total_k, max_q, max_k,
+                                None if table is None else t(table), num_blocks, page)
+
+    for case in CHECK_GOOD:
+        assert check(*case) == 0, case
+    for case in CHECK_BAD:
+        assert check(*case) == 1, case
+
+
+def test_emulated_varlen_check_kernel_traps_on_a_bad_value():
+    """With assert_on_error (the `device` policy) the check kernel's device-side assert is s_trap on gfx906
+    (hip_src/rf_vendor.h rf_assert_fail: no scratch, no call); good values run through."""
+    from rocflash.emu.driver_check import run_varlen_check
+    from rocflash.emu.state import Trap
+
+    t = lambda x: torch.tensor(x, dtype=torch.int32)  # noqa: E731
+    assert run_varlen_check(t([0, 3, 3, 8]), t([0, 7, 11, 20]), 8, 20, 5, 9, assert_on_error=True) == 0
+    with pytest.raises(Trap, match="s_trap"):
+        run_varlen_check(t([0, 3, 3, 8]), t([0, 7, 5, 20]), 8, 20, 5, 9, assert_on_error=True)

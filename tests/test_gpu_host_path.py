@@ -166,8 +166,6 @@ def test_gpu_kvcache_bad_index_off_gives_nan_and_flag(platform, monkeypatch, wha
 def test_gpu_kvcache_bad_index_device_asserts():
     """ROCFLASH_INDEX_CHECKS=device (default) on the fast path: an out-of-range cache_seqlens stops the stream in the
     step kernel's device-side assert (in a child process: the GPU context is unusable afterwards)."""
-    import subprocess
-    import sys
     script = (
         "import torch, rocflash\n"
         "from conftest import gpu_platform\n"
@@ -182,14 +180,22 @@ def test_gpu_kvcache_bad_index_device_asserts():
         "rocflash.flash_attn_with_kvcache(**call, backend=p)\n"
         "torch.cuda.synchronize()\n"
         "print('no error', flush=True)\n")
+    _child_stops_after_good_calls(script, "index out of range")
+
+
+def _child_stops_after_good_calls(script: str, message: str) -> None:
+    """Run ``script`` in a child process (from tests/, default ROCFLASH_INDEX_CHECKS): it prints 'good calls
+    passed', then its bad call must stop it in a device-side assert before it prints 'no error'."""
     import os
+    import subprocess
+    import sys
     env = dict(os.environ)
     env.pop("ROCFLASH_INDEX_CHECKS", None)
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env,
                          cwd=os.path.dirname(os.path.abspath(__file__)))
     text = res.stdout + res.stderr
     assert "good calls passed" in text and "no error" not in text and res.returncode != 0, text[-2000:]
-    assert "index out of range" in text or "device-side assert" in text, text[-2000:]
+    assert message in text or "device-side assert" in text, text[-2000:]
 
 
 @pytest.mark.parametrize("paged", [False, True], ids=["packed", "paged"])
@@ -230,3 +236,57 @@ def test_gpu_varlen_no_sync_same_bits_as_host_checks(platform, monkeypatch, page
         if a is not None:
             assert torch.equal(_bits(a), _bits(b))
     assert not results["device"][0].isnan().any()
+
+
+def _varlen_check(platform, cu_q, cu_k, total_q, total_k, max_q, max_k, table=None, num_blocks=0, page=0):
+    """The varlen check kernel (hip_src/fmha_varlen_check.h) launched alone without its assert: the error flag."""
+    from rocflash.backends import compiled
+    mod = compiled.load_module(platform)
+    flag = torch.zeros(1, dtype=torch.int32, device="cuda")
+    cu_q, cu_k = (torch.tensor(c, dtype=torch.int32, device="cuda") for c in (cu_q, cu_k))
+    if table is not None:
+        table = torch.tensor(table, dtype=torch.int32, device="cuda")
+    mod.varlen_check(compiled.current_stream(cu_q), cu_q.data_ptr(), cu_k.data_ptr(), cu_q.numel() - 1, total_q,
+                     total_k, max_q, max_k, 0 if table is None else table.data_ptr(),
+                     0 if table is None else table.stride(0), 0 if table is None else table.shape[1], page,
+                     num_blocks, flag.data_ptr(), False)
+    torch.cuda.synchronize()
+    return int(flag.item())
+
+
+def test_gpu_varlen_check_kernel_flags_each_rule(platform):
+    """Every value rule of flash_attn_varlen_func's index tensors, one violation at a time, on the check kernel
+    (no assert; varlen_ref.CHECK_GOOD / CHECK_BAD, the emulator test's cases): the flag turns 1 exactly for the
+    bad cases; entries of unused pages are never read; many sequences (one block each) with the bad one last."""
+    from varlen_ref import CHECK_BAD, CHECK_GOOD
+    for case in CHECK_GOOD:
+        assert _varlen_check(platform, *case) == 0, case
+    for case in CHECK_BAD:
+        assert _varlen_check(platform, *case) == 1, case
+    n = 3000
+    cq = list(range(n + 1))
+    ck = [2 * i for i in range(n + 1)]
+    assert _varlen_check(platform, cq, ck, n, 2 * n, 1, 2) == 0
+    ck[-1] -= 3
+    assert _varlen_check(platform, cq, ck, n, 2 * n - 3, 1, 2) == 1
+
+
+def test_gpu_varlen_bad_index_device_asserts():
+    """A decreasing cu_seqlens_k stops the stream in the check kernel's device-side assert before the attention
+    kernels run (in a child process: the GPU context is unusable afterwards)."""
+    script = (
+        "import torch, rocflash\n"
+        "from conftest import gpu_platform\n"
+        "p = gpu_platform()\n"
+        "q, k, v = (torch.randn(n, 4, 64, device='cuda', dtype=torch.float16) for n in (8, 20, 20))\n"
+        "cu_q = torch.tensor([0, 3, 3, 8], dtype=torch.int32, device='cuda')\n"
+        "cu_k = torch.tensor([0, 7, 11, 20], dtype=torch.int32, device='cuda')\n"
+        "for _ in range(2):\n"
+        "    rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, backend=p)\n"
+        "torch.cuda.synchronize()\n"
+        "print('good calls passed', flush=True)\n"
+        "cu_k[2] = 5\n"
+        "rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, backend=p)\n"
+        "torch.cuda.synchronize()\n"
+        "print('no error', flush=True)\n")
+    _child_stops_after_good_calls(script, "index values")

@@ -111,6 +111,36 @@ def stub(monkeypatch):
 
     mod.kvcache_step = kvcache_step
     mod.KvStepParams = _Params
+
+    def fwd_step(p, stream, tile_math, split, q, k, v, o, lse, o_accum, lse_accum, split_counters):
+        """A planned flash_attn_func launch: the binding's copy of p with this call's pointers."""
+        launches.append(("fwd_splitkv" if split else "fwd", {f: getattr(p, f) for f in _FIELDS}, None, None))
+        pointers.append({"o": o, "lse": lse, "o_accum": o_accum, "lse_accum": lse_accum})
+
+    mod.fwd_step = fwd_step
+
+    def varlen_check(stream, cu_q, cu_k, batch, total_q, total_k, max_q, max_k, block_table, table_stride, width,
+                     page, num_blocks, error_flag, assert_on_error):
+        """The varlen check kernel (hip_src/fmha_varlen_check.h) on the CPU tensors' memory."""
+        q, k = _ints(cu_q, batch + 1), _ints(cu_k, batch + 1)
+        limit_k = min(max_k, width * page) if block_table else max_k
+        bad = q[0] != 0 or k[0] != 0 or q[-1] != total_q or (total_k >= 0 and k[-1] != total_k)
+        for b in range(batch):
+            lq, lk = q[b + 1] - q[b], k[b + 1] - k[b]
+            bad = bad or not (0 <= lq <= max_q and 0 <= lk <= limit_k)
+            if not bad and block_table:
+                row = _ints(block_table + 4 * b * table_stride, (lk + page - 1) // page)
+                bad = any(not 0 <= e < num_blocks for e in row)
+        launches.append(("varlen_check", dict(batch=batch, total_q=total_q, total_k=total_k, max_q=max_q,
+                                              max_k=max_k, width=width, page=page, num_blocks=num_blocks), None, None))
+        if bad:
+            if error_flag:
+                ctypes.c_int32.from_address(error_flag).value = 1
+            if assert_on_error:
+                raise RuntimeError("CUDA error: device-side assert triggered (rocflash: flash_attn_varlen_func index "
+                                   "values)")
+
+    mod.varlen_check = varlen_check
     props = types.SimpleNamespace(name="stub GPU", major=9, minor=0, multi_processor_count=132,
                                   shared_memory_per_multiprocessor=233472)
     monkeypatch.setattr(torch.cuda, "current_device", lambda: None)  # CPU tensors: device.index None
@@ -124,7 +154,7 @@ def stub(monkeypatch):
     monkeypatch.delenv(kvcache_fast.INDEX_CHECKS_ENV, raising=False)
     kvcache_fast._PLANS.clear()
     interface._CHECKED.clear()
-    yield types.SimpleNamespace(platform=platform, launches=launches, pointers=pointers)
+    yield types.SimpleNamespace(platform=platform, launches=launches, pointers=pointers, mod=mod)
     kvcache_fast._PLANS.clear()
     interface._CHECKED.clear()
 
@@ -340,10 +370,65 @@ def test_flash_attn_func_repeated_backward_skips_the_op_dispatch_same_launches(s
 
 
 @pytest.mark.parametrize("paged", [False, True])
-def test_varlen_reads_no_value_and_checks_on_the_device(stub, monkeypatch, paged):
+def test_varlen_repeated_inference_call_skips_the_host_checks(stub, monkeypatch, paged):
+    """A repeated inference signature of flash_attn_varlen_func on a compiled backend skips the host checks and the
+    backend selection (rocflash.varlen._plan_key): it launches the check kernel on this call's index values, then the
+    same forward as the first call; bad index values still stop it (the check kernel); a gradient, a changed
+    max_seqlen or ROCFLASH_INDEX_CHECKS=host take the full path."""
+    from rocflash import varlen
+    varlen._PLANS.clear()
+    lens_q, lens_k = [3, 0, 5], [7, 4, 9]
+    cu_q = torch.tensor([0, 3, 3, 8], dtype=torch.int32)
+    cu_k = torch.tensor([0, 7, 11, 20], dtype=torch.int32)
+    q = _rand(8, 4, 64, seed=33)
+    call = dict(backend=stub.platform, causal=True)
+    if paged:
+        k, v = _rand(9, 16, 2, 64, seed=34), _rand(9, 16, 2, 64, seed=35)
+        call["block_table"] = torch.tensor([[4, 8], [0, -1], [2, 6]], dtype=torch.int32)
+    else:
+        k, v = _rand(20, 2, 64, seed=34), _rand(20, 2, 64, seed=35)
+    rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, **call)
+    first = [x for x in stub.launches if x[0] != "varlen_check"][-1]
+    n0 = len(stub.launches)
+    with monkeypatch.context() as m, no_host_reads():
+        for name in ("_prepare", "_checks_on_device", "select_varlen_backend", "run_varlen"):
+            m.setattr(varlen, name, None)  # a planned call runs none of them
+        out = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, **call)
+        out2, lse, _ = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, return_attn_probs=True, **call)
+        with pytest.raises(RuntimeError, match="flash_attn_varlen_func index values"):  # the check kernel, per call
+            rocflash.flash_attn_varlen_func(q, k, v, cu_q, torch.tensor([0, 7, 5, 20], dtype=torch.int32), 5, 9, **call)
+    assert out.shape == out2.shape == q.shape and lse.shape == (4, 8)
+    planned = stub.launches[n0:]
+    assert [x[0] for x in planned] == ["varlen_check", first[0], "varlen_check", first[0], "varlen_check"]
+    assert all(fields == first[1] and table == first[3] for _, fields, _, table in planned[1:4:2])
+    n = len(stub.launches)
+    with monkeypatch.context() as m:
+        m.setattr(varlen, "_prepare", None)  # these must take the full path (which calls _prepare)
+        with pytest.raises(TypeError):
+            rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 6, 9, **call)  # another max_seqlen_q
+        m.setenv(kvcache_fast.INDEX_CHECKS_ENV, "host")
+        with pytest.raises(TypeError):
+            rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, **call)
+    assert len(stub.launches) == n
+    if not paged:
+        qg = q.clone().requires_grad_()
+        with monkeypatch.context() as m:
+            m.setattr(varlen, "_prepare", None)
+            with pytest.raises(TypeError):
+                rocflash.flash_attn_varlen_func(qg, k, v, cu_q, cu_k, 5, 9, **call)
+    varlen._PLANS.clear()
+
+
+@pytest.mark.parametrize("kernel", [True, False], ids=["check_kernel", "torch_ops"])
+@pytest.mark.parametrize("paged", [False, True])
+def test_varlen_reads_no_value_and_checks_on_the_device(stub, monkeypatch, paged, kernel):
     """flash_attn_varlen_func on a compiled backend reads no index value on the host (no sync on a GPU): the grid
-    comes from max_seqlen_q / k, the values are checked by torch ops on their device (here the CPU: the assert
-    raises at once); it launches what ROCFLASH_INDEX_CHECKS=host (the exact host checks) launches."""
+    comes from max_seqlen_q / k, the values are checked on their device: by the module's check kernel (modelled by
+    the stub on the CPU memory; one launch, no torch op) or, for a module without it, by torch ops (here on the
+    CPU: the assert raises at once); it launches what ROCFLASH_INDEX_CHECKS=host (the exact host checks)
+    launches."""
+    if not kernel:
+        monkeypatch.delattr(stub.mod, "varlen_check")
     lens_q, lens_k = [3, 0, 5], [7, 4, 9]
     cu_q = torch.tensor([0, 3, 3, 8], dtype=torch.int32)
     cu_k = torch.tensor([0, 7, 11, 20], dtype=torch.int32)
@@ -356,11 +441,16 @@ def test_varlen_reads_no_value_and_checks_on_the_device(stub, monkeypatch, paged
         k, v = _rand(20, 2, 64, seed=31), _rand(20, 2, 64, seed=32)
     with no_host_reads():
         out = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), **call)
+    checks = [x for x in stub.launches if x[0] == "varlen_check"]
+    assert [c[1] for c in checks] == ([dict(batch=3, total_q=8, total_k=-1 if paged else 20, max_q=5, max_k=9,
+                                            width=2 if paged else 0, page=16 if paged else 0,
+                                            num_blocks=9 if paged else 0)] if kernel else [])
     monkeypatch.setenv(kvcache_fast.INDEX_CHECKS_ENV, "host")
     ref = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), **call)
     assert out.shape == ref.shape == q.shape
     (kind1, fields1, _, table1), (kind2, fields2, _, table2) = stub.launches[-2:]
     assert kind1 == kind2 and fields1 == fields2 and table1 == table2
+    assert len([x for x in stub.launches if x[0] == "varlen_check"]) == len(checks)  # host: no check kernel
     monkeypatch.delenv(kvcache_fast.INDEX_CHECKS_ENV)
     bad_cases = [(cu_q, torch.tensor([0, 7, 5, 20], dtype=torch.int32), max(lens_k)),  # decreasing
                  (cu_q, cu_k, max(lens_k) - 1),  # a sequence longer than max_seqlen_k

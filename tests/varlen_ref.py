@@ -70,3 +70,43 @@ def assert_sequence_grads_close(grads, q, k, v, dout, lens_q, lens_k, args, what
             continue
         assert_grads_close((dq[iq][None], dk[ik][None], dv[ik][None]), q[iq][None], k[ik][None], v[ik][None],
                            dout[iq][None], per_sequence_args(args, b), f"{what} seq {b}")
+
+
+# flash_attn_varlen_func's index rules for the check kernel (hip_src/fmha_varlen_check.h), shared by its GPU test
+# (test_gpu_host_path.py) and its emulator test (test_emu_inference.py). A case: (cu_seqlens_q, cu_seqlens_k,
+# total_q, total_k, max_seqlen_q, max_seqlen_k[, block_table, num_blocks, page_block_size]); total_k -1: cu_seqlens_k
+# ends anywhere (paged). Paged cases: 3 sequences of 7, 4, 9 keys in pages of 16, 9 blocks; -1 / 8 in the table are
+# unused pages (never read).
+_CU_Q, _CU_K, _TABLE = [0, 3, 3, 8], [0, 7, 11, 20], [[4, 8], [0, -1], [2, 6]]
+
+
+def _table_with(row, col, value):
+    t = [list(r) for r in _TABLE]
+    t[row][col] = value
+    return t
+
+
+CHECK_GOOD = [
+    (_CU_Q, _CU_K, 8, 20, 5, 9),
+    (_CU_Q, _CU_K, 8, 20, 2**31 - 1, 2**31 - 1),
+    (_CU_Q, _CU_K, 8, -1, 5, 9, _TABLE, 9, 16),
+    ([0, 1], [0, 32], 1, -1, 1, 64, [[0, 1]], 9, 16),  # 32 keys: exactly the table's 2 pages
+]
+CHECK_BAD = [
+    ([0, 3, 3, 8], [0, 7, 5, 20], 8, 20, 5, 9),    # cu_seqlens_k decreasing
+    ([0, 3, 2, 8], [0, 7, 11, 20], 8, 20, 6, 9),   # cu_seqlens_q decreasing
+    (_CU_Q, _CU_K, 8, 20, 5, 8),                   # a sequence longer than max_seqlen_k
+    (_CU_Q, _CU_K, 8, 20, 4, 9),                   # ... than max_seqlen_q
+    ([1, 3, 3, 8], _CU_K, 8, 20, 5, 9),            # cu_seqlens_q not starting at 0
+    (_CU_Q, [2, 7, 11, 20], 8, 20, 5, 9),          # cu_seqlens_k not starting at 0
+    (_CU_Q, _CU_K, 9, 20, 5, 9),                   # not ending at total_q
+    (_CU_Q, _CU_K, 8, 21, 5, 9),                   # not ending at total_k
+    ([0, 5], [0, 2**31 - 1], 5, 2**31 - 1, 5, 2**31 - 2),  # one key more than max_seqlen_k near int32's end
+    # a decrease whose 32-bit difference wraps to 3 (a valid-looking length): the kernel subtracts in 64 bits
+    ([0, 1, 2], [0, 2**31 - 1, -2**31 + 2], 2, -2**31 + 2, 1, 2**31 - 1),
+    (_CU_Q, _CU_K, 8, -1, 5, 9, _table_with(2, 0, 9), 9, 16),        # a used entry >= num_blocks
+    (_CU_Q, _CU_K, 8, -1, 5, 9, _table_with(1, 0, -1), 9, 16),       # ... negative
+    (_CU_Q, _CU_K, 8, -1, 5, 9, _table_with(0, 0, 1 << 30), 9, 16),  # ... far out
+    ([0, 1], [0, 33], 1, -1, 1, 64, [[0, 1]], 9, 16),  # 33 keys need 3 pages, the table has 2
+]
+

@@ -29,6 +29,7 @@ vector tile math is deterministic either way. ``last_kernels()["bwd_dq"]`` says 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import importlib
 import math
@@ -356,11 +357,10 @@ def sbcast_workspace_bytes(p, block_n: int) -> int:
     return p.batch * p.nheads_k * (-(-p.seqlen_k // block_n) * block_n) * p.headdim * 2
 
 
-def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, state: dict | None = None,
-                sbcast: bool = False) -> None:
+def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, sbcast: bool = False) -> None:
     """Run the forward (inst None; the scalar-broadcast kernel with its two fresh workspaces when ``sbcast``) or
-    the split-KV kernel with num_splits splits (plus its partial buffers: fresh ones, or with ``state`` (a planned
-    launch's, see varlen_forward_planned) one buffer kept per stream)."""
+    the split-KV kernel with num_splits splits (plus fresh partial buffers; repeated eager calls keep theirs:
+    forward_planned)."""
     with _device_of(q):
         stream = _current_stream(q)
         if inst is None and sbcast:
@@ -383,8 +383,7 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, state: dict 
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0  # checked before launch
-        buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device) if state is None else \
-            _split_scratch(state, p, num_splits, inst["headdim"], q, stream)
+        buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
         counters = None
         # the last block keeps (row, split) LSEs in its shared memory: 16 + block_m * num_splits * 4 bytes
         if (math == "mma" and num_splits > 1 and 16 + inst["block_m"] * num_splits * 4 <= inst["lds_bytes"]
@@ -658,52 +657,6 @@ def backward(platform: str, q, k, v, out, stats, dout, args: FwdArgs, out_fp32=N
     return dq, dk, dv
 
 
-def varlen_forward_planned(platform: str, state: dict, q, k, v, seq: SeqArgs, args: FwdArgs, getenv=os.environ.get,
-                           want_lse: bool = True):
-    """``varlen_forward`` (inference: no stats) for a caller that already validated a fixed signature and keeps
-    ``state`` (a dict) for it: the filled params are kept there per (pointer alignment, ROCFLASH_KERNEL,
-    ROCFLASH_POISON_OUTPUTS) instead of being looked up under a key built from every shape and stride per call
-    (rocflash.kvcache_fast: a decode step's host path). Returns (out like q, lse float32 (nheads, total_q))."""
-    total_q, nheads, _ = q.shape
-    poison = getenv(POISON_ENV) == "1"
-    alloc = torch.full if poison else torch.empty
-    fill = (float("nan"),) if poison else ()
-    out = alloc(q.shape, *fill, dtype=q.dtype, device=q.device)
-    lse = alloc((nheads, total_q), *fill, dtype=torch.float32, device=q.device) if want_lse else \
-        _lse_scratch(state, (nheads, total_q), q)
-    aligned_ptrs = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
-    key = (aligned_ptrs, getenv(KERNEL_ENV))
-    mod = load_module(platform)
-    with _LAUNCH_LOCK:  # state's params are shared between threads
-        _varlen_planned_launch(platform, state, key, mod, q, k, v, seq, args, out, lse)
-    return out, lse
-
-
-def planned_params(platform: str, mod, q, k, v, seq: SeqArgs, args: FwdArgs, out, lse):
-    """(params, num_splits, split-KV instance or None) of an inference varlen / KV-cache launch: the filled params
-    struct of ``varlen_forward_planned`` (no ALiBi tensor, no stats), kept by its callers per signature."""
-    kernel_choice()  # ValueError for a bad ROCFLASH_KERNEL, before anything is cached
-    p = mod.FmhaFwdParams()
-    _fill_common(mod, p, q, k, v, args)
-    _fill_seq(p, q, k, seq)
-    p.o, p.lse = out.data_ptr(), lse.data_ptr()
-    _set_strides(p, "o", out)
-    p.aligned = is_aligned(q, k, v, out)
-    split, num_splits, inst = split_plan(platform, q, k.shape[-2], seq.batch, seq.max_seqlen_q, seq.max_seqlen_k,
-                                         seq.num_splits, p.aligned)
-    p.softmax_stats, p.o_fp32 = 0, 0
-    return p, num_splits, inst if split else None
-
-
-def _varlen_planned_launch(platform, state, key, mod, q, k, v, seq, args, out, lse) -> None:
-    hit = state.get(key)
-    if hit is None:
-        hit = state[key] = planned_params(platform, mod, q, k, v, seq, args, out, lse)
-    p, num_splits, inst = hit
-    _seq_pointers(p, q, k, v, seq, out, lse)
-    _launch_fwd(mod, p, q, out, num_splits, inst, state)
-
-
 def _lse_scratch(state: dict, shape: tuple, q) -> torch.Tensor:
     """An LSE the caller will not return (flash_attn_func without return_attn_probs, flash_attn_with_kvcache
     without return_softmax_lse): the kernels still write one, into a buffer kept in ``state`` per stream (calls
@@ -715,28 +668,6 @@ def _lse_scratch(state: dict, shape: tuple, q) -> torch.Tensor:
     buf = state.get(key)
     if buf is None:
         buf = state[key] = torch.empty(shape, dtype=torch.float32, device=q.device)
-    return buf
-
-
-def _split_scratch(state: dict, p, num_splits: int, bucket: int, q, stream: int):
-    """The split-KV partials (``fill_split_buffers``' o_accum and lse_accum) of a planned launch in one float32
-    buffer, kept in ``state`` per stream: the split and combine kernels of every call on that stream run in
-    stream order, so the next call may reuse it (two allocations less per decode step). During a CUDA graph
-    capture a fresh buffer from the graph's pool is taken and not kept."""
-    p.num_splits = num_splits
-    if num_splits <= 1:
-        return None
-    n_o = num_splits * p.nheads * p.seq_total_q * bucket
-    size = n_o + num_splits * p.nheads * p.seq_total_q
-    capturing = q.device.type == "cuda" and torch.cuda.is_current_stream_capturing()
-    buf = None if capturing else state.get(("scratch", stream))
-    # one state serves several plans (pointer alignment x ROCFLASH_KERNEL: another instance, another split count)
-    if buf is None or buf.numel() < size:
-        buf = torch.empty(size, dtype=torch.float32, device=q.device)
-        if not capturing:
-            state[("scratch", stream)] = buf
-    p.o_accum = buf.data_ptr()
-    p.lse_accum = p.o_accum + n_o * 4  # float32 partial LSEs after the partial outputs (16-byte aligned)
     return buf
 
 
@@ -759,44 +690,96 @@ def _current_stream(t: torch.Tensor) -> int:
 def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=os.environ.get, want_lse: bool = True):
     """``forward`` for inference (no stats) on a signature the caller validated once and keeps ``state`` (a dict)
     for: the filled params, the split plan and the tile math are kept there per (pointer alignment,
-    ROCFLASH_KERNEL) (rocflash.interface: eager flash_attn_func calls). No ALiBi tensor. Returns (out like q,
-    lse float32 (batch, nheads, seqlen_q))."""
+    ROCFLASH_KERNEL and the split-KV switches) (rocflash.interface: eager flash_attn_func calls). No ALiBi tensor.
+    Returns (out like q, lse float32 (batch, nheads, seqlen_q), or None when not ``want_lse``). The launch is one
+    call into the compiled module (``fwd_step``: the kept params copied with this call's pointers); the split
+    partials and an unreturned LSE share one float32 buffer kept per stream."""
     batch, seqlen_q, nheads, _ = q.shape
     poison = getenv(POISON_ENV) == "1"
-    alloc = torch.full if poison else torch.empty
-    fill = (float("nan"),) if poison else ()
-    out = alloc(q.shape, *fill, dtype=q.dtype, device=q.device)
-    lse = alloc((batch, nheads, seqlen_q), *fill, dtype=torch.float32, device=q.device) if want_lse else \
-        _lse_scratch(state, (batch, nheads, seqlen_q), q)
-    key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV))
+    out = torch.full(q.shape, float("nan"), dtype=q.dtype, device=q.device) if poison else \
+        torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV),
+           getenv(SPLITKV_L2_PREFETCH_ENV), getenv(SPLITKV_FUSED_COMBINE_ENV))
     mod = load_module(platform)
-    with _LAUNCH_LOCK:  # state's params are shared between threads
-        _planned_launch(platform, state, key, mod, q, k, v, args, out, lse)
-    return out, lse
-
-
-def _planned_launch(platform, state, key, mod, q, k, v, args, out, lse) -> None:
-    batch, seqlen_q = q.shape[:2]
     hit = state.get(key)
     if hit is None:
-        kernel_choice()  # ValueError for a bad ROCFLASH_KERNEL, before anything is cached
-        p = mod.FmhaFwdParams()
-        _fill_common(mod, p, q, k, v, args)
-        p.o, p.lse = out.data_ptr(), lse.data_ptr()
-        _set_strides(p, "o", out)
-        p.aligned = is_aligned(q, k, v, out)
-        p.softmax_stats, p.o_fp32 = 0, 0
-        if _sbcast_choice(platform, mod, q, k, args, p.aligned):  # as _forward_launch: before the split plan
-            split, num_splits, inst, math = False, 1, None, "sbcast"
-        else:
-            split, num_splits, inst = split_plan(platform, q, k.shape[2], batch, seqlen_q, k.shape[1], 0, p.aligned)
-            math = inst.get("impl", "vector") if split else forward_tile_math(platform, mod, q, p.aligned)
-        hit = state[key] = (p, num_splits, inst if split else None, getattr(mod.TileMath, math), math)
-    p, num_splits, inst, tile_math, math = hit
-    p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
-    if inst is not None or math == "sbcast":  # split-KV / scalar-broadcast launches and their buffers: _launch_fwd
-        _launch_fwd(mod, p, q, out, num_splits, inst, state, sbcast=math == "sbcast")
-        return
+        hit = _plan_launch(platform, mod, q, k, v, args, out)
+        state[key] = hit
+    if want_lse:
+        lse = torch.full((batch, nheads, seqlen_q), float("nan"), dtype=torch.float32, device=q.device) if poison \
+            else torch.empty((batch, nheads, seqlen_q), dtype=torch.float32, device=q.device)
+    if hit.sbcast:  # the scalar-broadcast forward and its two fresh workspaces: _launch_fwd
+        if not want_lse:
+            lse = _lse_scratch(state, (batch, nheads, seqlen_q), q)
+        with _LAUNCH_LOCK:  # the kept params are written here
+            p = hit.params
+            p.q, p.k, p.v, p.o, p.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr()
+            _launch_fwd(mod, p, q, out, 1, None, sbcast=True)
+        return out, lse
+    stream = _current_stream(q)
+    # one float32 buffer per stream for what nobody returns: the split partials (O, then LSE) and the LSE when not
+    # asked for (calls on one stream run in order, so the next call may reuse it); fresh during a graph capture
+    lse_part = 0 if want_lse else hit.n_lse
+    size = hit.n_o + hit.n_l + lse_part
+    base, buf = 0, None
+    if size:
+        capturing = q.device.type == "cuda" and torch.cuda.is_current_stream_capturing()
+        skey = ("scratch", stream)
+        buf = None if capturing else state.get(skey)
+        if buf is None or buf.numel() < size:
+            buf = torch.empty(size, dtype=torch.float32, device=q.device)
+            if not capturing and 4 * lse_part <= SCRATCH_KEEP_BYTES:
+                state[skey] = buf
+        base = buf.data_ptr()
+    counters = split_counters(q.device, stream, hit.fused_slots) if hit.fused_slots else None
     with _device_of(q):
-        mod.fwd(p, _current_stream(q), tile_math)
-    _LAST["fwd"] = math
+        mod.fwd_step(hit.params, stream, hit.tile_math, hit.split, q.data_ptr(), k.data_ptr(), v.data_ptr(),
+                     out.data_ptr(), lse.data_ptr() if want_lse else base + 4 * (hit.n_o + hit.n_l),
+                     base if hit.n_o else 0, base + 4 * hit.n_o if hit.n_o else 0,
+                     0 if counters is None else counters.data_ptr())
+    _LAST["fwd"] = hit.math
+    del buf, counters  # the caching allocator keeps fresh ones for the queued kernels
+    return out, (lse if want_lse else None)
+
+
+@dataclasses.dataclass(frozen=True)
+class _PlannedLaunch:
+    """What forward_planned launches for a (signature, alignment, switches): the filled params (the module's
+    fwd_step copies them with each call's pointers) and the float32 scratch layout."""
+
+    params: object
+    split: bool
+    tile_math: object
+    math: str
+    sbcast: bool
+    n_o: int  # float32 elements of the split partials' O (0 without splits)
+    n_l: int  # ... of their LSEs
+    n_lse: int  # ... of the LSE when the caller does not return it
+    fused_slots: int  # arrival counters of the fused combine (0: the combine kernel)
+
+
+def _plan_launch(platform, mod, q, k, v, args, out) -> _PlannedLaunch:
+    """The params, split plan, tile math and split-KV switches of a planned call (ValueError for a bad
+    ROCFLASH_KERNEL / split-KV switch, before anything is kept)."""
+    batch, seqlen_q, nheads, _ = q.shape
+    kernel_choice()
+    p = mod.FmhaFwdParams()
+    _fill_common(mod, p, q, k, v, args)
+    _set_strides(p, "o", out)
+    p.aligned = is_aligned(q, k, v, out)
+    p.softmax_stats, p.o_fp32 = 0, 0
+    n_lse = batch * nheads * seqlen_q
+    if _sbcast_choice(platform, mod, q, k, args, p.aligned):  # as _forward_launch: before the split plan
+        return _PlannedLaunch(p, False, mod.TileMath.sbcast, "sbcast", True, 0, 0, n_lse, 0)
+    split, num_splits, inst = split_plan(platform, q, k.shape[2], batch, seqlen_q, k.shape[1], 0, p.aligned)
+    math = inst.get("impl", "vector") if split else forward_tile_math(platform, mod, q, p.aligned)
+    n_o = n_l = fused = 0
+    if split:
+        p.num_splits = num_splits
+        p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0
+        fuse = splitkv_fused_combine()  # checked for every split call, as _launch_fwd does
+        if num_splits > 1:
+            n_o, n_l = num_splits * n_lse * inst["headdim"], num_splits * n_lse
+            if math == "mma" and 16 + inst["block_m"] * num_splits * 4 <= inst["lds_bytes"] and fuse:
+                fused = batch * p.nheads_k * splitkv.row_chunks(seqlen_q, nheads // p.nheads_k, inst["block_m"])
+    return _PlannedLaunch(p, split, getattr(mod.TileMath, math), math, False, n_o, n_l, n_lse, fused)

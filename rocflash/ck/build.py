@@ -22,7 +22,7 @@ import sysconfig
 import time
 from pathlib import Path
 
-from ..build import BuildError, _run, find_hipcc
+from ..build import BuildError, _env, _run, find_hipcc
 from ..configs import hip_src_dir
 from ..targets import CK_ARCHS, base_arch
 from . import codegen
@@ -50,19 +50,57 @@ def wanted(amd_archs: list[str], torch_hip: bool) -> tuple[bool, str]:
     return True, f"CK instances for {', '.join(archs)}"
 
 
+def check_compiler(hipcc: str, archs: list[str]) -> None:
+    """Compile an empty translation unit with CK's flags for ``archs`` (a fraction of a second), so that a
+    compiler that cannot build CK stops the build at once with what to do, not with clang's errors per source.
+
+    Raises BuildError: e.g. Debian's hipcc (clang-15) rejects ``-fno-offload-uniform-block`` and does not know
+    gfx942 ("invalid target ID").
+    """
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="rocflash-ck-probe-") as tmp:
+        src = Path(tmp) / "probe.hip"
+        src.write_text("")
+        cmd = [hipcc, "-x", "hip", "-O3", "-fPIC", *CK_FLAGS, *(f"--offload-arch={a}" for a in archs), "-c", str(src),
+               "-o", str(Path(tmp) / "probe.o")]
+        try:
+            proc = subprocess.run(cmd, env=_env("hip"), capture_output=True, text=True)
+            failed, said = proc.returncode != 0, proc.stdout + proc.stderr
+        except OSError as e:
+            failed, said = True, str(e)
+    if failed:
+        errors = [ln.strip() for ln in said.splitlines() if "error" in ln][:4] or said.strip().splitlines()[-4:]
+        raise BuildError(
+            f"the compiler {hipcc} cannot build CK for {', '.join(archs)}: it rejects CK's flags or these archs on an "
+            f"empty source ({'; '.join(errors)}). CK needs ROCm's hipcc (HIPCC=/opt/rocm/bin/hipcc or ROCM_PATH); "
+            "Debian's hipcc (clang-15) knows neither gfx942 nor CK's flags. Without ROCm, ci/install_ck.sh then "
+            "HIPCC=ci/ck_hipcc_standin.sh (clang-22 + downloaded HIP headers) builds the module but does not link the "
+            "HIP runtime, so it does not import (docs: the README's CK section, --only for a subset of instances)")
+
+
 def build_ck_module(archs: list[str], out_path: Path, build_dir: Path, jobs: int | None = None,
                     only: list[str] | None = None) -> float:
     """Compile the instances, the dispatcher and the binding with hipcc and link ``out_path``. Seconds taken.
     ``only``: keep the instances whose name contains one of these substrings (default: all). BuildError with the
-    failing command (CkSourceError when the CK source cannot be had)."""
+    failing command, or from :func:`check_compiler` before anything is fetched or compiled (CkSourceError when the
+    CK source cannot be had)."""
     import pybind11
 
     t0 = time.time()
+    if not ck_archs(archs):
+        raise BuildError(f"rocflash._C_ck: none of {archs} has CK instances (CK archs: {', '.join(CK_ARCHS)})")
+    archs = ck_archs(archs)
+    hipcc = find_hipcc()
+    try:
+        check_compiler(hipcc, archs)
+    except BuildError as e:
+        raise BuildError(f"rocflash._C_ck: {e}") from None
     try:
         ck_dir = fetch()
     except CkSourceError as e:
         raise BuildError(f"rocflash._C_ck: {e}") from None
-    archs = ck_archs(archs)
     gen = Path(build_dir) / "ck"
     instances = [i for i in load_ck_instances() if any(base_arch(a) in i.archs for a in archs)
                  and (not only or any(o in i.name for o in only))]
@@ -71,7 +109,6 @@ def build_ck_module(archs: list[str], out_path: Path, build_dir: Path, jobs: int
     sources = [*codegen.generate(gen / "gen", archs, instances), gen / "gen" / codegen.DISPATCH_FILE,
                gen / "gen" / codegen.DISPATCH_BWD_FILE, hip_src_dir() / "ck_bindings.cpp",
                hip_src_dir() / "ck_bwd_bindings.cpp"]
-    hipcc = find_hipcc()
     names = ";".join(i.name for i in instances)
     flags = ["-x", "hip", "-O3", "-fPIC", *CK_FLAGS, *(f"--offload-arch={a}" for a in archs),
              *(f"-I{d}" for d in include_dirs(ck_dir)), f"-I{pybind11.get_include()}",

@@ -12,7 +12,9 @@
 
 Coverage: every distinct mnemonic in every gfx906 kernel we build (forward, dK/dV, dQ instances in both
 load paths, and the backward preprocess kernels), whether the emulator implements it, and every instruction
-whose operands or modifiers the decoder rejects (these would stop a run with their name and line).
+whose operands or modifiers the decoder rejects, per kernel (these would stop a run of that kernel with their
+name and line). Exit status 1 when a mnemonic is not implemented or a kernel has a rejected instruction; the
+reasons, naming the kernels, go to stderr.
 """
 
 from __future__ import annotations
@@ -41,30 +43,59 @@ def _compiled_files(jobs: int) -> list[Path]:
 
 
 def coverage(files: list[Path]) -> dict:
-    """{"mnemonics": {m: {"count", "kernels", "implemented"}}, "rejected": [...], "kernels": n}."""
+    """Mnemonic coverage of the kernels in ``files`` (gfx906 assembly).
+
+    Returns ``{"mnemonics": {m: {"count", "kernels", "implemented"}}, "rejected": {(file, kernel): Counter},
+    "kernels": n}``. A mnemonic is implemented when the emulator implements it (:func:`machine.implemented`),
+    whatever one kernel's operands are: an instruction whose operand or modifier the decoder rejects (e.g. a
+    relocation such as ``__assert_fail@rel32@lo+4``) is counted under its kernel in ``rejected``, keyed by
+    ``"mnemonic: reason"``, and only a run of that kernel stops there.
+    """
+    from .machine import implemented
+
     mn: dict[str, dict] = {}
-    rejected = collections.Counter()
+    rejected: dict[tuple[str, str], collections.Counter] = {}
     nkernels = 0
     for f in files:
         for name, k in asm.load(f).items():
             nkernels += 1
             prog = Program.from_kernel(k)
             for ins in k.instructions:
-                e = mn.setdefault(ins.mnemonic, {"count": 0, "kernels": set(), "implemented": True})
+                e = mn.setdefault(ins.mnemonic,
+                                  {"count": 0, "kernels": set(), "implemented": implemented(ins.mnemonic)})
                 e["count"] += 1
                 e["kernels"].add(name)
             for idx, reason in prog.unimplemented.items():
                 m = k.instructions[idx].mnemonic
-                mn[m]["implemented"] = False
-                rejected[reason.split(" (line")[0]] += 1
+                if mn[m]["implemented"]:
+                    key = f"{m}: {reason.split(' (line')[0]}"
+                    rejected.setdefault((Path(f).name, name), collections.Counter())[key] += 1
     return {"mnemonics": mn, "rejected": rejected, "kernels": nkernels}
+
+
+def failures(cov: dict) -> list[str]:
+    """Why ``coverage`` exits 1: each mnemonic not implemented (with the kernels using it) and each kernel with
+    rejected operands or modifiers; empty when every kernel decodes."""
+    out = []
+    for m, e in sorted(cov["mnemonics"].items()):
+        if not e["implemented"]:
+            ks = sorted(e["kernels"])
+            out.append(f"{m} is not implemented (used by {len(ks)} kernel(s): {', '.join(ks[:3])}"
+                       f"{', ...' if len(ks) > 3 else ''})")
+    for (f, name), c in sorted(cov["rejected"].items()):
+        out.append(f"kernel {name} ({f}): the decoder rejects {sum(c.values())} instruction(s): "
+                   + "; ".join(f"{r} (x{n})" for r, n in c.most_common()))
+    return out
 
 
 def format_report(cov: dict, markdown: bool = False) -> str:
     mn = cov["mnemonics"]
     impl = sum(1 for e in mn.values() if e["implemented"])
+    nrej = sum(sum(c.values()) for c in cov["rejected"].values())
     lines = [f"gfx906 emulator coverage: {impl}/{len(mn)} distinct mnemonics implemented over "
-             f"{cov['kernels']} kernels ({sum(e['count'] for e in mn.values())} static instructions)", ""]
+             f"{cov['kernels']} kernels ({sum(e['count'] for e in mn.values())} static instructions); "
+             f"{nrej} instruction(s) in {len(cov['rejected'])} kernel(s) with an operand or modifier the decoder "
+             "rejects", ""]
     if markdown:
         lines += ["| mnemonic | static count | kernels | implemented |", "|---|---:|---:|---|"]
         for m, e in sorted(mn.items(), key=lambda kv: -kv[1]["count"]):
@@ -73,7 +104,10 @@ def format_report(cov: dict, markdown: bool = False) -> str:
         for m, e in sorted(mn.items(), key=lambda kv: -kv[1]["count"]):
             lines.append(f"  {m:32s} {e['count']:7d} {len(e['kernels']):4d}  {'yes' if e['implemented'] else 'NO'}")
     if cov["rejected"]:
-        lines += ["", "Rejected by the decoder:"] + [f"  {c:6d}  {r}" for r, c in cov["rejected"].most_common()]
+        lines += ["", "Rejected by the decoder (a run of that kernel stops at the instruction), per kernel:"]
+        for (f, name), c in sorted(cov["rejected"].items()):
+            lines.append(f"  {name} ({f}):")
+            lines += [f"    {n:6d}  {r}" for r, n in c.most_common()]
     return "\n".join(lines) + "\n"
 
 
@@ -131,7 +165,10 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.write(format_report(cov))
     if args.markdown:
         Path(args.markdown).write_text(format_report(cov, markdown=True))
-    return 0 if all(e["implemented"] for e in cov["mnemonics"].values()) else 1
+    fail = failures(cov)
+    for why in fail:
+        print(f"coverage: {why}", file=sys.stderr)
+    return 1 if fail else 0
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ for gfx906 with the flags of the real build (:func:`rocflash.build.device_compil
 ``--cuda-device-only -S`` (as ``rocflash.isa`` does). One translation unit per instance, to which the
 emulator appends a device constant holding ``Tile::kShape.lds_bytes()`` (the dynamic LDS the launcher
 requests), so the compiler, not Python, evaluates it. Results are cached under
-``$ROCFLASH_CACHE_DIR/emu`` (default ``~/.cache/rocflash/emu``) by a hash of the command, the source and
+``$ROCFLASH_CACHE_DIR/emu`` (else ``$XDG_CACHE_HOME/rocflash/emu``, else ``~/.cache/rocflash/emu``) by a hash
+of the command, the source and
 every header of hip_src/ and the generated directory.
 
 Params layout: the kernels take one by-value struct (``rf::FmhaFwdParams`` / ``rf::FmhaBwdParams``) as
@@ -36,8 +37,10 @@ LDS_SYMBOL = "rocflash_emu_lds_bytes"
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("ROCFLASH_CACHE_DIR")
-    d = Path(root) / "emu" if root else Path.home() / ".cache" / "rocflash" / "emu"
+    """``emu/`` under the package's cache directory (:func:`rocflash._probe.cache_dir`), created."""
+    from .._probe import cache_dir as package_cache_dir
+
+    d = package_cache_dir() / "emu"
     d.mkdir(parents=True, exist_ok=True)
     return d
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .asm import Instruction
 from .operands import M32, M64, sget, swriter
-from .state import Unimplemented
+from .state import Trap, Unimplemented
 
 BARRIER, END = -1, -2
 
@@ -169,6 +169,15 @@ def build(ins: Instruction, labels: dict[str, int]):
             w.set_exec(new)
             w.scc = int(new != 0)
         return saveexec
+    if m in _BITCMP:
+        # SOPC S_BITCMP0/1_B32/B64 (Vega ISA manual, "SOPC instructions"): SCC = (S0[S1[4:0]] == 0 / 1), B64 with
+        # S1[5:0]
+        width, want = _BITCMP[m]
+        a, b = sget(ops[0], width, ins), sget(ops[1], 32, ins)
+
+        def bitcmp(w):
+            w.scc = int((a(w) >> (b(w) & (width - 1))) & 1 == want)
+        return bitcmp
     if m.startswith("s_cmp_"):
         spec = _sopc(m)
         if spec is None:
@@ -222,6 +231,13 @@ def build(ins: Instruction, labels: dict[str, int]):
         return lambda w: BARRIER
     if m == "s_endpgm":
         return lambda w: END
+    if m == "s_trap":  # SOPP S_TRAP (Vega ISA manual 4.6 "Trap and Exception Registers"): enter the trap handler
+        where = ins.where()
+
+        def trap(w):
+            raise Trap(f"s_trap {ins.operands[0].text if ins.operands else ''} ({where}): the kernel trapped "
+                       f"(a device-side assert; the queue fails on a GPU)")
+        return trap
     if m.startswith("s_cbranch_") or m == "s_branch":
         target = labels.get(ops[0].text)
         if target is None:
@@ -264,16 +280,19 @@ def build_smem(ins: Instruction):
     return load
 
 
+_BITCMP = {"s_bitcmp0_b32": (32, 0), "s_bitcmp1_b32": (32, 1), "s_bitcmp0_b64": (64, 0), "s_bitcmp1_b64": (64, 1)}
+
+
 def known(mnemonic: str) -> bool:
     m = mnemonic
-    if m in SOP2 or m in SOP2_SHIFT64 or m in SOP1 or m in SAVEEXEC:
+    if m in SOP2 or m in SOP2_SHIFT64 or m in SOP1 or m in SAVEEXEC or m in _BITCMP:
         return True
     if m.startswith("s_cmp_"):
         return _sopc(m) is not None
     if m.startswith("s_cmpk_"):
         return _sopc(m.replace("cmpk", "cmp")) is not None
     if m in ("s_movk_i32", "s_addk_i32", "s_mulk_i32", "s_cmovk_i32", "s_waitcnt", "s_nop", "s_setprio",
-             "s_sleep", "s_dcache_wb", "s_icache_inv", "s_barrier", "s_endpgm", "s_branch"):
+             "s_sleep", "s_dcache_wb", "s_icache_inv", "s_barrier", "s_endpgm", "s_branch", "s_trap"):
         return True
     if m.startswith("s_cbranch_"):
         return m[len("s_cbranch_"):] in ("scc0", "scc1", "vccz", "vccnz", "execz", "execnz")

@@ -34,6 +34,11 @@ class Unimplemented(EmuError):
     """An instruction or modifier the emulator does not implement was reached."""
 
 
+class Trap(EmuError):
+    """The program executed s_trap (rocflash's device-side assert on AMD, hip_src/rf_vendor.h rf_assert_fail): on a
+    GPU the wave stops and the queue fails, the error surfacing at the host's next synchronization."""
+
+
 class MemoryFault(EmuError):
     """An address outside global memory or LDS."""
 

@@ -19,7 +19,8 @@ What this cannot show: timing (latency, issue rate, achieved bandwidth) and corr
 
 Imports neither torch nor numpy (``import rocflash`` does not import torch either until an API function is
 used). Besides the compilers it needs PyYAML (metadata) and networkx (control-flow graph),
-``pip install 'rocflash[audit]'``, plus the host C++ compiler for the probe.
+``pip install pyyaml networkx``, or ``pip install --no-build-isolation ".[audit]"`` from the checkout, plus
+the host C++ compiler for the probe.
 """
 
 from ..targets import ARCHS, GFX9_WAVE_SIZE, NVIDIA_WARP_SIZE, ArchInfo, arch_info

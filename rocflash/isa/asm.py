@@ -11,7 +11,8 @@ metadata)
     The dynamic LDS is what the launcher requests for the config, ``lds_bytes()`` of the kind's shape type
     (hip_src/fmha_fwd_launch.h, fmha_bwd_launch.h), evaluated by the host-side probe (:mod:`rocflash._probe`).
 
-Imports neither torch nor numpy; the metadata needs PyYAML (``pip install 'rocflash[audit]'``).
+Imports neither torch nor numpy; the metadata needs PyYAML (``pip install pyyaml networkx``, or
+``pip install --no-build-isolation ".[audit]"`` from the checkout).
 """
 
 from __future__ import annotations

@@ -40,7 +40,9 @@ examples:
 
 needs: the compilers of the chosen archs (ci/install_toolchain.sh: hipcc for gfx906/908/90a, clang++-19 for
 gfx942, clang++-20 or newer for gfx950, nvcc for sm_XX), the host C++ compiler, and the Python packages
-PyYAML and networkx (pip install 'rocflash[audit]'). Exit status: 0, 1 (--check and a violation), 2 (usage,
+PyYAML and networkx (pip install pyyaml networkx, or from the rocflash checkout:
+pip install --no-build-isolation ".[audit]"; without --no-build-isolation pip rebuilds rocflash without its
+GPU kernels). Exit status: 0, 1 (--check and a violation), 2 (usage,
 a missing tool or dependency, a failed compile)."""
 
 
@@ -63,7 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                          f"elsewhere), both (everywhere), aligned (both on gfx906 only)")
     ap.add_argument("--kinds", default=",".join(AUDIT_KINDS),
                     help=f"comma-separated kernel kinds (default: {','.join(AUDIT_KINDS)})")
-    ap.add_argument("--build-dir", type=Path, default=None, help="compile cache (default: ~/.cache/rocflash/isa)")
+    ap.add_argument("--build-dir", type=Path, default=None,
+                    help="compile cache (default: $ROCFLASH_CACHE_DIR/isa, else "
+                    "$XDG_CACHE_HOME/rocflash/isa, else ~/.cache/rocflash/isa)")
     ap.add_argument("--from-dir", type=Path, default=None,
                     help="audit the *.s / *.ptxas.txt files already in this directory; compile nothing")
     ap.add_argument("--jobs", type=int, default=None, help="parallel compiles (default: ROCFLASH_JOBS or CPU count)")

@@ -31,14 +31,15 @@ What is compiled
     of 2026-11-29 found one: a VGPR spill into AGPRs of a gfx942 narrow-only instance, see
     perf/results/isa_audit.md). ``--paths both`` audits everything (tests: ``ROCFLASH_ISA_PATHS=both``).
     Outputs are cached under ``--build-dir`` (default ``$ROCFLASH_CACHE_DIR/isa``, else
-    ``~/.cache/rocflash/isa``) in files named by a hash of the command line and of every source and header
-    they read, so a second run compiles only what changed. Compiles run in parallel (``--jobs``). The generated
+    ``$XDG_CACHE_HOME/rocflash/isa``, else ``~/.cache/rocflash/isa``) in files named by a hash of the command
+    line and of every source and header they read, so a second run compiles only what changed.
+    Compiles run in parallel (``--jobs``). The generated
     instance sources go to ``<build dir>/gen/<hash of the generator inputs>/<target>`` (``codegen.keyed_dir``), so
     audits of different source trees sharing one build dir, concurrently or not, never rewrite each other's headers;
     the CK audit generates into a temporary directory per run (its cache key ignores where the sources were).
 
 Dependencies are checked before anything compiles (:func:`require_python_deps`): the parser needs PyYAML and
-networkx (``pip install 'rocflash[audit]'``).
+networkx (:data:`AUDIT_INSTALL` says how).
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ DEVICE_LIBS = ("hip", "ocml", "ockl", "oclc_daz_opt_off", "oclc_unsafe_math_off"
                "oclc_correctly_rounded_sqrt_on", "oclc_wavefrontsize64_on", "oclc_abi_version_500")
 # Python packages the audit imports (module -> pip name); require_python_deps checks them before compiling.
 PYTHON_DEPS = {"yaml": "pyyaml", "networkx": "networkx"}
+# How to install them, in the README's words (a plain `pip install '.[audit]'` rebuilds rocflash in an isolated
+# environment without torch, so without its GPU kernels).
+AUDIT_INSTALL = ("pip install pyyaml networkx, or from the rocflash checkout: "
+                 'pip install --no-build-isolation ".[audit]"')
 
 
 def require_python_deps() -> None:
@@ -76,7 +81,7 @@ def require_python_deps() -> None:
     missing = [pip for mod, pip in PYTHON_DEPS.items() if importlib.util.find_spec(mod) is None]
     if missing:
         raise BuildError(f"the ISA audit needs the Python packages {', '.join(missing)} (missing); install them "
-                         f"with: pip install 'rocflash[audit]' (or pip install {' '.join(missing)})")
+                         f"with: {AUDIT_INSTALL}")
 
 
 def default_build_dir() -> Path:

@@ -30,7 +30,8 @@ Main-loop detection
     products. Counts are static instruction counts over the loop's blocks, inner loops included, reported
     next to the whole-kernel counts (``main loop/whole kernel``).
 
-Needs networkx (a torch dependency; ``pip install 'rocflash[audit]'``).
+Needs networkx (a torch dependency; ``pip install pyyaml networkx``, or
+``pip install --no-build-isolation ".[audit]"`` from the checkout).
 """
 
 from __future__ import annotations

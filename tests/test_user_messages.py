@@ -1,0 +1,179 @@
+"""What a new user following the README sees on a CPU-only machine: the emulator's coverage report over a
+directory with a rejected operand, `rocflash info` run from the source tree, the cache directory of every
+part of the package. Fast (no compiler, no GPU)."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+import rocflash
+from rocflash import build, selector
+
+info_mod = importlib.import_module("rocflash.info")  # rocflash.info is also the function
+
+# Two kernels: k_ok adds with plain operands; k_bad calls a function through a relocation, as a device-side
+# assert does (`s_getpc_b64; s_add_u32 s4, s4, __assert_fail@rel32@lo+4; ...`).
+_ASM = """\
+\t.text
+\t.globl\tk_ok
+k_ok:
+\ts_add_u32 s0, s0, 4
+\ts_addc_u32 s1, s1, 0
+\ts_endpgm
+.Lfunc_end0:
+\t.globl\tk_bad
+k_bad:
+\ts_add_u32 s4, s4, __assert_fail@rel32@lo+4
+\ts_addc_u32 s5, s5, __assert_fail@rel32@hi+12
+\ts_endpgm
+.Lfunc_end1:
+\t.amdhsa_kernel k_ok
+\t.end_amdhsa_kernel
+\t.amdhsa_kernel k_bad
+\t.end_amdhsa_kernel
+"""
+
+
+def _coverage(tmp_path: Path, text: str, capsys) -> tuple[int, str, str]:
+    from rocflash.emu.__main__ import main
+
+    (tmp_path / "kernels.s").write_text(text)
+    rc = main(["coverage", "--from-dir", str(tmp_path)])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _row(out: str, mnemonic: str) -> str:
+    return next(ln for ln in out.splitlines() if ln.split()[:1] == [mnemonic])
+
+
+def test_emu_coverage_names_the_kernel_of_a_rejected_operand(tmp_path, capsys):
+    """One kernel's relocation operand does not make s_add_u32 'not implemented' for every kernel: the report
+    counts the rejection under that kernel, names the operand, and exits 1 for it (naming the kernel)."""
+    rc, out, err = _coverage(tmp_path, _ASM, capsys)
+    assert rc == 1
+    assert _row(out, "s_add_u32").endswith("yes") and _row(out, "s_addc_u32").endswith("yes")
+    assert "3/3 distinct mnemonics implemented over 2 kernels" in out
+    assert "2 instruction(s) in 1 kernel(s)" in out
+    assert "k_bad (kernels.s):" in out and "'__assert_fail@rel32@lo+4'" in out
+    assert "kernel k_bad" in err and "__assert_fail@rel32@hi+12" in err and "k_ok" not in err
+
+
+def test_emu_coverage_exit_status(tmp_path, capsys):
+    """0 when every kernel decodes; 1 naming the mnemonic and its kernel when one is not implemented."""
+    ok = _ASM.split(".Lfunc_end0:")[0] + ".Lfunc_end0:\n\t.amdhsa_kernel k_ok\n\t.end_amdhsa_kernel\n"
+    rc, out, err = _coverage(tmp_path, ok, capsys)
+    assert (rc, err) == (0, "") and "3/3 distinct mnemonics implemented over 1 kernels" in out
+    rc, out, err = _coverage(tmp_path, ok.replace("s_addc_u32 s1, s1, 0", "s_getpc_b64 s[4:5]"), capsys)
+    assert rc == 1 and _row(out, "s_getpc_b64").endswith("NO")
+    assert "s_getpc_b64 is not implemented (used by 1 kernel(s): k_ok)" in err
+
+
+# ------------------------------------------------------------------- rocflash info from the source tree
+def _tree(root: Path, setup: bool = True) -> Path:
+    pkg = root / "rocflash"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    if setup:
+        (root / "setup.py").write_text("")
+    return pkg
+
+
+def test_source_tree_note_names_the_installed_copy(tmp_path):
+    """A checkout (setup.py, no build record) imported while an installed copy exists: 'run from outside'."""
+    src = _tree(tmp_path / "src")
+    (tmp_path / "src" / "rocflash.egg-info").mkdir()  # what an in-tree pip build leaves: points back to src
+    (tmp_path / "src" / "rocflash.egg-info" / "PKG-INFO").write_text("Name: rocflash\nVersion: 0.1.0\n")
+    site = _tree(tmp_path / "site", setup=False)
+    dist = tmp_path / "site" / "rocflash-0.1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: rocflash\nVersion: 0.1.0\n")
+    note = build.source_tree_note(src, [str(tmp_path / "src"), str(tmp_path / "site")])
+    assert note is not None and "run from outside the source tree" in note and str(site.resolve()) in note
+    # no installed copy: install first; an installed package (build record, no setup.py) or a directory
+    # without setup.py: nothing to say
+    assert "no installed copy was found" in build.source_tree_note(src, [str(tmp_path / "src")])
+    (site / build.BUILD_INFO_FILE).write_text("{}")
+    assert build.source_tree_note(site, [str(tmp_path / "site")]) is None
+    assert build.source_tree_note(_tree(tmp_path / "bare", setup=False), [str(tmp_path)]) is None
+
+
+def test_installed_package_is_not_a_source_tree():
+    """The tests import the installed package (tests/conftest.py): no false 'source tree' note."""
+    assert build.source_tree_note() is None
+
+
+def test_info_from_source_tree_says_run_elsewhere_not_rebuild(monkeypatch, capsys):
+    monkeypatch.setattr(info_mod, "load_module", lambda platform: None)
+    monkeypatch.setattr(info_mod, "load_build_info", lambda: None)
+    monkeypatch.setattr(info_mod, "source_tree_note", lambda: "imported from its source tree X: run from outside")
+    report = rocflash.info()
+    out = capsys.readouterr().out
+    assert "run from outside" in report["no_kernels"] and "Rebuild" not in report["no_kernels"]
+    assert "run from outside" in out
+    # the first GPU call's error says the same (selector.not_built_message)
+    monkeypatch.setattr(selector, "load_build_info", lambda: None)
+    monkeypatch.setattr(selector, "source_tree_note", lambda: "imported from its source tree X: run from outside")
+    assert "run from outside" in selector.not_built_message("hip")
+
+
+# ------------------------------------------------------------------- one cache directory
+@pytest.mark.parametrize("env, expect", [
+    ({"ROCFLASH_CACHE_DIR": "own"}, "own"),
+    ({"XDG_CACHE_HOME": "xdg"}, "xdg/rocflash"),
+    ({}, "home/.cache/rocflash"),
+])
+def test_every_cache_dir_follows_one_rule(tmp_path, monkeypatch, env, expect):
+    """The emulator's, the ISA audit's and the probe's caches honour ROCFLASH_CACHE_DIR, then XDG_CACHE_HOME."""
+    from rocflash._probe import cache_dir
+    from rocflash.emu.build import cache_dir as emu_cache_dir
+    from rocflash.isa.compile import default_build_dir
+
+    for var in ("ROCFLASH_CACHE_DIR", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    for var, val in env.items():
+        monkeypatch.setenv(var, str(tmp_path / val))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root = tmp_path / expect
+    assert cache_dir() == root
+    assert emu_cache_dir() == root / "emu" and (root / "emu").is_dir()
+    assert default_build_dir() == root / "isa"
+
+
+# ------------------------------------------------------------------- python -m rocflash.ck.build, wrong compiler
+def _fake_compiler(tmp_path: Path, rc: int) -> str:
+    script = tmp_path / "hipcc"
+    script.write_text("#!/bin/sh\necho \"clang: error: unknown argument: '-fno-offload-uniform-block'\" >&2\n"
+                      "echo \"clang: error: invalid target ID 'gfx942'; format is a processor name\" >&2\n"
+                      f"exit {rc}\n" if rc else "#!/bin/sh\nexit 0\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_ck_build_stops_on_a_compiler_that_cannot_build_ck(tmp_path, monkeypatch, capsys):
+    """Debian's hipcc: one clear error naming the compiler and what to use, before CK is fetched or compiled."""
+    from rocflash.ck import build as ck_build
+
+    monkeypatch.setenv("HIPCC", _fake_compiler(tmp_path, 1))
+    monkeypatch.setattr(ck_build, "fetch", lambda: pytest.fail("must not fetch CK with a failing compiler"))
+    assert ck_build.main(["--arch", "gfx942", "--out", str(tmp_path / "m.so")]) == 1
+    err = capsys.readouterr().err
+    assert f"the compiler {tmp_path / 'hipcc'} cannot build CK for gfx942" in err
+    assert "unknown argument: '-fno-offload-uniform-block'" in err and "ROCm's hipcc" in err
+    assert "HIPCC=ci/ck_hipcc_standin.sh" in err and err.count("\n") == 1  # one line, no per-source clang dump
+
+
+def test_ck_build_probe_passes_a_working_compiler(tmp_path, monkeypatch):
+    """A compiler that accepts the flags gets past the probe (to the CK source, stubbed here)."""
+    from rocflash.ck import build as ck_build
+    from rocflash.ck.source import CkSourceError
+
+    monkeypatch.setenv("HIPCC", _fake_compiler(tmp_path, 0))
+    monkeypatch.setattr(ck_build, "fetch", lambda: (_ for _ in ()).throw(CkSourceError("stub: reached fetch")))
+    with pytest.raises(build.BuildError, match="stub: reached fetch"):
+        ck_build.build_ck_module(["gfx942"], tmp_path / "m.so", tmp_path)
+    with pytest.raises(build.BuildError, match="none of .* has CK instances"):
+        ck_build.build_ck_module(["gfx906"], tmp_path / "m.so", tmp_path)
