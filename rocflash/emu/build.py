@@ -21,10 +21,10 @@ import functools
 import hashlib
 import os
 import re
-import shutil
 import struct
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,14 +106,20 @@ def compile_asm(name: str, source: str, jobs_lock=None) -> Path:
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, HIP_PLATFORM="amd")
+    # The compiler writes a hidden temporary beside the cached file (same directory, so same file system), which
+    # is renamed over it: a concurrent reader never sees a partial .s, even when the system temp directory is
+    # another file system (a move across file systems copies into place); a killed compile leaves no *.s behind.
+    tmp_out = out.with_name(f".{out.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / f"{name}.hip"
         src.write_text(source)
-        tmp_out = Path(tmp) / f"{name}.s"
-        proc = subprocess.run([*cmd, str(src), "-o", str(tmp_out)], env=env, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise BuildError(f"{ARCH} device compile of {name} failed: {' '.join(cmd)}\n{proc.stderr[-4000:]}")
-        shutil.move(str(tmp_out), out)
+        try:
+            proc = subprocess.run([*cmd, str(src), "-o", str(tmp_out)], env=env, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise BuildError(f"{ARCH} device compile of {name} failed: {' '.join(cmd)}\n{proc.stderr[-4000:]}")
+            os.replace(tmp_out, out)
+        finally:
+            tmp_out.unlink(missing_ok=True)
     return out
 
 

@@ -320,9 +320,12 @@ def audit_compiled_file(path: Path, arch: str | None = None) -> list[KernelAudit
 
 
 def audit_directory(path: Path) -> list[KernelAudit]:
-    """Audit every ``*.s`` and ``*.ptxas.txt`` file of an existing build directory (recursively)."""
+    """Audit every ``*.s`` and ``*.ptxas.txt`` file of an existing build directory (recursively), except a
+    compile's temporaries (hidden names, ``.tmp`` in the name: partial while a compile writes them)."""
     out = []
     for f in sorted(Path(path).rglob("*")):
+        if f.name.startswith(".") or ".tmp" in f.suffixes:
+            continue
         if f.is_file() and (f.suffix == ".s" or f.name.endswith(".ptxas.txt")):
             out += [_named_preprocess(a) for a in audit_compiled_file(f)]
     return out

@@ -32,6 +32,7 @@ import os
 import shlex
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Sequence
@@ -118,7 +119,7 @@ def compile_ck(tc: CkToolchain, arch: str, source: Path, build_dir: Path) -> Com
     final = out_dir / f"{source.stem}.{key}.s"
     if final.is_file():
         return CompiledFile(arch, source, final, 0.0, True)
-    tmp = out_dir / f"{source.stem}.{key}.{os.getpid()}.tmp.s"
+    tmp = out_dir / f".{source.stem}.{key}.{os.getpid()}.{threading.get_ident()}.tmp"  # never read as an output
     t0 = time.time()
     proc = subprocess.run([*cmd, "-o", str(tmp)], capture_output=True, text=True)
     if proc.returncode != 0:

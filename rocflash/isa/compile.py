@@ -51,6 +51,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Sequence
@@ -186,7 +187,9 @@ def compile_for_audit(arch: str, source: Path, build_dir: Path, includes: Sequen
     final = out_dir / f"{source.stem}.{key}{'.ptxas.txt' if nvidia else '.s'}"
     if final.is_file():
         return CompiledFile(arch, source, final, 0.0, True)
-    tmp = out_dir / f"{source.stem}.{key}.{os.getpid()}.tmp{'.cubin' if nvidia else '.s'}"
+    # a hidden name that no reader of the directory takes for an output (audit_directory reads every *.s): a
+    # concurrent compile's partial file, or a killed one's leftover, is never audited
+    tmp = out_dir / f".{source.stem}.{key}.{os.getpid()}.{threading.get_ident()}.tmp{'.cubin' if nvidia else ''}"
     cmd, env = compile_command(arch, source, tmp, includes)
     t0 = time.time()
     try:
