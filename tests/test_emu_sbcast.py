@@ -72,6 +72,9 @@ CASES = [
     pytest.param(1, 70, 150, 4, 2, 64, 32, (-1, -1), id="d64-gqa-partial-key-tile"),
     pytest.param(1, 100, 130, 1, 1, 64, 32, (-1, 0), id="d64-causal-sq<sk"),
     pytest.param(1, 80, 80, 2, 1, 64, 32, (8, -1), id="d64-window-left-only"),
+    # adv13: one key (a tile of Bc - 1 padding keys), Bc - 1 keys under the diagonal-only window (0, 0)
+    pytest.param(1, 5, 1, 1, 1, 128, 16, (-1, -1), id="d128-one-key"),
+    pytest.param(1, 20, 31, 1, 1, 64, 32, (0, 0), id="d64-window-0-0-bc-minus-1"),
 ]
 
 
@@ -104,6 +107,23 @@ def test_sbcast_masked_garbage_never_reaches_output(sq, sk, d, block_n, window, 
     blind = ~rule.visible_grid(torch.arange(sq), torch.arange(sk))[:, keys].any(dim=1)
     assert blind.any() and (~blind).any()
     assert torch.isfinite(out[:, blind]).all(), "garbage of a masked key reached a row that cannot see it"
+
+
+@pytest.mark.parametrize("d,block_n", [(128, 16), (64, 32)])
+def test_sbcast_strided_views_and_garbage_past_seqlen_k(d, block_n):
+    """adv13: Q / K / V as views the dispatcher accepts (a packed QKV tensor's slices: head and row strides of
+    3 * nheads * headdim; K / V cut from longer sequences, so batch 0's storage continues past seqlen_k) with
+    NaN / inf in that storage past seqlen_k: the keys past seqlen_k (the zero-padded last tile) never read it."""
+    g = torch.Generator().manual_seed(d)
+    qkv = torch.randn(2, 21, 3, 2, d, generator=g).half()
+    seqlen_k = block_n + 1
+    long_kv = torch.randn(2, 2 * block_n, 2, 2, d, generator=g).half()
+    long_kv[:, seqlen_k:, 0] = float("nan")
+    long_kv[:, seqlen_k:, 1] = float("inf")
+    k, v = long_kv[:, :seqlen_k, 0], long_kv[:, :seqlen_k, 1]
+    for window in ((-1, -1), (-1, 0)):
+        out, _ = _check(qkv[:, :, 0], k, v, window, block_n, what=f"strided views {window}")
+        assert torch.isfinite(out).all()
 
 
 def test_sbcast_scope_errors():

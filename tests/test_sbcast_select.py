@@ -88,6 +88,9 @@ def _q(d=128, dtype=torch.float16, sq=512):
     ("hip", _q(), FwdArgs(0.1, -1, -1, 0.0, None), False, False, "16-byte aligned"),
     ("hip", _q(), FwdArgs(0.1, -1, -1, 30.0, None), True, False, "plain scores"),
     ("hip", _q(), FwdArgs(-0.1, -1, -1, 0.0, None), True, False, "plain scores"),
+    ("hip", _q(), FwdArgs(float("nan"), -1, -1, 0.0, None), True, False, "plain scores"),  # adv13
+    ("hip", _q(), FwdArgs(0.1, -1, -1, 0.0, torch.ones(2)), True, False, "plain scores"),  # ALiBi
+    ("hip", _q(dtype=torch.float32), FwdArgs(0.1, -1, -1, 0.0, None), True, False, "takes fp16"),
 ])
 def test_sbcast_unavailable_names_the_rule(platform, q, args, aligned, varlen, match):
     why = compiled.sbcast_unavailable(platform, _Mod(), q, q, args, aligned, varlen)
