@@ -54,8 +54,41 @@ from .selector import ENV_VAR
 
 INDEX_CHECKS_ENV = "ROCFLASH_INDEX_CHECKS"
 INDEX_CHECKS = ("device", "host", "off")
-_PLANS: dict = {}
-_PLANS_SIZE = 256
+
+
+class SignatureCache:
+    """Plans of repeated call signatures (this module's KV-cache step, rocflash.varlen's repeated inference calls):
+    at most ``size`` entries, cleared whole when full; an unhashable key (e.g. a list window_size) is never cached,
+    so such calls take the full path."""
+
+    def __init__(self, size: int = 256):
+        self.size, self._plans = size, {}
+
+    def get(self, key):
+        if key is None:
+            return None
+        try:
+            return self._plans.get(key)
+        except TypeError:  # an unhashable argument: the full path
+            return None
+
+    def put(self, key, plan) -> None:
+        try:
+            hash(key)
+        except TypeError:
+            return
+        if len(self._plans) >= self.size:
+            self._plans.clear()
+        self._plans[key] = plan
+
+    def clear(self) -> None:
+        self._plans.clear()
+
+    def __len__(self) -> int:
+        return len(self._plans)
+
+
+_PLANS = SignatureCache()
 
 
 # The environment a step depends on, read as one tuple per call (the plan's key holds it, so a changed variable
@@ -143,22 +176,11 @@ def signature_env(key) -> tuple:
 
 
 def lookup(key) -> Plan | None:
-    if key is None:
-        return None
-    try:
-        return _PLANS.get(key)
-    except TypeError:  # an unhashable argument (a list window_size): the full path
-        return None
+    return _PLANS.get(key)
 
 
 def remember(key, plan: Plan) -> None:
-    try:
-        hash(key)
-    except TypeError:
-        return
-    if len(_PLANS) >= _PLANS_SIZE:
-        _PLANS.clear()
-    _PLANS[key] = plan
+    _PLANS.put(key, plan)
 
 
 def _shares_storage(q, k_cache, v_cache, k, v) -> bool:

@@ -17,7 +17,7 @@ from torch.autograd.function import once_differentiable
 from .backends import FwdArgs, SeqArgs, ck, ck_varlen, compiled, reference, sim
 from .backends.seqlayout import alibi_for, sequence_kv, sequences
 from .interface import _FP64_BACKENDS, _backend_name, _check_args, _NoWork
-from .kvcache_fast import _capturing, _env_state, _error_flag, index_checks
+from .kvcache_fast import SignatureCache, _capturing, _env_state, _error_flag, index_checks
 from .ops import check_backward_scale
 from .selector import select_backend
 
@@ -146,8 +146,7 @@ def flash_attn_varlen_func(
 # skip the host checks and the backend selection: the signature (_plan_key) fixes everything they depend on but
 # the index values, which the check kernel checks on the device at every call (device_checks). Forward only (no
 # gradient), no ALiBi tensor, plain tensors, headdim contiguous, contiguous index tensors, some work to do.
-_PLANS: dict = {}
-_PLANS_SIZE = 256
+_PLANS = SignatureCache()
 
 
 @dataclass(frozen=True)
@@ -183,22 +182,11 @@ def _plan_key(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, d
 
 
 def _lookup(key) -> _VarlenPlan | None:
-    if key is None:
-        return None
-    try:
-        return _PLANS.get(key)
-    except TypeError:  # an unhashable argument (a list window_size): the full path
-        return None
+    return _PLANS.get(key)
 
 
 def _remember(key, plan: _VarlenPlan) -> None:
-    try:
-        hash(key)
-    except TypeError:
-        return
-    if len(_PLANS) >= _PLANS_SIZE:
-        _PLANS.clear()
-    _PLANS[key] = plan
+    _PLANS.put(key, plan)
 
 
 def _run_plan(plan: _VarlenPlan, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, block_table):
