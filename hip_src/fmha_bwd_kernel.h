@@ -403,10 +403,12 @@ RF_DEVICE void bwd_grid_walk(int num_blocks, int nheads, int batch, Run run) {
   }
 }
 
+// The grid walk's per-block lambdas are always inlined: clang-19 left the bf16 d64 dK/dV body a real call on gfx942
+// (472 B of scratch, a call: CI's ISA audit) once ALiBi's row anchor grew the score transform.
 template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdv_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
-  bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
+  bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) __attribute__((always_inline)) {
     FmhaBwdDkdvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
   });
 }
@@ -414,7 +416,7 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
 template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dq_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
-  bwd_grid_walk((p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m, p.nheads, p.batch, [&](int m_block, int head, int batch) {
+  bwd_grid_walk((p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m, p.nheads, p.batch, [&](int m_block, int head, int batch) __attribute__((always_inline)) {
     FmhaBwdDqPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), m_block, head, batch);
   });
 }
