@@ -84,6 +84,9 @@ class SignatureCache:
     def clear(self) -> None:
         self._plans.clear()
 
+    def values(self):
+        return self._plans.values()
+
     def __len__(self) -> int:
         return len(self._plans)
 
