@@ -186,6 +186,21 @@ def no_host_reads():
 def _rand(*shape, seed=0, dtype=torch.bfloat16):
     return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
 
+def _varlen_case(stub, paged: bool, seed: int):
+    """Three sequences (one empty query) for the stubbed varlen calls: (lens_q, lens_k, cu_q, cu_k, q, k, v, call
+    kwargs); paged: K/V in 9 pages of 16 with a block table whose -1 is an unused page."""
+    lens_q, lens_k = [3, 0, 5], [7, 4, 9]
+    cu_q = torch.tensor([0, 3, 3, 8], dtype=torch.int32)
+    cu_k = torch.tensor([0, 7, 11, 20], dtype=torch.int32)
+    q = _rand(8, 4, 64, seed=seed)
+    call = dict(backend=stub.platform, causal=True)
+    if paged:
+        k, v = _rand(9, 16, 2, 64, seed=seed + 1), _rand(9, 16, 2, 64, seed=seed + 2)
+        call["block_table"] = torch.tensor([[4, 8], [0, -1], [2, 6]], dtype=torch.int32)
+    else:
+        k, v = _rand(20, 2, 64, seed=seed + 1), _rand(20, 2, 64, seed=seed + 2)
+    return lens_q, lens_k, cu_q, cu_k, q, k, v, call
+
 
 def _paged(batch=2, pages=4, page=16, hk=2, d=64, blocks=11):
     kc, vc = _rand(blocks, page, hk, d, seed=1), _rand(blocks, page, hk, d, seed=2)
@@ -377,16 +392,7 @@ def test_varlen_repeated_inference_call_skips_the_host_checks(stub, monkeypatch,
     max_seqlen or ROCFLASH_INDEX_CHECKS=host take the full path."""
     from rocflash import varlen
     varlen._PLANS.clear()
-    lens_q, lens_k = [3, 0, 5], [7, 4, 9]
-    cu_q = torch.tensor([0, 3, 3, 8], dtype=torch.int32)
-    cu_k = torch.tensor([0, 7, 11, 20], dtype=torch.int32)
-    q = _rand(8, 4, 64, seed=33)
-    call = dict(backend=stub.platform, causal=True)
-    if paged:
-        k, v = _rand(9, 16, 2, 64, seed=34), _rand(9, 16, 2, 64, seed=35)
-        call["block_table"] = torch.tensor([[4, 8], [0, -1], [2, 6]], dtype=torch.int32)
-    else:
-        k, v = _rand(20, 2, 64, seed=34), _rand(20, 2, 64, seed=35)
+    lens_q, lens_k, cu_q, cu_k, q, k, v, call = _varlen_case(stub, paged, seed=33)
     rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 9, **call)
     first = [x for x in stub.launches if x[0] != "varlen_check"][-1]
     n0 = len(stub.launches)
@@ -429,16 +435,7 @@ def test_varlen_reads_no_value_and_checks_on_the_device(stub, monkeypatch, paged
     launches."""
     if not kernel:
         monkeypatch.delattr(stub.mod, "varlen_check")
-    lens_q, lens_k = [3, 0, 5], [7, 4, 9]
-    cu_q = torch.tensor([0, 3, 3, 8], dtype=torch.int32)
-    cu_k = torch.tensor([0, 7, 11, 20], dtype=torch.int32)
-    q = _rand(8, 4, 64, seed=30)
-    call = dict(backend=stub.platform, causal=True)
-    if paged:
-        k, v = _rand(9, 16, 2, 64, seed=31), _rand(9, 16, 2, 64, seed=32)
-        call["block_table"] = torch.tensor([[4, 8], [0, -1], [2, 6]], dtype=torch.int32)  # -1: an unused page
-    else:
-        k, v = _rand(20, 2, 64, seed=31), _rand(20, 2, 64, seed=32)
+    lens_q, lens_k, cu_q, cu_k, q, k, v, call = _varlen_case(stub, paged, seed=30)
     with no_host_reads():
         out = rocflash.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), **call)
     checks = [x for x in stub.launches if x[0] == "varlen_check"]
