@@ -20,7 +20,7 @@ for s in $stages; do case $s in
     for kernel in auto vector; do
       [ $kernel = vector ] && tests=${VECTOR_TEST_FILES:-$tests}
       log "ROCFLASH_KERNEL=$kernel pytest -m gpu ${XDIST:+-n $XDIST} $tests"
-      (cd tests && ROCFLASH_KERNEL=$kernel timeout ${TEST_TIMEOUT:-150} python3 -m pytest -q -rs -m gpu -p no:cacheprovider \
+      (cd tests && ROCFLASH_KERNEL=$kernel timeout ${TEST_TIMEOUT:-150} python3 -m pytest -q -rfEs -m gpu -p no:cacheprovider \
         --maxfail=30 ${XDIST:+-n $XDIST} $tests > /tmp/tests_$kernel.txt 2>&1)
       log "pytest ($kernel) exit $?"; tail -3 /tmp/tests_$kernel.txt | tee -a "$OUT/summary.txt"
       { echo "##### ROCFLASH_KERNEL=$kernel"; grep -E "FAILED|ERROR|SKIPPED|passed|failed" /tmp/tests_$kernel.txt | tail -80; } >> "$OUT/tests.txt"
