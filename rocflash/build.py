@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import codegen
+from . import codegen, envvars
 from .configs import hip_src_dir
 
 AMD_ARCHS = ("gfx906", "gfx908", "gfx90a", "gfx942", "gfx950")
@@ -152,7 +152,9 @@ def load_build_info() -> dict | None:
 
 def source_tree_note(package_dir: Path | None = None, search_path: list[str] | None = None) -> str | None:
     """When the imported rocflash is a source checkout (``setup.py`` beside the package, no build record):
-    what to do instead of rebuilding, else None.
+    what to do instead of rebuilding, else None. None too when every installed copy it shadows was built
+    without kernels (leaving the tree would not help: the caller says "built without GPU kernels" and how to
+    rebuild).
 
     Running from the repository root puts the checkout first on ``sys.path``, so ``import rocflash`` finds the
     sources, whose compiled modules were never built in place, and shadows the installed copy. ``package_dir``
@@ -169,11 +171,24 @@ def source_tree_note(package_dir: Path | None = None, search_path: list[str] | N
         where = Path(dist.locate_file("rocflash")).resolve()  # the checkout's own rocflash.egg-info points back here
         if where != pkg and (where / "__init__.py").is_file():
             installed.append(where)
-    if installed:
+    with_kernels = [w for w in installed if has_compiled_modules(w)]
+    if with_kernels:
         return (f"this rocflash was imported from its source tree {pkg.parent} (no compiled module there), which "
-                f"shadows the installed copy in {installed[0]}: run from outside the source tree (e.g. cd /tmp)")
+                f"shadows the installed copy in {with_kernels[0]}: run from outside the source tree (e.g. cd /tmp)")
+    if installed:  # leaving the tree would not help: the installed copy was built without kernels too
+        return None
     return (f"this rocflash was imported from its source tree {pkg.parent}, where no compiled module is built, and "
             f"no installed copy was found: install it ({rebuild_command()}), then run from outside the source tree")
+
+
+COMPILED_MODULE_PREFIXES = ("_C_hip", "_C_cuda", "_C_ck")  # rocflash._C_hip, ._C_cuda, ._C_ck*
+
+
+def has_compiled_modules(package_dir: Path) -> bool:
+    """Whether the rocflash package in ``package_dir`` holds a compiled kernel module (a file, read without
+    importing that copy: ``rocflash._C_hip.cpython-311-x86_64-linux-gnu.so`` and the like)."""
+    return any(f.name.startswith(COMPILED_MODULE_PREFIXES) and f.suffix in (".so", ".pyd")
+               for f in package_dir.iterdir())
 
 
 def rebuild_command(platform: str | None = None) -> str:
@@ -282,7 +297,7 @@ def build_module(platform: str, archs: list, out_path: str | Path, build_dir: st
     names = arch_names(platform, archs)
     log: list[str] = []
 
-    jobs = jobs or int(os.environ.get("ROCFLASH_JOBS", "0")) or os.cpu_count() or 1
+    jobs = jobs or envvars.jobs()
     device_sources = [*sources, src / "fmha_api.hip"]
     objects = [build / (s.stem + ".o") for s in device_sources]
     cmds = [[compiler, *flags, *includes, "-c", str(s), "-o", str(o)] for s, o in zip(device_sources, objects)]

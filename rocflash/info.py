@@ -68,6 +68,14 @@ def _hip_version(v: int) -> str:
     return f"{v // 10_000_000}.{v // 100_000 % 100}.{v % 100_000}"
 
 
+def runtime_version_text(platform: str, v: int) -> str:
+    """A compiled module's runtime_version() (hipRuntimeGetVersion: HIP_VERSION; cudaRuntimeGetVersion:
+    major * 1000 + minor * 10) as "5.2.21153" / "12.8", the way the hip-python line prints it."""
+    if not isinstance(v, int) or v <= 0:
+        return str(v)
+    return _hip_version(v) if platform == "hip" else f"{v // 1000}.{v % 1000 // 10}"
+
+
 def _hip_python_device(hip, i: int) -> dict:
     """Device ``i`` through hip-python: hipGetDeviceProperties, else (HIP 5 runtime: hip-python 6.2+ binds the
     HIP 6 symbol hipGetDevicePropertiesR0600, which HIP 5 lacks) hipDeviceGetName and hipDeviceGetAttribute."""
@@ -155,7 +163,8 @@ def collect() -> dict:
         else:
             n, err = mod.device_count()
             entry.update(compiled_archs=list(mod.compiled_archs()), instances=len(mod.instances()),
-                         runtime_version=mod.runtime_version(), devices_seen=max(n, 0))
+                         runtime_version=runtime_version_text(platform, mod.runtime_version()),
+                         devices_seen=max(n, 0))
             if n <= 0:
                 entry["runtime_says"] = err
         report["backends"][platform] = entry

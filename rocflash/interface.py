@@ -9,12 +9,13 @@ import os
 import torch
 
 from . import ops
-from .backends import FwdArgs, ck, compiled, reference
+from .backends import FwdArgs, ck, compiled, dropout_not_implemented, reference
 from .selector import ENV_VAR, select_backend
 
 MAX_HEADDIM = 256
 _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 _FP64_BACKENDS = ("torch", "sim")  # float64 (for gradcheck) only where no kernel instance is needed
+DTYPE_RULE = "float16, bfloat16 or float32 (float64 also on the torch and sim backends)"  # as enforced below
 _FP32_MAX = 3.4028234663852886e38  # the kernels take softmax_scale and softcap as fp32
 # The kernels scale scores by softmax_scale * log2(e) in float32 (the exp2 form of the softmax): that factor
 # must be a finite float32. Inside the range forward and backward are exact to float32 (the backward rebuilds
@@ -158,7 +159,7 @@ def flash_attn_func(
         raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{name}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
     if dropout_p > 0:
-        raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{name}', got {dropout_p}")
+        raise dropout_not_implemented(name, dropout_p)
     q, k, v = (x if x.stride(-1) == 1 else x.contiguous() for x in (q, k, v))  # kernels need headdim contiguous
 
     if name == "torch":
@@ -281,7 +282,7 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
         if t.dim() != 4:
             raise ValueError(f"{name} must have 4 dimensions (batch, seqlen, heads, headdim), got shape {tuple(t.shape)}")
         if t.dtype not in (*_DTYPES, torch.float64):
-            raise TypeError(f"{name}.dtype must be float16, bfloat16 or float32, got {t.dtype}")
+            raise TypeError(f"{name}.dtype must be {DTYPE_RULE}, got {t.dtype}")
     if not (q.dtype == k.dtype == v.dtype):
         raise TypeError(f"q, k, v must have the same dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
     if not (q.device == k.device == v.device):

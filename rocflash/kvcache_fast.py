@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from . import splitkv
+from . import envvars, splitkv
 from .backends import FwdArgs, compiled
 from .interface import _getenv as _env
 from .selector import ENV_VAR
@@ -112,11 +112,7 @@ def _env_state() -> tuple:
 def index_checks(raw: str | None = None) -> str:
     """``ROCFLASH_INDEX_CHECKS`` (device | host | off; unset = device), or ``raw`` (its value as read). ValueError
     for another value."""
-    raw = _env(INDEX_CHECKS_ENV) if raw is None else raw
-    mode = (raw or "device").strip().lower() or "device"
-    if mode not in INDEX_CHECKS:
-        raise ValueError(f"{INDEX_CHECKS_ENV} must be one of {', '.join(INDEX_CHECKS)}, got {raw!r}")
-    return mode
+    return envvars.choice(INDEX_CHECKS_ENV, _env(INDEX_CHECKS_ENV) if raw is None else raw, read=False)
 
 
 @dataclass(frozen=True)

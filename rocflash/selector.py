@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
+from . import envvars
 from .backends import NAMES
 from .backends.compiled import load_module, module_error
 from .build import load_build_info, rebuild_command, source_tree_note
@@ -91,14 +92,13 @@ def select_backend(device: torch.device, backend: str | None = None, probe: Devi
     the chosen backend cannot run on the device.
     """
     device = torch.device(device)
+    envvars.check_switches()  # a bad ROCFLASH_KERNEL, ... raises on every backend, not only where it is acted on
     if backend is not None:
         if backend not in NAMES:
             raise ValueError(f"backend must be one of {NAMES} or None, got {backend!r}")
         sel = Selection(backend, "backend= argument")
-    elif os.environ.get(ENV_VAR):
+    elif envvars.backend_name(os.environ.get(ENV_VAR), NAMES):
         env = os.environ[ENV_VAR]
-        if env not in NAMES:
-            raise ValueError(f"{ENV_VAR} must be one of {NAMES}, got {env!r}")
         sel = Selection(env, f"{ENV_VAR}={env}")
     else:
         probe = probe or probe_device(device)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import torch
 from torch.autograd.function import once_differentiable
 
-from .backends import FwdArgs, SeqArgs, ck, ck_varlen, compiled, reference, sim
+from .backends import FwdArgs, SeqArgs, ck, ck_varlen, compiled, dropout_not_implemented, reference, sim
 from .backends.seqlayout import alibi_for, sequence_kv, sequences
 from .interface import _FP64_BACKENDS, _backend_name, _check_args, _NoWork
 from .kvcache_fast import SignatureCache, _capturing, _env_state, _error_flag, index_checks
@@ -486,7 +486,7 @@ def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0, *, ck_
         raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{name}' "
                         f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
     if dropout_p > 0:
-        raise NotImplementedError(f"dropout_p > 0 is not implemented by backend '{name}', got {dropout_p}")
+        raise dropout_not_implemented(name, dropout_p)
     if name not in ("torch", "sim"):
         backend_functions(name)  # raises if the compiled module has no varlen entry points
     return name

@@ -374,7 +374,7 @@ def test_attention_forward_refuses_what_it_cannot_do(monkeypatch):
         rf_tf.attention_forward(FakeAttention(), q, k, v, torch.full((1, 1, 6, 6), -0.5), backend="sim")
     with pytest.raises(ValueError, match=r"attention_mask must have shape .*seqlen_q=6, seqlen_k=6.*got \(2, 1, 6, 5\)"):
         rf_tf.attention_forward(FakeAttention(), q, k, v, torch.ones(2, 1, 6, 5, dtype=torch.bool), backend="sim")
-    with pytest.raises(NotImplementedError, match=r"dropout_p > 0 is not implemented by backend 'sim', got 0.1"):
+    with pytest.raises(NotImplementedError, match=r"dropout_p > 0 is not implemented \(backend 'sim'\), got 0.1: .*attention_dropout.*model.eval\(\)"):
         rf_tf.attention_forward(FakeAttention(), q, k, v, None, dropout=0.1, backend="sim")
     with pytest.raises(NotImplementedError, match="output_attentions=True"):
         rf_tf.attention_forward(FakeAttention(), q, k, v, None, backend="sim", output_attentions=True)

@@ -91,6 +91,7 @@ def test_source_tree_note_names_the_installed_copy(tmp_path):
     dist = tmp_path / "site" / "rocflash-0.1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: rocflash\nVersion: 0.1.0\n")
+    (site / "_C_hip.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")  # an installed copy with kernels
     note = build.source_tree_note(src, [str(tmp_path / "src"), str(tmp_path / "site")])
     assert note is not None and "run from outside the source tree" in note and str(site.resolve()) in note
     # no installed copy: install first; an installed package (build record, no setup.py) or a directory
@@ -177,3 +178,121 @@ def test_ck_build_probe_passes_a_working_compiler(tmp_path, monkeypatch):
         ck_build.build_ck_module(["gfx942"], tmp_path / "m.so", tmp_path)
     with pytest.raises(build.BuildError, match="none of .* has CK instances"):
         ck_build.build_ck_module(["gfx906"], tmp_path / "m.so", tmp_path)
+
+
+# ------------------------------------------------------------------- new-user trial 6 (issue 8, items 12-19)
+def test_source_tree_note_only_when_the_installed_copy_has_kernels(tmp_path):
+    """12: leaving the source tree helps only when the installed copy it shadows has a compiled module; a
+    CPU-only install (no _C_* file) gets None, so info says 'built without GPU kernels' and how to rebuild."""
+    src = _tree(tmp_path / "src")
+    site = _tree(tmp_path / "site", setup=False)
+    dist = tmp_path / "site" / "rocflash-0.1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: rocflash\nVersion: 0.1.0\n")
+    path = [str(tmp_path / "src"), str(tmp_path / "site")]
+    assert build.source_tree_note(src, path) is None
+    (site / "_C_cuda.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
+    note = build.source_tree_note(src, path)
+    assert note is not None and "shadows the installed copy" in note and "run from outside" in note
+
+
+def test_info_from_source_tree_with_cpu_only_install_says_rebuild(monkeypatch, capsys):
+    monkeypatch.setattr(info_mod, "load_module", lambda platform: None)
+    monkeypatch.setattr(info_mod, "load_build_info", lambda: None)
+    monkeypatch.setattr(info_mod, "source_tree_note", lambda: None)  # what the CPU-only installed copy gives
+    report = rocflash.info()
+    assert report["no_kernels"].startswith("built without GPU kernels") and "Rebuild: " in report["no_kernels"]
+    assert "shadows" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("platform,raw,text", [("hip", 50221153, "5.2.21153"), ("hip", 60342134, "6.3.42134"),
+                                               ("cuda", 12080, "12.8"), ("cuda", 13000, "13.0")])
+def test_runtime_version_is_printed_as_a_version(platform, raw, text):
+    """19: the compiled module's runtime version as hip-python's line prints it, not a raw integer."""
+    assert info_mod.runtime_version_text(platform, raw) == text
+
+
+def _bert_like_dropout_call(call):
+    import torch
+
+    q = torch.randn(1, 8, 2, 16)
+    if call == "flash_attn_func":
+        return rocflash.flash_attn_func(q, q, q, dropout_p=0.1, backend="torch")
+    if call == "varlen":
+        cu = torch.tensor([0, 8], dtype=torch.int32)
+        return rocflash.flash_attn_varlen_func(q[0], q[0], q[0], cu, cu, 8, 8, dropout_p=0.1, backend="sim")
+    if call == "transformers":
+        from rocflash.integrations import transformers as rf_tf
+
+        class Attn(torch.nn.Module):
+            is_causal = False
+        qt = q.transpose(1, 2)
+        return rf_tf.attention_forward(Attn(), qt, qt, qt, None, dropout=0.1, backend="torch")
+    from rocflash.ck import args as ck_args
+    return ck_args.check_supported(dropout_p=0.1)
+
+
+@pytest.mark.parametrize("call", ["flash_attn_func", "varlen", "transformers", "ck"])
+def test_dropout_error_says_what_to_do(call):
+    """13: every place dropout_p > 0 is rejected says the same, with the way out (a BERT in train mode)."""
+    with pytest.raises(NotImplementedError) as e:
+        _bert_like_dropout_call(call)
+    msg = str(e.value)
+    assert msg.startswith("dropout_p > 0 is not implemented") and "got 0.1" in msg, msg
+    assert "attention_probs_dropout_prob" in msg and "attention_dropout" in msg and "model.eval()" in msg, msg
+
+
+@pytest.mark.parametrize("name", ["ROCFLASH_KERNEL", "ROCFLASH_INDEX_CHECKS", "ROCFLASH_POISON_OUTPUTS",
+                                  "ROCFLASH_SPLITKV_L2_PREFETCH", "ROCFLASH_SPLITKV_FUSED_COMBINE"])
+@pytest.mark.parametrize("backend", ["torch", "sim"])
+def test_bad_env_switch_raises_on_cpu_backends(monkeypatch, name, backend):
+    """14: a typo in any run-time switch raises (variable, accepted values, value) on the CPU backends too,
+    not only where a compiled kernel acts on it."""
+    import torch
+
+    from rocflash import envvars
+
+    accepted, _ = envvars.SWITCHES[name]
+    monkeypatch.setenv(name, "bogus")
+    q = torch.randn(1, 4, 1, 8)
+    with pytest.raises(ValueError, match=rf"^{name} must be one of {', '.join(accepted)}, got 'bogus'"):
+        rocflash.flash_attn_func(q, q, q, backend=backend)
+    # every value valid on some platform is accepted silently where it means nothing (no compiled kernel)
+    for value in accepted:
+        monkeypatch.setenv(name, value.upper())
+        assert torch.isfinite(rocflash.flash_attn_func(q, q, q, backend=backend)).all()
+
+
+def test_bad_backend_and_jobs_env_name_the_variable(monkeypatch):
+    import torch
+
+    from rocflash import envvars
+
+    monkeypatch.setenv("ROCFLASH_BACKEND", "gpu")
+    q = torch.randn(1, 4, 1, 8)
+    with pytest.raises(ValueError, match=r"ROCFLASH_BACKEND must be one of \('hip', .*\), got 'gpu'"):
+        rocflash.flash_attn_func(q, q, q)
+    for raw, jobs in (("", None), ("0", None), ("3", 3), (" 2 ", 2)):
+        monkeypatch.setenv("ROCFLASH_JOBS", raw)
+        assert envvars.jobs() == (jobs or __import__("os").cpu_count() or 1)
+    monkeypatch.setenv("ROCFLASH_JOBS", "four")
+    with pytest.raises(ValueError, match=r"ROCFLASH_JOBS must be a positive integer, got 'four'"):
+        envvars.jobs()
+    monkeypatch.setenv("ROCFLASH_CK", "yes")
+    with pytest.raises(ValueError, match=r"ROCFLASH_CK must be one of auto, 0, 1, got 'yes'"):
+        envvars.choice("ROCFLASH_CK")
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float64"])
+def test_dtype_message_states_the_enforced_rule(dtype):
+    """15: the message's rule is the one enforced: float64 runs on torch and sim, int32 nowhere."""
+    import torch
+
+    q = torch.randn(1, 4, 1, 8).to(getattr(torch, dtype))
+    for backend in ("torch", "sim"):
+        if dtype == "float64":
+            assert rocflash.flash_attn_func(q, q, q, backend=backend).dtype == torch.float64
+        else:
+            with pytest.raises(TypeError, match=r"q.dtype must be float16, bfloat16 or float32 \(float64 also on "
+                                                r"the torch and sim backends\), got torch.int32"):
+                rocflash.flash_attn_func(q, q, q, backend=backend)

@@ -313,7 +313,7 @@ def _varlen_errors():
         (dict(q=torch.zeros(5, 3, 8), k=torch.zeros(7, 2, 8), v=torch.zeros(7, 2, 8)), ValueError,
          "nheads must be divisible by nheads_k"),
         (dict(q=torch.zeros(5, 2, 4)), ValueError, "k and v must have q's headdim 4, got 8"),
-        (dict(dropout_p=0.1), NotImplementedError, "dropout_p > 0 is not implemented by backend 'sim', got 0.1"),
+        (dict(dropout_p=0.1), NotImplementedError, r"dropout_p > 0 is not implemented \(backend 'sim'\), got 0.1: .*model.eval\(\)"),
         (dict(window_size=(3, 3), causal=True), ValueError, r"window_size\[1\] must be -1 or 0 when causal=True"),
         (dict(alibi_slopes=torch.zeros(3, 2)), ValueError, r"alibi_slopes must have shape \(nheads,\)=\(2,\) or \(batch, nheads\)=\(2, 2\)"),
         (dict(softmax_scale=float("nan")), ValueError, "softmax_scale must be a finite float"),

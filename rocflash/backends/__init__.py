@@ -14,6 +14,17 @@ from dataclasses import dataclass
 import torch
 
 NAMES = ("hip", "cuda", "torch", "sim", "ck")
+# What a user whose model has attention dropout (a transformers model in train mode) can do: no backend
+# implements dropout (flash_attn_func, the varlen calls, the CK instances, the transformers integration).
+DROPOUT_ADVICE = ("rocflash implements no attention dropout on any backend: set the model's attention dropout to "
+                  "0.0 (e.g. config.attention_probs_dropout_prob / config.attention_dropout = 0.0, or dropout_p=0.0 "
+                  "in the call), or call model.eval() for inference")
+
+
+def dropout_not_implemented(backend: str, dropout_p) -> NotImplementedError:
+    """The one error for ``dropout_p > 0``, whichever call or backend rejects it."""
+    return NotImplementedError(f"dropout_p > 0 is not implemented (backend '{backend}'), got {dropout_p}: "
+                               f"{DROPOUT_ADVICE}")
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ import threading
 
 import torch
 
-from .. import splitkv
+from .. import envvars, splitkv
 from . import FwdArgs, SeqArgs
 from .seqlayout import alibi_row_shift, alibi_row_shift_varlen
 
@@ -98,7 +98,7 @@ def _output_like(t: torch.Tensor, shape=None, dtype=None) -> torch.Tensor:
     """A fresh contiguous output. With ROCFLASH_POISON_OUTPUTS=1 (the GPU tests set it) it starts as NaN, so
     an element the kernel fails to write shows up instead of reading as a plausible value."""
     shape, dtype = shape or t.shape, dtype or t.dtype
-    if os.environ.get(POISON_ENV) == "1":
+    if envvars.choice(POISON_ENV) == "1":
         return torch.full(shape, float("nan"), dtype=dtype, device=t.device)
     return torch.empty(shape, dtype=dtype, device=t.device)
 
@@ -141,11 +141,9 @@ def _fill_common(mod, p, q, k, v, args: FwdArgs):
 
 
 def kernel_choice() -> str:
-    """``ROCFLASH_KERNEL`` (auto | vector | mma; unset = auto). ValueError for another value."""
-    choice = os.environ.get(KERNEL_ENV, "").strip().lower() or "auto"
-    if choice not in TILE_MATHS:
-        raise ValueError(f"{KERNEL_ENV} must be one of {', '.join(TILE_MATHS)}, got {os.environ[KERNEL_ENV]!r}")
-    return choice
+    """``ROCFLASH_KERNEL`` (auto | vector | mma | sbcast; unset = auto). ValueError for another value
+    (rocflash.envvars)."""
+    return envvars.choice(KERNEL_ENV)
 
 
 SPLITKV_L2_PREFETCH_ENV = "ROCFLASH_SPLITKV_L2_PREFETCH"
@@ -157,14 +155,7 @@ def splitkv_l2_prefetch() -> int:
     """``ROCFLASH_SPLITKV_L2_PREFETCH``: the L2 prefetch-size hint, in bytes, of the tensor-core split-KV kernel's
     K/V copies (hip_src/fmha_splitkv_mma.h; PTX ``cp.async ... .L2::<n>B``); 0 = no hint; unset = 128. A hint
     only: results are identical for every value. ValueError for anything but 0, 64, 128, 256."""
-    raw = os.environ.get(SPLITKV_L2_PREFETCH_ENV, "").strip()
-    if not raw:
-        return SPLITKV_L2_PREFETCH_DEFAULT
-    value = int(raw) if raw.isdigit() else -1
-    if value not in SPLITKV_L2_PREFETCHES:
-        raise ValueError(f"{SPLITKV_L2_PREFETCH_ENV} must be one of {', '.join(map(str, SPLITKV_L2_PREFETCHES))} "
-                         f"(bytes), got {raw!r}")
-    return value
+    return int(envvars.choice(SPLITKV_L2_PREFETCH_ENV))
 
 
 SPLITKV_FUSED_COMBINE_ENV = "ROCFLASH_SPLITKV_FUSED_COMBINE"
@@ -175,10 +166,7 @@ def splitkv_fused_combine() -> bool:
     """``ROCFLASH_SPLITKV_FUSED_COMBINE`` (1 | 0; unset = off): whether the tensor-core split-KV kernel merges its
     splits itself (the last block of each (sequence, kv-head, row chunk) combines; hip_src/fmha_splitkv_mma.h)
     instead of a second, combine kernel. ValueError for another value."""
-    raw = os.environ.get(SPLITKV_FUSED_COMBINE_ENV, "").strip()
-    if raw not in ("", "0", "1"):
-        raise ValueError(f"{SPLITKV_FUSED_COMBINE_ENV} must be 0 or 1, got {raw!r}")
-    return SPLITKV_FUSED_COMBINE_DEFAULT if not raw else raw == "1"
+    return envvars.choice(SPLITKV_FUSED_COMBINE_ENV) == "1"
 
 
 # Arrival counters of the fused combine, one int32 per (sequence, kv-head, row chunk): every launch leaves them 0
@@ -553,7 +541,7 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
     dq = _output_like(q)
     # K/V rows outside every sequence get no block: zero them first (the poisoned test mode keeps NaN there,
     # so a row the kernel should have written still shows up).
-    poison = os.environ.get(POISON_ENV) == "1"
+    poison = envvars.choice(POISON_ENV) == "1"
     dk, dv = (_output_like(t) if poison else torch.zeros_like(t, memory_format=torch.contiguous_format) for t in (k, v))
     if seq.batch == 0 or total_q == 0 or k.shape[0] == 0:
         for t in (dq, dk, dv):
@@ -695,7 +683,7 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
     call into the compiled module (``fwd_step``: the kept params copied with this call's pointers); the split
     partials and an unreturned LSE share one float32 buffer kept per stream."""
     batch, seqlen_q, nheads, _ = q.shape
-    poison = getenv(POISON_ENV) == "1"
+    poison = envvars.choice(POISON_ENV, getenv(POISON_ENV), read=False) == "1"
     out = torch.full(q.shape, float("nan"), dtype=q.dtype, device=q.device) if poison else \
         torch.empty(q.shape, dtype=q.dtype, device=q.device)
     key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV),

@@ -144,8 +144,10 @@ def check_supported(*, dropout_p: float = 0.0, return_attn_probs: bool = False, 
     """NotImplementedError naming the first argument rocflash's CK instances cannot honour (they are built
     without dropout: ck_configs/ck_fmha.toml). Never ignore one silently. ALiBi is served by the ``alibi``
     instances (which (dtype, headdim) have one: rocflash.backends.ck.unsupported)."""
-    if dropout_p:
-        raise unsupported("dropout_p", dropout_p, "the CK instances are built without dropout")
+    if dropout_p:  # no backend has dropout: the shared advice, not "use backend='hip'"
+        from ..backends import dropout_not_implemented
+
+        raise dropout_not_implemented("ck", dropout_p)
     if return_attn_probs:
         raise unsupported("return_attn_probs", True, "CK does not return the attention probabilities")
     if block_table is not None:

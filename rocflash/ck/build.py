@@ -22,6 +22,7 @@ import sysconfig
 import time
 from pathlib import Path
 
+from .. import envvars
 from ..build import BuildError, _env, _run, find_hipcc
 from ..configs import hip_src_dir
 from ..targets import CK_ARCHS, base_arch
@@ -37,9 +38,7 @@ def ck_archs(amd_archs: list[str]) -> list[str]:
 
 def wanted(amd_archs: list[str], torch_hip: bool) -> tuple[bool, str]:
     """(build CK?, why), from ROCFLASH_CK and the arch list."""
-    mode = (os.environ.get("ROCFLASH_CK") or "auto").strip().lower()
-    if mode not in ("auto", "0", "1"):
-        raise ValueError(f"ROCFLASH_CK must be auto, 0 or 1, got {mode!r}")
+    mode = envvars.choice("ROCFLASH_CK")
     archs = ck_archs(amd_archs)
     if mode == "0":
         return False, "ROCFLASH_CK=0"
@@ -116,7 +115,7 @@ def build_ck_module(archs: list[str], out_path: Path, build_dir: Path, jobs: int
              f'-DRF_CK_INSTANCES="{names}"']
     objects = [gen / (s.stem + ".o") for s in sources]
     log: list[str] = []
-    jobs = jobs or int(os.environ.get("ROCFLASH_JOBS", "0")) or os.cpu_count() or 1
+    jobs = jobs or envvars.jobs()
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         for fut in [pool.submit(_run, [hipcc, *flags, "-c", str(s), "-o", str(o)], "hip", log)
                     for s, o in zip(sources, objects)]:

@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from .. import envvars
 from ..build import BuildError, find_tool
 from ..targets import CK_ARCHS, base_arch
 from .audit import KernelAudit, audit_file
@@ -190,7 +191,7 @@ def run_ck_audit(archs: Sequence[str] = CK_DEFAULT_ARCHS, build_dir: Path | None
     t0 = time.time()
     tc = find_ck_toolchain()
     build_dir = Path(build_dir) if build_dir else default_build_dir() / "ck"
-    jobs = jobs or int(os.environ.get("ROCFLASH_JOBS", "0")) or os.cpu_count() or 1
+    jobs = jobs or envvars.jobs()
     instances = list(instances if instances is not None else load_ck_instances())
     work = [(inst, arch) for inst in instances for arch in archs if base_arch(arch) in inst.archs]
     # Sources generated into a directory of this run (the dispatchers depend on archs and instances, so a shared

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
-from .. import codegen
+from .. import codegen, envvars
 from ..configs import hip_src_dir
 from ..targets import arch_info
 from .audit import KernelAudit, _named_preprocess, audit_compiled_file, audit_file
@@ -71,7 +71,7 @@ def run_audit(archs: Sequence[str] = DEFAULT_ARCHS, build_dir: Path | None = Non
     require_python_deps()
     t0 = time.time()
     build_dir = Path(build_dir) if build_dir else default_build_dir()
-    jobs = jobs or int(os.environ.get("ROCFLASH_JOBS", "0")) or os.cpu_count() or 1
+    jobs = jobs or envvars.jobs()
 
     # Step 1: generate the instance sources of each vendor's configs, every kind (codegen names each source
     # after its instance: <kernel_name(aligned)>.hip); a job per (arch, instance) the selection audits, plus
