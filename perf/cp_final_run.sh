@@ -11,7 +11,8 @@
 #            the exchange alone, compute alone (<= 128k), torch's context_parallel + SDPA flash on the same GPUs,
 #            and 1 GPU (flash_attn_func on rank 0) where its memory estimate fits. Each measurement is predicted
 #            from the last measured rate first and skipped, with a line saying so, when it does not fit the time left.
-# Every stage prints its wall time. Results in $OUT (2 files): cp_final.txt (this log, every line of cp_gpu.py,
+# Every stage prints its wall time. Results in $OUT (2 files; OUT unset: ./gpu_out, git-ignored; the stages' scratch
+# is a fresh mktemp -d, removed at exit): cp_final.txt (this log, every line of cp_gpu.py,
 # a summary table at the end) and cp_final.json ({"correct": cp.json of stage correct, "speed": that of speed};
 # into $CP_FINAL_JSON_DIR instead when set: perf/final_run.sh's cpfinal stage puts it in its json.tar.gz).
 # Exit status 0 when every stage ran and every correctness case passed.
@@ -24,8 +25,9 @@ TIME_S=${1:-150}
 stages=${*:-correct speed}
 t_start=$(date +%s)
 left() { echo $(( TIME_S - ($(date +%s) - t_start) )); }
-WORK=/tmp/cp_final
-rm -rf "$WORK"; mkdir -p "$WORK/correct" "$WORK/speed"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cp_final.XXXXXX")  # per run: two users (or runs) never clobber each other
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/correct" "$WORK/speed"
 status=0
 
 if [ "${CP_DEVICE:-cuda}" = cpu ]; then
@@ -91,5 +93,5 @@ reports=$(ls "$WORK"/correct/cp.json "$WORK"/speed/cp.json 2>/dev/null)
 summary="no cp.json written (see the stages' lines above)"
 [ -n "$reports" ] && summary=$(cd /tmp && timeout 30 python3 "$REPO/perf/cp_gpu.py" --summarize $reports 2>&1)
 { echo "## summary"; echo "$summary"; } | tee -a "$LOG_FILE"
-log "cp_final_run: done in $(( $(date +%s) - t_start )) s of ${TIME_S} s, exit $status"
+log "cp_final_run: done in $(( $(date +%s) - t_start )) s of ${TIME_S} s, exit $status; results in $OUT"
 exit $status

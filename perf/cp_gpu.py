@@ -350,7 +350,9 @@ def speed(args, device, backend, log, save=lambda *_: None):
         # size, the figure never measured before goes first)
         if device.type == "cuda":
             torch.cuda.empty_cache()
-        if fits("torch_cp", seqlen):
+        if device.type != "cuda":  # a baseline that cannot exist here is said so, not reported as failed
+            row["torch_cp_unavailable"] = TORCH_CP_NOT_ON_CPU
+        elif fits("torch_cp", seqlen):
             try:
                 row.update(_torch_cp(seqlen, b, h, d, dtype, device, world, timer, *reps_for(seqlen, "torch_cp")))
                 rate["torch_cp"] = row["torch_cp_s"] / row["flops_fwd_bwd"]
@@ -504,6 +506,11 @@ def format_profile(r: dict) -> str:
             f"top ring_other: {top}")
 
 
+# torch's context_parallel shards SDPA through DTensor, which has no sharding strategy for the CPU SDPA ops
+# (NotImplementedError "... sharding strategy"): the baseline needs CUDA.
+TORCH_CP_NOT_ON_CPU = "not available on CPU (torch context_parallel needs CUDA)"
+
+
 def _torch_cp(seqlen, b, h, d, dtype, device, world, timer, reps=3, warm=1):
     """torch.distributed.tensor.experimental.context_parallel with SDPA's flash backend: fwd+bwd seconds."""
     import torch.nn.functional as F
@@ -631,6 +638,8 @@ def summarize(paths: list[str]) -> str:
     def cell(row, key, fmt="{:.3f} s", error_key=None):
         if row.get(key) is not None:
             return fmt.format(row[key])
+        if key == "torch_cp_s" and row.get("torch_cp_unavailable"):
+            return row["torch_cp_unavailable"]
         return "failed" if error_key and row.get(error_key) else "not run"
 
     if rows:

@@ -200,3 +200,44 @@ def test_timing_budget_stays_within_the_case_limit(monkeypatch, tmp_path):
         budgets.clear()
         runner.run_cases([c], ["naive"], CPU, _args(*argv), None, runner.Progress(0, False), [])
         assert budgets == [want], (argv, budgets)
+
+
+def test_max_case_s_holds_for_the_whole_case(monkeypatch):
+    """nufix6 (a decode case ran 119 s under --max-case-s 20): the limit covers the case's inputs and all its
+    methods together, and --time-limit-s is checked before each method. Fake clock, fake rate: each method is
+    estimated at ~8 s (within 20 s on its own) and takes 8 s; the third no longer fits what the case has left."""
+    clock = [1000.0]
+    monkeypatch.setattr(runner.time, "time", lambda: clock[0])
+    monkeypatch.setattr(memory, "host_available", lambda: 1 << 40)
+    c = Case(batch=1, seqlen_q=512, seqlen_k=512, nheads=2, nheads_k=2, headdim=32, dtype="fp32")
+    per_call = 8.0 / (duration.SAFETY * duration.minimal_calls(c, 3))
+    monkeypatch.setattr(duration, "probe_rate", lambda *a, **kw: c.flop / per_call)  # estimate 8 s per method
+
+    def inputs(case, n, device, seed=0):
+        clock[0] += 2.0  # making the inputs counts too
+        return [None] * n
+
+    ran = []
+
+    def run_one(case, m, sets, device, a, spec, budget, ref_state, too_slow=None):
+        if too_slow is None:
+            ran.append(m)
+            clock[0] += 8.0
+        return runner.Result(case.case_id, case.preset, case.to_dict(), m, "skipped" if too_slow else "ok",
+                             note=too_slow, flop=case.flop, bytes=case.bytes)
+
+    monkeypatch.setattr(methods, "make_inputs", inputs)
+    monkeypatch.setattr(runner, "run_one", run_one)
+    monkeypatch.setattr(runner, "fill_speedups", lambda rows, baseline: None)
+    monkeypatch.setattr(runner, "format_case", lambda rows: [])
+    names = ["m1", "m2", "m3", "m4"]
+    res = runner.run_cases([c], names, CPU, _args("--max-case-s", "20"), None, runner.Progress(0, False), [])
+    assert ran == ["m1", "m2"], ran  # 2 + 8 + 8 = 18 s used: 2 s left, m3 (8 s) is skipped, m4 too
+    assert [r.status for r in res] == ["ok", "ok", "skipped", "skipped"]
+    assert "leaves of this case" in res[2].note or "earlier work" in res[2].note, res[2].note
+    # --time-limit-s reached between two methods of one case: the rest is skipped before running
+    ran.clear()
+    res = runner.run_cases([c], names, CPU, _args("--max-case-s", "0", "--time-limit-s", "9"), None,
+                           runner.Progress(0, False), [])
+    assert ran == ["m1"], ran
+    assert all(r.note == "skipped before running: --time-limit-s reached" for r in res[1:]), [r.note for r in res]

@@ -296,3 +296,20 @@ def test_dtype_message_states_the_enforced_rule(dtype):
             with pytest.raises(TypeError, match=r"q.dtype must be float16, bfloat16 or float32 \(float64 also on "
                                                 r"the torch and sim backends\), got torch.int32"):
                 rocflash.flash_attn_func(q, q, q, backend=backend)
+
+
+def test_cp_summary_says_torch_cp_is_not_available_on_cpu(tmp_path):
+    """16: on CPU the torch context_parallel baseline is 'not available', not 'failed'."""
+    import importlib.util
+    import json
+
+    path = Path(__file__).resolve().parents[1] / "perf" / "cp_gpu.py"
+    spec = importlib.util.spec_from_file_location("cp_gpu", path)
+    cp_gpu = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cp_gpu)
+    row = {"seqlen": 256, "world": 2, "ring_s": 0.5, "ring_tflops": 0.01, "torch_cp_unavailable": cp_gpu.TORCH_CP_NOT_ON_CPU}
+    (tmp_path / "cp.json").write_text(json.dumps({"speed": [row]}))
+    out = cp_gpu.summarize([str(tmp_path / "cp.json")])
+    assert "not available on CPU (torch context_parallel needs CUDA)" in out and "failed" not in out
+    script = (path.parent / "cp_final_run.sh").read_text()  # per-run scratch, never a fixed shared path
+    assert "mktemp -d" in script and "rm -rf \"$WORK\"; mkdir" not in script

@@ -65,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit-s", type=float, default=None,
                    help="whole-run limit: budgets shrink to fit, cases past it are reported as skipped")
     p.add_argument("--max-case-s", type=float, default=None,
-                   help="skip a (case, method) estimated to take longer than this many seconds, before it runs "
-                        "(its FLOP at the rate the method reaches here on a small probe of the case); default "
+                   help="seconds one case may take, its inputs and all its methods together: a method estimated "
+                        "to take longer than what is left (its FLOP at the rate it reaches here on a small probe "
+                        "of the case) is skipped before it runs; default "
                         f"{duration.CPU_CASE_LIMIT_S:g} on the CPU, no limit on a GPU; 0: no limit")
     p.add_argument("--input-sets", type=int, default=None,
                    help="input sets to rotate (default: enough to exceed 2x the L2, at least 3)")
@@ -289,6 +290,30 @@ def case_time_limits(case: Case, method_names: list[str], device, a, left_s: flo
     return out
 
 
+def method_time_left(case: Case, m: str, a, device, rates: dict, t_start: float, case_t0: float,
+                     too_slow: str | None) -> str | None:
+    """The note of a ``skipped`` result for method ``m`` about to run in ``case`` (None: it runs): --time-limit-s
+    reached, or its estimate (the probe's rate, duration.check) over what --max-case-s leaves of this case after
+    its inputs, reference and earlier methods. Before, each method was held to the whole limit on its own, and the
+    inputs and the reference were counted nowhere, so a case's methods together could pass it many times over (a
+    decode preset case took 119 s under --max-case-s 20 in a new-user trial)."""
+    if too_slow is not None:
+        return too_slow
+    now = time.time()
+    if a.time_limit_s is not None and now - t_start >= a.time_limit_s:
+        return "skipped before running: --time-limit-s reached"
+    limit = case_limit_s(a, device)
+    if limit is None:
+        return None
+    left = limit - (now - case_t0)
+    if left <= 0:
+        return (f"skipped before running: over time limit: the case's earlier work took {now - case_t0:.3g} s of "
+                f"--max-case-s {limit:g} s")
+    rate, probe = rates.get((m, duration.probe_case(case)), (None, None))
+    return duration.check(m, case, left, rate, a.min_repeats, f"what --max-case-s {limit:g} s leaves of this case",
+                          probe)
+
+
 def run_cases(cases: list[Case], method_names: list[str], device, a, spec, progress: Progress,
               results: list[Result], after_case=None) -> list[Result]:
     """Measure every (case, method), appending to ``results`` as cases finish, print each case's table
@@ -314,6 +339,7 @@ def run_cases(cases: list[Case], method_names: list[str], device, a, spec, progr
             case_rows = [run_one(case, m, None, device, a, spec, 0.0, {}, too_slow[m]) for m in method_names]
             done += len(method_names)
         else:
+            case_t0 = time.time()  # --max-case-s holds for the whole case: inputs, reference and every method
             try:
                 if device.type == "cuda":
                     _free(device)
@@ -338,6 +364,9 @@ def run_cases(cases: list[Case], method_names: list[str], device, a, spec, progr
             if sets is not None:
                 ref_state = {"slice": errors.choose_slice(case, ref_budget)}
                 for m in method_names:
+                    note = method_time_left(case, m, a, device, rates, t_start, case_t0, too_slow.get(m))
+                    if note is not None:  # checked before each method, not only before each case
+                        too_slow[m] = note
                     budget = a.budget_s
                     if a.time_limit_s is not None:
                         left = a.time_limit_s - (time.time() - t_start)
