@@ -268,3 +268,42 @@ def test_cp_final_run_script_on_cpu(tmp_path):
     rows = report["speed"]["speed"]
     assert [r["seqlen"] for r in rows] == [256] and rows[0]["ring_s"] > 0 and rows[0]["one_gpu_s"] > 0, rows
     assert "| 256 |" in log and sorted(p.name for p in tmp_path.iterdir()) == ["cp_final.json", "cp_final.txt"]
+
+
+def test_ranks_that_disagree_raise_on_every_rank():
+    """3 ranks (a world that is neither 2 nor 4): one rank's bad arguments, ranks that pass different causal /
+    softmax_scale / gradient requests, one rank's bad varlen cu_seqlens, a non-member of a subgroup. Before the
+    fix the rank with bad arguments raised alone and the others died in the ring's first collective (gloo: a
+    closed connection; NCCL: a hang), and the mismatched settings ran to silently wrong rows."""
+    from cp_check import disagreement_worker
+    world = 3
+    ctx = mp.get_context("spawn")
+    queue = ctx.SimpleQueue()
+    procs = mp.start_processes(disagreement_worker, args=(world, _free_port(), queue), nprocs=world, join=False,
+                               start_method="spawn")
+    deadline = time.monotonic() + TIMEOUT_S
+    while not procs.join(timeout=1):
+        if time.monotonic() > deadline:
+            for p in procs.processes:
+                p.kill()
+            pytest.fail("ranks that disagree did not finish (hang?)")
+    got = {}
+    while not queue.empty():
+        key, msg = queue.get()
+        got[key] = msg
+    assert len(got) == 7 * world, got
+    for rank in range(world):
+        own = rank == world - 1
+        assert ("load-balanced layout" in got[rank, "odd"]
+                and (own or "rank 2 of the group rejected its arguments" in got[rank, "odd"])), got
+        assert "nheads must be divisible by nheads_k" in got[rank, "heads"], got
+        assert rank == 1 or "rank 1 of the group rejected" in got[rank, "heads"], got
+        assert "same causal, window_size, softmax_scale" in got[rank, "causal"], got
+        assert "rank 0: causal=True" in got[rank, "causal"] and "rank 1: causal=False" in got[rank, "causal"], got
+        assert "rank 2: causal=False, window_left=-1, window_right=-1, softmax_scale=2.5" in got[rank, "scale"], got
+        assert "rank 0: " in got[rank, "grad"] and "needs_grad=True" in got[rank, "grad"], got
+        assert "rank 1: " in got[rank, "grad"] and "needs_grad=False" in got[rank, "grad"], got
+        assert "cu_seqlens must be non-decreasing" in got[rank, "varlen"], got
+        assert got[rank, "subgroup"] == ("ValueError: group: this process (global rank 1) is not a member of the "
+                                         "process group it passed; only the group's ranks call ring attention on it"
+                                         if rank == 1 else "no error"), got

@@ -35,6 +35,7 @@ varlen kernel calls) and reuses the exchange, the merge and the autograd functio
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, replace
 
 import torch
@@ -104,20 +105,27 @@ def ring_flash_attn_func(
     see :func:`rocflash.parallel.memory_model`.
 
     Raises:
-        TypeError / ValueError naming the argument, rule and value, before any communication.
-        NotImplementedError for ALiBi.
-        RuntimeError when torch.distributed is not initialized.
+        TypeError / ValueError naming the argument, rule and value, before any exchange of K/V; on EVERY rank of
+        the group (one small all_gather): the rank whose arguments are bad raises its own error, the others a
+        ValueError naming that rank and its error, so no rank is left waiting in the ring. ValueError on every
+        rank when the ranks' shapes, dtype, causal, window_size, softmax_scale, softcap, or whether a
+        gradient is asked for (grad mode and requires_grad of q, k, v) differ. NotImplementedError for ALiBi.
+        RuntimeError when torch.distributed is not initialized; ValueError when this process is not a member
+        of ``group``. Every rank must then call backward on the output (the backward is a ring pass too).
     """
-    args = _check_args(q, k, v, causal, softmax_scale, window_size, softcap, alibi_slopes, deterministic,
-                       return_attn_probs)
-    if not dist.is_initialized():
-        raise RuntimeError("ring_flash_attn_func needs torch.distributed: call torch.distributed.init_process_group")
-    sel = select_backend(q.device, backend)
-    if q.dtype == torch.float64 and sel.backend not in _FP64_BACKENDS:
-        raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{sel.backend}' "
-                        f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
-    ring = _Ring(group)
-    check_same_layout(ring, "ring_flash_attn_func", q, k, v)
+    def local_checks():
+        args = _check_args(q, k, v, causal, softmax_scale, window_size, softcap, alibi_slopes, deterministic,
+                           return_attn_probs)
+        if not dist.is_initialized():
+            raise RuntimeError("ring_flash_attn_func needs torch.distributed: call "
+                               "torch.distributed.init_process_group")
+        sel = select_backend(q.device, backend)
+        if q.dtype == torch.float64 and sel.backend not in _FP64_BACKENDS:
+            raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{sel.backend}' "
+                            f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
+        return args, sel
+
+    ring, (args, sel) = agree(group, "ring_flash_attn_func", local_checks, q, k, v, causal)
     plan = dense_plan(ring.rank, ring.world, causal, q.shape[1], k.shape[1], args)
     out, lse = _RingAttention.apply(q, k, v, ring, _Kernels(sel.backend, deterministic), plan)
     return (out, lse, None) if return_attn_probs else out
@@ -206,29 +214,116 @@ class _Exchange:
 
 
 _CODES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+_SETTINGS = ("causal", "window_left", "window_right", "softmax_scale", "softcap", "needs_grad")
 
 
-def check_same_layout(ring: "_Ring", caller: str, q, k, v, cu_seqlens: list[int] | None = None) -> None:
+def agree(group, caller: str, local_checks, q, k, v, causal, cu_seqlens_of=None):
+    """Run this rank's argument checks, then make every rank of ``group`` agree before any K/V exchange.
+
+    ``local_checks()`` returns (FwdArgs, extra) or raises. Its error is not raised on this rank alone: the
+    other ranks would then wait forever (NCCL) or die of a closed connection (gloo) in the ring's first
+    collective. One small all_gather (:func:`check_same_layout`) carries every rank's verdict, shapes and
+    settings; then every rank raises: the offending rank its own error, the others a ValueError naming it.
+    Without an initialized process group (or with a world of one) the local error is raised as it is.
+    ``cu_seqlens_of(extra)``: the varlen ring's local cu_seqlens (host list), compared across ranks too.
+    Returns (ring, local_checks()'s result)."""
+    try:
+        result = local_checks()
+        error = None
+    except Exception as e:  # noqa: BLE001 (re-raised below, on this rank, after the others have heard of it)
+        result, error = None, e
+    if not dist.is_initialized():
+        raise error
+    ring = _Ring(group)
+    if ring.world == 1:
+        if error is not None:
+            raise error
+        return ring, result
+    settings = None
+    if error is None:
+        args = result[0]
+        needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+        settings = [int(causal), args.window_left, args.window_right, _float_bits(args.softmax_scale),
+                    _float_bits(args.softcap), int(needs_grad)]
+    cu = None if error is not None or cu_seqlens_of is None else cu_seqlens_of(result)
+    check_same_layout(ring, caller, q, k, v, cu, error=error, settings=settings)
+    return ring, result
+
+
+def _float_bits(x: float) -> int:
+    return struct.unpack("<q", struct.pack("<d", float(x)))[0]
+
+
+def _bits_float(b: int) -> float:
+    return struct.unpack("<d", struct.pack("<q", b))[0]
+
+
+def _collective_device(ring: "_Ring", q) -> torch.device:
+    if isinstance(q, torch.Tensor) and q.device.type != "meta":
+        return q.device
+    if dist.get_backend(ring.group) == "nccl":
+        return torch.device("cuda", torch.cuda.current_device())
+    return torch.device("cpu")
+
+
+def check_same_layout(ring: "_Ring", caller: str, q, k, v, cu_seqlens: list[int] | None = None, *,
+                      error: BaseException | None = None, settings: list[int] | None = None) -> None:
     """Every rank must pass shards of the same shapes and dtype (and, varlen, the same local cu_seqlens): K/V
     buffers travel around the ring with the receiver's shapes and are read with the receiver's sequence
     bounds, so a mismatch would abort (gloo), hang or corrupt (NCCL) inside the exchange, or silently pair
-    the wrong keys. Small all_gathers (and a host sync) per call say which rank differs, on every rank, before
+    the wrong keys. The same ``settings`` (causal, window, scale, softcap: each rank's plan and its blocks'
+    masks; whether a gradient is asked for: the backward ring needs every rank) on every rank: else wrong
+    rows or a backward that waits forever. ``error``: this rank's rejection of its own arguments, which every
+    rank hears of. Small all_gathers (and a host sync) per call say which rank differs, on every rank, before
     any exchange."""
     if ring.world == 1:
+        if error is not None:
+            raise error
         return
-    n = q.dim()
-    code = _CODES.index(q.dtype) if q.dtype in _CODES else -1
+    device = _collective_device(ring, q)
+
+    def dims(t):
+        shape = list(t.shape) if isinstance(t, torch.Tensor) else []
+        return (shape + [-1] * 4)[:4] if len(shape) <= 4 else [-2] * 4
+
+    n = 4
+    ok = error is None
+    code = _CODES.index(q.dtype) if ok and q.dtype in _CODES else -1
     ncu = -1 if cu_seqlens is None else len(cu_seqlens)
-    rows = _all_gather_ints(ring, [*q.shape, *k.shape, *v.shape, code, ncu], q.device)
-    if any(r != rows[0] for r in rows):
+    mine = [int(ok), *dims(q), *dims(k), *dims(v), code, ncu, *(settings or [0] * len(_SETTINGS))]
+    rows = _all_gather_ints(ring, mine, device)
+    failed = [i for i, r in enumerate(rows) if not r[0]]
+    if failed:  # every rank takes this branch (the same rows everywhere): one more gather, of the messages
+        said = [None] * ring.world
+        dist.all_gather_object(said, None if ok else f"{type(error).__name__}: {error}", group=ring.group)
+        if error is not None:
+            raise error
+        raise ValueError(f"{caller}: rank{'s' if len(failed) > 1 else ''} {', '.join(map(str, failed))} of the "
+                         f"group rejected {'their' if len(failed) > 1 else 'its'} arguments, so no rank enters "
+                         f"the ring: " + "; ".join(f"rank {i}: {said[i]}" for i in failed))
+    rows = [r[1:] for r in rows]
+    layout = 3 * n + 2
+    if any(r[:layout] != rows[0][:layout] for r in rows):
         def describe(r):
-            cu = "" if r[-1] < 0 else f", batch {r[-1] - 1}"
-            return (f"q {r[0:n]}, k {r[n:2 * n]}, v {r[2 * n:3 * n]}, "
+            cu = "" if r[3 * n + 1] < 0 else f", batch {r[3 * n + 1] - 1}"
+            shape = lambda d: tuple(x for x in d if x >= 0)  # noqa: E731
+            return (f"q {shape(r[0:n])}, k {shape(r[n:2 * n])}, v {shape(r[2 * n:3 * n])}, "
                     f"dtype {_CODES[r[3 * n]] if r[3 * n] >= 0 else '?'}{cu}")
         raise ValueError(f"{caller}: every rank must pass shards of the same shapes and dtype, got "
                          + "; ".join(f"rank {i}: {describe(r)}" for i, r in enumerate(rows)))
+    if any(r[layout:] != rows[0][layout:] for r in rows):
+        def describe(r):
+            vals = dict(zip(_SETTINGS, r[layout:]))
+            for key in ("softmax_scale", "softcap"):
+                vals[key] = f"{_bits_float(vals[key]):.9g}"
+            vals["causal"], vals["needs_grad"] = bool(vals["causal"]), bool(vals["needs_grad"])
+            return ", ".join(f"{key}={val}" for key, val in vals.items())
+        raise ValueError(f"{caller}: every rank must pass the same causal, window_size, softmax_scale and softcap "
+                         f"and ask for gradients alike (grad mode and requires_grad of q, k, v: the backward is a "
+                         f"ring pass every rank takes part in), got "
+                         + "; ".join(f"rank {i}: {describe(r)}" for i, r in enumerate(rows)))
     if cu_seqlens is not None:
-        rows = _all_gather_ints(ring, cu_seqlens, q.device)
+        rows = _all_gather_ints(ring, cu_seqlens, device)
         if any(r != rows[0] for r in rows):
             raise ValueError(f"{caller}: every rank must pass the same local cu_seqlens (each sequence split in "
                              f"equal shards, rocflash.parallel.zigzag_varlen_cu_seqlens), got "
@@ -247,8 +342,11 @@ class _Ring:
 
     def __init__(self, group):
         self.group = group
-        self.world = dist.get_world_size(group)
         self.rank = dist.get_rank(group)
+        if self.rank < 0:  # torch gives non-members a placeholder group of rank -1 and size -1
+            raise ValueError(f"group: this process (global rank {dist.get_rank()}) is not a member of the process "
+                             f"group it passed; only the group's ranks call ring attention on it")
+        self.world = dist.get_world_size(group)
         to_global = (lambda r: r) if group is None else (lambda r: dist.get_global_rank(group, r))
         self.next = to_global((self.rank + 1) % self.world)
         self.prev = to_global((self.rank - 1) % self.world)
