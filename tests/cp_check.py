@@ -253,11 +253,11 @@ def disagreement_worker(rank: int, world: int, port: int, queue):
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
     last = world - 1
 
-    def attempt(name, fn):
+    def attempt(name, fn, errors=(TypeError, ValueError, NotImplementedError)):
         try:
             fn()
             msg = "no error"
-        except (TypeError, ValueError, NotImplementedError) as e:
+        except errors as e:
             msg = f"{type(e).__name__}: {e}"
         token = torch.ones(1)
         dist.all_reduce(token)  # the group still works: no rank is stuck in a collective of the ring
@@ -299,5 +299,13 @@ def disagreement_worker(rank: int, world: int, port: int, queue):
             if not err < 1e-10:
                 raise AssertionError(f"subgroup ring off the reference by {err}")
         attempt("subgroup", subgroup)
+
+        # create_graph=True (a gradient penalty): a RuntimeError, not first derivatives returned without a graph
+        def penalty():
+            q, k, v = shards(requires_grad=True)
+            out = ring_flash_attn_func(q, k, v, causal=True, backend="torch")
+            grads = torch.autograd.grad(out, (q, k, v), torch.ones_like(out), create_graph=True)
+            sum((g ** 2).sum() for g in grads).backward()
+        attempt("create_graph", penalty, errors=(RuntimeError,))
     finally:
         dist.destroy_process_group()

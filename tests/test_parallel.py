@@ -272,7 +272,9 @@ def test_cp_final_run_script_on_cpu(tmp_path):
 
 def test_ranks_that_disagree_raise_on_every_rank():
     """3 ranks (a world that is neither 2 nor 4): one rank's bad arguments, ranks that pass different causal /
-    softmax_scale / gradient requests, one rank's bad varlen cu_seqlens, a non-member of a subgroup. Before the
+    softmax_scale / gradient requests, one rank's bad varlen cu_seqlens, a non-member of a subgroup, and a
+    backward with create_graph=True (before: first derivatives returned without a graph, so a gradient penalty on
+    them was silently a constant). Before the
     fix the rank with bad arguments raised alone and the others died in the ring's first collective (gloo: a
     closed connection; NCCL: a hang), and the mismatched settings ran to silently wrong rows."""
     from cp_check import disagreement_worker
@@ -291,7 +293,7 @@ def test_ranks_that_disagree_raise_on_every_rank():
     while not queue.empty():
         key, msg = queue.get()
         got[key] = msg
-    assert len(got) == 7 * world, got
+    assert len(got) == 8 * world, got
     for rank in range(world):
         own = rank == world - 1
         assert ("load-balanced layout" in got[rank, "odd"]
@@ -307,3 +309,40 @@ def test_ranks_that_disagree_raise_on_every_rank():
         assert got[rank, "subgroup"] == ("ValueError: group: this process (global rank 1) is not a member of the "
                                          "process group it passed; only the group's ranks call ring attention on it"
                                          if rank == 1 else "no error"), got
+        assert "ring attention does not support second derivatives" in got[rank, "create_graph"], got
+
+
+def test_layout_helpers_reject_what_they_cannot_place():
+    """The shard helpers on odd input: a rank outside [0, world_size) or a bool world_size was placed silently
+    (rows of another layout), shards of odd length or of different shapes merged into a wrong tensor, a seqlen past
+    the gathered length failed inside torch. Each is a ValueError naming the rule now; the valid odd cases (world 3,
+    negative dim, empty sequences, padding of a 1-row sequence) round-trip exactly."""
+    x = torch.arange(2 * 3 * 12 * 5).view(2, 3, 12, 5)
+    for world in (1, 3):
+        parts = [zigzag_shard(x, dim=-2, rank=r, world_size=world) for r in range(world)]
+        assert torch.equal(zigzag_merge(parts, dim=-2), x)
+    empty = [zigzag_shard(x[:, :, :0], dim=2, rank=r, world_size=3) for r in range(3)]
+    assert zigzag_merge(empty, dim=2).shape == (2, 3, 0, 5)
+    one = [zigzag_shard(x[:, :, :1], dim=2, pad=True, rank=r, world_size=4) for r in range(4)]
+    assert torch.equal(zigzag_merge(one, dim=2, seqlen=1), x[:, :, :1])
+    rule = "rank and world_size must be ints with 0 <= rank < world_size"
+    with pytest.raises(ValueError, match=rule):
+        zigzag_indices(12, 3, 3)
+    with pytest.raises(ValueError, match=rule):
+        zigzag_shard(x, dim=2, rank=0, world_size=True)
+    cu = torch.tensor([0, 7, 7, 19, 30], dtype=torch.int32)
+    with pytest.raises(ValueError, match=rule):
+        zigzag_varlen_indices(cu, 3, 5, pad=True)
+    with pytest.raises(ValueError, match="length along dim 0 must be even, got 3"):
+        zigzag_merge([torch.arange(3), torch.arange(3)], dim=0)
+    with pytest.raises(ValueError, match="same shape"):
+        zigzag_merge([torch.arange(4), torch.arange(6)], dim=0)
+    with pytest.raises(ValueError, match="seqlen must be an int in \\[0, 12\\]"):
+        zigzag_merge([zigzag_shard(x, dim=2, rank=r, world_size=2) for r in range(2)], dim=2, seqlen=20)
+    p = torch.arange(30.0).view(30, 1)
+    for world in (1, 2, 3, 4):  # an empty sequence and lengths 7, 12, 11: padded per sequence
+        parts = [zigzag_shard_varlen(p, cu, pad=True, rank=r, world_size=world) for r in range(world)]
+        assert torch.equal(zigzag_merge_varlen(parts, cu), p)
+    parts = [zigzag_shard_varlen(p, cu, pad=True, rank=r, world_size=3) for r in range(3)]
+    with pytest.raises(ValueError, match="each of the 2 parts must hold 16 rows along dim 0"):
+        zigzag_merge_varlen(parts[:2], cu)

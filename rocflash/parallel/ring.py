@@ -40,7 +40,6 @@ from dataclasses import dataclass, replace
 
 import torch
 import torch.distributed as dist
-from torch.autograd.function import once_differentiable
 
 from ..backends import FwdArgs, SeqArgs, compiled, reference, sim
 from ..interface import _FP64_BACKENDS
@@ -101,7 +100,8 @@ def ring_flash_attn_func(
         out (batch, local_seqlen_q, nheads, headdim) in q's dtype: this rank's rows of the attention output. With
         return_attn_probs=True: (out, softmax_lse float32 (batch, nheads, local_seqlen_q), None).
 
-    Differentiable once in q, k, v through autograd (the backward is a second ring pass). Memory per rank:
+    Differentiable once in q, k, v through autograd (the backward is a second ring pass); a backward with
+    create_graph=True raises RuntimeError on every rank (no second derivatives, on any backend). Memory per rank:
     see :func:`rocflash.parallel.memory_model`.
 
     Raises:
@@ -565,8 +565,14 @@ class _RingAttention(torch.autograd.Function):
         return out, lse
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, dout, _dlse):
+        if torch.is_grad_enabled():
+            # create_graph=True (a gradient penalty): the ring's backward (fused kernels, in-place accumulators,
+            # point-to-point exchanges) has no derivative. once_differentiable returned its gradients WITHOUT a
+            # graph whenever dout needed none, so a penalty built on them was silently a constant.
+            raise RuntimeError(
+                "ring attention does not support second derivatives (a backward with create_graph=True, e.g. a "
+                "gradient penalty): its backward is a ring pass of fused kernels, not differentiable on any backend")
         q, k, v, out, lse, *out32 = ctx.saved_tensors
         scale = next((b.args.softmax_scale for step in ctx.plan for b in step), None)
         if scale is not None:  # the fused backward's range (rocflash.ops.MAX_BACKWARD_SCALE)

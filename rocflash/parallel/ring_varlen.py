@@ -69,7 +69,8 @@ def ring_flash_attn_varlen_func(
         out (local_total, nheads, headdim) in q's dtype, or (out, softmax_lse, None) with return_attn_probs.
         Empty sequences (repeated cu_seqlens entries) produce nothing.
 
-    Differentiable once in q, k, v through autograd (the backward is a second ring pass).
+    Differentiable once in q, k, v through autograd (the backward is a second ring pass); a backward with
+    create_graph=True raises RuntimeError (no second derivatives).
 
     Raises:
         TypeError / ValueError naming the argument, rule and value, before any exchange of K/V, on EVERY rank
