@@ -346,3 +346,19 @@ def test_layout_helpers_reject_what_they_cannot_place():
     parts = [zigzag_shard_varlen(p, cu, pad=True, rank=r, world_size=3) for r in range(3)]
     with pytest.raises(ValueError, match="each of the 2 parts must hold 16 rows along dim 0"):
         zigzag_merge_varlen(parts[:2], cu)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known gap (adv14): the ring's float32 backward takes P = exp(S - LSE) from the "
+                   "float32 LSE, not the single-GPU path's own row statistics (rocflash.backends.sim.own_stats_pass); "
+                   "at |softmax_scale| 10, headdim 128, dq and dk leave FlashAttention's rule by ~2x")
+def test_ring_fp32_backward_at_large_softmax_scale():
+    """float32, causal, softmax_scale 10 on 2 ranks: dq 2.8e-3 and dk 2.6e-3 against an allowed 1.3e-3 (sim and
+    torch backends alike; at the default scale the ring is within the rule). Strict: a fix that passes fails this
+    xfail and should turn it into a plain test."""
+    cases = [Case(16, causal=True, dtype="fp32", backend=b, softmax_scale=10.0, headdim=128, seed=1)
+             for b in ("sim", "torch")]
+    results = _spawn(2, cases)
+    if any("error" in r or "dq" not in r for r in results):  # a crash is a failure, not the known gap
+        raise RuntimeError("\n".join(str(r) for r in results))
+    assert all(r["dq"]["err"] <= r["dq"]["bound"] and r["dk"]["err"] <= r["dk"]["bound"] for r in results), \
+        "\n".join(str(r) for r in results)
