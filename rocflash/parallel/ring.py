@@ -80,7 +80,8 @@ def ring_flash_attn_func(
             (``rocflash.parallel.zigzag_shard``): q and k shards of the same even length, rank r holding chunks
             r and 2·world_size−1−r. Without causal any split of the keys works (attention does not depend on
             key order) and q may be split differently from k.
-        softmax_scale: scale of Q.K^T; default 1 / sqrt(headdim).
+        softmax_scale: scale of Q.K^T; default 1 / sqrt(headdim). The backward of float32 inputs takes
+            |softmax_scale| <= 10 (ValueError beyond: RING_MAX_BACKWARD_SCALE_FP32), 16-bit ones <= 50.
         window_size: (left, right) sliding window over global positions, -1 = unbounded: query at position p
             sees keys [p - left, p + right] (with causal, right must be -1 or 0). A window needs the
             load-balanced layout; each (query chunk, key chunk) pair the band touches is one block, cut to the
@@ -439,7 +440,10 @@ def _zeros_if_none(t, shape, dtype, device):
 
 
 def _merge(out, lse, out_b, lse_b):
-    """Fold a block's (out_b, lse_b) into the running (out fp32 (b, s, h, d), lse fp32 (b, h, s)), in place.
+    """Fold a block's (out_b, lse_b) into the running (out fp32 (b, s, h, d), lse float64 (b, h, s)), in place.
+    The LSE merges in float64 and is rounded once at the end: merged in float32, each step's rounding of an LSE of
+    magnitude ~|softmax_scale| |q| |k| moved every P of the backward (exp(S - LSE)) and, at softmax_scale 10 in
+    float32, put dq and dk 2x past FlashAttention's rule (see RING_MAX_BACKWARD_SCALE_FP32).
 
     With w = exp(LSE_b - LSE_new) the merge is O_new = (1 - w) * O + w * O_b = lerp(O, O_b, w): one pass over O
     (read O and O_b, write O) instead of a scale, a product and a sum. A row that has seen no key yet (LSE -inf)
@@ -447,7 +451,7 @@ def _merge(out, lse, out_b, lse_b):
     lse_b = lse_b.to(lse.dtype)
     new = torch.logaddexp(lse, lse_b)
     w_b = torch.where(torch.isneginf(new), torch.zeros_like(new), torch.exp(lse_b - new))
-    out.lerp_(out_b.to(out.dtype), w_b.transpose(1, 2).unsqueeze(-1))
+    out.lerp_(out_b.to(out.dtype), w_b.to(out.dtype).transpose(1, 2).unsqueeze(-1))
     lse.copy_(new)
 
 
@@ -463,14 +467,14 @@ def _merge_rows(out, lse, rows, out_b, lse_b):
 
 def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]], keep_out_fp32: bool = False):
     """The forward ring pass over ``plan`` (the blocks of each step): (out in q's dtype, lse (b, h, seqlen_q) in
-    the accumulation dtype), and with keep_out_fp32=True also the merged O before its rounding (float32, out's
+    the accumulation dtype, merged in float64 and rounded once), and with keep_out_fp32=True also the merged O before its rounding (float32, out's
     shape; the backward's D reads it)."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     batch, seqlen_q, nheads, headdim = q.shape
 
     def no_key_yet():  # O = 0, LSE = -inf: rows that have seen no key
         return (torch.zeros(batch, seqlen_q, nheads, headdim, dtype=acc, device=q.device),
-                torch.full((batch, nheads, seqlen_q), float("-inf"), dtype=acc, device=q.device))
+                torch.full((batch, nheads, seqlen_q), float("-inf"), dtype=torch.float64, device=q.device))
 
     out = lse = None
     kv = (k, v)
@@ -482,7 +486,7 @@ def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]
                 # the first block holds every row: the running result starts as the block's own (fresh tensors
                 # from the backend), which is what merging it into O = 0, LSE = -inf gives (weight exp(0) = 1),
                 # without a fill and a pass over O
-                out, lse = out_b.to(acc).contiguous(), lse_b.to(acc).contiguous()
+                out, lse = out_b.to(acc).contiguous(), lse_b.to(torch.float64).contiguous()
                 continue
             if out is None:
                 out, lse = no_key_yet()
@@ -491,6 +495,7 @@ def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]
             kv = tuple(pending.wait())
     if out is None:  # no block at all
         out, lse = no_key_yet()
+    lse = lse.to(acc)  # rounded once, after the last merge
     if keep_out_fp32:
         return out.to(q.dtype), lse, out
     return out.to(q.dtype), lse
@@ -550,6 +555,28 @@ def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan:
     return dq, dk, dv
 
 
+# The ring's backward for float32 inputs, every backend (torch included): |softmax_scale| <= this, else ValueError.
+# Each block's backward takes P = exp(S - LSE) from the merged LSE rounded to float32 (the single-GPU float32
+# backward recomputes its own row statistics instead: rocflash.backends.sim.own_stats_pass); an LSE of magnitude
+# ~|softmax_scale| * |q| |k| carries ~2^-24 * |LSE| of error into every P. Measured on 2 gloo ranks (sim, fp32,
+# standard-normal inputs, headdim 32 / 128, causal and not, 2 seeds; LSE merged in float64 and rounded once): worst
+# ratio to FlashAttention's rule 0.41 at 5, 0.60 at 10, 1.58 at 20, 2.4 at 50, 4.8 at 100 (with the LSE merged
+# in float32 it was 2.07 already at 10). float16 / bfloat16 keep the fused range (their eager baseline is coarser:
+# worst 0.30 at 50); float64 has no limit.
+RING_MAX_BACKWARD_SCALE_FP32 = 10.0
+
+
+def check_ring_backward_scale(softmax_scale: float, dtype: torch.dtype) -> None:
+    if dtype == torch.float32 and abs(softmax_scale) > RING_MAX_BACKWARD_SCALE_FP32:
+        raise ValueError(
+            f"ring_flash_attn_func: softmax_scale must be in [-{RING_MAX_BACKWARD_SCALE_FP32:g}, "
+            f"{RING_MAX_BACKWARD_SCALE_FP32:g}] for the backward of torch.float32 inputs on the ring, got "
+            f"{softmax_scale:g}: each block's backward reads P = exp(S - LSE) from the float32 LSE, which put dq "
+            f"and dk up to 1.6x (at 20) and 4.8x (at 100) past FlashAttention's error rule "
+            f"(rocflash.parallel.ring.RING_MAX_BACKWARD_SCALE_FP32). The forward is exact at any scale; float64 "
+            f"inputs (backends sim, torch) have no limit")
+
+
 class _RingAttention(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, k, v, ring, kernels, plan):
@@ -577,6 +604,7 @@ class _RingAttention(torch.autograd.Function):
         scale = next((b.args.softmax_scale for step in ctx.plan for b in step), None)
         if scale is not None:  # the fused backward's range (rocflash.ops.MAX_BACKWARD_SCALE)
             check_backward_scale(scale, q.dtype, ctx.kernels.backend, "ring_flash_attn_func")
+            check_ring_backward_scale(scale, q.dtype)
         dq, dk, dv = ring_backward(ctx.ring, ctx.kernels, q, k, v, out, lse, dout.contiguous(), ctx.plan,
                                    out_fp32=out32[0] if out32 else None)
         return dq, dk, dv, None, None, None
@@ -622,7 +650,7 @@ def memory_model(batch: int, local_seqlen: int, nheads: int, nheads_k: int, head
     - ``inputs``: q, k, v shards (the caller's).
     - ``saved``: what autograd keeps from forward to backward: out (q's dtype) and LSE (fp32), plus q, k, v,
       and for 16-bit inputs the merged O in fp32 (the fused backends' D reads it; backend "torch" keeps none).
-    - ``forward_peak``: transient forward memory beyond inputs: the fp32 O and LSE accumulators, one K/V
+    - ``forward_peak``: transient forward memory beyond inputs: the fp32 O and float64 LSE accumulators, one K/V
       block in flight (receive buffers), one block's out/LSE from the backend, the output.
     - ``backward_peak``: transient backward memory beyond saved + dout: fp32 dQ, two fp32 dK/dV accumulator
       pairs (the one being added to and the one arriving), the K/V in flight, one block's dq/dk/dv, the
@@ -634,7 +662,7 @@ def memory_model(batch: int, local_seqlen: int, nheads: int, nheads_k: int, head
     rows = batch * nheads * local_seqlen
     inputs = e * (nq + 2 * nk)
     saved = e * nq + 4 * rows + (4 * nq if e == 2 else 0)
-    forward = 4 * nq + 4 * rows + 2 * e * nk + e * nq + 4 * rows + e * nq
+    forward = 4 * nq + 8 * rows + 2 * e * nk + e * nq + 4 * rows + e * nq
     backward = 4 * nq + 2 * 2 * 4 * nk + 2 * e * nk + e * (nq + 2 * nk) + 4 * rows + e * (nq + 2 * nk)
     return {"inputs": inputs, "saved": saved, "forward_peak": forward, "backward_peak": backward,
             "total_peak": inputs + saved + e * nq + backward}
