@@ -274,7 +274,8 @@ def test_ranks_that_disagree_raise_on_every_rank():
     """3 ranks (a world that is neither 2 nor 4): one rank's bad arguments, ranks that pass different causal /
     softmax_scale / gradient requests, one rank's bad varlen cu_seqlens, a non-member of a subgroup, and a
     backward with create_graph=True (before: first derivatives returned without a graph, so a gradient penalty on
-    them was silently a constant). Before the
+    them was silently a constant), zigzag_unshard(_varlen) of shards of different lengths (before: garbage rows on
+    one rank, a dead connection on the others). Before the
     fix the rank with bad arguments raised alone and the others died in the ring's first collective (gloo: a
     closed connection; NCCL: a hang), and the mismatched settings ran to silently wrong rows."""
     from cp_check import disagreement_worker
@@ -293,7 +294,7 @@ def test_ranks_that_disagree_raise_on_every_rank():
     while not queue.empty():
         key, msg = queue.get()
         got[key] = msg
-    assert len(got) == 8 * world, got
+    assert len(got) == 10 * world, got
     for rank in range(world):
         own = rank == world - 1
         assert ("load-balanced layout" in got[rank, "odd"]
@@ -310,6 +311,9 @@ def test_ranks_that_disagree_raise_on_every_rank():
                                          "process group it passed; only the group's ranks call ring attention on it"
                                          if rank == 1 else "no error"), got
         assert "ring attention does not support second derivatives" in got[rank, "create_graph"], got
+        for name, shape in (("unshard", (1, 6, 2, 8)), ("unshard_varlen", (10, 2, 8))):
+            assert f"{name}: every rank must pass a shard of the same shape" in got[rank, name], got
+            assert f"rank 1: shape {shape} dtype torch.float32" in got[rank, name], got
 
 
 def test_layout_helpers_reject_what_they_cannot_place():

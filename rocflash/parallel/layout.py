@@ -101,11 +101,41 @@ def zigzag_unshard(x_local: torch.Tensor, group=None, dim: int = 1, *, seqlen: i
 
     ``seqlen``: the unpadded length to cut back to after ``zigzag_shard(pad=True)`` (default: keep everything).
     Every rank receives the full tensor. Not differentiable (use it for outputs and checks, not inside a loss).
+    Shards of different shapes or dtypes on different ranks: ValueError on every rank (a small all_gather of the
+    shapes first).
     """
-    rank, world_size = _rank_world(group, None, None)
-    parts = [torch.empty_like(x_local) for _ in range(world_size)]
+    return zigzag_merge(_all_gather_same_shape(x_local, group, "zigzag_unshard"), dim, seqlen=seqlen)
+
+
+_GATHER_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int32, torch.int64, torch.bool,
+                  torch.uint8, torch.int8, torch.int16)
+_GATHER_DIMS = 8
+
+
+def _all_gather_same_shape(x_local: torch.Tensor, group, caller: str) -> list[torch.Tensor]:
+    """Every rank's ``x_local`` (all_gather over ``group``), after a small all_gather of each rank's shape and
+    dtype: different ones are a ValueError on every rank naming them (all_gather itself would leave some ranks
+    with garbage in the buffers of their own shape and others dead or waiting)."""
+    _, world_size = _rank_world(group, None, None)
+    if not isinstance(x_local, torch.Tensor):
+        raise TypeError(f"{caller}: x_local must be a torch.Tensor, got {type(x_local).__name__}")
+    shape = list(x_local.shape)
+    code = _GATHER_DTYPES.index(x_local.dtype) if x_local.dtype in _GATHER_DTYPES else len(_GATHER_DTYPES)
+    row = [len(shape), code] + (shape + [-1] * _GATHER_DIMS)[:_GATHER_DIMS]
+    mine = torch.tensor(row, dtype=torch.int64, device=x_local.device)
+    rows = [torch.empty_like(mine) for _ in range(world_size)]
+    dist.all_gather(rows, mine, group=group)
+    rows = [tuple(r.tolist()) for r in rows]
+    if any(r != rows[0] for r in rows) or len(shape) > _GATHER_DIMS:
+        def describe(r):
+            dtype = _GATHER_DTYPES[r[1]] if r[1] < len(_GATHER_DTYPES) else "other"
+            return f"shape {tuple(r[2:2 + r[0]])} dtype {dtype}"
+        raise ValueError(f"{caller}: every rank must pass a shard of the same shape and dtype (at most "
+                         f"{_GATHER_DIMS} dimensions), got " + "; ".join(f"rank {i}: {describe(r)}"
+                                                                        for i, r in enumerate(rows)))
+    parts = [torch.empty_like(x_local, memory_format=torch.contiguous_format) for _ in range(world_size)]
     dist.all_gather(parts, x_local.contiguous(), group=group)
-    return zigzag_merge(parts, dim, seqlen=seqlen)
+    return parts
 
 
 def zigzag_merge(parts: list[torch.Tensor], dim: int = 1, *, seqlen: int | None = None) -> torch.Tensor:
@@ -229,10 +259,7 @@ def zigzag_unshard_varlen(x_local: torch.Tensor, cu_seqlens: torch.Tensor, group
     """Gather every rank's varlen shard (all_gather over ``group``) into the packed tensor in global order, the
     padding of ``zigzag_shard_varlen(pad=True)`` dropped (``cu_seqlens``: the global, unpadded ones). Use
     dim=1 for an LSE (nheads, local_total). Not differentiable."""
-    _, world_size = _rank_world(group, None, None)
-    parts = [torch.empty_like(x_local) for _ in range(world_size)]
-    dist.all_gather(parts, x_local.contiguous(), group=group)
-    return zigzag_merge_varlen(parts, cu_seqlens, dim)
+    return zigzag_merge_varlen(_all_gather_same_shape(x_local, group, "zigzag_unshard_varlen"), cu_seqlens, dim)
 
 
 def zigzag_merge_varlen(parts: list[torch.Tensor], cu_seqlens: torch.Tensor, dim: int = 0) -> torch.Tensor:
