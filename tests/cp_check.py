@@ -307,7 +307,8 @@ def disagreement_worker(rank: int, world: int, port: int, queue):
             grads = torch.autograd.grad(out, (q, k, v), torch.ones_like(out), create_graph=True)
             sum((g ** 2).sum() for g in grads).backward()
         attempt("create_graph", penalty, errors=(RuntimeError,))
-        # the gathering helpers on shards of different lengths (all_gather alone: garbage on some ranks, death on others)
+        # the gathering helpers on shards of different lengths (all_gather alone: garbage on one rank, a dead
+        # connection on the others)
         attempt("unshard", lambda: zigzag_unshard(torch.randn(1, 4 + 2 * (rank == 1), 2, 8)))
         attempt("unshard_varlen", lambda: zigzag_unshard_varlen(torch.randn(8 + 2 * (rank == 1), 2, 8),
                                                                 torch.tensor([0, 8 * world], dtype=torch.int32)))

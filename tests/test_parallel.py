@@ -26,19 +26,30 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _spawn(world: int, cases: list[Case]) -> list[dict]:
-    """Run ``cases`` on a fresh gloo group of ``world`` processes; rank 0's results. Bounded by TIMEOUT_S."""
+def _run_workers(worker, world: int, what: str, extra: tuple = ()):
+    """Start ``worker(rank, world, port, *extra, queue)`` on ``world`` spawned processes, wait at most TIMEOUT_S
+    (then kill them and fail: a hang), and return everything the workers put on the queue."""
     ctx = mp.get_context("spawn")
     queue = ctx.SimpleQueue()
-    procs = mp.start_processes(spawn_worker, args=(world, _free_port(), cases, queue), nprocs=world, join=False,
+    procs = mp.start_processes(worker, args=(world, _free_port(), *extra, queue), nprocs=world, join=False,
                                start_method="spawn")
     deadline = time.monotonic() + TIMEOUT_S
     while not procs.join(timeout=1):
         if time.monotonic() > deadline:
             for p in procs.processes:
                 p.kill()
-            pytest.fail(f"ring attention on {world} ranks did not finish within {TIMEOUT_S} s (hang?)")
-    return queue.get()
+            pytest.fail(f"{what} did not finish within {TIMEOUT_S} s (hang?)")
+    got = []
+    while not queue.empty():
+        got.append(queue.get())
+    return got
+
+
+def _spawn(world: int, cases: list[Case]) -> list[dict]:
+    """Run ``cases`` on a fresh gloo group of ``world`` processes; rank 0's results. Bounded by TIMEOUT_S."""
+    got = _run_workers(spawn_worker, world, f"ring attention on {world} ranks", (cases,))
+    assert len(got) == 1, got
+    return got[0]
 
 
 # World 2: seqlen 24 divides into 4 chunks, 21 and 30 do not (causal: padded; non-causal: ValueError).
@@ -201,17 +212,8 @@ def test_memory_model_is_linear_in_local_seqlen():
 def test_ranks_with_different_shard_shapes_raise_on_every_rank():
     """A shape mismatch between ranks is a ValueError naming each rank's shapes, not an abort or a hang."""
     from cp_check import mismatch_worker
-    ctx = mp.get_context("spawn")
-    queue = ctx.SimpleQueue()
-    procs = mp.start_processes(mismatch_worker, args=(2, _free_port(), queue), nprocs=2, join=False,
-                               start_method="spawn")
-    deadline = time.monotonic() + TIMEOUT_S
-    while not procs.join(timeout=1):
-        if time.monotonic() > deadline:
-            for p in procs.processes:
-                p.kill()
-            pytest.fail("ranks with different shapes did not finish (hang?)")
-    results = dict(queue.get() for _ in range(4))
+    results = dict(_run_workers(mismatch_worker, 2, "ranks with different shapes"))
+    assert len(results) == 4, results
     for rank in (0, 1):
         assert "same shapes" in results[rank] and "rank 1: q (1, 4, 2, 8), k (1, 5, 2, 8)" in results[rank], results
         assert ("same local cu_seqlens" in results[rank, "varlen"]
@@ -280,20 +282,7 @@ def test_ranks_that_disagree_raise_on_every_rank():
     closed connection; NCCL: a hang), and the mismatched settings ran to silently wrong rows."""
     from cp_check import disagreement_worker
     world = 3
-    ctx = mp.get_context("spawn")
-    queue = ctx.SimpleQueue()
-    procs = mp.start_processes(disagreement_worker, args=(world, _free_port(), queue), nprocs=world, join=False,
-                               start_method="spawn")
-    deadline = time.monotonic() + TIMEOUT_S
-    while not procs.join(timeout=1):
-        if time.monotonic() > deadline:
-            for p in procs.processes:
-                p.kill()
-            pytest.fail("ranks that disagree did not finish (hang?)")
-    got = {}
-    while not queue.empty():
-        key, msg = queue.get()
-        got[key] = msg
+    got = dict(_run_workers(disagreement_worker, world, "ranks that disagree"))
     assert len(got) == 10 * world, got
     for rank in range(world):
         own = rank == world - 1

@@ -467,8 +467,8 @@ def _merge_rows(out, lse, rows, out_b, lse_b):
 
 def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]], keep_out_fp32: bool = False):
     """The forward ring pass over ``plan`` (the blocks of each step): (out in q's dtype, lse (b, h, seqlen_q) in
-    the accumulation dtype, merged in float64 and rounded once), and with keep_out_fp32=True also the merged O before its rounding (float32, out's
-    shape; the backward's D reads it)."""
+    the accumulation dtype, merged in float64 and rounded once), and with keep_out_fp32=True also the merged O
+    before its rounding (float32, out's shape; the backward's D reads it)."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     batch, seqlen_q, nheads, headdim = q.shape
 
