@@ -217,11 +217,12 @@ def test_max_case_s_holds_for_the_whole_case(monkeypatch):
         clock[0] += 2.0  # making the inputs counts too
         return [None] * n
 
-    ran = []
+    ran, budgets = [], []
 
     def run_one(case, m, sets, device, a, spec, budget, ref_state, too_slow=None):
         if too_slow is None:
             ran.append(m)
+            budgets.append(budget)
             clock[0] += 8.0
         return runner.Result(case.case_id, case.preset, case.to_dict(), m, "skipped" if too_slow else "ok",
                              note=too_slow, flop=case.flop, bytes=case.bytes)
@@ -231,8 +232,11 @@ def test_max_case_s_holds_for_the_whole_case(monkeypatch):
     monkeypatch.setattr(runner, "fill_speedups", lambda rows, baseline: None)
     monkeypatch.setattr(runner, "format_case", lambda rows: [])
     names = ["m1", "m2", "m3", "m4"]
-    res = runner.run_cases([c], names, CPU, _args("--max-case-s", "20"), None, runner.Progress(0, False), [])
+    res = runner.run_cases([c], names, CPU, _args("--max-case-s", "20", "--budget-s", "30"), None,
+                           runner.Progress(0, False), [])
     assert ran == ["m1", "m2"], ran  # 2 + 8 + 8 = 18 s used: 2 s left, m3 (8 s) is skipped, m4 too
+    # the timing budget: a quarter of what the case has left (18 s, then 10 s), not of the whole limit
+    assert budgets == [pytest.approx(runner.BUDGET_SHARE * 18), pytest.approx(runner.BUDGET_SHARE * 10)], budgets
     assert [r.status for r in res] == ["ok", "ok", "skipped", "skipped"]
     assert "leaves of this case" in res[2].note or "earlier work" in res[2].note, res[2].note
     # --time-limit-s reached between two methods of one case: the rest is skipped before running
