@@ -199,7 +199,8 @@ def test_timing_budget_stays_within_the_case_limit(monkeypatch, tmp_path):
                        (("--budget-s", "30", "--max-case-s", "0"), 30.0), (("--budget-s", "0.5",), 0.5)]:
         budgets.clear()
         runner.run_cases([c], ["naive"], CPU, _args(*argv), None, runner.Progress(0, False), [])
-        assert budgets == [want], (argv, budgets)
+        # (with a limit: a quarter of what the case has left, a little less than of the limit once inputs are made)
+        assert len(budgets) == 1 and budgets[0] <= want and budgets[0] == pytest.approx(want, rel=0.05), (argv, budgets)
 
 
 def test_max_case_s_holds_for_the_whole_case(monkeypatch):
