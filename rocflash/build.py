@@ -171,11 +171,11 @@ def source_tree_note(package_dir: Path | None = None, search_path: list[str] | N
         where = Path(dist.locate_file("rocflash")).resolve()  # the checkout's own rocflash.egg-info points back here
         if where != pkg and (where / "__init__.py").is_file():
             installed.append(where)
-    with_kernels = [w for w in installed if has_compiled_modules(w)]
-    if with_kernels:
+    # installed[0]: the copy an import from outside the tree finds (distributions() follows the path's order)
+    if installed and has_compiled_modules(installed[0]):
         return (f"this rocflash was imported from its source tree {pkg.parent} (no compiled module there), which "
-                f"shadows the installed copy in {with_kernels[0]}: run from outside the source tree (e.g. cd /tmp)")
-    if installed:  # leaving the tree would not help: the installed copy was built without kernels too
+                f"shadows the installed copy in {installed[0]}: run from outside the source tree (e.g. cd /tmp)")
+    if installed:  # leaving the tree would not help: the copy found there was built without kernels too
         return None
     return (f"this rocflash was imported from its source tree {pkg.parent}, where no compiled module is built, and "
             f"no installed copy was found: install it ({rebuild_command()}), then run from outside the source tree")

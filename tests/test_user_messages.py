@@ -194,6 +194,14 @@ def test_source_tree_note_only_when_the_installed_copy_has_kernels(tmp_path):
     (site / "_C_cuda.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
     note = build.source_tree_note(src, path)
     assert note is not None and "shadows the installed copy" in note and "run from outside" in note
+    # a CPU-only copy earlier on the path (a venv over the system's site-packages) is the one found outside
+    # the tree: leaving would not help, whatever copy with kernels comes later
+    venv = _tree(tmp_path / "venv", setup=False)
+    (tmp_path / "venv" / "rocflash-0.1.0.dist-info").mkdir()
+    (tmp_path / "venv" / "rocflash-0.1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: rocflash\nVersion: 0.1.0\n")
+    assert venv.is_dir() and build.source_tree_note(src, [str(tmp_path / "src"), str(tmp_path / "venv"),
+                                                          str(tmp_path / "site")]) is None
 
 
 def test_info_from_source_tree_with_cpu_only_install_says_rebuild(monkeypatch, capsys):
