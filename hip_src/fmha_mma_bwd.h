@@ -217,8 +217,9 @@ struct MmaBwdOps {
 // ---------------------------------------------------------------------------------------------------------
 // dK/dV kernel: one block per (block_n keys, head_k, batch); warp w owns keys n0 + [w*Wr, (w+1)*Wr), Wr = 16 * MT.
 // kAtomicDq: also dQ += dS.K into p.dq_accum (float32, atomic adds; see the file comment).
-// kWgmmaDq (with kAtomicDq, sm_90a only): that dQ product on the block's warpgroup (add_dq_wgmma).
-template <class E, class Tile, bool kAligned, bool kAtomicDq = false, bool kWgmmaDq = false>
+// kWgmma (with kAtomicDq, sm_90a only): that dQ product on the block's warpgroup (wgmma_dq_issue / wgmma_dq_add):
+// 1 after dK += dS^T.Q, 2 issued between dV += P^T.dO and dK += dS^T.Q so that it runs beside the dK product.
+template <class E, class Tile, bool kAligned, bool kAtomicDq = false, int kWgmma = 0>
 struct MmaBwdDkdvPipeline {
   static constexpr MmaBwdDkdvShape T = Tile::kShape;
   static constexpr int TN = T.s_cols_per_thread();
@@ -237,7 +238,8 @@ struct MmaBwdDkdvPipeline {
   static_assert(T.valid(), "invalid tensor-core dK/dV tile config (see MmaBwdDkdvShape::valid)");
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
   static_assert(kWaveSize == MmaBwdTileBase::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
-  static_assert(!kWgmmaDq || (kAtomicDq && T.wgmma_dq()), "the wgmma dQ product needs MmaBwdDkdvShape::wgmma_dq()");
+  static constexpr bool kWgmmaDq = kWgmma != 0;
+  static_assert(!kWgmmaDq || (kAtomicDq && T.wgmma_dq() && kWgmma <= 2), "the wgmma dQ product needs MmaBwdDkdvShape::wgmma_dq()");
 
   // Q, dO rows and the row statistics of query tile m0 (head `head`) into buffer `buf`, one cp.async group.
   // Rows past seqlen_q get zeros: P = exp2(x - 0) * 0 = 0 and dS = 0 for their (zero) Q and dO rows.
@@ -311,13 +313,13 @@ struct MmaBwdDkdvPipeline {
           *reinterpret_cast<uint16_t*>(at) = uint16_t(pair & 0xffffu);
           *reinterpret_cast<uint16_t*>(at + kVectorBytes) = uint16_t(pair >> 16);
         }
-      return;
+    } else {
+#pragma unroll
+      for (int i = 0; i < TK; ++i)
+#pragma unroll
+        for (int c = 0; c < TN; c += 2)
+          *reinterpret_cast<uint32_t*>(lds + T.ds_write(tid, i, c)) = mma::pack2<E>(ds[i][c], ds[i][c + 1]);
     }
-#pragma unroll
-    for (int i = 0; i < TK; ++i)
-#pragma unroll
-      for (int c = 0; c < TN; c += 2)
-        *reinterpret_cast<uint32_t*>(lds + T.ds_write(tid, i, c)) = mma::pack2<E>(ds[i][c], ds[i][c + 1]);
   }
 
   // kWgmmaDq: K^T (the K rows in shared memory, transposed) into its wgmma core matrices
@@ -338,53 +340,76 @@ struct MmaBwdDkdvPipeline {
     }
   }
 
-  // dQ rows m0.. of head `head` += dS.K on the warpgroup: dQ^T = K^T . dS^T, headdim / 64 m64nNk16 tiles
-  // (N = block_m), then each pair of dQ^T rows (d, d + 1) of one query column becomes one float2 atomic: lanes
-  // 4 apart (rows g, g + 1 of the accumulator) exchange one element each.
-  RF_DEVICE static void add_dq_wgmma(const FmhaBwdParams& p, const SeqInfo& seq, const char* lds, int tid, int batch,
-                                     int head, int m0) {
+  // dQ rows m0.. of head `head` += dS.K on the warpgroup: dQ^T = K^T . dS^T in kWgTiles m64n32k16 tiles (64
+  // columns of headdim x 32 queries; tile = md * (block_m / 32) + nh), k over the block's keys. wgmma_dq_issue
+  // starts one tile (one commit group; dS and K^T published to the async proxy and every warp before);
+  // wgmma_dq_add waits for all but kPending groups, then adds the tile to p.dq_accum: each pair of dQ^T rows
+  // (d, d + 1) of one query column becomes one float2 atomic (lanes 4 apart, rows g and g + 1 of the
+  // accumulator, exchange one element each). 32 queries per tile (not block_m): 16 accumulators per thread, what
+  // the kernel holds beside the dK product (d64's 64 queries at once spilled 36 B there).
+  static constexpr int kWgN = 32;
+  static constexpr int kWgNh = T.block_m / kWgN;
+  static constexpr int kWgTiles = T.headdim / 64 * kWgNh;
+  RF_DEVICE static void wgmma_dq_issue(const char* lds, int tile, float (&acc)[kWgN / 2]) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
-    constexpr int MD = T.headdim / 64;                     // m64 tiles over headdim, one after the other
-    constexpr int N = T.block_m;                           // query columns
     constexpr int KN = T.block_n / MmaBwdTileBase::kMmaK;  // k16 steps over the block's keys
-    // (opaque per call: the eight descriptors, hoisted out of the query-tile loop, spilled at d128)
+    const int md = tile / kWgNh, nh = tile % kWgNh;
+    // (opaque per call: the descriptors, hoisted out of the query-tile loop, spilled at d128)
     const uint32_t base = wgmma::opaque(mma::smem_address(lds));
-    const uint32_t kt = base + T.wg_kt_offset(), ds = base + T.ds_offset();
+    const uint32_t kt = base + T.wg_kt_offset() + md * 8 * T.kCoreBytes;
+    const uint32_t ds = base + T.ds_offset() + nh * (kWgN / 8) * T.kCoreBytes;
+#pragma unroll
+    for (int x = 0; x < kWgN / 2; ++x) acc[x] = 0.f;  // (overwritten: the first k-step does not accumulate)
+    wgmma::fence();
+#pragma unroll
+    for (int kk = 0; kk < KN; ++kk)
+      wgmma::mma_async<E, kWgN>(acc, wgmma::desc(kt + 2 * kk * T.wg_kt_lead(), T.wg_kt_lead(), T.kCoreBytes),
+                                wgmma::desc(ds + 2 * kk * T.wg_ds_lead(), T.wg_ds_lead(), T.kCoreBytes), kk > 0);
+    wgmma::commit();
+  }
+
+  template <int kPending>
+  RF_DEVICE static void wgmma_dq_add(const FmhaBwdParams& p, const SeqInfo& seq, int tid, int batch, int head, int m0,
+                                     int tile, float (&acc)[kWgN / 2]) {
+    constexpr MmaBwdDkdvShape T = Tile::kShape;
+    const int md = tile / kWgNh, q0 = m0 + (tile % kWgNh) * kWgN;
+    wgmma::wait<kPending>();
+    wgmma::hold(acc);
     const int w = T.warp(tid), l = T.lane(tid), g = l / MmaBwdTileBase::kRowLanes, t = l % MmaBwdTileBase::kRowLanes;
     const bool even = g % 2 == 0;
     const auto acc_rows = q_side_rows<Fp32>(p.dq_accum, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride, seq, batch,
                                             head, p.headdim);
 #pragma unroll
-    for (int md = 0; md < MD; ++md) {
-      float acc[N / 2];
+    for (int j = 0; j < kWgN / 8; ++j)
 #pragma unroll
-      for (int x = 0; x < N / 2; ++x) acc[x] = 0.f;  // (overwritten: the first k-step does not accumulate)
-      wgmma::fence();
-#pragma unroll
-      for (int kk = 0; kk < KN; ++kk)
-        wgmma::mma_async<E, N>(acc, wgmma::desc(kt + md * 8 * T.kCoreBytes + 2 * kk * T.wg_kt_lead(), T.wg_kt_lead(), T.kCoreBytes),
-                               wgmma::desc(ds + 2 * kk * T.wg_ds_lead(), T.wg_ds_lead(), T.kCoreBytes), kk > 0);
-      wgmma::commit();
-      wgmma::wait<0>();
-      wgmma::hold(acc);
-#pragma unroll
-      for (int j = 0; j < N / 8; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const float c0 = acc[4 * j + 2 * h], c1 = acc[4 * j + 2 * h + 1];  // (d, q), (d, q + 1)
-          const float other = __shfl_xor_sync(0xffffffffu, even ? c1 : c0, MmaBwdTileBase::kRowLanes);
-          const int row = m0 + 8 * j + 2 * t + (even ? 0 : 1);       // query
-          const int col = md * 64 + 16 * w + 8 * h + (g & ~1);       // d, d + 1
-          const float x = even ? c0 : other, y = even ? other : c1;  // dQ[row][col], dQ[row][col + 1]
-          if (row >= seq.seqlen_q) continue;
-          float* dst = reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes);
-          if (kAligned && col + 1 < p.headdim) {
-            mma::atomic_add2(dst + col, x, y);
-          } else {
-            if (col < p.headdim) atomicAdd(dst + col, x);
-            if (col + 1 < p.headdim) atomicAdd(dst + col + 1, y);
-          }
+      for (int h = 0; h < 2; ++h) {
+        const float c0 = acc[4 * j + 2 * h], c1 = acc[4 * j + 2 * h + 1];  // (d, q), (d, q + 1)
+        const float other = __shfl_xor_sync(0xffffffffu, even ? c1 : c0, MmaBwdTileBase::kRowLanes);
+        const int row = q0 + 8 * j + 2 * t + (even ? 0 : 1);       // query
+        const int col = md * 64 + 16 * w + 8 * h + (g & ~1);       // d, d + 1
+        const float x = even ? c0 : other, y = even ? other : c1;  // dQ[row][col], dQ[row][col + 1]
+        if (row >= seq.seqlen_q) continue;
+        float* dst = reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes);
+        if (kAligned && col + 1 < p.headdim) {
+          mma::atomic_add2(dst + col, x, y);
+        } else {
+          if (col < p.headdim) atomicAdd(dst + col, x);
+          if (col + 1 < p.headdim) atomicAdd(dst + col + 1, y);
         }
+      }
+  }
+
+  // Publishes dS (and K^T) to the wgmma operand reads of every warp; on a K with a non-finite element, the K
+  // guard first, and K^T again from the zeroed K.
+  RF_DEVICE static void wgmma_dq_prepare(const FmhaBwdParams& p, const SeqInfo& seq, const MaskRule& rule, char* lds,
+                                         int tid, int batch, int head, int m0, int n0, bool k_nonfinite) {
+    wgmma::fence_proxy_async();  // this thread's dS (and K^T) stores -> the async proxy
+    __syncthreads();             // every warp's
+    if (k_nonfinite) {
+      guard_k(p, seq, rule, lds, tid, batch, head, m0, n0);
+      build_kt(lds, tid);
+      wgmma::fence_proxy_async();
+      __syncthreads();
     }
   }
 
@@ -565,6 +590,7 @@ struct MmaBwdDkdvPipeline {
         constexpr int SP = (T.grid() && kAtomicDq) ? MT : 1, RM = MT / SP;
         constexpr int SQ = T.s_queries_per_warp();
         float s[2 * RM][TN], dp[2 * RM][TN];
+        [[maybe_unused]] float acc0[kWgN / 2];  // kWgmma == 2: dQ^T's first m64 tile, in flight during dK
 #pragma unroll
         for (int sp = 0; sp < SP; ++sp) {
 #pragma unroll
@@ -598,25 +624,38 @@ struct MmaBwdDkdvPipeline {
           if constexpr (kAtomicDq) store_ds(lds, tid, dp);
           // dV += P^T.dO, dK += dS^T.Q (the accumulators are the A fragments)
           Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, s, T.do_offset(buf), dv);
+          if constexpr (kWgmma == 2) {  // dQ's first m64 tile on the warpgroup beside the dK product
+            wgmma_dq_prepare(p, seq, rule, lds, tid, batch, head, m0, n0, k_nonfinite);
+            wgmma_dq_issue(lds, 0, acc0);
+          }
           Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, dp, T.q_offset(buf), dk);
         }
         if constexpr (kAtomicDq) {
-          if constexpr (kWgmmaDq) wgmma::fence_proxy_async();  // dS (and K^T) stores -> the wgmma operand reads
-          if constexpr (!T.grid()) __syncthreads();  // dS^T visible to every warp (layout 2: already)
-          if (k_nonfinite) {
-            guard_k(p, seq, rule, lds, tid, batch, head, m0, n0);
-            if constexpr (kWgmmaDq) {  // K^T again, from the zeroed K
-              build_kt(lds, tid);
-              wgmma::fence_proxy_async();
-              __syncthreads();
+          if constexpr (kWgmma == 2) {
+            const int t = rf_thread_index_here();
+            wgmma_dq_add<0>(p, seq, t, batch, head, m0, 0, acc0);
+#pragma unroll
+            for (int tile = 1; tile < kWgTiles; ++tile) {  // (each after the previous one's atomics: two tiles
+              float acc[kWgN / 2];                          // in flight at once spilled 12 B at d128)
+              wgmma_dq_issue(lds, tile, acc);
+              wgmma_dq_add<0>(p, seq, t, batch, head, m0, tile, acc);
             }
-          }
-          // tid re-read (rf_vendor.h): add_dq's lane addresses computed here, not kept across the loop (they
-          // spilled 20 B on sm_80 at d128)
-          if constexpr (kWgmmaDq)
-            add_dq_wgmma(p, seq, lds, rf_thread_index_here(), batch, head, m0);
-          else
+          } else if constexpr (kWgmma == 1) {
+            wgmma_dq_prepare(p, seq, rule, lds, tid, batch, head, m0, n0, k_nonfinite);
+            const int t = rf_thread_index_here();
+#pragma unroll
+            for (int tile = 0; tile < kWgTiles; ++tile) {
+              float acc[kWgN / 2];
+              wgmma_dq_issue(lds, tile, acc);
+              wgmma_dq_add<0>(p, seq, t, batch, head, m0, tile, acc);
+            }
+          } else {
+            if constexpr (!T.grid()) __syncthreads();  // dS^T visible to every warp (layout 2: already)
+            if (k_nonfinite) guard_k(p, seq, rule, lds, tid, batch, head, m0, n0);
+            // tid re-read (rf_vendor.h): add_dq's lane addresses computed here, not kept across the loop (they
+            // spilled 20 B on sm_80 at d128)
             add_dq(p, seq, lds, rf_thread_index_here(), batch, head, m0);
+          }
           if (k_nonfinite) {  // K again as loaded, for the next tile's S^T
             __syncthreads();
             Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(), r, d); }, tid);
@@ -806,12 +845,12 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
 // dK/dV and atomic dQ with the dQ product on the warpgroup (wgmma): launched only by a build whose CUDA arches
 // are sm_90a without plain sm_90 (RF_CUDA_SM90A, rocflash/build.py) on a compute capability 9.x device; any other
 // device pass traps.
-template <class E, class Tile, bool kAligned>
+template <class E, class Tile, bool kAligned, int kWgmma>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdvq_wgmma_kernel(const FmhaBwdParams p) {
 #if defined(RF_WGMMA)
   extern __shared__ uint4 rf_lds[];
   bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
-    MmaBwdDkdvPipeline<E, Tile, kAligned, true, true>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+    MmaBwdDkdvPipeline<E, Tile, kAligned, true, kWgmma>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
   });
 #else
   __trap();
@@ -835,16 +874,16 @@ struct AtomicDqTile {
   static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
 };
 
-// Whether the atomic-dQ kernel takes its dQ product on the warpgroup (wgmma): a compute capability 9 device, and
-// ROCFLASH_BWD_DQ_WGMMA not "0" (read at each launch: a same-process A/B against the mma.sync product,
-// perf/tcbwd5_ab.py). Only in builds with RF_CUDA_SM90A.
-inline bool wgmma_dq_enabled() {
+// How the atomic-dQ kernel takes its dQ product (MmaBwdDkdvPipeline's kWgmma): 0 mma.sync; on a compute
+// capability 9 device 2 (wgmma beside the dK product), or what ROCFLASH_BWD_DQ_WGMMA says ("0", "1", "2"; read
+// at each launch: a same-process A/B, perf/tcbwd5_ab.py). Only builds with RF_CUDA_SM90A ask.
+inline int wgmma_dq_mode() {
   const char* env = std::getenv("ROCFLASH_BWD_DQ_WGMMA");
-  if (env != nullptr && env[0] == '0' && env[1] == '\0') return false;
+  const int mode = (env != nullptr && (env[0] == '0' || env[0] == '1') && env[1] == '\0') ? env[0] - '0' : 2;
   int device = 0, major = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return false;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return false;
-  return major == 9;
+  if (mode == 0 || cudaGetDevice(&device) != cudaSuccess) return 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return 0;
+  return major == 9 ? mode : 0;
 }
 
 template <class E, class Tile, bool kAligned>
@@ -855,8 +894,11 @@ rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
     const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
 #if defined(RF_CUDA_SM90A)
     if constexpr (T.wgmma_dq()) {
-      if (wgmma_dq_enabled())
-        return launch_grid_stride(fmha_bwd_dkdvq_wgmma_kernel<E, Atomic, kAligned>, p, total, T.threads, T.lds_bytes_wgmma_dq(), stream);
+      const int mode = wgmma_dq_mode();
+      if (mode == 1)
+        return launch_grid_stride(fmha_bwd_dkdvq_wgmma_kernel<E, Atomic, kAligned, 1>, p, total, T.threads, T.lds_bytes_wgmma_dq(), stream);
+      if (mode == 2)
+        return launch_grid_stride(fmha_bwd_dkdvq_wgmma_kernel<E, Atomic, kAligned, 2>, p, total, T.threads, T.lds_bytes_wgmma_dq(), stream);
     }
 #endif
     return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Atomic, kAligned>, p, total, T.threads, T.lds_bytes_atomic_dq(), stream);

@@ -1,9 +1,10 @@
-"""Same-process A/B of the atomic-dQ kernel's dQ product: wgmma (sm_90a builds, the default there) against
-mma.sync (ROCFLASH_BWD_DQ_WGMMA=0, read at each launch; hip_src/fmha_mma_bwd.h wgmma_dq_enabled).
+"""Same-process A/B of the atomic-dQ kernel's dQ product: wgmma beside the dK product (ROCFLASH_BWD_DQ_WGMMA=2,
+the default of sm_90a builds), wgmma after it (=1) and mma.sync (=0); read at each launch (hip_src/fmha_mma_bwd.h
+wgmma_dq_mode).
 
 Per case and round, both settings in turn: device time of the dK/dV + atomic-dQ kernel and of the whole backward
 (torch profiler, as perf/bwd_breakdown.py: mean of --repeats steps), which kernel ran (its name), and
-max|dq_wgmma - dq_mma| / max|dq| of one step (float32 atomics in varying order: not bitwise, a few bf16 eps at most;
+max|dq_wgmma - dq_mma| / max|dq| of one step per wgmma setting (float32 atomics in varying order: not bitwise, a few bf16 eps at most;
 dk and dv must be bitwise equal, the same products in the same order).
 
     python3 perf/tcbwd5_ab.py [--cases d128,d64,d128causal,d128fp16] [--rounds 2] [--repeats 5]
@@ -69,7 +70,7 @@ def main(argv=None) -> int:
 
         grads = {}
         for r in range(args.rounds):
-            for mode in ("1", "0"):
+            for mode in ("2", "1", "0"):
                 os.environ["ROCFLASH_BWD_DQ_WGMMA"] = mode
                 step()
                 torch.cuda.synchronize()
@@ -83,10 +84,12 @@ def main(argv=None) -> int:
                 bwd = t["wgmma"] + t["mma"] + t["other"]
                 print(f"  {name:11s} round {r} ROCFLASH_BWD_DQ_WGMMA={mode}: kernel {kernel:5s} "
                       f"dK/dV+dQ {t['wgmma'] + t['mma']:8.3f} ms  backward {bwd:8.3f} ms  forward {t['fwd']:7.3f} ms")
-        (q1, k1, v1), (q0, k0, v0) = grads["1"], grads["0"]
-        rel = ((q1.float() - q0.float()).abs().max() / q0.float().abs().max()).item()
-        print(f"  {name:11s} max|dq_wgmma - dq_mma| / max|dq| = {rel:.2e}; dk bitwise {torch.equal(k1, k0)}, "
-              f"dv bitwise {torch.equal(v1, v0)}; finite {bool(torch.isfinite(q1).all())}")
+        q0, k0, v0 = grads["0"]
+        for mode in ("2", "1"):
+            q1, k1, v1 = grads[mode]
+            rel = ((q1.float() - q0.float()).abs().max() / q0.float().abs().max()).item()
+            print(f"  {name:11s} ROCFLASH_BWD_DQ_WGMMA={mode}: max|dq - dq_mma| / max|dq| = {rel:.2e}; dk bitwise "
+                  f"{torch.equal(k1, k0)}, dv bitwise {torch.equal(v1, v0)}; finite {bool(torch.isfinite(q1).all())}")
     os.environ.pop("ROCFLASH_BWD_DQ_WGMMA", None)
     return 0
 

@@ -125,6 +125,7 @@ def lds_bytes(cfg: TileConfig, kind: str | None = None) -> int:
 _KERNELS = {"fwd": "fmha_fwd_kernel", "bwd_dkdv": "fmha_bwd_dkdv_mma_kernel", "bwd_dq": "fmha_bwd_dq_mma_kernel"}
 _ATOMIC_DQ_KERNEL = "fmha_bwd_dkdvq_mma_kernel"  # built from each bwd_dkdv mma instance
 _WGMMA_DQ_KERNEL = "fmha_bwd_dkdvq_wgmma_kernel"  # and, in sm_90a builds, from those that wgmma_dq() admits
+WGMMA_VARIANTS = 2  # of that kernel (MmaBwdDkdvPipeline's kWgmma: 1 and 2)
 PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dkdvq": 5, "bwd_dq": 3, "bwd_dkdvq_wg": 4}  # mma.sync tile products per
 # main-loop iteration (bwd_dkdvq_wg: its fifth product, dQ, is wgmma_per_tile)
 
@@ -138,9 +139,9 @@ def wgmma_dq(cfg: TileConfig) -> bool:
 
 
 def wgmma_per_tile(cfg: TileConfig) -> int:
-    """m64nNk16 wgmma of one query tile's dQ product: headdim / 64 tiles x block_n / 16 k-steps."""
+    """m64n32k16 wgmma of one query tile's dQ product: headdim / 64 x block_m / 32 tiles x block_n / 16 k-steps."""
     a = cfg.atomic_config()
-    return a.headdim // 64 * a.block_n // 16
+    return a.headdim // 64 * (a.block_m // 32) * a.block_n // 16
 
 
 def general_block_n(cfg: TileConfig) -> int:
@@ -254,7 +255,7 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
             register_limit=register_limit(cfg), lds_bytes=lds_bytes(cfg, kind), blocks=designed_blocks(cfg),
             wgmma_in_loop=main_loop_mma_count(entries.get(symbol, []), "wgmma.mma_async") if kind == "bwd_dkdvq_wg" else 0,
             wgmma_per_tile=wgmma_per_tile(cfg) if kind == "bwd_dkdvq_wg" else 0))
-    expected = 1 if arch == WGMMA_ARCH[0] else 2 if cfg.kind in ("fwd", "bwd_dkdv") else 1
+    expected = WGMMA_VARIANTS if arch == WGMMA_ARCH[0] else 2 if cfg.kind in ("fwd", "bwd_dkdv") else 1
     if len(out) != expected:
         what = _WGMMA_DQ_KERNEL if arch == WGMMA_ARCH[0] else "a plain and a general kernel" if cfg.kind == "fwd" else \
             f"{_KERNELS[cfg.kind]} and {_ATOMIC_DQ_KERNEL}" if cfg.kind == "bwd_dkdv" else f"one {_KERNELS[cfg.kind]}"
