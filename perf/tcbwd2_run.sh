@@ -7,7 +7,8 @@
 #   sanitize   compute-sanitizer memcheck on perf/tcbwd2_memcheck.py (backward, both dQ modes, d64 / d128)
 #   bench      python -m rocflash.perf --preset perf/presets/fwd_bwd.yaml --bwd, same process: rocflash-cuda
 #              (deterministic=False: atomic dQ), rocflash-cuda-deterministic, SDPA flash, cuDNN
-#   breakdown  perf/bwd_breakdown.py bf16 4k: d128 and d64, both dQ modes, then d128 causal atomic
+#   breakdown  perf/bwd_breakdown.py bf16 4k: d128 and d64, both dQ modes, then d128 causal atomic (BREAKDOWN_QUICK=1:
+#              d128 atomic only)
 #   ab5        perf/tcbwd5_ab.py: the atomic-dQ kernel with its dQ product on wgmma against mma.sync, one process
 #              (AB_CASES, default d128,d64,d128causal,d128fp16)
 #   ncu        Nsight Compute (--clock-control none) on the atomic-dQ and the deterministic dK/dV kernel, d128 4k
@@ -43,8 +44,9 @@ for stage in $stages; do
       --no-progress > "$OUT/bench.txt" 2>&1)
     log "bench exit $?"; grep -E "^--|rocflash-cuda|sdpa-" "$OUT/bench.txt" | tail -60 ;;
   breakdown)
-    for args in "--headdim 128" "--headdim 128 --deterministic" "--headdim 64" "--headdim 64 --deterministic" \
-                "--headdim 128 --causal"; do
+    cases=("--headdim 128" "--headdim 128 --deterministic" "--headdim 64" "--headdim 64 --deterministic" "--headdim 128 --causal")
+    [ -n "${BREAKDOWN_QUICK:-}" ] && cases=("--headdim 128")  # the atomic-dQ d128 step only
+    for args in "${cases[@]}"; do
       timeout 60 python3 perf/bwd_breakdown.py $args 2>&1 | tee -a "$OUT/breakdown.txt"
     done ;;
   ab5)
