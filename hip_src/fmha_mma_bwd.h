@@ -33,6 +33,10 @@
 // (the config's atomic_* fields); dK and dV are bitwise equal either way (same products, same order of 16-query
 // steps; tests/test_gpu_backward.py compares them across the two modes).
 //
+// sm_90a builds (RF_CUDA_SM90A) also compile the atomic-dQ kernel with its dQ product on a Hopper warpgroup
+// (fmha_wgmma.h: dQ^T = K^T . dS^T by wgmma from shared-memory descriptors), run only under
+// ROCFLASH_BWD_DQ_WGMMA=1: measured 7-10 % slower than the mma.sync product (perf/RESULTS.md, tcbwd5 run W1).
+//
 // Only the CUDA build includes this file (fmha_bwd_launch.h under RF_PLATFORM_CUDA).
 #pragma once
 
@@ -217,8 +221,10 @@ struct MmaBwdOps {
 // ---------------------------------------------------------------------------------------------------------
 // dK/dV kernel: one block per (block_n keys, head_k, batch); warp w owns keys n0 + [w*Wr, (w+1)*Wr), Wr = 16 * MT.
 // kAtomicDq: also dQ += dS.K into p.dq_accum (float32, atomic adds; see the file comment).
-// kWgmma (with kAtomicDq, sm_90a only): that dQ product on the block's warpgroup (wgmma_dq_issue / wgmma_dq_add):
-// 1 after dK += dS^T.Q, 2 issued between dV += P^T.dO and dK += dS^T.Q so that it runs beside the dK product.
+// kWgmma (with kAtomicDq, sm_90a only, opt-in: ROCFLASH_BWD_DQ_WGMMA=1): that dQ product on the block's warpgroup
+// (wgmma_dq_issue / wgmma_dq_add) after dK += dS^T.Q. Measured slower than the mma.sync product in one process on
+// the H200 (perf/RESULTS.md, tcbwd5 run W1: +9 % d128, +7 % d64 bf16 4k), as was a variant that issued its first
+// tile between the dV and dK products (+10 %, removed).
 template <class E, class Tile, bool kAligned, bool kAtomicDq = false, int kWgmma = 0>
 struct MmaBwdDkdvPipeline {
   static constexpr MmaBwdDkdvShape T = Tile::kShape;
@@ -239,7 +245,7 @@ struct MmaBwdDkdvPipeline {
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
   static_assert(kWaveSize == MmaBwdTileBase::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
   static constexpr bool kWgmmaDq = kWgmma != 0;
-  static_assert(!kWgmmaDq || (kAtomicDq && T.wgmma_dq() && kWgmma <= 2), "the wgmma dQ product needs MmaBwdDkdvShape::wgmma_dq()");
+  static_assert(!kWgmmaDq || (kAtomicDq && T.wgmma_dq() && kWgmma == 1), "the wgmma dQ product needs MmaBwdDkdvShape::wgmma_dq()");
 
   // Q, dO rows and the row statistics of query tile m0 (head `head`) into buffer `buf`, one cp.async group.
   // Rows past seqlen_q get zeros: P = exp2(x - 0) * 0 = 0 and dS = 0 for their (zero) Q and dO rows.
@@ -345,8 +351,8 @@ struct MmaBwdDkdvPipeline {
   // starts one tile (one commit group; dS and K^T published to the async proxy and every warp before);
   // wgmma_dq_add waits for all but kPending groups, then adds the tile to p.dq_accum: each pair of dQ^T rows
   // (d, d + 1) of one query column becomes one float2 atomic (lanes 4 apart, rows g and g + 1 of the
-  // accumulator, exchange one element each). 32 queries per tile (not block_m): 16 accumulators per thread, what
-  // the kernel holds beside the dK product (d64's 64 queries at once spilled 36 B there).
+  // accumulator, exchange one element each). 32 queries per tile (not block_m): 16 accumulators per thread (d64's
+  // 64 queries at once spilled 36 B when the tile was in flight beside the dK product).
   static constexpr int kWgN = 32;
   static constexpr int kWgNh = T.block_m / kWgN;
   static constexpr int kWgTiles = T.headdim / 64 * kWgNh;
@@ -590,7 +596,6 @@ struct MmaBwdDkdvPipeline {
         constexpr int SP = (T.grid() && kAtomicDq) ? MT : 1, RM = MT / SP;
         constexpr int SQ = T.s_queries_per_warp();
         float s[2 * RM][TN], dp[2 * RM][TN];
-        [[maybe_unused]] float acc0[kWgN / 2];  // kWgmma == 2: dQ^T's first m64 tile, in flight during dK
 #pragma unroll
         for (int sp = 0; sp < SP; ++sp) {
 #pragma unroll
@@ -624,23 +629,10 @@ struct MmaBwdDkdvPipeline {
           if constexpr (kAtomicDq) store_ds(lds, tid, dp);
           // dV += P^T.dO, dK += dS^T.Q (the accumulators are the A fragments)
           Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, s, T.do_offset(buf), dv);
-          if constexpr (kWgmma == 2) {  // dQ's first m64 tile on the warpgroup beside the dK product
-            wgmma_dq_prepare(p, seq, rule, lds, tid, batch, head, m0, n0, k_nonfinite);
-            wgmma_dq_issue(lds, 0, acc0);
-          }
           Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, dp, T.q_offset(buf), dk);
         }
         if constexpr (kAtomicDq) {
-          if constexpr (kWgmma == 2) {
-            const int t = rf_thread_index_here();
-            wgmma_dq_add<0>(p, seq, t, batch, head, m0, 0, acc0);
-#pragma unroll
-            for (int tile = 1; tile < kWgTiles; ++tile) {  // (each after the previous one's atomics: two tiles
-              float acc[kWgN / 2];                          // in flight at once spilled 12 B at d128)
-              wgmma_dq_issue(lds, tile, acc);
-              wgmma_dq_add<0>(p, seq, t, batch, head, m0, tile, acc);
-            }
-          } else if constexpr (kWgmma == 1) {
+          if constexpr (kWgmmaDq) {
             wgmma_dq_prepare(p, seq, rule, lds, tid, batch, head, m0, n0, k_nonfinite);
             const int t = rf_thread_index_here();
 #pragma unroll
@@ -874,16 +866,16 @@ struct AtomicDqTile {
   static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
 };
 
-// How the atomic-dQ kernel takes its dQ product (MmaBwdDkdvPipeline's kWgmma): 0 mma.sync; on a compute
-// capability 9 device 2 (wgmma beside the dK product), or what ROCFLASH_BWD_DQ_WGMMA says ("0", "1", "2"; read
-// at each launch: a same-process A/B, perf/tcbwd5_ab.py). Only builds with RF_CUDA_SM90A ask.
-inline int wgmma_dq_mode() {
+// Whether the atomic-dQ kernel takes its dQ product on the warpgroup (MmaBwdDkdvPipeline's kWgmma = 1): only when
+// ROCFLASH_BWD_DQ_WGMMA is "1" (opt-in, read at each launch: a same-process A/B, perf/tcbwd5_ab.py; slower than
+// mma.sync in run W1) on a compute capability 9 device. Only builds with RF_CUDA_SM90A ask.
+inline bool wgmma_dq_enabled() {
   const char* env = std::getenv("ROCFLASH_BWD_DQ_WGMMA");
-  const int mode = (env != nullptr && (env[0] == '0' || env[0] == '1') && env[1] == '\0') ? env[0] - '0' : 2;
+  if (env == nullptr || env[0] != '1' || env[1] != '\0') return false;
   int device = 0, major = 0;
-  if (mode == 0 || cudaGetDevice(&device) != cudaSuccess) return 0;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return 0;
-  return major == 9 ? mode : 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return false;
+  return major == 9;
 }
 
 template <class E, class Tile, bool kAligned>
@@ -894,11 +886,8 @@ rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
     const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
 #if defined(RF_CUDA_SM90A)
     if constexpr (T.wgmma_dq()) {
-      const int mode = wgmma_dq_mode();
-      if (mode == 1)
+      if (wgmma_dq_enabled())
         return launch_grid_stride(fmha_bwd_dkdvq_wgmma_kernel<E, Atomic, kAligned, 1>, p, total, T.threads, T.lds_bytes_wgmma_dq(), stream);
-      if (mode == 2)
-        return launch_grid_stride(fmha_bwd_dkdvq_wgmma_kernel<E, Atomic, kAligned, 2>, p, total, T.threads, T.lds_bytes_wgmma_dq(), stream);
     }
 #endif
     return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Atomic, kAligned>, p, total, T.threads, T.lds_bytes_atomic_dq(), stream);

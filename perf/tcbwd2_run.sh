@@ -9,7 +9,8 @@
 #              (deterministic=False: atomic dQ), rocflash-cuda-deterministic, SDPA flash, cuDNN
 #   breakdown  perf/bwd_breakdown.py bf16 4k: d128 and d64, both dQ modes, then d128 causal atomic (BREAKDOWN_QUICK=1:
 #              d128 atomic only)
-#   ab5        perf/tcbwd5_ab.py: the atomic-dQ kernel with its dQ product on wgmma against mma.sync, one process
+#   ab5        perf/tcbwd5_ab.py: the atomic-dQ kernel with its dQ product on wgmma (opt-in, sm_90a builds) against
+#              mma.sync, one process
 #              (AB_CASES, default d128,d64,d128causal,d128fp16)
 #   ncu        Nsight Compute (--clock-control none) on the atomic-dQ and the deterministic dK/dV kernel, d128 4k
 #              (perf/tcbwd3_ncu.py)

@@ -1,6 +1,6 @@
-"""Same-process A/B of the atomic-dQ kernel's dQ product: wgmma beside the dK product (ROCFLASH_BWD_DQ_WGMMA=2,
-the default of sm_90a builds), wgmma after it (=1) and mma.sync (=0); read at each launch (hip_src/fmha_mma_bwd.h
-wgmma_dq_mode).
+"""Same-process A/B of the atomic-dQ kernel's dQ product: wgmma (ROCFLASH_BWD_DQ_WGMMA=1, opt-in, sm_90a builds)
+against mma.sync (=0, the default); read at each launch (hip_src/fmha_mma_bwd.h wgmma_dq_enabled). Run W1 (perf/
+RESULTS.md) also had a mode 2 (wgmma issued beside the dK product), removed after it.
 
 Per case and round, both settings in turn: device time of the dK/dV + atomic-dQ kernel and of the whole backward
 (torch profiler, as perf/bwd_breakdown.py: mean of --repeats steps), which kernel ran (its name), and
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
 
         grads = {}
         for r in range(args.rounds):
-            for mode in ("2", "1", "0"):
+            for mode in ("1", "0"):
                 os.environ["ROCFLASH_BWD_DQ_WGMMA"] = mode
                 step()
                 torch.cuda.synchronize()
@@ -85,7 +85,7 @@ def main(argv=None) -> int:
                 print(f"  {name:11s} round {r} ROCFLASH_BWD_DQ_WGMMA={mode}: kernel {kernel:5s} "
                       f"dK/dV+dQ {t['wgmma'] + t['mma']:8.3f} ms  backward {bwd:8.3f} ms  forward {t['fwd']:7.3f} ms")
         q0, k0, v0 = grads["0"]
-        for mode in ("2", "1"):
+        for mode in ("1",):
             q1, k1, v1 = grads[mode]
             rel = ((q1.float() - q0.float()).abs().max() / q0.float().abs().max()).item()
             print(f"  {name:11s} ROCFLASH_BWD_DQ_WGMMA={mode}: max|dq - dq_mma| / max|dq| = {rel:.2e}; dk bitwise "

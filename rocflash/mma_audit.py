@@ -125,7 +125,7 @@ def lds_bytes(cfg: TileConfig, kind: str | None = None) -> int:
 _KERNELS = {"fwd": "fmha_fwd_kernel", "bwd_dkdv": "fmha_bwd_dkdv_mma_kernel", "bwd_dq": "fmha_bwd_dq_mma_kernel"}
 _ATOMIC_DQ_KERNEL = "fmha_bwd_dkdvq_mma_kernel"  # built from each bwd_dkdv mma instance
 _WGMMA_DQ_KERNEL = "fmha_bwd_dkdvq_wgmma_kernel"  # and, in sm_90a builds, from those that wgmma_dq() admits
-WGMMA_VARIANTS = 2  # of that kernel (MmaBwdDkdvPipeline's kWgmma: 1 and 2)
+WGMMA_VARIANTS = 1  # of that kernel (MmaBwdDkdvPipeline's kWgmma)
 PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dkdvq": 5, "bwd_dq": 3, "bwd_dkdvq_wg": 4}  # mma.sync tile products per
 # main-loop iteration (bwd_dkdvq_wg: its fifth product, dQ, is wgmma_per_tile)
 
