@@ -353,7 +353,7 @@ struct MmaBwdDkdvPipeline {
   // (d, d + 1) of one query column becomes one float2 atomic (lanes 4 apart, rows g and g + 1 of the
   // accumulator, exchange one element each). 32 queries per tile (not block_m): 16 accumulators per thread (d64's
   // 64 queries at once spilled 36 B when the tile was in flight beside the dK product).
-  static constexpr int kWgN = 32;
+  static constexpr int kWgN = 32;  // (wgmma::mma_async_m64n32)
   static constexpr int kWgNh = T.block_m / kWgN;
   static constexpr int kWgTiles = T.headdim / 64 * kWgNh;
   RF_DEVICE static void wgmma_dq_issue(const char* lds, int tile, float (&acc)[kWgN / 2]) {
@@ -369,7 +369,7 @@ struct MmaBwdDkdvPipeline {
     wgmma::fence();
 #pragma unroll
     for (int kk = 0; kk < KN; ++kk)
-      wgmma::mma_async<E, kWgN>(acc, wgmma::desc(kt + 2 * kk * T.wg_kt_lead(), T.wg_kt_lead(), T.kCoreBytes),
+      wgmma::mma_async_m64n32<E>(acc, wgmma::desc(kt + 2 * kk * T.wg_kt_lead(), T.wg_kt_lead(), T.kCoreBytes),
                                 wgmma::desc(ds + 2 * kk * T.wg_ds_lead(), T.wg_ds_lead(), T.kCoreBytes), kk > 0);
     wgmma::commit();
   }

@@ -3,7 +3,7 @@
 // included under RF_PLATFORM_CUDA, so the HIP build never sees this file.
 //
 // A warpgroup (4 consecutive warps, the first one's index divisible by 4) issues
-//   D[64 x N] (+)= A[64 x 16] . B[16 x N]     (f32 accumulators in registers, A and B from shared memory)
+//   D[64 x N] (+)= A[64 x 16] . B[16 x N]     (here N = 32)     (f32 accumulators in registers, A and B from shared memory)
 // with both operands described by 64-bit shared-memory matrix descriptors (PTX ISA "Matrix Descriptor Format"):
 // bits 0-13 start address >> 4, 16-29 leading-dimension byte offset >> 4, 32-45 stride-dimension byte offset >> 4,
 // 62-63 swizzle mode (0: none). Operands here are K-major without swizzle: "core matrices" of 8 rows (M or N) x
@@ -76,52 +76,31 @@ RF_DEVICE void hold(float (&d)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-#define RF_WGMMA_ARGS16(d) \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), \
-  "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-#define RF_WGMMA_ARGS32(d) RF_WGMMA_ARGS16(d), \
-  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-#define RF_WGMMA_REGS16 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}"
-#define RF_WGMMA_REGS32 \
-  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
-  "%24, %25, %26, %27, %28, %29, %30, %31}"
+#define RF_WGMMA_M64N32K16(type, d, desc_a, desc_b, scale_d)                                                         \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"                                                          \
+               "wgmma.mma_async.sync.aligned.m64n32k16.f32." type "." type                                            \
+               " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, 0, 0;\n}\n" \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),        \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])   \
+               : "l"(desc_a), "l"(desc_b), "r"(scale_d))
 
-// d[N/2] (+)= A.B for one m64nNk16 step (N = 32 or 64); accumulate = false overwrites d (D = A.B).
-template <class E, int N>
-RF_DEVICE void mma_async(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, bool accumulate) {
-  static_assert(N == 32 || N == 64, "wgmma here: N = 32 or 64");
+// d[16] (+)= A.B for one m64n32k16 step (A: 64 x 16, B: 16 x 32, both K-major in shared memory); accumulate =
+// false overwrites d (D = A.B). E: Fp16 or Bf16.
+template <class E>
+RF_DEVICE void mma_async_m64n32(float (&d)[16], uint64_t desc_a, uint64_t desc_b, bool accumulate) {
 #if defined(RF_WGMMA)
   const int scale_d = accumulate ? 1 : 0;
-  if constexpr (N == 32) {
-    if constexpr (E::kDType == DType::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 " RF_WGMMA_REGS16 ", %16, %17, p, 1, 1, 0, 0;\n}\n"
-                   : RF_WGMMA_ARGS16(d) : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 " RF_WGMMA_REGS16 ", %16, %17, p, 1, 1, 0, 0;\n}\n"
-                   : RF_WGMMA_ARGS16(d) : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-  } else {
-    if constexpr (E::kDType == DType::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " RF_WGMMA_REGS32 ", %32, %33, p, 1, 1, 0, 0;\n}\n"
-                   : RF_WGMMA_ARGS32(d) : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " RF_WGMMA_REGS32 ", %32, %33, p, 1, 1, 0, 0;\n}\n"
-                   : RF_WGMMA_ARGS32(d) : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-  }
+  if constexpr (E::kDType == DType::kBf16)
+    RF_WGMMA_M64N32K16("bf16", d, desc_a, desc_b, scale_d);
+  else
+    RF_WGMMA_M64N32K16("f16", d, desc_a, desc_b, scale_d);
 #else
   (void)d, (void)desc_a, (void)desc_b, (void)accumulate;
   __trap();
 #endif
 }
 
-#undef RF_WGMMA_ARGS16
-#undef RF_WGMMA_ARGS32
-#undef RF_WGMMA_REGS16
-#undef RF_WGMMA_REGS32
+#undef RF_WGMMA_M64N32K16
 
 }  // namespace wgmma
 }  // namespace rf
