@@ -36,9 +36,9 @@ BUILD_SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
 
 
 def choice(name: str, raw: str | bytes | None = None, *, read: bool = True) -> str:
-    """The value of switch ``name`` (a key of SWITCHES or BUILD_SWITCHES), stripped and lower-cased; its default when unset or
-    empty. ``raw``: the value as already read (``read=False``: None means unset). ValueError naming the
-    variable, the accepted values and the value for anything else."""
+    """The value of switch ``name`` (a key of SWITCHES or BUILD_SWITCHES), stripped and lower-cased; its default
+    when unset or empty. ``raw``: the value as already read (``read=False``: None means unset). ValueError naming
+    the variable, the accepted values and the value for anything else."""
     accepted, default = SWITCHES[name] if name in SWITCHES else BUILD_SWITCHES[name]
     if read and raw is None:
         raw = os.environ.get(name)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
-import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Sequence
