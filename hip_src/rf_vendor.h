@@ -14,6 +14,10 @@
 //   rfError_t, rfSuccess, rfGetLastError, rfGetErrorString, rfStream_t, rfFuncSetDynamicLds,
 //   rfDeviceProp_t, rfGetDeviceProperties, rfGetDeviceCount, rfRuntimeGetVersion, kPlatformName,
 //   rf_arch_name (gcnArchName on AMD, sm_XY on NVIDIA), rf_lds_per_block, rf_lds_per_multiprocessor
+//   rfLaunch(kernel, grid, block, lds, stream, dependent, args...)   a kernel launch; dependent: on NVIDIA
+//                                        sm_90+ a programmatic dependent launch (PDL, below), else a plain one
+//   rf_wait_prior_grid, rf_allow_dependent_grid   the device side of PDL (griddepcontrol.wait /
+//                                        .launch_dependents on sm_90+; no-ops on AMD and older NVIDIA archs)
 //   rf_assert_fail(message)              stop the kernel: NVIDIA's device-side assert (message printed,
 //                                        cudaErrorAssert at the host's next synchronization); on AMD a trap
 //                                        (s_trap: the queue fails, no message; see the definition)
@@ -97,6 +101,16 @@ inline long long rf_lds_per_multiprocessor(const rfDeviceProp_t& prop) {
 // Dynamic LDS up to the 64 KiB of a gfx9 CU needs no opt-in on AMD.
 template <typename Kernel>
 inline rfError_t rfFuncSetDynamicLds(Kernel, int) { return hipSuccess; }
+
+// A plain launch: HIP has no programmatic dependent launch (rfLaunch's `dependent` is a CUDA-only overlap hint).
+template <typename... KArgs, typename... Args>
+inline rfError_t rfLaunch(void (*kernel)(KArgs...), dim3 grid, dim3 block, int lds_bytes, rfStream_t stream,
+                          bool /*dependent*/, Args&&... args) {
+  kernel<<<grid, block, lds_bytes, stream>>>(static_cast<Args&&>(args)...);
+  return hipGetLastError();
+}
+RF_DEVICE void rf_wait_prior_grid() {}
+RF_DEVICE void rf_allow_dependent_grid() {}
 
 RF_DEVICE float rf_shfl_xor(float v, int mask) {
 #if defined(__HIP_DEVICE_COMPILE__) && defined(__GFX9__) && __has_builtin(__builtin_amdgcn_ds_swizzle)
@@ -196,6 +210,45 @@ inline rfError_t rfFuncSetDynamicLds(Kernel k, int bytes) {
   err = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   if (err == cudaSuccess) done.insert(key);
   return err;
+}
+
+// Programmatic dependent launch (CUDA Programming Guide, "Programmatic Dependent Launch and Synchronization";
+// sm_90+): with `dependent`, the kernel may be scheduled before the kernel queued ahead of it on the stream has
+// finished (once every block of that one has run rf_allow_dependent_grid or exited), which hides the second
+// launch's latency behind the first one's tail. Such a kernel must call rf_wait_prior_grid before it reads or
+// writes anything the earlier kernels touch: it returns once they have completed and their memory is visible.
+// Both device calls are no-ops in a kernel launched without the attribute. CUDA-graph capture keeps the edge
+// (a programmatic dependency). The caller passes dependent = false on devices before sm_90.
+template <typename... KArgs, typename... Args>
+inline rfError_t rfLaunch(void (*kernel)(KArgs...), dim3 grid, dim3 block, int lds_bytes, rfStream_t stream,
+                          bool dependent, Args&&... args) {
+  if (!dependent) {
+    kernel<<<grid, block, lds_bytes, stream>>>(static_cast<Args&&>(args)...);
+    return cudaGetLastError();
+  }
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = size_t(lds_bytes);
+  config.stream = stream;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, static_cast<Args&&>(args)...);
+}
+
+RF_DEVICE void rf_wait_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+RF_DEVICE void rf_allow_dependent_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
 }
 
 RF_DEVICE float rf_shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
