@@ -200,14 +200,19 @@ struct FmhaFwdSplitKvMmaPipeline {
     const int tiles = kb < ke ? (ke - kb + NW - 1) / NW : 0;
     const int count = tiles > warp ? (tiles - warp + T.warps() - 1) / T.warps() : 0;
     const auto tile_n0 = [&](int c) { return kb + (warp + c * T.warps()) * NW; };
+    // the block-table entries of the first kStages tiles are read before any copy is issued: independent loads
+    // in flight together, not one table latency per prologue tile ahead of its copies (paged caches)
+    int64_t first_blocks[S];
+#pragma unroll
+    for (int c = 0; c < S; ++c) first_blocks[c] = c < count ? tile_block(k, tile_n0(c), ke) : 0;
 #pragma unroll
     for (int c = 0; c < S - 1; ++c) {
       if (c < count)
         issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
-                   tile_block(k, tile_n0(c), ke));
+                   first_blocks[c]);
       mma::cp_async_commit();
     }
-    int64_t next_block = S - 1 < count ? tile_block(k, tile_n0(S - 1), ke) : 0;  // the main loop's first copy
+    int64_t next_block = first_blocks[S - 1];  // the main loop's first copy
     // ---- this thread's two accumulator rows (g, g + 8): query position, ALiBi slope; Q's A fragments
     int qi[2];
     float slope[2];

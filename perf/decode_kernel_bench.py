@@ -14,11 +14,12 @@ seqlen_k 4k/16k/128k). Methods per case (effective GB/s = bytes of Q, K, V, O / 
   rocflash-pf0-graph / -pf256-graph   the same with ROCFLASH_SPLITKV_L2_PREFETCH=0 / 256 (default 128)
   paged16 / paged256          compiled.varlen_forward on shuffled paged copies (host path of the compiled call)
   paged16-graph               the paged-16 call replayed from a CUDA graph
-  (--variants pdl) rocflash-pdl0-graph / paged16-pdl0-graph   rocflash-graph / paged16-graph with
-                    ROCFLASH_SPLITKV_PDL=0 (plain launches; default 1: programmatic dependent launches on sm_90)
-  (--variants pdl) kvcache16 / kvcache16-graph / kvcache16-pdl0-graph   flash_attn_with_kvcache on the paged-16
+  (--variants pdl) rocflash-pdl1-graph / paged16-pdl1-graph   rocflash-graph / paged16-graph with
+                    ROCFLASH_SPLITKV_PDL=1 (programmatic dependent launches on sm_90+; default 0: plain launches)
+  (--variants pdl) kvcache16 / kvcache16-graph / kvcache16-pdl1-graph   flash_attn_with_kvcache on the paged-16
                     copy (cache_seqlens tensor, no append: step kernel + split kernel + combine), Python call and
-                    graph replays with PDL on / off
+                    graph replays with PDL off (default) / on
+  (run D5-1 ran the commit where PDL was the default: its columns were named -pdl0- for the plain launches)
   sdpa-flash / sdpa-cudnn     F.scaled_dot_product_attention restricted to that backend (enable_gqa), Python call
   sdpa-flash-graph / sdpa-cudnn-graph   the same calls replayed from CUDA graphs
 Inputs rotate over sets larger than 2x the L2 (every method, graphs too: one graph per input set).
@@ -102,7 +103,7 @@ def case(batch, seqlen_k, g, variants, results: list) -> dict:
         methods["rocflash-pf0-graph"] = [graphed_under(c, **{FUSED: None, PREFETCH: 0}) for c in dense]
         methods["rocflash-pf256-graph"] = [graphed_under(c, **{FUSED: None, PREFETCH: 256}) for c in dense]
     if "pdl" in variants:
-        methods["rocflash-pdl0-graph"] = [graphed_under(c, **{PDL: 0}) for c in dense]
+        methods["rocflash-pdl1-graph"] = [graphed_under(c, **{PDL: 1}) for c in dense]
     # correctness on the last set: API call vs compiled call vs fused vs vector kernel (bitwise where expected)
     q, k, v = sets[-1]
     ref = rocflash.flash_attn_func(q, k, v)
@@ -130,7 +131,7 @@ def case(batch, seqlen_k, g, variants, results: list) -> dict:
         if page == 16:
             methods["paged16-graph"] = [db.graphed(c) for c in calls]
             if "pdl" in variants:
-                methods["paged16-pdl0-graph"] = [graphed_under(c, **{PDL: 0}) for c in calls]
+                methods["paged16-pdl1-graph"] = [graphed_under(c, **{PDL: 1}) for c in calls]
                 lens = torch.full((batch,), seqlen_k, dtype=torch.int32, device=DEV)
                 steps = []
                 for (qs, ks, vs) in sets:  # the public KV-cache call on a paged copy of the same keys
@@ -139,12 +140,12 @@ def case(batch, seqlen_k, g, variants, results: list) -> dict:
                         p[0], p[1], p[2], cache_seqlens=lens, block_table=p[3]))
                 got = steps[-1]()
                 row["check"]["kvcache16_max_abs_diff_vs_dense"] = (got.float() - ref.float()).abs().max().item()
-                with env(**{PDL: 0}):
-                    got0 = steps[-1]()
-                row["check"]["kvcache16_pdl0_bitwise_equal"] = bool(torch.equal(got, got0))
+                with env(**{PDL: 1}):
+                    got1 = steps[-1]()
+                row["check"]["kvcache16_pdl1_bitwise_equal"] = bool(torch.equal(got, got1))
                 methods["kvcache16"] = steps
                 methods["kvcache16-graph"] = [graphed_under(c, **{PDL: None}) for c in steps]
-                methods["kvcache16-pdl0-graph"] = [graphed_under(c, **{PDL: 0}) for c in steps]
+                methods["kvcache16-pdl1-graph"] = [graphed_under(c, **{PDL: 1}) for c in steps]
     for name, calls in db.sdpa_methods(sets).items():
         try:
             calls[0]()
@@ -222,8 +223,8 @@ def main():
               + ", ".join(f"{m} {x:.0f}" for m, x in r["gbps"].items())
               + f" | graph/cudnn-graph {r['gbps']['rocflash-graph'] / cug:.3f}, api/cudnn {r['gbps']['rocflash'] / cu_:.3f}"
               + f", paged16/cudnn {r['gbps']['paged16'] / cu_:.3f}"
-              + (f" | pdl on/off graph {r['gbps']['rocflash-graph'] / r['gbps']['rocflash-pdl0-graph']:.3f}, "
-                 f"kvcache16 {r['gbps']['kvcache16-graph'] / r['gbps']['kvcache16-pdl0-graph']:.3f}"
+              + (f" | pdl on/off graph {r['gbps']['rocflash-pdl1-graph'] / r['gbps']['rocflash-graph']:.3f}, "
+                 f"kvcache16 {r['gbps']['kvcache16-pdl1-graph'] / r['gbps']['kvcache16-graph']:.3f}"
                  if "kvcache16-graph" in r["gbps"] else ""), flush=True)
         print("   check: " + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
                                        for k, v in r["check"].items()), flush=True)

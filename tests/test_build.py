@@ -286,14 +286,14 @@ def test_splitkv_switches_are_checked(monkeypatch):
 
 
 def test_splitkv_pdl_switch(monkeypatch):
-    """ROCFLASH_SPLITKV_PDL (0/1, unset 1): programmatic dependent launches only on an NVIDIA sm_90+ device."""
+    """ROCFLASH_SPLITKV_PDL (0/1, unset 0): programmatic dependent launches only on an NVIDIA sm_90+ device."""
     import torch
 
     from rocflash.backends import compiled
     cuda = torch.device("cuda", 0)
     monkeypatch.setattr(torch.version, "cuda", "13.0")
-    for cap, value, expect in (((9, 0), "", True), ((9, 0), "1", True), ((9, 0), "0", False), ((10, 0), "", True),
-                               ((8, 0), "", False), ((8, 9), "1", False)):
+    for cap, value, expect in (((9, 0), "", False), ((9, 0), "1", True), ((9, 0), "0", False), ((10, 0), "1", True),
+                               ((8, 0), "1", False), ((8, 9), "1", False)):
         monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None, cap=cap: cap)
         monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, value)
         assert compiled.splitkv_pdl(cuda) is expect, (cap, value)

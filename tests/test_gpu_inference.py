@@ -148,7 +148,7 @@ def test_gpu_pdl_same_bits_graph_capture(platform, monkeypatch):
     appended key is seen by the split kernel that may start before the step kernel ends (the appended token carries
     the only large score), the paged / dense / flash_attn_func decode calls equal the plain launches bit for bit,
     and a CUDA graph of the step replays them (the same bits as eager)."""
-    monkeypatch.delenv(compiled.SPLITKV_PDL_ENV, raising=False)
+    monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, "1")
     if not compiled.splitkv_pdl(torch.device("cuda")):
         pytest.skip("programmatic dependent launch needs an NVIDIA sm_90+ device")
     lens = [4000, 17, 9000]
@@ -181,7 +181,7 @@ def test_gpu_pdl_same_bits_graph_capture(platform, monkeypatch):
             monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, pdl)
             got[pdl] = call()
         assert torch.equal(got["0"], got["1"]), name
-        side = torch.cuda.Stream()  # PDL on: capture and replay
+        side = torch.cuda.Stream()  # PDL on (set last): capture and replay
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
             call()

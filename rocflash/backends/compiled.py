@@ -182,11 +182,13 @@ def splitkv_fused_combine() -> bool:
 
 
 SPLITKV_PDL_ENV = "ROCFLASH_SPLITKV_PDL"
-SPLITKV_PDL_DEFAULT = True
+# Off by default: on the H200 it measured level with plain launches (perf/RESULTS.md, run D5-1: CUDA graphs of the
+# decode step, -2 to +3 % on the KV-cache call, within the run's noise elsewhere).
+SPLITKV_PDL_DEFAULT = False
 
 
 def splitkv_pdl(device) -> bool:
-    """``ROCFLASH_SPLITKV_PDL`` (1 | 0; unset = on): whether the tensor-core split-KV kernel and its combine kernel
+    """``ROCFLASH_SPLITKV_PDL`` (1 | 0; unset = off): whether the tensor-core split-KV kernel and its combine kernel
     are programmatic dependent launches (hip_src/rf_vendor.h rfLaunch: each may be scheduled while the kernel
     before it finishes, and waits for it before touching memory; results are identical). Only on NVIDIA sm_90+
     (the PTX griddepcontrol instructions); False elsewhere. ValueError for another value."""
