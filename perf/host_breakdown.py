@@ -18,14 +18,19 @@ import argparse
 import cProfile
 import io
 import json
+import os
 import pstats
 import statistics
+import sys
 import time
 
 import torch
 
 import rocflash
 from rocflash.backends import compiled
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import decode_bench  # noqa: E402  (graphed: a CUDA graph of a call, replayed without host work)
 
 DEV = "cuda"
 
@@ -126,19 +131,12 @@ def graph_ms(fn, reps: int = 20) -> float:
     """Median event time of replays of a CUDA graph of fn() (the kernels alone, no host path), or nan when the
     call cannot be captured."""
     try:
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            fn()
-        torch.cuda.current_stream().wait_stream(side)
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            fn()
+        replay = decode_bench.graphed(fn)
     except Exception as e:  # noqa: BLE001 - reported in the row
         print(f"  graph capture failed: {type(e).__name__}: {str(e).splitlines()[0]}", flush=True)
         torch.cuda.synchronize()
         return float("nan")
-    return event_ms(g.replay, reps)
+    return event_ms(replay, reps)
 
 
 def varlen_part(results):
