@@ -181,7 +181,12 @@ def test_gpu_pdl_same_bits_graph_capture(platform, monkeypatch):
             monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, pdl)
             got[pdl] = call()
         assert torch.equal(got["0"], got["1"]), name
-        g = torch.cuda.CUDAGraph()  # PDL on (set last; the calls above warmed the signature up): capture, replay
+        side = torch.cuda.Stream()  # PDL on (set last): warm-up on a side stream, capture, replay
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            call()
+        torch.cuda.current_stream().wait_stream(side)
+        g = torch.cuda.CUDAGraph()
         with torch.cuda.graph(g):
             captured = call()
         captured.fill_(float("nan"))
