@@ -67,11 +67,6 @@ struct FmhaFwdSplitKvMmaPipeline {
     }
   }
 
-  // Keys [n0, n0 + NW) of K and V into a warp's tiles; keys >= k_end and columns past headdim are zero-filled
-  // (never read). Tiles start on multiples of NW (16) and pages hold multiples of 16 rows (the API's rule), so a
-  // tile lies in one page: one block-table lookup per tile serves every row of K and V (a per-row lookup, with
-  // its integer division, is kept for other page sizes). prefetch: the L2 prefetch-size hint of the copies
-  // (FmhaFwdParams::kv_prefetch_l2; 0, 64, 128, 256 bytes; the fast path only).
   // The block-table entry of the page that holds key n0 when a tile lies in one page (paged, page_size a multiple
   // of NW, n0 < k_end), else 0 (unused). The main loop reads it one iteration before issue_tile needs it, so the
   // dependent table load is not on the copy's path (page 16: one lookup per tile).
@@ -80,7 +75,12 @@ struct FmhaFwdSplitKvMmaPipeline {
     return one_page && n0 < k_end ? int64_t(k.pages[n0 / k.page_size]) : 0;
   }
 
-  // block: tile_block(k, n0, k_end) (read earlier by the caller).
+  // Keys [n0, n0 + NW) of K and V into a warp's tiles; keys >= k_end and columns past headdim are zero-filled
+  // (never read). Tiles start on multiples of NW (16) and pages hold multiples of 16 rows (the API's rule), so a
+  // tile lies in one page: one block-table lookup per tile serves every row of K and V (a per-row lookup, with
+  // its integer division, is kept for other page sizes). prefetch: the L2 prefetch-size hint of the copies
+  // (FmhaFwdParams::kv_prefetch_l2; 0, 64, 128, 256 bytes; the fast path only). block: tile_block(k, n0, k_end),
+  // read earlier by the caller.
   RF_DEVICE static void issue_tile(char* lds_k, char* lds_v, const GlobalRows<E>& k, const GlobalRows<E>& v, int n0,
                                    int k_end, int lane, int prefetch, int64_t block) {
     constexpr MmaSplitKvShape T = Tile::kShape;
