@@ -88,21 +88,21 @@ template <class E, int TM, int TN, class AddrA, class AddrB>
 RF_DEVICE void tile_rowdot(const char* lds, int num_vecs, AddrA a, AddrB b, float (&acc)[TM][TN]) {
   if constexpr (E::kDType == DType::kFp32) {
     tile_rowdot_fp64<TM, TN>(lds, num_vecs, a, b, acc);
-    return;
-  }
+  } else {
 #pragma unroll 2
-  for (int d = 0; d < num_vecs; ++d) {
-    Words<4> x[TM], y[TN];
+    for (int d = 0; d < num_vecs; ++d) {
+      Words<4> x[TM], y[TN];
 #pragma unroll
-    for (int i = 0; i < TM; ++i) x[i] = lds_read<4>(lds + a(i, d));
+      for (int i = 0; i < TM; ++i) x[i] = lds_read<4>(lds + a(i, d));
 #pragma unroll
-    for (int c = 0; c < TN; ++c) y[c] = lds_read<4>(lds + b(c, d));
+      for (int c = 0; c < TN; ++c) y[c] = lds_read<4>(lds + b(c, d));
 #pragma unroll
-    for (int i = 0; i < TM; ++i)
+      for (int i = 0; i < TM; ++i)
 #pragma unroll
-      for (int c = 0; c < TN; ++c)
+        for (int c = 0; c < TN; ++c)
 #pragma unroll
-        for (int w = 0; w < 4; ++w) acc[i][c] = dot_word<E>(x[i].w[w], y[c].w[w], acc[i][c]);
+          for (int w = 0; w < 4; ++w) acc[i][c] = dot_word<E>(x[i].w[w], y[c].w[w], acc[i][c]);
+    }
   }
 }
 

@@ -60,7 +60,7 @@ def fma_f64(a, b, c) -> np.ndarray:
     Where the product is exact in float64 (both factors float32 values widened, as our kernels' fp32 scores
     give them: 24 + 24 bits < 53, no overflow or underflow; or a factor zero or not finite), numpy's p + c is the
     one rounding. Other lanes are computed exactly with rationals (Python's int division rounds correctly)."""
-    a, b, c = (np.asarray(x, dtype=F64) for x in (a, b, c))
+    a, b, c = np.broadcast_arrays(*(np.asarray(x, dtype=F64) for x in (a, b, c)))  # an inline constant is 0-d
     with np.errstate(all="ignore"):
         p = a * b
         r = p + c
