@@ -56,7 +56,8 @@ RF_DEVICE void tile_rowdot_fp64(const char* lds, int num_vecs, AddrA a, AddrB b,
   for (int i = 0; i < TM; ++i)
 #pragma unroll
     for (int c = 0; c < TN; ++c) wide[i][c] = double(acc[i][c]);
-#pragma unroll 2
+#pragma unroll 1  // one 128-bit vector of each operand at a time: the fp64 sums and widened operands need
+                  // twice the registers (the fp32 d32 backward spilled at its designed 2 waves/SIMD with 2)
   for (int d = 0; d < num_vecs; ++d) {
     Words<4> x[TM], y[TN];
 #pragma unroll
