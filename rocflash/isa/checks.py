@@ -88,16 +88,16 @@ def check_vector_path(a: KernelAudit, want_dot2: bool = True) -> list[str]:
 
 
 def check_score_precision(a: KernelAudit) -> list[str]:
-    """fp32 tiles (forward, dK/dV, dQ): the main loop sums the scores (and dP) in fp64 (v_fma_f64:
+    """fp32 tiles (forward, dK/dV, dQ): the main loop sums the scores (and dP) in fp64 (v_fma_f64 / gfx90a+'s v_fmac_f64:
     hip_src/fmha_tile_math.h tile_rowdot_fp64; an fp32 FMA chain there left FlashAttention's backward rule at
     large softmax_scale, issue 8). 16-bit tiles: no fp64 FMA anywhere (their products stay on dot2 / fp32 FMA)."""
     if a.kind not in ("fwd", "bwd_dkdv", "bwd_dq") or a.main_loop is None:
         return []
     if a.dtype == "fp32" and a.loop_counts.get("fma64", 0) == 0:
-        return [f"{a.name} [{a.arch}]: fp32 main loop must sum scores in fp64 (v_fma_f64), got 0 "
+        return [f"{a.name} [{a.arch}]: fp32 main loop must sum scores in fp64 (v_fma_f64 / v_fmac_f64), got 0 "
                 f"(fp32 FMA: {a.loop_counts['fma']})"]
     if a.dtype in ("fp16", "bf16") and a.kernel_counts.get("fma64", 0):
-        return [f"{a.name} [{a.arch}]: 16-bit kernel must not use v_fma_f64, got {a.kernel_counts['fma64']}"]
+        return [f"{a.name} [{a.arch}]: 16-bit kernel must not use v_fma_f64 / v_fmac_f64, got {a.kernel_counts['fma64']}"]
     return []
 
 

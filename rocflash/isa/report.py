@@ -250,7 +250,7 @@ def format_markdown(run: AuditRun, command: str) -> str:
               "gl128 = `global_load_dwordx4`, gl narrow = narrower global loads, ds128 = `ds_read_b128`, ds64 = "
               "`ds_read_b64` and `ds_read2_b64` (one instruction, two 64-bit reads), dot2 = `v_dot2_f32_f16` "
               "(gfx906) / `v_dot2c_f32_f16` (gfx908+), fma = fp32 FMA family (`v_fma_f32`, `v_fmac_f32`, "
-              "`v_mac_f32`, `v_fma_mix_f32`, `v_pk_fma_f32`, ...), fma64 = `v_fma_f64` (the fp32 kernels' score and "
+              "`v_mac_f32`, `v_fma_mix_f32`, `v_pk_fma_f32`, ...), fma64 = `v_fma_f64` / `v_fmac_f64` (the fp32 kernels' score and "
               "dP sums), exp = `v_exp_f32`. VGPR on gfx90a/gfx942 is the "
               "unified VGPR+AGPR count that sets occupancy. "
               "LDS = static (`.group_segment_fixed_size`) + dynamic (`lds_bytes()` of the kind's shape type, what "
