@@ -241,3 +241,76 @@ def mismatch_worker(rank: int, world: int, port: int, queue):
             queue.put(((rank, "varlen"), str(e)))
     finally:
         dist.destroy_process_group()
+
+
+def disagreement_worker(rank: int, world: int, port: int, queue):
+    """Ranks that disagree (world >= 3): one rank's arguments fail its own checks, or the ranks pass different
+    causal / softmax_scale / gradient requests, or a process outside a subgroup calls on it. Every rank must raise
+    (never a hang, a closed connection or a silent result), and the group must stay usable: each scenario ends with
+    an all_reduce that every rank reaches. Puts ((rank, scenario), message) for each."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    last = world - 1
+
+    def attempt(name, fn, errors=(TypeError, ValueError, NotImplementedError)):
+        try:
+            fn()
+            msg = "no error"
+        except errors as e:
+            msg = f"{type(e).__name__}: {e}"
+        token = torch.ones(1)
+        dist.all_reduce(token)  # the group still works: no rank is stuck in a collective of the ring
+        queue.put(((rank, name), msg if token.item() == world else f"group broken after: {msg}"))
+
+    def shards(n=4, heads=2, headdim=8, **kw):
+        return [torch.randn(1, n, heads, headdim, **kw) for _ in range(3)]
+
+    try:
+        # the last rank's local shard has an odd length under causal: its own ValueError, the others name it
+        attempt("odd", lambda: ring_flash_attn_func(*shards(3 if rank == last else 4), causal=True, backend="sim"))
+        # one rank's q has nheads not divisible by nheads_k
+        q, k, v = shards()
+        q = torch.randn(1, 4, 3, 8) if rank == 1 else q
+        attempt("heads", lambda: ring_flash_attn_func(q, k, v, backend="sim"))
+        # arguments that change each rank's plan or masks: silently wrong rows if not caught
+        attempt("causal", lambda: ring_flash_attn_func(*shards(), causal=rank == 0, backend="sim"))
+        attempt("scale", lambda: ring_flash_attn_func(*shards(), softmax_scale=0.5 + rank, backend="sim"))
+        # only rank 0 asks for gradients: its backward would wait forever for the other ranks' ring pass
+        attempt("grad", lambda: ring_flash_attn_func(*shards(requires_grad=rank == 0), backend="sim"))
+        # varlen: one rank's cu_seqlens decreases
+        x = torch.randn(8, 2, 8)
+        cu = torch.tensor([0, 6, 4, 8] if rank == 1 else [0, 2, 4, 8], dtype=torch.int32)
+        attempt("varlen", lambda: ring_flash_attn_varlen_func(x, x, x, cu, 4, causal=True, backend="sim"))
+        # a subgroup of ranks 0 and last: the members run the ring (checked against the reference on the gathered
+        # tensors), the process outside it gets a ValueError instead of an empty ring's zeros
+        sub = dist.new_group([0, last])
+
+        def subgroup():
+            g = torch.Generator().manual_seed(7)
+            q, k, v = (torch.randn(1, 8, 2, 8, generator=g, dtype=torch.float64) for _ in range(3))
+            if rank not in (0, last):
+                ring_flash_attn_func(q[:, :4], k[:, :4], v[:, :4], sub, causal=True, backend="sim")
+                return
+            out = zigzag_unshard(ring_flash_attn_func(*(zigzag_shard(t, sub) for t in (q, k, v)), sub, causal=True,
+                                                      backend="sim"), sub)
+            ref, _ = attention_reference(q, k, v, FwdArgs(8 ** -0.5, -1, 0, 0.0, None), torch.float64)
+            err = (out - ref).abs().max().item()
+            if not err < 1e-10:
+                raise AssertionError(f"subgroup ring off the reference by {err}")
+        attempt("subgroup", subgroup)
+
+        # create_graph=True (a gradient penalty): a RuntimeError, not first derivatives returned without a graph
+        def penalty():
+            q, k, v = shards(requires_grad=True)
+            out = ring_flash_attn_func(q, k, v, causal=True, backend="torch")
+            grads = torch.autograd.grad(out, (q, k, v), torch.ones_like(out), create_graph=True)
+            sum((g ** 2).sum() for g in grads).backward()
+        attempt("create_graph", penalty, errors=(RuntimeError,))
+        # the gathering helpers on shards of different lengths (all_gather alone: garbage on one rank, a dead
+        # connection on the others)
+        attempt("unshard", lambda: zigzag_unshard(torch.randn(1, 4 + 2 * (rank == 1), 2, 8)))
+        attempt("unshard_varlen", lambda: zigzag_unshard_varlen(torch.randn(8 + 2 * (rank == 1), 2, 8),
+                                                                torch.tensor([0, 8 * world], dtype=torch.int32)))
+    finally:
+        dist.destroy_process_group()

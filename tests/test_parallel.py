@@ -26,19 +26,30 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _spawn(world: int, cases: list[Case]) -> list[dict]:
-    """Run ``cases`` on a fresh gloo group of ``world`` processes; rank 0's results. Bounded by TIMEOUT_S."""
+def _run_workers(worker, world: int, what: str, extra: tuple = ()):
+    """Start ``worker(rank, world, port, *extra, queue)`` on ``world`` spawned processes, wait at most TIMEOUT_S
+    (then kill them and fail: a hang), and return everything the workers put on the queue."""
     ctx = mp.get_context("spawn")
     queue = ctx.SimpleQueue()
-    procs = mp.start_processes(spawn_worker, args=(world, _free_port(), cases, queue), nprocs=world, join=False,
+    procs = mp.start_processes(worker, args=(world, _free_port(), *extra, queue), nprocs=world, join=False,
                                start_method="spawn")
     deadline = time.monotonic() + TIMEOUT_S
     while not procs.join(timeout=1):
         if time.monotonic() > deadline:
             for p in procs.processes:
                 p.kill()
-            pytest.fail(f"ring attention on {world} ranks did not finish within {TIMEOUT_S} s (hang?)")
-    return queue.get()
+            pytest.fail(f"{what} did not finish within {TIMEOUT_S} s (hang?)")
+    got = []
+    while not queue.empty():
+        got.append(queue.get())
+    return got
+
+
+def _spawn(world: int, cases: list[Case]) -> list[dict]:
+    """Run ``cases`` on a fresh gloo group of ``world`` processes; rank 0's results. Bounded by TIMEOUT_S."""
+    got = _run_workers(spawn_worker, world, f"ring attention on {world} ranks", (cases,))
+    assert len(got) == 1, got
+    return got[0]
 
 
 # World 2: seqlen 24 divides into 4 chunks, 21 and 30 do not (causal: padded; non-causal: ValueError).
@@ -201,17 +212,8 @@ def test_memory_model_is_linear_in_local_seqlen():
 def test_ranks_with_different_shard_shapes_raise_on_every_rank():
     """A shape mismatch between ranks is a ValueError naming each rank's shapes, not an abort or a hang."""
     from cp_check import mismatch_worker
-    ctx = mp.get_context("spawn")
-    queue = ctx.SimpleQueue()
-    procs = mp.start_processes(mismatch_worker, args=(2, _free_port(), queue), nprocs=2, join=False,
-                               start_method="spawn")
-    deadline = time.monotonic() + TIMEOUT_S
-    while not procs.join(timeout=1):
-        if time.monotonic() > deadline:
-            for p in procs.processes:
-                p.kill()
-            pytest.fail("ranks with different shapes did not finish (hang?)")
-    results = dict(queue.get() for _ in range(4))
+    results = dict(_run_workers(mismatch_worker, 2, "ranks with different shapes"))
+    assert len(results) == 4, results
     for rank in (0, 1):
         assert "same shapes" in results[rank] and "rank 1: q (1, 4, 2, 8), k (1, 5, 2, 8)" in results[rank], results
         assert ("same local cu_seqlens" in results[rank, "varlen"]
@@ -268,3 +270,86 @@ def test_cp_final_run_script_on_cpu(tmp_path):
     rows = report["speed"]["speed"]
     assert [r["seqlen"] for r in rows] == [256] and rows[0]["ring_s"] > 0 and rows[0]["one_gpu_s"] > 0, rows
     assert "| 256 |" in log and sorted(p.name for p in tmp_path.iterdir()) == ["cp_final.json", "cp_final.txt"]
+
+
+def test_ranks_that_disagree_raise_on_every_rank():
+    """3 ranks (a world that is neither 2 nor 4): one rank's bad arguments, ranks that pass different causal /
+    softmax_scale / gradient requests, one rank's bad varlen cu_seqlens, a non-member of a subgroup, and a
+    backward with create_graph=True (before: first derivatives returned without a graph, so a gradient penalty on
+    them was silently a constant), zigzag_unshard(_varlen) of shards of different lengths (before: garbage rows on
+    one rank, a dead connection on the others). Before the
+    fix the rank with bad arguments raised alone and the others died in the ring's first collective (gloo: a
+    closed connection; NCCL: a hang), and the mismatched settings ran to silently wrong rows."""
+    from cp_check import disagreement_worker
+    world = 3
+    got = dict(_run_workers(disagreement_worker, world, "ranks that disagree"))
+    assert len(got) == 10 * world, got
+    for rank in range(world):
+        own = rank == world - 1
+        assert ("load-balanced layout" in got[rank, "odd"]
+                and (own or "rank 2 of the group rejected its arguments" in got[rank, "odd"])), got
+        assert "nheads must be divisible by nheads_k" in got[rank, "heads"], got
+        assert rank == 1 or "rank 1 of the group rejected" in got[rank, "heads"], got
+        assert "same causal, window_size, softmax_scale" in got[rank, "causal"], got
+        assert "rank 0: causal=True" in got[rank, "causal"] and "rank 1: causal=False" in got[rank, "causal"], got
+        assert "rank 2: causal=False, window_left=-1, window_right=-1, softmax_scale=2.5" in got[rank, "scale"], got
+        assert "rank 0: " in got[rank, "grad"] and "needs_grad=True" in got[rank, "grad"], got
+        assert "rank 1: " in got[rank, "grad"] and "needs_grad=False" in got[rank, "grad"], got
+        assert "cu_seqlens must be non-decreasing" in got[rank, "varlen"], got
+        assert got[rank, "subgroup"] == ("ValueError: group: this process (global rank 1) is not a member of the "
+                                         "process group it passed; only the group's ranks call ring attention on it"
+                                         if rank == 1 else "no error"), got
+        assert "ring attention does not support second derivatives" in got[rank, "create_graph"], got
+        for name, shape in (("unshard", (1, 6, 2, 8)), ("unshard_varlen", (10, 2, 8))):
+            assert f"{name}: every rank must pass a shard of the same shape" in got[rank, name], got
+            assert f"rank 1: shape {shape} dtype torch.float32" in got[rank, name], got
+
+
+def test_layout_helpers_reject_what_they_cannot_place():
+    """The shard helpers on odd input: a rank outside [0, world_size) or a bool world_size was placed silently
+    (rows of another layout), shards of odd length or of different shapes merged into a wrong tensor, a seqlen past
+    the gathered length failed inside torch. Each is a ValueError naming the rule now; the valid odd cases (world 3,
+    negative dim, empty sequences, padding of a 1-row sequence) round-trip exactly."""
+    x = torch.arange(2 * 3 * 12 * 5).view(2, 3, 12, 5)
+    for world in (1, 3):
+        parts = [zigzag_shard(x, dim=-2, rank=r, world_size=world) for r in range(world)]
+        assert torch.equal(zigzag_merge(parts, dim=-2), x)
+    empty = [zigzag_shard(x[:, :, :0], dim=2, rank=r, world_size=3) for r in range(3)]
+    assert zigzag_merge(empty, dim=2).shape == (2, 3, 0, 5)
+    one = [zigzag_shard(x[:, :, :1], dim=2, pad=True, rank=r, world_size=4) for r in range(4)]
+    assert torch.equal(zigzag_merge(one, dim=2, seqlen=1), x[:, :, :1])
+    rule = "rank and world_size must be ints with 0 <= rank < world_size"
+    with pytest.raises(ValueError, match=rule):
+        zigzag_indices(12, 3, 3)
+    with pytest.raises(ValueError, match=rule):
+        zigzag_shard(x, dim=2, rank=0, world_size=True)
+    cu = torch.tensor([0, 7, 7, 19, 30], dtype=torch.int32)
+    with pytest.raises(ValueError, match=rule):
+        zigzag_varlen_indices(cu, 3, 5, pad=True)
+    with pytest.raises(ValueError, match="length along dim 0 must be even, got 3"):
+        zigzag_merge([torch.arange(3), torch.arange(3)], dim=0)
+    with pytest.raises(ValueError, match="same shape"):
+        zigzag_merge([torch.arange(4), torch.arange(6)], dim=0)
+    with pytest.raises(ValueError, match="seqlen must be an int in \\[0, 12\\]"):
+        zigzag_merge([zigzag_shard(x, dim=2, rank=r, world_size=2) for r in range(2)], dim=2, seqlen=20)
+    p = torch.arange(30.0).view(30, 1)
+    for world in (1, 2, 3, 4):  # an empty sequence and lengths 7, 12, 11: padded per sequence
+        parts = [zigzag_shard_varlen(p, cu, pad=True, rank=r, world_size=world) for r in range(world)]
+        assert torch.equal(zigzag_merge_varlen(parts, cu), p)
+    parts = [zigzag_shard_varlen(p, cu, pad=True, rank=r, world_size=3) for r in range(3)]
+    with pytest.raises(ValueError, match="each of the 2 parts must hold 16 rows along dim 0"):
+        zigzag_merge_varlen(parts[:2], cu)
+
+
+def test_ring_fp32_backward_large_softmax_scale():
+    """float32, softmax_scale 10, headdim 128 on 2 ranks (sim and torch): with the LSE merged in float32, dq and dk
+    were 2.1x past FlashAttention's rule (each rounding of an LSE of magnitude ~300 moves every P = exp(S - LSE) of
+    the backward); merged in float64 and rounded once they are within it. Past the ring's float32 backward range
+    (10; at 20 the rule was still left by 1.6x) the backward raises ValueError on every rank instead."""
+    cases = [Case(16, causal=True, dtype="fp32", backend=b, softmax_scale=10.0, headdim=128, seed=1)
+             for b in ("sim", "torch")]
+    cases.append(Case(16, causal=False, dtype="fp32", backend="sim", softmax_scale=-20.0, headdim=32, seed=1))
+    results = _spawn(2, cases)
+    assert results[0]["ok"] and results[1]["ok"], "\n".join(str(r) for r in results)
+    assert not results[2]["ok"] and ("softmax_scale must be in [-10, 10] for the backward of torch.float32 inputs on "
+                                     "the ring, got -20" in results[2].get("error", "")), results[2]

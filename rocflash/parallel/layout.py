@@ -14,9 +14,14 @@ context_parallel; pad it first. Padding the END of the sequence is exact for cau
 comes after every real query, so no real row sees it, and padded query rows only feed gradients that are zero
 when their rows of dO are (drop them after :func:`zigzag_unshard`). For non-causal attention the padded keys
 would be attended: do not pad there. :func:`zigzag_shard` with ``pad=True`` pads with zeros and says how much.
+Padding must be finite (zeros, as ``pad=True`` writes): a padded query row's gradient share is 0 only as
+0 * P, and NaN garbage there makes P NaN, so dK and dV of the real keys it sees become NaN (flash_attn_func's
+semantics for a non-finite query row).
 """
 
 from __future__ import annotations
+
+import operator
 
 import torch
 import torch.distributed as dist
@@ -27,11 +32,28 @@ def _rank_world(group, rank, world_size) -> tuple[int, int]:
         if not dist.is_initialized():
             raise RuntimeError("torch.distributed is not initialized: call init_process_group, or pass rank= and "
                                "world_size=")
+        if dist.get_rank(group) < 0:
+            raise ValueError(f"group: this process (global rank {dist.get_rank()}) is not a member of the process "
+                             f"group it passed")
         rank = dist.get_rank(group) if rank is None else rank
         world_size = dist.get_world_size(group) if world_size is None else world_size
-    if not (isinstance(world_size, int) and world_size >= 1 and isinstance(rank, int) and 0 <= rank < world_size):
-        raise ValueError(f"rank must be in [0, world_size), got rank={rank!r}, world_size={world_size!r}")
-    return rank, world_size
+    return _check_rank_world(rank, world_size)
+
+
+def _check_rank_world(rank, world_size) -> tuple[int, int]:
+    """(rank, world_size) as ints (any integer type but bool), 0 <= rank < world_size; else ValueError."""
+    def as_int(x):
+        if isinstance(x, bool):
+            return None
+        try:
+            return operator.index(x)
+        except TypeError:
+            return None
+    r, w = as_int(rank), as_int(world_size)
+    if r is None or w is None or not (w >= 1 and 0 <= r < w):
+        raise ValueError(f"rank and world_size must be ints with 0 <= rank < world_size, got rank={rank!r}, "
+                         f"world_size={world_size!r}")
+    return r, w
 
 
 def padded_seqlen(seqlen: int, world_size: int) -> int:
@@ -42,7 +64,9 @@ def padded_seqlen(seqlen: int, world_size: int) -> int:
 
 def zigzag_indices(seqlen: int, world_size: int, rank: int, device=None) -> torch.Tensor:
     """Global positions (int64, (seqlen / world_size,)) of the rows rank ``rank`` holds: the position_ids of
-    its shard (for RoPE). Raises ValueError when seqlen is not a multiple of 2 * world_size."""
+    its shard (for RoPE). Raises ValueError when seqlen is not a multiple of 2 * world_size, or unless
+    0 <= rank < world_size."""
+    rank, world_size = _check_rank_world(rank, world_size)
     n = 2 * world_size
     if seqlen % n:
         raise ValueError(f"seqlen must be divisible by 2 * world_size = {n} for the load-balanced (zigzag) layout, "
@@ -77,20 +101,68 @@ def zigzag_unshard(x_local: torch.Tensor, group=None, dim: int = 1, *, seqlen: i
 
     ``seqlen``: the unpadded length to cut back to after ``zigzag_shard(pad=True)`` (default: keep everything).
     Every rank receives the full tensor. Not differentiable (use it for outputs and checks, not inside a loss).
+    Shards of different shapes or dtypes on different ranks: ValueError on every rank (a small all_gather of the
+    shapes first).
     """
-    rank, world_size = _rank_world(group, None, None)
-    parts = [torch.empty_like(x_local) for _ in range(world_size)]
+    return zigzag_merge(_all_gather_same_shape(x_local, group, "zigzag_unshard"), dim, seqlen=seqlen)
+
+
+_GATHER_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int32, torch.int64, torch.bool,
+                  torch.uint8, torch.int8, torch.int16)
+_GATHER_DIMS = 8
+
+
+def _all_gather_same_shape(x_local: torch.Tensor, group, caller: str) -> list[torch.Tensor]:
+    """Every rank's ``x_local`` (all_gather over ``group``), after a small all_gather of each rank's shape and
+    dtype: different ones are a ValueError on every rank naming them (all_gather itself would leave some ranks
+    with garbage in the buffers of their own shape and others dead or waiting)."""
+    _, world_size = _rank_world(group, None, None)
+    if not isinstance(x_local, torch.Tensor):
+        raise TypeError(f"{caller}: x_local must be a torch.Tensor, got {type(x_local).__name__}")
+    shape = list(x_local.shape)
+    code = _GATHER_DTYPES.index(x_local.dtype) if x_local.dtype in _GATHER_DTYPES else len(_GATHER_DTYPES)
+    row = [len(shape), code] + (shape + [-1] * _GATHER_DIMS)[:_GATHER_DIMS]
+    mine = torch.tensor(row, dtype=torch.int64, device=x_local.device)
+    rows = [torch.empty_like(mine) for _ in range(world_size)]
+    dist.all_gather(rows, mine, group=group)
+    rows = [tuple(r.tolist()) for r in rows]
+    if any(r != rows[0] for r in rows) or len(shape) > _GATHER_DIMS:
+        def describe(r):
+            dtype = _GATHER_DTYPES[r[1]] if r[1] < len(_GATHER_DTYPES) else "other"
+            return f"shape {tuple(r[2:2 + r[0]])} dtype {dtype}"
+        raise ValueError(f"{caller}: every rank must pass a shard of the same shape and dtype (at most "
+                         f"{_GATHER_DIMS} dimensions), got " + "; ".join(f"rank {i}: {describe(r)}"
+                                                                        for i, r in enumerate(rows)))
+    parts = [torch.empty_like(x_local, memory_format=torch.contiguous_format) for _ in range(world_size)]
     dist.all_gather(parts, x_local.contiguous(), group=group)
-    return zigzag_merge(parts, dim, seqlen=seqlen)
+    return parts
 
 
 def zigzag_merge(parts: list[torch.Tensor], dim: int = 1, *, seqlen: int | None = None) -> torch.Tensor:
-    """The full tensor from every rank's shard (``parts[r]`` from rank r), in sequence order; no communication."""
+    """The full tensor from every rank's shard (``parts[r]`` from rank r), in sequence order; no communication.
+    Raises ValueError unless the parts are tensors of one shape with an even length along ``dim`` (each the two
+    chunks of :func:`zigzag_shard`), or when ``seqlen`` is not in [0, full length]."""
+    _check_parts(parts, dim, even=True)
     world_size = len(parts)
     halves = [p.chunk(2, dim=dim) for p in parts]
     chunks = [halves[r][0] for r in range(world_size)] + [halves[r][1] for r in reversed(range(world_size))]
     full = torch.cat(chunks, dim=dim)
-    return full if seqlen is None else full.narrow(dim, 0, seqlen)
+    if seqlen is None:
+        return full
+    if isinstance(seqlen, bool) or not isinstance(seqlen, int) or not 0 <= seqlen <= full.shape[dim]:
+        raise ValueError(f"seqlen must be an int in [0, {full.shape[dim]}] (the gathered length), got {seqlen!r}")
+    return full.narrow(dim, 0, seqlen)
+
+
+def _check_parts(parts, dim: int, even: bool) -> None:
+    if not isinstance(parts, (list, tuple)) or not parts or not all(isinstance(p, torch.Tensor) for p in parts):
+        raise ValueError("parts must be a non-empty list of tensors (parts[r]: rank r's shard)")
+    shapes = [tuple(p.shape) for p in parts]
+    if any(sh != shapes[0] for sh in shapes):
+        raise ValueError(f"every rank's shard must have the same shape, got {shapes}")
+    if even and parts[0].shape[dim] % 2:
+        raise ValueError(f"a shard holds two equal chunks (ranks r and 2*world_size-1-r): its length along dim "
+                         f"{dim} must be even, got {parts[0].shape[dim]}")
 
 
 # ---------------------------------------------------------------- varlen: packed sequences, each split in zigzag
@@ -143,6 +215,7 @@ def zigzag_varlen_indices(cu_seqlens: torch.Tensor, world_size: int, rank: int, 
     """int64 (local_total,): for each row of rank ``rank``'s shard, its row in the (padded, with ``pad``)
     packed global tensor. Minus the (padded) sequence start it is the row's position in its sequence (the
     position_ids for RoPE). Raises ValueError as :func:`zigzag_varlen_cu_seqlens`."""
+    rank, world_size = _check_rank_world(rank, world_size)
     cu = _cu_list(cu_seqlens)
     lens = _padded_lengths(cu, world_size, pad)
     parts, start = [], 0
@@ -186,17 +259,21 @@ def zigzag_unshard_varlen(x_local: torch.Tensor, cu_seqlens: torch.Tensor, group
     """Gather every rank's varlen shard (all_gather over ``group``) into the packed tensor in global order, the
     padding of ``zigzag_shard_varlen(pad=True)`` dropped (``cu_seqlens``: the global, unpadded ones). Use
     dim=1 for an LSE (nheads, local_total). Not differentiable."""
-    _, world_size = _rank_world(group, None, None)
-    parts = [torch.empty_like(x_local) for _ in range(world_size)]
-    dist.all_gather(parts, x_local.contiguous(), group=group)
-    return zigzag_merge_varlen(parts, cu_seqlens, dim)
+    return zigzag_merge_varlen(_all_gather_same_shape(x_local, group, "zigzag_unshard_varlen"), cu_seqlens, dim)
 
 
 def zigzag_merge_varlen(parts: list[torch.Tensor], cu_seqlens: torch.Tensor, dim: int = 0) -> torch.Tensor:
-    """The packed tensor from every rank's varlen shard (``parts[r]`` from rank r), no communication."""
+    """The packed tensor from every rank's varlen shard (``parts[r]`` from rank r), no communication. Raises
+    ValueError unless the parts are tensors of one shape whose ``dim`` holds the local rows of ``cu_seqlens``
+    (the global ones) split over len(parts) ranks."""
+    _check_parts(parts, dim, even=False)
     world_size = len(parts)
     cu = _cu_list(cu_seqlens)
     padded = _padded_lengths(cu, world_size, True)
+    if parts[0].shape[dim] * world_size != sum(padded):
+        raise ValueError(f"each of the {world_size} parts must hold {sum(padded) // world_size} rows along dim {dim} "
+                         f"(cu_seqlens {cu}, each sequence padded to a multiple of 2 * {world_size}), got "
+                         f"{parts[0].shape[dim]}")
     full = torch.empty_like(torch.cat(parts, dim=dim))
     for r, p in enumerate(parts):
         full.index_copy_(dim, zigzag_varlen_indices(cu_seqlens, world_size, r, pad=True, device=p.device), p)

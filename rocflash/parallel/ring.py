@@ -35,11 +35,11 @@ varlen kernel calls) and reuses the exchange, the merge and the autograd functio
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, replace
 
 import torch
 import torch.distributed as dist
-from torch.autograd.function import once_differentiable
 
 from ..backends import FwdArgs, SeqArgs, compiled, reference, sim
 from ..interface import _FP64_BACKENDS
@@ -80,7 +80,8 @@ def ring_flash_attn_func(
             (``rocflash.parallel.zigzag_shard``): q and k shards of the same even length, rank r holding chunks
             r and 2·world_size−1−r. Without causal any split of the keys works (attention does not depend on
             key order) and q may be split differently from k.
-        softmax_scale: scale of Q.K^T; default 1 / sqrt(headdim).
+        softmax_scale: scale of Q.K^T; default 1 / sqrt(headdim). The backward of float32 inputs takes
+            |softmax_scale| <= 10 (ValueError beyond: RING_MAX_BACKWARD_SCALE_FP32), 16-bit ones <= 50.
         window_size: (left, right) sliding window over global positions, -1 = unbounded: query at position p
             sees keys [p - left, p + right] (with causal, right must be -1 or 0). A window needs the
             load-balanced layout; each (query chunk, key chunk) pair the band touches is one block, cut to the
@@ -100,24 +101,32 @@ def ring_flash_attn_func(
         out (batch, local_seqlen_q, nheads, headdim) in q's dtype: this rank's rows of the attention output. With
         return_attn_probs=True: (out, softmax_lse float32 (batch, nheads, local_seqlen_q), None).
 
-    Differentiable once in q, k, v through autograd (the backward is a second ring pass). Memory per rank:
+    Differentiable once in q, k, v through autograd (the backward is a second ring pass); a backward with
+    create_graph=True raises RuntimeError on every rank (no second derivatives, on any backend). Memory per rank:
     see :func:`rocflash.parallel.memory_model`.
 
     Raises:
-        TypeError / ValueError naming the argument, rule and value, before any communication.
-        NotImplementedError for ALiBi.
-        RuntimeError when torch.distributed is not initialized.
+        TypeError / ValueError naming the argument, rule and value, before any exchange of K/V; on EVERY rank of
+        the group (one small all_gather): the rank whose arguments are bad raises its own error, the others a
+        ValueError naming that rank and its error, so no rank is left waiting in the ring. ValueError on every
+        rank when the ranks' shapes, dtype, causal, window_size, softmax_scale, softcap, or whether a
+        gradient is asked for (grad mode and requires_grad of q, k, v) differ. NotImplementedError for ALiBi.
+        RuntimeError when torch.distributed is not initialized; ValueError when this process is not a member
+        of ``group``. Every rank must then call backward on the output (the backward is a ring pass too).
     """
-    args = _check_args(q, k, v, causal, softmax_scale, window_size, softcap, alibi_slopes, deterministic,
-                       return_attn_probs)
-    if not dist.is_initialized():
-        raise RuntimeError("ring_flash_attn_func needs torch.distributed: call torch.distributed.init_process_group")
-    sel = select_backend(q.device, backend)
-    if q.dtype == torch.float64 and sel.backend not in _FP64_BACKENDS:
-        raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{sel.backend}' "
-                        f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
-    ring = _Ring(group)
-    check_same_layout(ring, "ring_flash_attn_func", q, k, v)
+    def local_checks():
+        args = _check_args(q, k, v, causal, softmax_scale, window_size, softcap, alibi_slopes, deterministic,
+                           return_attn_probs)
+        if not dist.is_initialized():
+            raise RuntimeError("ring_flash_attn_func needs torch.distributed: call "
+                               "torch.distributed.init_process_group")
+        sel = select_backend(q.device, backend)
+        if q.dtype == torch.float64 and sel.backend not in _FP64_BACKENDS:
+            raise TypeError(f"q.dtype must be float16, bfloat16 or float32 for backend '{sel.backend}' "
+                            f"(float64 runs on backends {_FP64_BACKENDS}), got {q.dtype}")
+        return args, sel
+
+    ring, (args, sel) = agree(group, "ring_flash_attn_func", local_checks, q, k, v, causal)
     plan = dense_plan(ring.rank, ring.world, causal, q.shape[1], k.shape[1], args)
     out, lse = _RingAttention.apply(q, k, v, ring, _Kernels(sel.backend, deterministic), plan)
     return (out, lse, None) if return_attn_probs else out
@@ -206,29 +215,116 @@ class _Exchange:
 
 
 _CODES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+_SETTINGS = ("causal", "window_left", "window_right", "softmax_scale", "softcap", "needs_grad")
 
 
-def check_same_layout(ring: "_Ring", caller: str, q, k, v, cu_seqlens: list[int] | None = None) -> None:
+def agree(group, caller: str, local_checks, q, k, v, causal, cu_seqlens_of=None):
+    """Run this rank's argument checks, then make every rank of ``group`` agree before any K/V exchange.
+
+    ``local_checks()`` returns (FwdArgs, extra) or raises. Its error is not raised on this rank alone: the
+    other ranks would then wait forever (NCCL) or die of a closed connection (gloo) in the ring's first
+    collective. One small all_gather (:func:`check_same_layout`) carries every rank's verdict, shapes and
+    settings; then every rank raises: the offending rank its own error, the others a ValueError naming it.
+    Without an initialized process group (or with a world of one) the local error is raised as it is.
+    ``cu_seqlens_of(extra)``: the varlen ring's local cu_seqlens (host list), compared across ranks too.
+    Returns (ring, local_checks()'s result)."""
+    try:
+        result = local_checks()
+        error = None
+    except Exception as e:  # noqa: BLE001 (re-raised below, on this rank, after the others have heard of it)
+        result, error = None, e
+    if not dist.is_initialized():
+        raise error
+    ring = _Ring(group)
+    if ring.world == 1:
+        if error is not None:
+            raise error
+        return ring, result
+    settings = None
+    if error is None:
+        args = result[0]
+        needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+        settings = [int(causal), args.window_left, args.window_right, _float_bits(args.softmax_scale),
+                    _float_bits(args.softcap), int(needs_grad)]
+    cu = None if error is not None or cu_seqlens_of is None else cu_seqlens_of(result)
+    check_same_layout(ring, caller, q, k, v, cu, error=error, settings=settings)
+    return ring, result
+
+
+def _float_bits(x: float) -> int:
+    return struct.unpack("<q", struct.pack("<d", float(x)))[0]
+
+
+def _bits_float(b: int) -> float:
+    return struct.unpack("<d", struct.pack("<q", b))[0]
+
+
+def _collective_device(ring: "_Ring", q) -> torch.device:
+    if isinstance(q, torch.Tensor) and q.device.type != "meta":
+        return q.device
+    if dist.get_backend(ring.group) == "nccl":
+        return torch.device("cuda", torch.cuda.current_device())
+    return torch.device("cpu")
+
+
+def check_same_layout(ring: "_Ring", caller: str, q, k, v, cu_seqlens: list[int] | None = None, *,
+                      error: BaseException | None = None, settings: list[int] | None = None) -> None:
     """Every rank must pass shards of the same shapes and dtype (and, varlen, the same local cu_seqlens): K/V
     buffers travel around the ring with the receiver's shapes and are read with the receiver's sequence
     bounds, so a mismatch would abort (gloo), hang or corrupt (NCCL) inside the exchange, or silently pair
-    the wrong keys. Small all_gathers (and a host sync) per call say which rank differs, on every rank, before
+    the wrong keys. The same ``settings`` (causal, window, scale, softcap: each rank's plan and its blocks'
+    masks; whether a gradient is asked for: the backward ring needs every rank) on every rank: else wrong
+    rows or a backward that waits forever. ``error``: this rank's rejection of its own arguments, which every
+    rank hears of. Small all_gathers (and a host sync) per call say which rank differs, on every rank, before
     any exchange."""
     if ring.world == 1:
+        if error is not None:
+            raise error
         return
-    n = q.dim()
-    code = _CODES.index(q.dtype) if q.dtype in _CODES else -1
+    device = _collective_device(ring, q)
+
+    def dims(t):
+        shape = list(t.shape) if isinstance(t, torch.Tensor) else []
+        return (shape + [-1] * 4)[:4] if len(shape) <= 4 else [-2] * 4
+
+    n = 4
+    ok = error is None
+    code = _CODES.index(q.dtype) if ok and q.dtype in _CODES else -1
     ncu = -1 if cu_seqlens is None else len(cu_seqlens)
-    rows = _all_gather_ints(ring, [*q.shape, *k.shape, *v.shape, code, ncu], q.device)
-    if any(r != rows[0] for r in rows):
+    mine = [int(ok), *dims(q), *dims(k), *dims(v), code, ncu, *(settings or [0] * len(_SETTINGS))]
+    rows = _all_gather_ints(ring, mine, device)
+    failed = [i for i, r in enumerate(rows) if not r[0]]
+    if failed:  # every rank takes this branch (the same rows everywhere): one more gather, of the messages
+        said = [None] * ring.world
+        dist.all_gather_object(said, None if ok else f"{type(error).__name__}: {error}", group=ring.group)
+        if error is not None:
+            raise error
+        raise ValueError(f"{caller}: rank{'s' if len(failed) > 1 else ''} {', '.join(map(str, failed))} of the "
+                         f"group rejected {'their' if len(failed) > 1 else 'its'} arguments, so no rank enters "
+                         f"the ring: " + "; ".join(f"rank {i}: {said[i]}" for i in failed))
+    rows = [r[1:] for r in rows]
+    layout = 3 * n + 2
+    if any(r[:layout] != rows[0][:layout] for r in rows):
         def describe(r):
-            cu = "" if r[-1] < 0 else f", batch {r[-1] - 1}"
-            return (f"q {r[0:n]}, k {r[n:2 * n]}, v {r[2 * n:3 * n]}, "
+            cu = "" if r[3 * n + 1] < 0 else f", batch {r[3 * n + 1] - 1}"
+            shape = lambda d: tuple(x for x in d if x >= 0)  # noqa: E731
+            return (f"q {shape(r[0:n])}, k {shape(r[n:2 * n])}, v {shape(r[2 * n:3 * n])}, "
                     f"dtype {_CODES[r[3 * n]] if r[3 * n] >= 0 else '?'}{cu}")
         raise ValueError(f"{caller}: every rank must pass shards of the same shapes and dtype, got "
                          + "; ".join(f"rank {i}: {describe(r)}" for i, r in enumerate(rows)))
+    if any(r[layout:] != rows[0][layout:] for r in rows):
+        def describe(r):
+            vals = dict(zip(_SETTINGS, r[layout:]))
+            for key in ("softmax_scale", "softcap"):
+                vals[key] = f"{_bits_float(vals[key]):.9g}"
+            vals["causal"], vals["needs_grad"] = bool(vals["causal"]), bool(vals["needs_grad"])
+            return ", ".join(f"{key}={val}" for key, val in vals.items())
+        raise ValueError(f"{caller}: every rank must pass the same causal, window_size, softmax_scale and softcap "
+                         f"and ask for gradients alike (grad mode and requires_grad of q, k, v: the backward is a "
+                         f"ring pass every rank takes part in), got "
+                         + "; ".join(f"rank {i}: {describe(r)}" for i, r in enumerate(rows)))
     if cu_seqlens is not None:
-        rows = _all_gather_ints(ring, cu_seqlens, q.device)
+        rows = _all_gather_ints(ring, cu_seqlens, device)
         if any(r != rows[0] for r in rows):
             raise ValueError(f"{caller}: every rank must pass the same local cu_seqlens (each sequence split in "
                              f"equal shards, rocflash.parallel.zigzag_varlen_cu_seqlens), got "
@@ -247,8 +343,11 @@ class _Ring:
 
     def __init__(self, group):
         self.group = group
-        self.world = dist.get_world_size(group)
         self.rank = dist.get_rank(group)
+        if self.rank < 0:  # torch gives non-members a placeholder group of rank -1 and size -1
+            raise ValueError(f"group: this process (global rank {dist.get_rank()}) is not a member of the process "
+                             f"group it passed; only the group's ranks call ring attention on it")
+        self.world = dist.get_world_size(group)
         to_global = (lambda r: r) if group is None else (lambda r: dist.get_global_rank(group, r))
         self.next = to_global((self.rank + 1) % self.world)
         self.prev = to_global((self.rank - 1) % self.world)
@@ -341,7 +440,10 @@ def _zeros_if_none(t, shape, dtype, device):
 
 
 def _merge(out, lse, out_b, lse_b):
-    """Fold a block's (out_b, lse_b) into the running (out fp32 (b, s, h, d), lse fp32 (b, h, s)), in place.
+    """Fold a block's (out_b, lse_b) into the running (out fp32 (b, s, h, d), lse float64 (b, h, s)), in place.
+    The LSE merges in float64 and is rounded once at the end: merged in float32, each step's rounding of an LSE of
+    magnitude ~|softmax_scale| |q| |k| moved every P of the backward (exp(S - LSE)) and, at softmax_scale 10 in
+    float32, put dq and dk 2x past FlashAttention's rule (see RING_MAX_BACKWARD_SCALE_FP32).
 
     With w = exp(LSE_b - LSE_new) the merge is O_new = (1 - w) * O + w * O_b = lerp(O, O_b, w): one pass over O
     (read O and O_b, write O) instead of a scale, a product and a sum. A row that has seen no key yet (LSE -inf)
@@ -349,7 +451,7 @@ def _merge(out, lse, out_b, lse_b):
     lse_b = lse_b.to(lse.dtype)
     new = torch.logaddexp(lse, lse_b)
     w_b = torch.where(torch.isneginf(new), torch.zeros_like(new), torch.exp(lse_b - new))
-    out.lerp_(out_b.to(out.dtype), w_b.transpose(1, 2).unsqueeze(-1))
+    out.lerp_(out_b.to(out.dtype), w_b.to(out.dtype).transpose(1, 2).unsqueeze(-1))
     lse.copy_(new)
 
 
@@ -365,14 +467,14 @@ def _merge_rows(out, lse, rows, out_b, lse_b):
 
 def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]], keep_out_fp32: bool = False):
     """The forward ring pass over ``plan`` (the blocks of each step): (out in q's dtype, lse (b, h, seqlen_q) in
-    the accumulation dtype), and with keep_out_fp32=True also the merged O before its rounding (float32, out's
-    shape; the backward's D reads it)."""
+    the accumulation dtype, merged in float64 and rounded once), and with keep_out_fp32=True also the merged O
+    before its rounding (float32, out's shape; the backward's D reads it)."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     batch, seqlen_q, nheads, headdim = q.shape
 
     def no_key_yet():  # O = 0, LSE = -inf: rows that have seen no key
         return (torch.zeros(batch, seqlen_q, nheads, headdim, dtype=acc, device=q.device),
-                torch.full((batch, nheads, seqlen_q), float("-inf"), dtype=acc, device=q.device))
+                torch.full((batch, nheads, seqlen_q), float("-inf"), dtype=torch.float64, device=q.device))
 
     out = lse = None
     kv = (k, v)
@@ -384,7 +486,7 @@ def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]
                 # the first block holds every row: the running result starts as the block's own (fresh tensors
                 # from the backend), which is what merging it into O = 0, LSE = -inf gives (weight exp(0) = 1),
                 # without a fill and a pass over O
-                out, lse = out_b.to(acc).contiguous(), lse_b.to(acc).contiguous()
+                out, lse = out_b.to(acc).contiguous(), lse_b.to(torch.float64).contiguous()
                 continue
             if out is None:
                 out, lse = no_key_yet()
@@ -393,6 +495,7 @@ def ring_forward(ring: _Ring, kernels: _Kernels, q, k, v, plan: list[list[Block]
             kv = tuple(pending.wait())
     if out is None:  # no block at all
         out, lse = no_key_yet()
+    lse = lse.to(acc)  # rounded once, after the last merge
     if keep_out_fp32:
         return out.to(q.dtype), lse, out
     return out.to(q.dtype), lse
@@ -452,6 +555,28 @@ def ring_backward(ring: _Ring, kernels: _Kernels, q, k, v, out, lse, dout, plan:
     return dq, dk, dv
 
 
+# The ring's backward for float32 inputs, every backend (torch included): |softmax_scale| <= this, else ValueError.
+# Each block's backward takes P = exp(S - LSE) from the merged LSE rounded to float32 (the single-GPU float32
+# backward recomputes its own row statistics instead: rocflash.backends.sim.own_stats_pass); an LSE of magnitude
+# ~|softmax_scale| * |q| |k| carries ~2^-24 * |LSE| of error into every P. Measured on 2 gloo ranks (sim, fp32,
+# standard-normal inputs, headdim 32 / 128, causal and not, 2 seeds; LSE merged in float64 and rounded once): worst
+# ratio to FlashAttention's rule 0.41 at 5, 0.60 at 10, 1.58 at 20, 2.4 at 50, 4.8 at 100 (with the LSE merged
+# in float32 it was 2.07 already at 10). float16 / bfloat16 keep the fused range (their eager baseline is coarser:
+# worst 0.30 at 50); float64 has no limit.
+RING_MAX_BACKWARD_SCALE_FP32 = 10.0
+
+
+def check_ring_backward_scale(softmax_scale: float, dtype: torch.dtype) -> None:
+    if dtype == torch.float32 and abs(softmax_scale) > RING_MAX_BACKWARD_SCALE_FP32:
+        raise ValueError(
+            f"ring_flash_attn_func: softmax_scale must be in [-{RING_MAX_BACKWARD_SCALE_FP32:g}, "
+            f"{RING_MAX_BACKWARD_SCALE_FP32:g}] for the backward of torch.float32 inputs on the ring, got "
+            f"{softmax_scale:g}: each block's backward reads P = exp(S - LSE) from the float32 LSE, which put dq "
+            f"and dk up to 1.6x (at 20) and 4.8x (at 100) past FlashAttention's error rule "
+            f"(rocflash.parallel.ring.RING_MAX_BACKWARD_SCALE_FP32). The forward is exact at any scale; float64 "
+            f"inputs (backends sim, torch) have no limit")
+
+
 class _RingAttention(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, k, v, ring, kernels, plan):
@@ -467,12 +592,19 @@ class _RingAttention(torch.autograd.Function):
         return out, lse
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, dout, _dlse):
+        if torch.is_grad_enabled():
+            # create_graph=True (a gradient penalty): the ring's backward (fused kernels, in-place accumulators,
+            # point-to-point exchanges) has no derivative. once_differentiable returned its gradients WITHOUT a
+            # graph whenever dout needed none, so a penalty built on them was silently a constant.
+            raise RuntimeError(
+                "ring attention does not support second derivatives (a backward with create_graph=True, e.g. a "
+                "gradient penalty): its backward is a ring pass of fused kernels, not differentiable on any backend")
         q, k, v, out, lse, *out32 = ctx.saved_tensors
         scale = next((b.args.softmax_scale for step in ctx.plan for b in step), None)
         if scale is not None:  # the fused backward's range (rocflash.ops.MAX_BACKWARD_SCALE)
             check_backward_scale(scale, q.dtype, ctx.kernels.backend, "ring_flash_attn_func")
+            check_ring_backward_scale(scale, q.dtype)
         dq, dk, dv = ring_backward(ctx.ring, ctx.kernels, q, k, v, out, lse, dout.contiguous(), ctx.plan,
                                    out_fp32=out32[0] if out32 else None)
         return dq, dk, dv, None, None, None
@@ -518,7 +650,7 @@ def memory_model(batch: int, local_seqlen: int, nheads: int, nheads_k: int, head
     - ``inputs``: q, k, v shards (the caller's).
     - ``saved``: what autograd keeps from forward to backward: out (q's dtype) and LSE (fp32), plus q, k, v,
       and for 16-bit inputs the merged O in fp32 (the fused backends' D reads it; backend "torch" keeps none).
-    - ``forward_peak``: transient forward memory beyond inputs: the fp32 O and LSE accumulators, one K/V
+    - ``forward_peak``: transient forward memory beyond inputs: the fp32 O and float64 LSE accumulators, one K/V
       block in flight (receive buffers), one block's out/LSE from the backend, the output.
     - ``backward_peak``: transient backward memory beyond saved + dout: fp32 dQ, two fp32 dK/dV accumulator
       pairs (the one being added to and the one arriving), the K/V in flight, one block's dq/dk/dv, the
@@ -530,7 +662,7 @@ def memory_model(batch: int, local_seqlen: int, nheads: int, nheads_k: int, head
     rows = batch * nheads * local_seqlen
     inputs = e * (nq + 2 * nk)
     saved = e * nq + 4 * rows + (4 * nq if e == 2 else 0)
-    forward = 4 * nq + 4 * rows + 2 * e * nk + e * nq + 4 * rows + e * nq
+    forward = 4 * nq + 8 * rows + 2 * e * nk + e * nq + 4 * rows + e * nq
     backward = 4 * nq + 2 * 2 * 4 * nk + 2 * e * nk + e * (nq + 2 * nk) + 4 * rows + e * (nq + 2 * nk)
     return {"inputs": inputs, "saved": saved, "forward_peak": forward, "backward_peak": backward,
             "total_peak": inputs + saved + e * nq + backward}

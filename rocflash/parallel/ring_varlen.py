@@ -17,8 +17,7 @@ import torch.distributed as dist
 
 from ..backends import FwdArgs, SeqArgs
 from ..varlen import check_cu_seqlens, check_options, select_varlen_backend
-from .ring import (Block, _Kernels, _Ring, _RingAttention, check_no_alibi, check_same_layout, global_window,
-                   step_blocks)
+from .ring import Block, _Kernels, _RingAttention, agree, check_no_alibi, global_window, step_blocks
 
 
 def ring_flash_attn_varlen_func(
@@ -70,21 +69,26 @@ def ring_flash_attn_varlen_func(
         out (local_total, nheads, headdim) in q's dtype, or (out, softmax_lse, None) with return_attn_probs.
         Empty sequences (repeated cu_seqlens entries) produce nothing.
 
-    Differentiable once in q, k, v through autograd (the backward is a second ring pass).
+    Differentiable once in q, k, v through autograd (the backward is a second ring pass); a backward with
+    create_graph=True raises RuntimeError (no second derivatives).
 
     Raises:
-        TypeError / ValueError naming the argument, rule and value, before any communication (then, on every
-        rank, ValueError when the ranks' shapes, dtypes or cu_seqlens differ). NotImplementedError for ALiBi.
-        RuntimeError when torch.distributed is not initialized.
+        TypeError / ValueError naming the argument, rule and value, before any exchange of K/V, on EVERY rank
+        of the group (as :func:`rocflash.parallel.ring_flash_attn_func`: the offending rank raises its own
+        error, the others a ValueError naming it); ValueError on every rank when the ranks' shapes, dtypes,
+        cu_seqlens, causal, window_size, softmax_scale, softcap or gradient requests differ.
+        NotImplementedError for ALiBi. RuntimeError when torch.distributed is not initialized.
     """
-    args, cu = _check_args(q, k, v, cu_seqlens, max_seqlen, causal, softmax_scale, window_size, softcap,
-                           alibi_slopes, deterministic, return_attn_probs)
-    if not dist.is_initialized():
-        raise RuntimeError("ring_flash_attn_varlen_func needs torch.distributed: call "
-                           "torch.distributed.init_process_group")
-    name = select_varlen_backend(q, backend)
-    ring = _Ring(group)
-    check_same_layout(ring, "ring_flash_attn_varlen_func", q, k, v, cu)
+    def local_checks():
+        args, cu = _check_args(q, k, v, cu_seqlens, max_seqlen, causal, softmax_scale, window_size, softcap,
+                               alibi_slopes, deterministic, return_attn_probs)
+        if not dist.is_initialized():
+            raise RuntimeError("ring_flash_attn_varlen_func needs torch.distributed: call "
+                               "torch.distributed.init_process_group")
+        return args, cu, select_varlen_backend(q, backend)
+
+    ring, (args, cu, name) = agree(group, "ring_flash_attn_varlen_func", local_checks, q, k, v, causal,
+                                   cu_seqlens_of=lambda result: result[1])
     plan = varlen_plan(ring.rank, ring.world, causal, cu, args, q.device)
     out, lse = _RingAttention.apply(q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0), ring, _Kernels(name), plan)
     out, lse = out[0], lse[0]
