@@ -33,12 +33,19 @@
 // (the config's atomic_* fields); dK and dV are bitwise equal either way (same products, same order of 16-query
 // steps; tests/test_gpu_backward.py compares them across the two modes).
 //
+// sm_90a builds (RF_CUDA_SM90A) also compile the atomic-dQ kernel with its dQ product on a Hopper warpgroup
+// (fmha_wgmma.h: dQ^T = K^T . dS^T by wgmma from shared-memory descriptors), run only under
+// ROCFLASH_BWD_DQ_WGMMA=1: measured 7-10 % slower than the mma.sync product (perf/RESULTS.md, tcbwd5 run W1).
+//
 // Only the CUDA build includes this file (fmha_bwd_launch.h under RF_PLATFORM_CUDA).
 #pragma once
+
+#include <cstdlib>
 
 #include "fmha_bwd_kernel.h"
 #include "fmha_mma.h"
 #include "fmha_mma_bwd_tile.h"
+#include "fmha_wgmma.h"
 
 namespace rf {
 namespace mma {
@@ -214,7 +221,11 @@ struct MmaBwdOps {
 // ---------------------------------------------------------------------------------------------------------
 // dK/dV kernel: one block per (block_n keys, head_k, batch); warp w owns keys n0 + [w*Wr, (w+1)*Wr), Wr = 16 * MT.
 // kAtomicDq: also dQ += dS.K into p.dq_accum (float32, atomic adds; see the file comment).
-template <class E, class Tile, bool kAligned, bool kAtomicDq = false>
+// kWgmma (with kAtomicDq, sm_90a only, opt-in: ROCFLASH_BWD_DQ_WGMMA=1): that dQ product on the block's warpgroup
+// (wgmma_dq_issue / wgmma_dq_add) after dK += dS^T.Q. Measured slower than the mma.sync product in one process on
+// the H200 (perf/RESULTS.md, tcbwd5 run W1: +9 % d128, +7 % d64 bf16 4k), as was a variant that issued its first
+// tile between the dV and dK products (+10 %, removed).
+template <class E, class Tile, bool kAligned, bool kAtomicDq = false, int kWgmma = 0>
 struct MmaBwdDkdvPipeline {
   static constexpr MmaBwdDkdvShape T = Tile::kShape;
   static constexpr int TN = T.s_cols_per_thread();
@@ -233,6 +244,8 @@ struct MmaBwdDkdvPipeline {
   static_assert(T.valid(), "invalid tensor-core dK/dV tile config (see MmaBwdDkdvShape::valid)");
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
   static_assert(kWaveSize == MmaBwdTileBase::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
+  static constexpr bool kWgmmaDq = kWgmma != 0;
+  static_assert(!kWgmmaDq || (kAtomicDq && T.wgmma_dq() && kWgmma == 1), "the wgmma dQ product needs MmaBwdDkdvShape::wgmma_dq()");
 
   // Q, dO rows and the row statistics of query tile m0 (head `head`) into buffer `buf`, one cp.async group.
   // Rows past seqlen_q get zeros: P = exp2(x - 0) * 0 = 0 and dS = 0 for their (zero) Q and dO rows.
@@ -289,13 +302,121 @@ struct MmaBwdDkdvPipeline {
   // were 1-4 % slower, run U2); layout 2: 32 (64 spilled beside its dK, dV of 32 keys)
   static constexpr int kDqChunkCols = T.grid() ? 32 : 64;
   // dS^T (accumulator layout, rounded to E) into its shared-memory rows.
+  // kWgmmaDq: as dS [query][key] in wgmma core matrices (MmaBwdDkdvShape::wg_ds_index), 16-bit stores.
   RF_DEVICE static void store_ds(char* lds, int tid, const float (&ds)[TK][TN]) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
+    if constexpr (kWgmmaDq) {
+      // element (i, c) of the lane sits at its (0, 0) + i * wg_ds_lead() (keys 8 apart: the next core matrix
+      // in k) + (c / 2) * 128 (queries 8 apart) + (c % 2) * 16 (the next query row): one lane base, constant
+      // offsets (per-element addresses made the d128 kernel spill 16 B)
+      char* base = lds + T.ds_offset() + T.wg_ds_index(T.query(tid, 0), T.key(tid, 0));
 #pragma unroll
-    for (int i = 0; i < TK; ++i)
+      for (int i = 0; i < TK; ++i)
 #pragma unroll
-      for (int c = 0; c < TN; c += 2)
-        *reinterpret_cast<uint32_t*>(lds + T.ds_write(tid, i, c)) = mma::pack2<E>(ds[i][c], ds[i][c + 1]);
+        for (int c = 0; c < TN; c += 2) {
+          const uint32_t pair = mma::pack2<E>(ds[i][c], ds[i][c + 1]);
+          char* at = base + i * T.wg_ds_lead() + (c / 2) * T.kCoreBytes;
+          *reinterpret_cast<uint16_t*>(at) = uint16_t(pair & 0xffffu);
+          *reinterpret_cast<uint16_t*>(at + kVectorBytes) = uint16_t(pair >> 16);
+        }
+    } else {
+#pragma unroll
+      for (int i = 0; i < TK; ++i)
+#pragma unroll
+        for (int c = 0; c < TN; c += 2)
+          *reinterpret_cast<uint32_t*>(lds + T.ds_write(tid, i, c)) = mma::pack2<E>(ds[i][c], ds[i][c + 1]);
+    }
+  }
+
+  // kWgmmaDq: K^T (the K rows in shared memory, transposed) into its wgmma core matrices
+  // (MmaBwdDkdvShape::wg_kt_index); the caller fences (wgmma::fence_proxy_async) and synchronises before the
+  // product reads it.
+  RF_DEVICE static void build_kt(char* lds, int tid) {
+    constexpr MmaBwdDkdvShape T = Tile::kShape;
+    constexpr int CPR = T.chunks_per_row();
+#pragma unroll 1
+    for (int id = tid; id < T.block_n * CPR; id += T.threads) {
+      const int key = id % T.block_n, ch = id / T.block_n;
+      const uint4 v = *reinterpret_cast<const uint4*>(lds + T.write(T.k_offset(), key, ch));
+      const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        *reinterpret_cast<uint16_t*>(lds + T.wg_kt_offset() + T.wg_kt_index(ch * 8 + e, key)) =
+            uint16_t(e % 2 ? w[e / 2] >> 16 : w[e / 2] & 0xffffu);
+    }
+  }
+
+  // dQ rows m0.. of head `head` += dS.K on the warpgroup: dQ^T = K^T . dS^T in kWgTiles m64n32k16 tiles (64
+  // columns of headdim x 32 queries; tile = md * (block_m / 32) + nh), k over the block's keys. wgmma_dq_issue
+  // starts one tile (one commit group; dS and K^T published to the async proxy and every warp before);
+  // wgmma_dq_add waits for all but kPending groups, then adds the tile to p.dq_accum: each pair of dQ^T rows
+  // (d, d + 1) of one query column becomes one float2 atomic (lanes 4 apart, rows g and g + 1 of the
+  // accumulator, exchange one element each). 32 queries per tile (not block_m): 16 accumulators per thread (d64's
+  // 64 queries at once spilled 36 B when the tile was in flight beside the dK product).
+  static constexpr int kWgN = 32;  // (wgmma::mma_async_m64n32)
+  static constexpr int kWgNh = T.block_m / kWgN;
+  static constexpr int kWgTiles = T.headdim / 64 * kWgNh;
+  RF_DEVICE static void wgmma_dq_issue(const char* lds, int tile, float (&acc)[kWgN / 2]) {
+    constexpr MmaBwdDkdvShape T = Tile::kShape;
+    constexpr int KN = T.block_n / MmaBwdTileBase::kMmaK;  // k16 steps over the block's keys
+    const int md = tile / kWgNh, nh = tile % kWgNh;
+    // (opaque per call: the descriptors, hoisted out of the query-tile loop, spilled at d128)
+    const uint32_t base = wgmma::opaque(mma::smem_address(lds));
+    const uint32_t kt = base + T.wg_kt_offset() + md * 8 * T.kCoreBytes;
+    const uint32_t ds = base + T.ds_offset() + nh * (kWgN / 8) * T.kCoreBytes;
+#pragma unroll
+    for (int x = 0; x < kWgN / 2; ++x) acc[x] = 0.f;  // (overwritten: the first k-step does not accumulate)
+    wgmma::fence();
+#pragma unroll
+    for (int kk = 0; kk < KN; ++kk)
+      wgmma::mma_async_m64n32<E>(acc, wgmma::desc(kt + 2 * kk * T.wg_kt_lead(), T.wg_kt_lead(), T.kCoreBytes),
+                                wgmma::desc(ds + 2 * kk * T.wg_ds_lead(), T.wg_ds_lead(), T.kCoreBytes), kk > 0);
+    wgmma::commit();
+  }
+
+  template <int kPending>
+  RF_DEVICE static void wgmma_dq_add(const FmhaBwdParams& p, const SeqInfo& seq, int tid, int batch, int head, int m0,
+                                     int tile, float (&acc)[kWgN / 2]) {
+    constexpr MmaBwdDkdvShape T = Tile::kShape;
+    const int md = tile / kWgNh, q0 = m0 + (tile % kWgNh) * kWgN;
+    wgmma::wait<kPending>();
+    wgmma::hold(acc);
+    const int w = T.warp(tid), l = T.lane(tid), g = l / MmaBwdTileBase::kRowLanes, t = l % MmaBwdTileBase::kRowLanes;
+    const bool even = g % 2 == 0;
+    const auto acc_rows = q_side_rows<Fp32>(p.dq_accum, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride, seq, batch,
+                                            head, p.headdim);
+#pragma unroll
+    for (int j = 0; j < kWgN / 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float c0 = acc[4 * j + 2 * h], c1 = acc[4 * j + 2 * h + 1];  // (d, q), (d, q + 1)
+        const float other = __shfl_xor_sync(0xffffffffu, even ? c1 : c0, MmaBwdTileBase::kRowLanes);
+        const int row = q0 + 8 * j + 2 * t + (even ? 0 : 1);       // query
+        const int col = md * 64 + 16 * w + 8 * h + (g & ~1);       // d, d + 1
+        const float x = even ? c0 : other, y = even ? other : c1;  // dQ[row][col], dQ[row][col + 1]
+        if (row >= seq.seqlen_q) continue;
+        float* dst = reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes);
+        if (kAligned && col + 1 < p.headdim) {
+          mma::atomic_add2(dst + col, x, y);
+        } else {
+          if (col < p.headdim) atomicAdd(dst + col, x);
+          if (col + 1 < p.headdim) atomicAdd(dst + col + 1, y);
+        }
+      }
+  }
+
+  // Publishes dS (and K^T) to the wgmma operand reads of every warp; on a K with a non-finite element, the K
+  // guard first, and K^T again from the zeroed K.
+  RF_DEVICE static void wgmma_dq_prepare(const FmhaBwdParams& p, const SeqInfo& seq, const MaskRule& rule, char* lds,
+                                         int tid, int batch, int head, int m0, int n0, bool k_nonfinite) {
+    wgmma::fence_proxy_async();  // this thread's dS (and K^T) stores -> the async proxy
+    __syncthreads();             // every warp's
+    if (k_nonfinite) {
+      guard_k(p, seq, rule, lds, tid, batch, head, m0, n0);
+      build_kt(lds, tid);
+      wgmma::fence_proxy_async();
+      __syncthreads();
+    }
   }
 
   // P^T and dS^T (accumulator layout, rounded to E) into their shared-memory rows (layout 2).
@@ -463,6 +584,7 @@ struct MmaBwdDkdvPipeline {
             for (int id = tid; id < T.block_n * CPR; id += T.threads)
               found |= mma::has_nonfinite<E>(*reinterpret_cast<const uint4*>(lds + T.write(T.k_offset(), id / CPR, id % CPR)));
             k_nonfinite = __syncthreads_or(found);
+            if constexpr (kWgmmaDq) build_kt(lds, tid);  // published by the dS barrier below
           }
         }
 
@@ -510,11 +632,22 @@ struct MmaBwdDkdvPipeline {
           Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, dp, T.q_offset(buf), dk);
         }
         if constexpr (kAtomicDq) {
-          if constexpr (!T.grid()) __syncthreads();  // dS^T visible to every warp (layout 2: already)
-          if (k_nonfinite) guard_k(p, seq, rule, lds, tid, batch, head, m0, n0);
-          // tid re-read (rf_vendor.h): add_dq's lane addresses computed here, not kept across the loop (they
-          // spilled 20 B on sm_80 at d128)
-          add_dq(p, seq, lds, rf_thread_index_here(), batch, head, m0);
+          if constexpr (kWgmmaDq) {
+            wgmma_dq_prepare(p, seq, rule, lds, tid, batch, head, m0, n0, k_nonfinite);
+            const int t = rf_thread_index_here();
+#pragma unroll
+            for (int tile = 0; tile < kWgTiles; ++tile) {
+              float acc[kWgN / 2];
+              wgmma_dq_issue(lds, tile, acc);
+              wgmma_dq_add<0>(p, seq, t, batch, head, m0, tile, acc);
+            }
+          } else {
+            if constexpr (!T.grid()) __syncthreads();  // dS^T visible to every warp (layout 2: already)
+            if (k_nonfinite) guard_k(p, seq, rule, lds, tid, batch, head, m0, n0);
+            // tid re-read (rf_vendor.h): add_dq's lane addresses computed here, not kept across the loop (they
+            // spilled 20 B on sm_80 at d128)
+            add_dq(p, seq, lds, rf_thread_index_here(), batch, head, m0);
+          }
           if (k_nonfinite) {  // K again as loaded, for the next tile's S^T
             __syncthreads();
             Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(), r, d); }, tid);
@@ -701,6 +834,21 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
   });
 }
 
+// dK/dV and atomic dQ with the dQ product on the warpgroup (wgmma): launched only by a build whose CUDA arches
+// are sm_90a without plain sm_90 (RF_CUDA_SM90A, rocflash/build.py) on a compute capability 9.x device; any other
+// device pass traps.
+template <class E, class Tile, bool kAligned, int kWgmma>
+__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdvq_wgmma_kernel(const FmhaBwdParams p) {
+#if defined(RF_WGMMA)
+  extern __shared__ uint4 rf_lds[];
+  bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
+    MmaBwdDkdvPipeline<E, Tile, kAligned, true, kWgmma>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+  });
+#else
+  __trap();
+#endif
+}
+
 // Query blocks of one (batch, head) run last-first: with a causal mask the last rows see the most keys.
 template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dq_mma_kernel(const FmhaBwdParams p) {
@@ -718,12 +866,30 @@ struct AtomicDqTile {
   static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
 };
 
+// Whether the atomic-dQ kernel takes its dQ product on the warpgroup (MmaBwdDkdvPipeline's kWgmma = 1): only when
+// ROCFLASH_BWD_DQ_WGMMA is "1" (opt-in, read at each launch: a same-process A/B, perf/tcbwd5_ab.py; slower than
+// mma.sync in run W1) on a compute capability 9 device. Only builds with RF_CUDA_SM90A ask.
+inline bool wgmma_dq_enabled() {
+  const char* env = std::getenv("ROCFLASH_BWD_DQ_WGMMA");
+  if (env == nullptr || env[0] != '1' || env[1] != '\0') return false;
+  int device = 0, major = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return false;
+  return major == 9;
+}
+
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
   if (p.dq_accum != nullptr) {
     using Atomic = AtomicDqTile<Tile>;
     constexpr MmaBwdDkdvShape T = Atomic::kShape;
     const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
+#if defined(RF_CUDA_SM90A)
+    if constexpr (T.wgmma_dq()) {
+      if (wgmma_dq_enabled())
+        return launch_grid_stride(fmha_bwd_dkdvq_wgmma_kernel<E, Atomic, kAligned, 1>, p, total, T.threads, T.lds_bytes_wgmma_dq(), stream);
+    }
+#endif
     return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Atomic, kAligned>, p, total, T.threads, T.lds_bytes_atomic_dq(), stream);
   }
   constexpr MmaBwdDkdvShape T = Tile::kShape;

@@ -149,6 +149,29 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
     return ds_offset() + (kk * kMmaK + l % 8 + 8 * (l / 16)) * ds_row_bytes() + (qrow0 + 8 * ((l / 8) % 2)) * elem_bytes;
   }
 
+  // ---- the atomic-dQ kernel's dQ product on a Hopper warpgroup (wgmma, sm_90a; fmha_wgmma.h): layout 1, one
+  // warpgroup (4 warps), dQ^T[headdim x block_m] = K^T . dS^T as headdim / 64 m64nNk16 tiles (N = block_m),
+  // k over the block's keys. Both operands K-major without swizzle, in 8 x 16-byte core matrices (128 B each):
+  //   dS  [block_m queries][block_n keys] at ds_offset() (in place of the padded dS^T rows): core (query / 8,
+  //       key / 8) at (key / 8) * wg_ds_lead() + (query / 8) * 128
+  //   K^T [headdim][block_n keys] at wg_kt_offset() (a second copy of K, built once per block): core (d / 8,
+  //       key / 8) at (key / 8) * wg_kt_lead() + (d / 8) * 128
+  static constexpr int kCoreBytes = 128;  // one core matrix: 8 rows x 16 bytes
+  RF_HDC bool wgmma_dq() const {
+    return !grid() && threads == 4 * kWarpLanes && headdim % 64 == 0 && (block_m == 32 || block_m == 64) &&
+           block_n % kMmaK == 0;
+  }
+  RF_HDC int wg_ds_lead() const { return block_m * kVectorBytes; }  // bytes between core matrices adjacent in keys
+  RF_HDC int wg_kt_lead() const { return headdim * kVectorBytes; }
+  RF_HDC int wg_ds_index(int q, int key) const {
+    return (key / 8) * wg_ds_lead() + (q / 8) * kCoreBytes + (q % 8) * kVectorBytes + (key % 8) * elem_bytes;
+  }
+  RF_HDC int wg_kt_index(int d, int key) const {
+    return (key / 8) * wg_kt_lead() + (d / 8) * kCoreBytes + (d % 8) * kVectorBytes + (key % 8) * elem_bytes;
+  }
+  RF_HDC int wg_kt_offset() const { return ds_offset() + block_n * ds_row_bytes(); }
+  RF_HDC int lds_bytes_wgmma_dq() const { return wg_kt_offset() + headdim * block_n * elem_bytes; }
+
   RF_HDC bool valid() const {
     return base_valid() && (s_query_warps == 1 || s_query_warps == 2) && warps() % s_query_warps == 0 &&
            (q_buffers == 2 || (q_buffers == 1 && grid())) && block_n % (kMmaM * s_key_warps()) == 0 &&

@@ -229,8 +229,17 @@ def device_compile_flags(platform: str, archs: list) -> tuple[str, list[str]]:
     if platform == "hip":
         return find_hipcc(), ["-x", "hip", "-O3", "-std=c++17", "-fPIC", *[f"--offload-arch={a}" for a in archs]]
     return find_nvcc(), [
-        "-x", "cu", "-O3", "-std=c++17", "-Xcompiler", "-fPIC", "--expt-relaxed-constexpr", *cuda_gencode_flags(archs)
+        "-x", "cu", "-O3", "-std=c++17", "-Xcompiler", "-fPIC", "--expt-relaxed-constexpr", *cuda_gencode_flags(archs),
+        *cuda_feature_defines(archs)
     ]
+
+
+def cuda_feature_defines(archs: list[tuple[str, bool]]) -> list[str]:
+    """``-DRF_CUDA_SM90A=1`` when the build's compute-capability-9.0 code is sm_90a only (no plain 9.0 beside it,
+    whose cubin an sm_90 device could load instead): the launchers may then pick kernels that use wgmma
+    (hip_src/fmha_mma_bwd.h)."""
+    ccs = {cc for cc, _ in archs}
+    return ["-DRF_CUDA_SM90A=1"] if "9.0a" in ccs and "9.0" not in ccs else []
 
 
 def arch_names(platform: str, archs: list) -> list[str]:

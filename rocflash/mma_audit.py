@@ -1,6 +1,6 @@
 """ptxas audit of the tensor-core instances (``impl = "mma"``: the forward in ck_configs/fmha_fwd.toml,
 hip_src/fmha_mma.h; the backward's dK/dV and dQ kernels in ck_configs/fmha_bwd.toml, hip_src/fmha_mma_bwd.h) on
-sm_80 and sm_90: no GPU needed, nvcc only.
+sm_80 and sm_90 (and the wgmma dQ kernels on sm_90a): no GPU needed, nvcc only.
 
     python -m rocflash.mma_audit                     # every mma instance, aligned path, sm_80 and sm_90
     python -m rocflash.mma_audit --paths both --check   # both load paths; exit 1 when a rule fails
@@ -54,13 +54,16 @@ from .build import device_compile_flags
 from .configs import TileConfig, hip_src_dir, load_configs
 
 ARCHS = {"sm_80": "8.0", "sm_90": "9.0"}
-SMEM_PER_SM = {"sm_80": 164 * 1024, "sm_90": 228 * 1024}  # bytes, CUDA C Programming Guide
+# The atomic-dQ kernel with its dQ product on the warpgroup (wgmma, kind "bwd_dkdvq_wg"; hip_src/fmha_mma_bwd.h
+# fmha_bwd_dkdvq_wgmma_kernel) exists only in sm_90a builds: audited there, for the configs it serves (wgmma_dq).
+WGMMA_ARCH = ("sm_90a", "9.0a")
+SMEM_PER_SM = {"sm_80": 164 * 1024, "sm_90": 228 * 1024, "sm_90a": 228 * 1024}  # bytes, CUDA C Programming Guide
 SMEM_RESERVED_PER_BLOCK = 1024
 REGISTERS_PER_SM = 65536
 SM_SUBPARTITIONS = 4
 WARP = 32
 
-_ENTRY = re.compile(r"Compiling entry function '(\S+)' for '(sm_\d+)'")
+_ENTRY = re.compile(r"Compiling entry function '(\S+)' for '(sm_\d+a?)'")
 _FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 _USED = re.compile(r"Used (\d+) registers(.*)")
 
@@ -75,6 +78,7 @@ class MmaKernelAudit:
     general: bool  # the general-score kernel (GeneralScoreTile)
     rows_per_warp: int
     kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dkdvq" (the dK/dV instance's atomic-dQ kernel) | "bwd_dq"
+    #                    | "bwd_dkdvq_wg" (that kernel with its dQ product on wgmma, sm_90a)
     registers: int = 0
     spill_bytes: int = 0
     stack_frame: int = 0
@@ -83,6 +87,8 @@ class MmaKernelAudit:
     register_limit: int = 0
     lds_bytes: int = 0
     blocks: int = 1
+    wgmma_in_loop: int = 0  # bwd_dkdvq_wg: wgmma.mma_async in the main loop (its dQ product)
+    wgmma_per_tile: int = 0
 
 
 def designed_blocks(cfg: TileConfig) -> int:
@@ -99,6 +105,9 @@ def lds_bytes(cfg: TileConfig, kind: str | None = None) -> int:
     """Dynamic shared memory of the plain kernel (MmaFwdTileShape::lds_bytes, hip_src/fmha_mma_tile.h); the
     general kernel's tile has fewer rows, so this bounds both. Backward: MmaBwdDkdvShape / MmaBwdDqShape::lds_bytes
     (hip_src/fmha_mma_bwd_tile.h)."""
+    if (kind or cfg.kind) == "bwd_dkdvq_wg":  # bwd_dkdvq's, plus K^T in wgmma core matrices
+        a = cfg.atomic_config()
+        return lds_bytes(cfg, "bwd_dkdvq") + a.headdim * a.block_n * a.elem_bytes
     if (kind or cfg.kind) == "bwd_dkdvq" and cfg.atomic_config() != cfg:  # its own tile (atomic_* fields)
         return lds_bytes(cfg.atomic_config(), kind)
     row = cfg.headdim * cfg.elem_bytes + cfg.lds_pad_bytes
@@ -115,7 +124,24 @@ def lds_bytes(cfg: TileConfig, kind: str | None = None) -> int:
 
 _KERNELS = {"fwd": "fmha_fwd_kernel", "bwd_dkdv": "fmha_bwd_dkdv_mma_kernel", "bwd_dq": "fmha_bwd_dq_mma_kernel"}
 _ATOMIC_DQ_KERNEL = "fmha_bwd_dkdvq_mma_kernel"  # built from each bwd_dkdv mma instance
-PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dkdvq": 5, "bwd_dq": 3}  # tile products per main-loop iteration
+_WGMMA_DQ_KERNEL = "fmha_bwd_dkdvq_wgmma_kernel"  # and, in sm_90a builds, from those that wgmma_dq() admits
+WGMMA_VARIANTS = 1  # of that kernel (MmaBwdDkdvPipeline's kWgmma)
+PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dkdvq": 5, "bwd_dq": 3, "bwd_dkdvq_wg": 4}  # mma.sync tile products per
+# main-loop iteration (bwd_dkdvq_wg: its fifth product, dQ, is wgmma_per_tile)
+
+
+def wgmma_dq(cfg: TileConfig) -> bool:
+    """Whether a tensor-core dK/dV config's atomic-dQ kernel has the wgmma dQ product (MmaBwdDkdvShape::wgmma_dq,
+    hip_src/fmha_mma_bwd_tile.h)."""
+    a = cfg.atomic_config()
+    return (cfg.kind == "bwd_dkdv" and cfg.impl == "mma" and a.s_query_warps == 1 and a.threads == 4 * WARP
+            and a.headdim % 64 == 0 and a.block_m in (32, 64) and a.block_n % 16 == 0)
+
+
+def wgmma_per_tile(cfg: TileConfig) -> int:
+    """m64n32k16 wgmma of one query tile's dQ product: headdim / 64 x block_m / 32 tiles x block_n / 16 k-steps."""
+    a = cfg.atomic_config()
+    return a.headdim // 64 * (a.block_m // 32) * a.block_n // 16
 
 
 def general_block_n(cfg: TileConfig) -> int:
@@ -127,7 +153,7 @@ def general_block_n(cfg: TileConfig) -> int:
 def mma_per_tile(cfg: TileConfig, rows_per_warp: int, kind: str | None = None, general: bool = False) -> int:
     """m16n8k16 products of one main-loop iteration of one warp (the module docstring's counts)."""
     if cfg.kind == "bwd_dkdv":  # (rows_per_warp keys x block_m / s_query_warps queries x headdim per product)
-        cfg = cfg.atomic_config() if kind == "bwd_dkdvq" else cfg
+        cfg = cfg.atomic_config() if kind in ("bwd_dkdvq", "bwd_dkdvq_wg") else cfg
         return PRODUCTS[kind or "bwd_dkdv"] * rows_per_warp // 16 * cfg.headdim * cfg.block_m // cfg.s_query_warps // 128
     if cfg.kind == "bwd_dq":
         return PRODUCTS["bwd_dq"] * rows_per_warp // 16 * cfg.headdim * cfg.block_n // 128
@@ -166,8 +192,9 @@ def ptx_entries(ptx: str) -> dict[str, list[str]]:
     return out
 
 
-def main_loop_mma_count(lines: list[str]) -> int:
-    """``mma.sync`` instructions in the innermost loop that holds any (0 when none does)."""
+def main_loop_mma_count(lines: list[str], op: str = "mma.sync") -> int:
+    """``op`` instructions (``mma.sync``, ``wgmma.mma_async``) in the innermost loop that holds any (0 when none
+    does)."""
     labels = {m.group(1): n for n, ln in enumerate(lines) if (m := re.match(r"\s*(\$\S+):", ln))}
     loops = []
     for n, ln in enumerate(lines):
@@ -175,7 +202,7 @@ def main_loop_mma_count(lines: list[str]) -> int:
             loops.append((labels[m.group(1)], n))
     best = None
     for a, b in loops:
-        count = sum("mma.sync" in lines[k] for k in range(a, b + 1))
+        count = sum(op in lines[k] for k in range(a, b + 1))
         if count and (best is None or b - a < best[1] - best[0]):
             best = (a, b, count)
     return best[2] if best else 0
@@ -184,7 +211,7 @@ def main_loop_mma_count(lines: list[str]) -> int:
 def _rows_per_warp(symbol: str, cfg: TileConfig, kind: str | None = None) -> tuple[bool, int]:
     if cfg.kind != "fwd":  # keys (dK/dV) or query rows (dQ) per warp
         if cfg.kind == "bwd_dkdv":
-            cfg = cfg.atomic_config() if kind == "bwd_dkdvq" else cfg  # layout 2 (s_query_warps 2): twice the keys over half the queries per warp
+            cfg = cfg.atomic_config() if kind in ("bwd_dkdvq", "bwd_dkdvq_wg") else cfg  # layout 2 (s_query_warps 2): twice the keys over half the queries per warp
             return False, cfg.block_n // (cfg.threads // WARP // cfg.s_query_warps)
         return False, cfg.block_m // (cfg.threads // WARP)
     general = "GeneralScoreTile" in symbol
@@ -196,7 +223,7 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
     name = cfg.kernel_name(aligned)
     keep = work / f"{name}.{arch}"
     keep.mkdir(parents=True, exist_ok=True)
-    compiler, flags = device_compile_flags("cuda", [(ARCHS[arch], False)])
+    compiler, flags = device_compile_flags("cuda", [(WGMMA_ARCH[1] if arch == WGMMA_ARCH[0] else ARCHS[arch], False)])
     cmd = [compiler, *flags, "--cubin", "-Xptxas", "-v", "-keep", f"-keep-dir={keep}", f"-I{hip_src_dir()}",
            f"-I{gen}", str(gen / f"{name}.hip"), "-o", str(keep / f"{name}.cubin")]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -207,7 +234,13 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
     entries = ptx_entries(ptx)
     out = []
     for symbol, r in report.items():
-        if cfg.kind == "bwd_dkdv" and _ATOMIC_DQ_KERNEL in symbol:
+        if arch == WGMMA_ARCH[0]:  # the other kernels of the instance are audited on sm_90
+            if _WGMMA_DQ_KERNEL not in symbol:
+                continue
+            kind = "bwd_dkdvq_wg"
+        elif _WGMMA_DQ_KERNEL in symbol:  # its sm_80 / sm_90 body is a trap (never launched there)
+            continue
+        elif cfg.kind == "bwd_dkdv" and _ATOMIC_DQ_KERNEL in symbol:
             kind = "bwd_dkdvq"
         elif _KERNELS[cfg.kind] in symbol:
             kind = cfg.kind
@@ -219,10 +252,12 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
             registers=r.get("registers", 0), spill_bytes=r.get("spill_bytes", 0), stack_frame=r.get("stack_frame", 0),
             mma_in_loop=main_loop_mma_count(entries.get(symbol, [])),
             mma_per_tile=mma_per_tile(cfg, rows, kind, general),
-            register_limit=register_limit(cfg), lds_bytes=lds_bytes(cfg, kind), blocks=designed_blocks(cfg)))
-    expected = 2 if cfg.kind in ("fwd", "bwd_dkdv") else 1
+            register_limit=register_limit(cfg), lds_bytes=lds_bytes(cfg, kind), blocks=designed_blocks(cfg),
+            wgmma_in_loop=main_loop_mma_count(entries.get(symbol, []), "wgmma.mma_async") if kind == "bwd_dkdvq_wg" else 0,
+            wgmma_per_tile=wgmma_per_tile(cfg) if kind == "bwd_dkdvq_wg" else 0))
+    expected = WGMMA_VARIANTS if arch == WGMMA_ARCH[0] else 2 if cfg.kind in ("fwd", "bwd_dkdv") else 1
     if len(out) != expected:
-        what = "a plain and a general kernel" if cfg.kind == "fwd" else \
+        what = _WGMMA_DQ_KERNEL if arch == WGMMA_ARCH[0] else "a plain and a general kernel" if cfg.kind == "fwd" else \
             f"{_KERNELS[cfg.kind]} and {_ATOMIC_DQ_KERNEL}" if cfg.kind == "bwd_dkdv" else f"one {_KERNELS[cfg.kind]}"
         raise RuntimeError(f"{name} [{arch}]: expected {what}, ptxas reported {sorted(report)}")
     return out
@@ -261,6 +296,9 @@ def check(a: MmaKernelAudit) -> list[str]:
     if a.mma_in_loop < a.mma_per_tile or a.mma_in_loop % half:
         v.append(f"{what}: main loop must hold >= {a.mma_per_tile} mma.sync in whole products of {half}, "
                  f"got {a.mma_in_loop}")
+    if a.kind == "bwd_dkdvq_wg" and (a.wgmma_in_loop < a.wgmma_per_tile or a.wgmma_in_loop % a.wgmma_per_tile):
+        v.append(f"{what}: main loop must hold >= {a.wgmma_per_tile} wgmma.mma_async (the dQ product) in whole "
+                 f"products, got {a.wgmma_in_loop}")
     if a.spill_bytes:
         v.append(f"{what}: must not spill, got {a.spill_bytes} bytes of spill stores + loads")
     if a.registers > a.register_limit:
@@ -279,7 +317,8 @@ def mma_instances(paths: str = "vec", kinds: tuple[str, ...] = tuple(_KERNELS)) 
 
 
 def run_audit(archs=tuple(ARCHS), paths: str = "vec", jobs: int | None = None,
-              kinds: tuple[str, ...] = tuple(_KERNELS)) -> list[MmaKernelAudit]:
+              kinds: tuple[str, ...] = tuple(_KERNELS), wgmma: bool = True) -> list[MmaKernelAudit]:
+    """Audits of every mma instance of ``kinds`` on ``archs``, plus (``wgmma``) the sm_90a wgmma-dQ kernels."""
     with tempfile.TemporaryDirectory(prefix="rocflash_mma_audit_") as tmp:
         gen = Path(tmp) / "gen"
         codegen.generate("cuda", gen)
@@ -287,6 +326,9 @@ def run_audit(archs=tuple(ARCHS), paths: str = "vec", jobs: int | None = None,
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
             futures = [pool.submit(compile_instance, c, al, arch, gen, Path(tmp) / "work")
                        for c, al in mma_instances(paths, kinds) for arch in archs]
+            if wgmma:
+                futures += [pool.submit(compile_instance, c, al, WGMMA_ARCH[0], gen, Path(tmp) / "work")
+                            for c, al in mma_instances(paths, kinds) if wgmma_dq(c)]
             return [a for f in futures for a in f.result()]
 
 
@@ -313,7 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     for a in sorted(audits, key=lambda a: (a.instance, a.arch, a.general)):
         print(f"{a.instance:58s} {'general' if a.general else 'plain' if a.kind == 'fwd' else a.kind[4:]:7s} {a.arch:5s} {a.rows_per_warp:6d} "
               f"{a.registers:4d} {a.register_limit:5d} {a.spill_bytes:5d} {a.mma_in_loop:8d} {a.mma_per_tile:8d} "
-              f"{a.lds_bytes:6d} {a.blocks:6d}")
+              f"{a.lds_bytes:6d} {a.blocks:6d}" + (f"  wgmma/loop {a.wgmma_in_loop} per tile {a.wgmma_per_tile}"
+                                               if a.kind == "bwd_dkdvq_wg" else ""))
         violations += check(a)
     for cfg in dict.fromkeys(c for c, _ in mma_instances(args.paths, kinds)):
         padded, unpadded = bank_conflicts(cfg), bank_conflicts(cfg, lds_pad_bytes=0)

@@ -35,6 +35,10 @@ def test_cuda_arch_list():
                                                           "-gencode=arch=compute_90,code=compute_90"]
     with pytest.raises(ValueError, match=r"TORCH_CUDA_ARCH_LIST: unknown compute capability '6.1'; accepted: 7.0"):
         build.parse_cuda_archs("6.1")
+    # the wgmma kernels (RF_CUDA_SM90A) only where an sm_90 device can load nothing but the sm_90a cubin
+    assert build.cuda_feature_defines(build.parse_cuda_archs("8.0;9.0a")) == ["-DRF_CUDA_SM90A=1"]
+    assert build.cuda_feature_defines(build.parse_cuda_archs("9.0;9.0a")) == []
+    assert build.cuda_feature_defines(build.parse_cuda_archs("8.0;9.0")) == []
 
 
 def test_platform_choice():

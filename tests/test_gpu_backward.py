@@ -123,6 +123,26 @@ def test_dq_mode_selected_and_close(_dq_mode):
         assert torch.equal(mine[0], det[0])
 
 
+@pytest.mark.parametrize("headdim,dtype", [(128, "bf16"), (128, "fp16"), (64, "bf16"), (96, "fp16")])
+def test_dq_product_switch(_dq_mode, headdim, dtype, monkeypatch):
+    """The atomic-dQ kernel's dQ product on wgmma (ROCFLASH_BWD_DQ_WGMMA=1 in sm_90a builds on an H100/H200; an
+    opt-in, slower than mma.sync in perf/RESULTS.md run W1) and on mma.sync (the default, and every other build):
+    each within the tolerance rule, dk and dv bitwise equal (the dQ product does not touch them). Causal, GQA, seqlens off the tile multiples, headdim 96 in the
+    128 bucket (dQ^T rows past headdim dropped). NaN in masked K rows: test_gpu_masked_garbage.py."""
+    if _dq_mode:
+        pytest.skip("deterministic=True runs the dQ kernel: no atomic dQ product")
+    g = torch.Generator().manual_seed(11)
+    q, k, v = rand_qkv(2, 257, 300, 4, 2, headdim, DTYPES[dtype], "cuda", g)
+    dout = torch.randn(q.shape, generator=g).to("cuda", DTYPES[dtype])
+    runs = {}
+    for switch in ("1", "0"):
+        monkeypatch.setenv("ROCFLASH_BWD_DQ_WGMMA", switch)
+        runs[switch] = _grads(q, k, v, dout, causal=True)
+        assert_grads_close(runs[switch], q, k, v, dout, fwd_args(headdim, True),
+                           f"ROCFLASH_BWD_DQ_WGMMA={switch} d{headdim} {dtype}")
+    assert torch.equal(runs["1"][1], runs["0"][1]) and torch.equal(runs["1"][2], runs["0"][2])
+
+
 @pytest.mark.parametrize("kind", ["expanded", "transposed", "strided_last"])
 def test_dout_strides(kind):
     g = torch.Generator().manual_seed(3)

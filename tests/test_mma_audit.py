@@ -28,6 +28,11 @@ def audits():
 @pytest.mark.toolchain
 def test_every_mma_kernel_passes(audits):
     expected = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances() for arch in mma_audit.ARCHS}
+    # plus, on sm_90a, the atomic-dQ kernel with its dQ product on wgmma, for the configs it serves
+    wg = {(c.kernel_name(al), mma_audit.WGMMA_ARCH[0]) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",))
+          if mma_audit.wgmma_dq(c)}
+    assert wg and all("_d64_" in n or "_d128_" in n for n, _ in wg)
+    expected |= wg
     assert {(a.instance, a.arch) for a in audits} == expected
     fwd = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances(kinds=("fwd",)) for arch in mma_audit.ARCHS}
     assert sorted(a.general for a in audits if a.kind == "fwd") == [False] * len(fwd) + [True] * len(fwd)
@@ -35,7 +40,10 @@ def test_every_mma_kernel_passes(audits):
     # deterministic one and the atomic-dQ one of deterministic=False, five products per tile)
     bwd = [a for a in audits if a.kind != "fwd"]
     dkdv = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",)) for arch in mma_audit.ARCHS}
-    assert {a.kind for a in bwd} == {"bwd_dkdv", "bwd_dkdvq", "bwd_dq"} and len(bwd) == len(expected - fwd) + len(dkdv)
+    assert {a.kind for a in bwd} == {"bwd_dkdv", "bwd_dkdvq", "bwd_dq", "bwd_dkdvq_wg"}
+    assert len(bwd) == len(expected - fwd) + len(dkdv) + (mma_audit.WGMMA_VARIANTS - 1) * len(wg)
+    assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_wg"} == wg
+    assert all(a.wgmma_in_loop >= a.wgmma_per_tile > 0 for a in bwd if a.kind == "bwd_dkdvq_wg")
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq"} == dkdv
     # per key x query pair of a warp's tile (the atomic-dQ kernel may have its own tile: the atomic_* fields)
     cfgs = {c.kernel_name(al): c for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",))}
@@ -94,6 +102,14 @@ def test_rules_flag_bad_kernels(change, pattern):
     assert any(pattern in v for v in mma_audit.check(_good(**change)))
 
 
+def test_wgmma_rule_flags_missing_products():
+    a = _good(kind="bwd_dkdvq_wg", mma_per_tile=128, mma_in_loop=128, wgmma_per_tile=8, wgmma_in_loop=8)
+    assert mma_audit.check(a) == []
+    for n in (0, 4, 12):
+        a.wgmma_in_loop = n
+        assert any("wgmma.mma_async" in v for v in mma_audit.check(a)), n
+
+
 def test_main_loop_detection_on_ptx():
     ptx = """
 .visible .entry k(
@@ -113,6 +129,7 @@ $L__BB0_2:
     body = mma_audit.ptx_entries(ptx)["k"]
     assert mma_audit.main_loop_mma_count(body) == 2  # the inner loop, not the outer one nor the prologue
     assert mma_audit.main_loop_mma_count([ln for ln in body if "bra" not in ln]) == 0
+    assert mma_audit.main_loop_mma_count(body, "wgmma.mma_async") == 0
 
 
 def test_occupancy_arithmetic():
