@@ -7,6 +7,7 @@
 //                                        per target: kernels derive every lane count from it.
 //   rf_shfl_xor(v, mask)                 butterfly exchange within a wave (mask < 32)
 //   rf_fma, rf_rcp, rf_max, rf_abs       fp32 arithmetic lowered to single instructions (no libm call);
+//   rf_fma_f64                           fp64 fused multiply-add (v_fma_f64 / fma.rn.f64)
 //   rf_mul_rn                            a product never contracted into an FMA
 //   rf_pin, rf_thread_index_here         values the optimiser must materialise / re-read (no-ops on AMD)
 //   rf_exp2 / rf_log2                    fast base-2 exp/log of the hardware (v_exp_f32 / v_log_f32 on
@@ -131,6 +132,7 @@ RF_DEVICE float rf_shfl_xor(float v, int mask) {
 }
 
 RF_DEVICE float rf_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+RF_DEVICE double rf_fma_f64(double a, double b, double c) { return __builtin_fma(a, b, c); }
 
 // a * b rounded on its own: never contracted into an FMA with a later add (see the CUDA definition).
 RF_DEVICE float rf_mul_rn(float a, float b) {
@@ -254,6 +256,7 @@ RF_DEVICE void rf_allow_dependent_grid() {
 RF_DEVICE float rf_shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
 
 RF_DEVICE float rf_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+RF_DEVICE double rf_fma_f64(double a, double b, double c) { return __fma_rn(a, b, c); }
 
 // a * b rounded on its own: never contracted into an FMA with a later add (the compiler may contract a plain *).
 RF_DEVICE float rf_mul_rn(float a, float b) { return __fmul_rn(a, b); }
