@@ -90,6 +90,7 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
   def_ptr(params, "o_accum", &rf::FmhaFwdParams::o_accum);
   def_ptr(params, "lse_accum", &rf::FmhaFwdParams::lse_accum);
   params.def_readwrite("kv_prefetch_l2", &rf::FmhaFwdParams::kv_prefetch_l2);
+  params.def_readwrite("pdl", &rf::FmhaFwdParams::pdl);
   def_ptr(params, "split_counters", &rf::FmhaFwdParams::split_counters);
   def_ptr(params, "k_padded", &rf::FmhaFwdParams::k_padded);  // scalar-broadcast forward's workspaces
   def_ptr(params, "v_pairs", &rf::FmhaFwdParams::v_pairs);

@@ -111,7 +111,8 @@ RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule
 // ---------------------------------------------------------------------------------------------------------
 // preprocess: delta[b, h, i] = sum_d dO[b, i, h, d] * O[b, i, h, d] as hi + lo, threads_n lanes per row:
 //   hi = dO . O over the stored O (element type), the row group's first lane alone, word by word from word 0
-//        with dot_word: the arithmetic and order tile_rowdot gives dP = dO . V^T in both gradient kernels
+//        with dot_word (fp32: in fp64, as tile_rowdot_fp64): the arithmetic and order tile_rowdot gives
+//        dP = dO . V^T in both gradient kernels
 //   lo = dO . (O_fp32 - O), the forward's float32 O (p.o_fp32, same strides as p.o) minus its rounding, when it
 //        kept one: any order (lanes strided, then summed), fp32 products
 // hi + lo is D from the float32 O to fp32 rounding. A row that sees one key (or whose softmax is exactly
@@ -142,8 +143,16 @@ __global__ void __launch_bounds__(kThreads) fmha_bwd_preprocess_kernel(const Fmh
       const char* d = reinterpret_cast<const char*>(p.dout) +
                       (batch * p.do_batch_stride + head * p.do_head_stride + row * p.do_row_stride) * E::kBytes;
       if (tx == 0) {
-        for (int w = 0; w < (p.headdim + E::kPerWord - 1) / E::kPerWord; ++w)
-          hi = dot_word<E>(row_word<E>(d, w, p.headdim), row_word<E>(o, w, p.headdim), hi);
+        if constexpr (E::kDType == DType::kFp32) {  // tile_rowdot_fp64's fp64 sum, ascending d
+          double wide = 0.0;
+          for (int w = 0; w < p.headdim; ++w)
+            wide = rf_fma_f64(double(from_bits<E>(row_word<E>(d, w, p.headdim))),
+                              double(from_bits<E>(row_word<E>(o, w, p.headdim))), wide);
+          hi = float(wide);
+        } else {
+          for (int w = 0; w < (p.headdim + E::kPerWord - 1) / E::kPerWord; ++w)
+            hi = dot_word<E>(row_word<E>(d, w, p.headdim), row_word<E>(o, w, p.headdim), hi);
+        }
       }
       const float* o32 = p.o_fp32 ? p.o_fp32 + offset : nullptr;
       for (int c = tx; c < p.headdim && o32 && E::kBytes == 2; c += kThreadsN) {

@@ -7,7 +7,8 @@
 //         accumulate in one instruction (AMD Vega 7nm ISA reference, "VOP3P instructions"). The CUDA
 //         build converts the pair to float2 and issues two FMAs.
 //   bf16  widened to fp32 by a 16-bit shift (bf16 is the upper half of an fp32), two fp32 FMAs
-//   fp32  one fp32 FMA per word
+//   fp32  one fp32 FMA per word (the score and dP products S = Q.K^T, dP = dO.V^T accumulate fp32 inputs
+//         in fp64 instead: fmha_tile_math.h tile_rowdot_fp64)
 #pragma once
 
 #include "fmha_fwd_params.h"

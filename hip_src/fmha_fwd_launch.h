@@ -14,11 +14,11 @@ inline constexpr int64_t kMaxGridBlocks = int64_t(1) << 20;
 // kMaxGridBlocks blocks (the forward, backward and split-KV launchers all go through it).
 template <class Kernel, class Params>
 rfError_t launch_grid_stride(Kernel kernel, const Params& p, int64_t total, int threads, int lds_bytes,
-                             rfStream_t stream) {
+                             rfStream_t stream, bool dependent = false) {
   rfError_t err = rfFuncSetDynamicLds(kernel, lds_bytes);
   if (err != rfSuccess) return err;
-  kernel<<<dim3(unsigned(total < kMaxGridBlocks ? total : kMaxGridBlocks)), dim3(threads), lds_bytes, stream>>>(p);
-  return rfGetLastError();
+  return rfLaunch(kernel, dim3(unsigned(total < kMaxGridBlocks ? total : kMaxGridBlocks)), dim3(threads), lds_bytes,
+                  stream, dependent, p);
 }
 
 template <class E, class Tile, bool kAligned, bool kPlainScore>

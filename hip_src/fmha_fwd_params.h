@@ -98,6 +98,11 @@ struct FmhaFwdParams {
   // partials; else int32 (batch, nheads_k, row chunks) arrival counters, all 0 at launch and 0 again after it
   // (the last block of each slot merges and resets); the launcher then skips the combine kernel.
   int32_t* split_counters;
+  // 1: programmatic dependent launch (rf_vendor.h rfLaunch; CUDA sm_90+ only, set from ROCFLASH_SPLITKV_PDL, off by
+  // default, by rocflash/backends/compiled.py): the tensor-core split kernel is launched as a dependent of the kernel before
+  // it (the KV-cache step kernel) and the combine kernel as a dependent of the split kernel; both wait for their
+  // predecessor (rf_wait_prior_grid) before touching memory, so results are identical. 0: plain launches.
+  int32_t pdl;
 
   // Scalar-broadcast forward (gfx906, hip_src/fmha_fwd_sbcast.h), written by fmha_fwd_vpairs_kernel before the
   // forward reads them: K (batch, nheads_k, ceil(seqlen_k / Bc) * Bc, headdim) and V in key pairs (batch, nheads_k,

@@ -14,6 +14,7 @@
 
 #include "fmha_common.h"
 #include "fmha_fwd_params.h"
+#include "fmha_seq.h"
 
 namespace rf {
 
@@ -29,22 +30,17 @@ __global__ void __launch_bounds__(kThreads) fmha_kvstep_kernel(const FmhaFwdPara
   const SeqLayout& l = p.seq;
   const int tid = threadIdx.x;
   const int elem_bytes = p.dtype == DType::kFp32 ? 4 : 2;
+  rf_allow_dependent_grid();  // the split kernel may be scheduled now; it waits for this grid's end (p.pdl)
   for (int b = blockIdx.x; b < p.batch; b += gridDim.x) {
     const int32_t n = s.cache_seqlens ? s.cache_seqlens[b] : s.seqlen_cache;
     const int32_t row = l.cache_batch_idx ? l.cache_batch_idx[b] : b;
     bool bad = n < 0 || n > s.capacity - s.seqlen_new || row < 0 || row >= s.num_rows;
-    if (tid == 0) bad_page = 0;
-    __syncthreads();
     const int32_t used = n + s.seqlen_new;
-    if (!bad && l.block_table != nullptr) {  // only the pages that hold this sequence's keys (vLLM pads tables)
-      const int pages = (used + l.page_block_size - 1) / l.page_block_size;
-      const int32_t* table = l.block_table + int64_t(b) * l.block_table_batch_stride;
-      for (int j = tid; j < pages; j += kThreads)
-        if (table[j] < 0 || table[j] >= s.num_rows) bad_page = 1;  // same value from every writer
-    }
-    __syncthreads();
-    bad = bad || bad_page != 0;
-    __syncthreads();  // every thread has read bad_page before the next sequence resets it
+    // only the pages that hold this sequence's keys (none when already bad or dense)
+    const bool paged = !bad && l.block_table != nullptr;
+    bad = used_pages_out_of_range<kThreads>(l.block_table + (paged ? int64_t(b) * l.block_table_batch_stride : 0),
+                                            paged ? (used + l.page_block_size - 1) / l.page_block_size : 0,
+                                            s.num_rows, bad_page) || bad;
     if (bad) {
       if (tid == 0) {
         s.seqused_k[b] = -1;

@@ -68,4 +68,22 @@ RF_DEVICE int64_t lse_index(const SeqLayout& l, const SeqInfo& s, int b, int hea
   return int64_t(b) * l.lse_batch_stride + int64_t(head) * l.lse_head_stride + s.q_row0 + i;
 }
 
+// Whether one of a sequence's used block-table entries, table[0, pages), indexes outside [0, num_blocks): the
+// paged-cache rule of the KV-cache step kernel (fmha_kvstep.h) and the varlen check kernel (fmha_varlen_check.h).
+// Every thread of the block calls it with the same arguments (three barriers) and gets the same answer; the
+// threads share the entries, `flag` is a __shared__ int of the caller. Entries past `pages` are never read (vLLM
+// pads tables with anything); pages <= 0 reads none and answers false.
+template <int kThreads>
+RF_DEVICE bool used_pages_out_of_range(const int32_t* table, int pages, int32_t num_blocks, int& flag) {
+  const int tid = threadIdx.x;
+  if (tid == 0) flag = 0;
+  __syncthreads();
+  for (int j = tid; j < pages; j += kThreads)
+    if (table[j] < 0 || table[j] >= num_blocks) flag = 1;  // same value from every writer
+  __syncthreads();
+  const bool bad = flag != 0;
+  __syncthreads();  // every thread has read the flag before the block's next call resets it
+  return bad;
+}
+
 }  // namespace rf

@@ -331,6 +331,7 @@ __global__ void __launch_bounds__(kThreads) fmha_fwd_splitkv_combine_kernel(cons
   const int64_t total_q = p.seq.total_q;
   const int64_t pairs = total_q * p.nheads, split_stride = int64_t(p.nheads) * total_q;
   const bool varlen = p.seq.cu_seqlens_q != nullptr;
+  rf_wait_prior_grid();  // launched as a dependent of the split kernel (p.pdl): its partials are complete past here
   for (int64_t id = blockIdx.x; id < pairs; id += gridDim.x) {  // (head, flat row), flat row fastest
     const int64_t flat = id % total_q;
     const int head = int(id / total_q);

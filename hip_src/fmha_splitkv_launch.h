@@ -26,15 +26,18 @@ rfError_t launch_fmha_fwd_splitkv(const FmhaFwdParams& p, rfStream_t stream) {
       return fmha_fwd_splitkv_kernel<E, Tile, kAligned>;
   }();
   const int64_t chunks = (int64_t(p.seqlen_q) * (p.nheads / p.nheads_k) + T.block_m - 1) / T.block_m;
+  const bool dependent = Tile::kMath == TileMath::kMma && p.pdl != 0;  // the vector kernel never waits
   const rfError_t err = launch_grid_stride(kernel, p, chunks * p.num_splits * p.nheads_k * p.batch, T.threads,
-                                           kLdsBytes, stream);
+                                           kLdsBytes, stream, dependent);
   // The tensor-core kernel merges the splits itself when given arrival counters (fused combine).
   const bool fused = Tile::kMath == TileMath::kMma && p.split_counters != nullptr;
   if (err != rfSuccess || p.num_splits == 1 || fused) return err;
   const int64_t blocks = int64_t(p.seq.total_q) * p.nheads;
-  fmha_fwd_splitkv_combine_kernel<E, kCombineThreads, T.headdim>
-      <<<dim3(unsigned(blocks < kMaxGridBlocks ? blocks : kMaxGridBlocks)), dim3(kCombineThreads), 0, stream>>>(p);
-  return rfGetLastError();
+  // dependent: the combine kernel's blocks are scheduled while the split kernel's last blocks finish, then wait
+  // for it (rf_wait_prior_grid, its first statement)
+  return rfLaunch(fmha_fwd_splitkv_combine_kernel<E, kCombineThreads, T.headdim>,
+                  dim3(unsigned(blocks < kMaxGridBlocks ? blocks : kMaxGridBlocks)), dim3(kCombineThreads), 0, stream,
+                  dependent, p);
 }
 
 }  // namespace rf

@@ -67,20 +67,28 @@ struct FmhaFwdSplitKvMmaPipeline {
     }
   }
 
+  // The block-table entry of the page that holds key n0 when a tile lies in one page (paged, page_size a multiple
+  // of NW, n0 < k_end), else 0 (unused). The main loop reads it one iteration before issue_tile needs it, so the
+  // dependent table load is not on the copy's path (page 16: one lookup per tile).
+  RF_DEVICE static int64_t tile_block(const GlobalRows<E>& k, int n0, int k_end) {
+    const bool one_page = k.pages != nullptr && k.page_size % NW == 0;
+    return one_page && n0 < k_end ? int64_t(k.pages[n0 / k.page_size]) : 0;
+  }
+
   // Keys [n0, n0 + NW) of K and V into a warp's tiles; keys >= k_end and columns past headdim are zero-filled
   // (never read). Tiles start on multiples of NW (16) and pages hold multiples of 16 rows (the API's rule), so a
   // tile lies in one page: one block-table lookup per tile serves every row of K and V (a per-row lookup, with
   // its integer division, is kept for other page sizes). prefetch: the L2 prefetch-size hint of the copies
-  // (FmhaFwdParams::kv_prefetch_l2; 0, 64, 128, 256 bytes; the fast path only).
+  // (FmhaFwdParams::kv_prefetch_l2; 0, 64, 128, 256 bytes; the fast path only). block: tile_block(k, n0, k_end),
+  // read earlier by the caller.
   RF_DEVICE static void issue_tile(char* lds_k, char* lds_v, const GlobalRows<E>& k, const GlobalRows<E>& v, int n0,
-                                   int k_end, int lane, int prefetch) {
+                                   int k_end, int lane, int prefetch, int64_t block) {
     constexpr MmaSplitKvShape T = Tile::kShape;
     const bool paged = k.pages != nullptr;
     const bool one_page = !paged || k.page_size % NW == 0;
     int64_t k0 = int64_t(n0) * k.row_stride_bytes, v0 = int64_t(n0) * v.row_stride_bytes;  // row n0 (dense)
     if (paged && one_page && n0 < k_end) {
       const int page = n0 / k.page_size;
-      const int64_t block = k.pages[page];
       const int in_page = n0 - page * k.page_size;
       k0 = block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
       v0 = block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
@@ -192,11 +200,19 @@ struct FmhaFwdSplitKvMmaPipeline {
     const int tiles = kb < ke ? (ke - kb + NW - 1) / NW : 0;
     const int count = tiles > warp ? (tiles - warp + T.warps() - 1) / T.warps() : 0;
     const auto tile_n0 = [&](int c) { return kb + (warp + c * T.warps()) * NW; };
+    // the block-table entries of the first kStages tiles are read before any copy is issued: independent loads
+    // in flight together, not one table latency per prologue tile ahead of its copies (paged caches)
+    int64_t first_blocks[S];
+#pragma unroll
+    for (int c = 0; c < S; ++c) first_blocks[c] = c < count ? tile_block(k, tile_n0(c), ke) : 0;
 #pragma unroll
     for (int c = 0; c < S - 1; ++c) {
-      if (c < count) issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch);
+      if (c < count)
+        issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
+                   first_blocks[c]);
       mma::cp_async_commit();
     }
+    int64_t next_block = first_blocks[S - 1];  // the main loop's first copy
     // ---- this thread's two accumulator rows (g, g + 8): query position, ALiBi slope; Q's A fragments
     int qi[2];
     float slope[2];
@@ -247,8 +263,11 @@ struct FmhaFwdSplitKvMmaPipeline {
 #pragma unroll 1
     for (int c = 0; c < count; ++c) {
       const int nxt = c + S - 1;
-      if (nxt < count) issue_tile(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane,
-                                  prefetch);
+      if (nxt < count) {
+        issue_tile(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane, prefetch,
+                   next_block);
+        next_block = nxt + 1 < count ? tile_block(k, tile_n0(nxt + 1), ke) : 0;  // used one iteration later
+      }
       mma::cp_async_commit();
       mma::cp_async_wait<S - 1>();
       __syncwarp();
@@ -330,6 +349,7 @@ struct FmhaFwdSplitKvMmaPipeline {
       __syncwarp();  // every lane is done with this stage before the next round's copies refill it
     }
     mma::cp_async_wait<0>();  // (only empty groups can remain)
+    rf_allow_dependent_grid();  // the combine kernel may be scheduled now (it waits for this grid's end)
 
     // ---- merge the warps' states through shared memory (warp order), then the epilogue
 #pragma unroll
@@ -466,6 +486,7 @@ template <class E, class Tile, bool kAligned>
 __global__ void __launch_bounds__(Tile::kShape.threads)
     fmha_fwd_splitkv_mma_kernel(const FmhaFwdParams p) {
   extern __shared__ uint4 rf_lds[];
+  rf_wait_prior_grid();  // launched as a dependent (p.pdl): the step kernel's seqused_k and append are visible past here
   const int group = p.nheads / p.nheads_k;
   const int chunks = (p.seqlen_q * group + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
   const int64_t total = int64_t(chunks) * p.num_splits * p.nheads_k * p.batch;

@@ -3,7 +3,7 @@
 // (fmha_elem.h). Two shapes of product cover the forward and the backward:
 //
 //   tile_rowdot   acc[i][c] += sum_d A[row i][d] * B[row c][d]         both operands row-major over d
-//                 (S = Q.K^T, dP = dO.V^T)
+//                 (S = Q.K^T, dP = dO.V^T; fp32 inputs accumulate in fp64: tile_rowdot_fp64)
 //   tile_pairdot  acc[i][x] += sum_j A[row i][j] * B[j][col x]        A row-major over j; B either stored in
 //                 row pairs (Vp[j'][2x + r] = V[2j'+r][x], the v_dot2 operand layout) or plain row-major, in
 //                 which case rows 2j' and 2j'+1 are interleaved in registers after the read
@@ -40,10 +40,24 @@ RF_DEVICE Words<kWords> lds_read(const char* p) {
   return r;
 }
 
-// acc[i][c] += sum over num_vecs 128-bit vectors d of A(i, d) . B(c, d); a(i, d), b(c, d) give LDS byte offsets.
-template <class E, int TM, int TN, class AddrA, class AddrB>
-RF_DEVICE void tile_rowdot(const char* lds, int num_vecs, AddrA a, AddrB b, float (&acc)[TM][TN]) {
-#pragma unroll 2
+// fp32 inputs: tile_rowdot's inner products (the scores S = Q.K^T and dP = dO.V^T) accumulate in fp64. Each
+// product of two fp32 values is exact in fp64 and the fp64 sum of headdim <= 256 of them is off by at most
+// headdim * 2^-53 * sum|q_d k_d|, so the one rounding to fp32 at the end gives the correctly rounded dot product
+// but for sums within that distance of an fp32 rounding boundary. An fp32 FMA chain over headdim (the 16-bit
+// types' arithmetic) rounds at every step: at |softmax_scale * S| in the thousands its few-ulp error, amplified
+// by exp2 when the backward rebuilds P = exp2(S2 - m), left FlashAttention's rule (issue 8: ALiBi far rows,
+// softmax_scale 50, dq 2.15x on the H200). The forward uses the same arithmetic: a backward from its LSE
+// rebuilds P from S bits that must match its own. Ascending d, one FMA per element, as dot_word's order (the
+// preprocess's D = dO . O for fp32 is the same fp64 sum, bit for bit a one-hot row's dP).
+template <int TM, int TN, class AddrA, class AddrB>
+RF_DEVICE void tile_rowdot_fp64(const char* lds, int num_vecs, AddrA a, AddrB b, float (&acc)[TM][TN]) {
+  double wide[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int c = 0; c < TN; ++c) wide[i][c] = double(acc[i][c]);
+#pragma unroll 1  // one 128-bit vector of each operand at a time: the fp64 sums and widened operands need
+                  // twice the registers (the fp32 d32 backward spilled at its designed 2 waves/SIMD with 2)
   for (int d = 0; d < num_vecs; ++d) {
     Words<4> x[TM], y[TN];
 #pragma unroll
@@ -51,11 +65,45 @@ RF_DEVICE void tile_rowdot(const char* lds, int num_vecs, AddrA a, AddrB b, floa
 #pragma unroll
     for (int c = 0; c < TN; ++c) y[c] = lds_read<4>(lds + b(c, d));
 #pragma unroll
-    for (int i = 0; i < TM; ++i)
+    for (int w = 0; w < 4; ++w) {
+      double xd[TM], yd[TN];  // each operand widened once per word, not once per product
 #pragma unroll
-      for (int c = 0; c < TN; ++c)
+      for (int i = 0; i < TM; ++i) xd[i] = double(__uint_as_float(x[i].w[w]));
 #pragma unroll
-        for (int w = 0; w < 4; ++w) acc[i][c] = dot_word<E>(x[i].w[w], y[c].w[w], acc[i][c]);
+      for (int c = 0; c < TN; ++c) yd[c] = double(__uint_as_float(y[c].w[w]));
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int c = 0; c < TN; ++c) wide[i][c] = rf_fma_f64(xd[i], yd[c], wide[i][c]);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int c = 0; c < TN; ++c) acc[i][c] = float(wide[i][c]);
+}
+
+// acc[i][c] += sum over num_vecs 128-bit vectors d of A(i, d) . B(c, d); a(i, d), b(c, d) give LDS byte offsets.
+// 16-bit types: dot_word's fp32 chain (v_dot2_f32_f16 for fp16); fp32: tile_rowdot_fp64 (above).
+template <class E, int TM, int TN, class AddrA, class AddrB>
+RF_DEVICE void tile_rowdot(const char* lds, int num_vecs, AddrA a, AddrB b, float (&acc)[TM][TN]) {
+  if constexpr (E::kDType == DType::kFp32) {
+    tile_rowdot_fp64<TM, TN>(lds, num_vecs, a, b, acc);
+  } else {
+#pragma unroll 2
+    for (int d = 0; d < num_vecs; ++d) {
+      Words<4> x[TM], y[TN];
+#pragma unroll
+      for (int i = 0; i < TM; ++i) x[i] = lds_read<4>(lds + a(i, d));
+#pragma unroll
+      for (int c = 0; c < TN; ++c) y[c] = lds_read<4>(lds + b(c, d));
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int c = 0; c < TN; ++c)
+#pragma unroll
+          for (int w = 0; w < 4; ++w) acc[i][c] = dot_word<E>(x[i].w[w], y[c].w[w], acc[i][c]);
+    }
   }
 }
 

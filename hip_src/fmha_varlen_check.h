@@ -16,6 +16,7 @@
 
 #include "fmha_common.h"
 #include "fmha_fwd_params.h"
+#include "fmha_seq.h"
 
 namespace rf {
 
@@ -40,17 +41,10 @@ __global__ void __launch_bounds__(kThreads) fmha_varlen_check_kernel(const Varle
     bool bad = len_q < 0 || len_q > c.max_seqlen_q || len_k < 0 || len_k > limit_k;
     if (b == 0) bad = bad || q0 != 0 || k0 != 0;
     if (b == c.batch - 1) bad = bad || q1 != c.total_q || (c.total_k >= 0 && k1 != c.total_k);
-    if (tid == 0) bad_seq = 0;
-    __syncthreads();
-    if (!bad && c.block_table != nullptr) {
-      const int pages = int((len_k + c.page_block_size - 1) / c.page_block_size);
-      const int32_t* table = c.block_table + int64_t(b) * c.block_table_batch_stride;
-      for (int j = tid; j < pages; j += kThreads)
-        if (table[j] < 0 || table[j] >= c.num_blocks) bad_seq = 1;  // same value from every writer
-    }
-    __syncthreads();
-    bad = bad || bad_seq != 0;
-    __syncthreads();  // every thread has read bad_seq before the next sequence resets it
+    const bool paged = !bad && c.block_table != nullptr;  // only the pages that hold this sequence's keys
+    bad = used_pages_out_of_range<kThreads>(c.block_table + (paged ? int64_t(b) * c.block_table_batch_stride : 0),
+                                            paged ? int((len_k + c.page_block_size - 1) / c.page_block_size) : 0,
+                                            c.num_blocks, bad_seq) || bad;
     if (bad && tid == 0) {
       if (c.error_flag != nullptr) *c.error_flag = 1;
       if (c.assert_on_error)

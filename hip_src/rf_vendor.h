@@ -7,6 +7,7 @@
 //                                        per target: kernels derive every lane count from it.
 //   rf_shfl_xor(v, mask)                 butterfly exchange within a wave (mask < 32)
 //   rf_fma, rf_rcp, rf_max, rf_abs       fp32 arithmetic lowered to single instructions (no libm call);
+//   rf_fma_f64                           fp64 fused multiply-add (v_fma_f64 / fma.rn.f64)
 //   rf_mul_rn                            a product never contracted into an FMA
 //   rf_pin, rf_thread_index_here         values the optimiser must materialise / re-read (no-ops on AMD)
 //   rf_exp2 / rf_log2                    fast base-2 exp/log of the hardware (v_exp_f32 / v_log_f32 on
@@ -14,6 +15,10 @@
 //   rfError_t, rfSuccess, rfGetLastError, rfGetErrorString, rfStream_t, rfFuncSetDynamicLds,
 //   rfDeviceProp_t, rfGetDeviceProperties, rfGetDeviceCount, rfRuntimeGetVersion, kPlatformName,
 //   rf_arch_name (gcnArchName on AMD, sm_XY on NVIDIA), rf_lds_per_block, rf_lds_per_multiprocessor
+//   rfLaunch(kernel, grid, block, lds, stream, dependent, args...)   a kernel launch; dependent: on NVIDIA
+//                                        sm_90+ a programmatic dependent launch (PDL, below), else a plain one
+//   rf_wait_prior_grid, rf_allow_dependent_grid   the device side of PDL (griddepcontrol.wait /
+//                                        .launch_dependents on sm_90+; no-ops on AMD and older NVIDIA archs)
 //   rf_assert_fail(message)              stop the kernel: NVIDIA's device-side assert (message printed,
 //                                        cudaErrorAssert at the host's next synchronization); on AMD a trap
 //                                        (s_trap: the queue fails, no message; see the definition)
@@ -98,6 +103,16 @@ inline long long rf_lds_per_multiprocessor(const rfDeviceProp_t& prop) {
 template <typename Kernel>
 inline rfError_t rfFuncSetDynamicLds(Kernel, int) { return hipSuccess; }
 
+// A plain launch: HIP has no programmatic dependent launch (rfLaunch's `dependent` is a CUDA-only overlap hint).
+template <typename... KArgs, typename... Args>
+inline rfError_t rfLaunch(void (*kernel)(KArgs...), dim3 grid, dim3 block, int lds_bytes, rfStream_t stream,
+                          bool /*dependent*/, Args&&... args) {
+  kernel<<<grid, block, lds_bytes, stream>>>(static_cast<Args&&>(args)...);
+  return hipGetLastError();
+}
+RF_DEVICE void rf_wait_prior_grid() {}
+RF_DEVICE void rf_allow_dependent_grid() {}
+
 RF_DEVICE float rf_shfl_xor(float v, int mask) {
 #if defined(__HIP_DEVICE_COMPILE__) && defined(__GFX9__) && __has_builtin(__builtin_amdgcn_ds_swizzle)
   // ds_swizzle_b32 in bit-mask mode (ISA manual, "LDS instructions", DS_SWIZZLE_B32 offset[15] = 0):
@@ -117,6 +132,7 @@ RF_DEVICE float rf_shfl_xor(float v, int mask) {
 }
 
 RF_DEVICE float rf_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+RF_DEVICE double rf_fma_f64(double a, double b, double c) { return __builtin_fma(a, b, c); }
 
 // a * b rounded on its own: never contracted into an FMA with a later add (see the CUDA definition).
 RF_DEVICE float rf_mul_rn(float a, float b) {
@@ -198,9 +214,49 @@ inline rfError_t rfFuncSetDynamicLds(Kernel k, int bytes) {
   return err;
 }
 
+// Programmatic dependent launch (CUDA Programming Guide, "Programmatic Dependent Launch and Synchronization";
+// sm_90+): with `dependent`, the kernel may be scheduled before the kernel queued ahead of it on the stream has
+// finished (once every block of that one has run rf_allow_dependent_grid or exited), which hides the second
+// launch's latency behind the first one's tail. Such a kernel must call rf_wait_prior_grid before it reads or
+// writes anything the earlier kernels touch: it returns once they have completed and their memory is visible.
+// Both device calls are no-ops in a kernel launched without the attribute. CUDA-graph capture keeps the edge
+// (a programmatic dependency). The caller passes dependent = false on devices before sm_90.
+template <typename... KArgs, typename... Args>
+inline rfError_t rfLaunch(void (*kernel)(KArgs...), dim3 grid, dim3 block, int lds_bytes, rfStream_t stream,
+                          bool dependent, Args&&... args) {
+  if (!dependent) {
+    kernel<<<grid, block, lds_bytes, stream>>>(static_cast<Args&&>(args)...);
+    return cudaGetLastError();
+  }
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = size_t(lds_bytes);
+  config.stream = stream;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, static_cast<Args&&>(args)...);
+}
+
+RF_DEVICE void rf_wait_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+RF_DEVICE void rf_allow_dependent_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
+
 RF_DEVICE float rf_shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
 
 RF_DEVICE float rf_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+RF_DEVICE double rf_fma_f64(double a, double b, double c) { return __fma_rn(a, b, c); }
 
 // a * b rounded on its own: never contracted into an FMA with a later add (the compiler may contract a plain *).
 RF_DEVICE float rf_mul_rn(float a, float b) { return __fmul_rn(a, b); }

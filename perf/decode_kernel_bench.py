@@ -1,7 +1,8 @@
 """Decode kernel benchmark (issue 9 item 6, kernel side): the split-KV kernel timed from CUDA graphs (no host
 work) beside SDPA flash and cuDNN, also from graphs and through their Python calls, all in one process.
 
-    python3 perf/decode_kernel_bench.py [--json OUT.json] [--budget-s S] [--quick] [--no-sweep] [--no-variants]
+    python3 perf/decode_kernel_bench.py [--json OUT.json] [--budget-s S] [--quick] [--no-sweep]
+        [--variants fused,prefetch,pdl | none]
 
 Decode preset of perf/decode_bench.py (seqlen_q 1, nheads 32, nheads_k 8, headdim 128, bf16; batch 1/8/32 x
 seqlen_k 4k/16k/128k). Methods per case (effective GB/s = bytes of Q, K, V, O / median time):
@@ -13,6 +14,12 @@ seqlen_k 4k/16k/128k). Methods per case (effective GB/s = bytes of Q, K, V, O / 
   rocflash-pf0-graph / -pf256-graph   the same with ROCFLASH_SPLITKV_L2_PREFETCH=0 / 256 (default 128)
   paged16 / paged256          compiled.varlen_forward on shuffled paged copies (host path of the compiled call)
   paged16-graph               the paged-16 call replayed from a CUDA graph
+  (--variants pdl) rocflash-pdl1-graph / paged16-pdl1-graph   rocflash-graph / paged16-graph with
+                    ROCFLASH_SPLITKV_PDL=1 (programmatic dependent launches on sm_90+; default 0: plain launches)
+  (--variants pdl) kvcache16 / kvcache16-graph / kvcache16-pdl1-graph   flash_attn_with_kvcache on the paged-16
+                    copy (cache_seqlens tensor, no append: step kernel + split kernel + combine), Python call and
+                    graph replays with PDL off (default) / on
+  (run D5-1 ran the commit where PDL was the default: its columns were named -pdl0- for the plain launches)
   sdpa-flash / sdpa-cudnn     F.scaled_dot_product_attention restricted to that backend (enable_gqa), Python call
   sdpa-flash-graph / sdpa-cudnn-graph   the same calls replayed from CUDA graphs
 Inputs rotate over sets larger than 2x the L2 (every method, graphs too: one graph per input set).
@@ -74,10 +81,11 @@ def reference_fp64(q, k, v):
     kt, vt = k.double().transpose(0, 1), v.double().transpose(0, 1)  # (HK, seqlen_k, D)
     p = torch.softmax(torch.einsum("hgd,hsd->hgs", qg, kt) * D ** -0.5, dim=-1)
     return torch.einsum("hgs,hsd->hgd", p, vt).reshape(H, D)
-FUSED, PREFETCH = compiled.SPLITKV_FUSED_COMBINE_ENV, compiled.SPLITKV_L2_PREFETCH_ENV
+FUSED, PREFETCH, PDL = compiled.SPLITKV_FUSED_COMBINE_ENV, compiled.SPLITKV_L2_PREFETCH_ENV, compiled.SPLITKV_PDL_ENV
+VARIANTS = ("fused", "prefetch", "pdl")
 
 
-def case(batch, seqlen_k, g, variants: bool, results: list) -> dict:
+def case(batch, seqlen_k, g, variants, results: list) -> dict:
     _, total = db.decode_bytes(batch, seqlen_k)
     sets = db.input_sets(batch, seqlen_k, g)
     n_sets = len(sets)
@@ -89,10 +97,13 @@ def case(batch, seqlen_k, g, variants: bool, results: list) -> dict:
     dense = [lambda s=s: compiled.varlen_forward("cuda", s[0].view(batch, H, D), s[1], s[2], seq, ARGS) for s in sets]
     methods = {"rocflash": [lambda s=s: rocflash.flash_attn_func(*s) for s in sets],
                "rocflash-graph": [graphed_under(c, **{FUSED: None, PREFETCH: None}) for c in dense]}
-    if variants:
+    if "fused" in variants:
         methods["rocflash-fused-graph"] = [graphed_under(c, **{FUSED: 1, PREFETCH: None}) for c in dense]
+    if "prefetch" in variants:
         methods["rocflash-pf0-graph"] = [graphed_under(c, **{FUSED: None, PREFETCH: 0}) for c in dense]
         methods["rocflash-pf256-graph"] = [graphed_under(c, **{FUSED: None, PREFETCH: 256}) for c in dense]
+    if "pdl" in variants:
+        methods["rocflash-pdl1-graph"] = [graphed_under(c, **{PDL: 1}) for c in dense]
     # correctness on the last set: API call vs compiled call vs fused vs vector kernel (bitwise where expected)
     q, k, v = sets[-1]
     ref = rocflash.flash_attn_func(q, k, v)
@@ -119,6 +130,22 @@ def case(batch, seqlen_k, g, variants: bool, results: list) -> dict:
         row["check"][f"paged{page}_max_abs_diff_vs_dense"] = (got.float() - ref.float()).abs().max().item()
         if page == 16:
             methods["paged16-graph"] = [db.graphed(c) for c in calls]
+            if "pdl" in variants:
+                methods["paged16-pdl1-graph"] = [graphed_under(c, **{PDL: 1}) for c in calls]
+                lens = torch.full((batch,), seqlen_k, dtype=torch.int32, device=DEV)
+                steps = []
+                for (qs, ks, vs) in sets:  # the public KV-cache call on a paged copy of the same keys
+                    kc, vc, table = db.paged_copy(ks, vs, page, gq)
+                    steps.append(lambda p=(qs, kc, vc, table): rocflash.flash_attn_with_kvcache(
+                        p[0], p[1], p[2], cache_seqlens=lens, block_table=p[3]))
+                got = steps[-1]()
+                row["check"]["kvcache16_max_abs_diff_vs_dense"] = (got.float() - ref.float()).abs().max().item()
+                with env(**{PDL: 1}):
+                    got1 = steps[-1]()
+                row["check"]["kvcache16_pdl1_bitwise_equal"] = bool(torch.equal(got, got1))
+                methods["kvcache16"] = steps
+                methods["kvcache16-graph"] = [graphed_under(c, **{PDL: None}) for c in steps]
+                methods["kvcache16-pdl1-graph"] = [graphed_under(c, **{PDL: 1}) for c in steps]
     for name, calls in db.sdpa_methods(sets).items():
         try:
             calls[0]()
@@ -161,21 +188,31 @@ def main():
     ap.add_argument("--json", default=None)
     ap.add_argument("--budget-s", type=float, default=0.2, help="timing budget per method and case (s)")
     ap.add_argument("--quick", action="store_true", help="batch 1/8 x 4k/16k only")
+    ap.add_argument("--cases", default=None, help="BxS,... (e.g. 1x16384,8x131072): these points only")
     ap.add_argument("--no-sweep", action="store_true")
-    ap.add_argument("--no-variants", action="store_true", help="skip the fused / prefetch variant columns")
+    ap.add_argument("--variants", default="fused,prefetch",
+                    help=f"switch columns, comma-separated among {', '.join(VARIANTS)}, or none (default fused,prefetch)")
+    ap.add_argument("--no-variants", action="store_true", help="same as --variants none")
     a = ap.parse_args()
+    variants = () if a.no_variants or a.variants == "none" else tuple(x for x in a.variants.split(",") if x)
+    for x in variants:
+        if x not in VARIANTS:
+            ap.error(f"--variants must be among {', '.join(VARIANTS)} or none, got {x!r}")
     db.BUDGET_S = a.budget_s
     g = torch.Generator(device=DEV).manual_seed(0)
     results: list[dict] = []
     t0 = time.time()
     print(f"device {torch.cuda.get_device_name(0)}, torch {torch.__version__}, L2 {l2_bytes(DEV) >> 20} MiB, "
-          f"defaults: fused combine {compiled.splitkv_fused_combine()}, L2 prefetch {compiled.splitkv_l2_prefetch()} B")
+          f"defaults: fused combine {compiled.splitkv_fused_combine()}, L2 prefetch {compiled.splitkv_l2_prefetch()} B, "
+          f"PDL {compiled.splitkv_pdl(torch.device(DEV))}")
     grid = [(b, s) for b in (1, 8, 32) for s in (4096, 16384, 131072)]
     if a.quick:
         grid = [(b, s) for b, s in grid if b <= 8 and s <= 16384]
+    if a.cases:
+        grid = [tuple(int(x) for x in c.split("x")) for c in a.cases.split(",")]
     for b, s in grid:
         try:
-            r = case(b, s, g, not a.no_variants, results)
+            r = case(b, s, g, variants, results)
         except Exception:  # noqa: BLE001 - reported, the other cases still run
             traceback.print_exc()
             torch.cuda.empty_cache()
@@ -185,7 +222,10 @@ def main():
         print(f"b{b} k{s} splits {r['num_splits']} sets {r['input_sets']}: "
               + ", ".join(f"{m} {x:.0f}" for m, x in r["gbps"].items())
               + f" | graph/cudnn-graph {r['gbps']['rocflash-graph'] / cug:.3f}, api/cudnn {r['gbps']['rocflash'] / cu_:.3f}"
-              + f", paged16/cudnn {r['gbps']['paged16'] / cu_:.3f}", flush=True)
+              + f", paged16/cudnn {r['gbps']['paged16'] / cu_:.3f}"
+              + (f" | pdl on/off graph {r['gbps']['rocflash-pdl1-graph'] / r['gbps']['rocflash-graph']:.3f}, "
+                 f"kvcache16 {r['gbps']['kvcache16-pdl1-graph'] / r['gbps']['kvcache16-graph']:.3f}"
+                 if "kvcache16-graph" in r["gbps"] else ""), flush=True)
         print("   check: " + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
                                        for k, v in r["check"].items()), flush=True)
         if r.get("unavailable"):

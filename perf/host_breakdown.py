@@ -1,6 +1,6 @@
 """Where the host time of a decode step goes on a GPU machine, and the varlen prefill against the dense call.
 
-    python perf/host_breakdown.py [--calls 2000] [--json OUT.json] [--no-varlen]
+    python perf/host_breakdown.py [--calls 2000] [--json OUT.json] [--no-varlen] [--no-host]
 
 1. Host primitives (median of back-to-back calls, wall clock, no synchronize inside): torch.empty of a decode
    output, torch.cuda.is_current_stream_capturing, torch.cuda.current_device, the raw current-stream query, an
@@ -18,14 +18,19 @@ import argparse
 import cProfile
 import io
 import json
+import os
 import pstats
 import statistics
+import sys
 import time
 
 import torch
 
 import rocflash
 from rocflash.backends import compiled
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import decode_bench  # noqa: E402  (graphed: a CUDA graph of a call, replayed without host work)
 
 DEV = "cuda"
 
@@ -122,6 +127,18 @@ def host_part(a, results):
     results["host"] = rows
 
 
+def graph_ms(fn, reps: int = 20) -> float:
+    """Median event time of replays of a CUDA graph of fn() (the kernels alone, no host path), or nan when the
+    call cannot be captured."""
+    try:
+        replay = decode_bench.graphed(fn)
+    except Exception as e:  # noqa: BLE001 - reported in the row
+        print(f"  graph capture failed: {type(e).__name__}: {str(e).splitlines()[0]}", flush=True)
+        torch.cuda.synchronize()
+        return float("nan")
+    return event_ms(replay, reps)
+
+
 def varlen_part(results):
     g = torch.Generator(device=DEV).manual_seed(0)
     rows = []
@@ -137,15 +154,19 @@ def varlen_part(results):
         with torch.no_grad():
             var = event_ms(lambda: rocflash.flash_attn_varlen_func(q, k, v, cu, cu, top, top, causal=causal))
             dense = event_ms(lambda: rocflash.flash_attn_func(qp, kp, vp, causal=causal))
+            var_g = graph_ms(lambda: rocflash.flash_attn_varlen_func(q, k, v, cu, cu, top, top, causal=causal))
+            dense_g = graph_ms(lambda: rocflash.flash_attn_func(qp, kp, vp, causal=causal))
             out_v = rocflash.flash_attn_varlen_func(q, k, v, cu, cu, top, top, causal=causal)
             out_d = rocflash.flash_attn_func(qp, kp, vp, causal=causal)
             diff = max((out_v[int(cu[i]):int(cu[i]) + n].float() - out_d[i, :n].float()).abs().max().item()
                        for i, n in enumerate(lens))
         r = {"lens": lens, "causal": causal, "varlen_ms": var, "dense_padded_ms": dense, "ratio": var / dense,
+             "varlen_graph_ms": var_g, "dense_graph_ms": dense_g, "graph_ratio": var_g / dense_g,
              "max_abs_diff": diff}
         rows.append(r)
         print(f"  varlen {lens} causal={causal}: varlen {var:.3f} ms, dense{' (padded)' if len(set(lens)) > 1 else ''} "
-              f"{dense:.3f} ms, ratio {var / dense:.3f}, max|diff| {diff:.3g}", flush=True)
+              f"{dense:.3f} ms, ratio {var / dense:.3f}; graphs {var_g:.3f} / {dense_g:.3f} ms, ratio "
+              f"{var_g / dense_g:.3f}; max|diff| {diff:.3g}", flush=True)
     results["varlen"] = rows
 
 
@@ -154,9 +175,11 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--json", default=None)
     ap.add_argument("--no-varlen", action="store_true")
+    ap.add_argument("--no-host", action="store_true", help="the varlen prefill part only")
     a = ap.parse_args()
     results = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name()}
-    host_part(a, results)
+    if not a.no_host:
+        host_part(a, results)
     if not a.no_varlen:
         varlen_part(results)
     if a.json:

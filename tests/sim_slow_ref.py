@@ -128,7 +128,10 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
             n0 = t * bn
             cols = torch.arange(n0, n0 + bn, device=dev)
             k_tile, v_tile = pb.rows(kf, n0, bn), pb.rows(vf, n0, bn)
-            s2, _ = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
+            if q.dtype == torch.float32:  # the kernels' fp32 score: fp64 sum of the exact products, one rounding
+                s2, _ = pb.scores_log2((q_tile.double() @ k_tile.double().transpose(-1, -2)).float(), rows, cols)
+            else:
+                s2, _ = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
             masked = pb.rule.tile_needs_mask(m0, m_end, n0, bn)
             if masked:
                 keep = pb.visible(rows, cols)

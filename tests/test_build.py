@@ -287,3 +287,24 @@ def test_splitkv_switches_are_checked(monkeypatch):
     monkeypatch.setenv(compiled.SPLITKV_FUSED_COMBINE_ENV, "on")
     with pytest.raises(ValueError, match=r"ROCFLASH_SPLITKV_FUSED_COMBINE must be one of 0, 1, got 'on'"):
         compiled.splitkv_fused_combine()
+
+
+def test_splitkv_pdl_switch(monkeypatch):
+    """ROCFLASH_SPLITKV_PDL (0/1, unset 0): programmatic dependent launches only on an NVIDIA sm_90+ device."""
+    import torch
+
+    from rocflash.backends import compiled
+    cuda = torch.device("cuda", 0)
+    monkeypatch.setattr(torch.version, "cuda", "13.0")
+    for cap, value, expect in (((9, 0), "", False), ((9, 0), "1", True), ((9, 0), "0", False), ((10, 0), "1", True),
+                               ((8, 0), "1", False), ((8, 9), "1", False)):
+        monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None, cap=cap: cap)
+        monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, value)
+        assert compiled.splitkv_pdl(cuda) is expect, (cap, value)
+        assert compiled.splitkv_pdl(torch.device("cpu")) is False
+    monkeypatch.setattr(torch.version, "cuda", None)  # a ROCm torch names its GPUs "cuda" too: no PDL there
+    monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, "1")
+    assert compiled.splitkv_pdl(cuda) is False
+    monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, "yes")
+    with pytest.raises(ValueError, match=r"ROCFLASH_SPLITKV_PDL must be 0 or 1, got 'yes'"):
+        compiled.splitkv_pdl(cuda)

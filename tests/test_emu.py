@@ -518,3 +518,55 @@ def test_generated_sources_keyed_by_tile_configs(tmp_path, monkeypatch):
         assert (first / "fmha_fwd_instances.h").is_file() and (second / "fmha_fwd_instances.h").is_file()
     finally:
         build.generated_dir.cache_clear()
+
+
+def f64(x):
+    """float64 values as (low dword, high dword) arrays: the register pair v[n:n+1] holds them."""
+    u = np.asarray(x, dtype=np.float64).view(np.uint64)
+    return (u & np.uint64(0xFFFFFFFF)).astype(np.uint32), (u >> np.uint64(32)).astype(np.uint32)
+
+
+def as_f64(lo, hi):
+    return ((np.asarray(hi, np.uint64) << np.uint64(32)) | np.asarray(lo, np.uint64)).view(np.float64)
+
+
+def test_fp64_score_ops_widen_fma_narrow():
+    """The fp32 kernels' score sum (hip_src tile_rowdot_fp64): v_cvt_f64_f32 widens exactly, v_fma_f64 rounds
+    a * b + c once to float64 (Vega ISA 12.12), v_cvt_f32_f64 rounds to nearest even. The fma's inputs here are
+    not widened float32 values (53-bit factors): the product is not exact in float64, so a separate multiply
+    and add would round twice."""
+    w = new_wave()
+    a = np.float64(1 + 2.0 ** -30)
+    b = np.float64(1 - 2.0 ** -30)  # a*b = 1 - 2^-60: below float64's resolution at 1
+    w.V[0], w.V[1] = f64(np.full(64, a))
+    w.V[2], w.V[3] = f64(np.full(64, b))
+    w.V[4], w.V[5] = f64(np.full(64, -1.0))
+    w.V[6] = f32(np.full(64, np.float32(1 + 2.0 ** -23)))
+    w.V[7], w.V[8] = f64(np.where(LANES % 2 == 0, 1 + 2.0 ** -24, 1 + 3 * 2.0 ** -24))  # ties -> even
+    run_snippet(["v_fma_f64 v[10:11], v[0:1], v[2:3], v[4:5]", "v_cvt_f64_f32_e32 v[12:13], v6",
+                 "v_cvt_f32_f64_e32 v14, v[7:8]", "v_fma_f64 v[16:17], -v[0:1], v[2:3], 1.0"], w)
+    assert (as_f64(w.V[10], w.V[11]) == -(2.0 ** -60)).all()  # fused: the exact 1 - 2^-60 - 1
+    assert a * b - 1 == 0.0  # unfused rounding loses it
+    assert (as_f64(w.V[12], w.V[13]) == np.float64(np.float32(1 + 2.0 ** -23))).all()
+    assert (as_f32(w.V[14]) == np.where(LANES % 2 == 0, np.float32(1), np.float32(1 + 2.0 ** -22))).all()
+    assert (as_f64(w.V[16], w.V[17]) == 2.0 ** -60).all()  # neg modifier on a 64-bit operand, inline 1.0
+
+
+def test_fma_f64_rounds_once_on_both_paths():
+    """fma_f64 (v_fma_f64) against the exact rational a * b + c rounded once (Python's int division rounds
+    correctly): widened float32 factors (the exact-product path tile_rowdot_fp64 takes) and full 53-bit ones
+    (the rational path)."""
+    from fractions import Fraction
+
+    from rocflash.emu.fp import fma_f64
+
+    def exact(a, b, c):
+        r = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+        return r.numerator / r.denominator
+
+    narrow = rng.standard_normal((3, 64)).astype(np.float32).astype(np.float64)
+    wide = rng.standard_normal((3, 64)) * np.array([[1.0], [1.0], [1e-17]])
+    for a, b, c in (narrow, wide):
+        got = fma_f64(a, b, c)
+        assert all(got[i] == exact(a[i], b[i], c[i]) for i in range(64))
+    assert not all(fma_f64(*wide)[i] == wide[0][i] * wide[1][i] + wide[2][i] for i in range(64))

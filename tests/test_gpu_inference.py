@@ -143,6 +143,58 @@ def test_gpu_paged_every_page_size(platform, page):
     assert (out.float() - ref[0].float()).abs().max().item() <= 1e-2
 
 
+def test_gpu_pdl_same_bits_graph_capture(platform, monkeypatch):
+    """ROCFLASH_SPLITKV_PDL (programmatic dependent launches of the split and combine kernels, sm_90+): the
+    appended key is seen by the split kernel that may start before the step kernel ends (the appended token carries
+    the only large score), the paged / dense / flash_attn_func decode calls equal the plain launches bit for bit,
+    and a CUDA graph of the step replays them (the same bits as eager)."""
+    monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, "1")
+    if not compiled.splitkv_pdl(torch.device("cuda")):
+        pytest.skip("programmatic dependent launch needs an NVIDIA sm_90+ device")
+    lens = [4000, 17, 9000]
+    k_cache, v_cache = _caches(3, 9100, 8, 128, lens, torch.bfloat16, seed=21)
+    q = torch.randn(3, 1, 32, 128, device="cuda", dtype=torch.bfloat16)
+    k = q.view(3, 1, 8, 4, 128)[:, :, :, 0].contiguous() * 4  # aligned with q: the appended key dominates
+    v = torch.randn(3, 1, 8, 128, device="cuda", dtype=torch.bfloat16)
+    seqlens = torch.tensor(lens, dtype=torch.int32, device="cuda")
+    outs = {}
+    for pdl in ("0", "1"):
+        monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, pdl)
+        kc, vc = k_cache.clone(), v_cache.clone()
+        outs[pdl] = rocflash.flash_attn_with_kvcache(q, kc, vc, k, v, cache_seqlens=seqlens, return_softmax_lse=True,
+                                                     backend=platform)
+        torch.cuda.synchronize()
+        keys = [kc[b, :n + 1] for b, n in enumerate(lens)]
+        values = [vc[b, :n + 1] for b, n in enumerate(lens)]
+        _check(*outs[pdl], q, keys, values, fwd_args(128, False), f"{platform} append PDL {pdl}")
+    assert torch.equal(outs["0"][0], outs["1"][0]) and torch.equal(outs["0"][1], outs["1"][1])
+    kp, vp, table = _to_pages(kc, vc, [n + 1 for n in lens], 16, seed=21)
+    seqlens1 = seqlens + 1
+    dense_q = torch.randn(1, 1, 32, 128, device="cuda", dtype=torch.bfloat16)
+    calls = {"paged16": lambda: rocflash.flash_attn_with_kvcache(q, kp, vp, cache_seqlens=seqlens1, block_table=table,
+                                                                 backend=platform),
+             "flash_attn_func": lambda: rocflash.flash_attn_func(dense_q, kc[2:3, :9001], vc[2:3, :9001],
+                                                                 backend=platform)}
+    for name, call in calls.items():
+        got = {}
+        for pdl in ("0", "1"):
+            monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, pdl)
+            got[pdl] = call()
+        assert torch.equal(got["0"], got["1"]), name
+        side = torch.cuda.Stream()  # PDL on (set last): warm-up on a side stream, capture, replay
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            call()
+        torch.cuda.current_stream().wait_stream(side)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            captured = call()
+        captured.fill_(float("nan"))
+        g.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(captured, got["1"]), f"{name}: graph replay"
+
+
 def test_gpu_cache_batch_idx_and_speculative(platform):
     lens = [5, 300, 0, 77]
     k_cache, v_cache = _caches(4, 320, 2, 64, lens, torch.float16, seed=9)

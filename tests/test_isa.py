@@ -383,6 +383,30 @@ def test_aligned_path_uses_128bit_loads_all_dtypes(audit, kind):
 
 
 @pytest.mark.toolchain
+@pytest.mark.parametrize("kind", ("fwd", "bwd_dkdv", "bwd_dq"))
+def test_fp32_scores_sum_in_fp64_and_16bit_never(audit, kind):
+    """fp32 tiles sum their scores (and dP) in fp64 in the main loop (hip_src tile_rowdot_fp64, issue 8: the fp32 FMA
+    chain left the backward rule at softmax_scale 50); 16-bit kernels hold no fp64 FMA (their speed is untouched)."""
+    for arch in GFX9:
+        ks = kernels(audit, arch, kind=kind)
+        assert any(a.dtype == "fp32" for a in ks) and any(a.dtype == "fp16" for a in ks), arch
+        violations = [v for a in ks for v in isa.check_score_precision(a)]
+        assert not violations, "\n".join(violations)
+
+
+def test_score_precision_check_flags_both_ways():
+    """check_score_precision flags an fp32 main loop without v_fma_f64 and a 16-bit kernel with one."""
+    a = isa.KernelAudit(symbol="k", arch="gfx906", vendor="amd", name="k", kind="fwd", dtype="fp32")
+    a.main_loop = (0, 1)
+    a.loop_counts, a.kernel_counts = {"fma": 64, "fma64": 0}, {"fma": 64, "fma64": 0}
+    assert any("v_fma_f64" in v for v in isa.check_score_precision(a))
+    a.loop_counts["fma64"] = a.kernel_counts["fma64"] = 32
+    assert not isa.check_score_precision(a)
+    b = dataclasses.replace(a, dtype="bf16")
+    assert any("16-bit" in v for v in isa.check_score_precision(b))
+
+
+@pytest.mark.toolchain
 def test_vector_path_check_flags_scalar_loads(compile_fixture):
     a = compile_fixture("scalar_loads.hip", "gfx906")
     v = isa.check_vector_path(a, want_dot2=True)

@@ -169,6 +169,26 @@ def splitkv_fused_combine() -> bool:
     return envvars.choice(SPLITKV_FUSED_COMBINE_ENV) == "1"
 
 
+SPLITKV_PDL_ENV = "ROCFLASH_SPLITKV_PDL"
+# Off by default: on the H200 it measured level with plain launches (perf/RESULTS.md, run D5-1: CUDA graphs of the
+# decode step, -2 to +3 % on the KV-cache call, within the run's noise elsewhere).
+SPLITKV_PDL_DEFAULT = False
+
+
+def splitkv_pdl(device) -> bool:
+    """``ROCFLASH_SPLITKV_PDL`` (1 | 0; unset = off): whether the tensor-core split-KV kernel and its combine kernel
+    are programmatic dependent launches (hip_src/rf_vendor.h rfLaunch: each may be scheduled while the kernel
+    before it finishes, and waits for it before touching memory; results are identical). Only on NVIDIA sm_90+
+    (the PTX griddepcontrol instructions); False elsewhere. ValueError for another value."""
+    raw = os.environ.get(SPLITKV_PDL_ENV, "").strip()
+    if raw not in ("", "0", "1"):
+        raise ValueError(f"{SPLITKV_PDL_ENV} must be 0 or 1, got {raw!r}")
+    want = SPLITKV_PDL_DEFAULT if not raw else raw == "1"
+    if not want or getattr(device, "type", None) != "cuda" or torch.version.cuda is None:
+        return False
+    return torch.cuda.get_device_capability(device)[0] >= 9
+
+
 # Arrival counters of the fused combine, one int32 per (sequence, kv-head, row chunk): every launch leaves them 0
 # (the last block of a slot resets its counter), so one zeroed buffer per (device, stream) serves every call on
 # that stream (calls on one stream never overlap). Inside a CUDA graph capture a call gets a fresh zeroed buffer
@@ -371,6 +391,7 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, sbcast: bool
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0  # checked before launch
+        p.pdl = int(math == "mma" and splitkv_pdl(q.device))
         buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
         counters = None
         # the last block keeps (row, split) LSEs in its shared memory: 16 + block_m * num_splits * 4 bytes
@@ -687,7 +708,7 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
     out = torch.full(q.shape, float("nan"), dtype=q.dtype, device=q.device) if poison else \
         torch.empty(q.shape, dtype=q.dtype, device=q.device)
     key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV),
-           getenv(SPLITKV_L2_PREFETCH_ENV), getenv(SPLITKV_FUSED_COMBINE_ENV))
+           getenv(SPLITKV_L2_PREFETCH_ENV), getenv(SPLITKV_FUSED_COMBINE_ENV), getenv(SPLITKV_PDL_ENV))
     mod = load_module(platform)
     hit = state.get(key)
     if hit is None:
@@ -765,6 +786,7 @@ def _plan_launch(platform, mod, q, k, v, args, out) -> _PlannedLaunch:
     if split:
         p.num_splits = num_splits
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0
+        p.pdl = int(math == "mma" and splitkv_pdl(q.device))
         fuse = splitkv_fused_combine()  # checked for every split call, as _launch_fwd does
         if num_splits > 1:
             n_o, n_l = num_splits * n_lse * inst["headdim"], num_splits * n_lse

@@ -7,6 +7,8 @@ with fp32 state (fp64 for float64 inputs, so that ``torch.autograd.gradcheck`` c
 
 Forward (hip_src/fmha_fwd_kernel.h)::
 
+    S = Q . K^T                        float32 inputs: each element the fp64 sum of the exact products, rounded
+                                       once (the kernels' tile_rowdot_fp64); 16-bit: torch's fp32 product
     m' = max(m, rowmax(S2))            S2 = score * log2(e)
     base = 0 if m' == -inf else m'     (a row that has seen no visible key stays at 0 / -inf)
     alpha = exp2(m - base);  P = exp2(S2 - base)
@@ -24,7 +26,9 @@ Backward (hip_src/fmha_bwd_kernel.h)::
                                    bits in every pass, as the kernels' fixed per-element order; own_stats_pass)
     P = exp2(S2 - m) * (1/l)      (the forward's final row max and 1/l; 0 where masked, and for rows with l = 0)
     dS = P * (dP - D) * g,  dP = dO . V^T,  g = 1 or 1 - tanh^2 (softcap)
-                                  (dP correctly rounded for every dtype: the kernels' fixed per-element order)
+                                  (S and dP correctly rounded: for float32 inputs the kernels' fp64 sum of exact
+                                  products, rounded once (tile_rowdot_fp64); for 16-bit dP the model of the
+                                  kernels' fixed per-element fp32 order)
     dK/dV kernel, per key block and query tile:  dV += round(P)^T . dO,  dK += round(dS)^T . Q
     dQ kernel, per query block and key tile:     dQ += round(dS) . K   (boundary tiles: masked_product)
     boundary tiles select P and dS to 0 where masked (never 0 * a NaN of an unseen K/V row)
@@ -178,6 +182,17 @@ def _matmul(a, b, idx):
     return a @ _pick(b, idx)
 
 
+def _score_operands(a, b, dtype):
+    """(A, B^T) for S = A . B^T of inputs of ``dtype`` (the tiles a, b are in the accumulation dtype): for float32
+    inputs float64 copies, whose product rounded once to float32 is the
+    compiled kernels' fp32 score (hip_src/fmha_tile_math.h tile_rowdot_fp64: exact fp32 products summed in fp64
+    over headdim, one rounding; the fp64 sums of the two orders differ by ~headdim * 2^-53 relative, so the bits
+    agree except where that straddles an fp32 rounding boundary). Other dtypes: unchanged (fp64 inputs: fp64)."""
+    if dtype == torch.float32:
+        return a.double(), b.double().transpose(-1, -2)
+    return a, b.transpose(-1, -2)
+
+
 def _update(x, idx, fn, dim: int = 2):
     """x[..., idx, ...] = fn(x[..., idx, ...]) along ``dim``: in place on the view for a run of tiles."""
     if _run(idx):
@@ -287,10 +302,12 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     o = torch.zeros(pb.batch, pb.nheads, n_blocks, bm, cfg.headdim, dtype=pb.acc, device=dev)
     neg_inf = torch.tensor(float("-inf"), dtype=pb.acc, device=dev)
 
+    # float32: S = Q.K^T accumulated in fp64 and rounded once (_score_operands), as hip_src's tile_rowdot_fp64
+    qs, kst = _score_operands(qt, kt, pb.dtype)
     for blocks, tiles in _schedule(ranges):
         masked = [pb.rule.tile_needs_mask(*bounds[i], t * bn, bn) for i, t in zip(blocks, tiles)]
         pairs = _Tiles(pb, [bounds[i][0] for i in blocks], [t * bn for t in tiles], bm, bn, masked)
-        s2, _ = pairs.scores_log2(pb, _matmul(_pick(qt, blocks), kt.transpose(-1, -2), tiles))
+        s2, _ = pairs.scores_log2(pb, _matmul(_pick(qs, blocks), kst, tiles).to(pb.acc))
         if pairs.keep is not None:
             s2 = torch.where(pairs.keep, s2, neg_inf)
         m_old = _pick(m, blocks)
@@ -398,7 +415,8 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
 
     def exact_dot(a_tiles, a_idx, b, k_tiles, every_dtype=False):
         """a . b[tile]^T per pair. float32 inputs (every_dtype: float16 / bfloat16 too): each element the correctly
-        rounded dot product (fp64, rounded once), the same bits whatever the tile shapes, as the kernels' fixed
+        rounded dot product (fp64, rounded once: for float32 the kernels' own arithmetic, tile_rowdot_fp64 in
+        hip_src/fmha_tile_math.h, as in the forward), the same bits whatever the tile shapes, as the kernels' fixed
         per-element order gives the dK/dV kernel, the dQ kernel and its statistics pass (torch's float32 matmul
         rounds differently for different shapes: S a few ulps apart between passes moves P = exp2(S2 - m) off 1
         at large softmax_scale). dP takes it for every dtype: the preprocess's D (preprocess_delta) is the same

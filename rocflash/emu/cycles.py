@@ -10,7 +10,9 @@ listed in ``LATENCIES``, none of them measured on gfx906):
   * issue: a wave issues at most one instruction per 4 clocks (the sequencer serves the 4 SIMDs in turn);
     a wave64 VALU instruction occupies its SIMD16 for 4 clocks: v_dot2_f32_f16, fp32 and int32 ops at full
     rate (4), transcendentals (v_exp/log/rcp/rsq/sqrt) and 32-bit multiplies (v_mul_lo/hi_u32,
-    v_mad_u64_u32, v_div_*) at quarter rate (16), 64-bit shifts at half rate (8); SALU, branch, memory
+    v_mad_u64_u32, v_div_*) at quarter rate (16), 64-bit shifts and fp64 ops (``*_f64``: v_fma_f64 and the
+    conversions to and from fp64 of the fp32 score product) at half rate (8: MI50's fp64 peak, 6.6 TFLOP/s, is
+    half its fp32 peak; the conversions' rate is assumed equal, not sourced); SALU, branch, memory
     issue 4 clocks; s_waitcnt / s_barrier / s_nop are waits (counted as 0 issue here);
   * LDS: one unit per CU, 128 bytes per clock over 32 banks x 4 bytes; an access takes the sum over its lane
     groups of the most distinct dwords in one bank (1 per group when conflict-free); ds_swizzle/ds_bpermute 2;
@@ -100,7 +102,7 @@ def classify(mnemonic: str) -> tuple[str, int]:
         return "valu_trans", 16
     if m.startswith(QUARTER):
         return "valu_quarter", 16
-    if m.startswith(HALF):
+    if m.startswith(HALF) or (m.startswith("v_") and "_f64" in m):
         return "valu_half", 8
     if m.startswith("v_"):
         return "valu", 4

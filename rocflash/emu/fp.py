@@ -54,6 +54,31 @@ def fma_f32(a, b, c) -> np.ndarray:
     return round64_to_f32(s, err)
 
 
+def fma_f64(a, b, c) -> np.ndarray:
+    """a * b + c with a single rounding to float64 (IEEE fusedMultiplyAdd; Vega ISA V_FMA_F64).
+
+    Where the product is exact in float64 (both factors float32 values widened, as our kernels' fp32 scores
+    give them: 24 + 24 bits < 53, no overflow or underflow; or a factor zero or not finite), numpy's p + c is the
+    one rounding. Other lanes are computed exactly with rationals (Python's int division rounds correctly)."""
+    a, b, c = np.broadcast_arrays(*(np.asarray(x, dtype=F64) for x in (a, b, c)))  # an inline constant is 0-d
+    with np.errstate(all="ignore"):
+        p = a * b
+        r = p + c
+        narrow = lambda x: (x.astype(F32).astype(F64) == x) | ~np.isfinite(x) | (x == 0)
+        slow = ~(narrow(a) & narrow(b)) & np.isfinite(c)
+    if not np.any(slow):
+        return r
+    from fractions import Fraction
+    r = np.array(r, dtype=F64, copy=True)
+    for i in zip(*np.nonzero(slow)):
+        exact = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
+        try:
+            r[i] = exact.numerator / exact.denominator  # correctly rounded; an exact 0 is +0 (RNE)
+        except OverflowError:
+            r[i] = np.inf if exact > 0 else -np.inf
+    return r
+
+
 def is_denorm32(x: np.ndarray) -> np.ndarray:
     return (np.abs(x) < F32_MIN_NORMAL) & (x != 0)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .fp import (F16, F32, F64, U16, U32, U64, exponent32, f32_to_i32, f32_to_u32, flush32, fma_f32,  # noqa: F401
+                 fma_f64,
                  is_denorm32, max_f32, min_f32)
 
 I32, I64 = np.int32, np.int64
@@ -210,6 +211,11 @@ def _cvt_f16_f32(x):
         return _f32(x).astype(F16)
 
 
+def _cvt_f32_f64(x):
+    with np.errstate(all="ignore"):
+        return np.asarray(x, dtype=F64).astype(F32)
+
+
 def _sel(b):
     return b
 
@@ -229,6 +235,9 @@ VOP: dict[str, tuple[str, tuple[str, ...], object]] = {
     "v_cvt_i32_f32": ("i32", ("f32",), f32_to_i32),
     "v_cvt_f16_f32": ("f16", ("f32",), _cvt_f16_f32),
     "v_cvt_f32_f16": ("f32", ("f16",), lambda a: np.asarray(a, F16).astype(F32)),
+    # fp64 (Vega 12.8 / 12.12): exact widening; narrowing rounds to nearest even, fp32 denormals kept
+    "v_cvt_f64_f32": ("f64", ("f32",), lambda a: np.asarray(a, F32).astype(F64)),
+    "v_cvt_f32_f64": ("f32", ("f64",), _cvt_f32_f64),
     "v_trunc_f32": ("f32", ("f32",), lambda a: np.trunc(_f32(a))),
     "v_floor_f32": ("f32", ("f32",), lambda a: np.floor(_f32(a))),
     "v_ceil_f32": ("f32", ("f32",), lambda a: np.ceil(_f32(a))),
@@ -269,6 +278,7 @@ VOP: dict[str, tuple[str, tuple[str, ...], object]] = {
     "v_bcnt_u32_b32": ("u32", ("b32", "u32"), lambda a, b: _u32(_bcnt(a).astype(U64) + np.asarray(b, U64))),
     # VOP3-only (Vega 12.12)
     "v_fma_f32": ("f32", ("f32", "f32", "f32"), fma_f32),
+    "v_fma_f64": ("f64", ("f64", "f64", "f64"), fma_f64),
     "v_mad_f32": ("f32", ("f32", "f32", "f32"), _mad_f32),
     "v_max3_f32": ("f32", ("f32", "f32", "f32"), lambda a, b, c: max_f32(max_f32(a, b), c)),
     "v_min3_f32": ("f32", ("f32", "f32", "f32"), lambda a, b, c: min_f32(min_f32(a, b), c)),

@@ -30,7 +30,8 @@ from .audit import (KernelAudit, audit_asm, audit_compiled_file, audit_directory
                     lds_conflict_degree, occupancy_amd, parse_preprocess_symbol, parse_tile_symbol,
                     tile_bank_conflicts)
 from .checks import (all_checks, check_bank_conflicts, check_lds_limit, check_narrow_path, check_no_spills,
-                     check_occupancy, check_sbcast, check_vector_path, check_wave_size, config_source,
+                     check_occupancy, check_sbcast, check_score_precision, check_vector_path, check_wave_size,
+                     config_source,
                      configs_by_key)
 from .cli import main
 from .compile import (DEVICE_LIBS, HIPCC_ARCHS, ISA_VERSION_BITCODE, CompiledFile, compile_command,

@@ -110,6 +110,7 @@ COUNTERS: dict[str, Callable[[str], bool]] = {
     "s_load_b512": lambda m: m == "s_load_dwordx16",  # the scalar-broadcast forward's K/V rows
     "mfma": lambda m: m.startswith("v_mfma_"),
     "fma": lambda m: m in _FMA,
+    "fma64": lambda m: m in ("v_fma_f64", "v_fmac_f64"),  # fp32 kernels' score / dP sums (tile_rowdot_fp64)
     "exp": lambda m: m == "v_exp_f32",
     "waitcnt": lambda m: m.startswith("s_waitcnt"),
     "barrier": lambda m: m == "s_barrier",

@@ -87,6 +87,20 @@ def check_vector_path(a: KernelAudit, want_dot2: bool = True) -> list[str]:
     return v
 
 
+def check_score_precision(a: KernelAudit) -> list[str]:
+    """fp32 tiles (forward, dK/dV, dQ): the main loop sums the scores (and dP) in fp64 (v_fma_f64 / gfx90a+'s v_fmac_f64:
+    hip_src/fmha_tile_math.h tile_rowdot_fp64; an fp32 FMA chain there left FlashAttention's backward rule at
+    large softmax_scale, issue 8). 16-bit tiles: no fp64 FMA anywhere (their products stay on dot2 / fp32 FMA)."""
+    if a.kind not in ("fwd", "bwd_dkdv", "bwd_dq") or a.main_loop is None:
+        return []
+    if a.dtype == "fp32" and a.loop_counts.get("fma64", 0) == 0:
+        return [f"{a.name} [{a.arch}]: fp32 main loop must sum scores in fp64 (v_fma_f64 / v_fmac_f64), got 0 "
+                f"(fp32 FMA: {a.loop_counts['fma']})"]
+    if a.dtype in ("fp16", "bf16") and a.kernel_counts.get("fma64", 0):
+        return [f"{a.name} [{a.arch}]: 16-bit kernel must not use v_fma_f64 / v_fmac_f64, got {a.kernel_counts['fma64']}"]
+    return []
+
+
 def check_narrow_path(a: KernelAudit) -> list[str]:
     """Narrow path: loads narrower than 128 bits in the main loop and no global_load_dwordx4 anywhere. (In the
     backward's main loops the per-row LSE / D loads are narrow on both paths: the second half is the
@@ -163,6 +177,7 @@ def all_checks(a: KernelAudit, configs: dict[tuple, TileConfig] | None = None) -
             v += check_vector_path(a, want_dot2=(a.dtype == "fp16"))
         else:
             v += check_narrow_path(a)
+        v += check_score_precision(a)
     if a.arch == "gfx906" and a.aligned and configs is not None:
         cfg = configs.get((a.kind, a.dtype, a.headdim))
         if cfg is not None:

@@ -37,7 +37,7 @@ def _opt(x) -> str:
 
 AMD_COLUMNS = ("kernel", "kind", "VGPR", "SGPR", "AGPR", "LDS B (static+dyn)", "scratch B", "SGPR spill",
                "W/SIMD vgpr", "W/SIMD lds", "W/SIMD", "gl128", "gl narrow", "ds128", "ds64", "dot2", "mfma", "fma",
-               "exp", "waitcnt", "conflicts", "unpadded")
+               "fma64", "exp", "waitcnt", "conflicts", "unpadded")
 NV_COLUMNS = ("kernel", "kind", "regs", "spill st/ld B", "stack B", "smem B (static+dyn)", "conflicts", "unpadded")
 
 
@@ -56,7 +56,7 @@ def table_rows(kernels: Sequence[KernelAudit], arch: str) -> tuple[tuple[str, ..
                          str(a.sgpr_spill_count), _opt(a.waves_per_simd_vgpr), _opt(a.waves_per_simd_lds),
                          _opt(a.waves_per_simd), _ml(a, "global_load_b128"), _ml(a, "global_load_narrow"),
                          _ml(a, "ds_read_b128"), _ml(a, "ds_read_b64"), _ml(a, "dot2"), _ml(a, "mfma"), _ml(a, "fma"),
-                         _ml(a, "exp"), _ml(a, "waitcnt"), _conf(a.bank_conflicts), _conf(a.bank_conflicts_unpadded)])
+                         _ml(a, "fma64"), _ml(a, "exp"), _ml(a, "waitcnt"), _conf(a.bank_conflicts), _conf(a.bank_conflicts_unpadded)])
         else:
             rows.append([a.name, kind, _opt(a.registers), f"{a.spill_store_bytes}/{a.spill_load_bytes}",
                          str(a.stack_frame_bytes), f"{a.lds_total} ({a.lds_static}+{a.lds_dynamic})",
@@ -250,7 +250,8 @@ def format_markdown(run: AuditRun, command: str) -> str:
               "gl128 = `global_load_dwordx4`, gl narrow = narrower global loads, ds128 = `ds_read_b128`, ds64 = "
               "`ds_read_b64` and `ds_read2_b64` (one instruction, two 64-bit reads), dot2 = `v_dot2_f32_f16` "
               "(gfx906) / `v_dot2c_f32_f16` (gfx908+), fma = fp32 FMA family (`v_fma_f32`, `v_fmac_f32`, "
-              "`v_mac_f32`, `v_fma_mix_f32`, `v_pk_fma_f32`, ...), exp = `v_exp_f32`. VGPR on gfx90a/gfx942 is the "
+              "`v_mac_f32`, `v_fma_mix_f32`, `v_pk_fma_f32`, ...), fma64 = `v_fma_f64` / `v_fmac_f64` (the fp32 kernels' score and "
+              "dP sums), exp = `v_exp_f32`. VGPR on gfx90a/gfx942 is the "
               "unified VGPR+AGPR count that sets occupancy. "
               "LDS = static (`.group_segment_fixed_size`) + dynamic (`lds_bytes()` of the kind's shape type, what "
               "the launcher requests). W/SIMD = waves per SIMD from VGPRs, from LDS, and their minimum. "
