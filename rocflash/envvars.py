@@ -28,6 +28,7 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     "ROCFLASH_POISON_OUTPUTS": (("0", "1"), "0"),
     "ROCFLASH_SPLITKV_L2_PREFETCH": (("0", "64", "128", "256"), "128"),
     "ROCFLASH_SPLITKV_FUSED_COMBINE": (("0", "1"), "0"),
+    "ROCFLASH_SPLITKV_PDL": (("0", "1"), "0"),
 }
 # read at install / tool time (setup.py, rocflash.ck.build), not by check_switches
 BUILD_SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {

@@ -306,5 +306,5 @@ def test_splitkv_pdl_switch(monkeypatch):
     monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, "1")
     assert compiled.splitkv_pdl(cuda) is False
     monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, "yes")
-    with pytest.raises(ValueError, match=r"ROCFLASH_SPLITKV_PDL must be 0 or 1, got 'yes'"):
+    with pytest.raises(ValueError, match=r"ROCFLASH_SPLITKV_PDL must be one of 0, 1, got 'yes'"):
         compiled.splitkv_pdl(cuda)

@@ -180,10 +180,7 @@ def splitkv_pdl(device) -> bool:
     are programmatic dependent launches (hip_src/rf_vendor.h rfLaunch: each may be scheduled while the kernel
     before it finishes, and waits for it before touching memory; results are identical). Only on NVIDIA sm_90+
     (the PTX griddepcontrol instructions); False elsewhere. ValueError for another value."""
-    raw = os.environ.get(SPLITKV_PDL_ENV, "").strip()
-    if raw not in ("", "0", "1"):
-        raise ValueError(f"{SPLITKV_PDL_ENV} must be 0 or 1, got {raw!r}")
-    want = SPLITKV_PDL_DEFAULT if not raw else raw == "1"
+    want = envvars.choice(SPLITKV_PDL_ENV) == "1"  # valid but meaningless off sm_90+: accepted, no effect
     if not want or getattr(device, "type", None) != "cuda" or torch.version.cuda is None:
         return False
     return torch.cuda.get_device_capability(device)[0] >= 9
