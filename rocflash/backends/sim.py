@@ -193,6 +193,30 @@ def _score_operands(a, b, dtype):
     return a, b.transpose(-1, -2)
 
 
+def _fp64_ascending(a, b, idx):
+    """a @ _pick(b, idx) rounded once to float32 as hip_src's tile_rowdot_fp64 sums it: a (b, h, pairs, M, D) and
+    the tiles b (b, h, tiles, D, N) in float64 holding float32 values; each product is exact in fp64 and the kernels
+    add them in ascending d (one v_fma_f64 each, from +0). torch's fp64 matmul sums in another order: the two fp64
+    sums differ by at most 2 D 2^-53 sum_d |a_d b_d| <= 2 D 2^-53 |a| |b| (Cauchy-Schwarz), so the float32 bits can
+    differ only where that interval straddles a float32 rounding boundary, which products that cancel (|a . b| far
+    below |a| |b|, e.g. 1e20 * 1e20 - 1e20 * 1e20 + small) make common. Those elements are summed again in the
+    kernels' order (found by adv15: the emulated gfx906 code gave the exact score there, the sim did not)."""
+    s = _matmul(a, b, idx)
+    out = s.float()
+    err = (2 * a.shape[-1] * 2.0**-53) * (a.norm(dim=-1, keepdim=True) @ _pick(b.norm(dim=-2, keepdim=True), idx))
+    # non-finite sums are the same in every order (fp32 products cannot overflow an fp64 sum of <= 256 of them)
+    redo = torch.isfinite(s) & (((s + err).float() != out) | ((s - err).float() != out))
+    if bool(redo.any()):
+        bt = _pick(b, idx)
+        rows = a.unsqueeze(-2).expand(*s.shape, a.shape[-1])[redo]  # (F, D)
+        cols = bt.transpose(-1, -2).unsqueeze(-3).expand(*s.shape, a.shape[-1])[redo]
+        wide = torch.zeros(rows.shape[0], dtype=torch.float64, device=s.device)
+        for d in range(rows.shape[-1]):
+            wide = wide + rows[:, d] * cols[:, d]  # the exact product, one rounding per add: v_fma_f64
+        out[redo] = wide.float()
+    return out
+
+
 def _update(x, idx, fn, dim: int = 2):
     """x[..., idx, ...] = fn(x[..., idx, ...]) along ``dim``: in place on the view for a run of tiles."""
     if _run(idx):
@@ -304,10 +328,11 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
 
     # float32: S = Q.K^T accumulated in fp64 and rounded once (_score_operands), as hip_src's tile_rowdot_fp64
     qs, kst = _score_operands(qt, kt, pb.dtype)
+    _fp32_score = _fp64_ascending if pb.dtype == torch.float32 else _matmul
     for blocks, tiles in _schedule(ranges):
         masked = [pb.rule.tile_needs_mask(*bounds[i], t * bn, bn) for i, t in zip(blocks, tiles)]
         pairs = _Tiles(pb, [bounds[i][0] for i in blocks], [t * bn for t in tiles], bm, bn, masked)
-        s2, _ = pairs.scores_log2(pb, _matmul(_pick(qs, blocks), kst, tiles).to(pb.acc))
+        s2, _ = pairs.scores_log2(pb, _fp32_score(_pick(qs, blocks), kst, tiles).to(pb.acc))
         if pairs.keep is not None:
             s2 = torch.where(pairs.keep, s2, neg_inf)
         m_old = _pick(m, blocks)
@@ -377,6 +402,9 @@ def preprocess_delta(dout, out, out_fp32=None):
     |softmax_scale| * 2^-24 * |dO| |V| |K| off there: tests/test_one_key_rows.py)."""
     if out.dtype == torch.float64:
         return (dout.double() * out).sum(-1)
+    if out.dtype == torch.float32:  # tile_rowdot_fp64's ascending fp64 sum, as the preprocess kernel's fp32 branch
+        a, b = dout.double().unsqueeze(-2).unsqueeze(2), out.double().unsqueeze(-1).unsqueeze(2)  # (b, sq, 1, h, 1|D, D|1)
+        return _fp64_ascending(a, b, [0]).reshape(out.shape[:-1])
     hi = (dout.double() * out.double()).sum(-1).float()
     if out_fp32 is None or out_fp32.numel() == 0 or out.dtype == torch.float32:
         return hi
@@ -426,7 +454,10 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         for t, make in ((a_tiles, lambda x: x.double()), (b, lambda x: x.double().transpose(-1, -2))):
             if id(t) not in wide:  # each Q / dO / K / V tile tensor converted once per launch, not once per step
                 wide[id(t)] = (t, make(t))
-        return _matmul(_pick(wide[id(a_tiles)][1], a_idx), wide[id(b)][1], k_tiles).float()
+        a64, b64 = _pick(wide[id(a_tiles)][1], a_idx), wide[id(b)][1]
+        if pb.dtype == torch.float32:  # the kernels' ascending fp64 sum (16-bit dP: the correctly rounded model)
+            return _fp64_ascending(a64, b64, k_tiles)
+        return _matmul(a64, b64, k_tiles).float()
 
     def row_stats(bm):  # (b, h, blocks, Br) each: m (+inf past seqlen_q), 1/l and D (0 past seqlen_q)
         n_blocks = -(-pb.seqlen_q // bm)
