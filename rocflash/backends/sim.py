@@ -193,19 +193,23 @@ def _score_operands(a, b, dtype):
     return a, b.transpose(-1, -2)
 
 
-def _fp64_ascending(a, b, idx):
+def _fp64_ascending(a, b, idx, b_norm=None):
     """a @ _pick(b, idx) rounded once to float32 as hip_src's tile_rowdot_fp64 sums it: a (b, h, pairs, M, D) and
     the tiles b (b, h, tiles, D, N) in float64 holding float32 values; each product is exact in fp64 and the kernels
     add them in ascending d (one v_fma_f64 each, from +0). torch's fp64 matmul sums in another order: the two fp64
     sums differ by at most 2 D 2^-53 sum_d |a_d b_d| <= 2 D 2^-53 |a| |b| (Cauchy-Schwarz), so the float32 bits can
     differ only where that interval straddles a float32 rounding boundary, which products that cancel (|a . b| far
     below |a| |b|, e.g. 1e20 * 1e20 - 1e20 * 1e20 + small) make common. Those elements are summed again in the
-    kernels' order (found by adv15: the emulated gfx906 code gave the exact score there, the sim did not)."""
+    kernels' order (found by adv15: the emulated gfx906 code gave the exact score there, the sim did not).
+    ``b_norm``: b.norm(dim=-2, keepdim=True), when the caller keeps it for all steps."""
     s = _matmul(a, b, idx)
-    out = s.float()
-    err = (2 * a.shape[-1] * 2.0**-53) * (a.norm(dim=-1, keepdim=True) @ _pick(b.norm(dim=-2, keepdim=True), idx))
-    # non-finite sums are the same in every order (fp32 products cannot overflow an fp64 sum of <= 256 of them)
-    redo = torch.isfinite(s) & (((s + err).float() != out) | ((s - err).float() != out))
+    b_norm = b.norm(dim=-2, keepdim=True) if b_norm is None else b_norm
+    err = (2 * a.shape[-1] * 2.0**-53) * (a.norm(dim=-1, keepdim=True) @ _pick(b_norm, idx))
+    # rounding is monotone: where s - err and s + err round to one float32 value, every sum in between does. inf
+    # sums are the same in every order (fp32 products cannot overflow an fp64 sum of <= 256 of them).
+    # (NaN sums are redone too, to NaN: only NaN / inf inputs make them)
+    out = (s - err).float()
+    redo = out != s.add_(err).float()  # where not redone, out is s rounded to float32
     if bool(redo.any()):
         bt = _pick(b, idx)
         rows = a.unsqueeze(-2).expand(*s.shape, a.shape[-1])[redo]  # (F, D)
@@ -328,11 +332,13 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
 
     # float32: S = Q.K^T accumulated in fp64 and rounded once (_score_operands), as hip_src's tile_rowdot_fp64
     qs, kst = _score_operands(qt, kt, pb.dtype)
-    _fp32_score = _fp64_ascending if pb.dtype == torch.float32 else _matmul
+    kst_norm = kst.norm(dim=-2, keepdim=True) if pb.dtype == torch.float32 else None
     for blocks, tiles in _schedule(ranges):
         masked = [pb.rule.tile_needs_mask(*bounds[i], t * bn, bn) for i, t in zip(blocks, tiles)]
         pairs = _Tiles(pb, [bounds[i][0] for i in blocks], [t * bn for t in tiles], bm, bn, masked)
-        s2, _ = pairs.scores_log2(pb, _fp32_score(_pick(qs, blocks), kst, tiles).to(pb.acc))
+        s = (_fp64_ascending(_pick(qs, blocks), kst, tiles, kst_norm) if kst_norm is not None
+             else _matmul(_pick(qs, blocks), kst, tiles))
+        s2, _ = pairs.scores_log2(pb, s.to(pb.acc))
         if pairs.keep is not None:
             s2 = torch.where(pairs.keep, s2, neg_inf)
         m_old = _pick(m, blocks)
@@ -456,7 +462,9 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
                 wide[id(t)] = (t, make(t))
         a64, b64 = _pick(wide[id(a_tiles)][1], a_idx), wide[id(b)][1]
         if pb.dtype == torch.float32:  # the kernels' ascending fp64 sum (16-bit dP: the correctly rounded model)
-            return _fp64_ascending(a64, b64, k_tiles)
+            if ("norm", id(b)) not in wide:
+                wide[("norm", id(b))] = (b, b64.norm(dim=-2, keepdim=True))
+            return _fp64_ascending(a64, b64, k_tiles, wide[("norm", id(b))][1])
         return _matmul(a64, b64, k_tiles).float()
 
     def row_stats(bm):  # (b, h, blocks, Br) each: m (+inf past seqlen_q), 1/l and D (0 past seqlen_q)
