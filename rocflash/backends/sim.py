@@ -186,8 +186,8 @@ def _score_operands(a, b, dtype):
     """(A, B^T) for S = A . B^T of inputs of ``dtype`` (the tiles a, b are in the accumulation dtype): for float32
     inputs float64 copies, whose product rounded once to float32 is the
     compiled kernels' fp32 score (hip_src/fmha_tile_math.h tile_rowdot_fp64: exact fp32 products summed in fp64
-    over headdim, one rounding; the fp64 sums of the two orders differ by ~headdim * 2^-53 relative, so the bits
-    agree except where that straddles an fp32 rounding boundary). Other dtypes: unchanged (fp64 inputs: fp64)."""
+    over headdim, one rounding, ascending d: _fp64_ascending re-sums in that order the elements where torch's order
+    could round differently). Other dtypes: unchanged (fp64 inputs: fp64)."""
     if dtype == torch.float32:
         return a.double(), b.double().transpose(-1, -2)
     return a, b.transpose(-1, -2)
