@@ -597,7 +597,12 @@ def worker(rank, world, port, opts, queue):
     if rank == 0:
         report["log"] = lines
         queue.put(report)
-    dist.destroy_process_group()
+    # Every rank reaches this barrier before any tears its process group down: a gloo rank destroyed while its
+    # peer still holds the connection can abort the peer ("terminate called without an active exception").
+    try:
+        dist.barrier()
+    finally:
+        dist.destroy_process_group()
 
 
 def _write_json(out_dir: str, report: dict) -> None:

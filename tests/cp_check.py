@@ -212,6 +212,7 @@ def spawn_worker(rank: int, world: int, port: int, cases, queue, backend: str = 
         results = run_cases(cases, torch.device("cpu"))
         if rank == 0:
             queue.put(results)
+        dist.barrier()  # no rank tears gloo down while a peer still holds the connection (that aborts the peer)
     finally:
         dist.destroy_process_group()
 
@@ -239,6 +240,7 @@ def mismatch_worker(rank: int, world: int, port: int, queue):
             queue.put(((rank, "varlen"), "no error"))
         except ValueError as e:
             queue.put(((rank, "varlen"), str(e)))
+        dist.barrier()  # see spawn_worker
     finally:
         dist.destroy_process_group()
 
@@ -312,5 +314,6 @@ def disagreement_worker(rank: int, world: int, port: int, queue):
         attempt("unshard", lambda: zigzag_unshard(torch.randn(1, 4 + 2 * (rank == 1), 2, 8)))
         attempt("unshard_varlen", lambda: zigzag_unshard_varlen(torch.randn(8 + 2 * (rank == 1), 2, 8),
                                                                 torch.tensor([0, 8 * world], dtype=torch.int32)))
+        dist.barrier()  # see spawn_worker
     finally:
         dist.destroy_process_group()
