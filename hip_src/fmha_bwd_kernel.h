@@ -8,8 +8,9 @@
 //                1/l and D = rowsum(P o dP) / l from its own S and dP: FmhaBwdDqPipeline::own_row_stats)
 //   per tile     S = Q.K^T,  P = exp2(score_log2(S) - m) * inv_l,  dP = dO.V^T   (m, inv_l: the forward's
 //                final row max and 1 / row sum, the values it normalised O with)
-//                (float32: P = exp2(x - shift) * inv_l, x = score_log2(S) - m from S's fp64 sum, rounded once:
-//                ScoreTransform::shifted_log2; shift and inv_l: the statistics pass's, or 0 and the forward's)
+//                (float32: P = exp2(x - shift) * inv_l, x = score_log2(S) - m; shift and inv_l: the statistics
+//                pass's, or 0 and the forward's; with the pass and no softcap / ALiBi x comes from S's fp64 sum,
+//                rounded once: ScoreTransform::shifted_log2, kShifted)
 //                dS = P o (dP - D) o g,   g = 1, or 1 - tanh^2 under softcap   (dS = dL/d(raw S) / scale)
 //   dK/dV kernel dV += P^T.dO,  dK += dS^T.Q          (dK scaled by softmax_scale once, at the end)
 //   dQ kernel    dQ += dS.K                           (scaled by softmax_scale once, at the end)
@@ -68,19 +69,29 @@ RF_DEVICE float head_alibi_slope(const FmhaBwdParams& p, int batch, int head) {
   return p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f;
 }
 
-// x = score_log2(S) - row_max of one element. float32 without softcap: tile_s_and_dp left x itself in s (the
-// shifted fp64 score, rounded once); with softcap s holds S (the score is bounded by softcap) and x is fp32.
+// kShifted (float32 with the statistics pass, p.bwd_stats, no softcap, no ALiBi: shifted_variant): tile_s_and_dp
+// forms x = score_log2(S) - row_max from S's fp64 sum (ScoreTransform::shifted_log2), rounded once, and the pass's
+// own max of x (the row's shift) cancels row_max's float32 rounding. Else x = score_log2(S) - row_max from the
+// float32 S: a backward from an LSE has no such shift, and its m shares the forward's float32 S2 rounding, which
+// an fp64 S2 would not (the sim: 3.7x the rule on adv15's case from the LSE); softcap bounds the score; ALiBi's
+// term in fp64 cost the d32 kernel below its last VGPRs (shifted_log2). A
+// template parameter, not a runtime test per element: the runtime select cost the fp32 d32 dQ kernel 8 VGPRs
+// and a spill on gfx906 at its 2 waves per SIMD (ISA audit).
 template <class E>
+RF_DEVICE bool shifted_variant(const FmhaBwdParams& p) {
+  return E::kDType == DType::kFp32 && p.bwd_stats != nullptr && p.softcap == 0.f && p.alibi_slopes == nullptr;
+}
+
+// x = score_log2(S) - row_max of one element: s holds x itself under kShifted, else S.
+template <bool kShifted>
 RF_DEVICE float shifted_score(float s, float row_max, const ScoreTransform& score, int row, int col) {
-  if constexpr (E::kDType == DType::kFp32) {
-    if (score.softcap == 0.f) return s;
-  }
-  return score(s, row, col) - row_max;
+  if constexpr (kShifted) return s;
+  else return score(s, row, col) - row_max;
 }
 
 // One S tile's P and dS (in place: s holds S on entry and P on exit, dp holds dP on entry and dS on exit).
 // float32: P = exp2(x - shift) * inv_l (shift: the statistics pass's own max of x, or 0); 16-bit: exp2(x) * inv_l.
-template <class E, bool kMask, int TM, int TN, class RowOf, class ColOf>
+template <class E, bool kShifted, bool kMask, int TM, int TN, class RowOf, class ColOf>
 RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], const float (&row_max)[TM],
                                     const float (&inv_l)[TM], const float (&delta)[TM], const float (&shift)[TM],
                                     const ScoreTransform& score, const MaskRule& rule, RowOf row_of, ColOf col_of) {
@@ -89,7 +100,7 @@ RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], con
 #pragma unroll
     for (int c = 0; c < TN; ++c) {
       const int row = row_of(i), col = col_of(c);
-      float x = shifted_score<E>(s[i][c], row_max[i], score, row, col);
+      float x = shifted_score<kShifted>(s[i][c], row_max[i], score, row, col);
       if constexpr (E::kDType == DType::kFp32) x -= shift[i];
       float prob = rf_exp2(x) * inv_l[i];
       float ds = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
@@ -108,11 +119,11 @@ RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], con
 // return value: true for a boundary tile). Rows past seqlen_q count as masked there: the dK/dV kernel sums
 // over rows, and a padding row's P (LSE +inf) is NaN when the key's S is.
 // S = Q.K^T and dP = dO.V^T of the tile in LDS (each element one dot product over headdim in a fixed order:
-// the same bits in the dK/dV kernel, the dQ kernel and the dQ kernel's statistics pass). float32 without
-// softcap: s gets x = score_log2(S) - row_max from S's fp64 sum instead (ScoreTransform::shifted_log2).
-template <class E, class Tile, int TM, int TN>
-RF_DEVICE void tile_s_and_dp(const char* lds, int tid, const ScoreTransform& score, const float (&row_max)[TM], int m0,
-                             int n0, float (&s)[TM][TN], float (&dp)[TM][TN]) {
+// the same bits in the dK/dV kernel, the dQ kernel and the dQ kernel's statistics pass). kShifted: s gets x =
+// score_log2(S) - row_max from S's fp64 sum instead (ScoreTransform::shifted_log2).
+template <class E, class Tile, bool kShifted, int TM, int TN>
+RF_DEVICE void tile_s_and_dp(const char* lds, int tid, const ScoreTransform& score, const float (&row_max)[TM],
+                             float (&s)[TM][TN], float (&dp)[TM][TN]) {
   constexpr auto T = Tile::kShape;
 #pragma unroll
   for (int i = 0; i < TM; ++i)
@@ -120,10 +131,10 @@ RF_DEVICE void tile_s_and_dp(const char* lds, int tid, const ScoreTransform& sco
     for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
   const auto q_at = [&](int i, int d) { return T.q_read(tid, i, d); };
   const auto k_at = [&](int c, int d) { return T.k_read(tid, c, d); };
-  if constexpr (E::kDType == DType::kFp32) {
-    const bool shifted = score.softcap == 0.f;  // uniform
+  if constexpr (kShifted) {
+    static_assert(E::kDType == DType::kFp32, "the shifted fp64 score is the float32 backward's");
     tile_rowdot_fp64<TM, TN>(lds, T.chunks_per_row(), q_at, k_at, s, [&](int i, int c, double wide) {
-      return shifted ? score.shifted_log2(wide, m0 + T.row(tid, i), n0 + T.s_col(tid, c), row_max[i]) : float(wide);
+      return score.shifted_log2(wide, row_max[i]);
     });
   } else {
     tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), q_at, k_at, s);
@@ -132,20 +143,20 @@ RF_DEVICE void tile_s_and_dp(const char* lds, int tid, const ScoreTransform& sco
                          [&](int c, int d) { return T.v_read(tid, c, d); }, dp);
 }
 
-template <class E, class Tile, int TM, int TN>
+template <class E, class Tile, bool kShifted, int TM, int TN>
 RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule, const ScoreTransform& score, int m0,
                                   int m_end, int n0, const float (&row_max)[TM], const float (&inv_l)[TM],
                                   const float (&delta)[TM], const float (&shift)[TM], float (&s)[TM][TN],
                                   float (&dp)[TM][TN]) {
   constexpr auto T = Tile::kShape;
-  tile_s_and_dp<E, Tile>(lds, tid, score, row_max, m0, n0, s, dp);
+  tile_s_and_dp<E, Tile, kShifted>(lds, tid, score, row_max, s, dp);
   const auto row_of = [&](int i) { return m0 + T.row(tid, i); };
   const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
   const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
   if (boundary)
-    tile_probs_and_grads<E, true>(s, dp, row_max, inv_l, delta, shift, score, rule, row_of, col_of);
+    tile_probs_and_grads<E, kShifted, true>(s, dp, row_max, inv_l, delta, shift, score, rule, row_of, col_of);
   else
-    tile_probs_and_grads<E, false>(s, dp, row_max, inv_l, delta, shift, score, rule, row_of, col_of);
+    tile_probs_and_grads<E, kShifted, false>(s, dp, row_max, inv_l, delta, shift, score, rule, row_of, col_of);
   return boundary;
 }
 
@@ -221,6 +232,7 @@ struct FmhaBwdDkdvPipeline {
   static_assert(T.elem_bytes == E::kBytes, "tile config built for another element size");
   static_assert(T.threads % kWaveSize == 0 && T.threads_n <= kWaveSize, "row groups must not straddle waves");
 
+  template <bool kShifted>
   RF_DEVICE static void run(const FmhaBwdParams& p, char* lds, int n_block, int head_k, int batch) {
     constexpr BwdDkdvShape T = Tile::kShape;
     const int tid = threadIdx.x;
@@ -270,7 +282,7 @@ struct FmhaBwdDkdvPipeline {
 
         // stages 1 and 2: S, dP, then P and dS, stored transposed into LDS
         float s[TM][TN], dp[TM][TN];
-        recompute_p_and_ds<E, Tile>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, shift, s, dp);
+        recompute_p_and_ds<E, Tile, kShifted>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, shift, s, dp);
 #pragma unroll
         for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -324,7 +336,7 @@ struct FmhaBwdDqPipeline {
   // own max of x is the row's shift: P = exp2(x - shift) * inv_l. Writes (shift, 1/l) to p.bwd_stats and D to
   // p.delta (the row group's first lane) for the dK/dV kernel, launched after this one, which reads row_max from
   // the forward's stats as this kernel does. Masked entries are selected out (their S or dP may be NaN).
-  template <class Rows>
+  template <bool kShifted, class Rows>
   RF_DEVICE static void own_row_stats(const FmhaBwdParams& p, char* lds, const SeqInfo& seq, int batch, int head,
                                       const MaskRule& rule, const ScoreTransform& score, int m0, int m_end,
                                       int tile_begin, int tile_end, const Rows& k, const Rows& v,
@@ -345,7 +357,7 @@ struct FmhaBwdDqPipeline {
       copy_rows_to_lds<E, kAligned>(lds, v, n0, T.block_n, T.chunks_per_row(), [&](int r, int dd) { return T.v_write(r, dd); }, tid, T.threads);
       __syncthreads();
       float s[TM][TN], dp[TM][TN];
-      tile_s_and_dp<E, Tile>(lds, tid, score, row_max, m0, n0, s, dp);
+      tile_s_and_dp<E, Tile, kShifted>(lds, tid, score, row_max, s, dp);
       const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
@@ -354,7 +366,7 @@ struct FmhaBwdDqPipeline {
 #pragma unroll
         for (int c = 0; c < TN; ++c) {
           const int col = n0 + T.s_col(tid, c);
-          float x = shifted_score<E>(s[i][c], row_max[i], score, row, col);
+          float x = shifted_score<kShifted>(s[i][c], row_max[i], score, row, col);
           if (boundary && !(row < rule.seqlen_q && rule.visible(row, col))) x = neg_inf();
           s[i][c] = x;
           tile_max = rf_max(tile_max, x);
@@ -393,6 +405,7 @@ struct FmhaBwdDqPipeline {
     }
   }
 
+  template <bool kShifted>
   RF_DEVICE static void run(const FmhaBwdParams& p, char* lds, int m_block, int head, int batch) {
     constexpr BwdDqShape T = Tile::kShape;
     const int tid = threadIdx.x;
@@ -427,7 +440,7 @@ struct FmhaBwdDqPipeline {
     key_tile_range(rule, m0, m_end, T.block_n, &tile_begin, &tile_end);
     if constexpr (E::kBytes == 4) {
       if (p.bwd_stats != nullptr)  // uniform: fp32 inputs, the backward's own (m, 1/l) and D (fmha_bwd_params.h)
-        own_row_stats(p, lds, seq, batch, head, rule, score, m0, m_end, tile_begin, tile_end, k, v, row_max, inv_l, delta,
+        own_row_stats<kShifted>(p, lds, seq, batch, head, rule, score, m0, m_end, tile_begin, tile_end, k, v, row_max, inv_l, delta,
                       shift);
     }
     for (int t = tile_begin; t < tile_end; ++t) {
@@ -438,7 +451,7 @@ struct FmhaBwdDqPipeline {
       __syncthreads();
 
       float s[TM][TN], dp[TM][TN];
-      const bool boundary = recompute_p_and_ds<E, Tile>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, shift,
+      const bool boundary = recompute_p_and_ds<E, Tile, kShifted>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, shift,
                                                         s, dp);
 #pragma unroll
       for (int i = 0; i < TM; ++i)
@@ -477,7 +490,9 @@ template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdv_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
   bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) __attribute__((always_inline)) {
-    FmhaBwdDkdvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+    using Pipeline = FmhaBwdDkdvPipeline<E, Tile, kAligned>;
+    if (shifted_variant<E>(p)) Pipeline::template run<E::kDType == DType::kFp32>(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+    else Pipeline::template run<false>(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
   });
 }
 
@@ -485,7 +500,9 @@ template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dq_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
   bwd_grid_walk((p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m, p.nheads, p.batch, [&](int m_block, int head, int batch) __attribute__((always_inline)) {
-    FmhaBwdDqPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), m_block, head, batch);
+    using Pipeline = FmhaBwdDqPipeline<E, Tile, kAligned>;
+    if (shifted_variant<E>(p)) Pipeline::template run<E::kDType == DType::kFp32>(p, reinterpret_cast<char*>(rf_lds), m_block, head, batch);
+    else Pipeline::template run<false>(p, reinterpret_cast<char*>(rf_lds), m_block, head, batch);
   });
 }
 

@@ -3,7 +3,8 @@
 float32 scores are the fp64 sum of the exact products rounded once (hip_src/fmha_tile_math.h tile_rowdot_fp64): a
 sum past 3.4e38 rounds to +-inf, as does a finite score times a softmax_scale near MAX_SOFTMAX_SCALE. +inf gives
 NaN rows (exp2(inf - inf)). A row whose every visible scaled score is -inf is the open defect below (adv15). The
-last tests: adv15's fp32 two-key rows at softmax_scale 50 / 100 (fixed: the backward's fp64-shifted score).
+last tests: adv15's fp32 two-key rows at softmax_scale 50 / 100 (fixed: the backward's fp64-shifted score; with
+ALiBi still open).
 """
 import pytest
 import torch
@@ -42,7 +43,7 @@ def test_negative_overflow_is_not_silent(backend, how):
     assert out.isnan().all() and lse.isnan().all(), f"out {out.flatten().tolist()} lse {lse.flatten().tolist()}"
 
 
-def _two_key_case(seed, scale, sq=16, sk=31, h=6, hk=2, d=200):
+def _two_key_case(seed, scale, sq=16, sk=31, h=6, hk=2, d=200, alibi_slopes=None):
     """fp32 causal seqlen_q < seqlen_k, GQA 6:2, headdim 200 (adv15's shape): (grads of the sim's autograd backward,
     q, k, v, dout)."""
     g = torch.Generator().manual_seed(seed)
@@ -50,7 +51,8 @@ def _two_key_case(seed, scale, sq=16, sk=31, h=6, hk=2, d=200):
     k, v = torch.randn(1, sk, hk, d, generator=g), torch.randn(1, sk, hk, d, generator=g)
     dout = torch.randn(1, sq, h, d, generator=g)
     qq, kk, vv = (t.clone().requires_grad_() for t in (q, k, v))
-    out = rocflash.flash_attn_func(qq, kk, vv, softmax_scale=scale, causal=True, backend="sim")
+    out = rocflash.flash_attn_func(qq, kk, vv, softmax_scale=scale, causal=True, alibi_slopes=alibi_slopes,
+                                   backend="sim")
     return torch.autograd.grad(out, (qq, kk, vv), dout), q, k, v, dout
 
 
@@ -95,3 +97,16 @@ def test_fp32_causal_two_key_rows_seed_scan(scale):
     for seed in range(6):
         grads, q, k, v, dout = _two_key_case(seed, scale)
         assert_grads_close(grads, q, k, v, dout, FwdArgs(scale, -1, 0, 0.0, None), f"seed {seed} scale {scale}")
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open (eco12): with ALiBi the fp32 backward keeps the float32 "
+                   "score (hip_src/fmha_bwd_kernel.h shifted_variant): adv15's shape with slopes 2^(-8(h+1)/6), seed 2, "
+                   "scale 50 leaves the rule by 3.16x (the same on main 83c58ed; 1 of 20 seeds, none of 20 at 100). "
+                   "ALiBi's term in the fp64-shifted score fixes it on the sim (0.17x) but cost the gfx906 fp32 d32 dQ "
+                   "kernel 8 VGPRs and a spill at its 2 waves per SIMD.")
+def test_fp32_causal_two_key_rows_alibi_scale_50():
+    from conftest import assert_grads_close
+    from rocflash.backends import FwdArgs
+    slopes = torch.tensor([2.0 ** (-8 * (i + 1) / 6) for i in range(6)])
+    grads, q, k, v, dout = _two_key_case(2, 50.0, alibi_slopes=slopes)
+    assert_grads_close(grads, q, k, v, dout, FwdArgs(50.0, -1, 0, 0.0, slopes), "fp32 causal ALiBi scale 50")

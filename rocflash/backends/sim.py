@@ -24,7 +24,10 @@ Backward (hip_src/fmha_bwd_kernel.h)::
                                    pass instead, launched first: m, l by the forward's recurrence on the backward's
                                    own S and D = rowsum(P * dP) * (1/l); S and dP correctly rounded here, the same
                                    bits in every pass, as the kernels' fixed per-element order; own_stats_pass)
-    P = exp2(S2 - m) * (1/l)      (the forward's final row max and 1/l; 0 where masked, and for rows with l = 0)
+    P = exp2(S2 - m) * (1/l)      (the forward's final row max and 1/l; 0 where masked, and for rows with l = 0;
+                                   with the statistics pass P = exp2(x - shift) * (1/l), x = S2 - m (the forward's
+                                   m) and shift, 1/l, D the pass's, over x; float32 without softcap / ALiBi: x from
+                                   S's fp64 sum, rounded once, _Tiles.shifted_log2)
     dS = P * (dP - D) * g,  dP = dO . V^T,  g = 1 or 1 - tanh^2 (softcap)
                                   (S and dP correctly rounded: for float32 inputs the kernels' fp64 sum of exact
                                   products, rounded once (tile_rowdot_fp64); for 16-bit dP the model of the
@@ -202,7 +205,7 @@ def _fp64_ascending(a, b, idx, b_norm=None, post=None):
     below |a| |b|, e.g. 1e20 * 1e20 - 1e20 * 1e20 + small) make common. Those elements are summed again in the
     kernels' order (found by adv15: the emulated gfx906 code gave the exact score there, the sim did not).
     ``b_norm``: b.norm(dim=-2, keepdim=True), when the caller keeps it for all steps. ``post``: an elementwise
-    monotone fp64 map (non-decreasing or non-increasing, e.g. ScoreTransform's fp64 shifted score, _shifted_log2)
+    monotone fp64 map (non-decreasing or non-increasing, e.g. the fp64 shifted score, _Tiles.shifted_log2)
     applied to the fp64 sums before the one rounding to float32, as the kernels' epilogue does."""
     s = _matmul(a, b, idx)
     b_norm = b.norm(dim=-2, keepdim=True) if b_norm is None else b_norm
@@ -289,29 +292,19 @@ class _Tiles:
             x = x - pb.slopes.unsqueeze(-1) * dist
         return x * LOG2E, g
 
-    def shifted_log2(self, pb: _Problem, ref):
-        """float32 inputs without softcap: the backward's score relative to its row's reference ``ref`` (b, h,
-        pairs, Br, 1), the row max (log2 units) its statistics were taken against, as a map of the fp64 sum of Q.K^T
-        (hip_src/fmha_common.h ScoreTransform::shifted_log2): x = raw * c - slope * log2(e) * |a - j| - ref, every
-        step an fp64 operation rounded on its own (no FMA), c = float32(softmax_scale) * log2(e) in fp64; the caller
+    @staticmethod
+    def shifted_log2(pb: _Problem, ref):
+        """float32 inputs with the statistics pass, no softcap, no ALiBi: the backward's score relative to its row's
+        reference ``ref`` (b, h, pairs, Br, 1), the row max (log2 units) its statistics were taken against, as a map
+        of the fp64 sum of Q.K^T (hip_src/fmha_common.h ScoreTransform::shifted_log2): x = raw * c - ref, each step
+        an fp64 operation rounded on its own (no FMA), c = float32(softmax_scale) * log2(e) in fp64; the caller
         rounds x once to float32 (_fp64_ascending's ``post``). Rounding S (|S2| ~ 3000 at softmax_scale 50) to
         float32 before the shift put |S2| * 2^-24 into every exp2 argument of the backward's P (adv15: dq 2.02x the
         rule on rows whose softmax splits over two keys); the shifted x carries |x| * 2^-24 (and the fp64 sum's
-        2^-53 terms)."""
-        a = pb.args
-        c = float(torch.tensor(a.softmax_scale, dtype=torch.float32)) * LOG2E
-        alibi = None
-        if pb.slopes is not None:
-            dist = (alibi_anchor(self.rows, pb.seqlen_q, pb.seqlen_k) - self.cols).abs().double()
-            alibi = (pb.slopes.double() * LOG2E).unsqueeze(-1) * dist
+        2^-53 terms). ALiBi and softcap keep the float32 score (hip_src/fmha_bwd_kernel.h shifted_variant)."""
+        c = float(torch.tensor(pb.args.softmax_scale, dtype=torch.float32)) * LOG2E
         ref = ref.double()
-
-        def post(raw):
-            x = raw * c
-            if alibi is not None:
-                x = x - alibi
-            return x - ref
-        return post
+        return lambda raw: raw * c - ref
 
     def product(self, a, b, tiles, product):
         """a @ b[tile] per pair; a masked pair whose b tile is not finite goes through masked_product, as alone."""
@@ -406,7 +399,9 @@ def own_stats_pass(dtype: torch.dtype) -> bool:
     """Whether the backward recomputes the softmax statistics and D itself (float32 inputs; float64 in the sim):
     the fp32 dQ kernel's first pass runs the forward's recurrence on its own S bits (row max m, l = rowsum(P)) and
     D = rowsum(P * dP) / l from its own dP; both gradient kernels then use these (m, 1/l, D), not the forward's
-    statistics and the preprocess's D = rowsum(dO * O) (hip_src/fmha_bwd_kernel.h ``own_row_stats``).
+    statistics and the preprocess's D = rowsum(dO * O) (hip_src/fmha_bwd_kernel.h ``own_row_stats``). The pass
+    runs on x = S2 - m, m the forward's row max; its own max of x is the row's shift (P = exp2(x - shift) / l);
+    for float32 without softcap / ALiBi, x comes from S's fp64 sum rounded once (_Tiles.shifted_log2).
 
     Why: where a row's softmax is one-hot (every other key's exp2 underflows: large |softmax_scale| * |q| |k|,
     e.g. headdim 256 at softmax_scale 50), eager float32 attention's softmax backward gives dS = 0 exactly
@@ -498,11 +493,13 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
             return _fp64_ascending(a64, b64, k_tiles, wide[("norm", id(b))][1], post)
         return _matmul(a64, b64, k_tiles).float()
 
-    # float32 / float64 inputs: P = exp2(x - m_shift) * (1/l) with x the score relative to the row's reference
-    # row_max (the forward's row max, or m from the LSE), in fp64 before the one rounding to float32 for float32
-    # without softcap (_Tiles.shifted_log2); m_shift = the statistics pass's own max of x (0 without that pass).
-    # 16-bit inputs: P = exp2(S2 - m) * (1/l) from the float32 S2, as before.
-    shifted = own_stats_pass(q.dtype)
+    # With the statistics pass (own_stats): P = exp2(x - m_shift) * (1/l), x the score relative to the row's
+    # reference row_max (the forward's row max), in fp64 before the one rounding to float32 for float32 without
+    # softcap and ALiBi (_Tiles.shifted_log2); m_shift = the pass's own max of x. Else (16-bit inputs; a backward from an
+    # LSE): P = exp2(S2 - m) * (1/l) from the float32 S2, whose rounding the forward's m or LSE shares (the same
+    # S bits): an fp64 S2 against an m carrying the forward's float32 rounding left the rule (3.7x on the
+    # from-LSE run of adv15's case), where the pass's own shift cancels it.
+    shifted = own_stats
     m_shift = torch.zeros_like(row_max)
 
     def row_stats(bm):  # (b, h, blocks, Br) each: m (+inf past seqlen_q), 1/l, D (0 past seqlen_q) and the shift
@@ -521,7 +518,7 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         pairs = _Tiles(pb, [i * bm for i in q_blocks], [t * bn for t in k_tiles], bm, bn, masked)
         q_tile, do_tile = _pick(qt, q_blocks), _pick(dot, q_blocks)
         m_t, inv_l_t, delta_t, shift_t = (_pick(x, q_blocks).unsqueeze(-1) for x in stat)
-        if shifted and pb.dtype == torch.float32 and args.softcap == 0:  # the fp64 score, shifted, rounded once
+        if shifted and pb.dtype == torch.float32 and args.softcap == 0 and pb.slopes is None:  # fp64, shifted
             x, g = exact_dot(qt, q_blocks, kt, k_tiles, post=pairs.shifted_log2(pb, m_t)), 1.0
         else:
             s2, g = pairs.scores_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles))
