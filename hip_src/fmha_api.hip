@@ -133,7 +133,8 @@ int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error, Tile
     flat.batch = 1;
     flat.seqlen_q = params.seq.total_q;
   }
-  if (params.bwd_stats != nullptr) {  // fp32: the dQ kernel's first pass writes (m, 1/l) and D, then dK/dV reads them
+  if (params.bwd_stats != nullptr) {  // fp32: the dQ kernel's first pass writes (shift, 1/l) and D, then dK/dV reads
+                                      // them (with the forward's m from softmax_stats, as the dQ kernel)
     if (params.dtype != DType::kFp32) {
       *error = "rocflash: bwd_stats (the backward's own softmax statistics) is for float32 inputs only";
       return 1;
@@ -143,10 +144,7 @@ int fmha_bwd(const FmhaBwdParams& params, void* stream, std::string* error, Tile
       return 1;
     }
     if (launch_from(kBwdDqTable, "backward dQ", params, s, error, math) != 0) return 1;
-    FmhaBwdParams own = params;
-    own.softmax_stats = params.bwd_stats;
-    own.bwd_stats = nullptr;
-    return launch_from(kBwdDkdvTable, "backward dK/dV", own, s, error, math);
+    return launch_from(kBwdDkdvTable, "backward dK/dV", params, s, error, math);
   }
   // delta = rowsum(dO * O) first: both gradient kernels read it; its dO . O part in their dP arithmetic (the
   // tensor-core one over the dK/dV instance's headdim bucket), so that D of a one-key row is its dP bit for bit

@@ -8,6 +8,9 @@
 //                1/l and D = rowsum(P o dP) / l from its own S and dP: FmhaBwdDqPipeline::own_row_stats)
 //   per tile     S = Q.K^T,  P = exp2(score_log2(S) - m) * inv_l,  dP = dO.V^T   (m, inv_l: the forward's
 //                final row max and 1 / row sum, the values it normalised O with)
+//                (float32: P = exp2(x - shift) * inv_l, x = score_log2(S) - m; shift and inv_l: the statistics
+//                pass's, or 0 and the forward's; with the pass and no softcap / ALiBi x comes from S's fp64 sum,
+//                rounded once: ScoreTransform::shifted_log2, kShifted)
 //                dS = P o (dP - D) o g,   g = 1, or 1 - tanh^2 under softcap   (dS = dL/d(raw S) / scale)
 //   dK/dV kernel dV += P^T.dO,  dK += dS^T.Q          (dK scaled by softmax_scale once, at the end)
 //   dQ kernel    dQ += dS.K                           (scaled by softmax_scale once, at the end)
@@ -42,26 +45,64 @@ RF_DEVICE void load_row_stats(const FmhaBwdParams& p, const SeqInfo& seq, int ba
   }
   const int64_t idx = lse_index(p.seq, seq, batch, head, row);
   const float m = p.softmax_stats[2 * idx];
-  *row_max = m == neg_inf() ? pos_inf() : m;  // a fully masked row (inv_l 0): exp2(x - inf) = 0, not inf * 0
+  // -inf, a fully masked row (inv_l 0): exp2(x - inf) = 0, not inf * 0. +inf, a row whose scores overflowed (its
+  // out and LSE are NaN): NaN gradients, not the zeros the fp32 backward's fp64 score shifted by +inf would give.
+  *row_max = m == neg_inf() ? pos_inf() : m == pos_inf() ? quiet_nan() : m;
   *inv_l = p.softmax_stats[2 * idx + 1];
   *delta = p.delta[idx];
+}
+
+// float32 with the backward's own statistics (p.bwd_stats, written by the dQ kernel's statistics pass): the row's
+// shift (the pass's own max of x = score_log2(S) - m, 0 for a row without a visible key) and its 1/l.
+RF_DEVICE void load_own_stats(const FmhaBwdParams& p, const SeqInfo& seq, int batch, int head, int row, float* shift,
+                              float* inv_l) {
+  if (row >= seq.seqlen_q) {
+    *shift = *inv_l = 0.f;
+    return;
+  }
+  const int64_t idx = lse_index(p.seq, seq, batch, head, row);
+  *shift = p.bwd_stats[2 * idx];
+  *inv_l = p.bwd_stats[2 * idx + 1];
 }
 
 RF_DEVICE float head_alibi_slope(const FmhaBwdParams& p, int batch, int head) {
   return p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f;
 }
 
+// kShifted (float32 with the statistics pass, p.bwd_stats, no softcap, no ALiBi: shifted_variant): tile_s_and_dp
+// forms x = score_log2(S) - row_max from S's fp64 sum (ScoreTransform::shifted_log2), rounded once, and the pass's
+// own max of x (the row's shift) cancels row_max's float32 rounding. Else x = score_log2(S) - row_max from the
+// float32 S: a backward from an LSE has no such shift, and its m shares the forward's float32 S2 rounding, which
+// an fp64 S2 would not (the sim: 3.7x the rule on adv15's case from the LSE); softcap bounds the score; ALiBi's
+// term in fp64 cost the d32 kernel below its last VGPRs (shifted_log2). A
+// template parameter, not a runtime test per element: the runtime select cost the fp32 d32 dQ kernel 8 VGPRs
+// and a spill on gfx906 at its 2 waves per SIMD (ISA audit).
+template <class E>
+RF_DEVICE bool shifted_variant(const FmhaBwdParams& p) {
+  return E::kDType == DType::kFp32 && p.bwd_stats != nullptr && p.softcap == 0.f && p.alibi_slopes == nullptr;
+}
+
+// x = score_log2(S) - row_max of one element: s holds x itself under kShifted, else S.
+template <bool kShifted>
+RF_DEVICE float shifted_score(float s, float row_max, const ScoreTransform& score, int row, int col) {
+  if constexpr (kShifted) return s;
+  else return score(s, row, col) - row_max;
+}
+
 // One S tile's P and dS (in place: s holds S on entry and P on exit, dp holds dP on entry and dS on exit).
-template <bool kMask, int TM, int TN, class RowOf, class ColOf>
+// float32: P = exp2(x - shift) * inv_l (shift: the statistics pass's own max of x, or 0); 16-bit: exp2(x) * inv_l.
+template <class E, bool kShifted, bool kMask, int TM, int TN, class RowOf, class ColOf>
 RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], const float (&row_max)[TM],
-                                    const float (&inv_l)[TM], const float (&delta)[TM], const ScoreTransform& score,
-                                    const MaskRule& rule, RowOf row_of, ColOf col_of) {
+                                    const float (&inv_l)[TM], const float (&delta)[TM], const float (&shift)[TM],
+                                    const ScoreTransform& score, const MaskRule& rule, RowOf row_of, ColOf col_of) {
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
     for (int c = 0; c < TN; ++c) {
       const int row = row_of(i), col = col_of(c);
-      float prob = rf_exp2(score(s[i][c], row, col) - row_max[i]) * inv_l[i];
+      float x = shifted_score<kShifted>(s[i][c], row_max[i], score, row, col);
+      if constexpr (E::kDType == DType::kFp32) x -= shift[i];
+      float prob = rf_exp2(x) * inv_l[i];
       float ds = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
       if constexpr (kMask) {  // selects, not products: S and dP of a masked key may be NaN (0 * NaN = NaN).
         // Masked: -0.0, the mark the dQ product drops K rows under (DropMaskedA); visible dS: +0 for -0.
@@ -78,33 +119,44 @@ RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], con
 // return value: true for a boundary tile). Rows past seqlen_q count as masked there: the dK/dV kernel sums
 // over rows, and a padding row's P (LSE +inf) is NaN when the key's S is.
 // S = Q.K^T and dP = dO.V^T of the tile in LDS (each element one dot product over headdim in a fixed order:
-// the same bits in the dK/dV kernel, the dQ kernel and the dQ kernel's statistics pass).
-template <class E, class Tile, int TM, int TN>
-RF_DEVICE void tile_s_and_dp(const char* lds, int tid, float (&s)[TM][TN], float (&dp)[TM][TN]) {
+// the same bits in the dK/dV kernel, the dQ kernel and the dQ kernel's statistics pass). kShifted: s gets x =
+// score_log2(S) - row_max from S's fp64 sum instead (ScoreTransform::shifted_log2).
+template <class E, class Tile, bool kShifted, int TM, int TN>
+RF_DEVICE void tile_s_and_dp(const char* lds, int tid, const ScoreTransform& score, const float (&row_max)[TM],
+                             float (&s)[TM][TN], float (&dp)[TM][TN]) {
   constexpr auto T = Tile::kShape;
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
     for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
-  tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.q_read(tid, i, d); },
-                         [&](int c, int d) { return T.k_read(tid, c, d); }, s);
+  const auto q_at = [&](int i, int d) { return T.q_read(tid, i, d); };
+  const auto k_at = [&](int c, int d) { return T.k_read(tid, c, d); };
+  if constexpr (kShifted) {
+    static_assert(E::kDType == DType::kFp32, "the shifted fp64 score is the float32 backward's");
+    tile_rowdot_fp64<TM, TN>(lds, T.chunks_per_row(), q_at, k_at, s, [&](int i, int c, double wide) {
+      return score.shifted_log2(wide, row_max[i]);
+    });
+  } else {
+    tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), q_at, k_at, s);
+  }
   tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.do_read(tid, i, d); },
                          [&](int c, int d) { return T.v_read(tid, c, d); }, dp);
 }
 
-template <class E, class Tile, int TM, int TN>
+template <class E, class Tile, bool kShifted, int TM, int TN>
 RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule, const ScoreTransform& score, int m0,
                                   int m_end, int n0, const float (&row_max)[TM], const float (&inv_l)[TM],
-                                  const float (&delta)[TM], float (&s)[TM][TN], float (&dp)[TM][TN]) {
+                                  const float (&delta)[TM], const float (&shift)[TM], float (&s)[TM][TN],
+                                  float (&dp)[TM][TN]) {
   constexpr auto T = Tile::kShape;
-  tile_s_and_dp<E, Tile>(lds, tid, s, dp);
+  tile_s_and_dp<E, Tile, kShifted>(lds, tid, score, row_max, s, dp);
   const auto row_of = [&](int i) { return m0 + T.row(tid, i); };
   const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
   const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
   if (boundary)
-    tile_probs_and_grads<true>(s, dp, row_max, inv_l, delta, score, rule, row_of, col_of);
+    tile_probs_and_grads<E, kShifted, true>(s, dp, row_max, inv_l, delta, shift, score, rule, row_of, col_of);
   else
-    tile_probs_and_grads<false>(s, dp, row_max, inv_l, delta, score, rule, row_of, col_of);
+    tile_probs_and_grads<E, kShifted, false>(s, dp, row_max, inv_l, delta, shift, score, rule, row_of, col_of);
   return boundary;
 }
 
@@ -180,6 +232,7 @@ struct FmhaBwdDkdvPipeline {
   static_assert(T.elem_bytes == E::kBytes, "tile config built for another element size");
   static_assert(T.threads % kWaveSize == 0 && T.threads_n <= kWaveSize, "row groups must not straddle waves");
 
+  template <bool kShifted>
   RF_DEVICE static void run(const FmhaBwdParams& p, char* lds, int n_block, int head_k, int batch) {
     constexpr BwdDkdvShape T = Tile::kShape;
     const int tid = threadIdx.x;
@@ -213,14 +266,23 @@ struct FmhaBwdDkdvPipeline {
         __syncthreads();  // K, V are in LDS; the previous tile's reads of Q, dO, P^T, dS^T are done
         copy_rows_to_lds<E, kAligned>(lds, q, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.q_write(r, d); }, tid, T.threads);
         copy_rows_to_lds<E, kAligned>(lds, dout, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.do_write(r, d); }, tid, T.threads);
-        float row_max[TM], inv_l[TM], delta[TM];
+        float row_max[TM], inv_l[TM], delta[TM], shift[TM];
 #pragma unroll
-        for (int i = 0; i < TM; ++i) load_row_stats(p, seq, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
+        for (int i = 0; i < TM; ++i) {
+          load_row_stats(p, seq, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
+          shift[i] = 0.f;
+        }
+        if constexpr (E::kDType == DType::kFp32) {
+          if (p.bwd_stats != nullptr) {  // uniform: the dQ kernel's statistics pass wrote (shift, 1/l) and D
+#pragma unroll
+            for (int i = 0; i < TM; ++i) load_own_stats(p, seq, batch, head, m0 + T.row(tid, i), &shift[i], &inv_l[i]);
+          }
+        }
         __syncthreads();
 
         // stages 1 and 2: S, dP, then P and dS, stored transposed into LDS
         float s[TM][TN], dp[TM][TN];
-        recompute_p_and_ds<E, Tile>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, s, dp);
+        recompute_p_and_ds<E, Tile, kShifted>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, shift, s, dp);
 #pragma unroll
         for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -269,13 +331,17 @@ struct FmhaBwdDqPipeline {
   // softmax is one-hot (every other key's exp2 underflows: large |softmax_scale| * |q| |k|), P = exp2(0) * 1 = 1
   // and D is that key's dP bit for bit, so dS = P * (dP - D) is exactly 0 as autograd's softmax gives; D from O
   // (a dot product in another order) leaves it about 2^-24 * |dO| |V| off, which dQ and dK carry times
-  // softmax_scale * |K| (|Q|). Writes (m, 1/l) to p.bwd_stats and D to p.delta (the row group's first lane) for
-  // the dK/dV kernel, launched after this one. Masked entries are selected out (their S or dP may be NaN).
-  template <class Rows>
+  // softmax_scale * |K| (|Q|). The recurrence runs on x = score_log2(S) - m_fwd, the score relative to the
+  // forward's row max (row_max, loaded; ScoreTransform::shifted_log2: from S's fp64 sum, rounded once), and its
+  // own max of x is the row's shift: P = exp2(x - shift) * inv_l. Writes (shift, 1/l) to p.bwd_stats and D to
+  // p.delta (the row group's first lane) for the dK/dV kernel, launched after this one, which reads row_max from
+  // the forward's stats as this kernel does. Masked entries are selected out (their S or dP may be NaN).
+  template <bool kShifted, class Rows>
   RF_DEVICE static void own_row_stats(const FmhaBwdParams& p, char* lds, const SeqInfo& seq, int batch, int head,
                                       const MaskRule& rule, const ScoreTransform& score, int m0, int m_end,
-                                      int tile_begin, int tile_end, const Rows& k, const Rows& v, float (&row_max)[TM],
-                                      float (&inv_l)[TM], float (&delta)[TM]) {
+                                      int tile_begin, int tile_end, const Rows& k, const Rows& v,
+                                      const float (&row_max)[TM], float (&inv_l)[TM], float (&delta)[TM],
+                                      float (&shift)[TM]) {
     constexpr BwdDqShape T = Tile::kShape;
     const int tid = threadIdx.x;
     float m[TM], l[TM], d[TM];
@@ -291,7 +357,7 @@ struct FmhaBwdDqPipeline {
       copy_rows_to_lds<E, kAligned>(lds, v, n0, T.block_n, T.chunks_per_row(), [&](int r, int dd) { return T.v_write(r, dd); }, tid, T.threads);
       __syncthreads();
       float s[TM][TN], dp[TM][TN];
-      tile_s_and_dp<E, Tile>(lds, tid, s, dp);
+      tile_s_and_dp<E, Tile, kShifted>(lds, tid, score, row_max, s, dp);
       const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
@@ -300,7 +366,7 @@ struct FmhaBwdDqPipeline {
 #pragma unroll
         for (int c = 0; c < TN; ++c) {
           const int col = n0 + T.s_col(tid, c);
-          float x = score(s[i][c], row, col);
+          float x = shifted_score<kShifted>(s[i][c], row_max[i], score, row, col);
           if (boundary && !(row < rule.seqlen_q && rule.visible(row, col))) x = neg_inf();
           s[i][c] = x;
           tile_max = rf_max(tile_max, x);
@@ -328,17 +394,18 @@ struct FmhaBwdDqPipeline {
       // l == 0: no visible key (P = 0, zero gradients); a NaN l (NaN or inf inputs) propagates, as in the forward
       inv_l[i] = l_row == 0.f ? 0.f : rf_rcp(l_row);
       delta[i] = d_row * inv_l[i];  // rf_rcp, as the forward: no IEEE division sequence
-      row_max[i] = row >= seq.seqlen_q || m[i] == neg_inf() ? pos_inf() : m[i];  // as load_row_stats
+      shift[i] = m[i] == neg_inf() ? 0.f : m[i];  // no visible key (x = -inf everywhere): P = 0 with inv_l = 0
       if (row < seq.seqlen_q && T.lane_tx(tid) == 0) {
         const int64_t idx = lse_index(p.seq, seq, batch, head, row);
-        p.bwd_stats[2 * idx] = m[i];
+        p.bwd_stats[2 * idx] = shift[i];
         p.bwd_stats[2 * idx + 1] = inv_l[i];
         p.delta[idx] = delta[i];
       }
-      if (row >= seq.seqlen_q) inv_l[i] = delta[i] = 0.f;
+      if (row >= seq.seqlen_q) inv_l[i] = delta[i] = shift[i] = 0.f;
     }
   }
 
+  template <bool kShifted>
   RF_DEVICE static void run(const FmhaBwdParams& p, char* lds, int m_block, int head, int batch) {
     constexpr BwdDqShape T = Tile::kShape;
     const int tid = threadIdx.x;
@@ -356,9 +423,12 @@ struct FmhaBwdDqPipeline {
     const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
     copy_rows_to_lds<E, kAligned>(lds, q, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.q_write(r, d); }, tid, T.threads);
     copy_rows_to_lds<E, kAligned>(lds, dout, m0, T.block_m, T.chunks_per_row(), [&](int r, int d) { return T.do_write(r, d); }, tid, T.threads);
-    float row_max[TM], inv_l[TM], delta[TM];
+    float row_max[TM], inv_l[TM], delta[TM], shift[TM];
 #pragma unroll
-    for (int i = 0; i < TM; ++i) load_row_stats(p, seq, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
+    for (int i = 0; i < TM; ++i) {
+      load_row_stats(p, seq, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
+      shift[i] = 0.f;
+    }
 
     float dq[TM][TD];
 #pragma unroll
@@ -370,7 +440,8 @@ struct FmhaBwdDqPipeline {
     key_tile_range(rule, m0, m_end, T.block_n, &tile_begin, &tile_end);
     if constexpr (E::kBytes == 4) {
       if (p.bwd_stats != nullptr)  // uniform: fp32 inputs, the backward's own (m, 1/l) and D (fmha_bwd_params.h)
-        own_row_stats(p, lds, seq, batch, head, rule, score, m0, m_end, tile_begin, tile_end, k, v, row_max, inv_l, delta);
+        own_row_stats<kShifted>(p, lds, seq, batch, head, rule, score, m0, m_end, tile_begin, tile_end, k, v, row_max, inv_l, delta,
+                      shift);
     }
     for (int t = tile_begin; t < tile_end; ++t) {
       const int n0 = t * T.block_n;
@@ -380,7 +451,8 @@ struct FmhaBwdDqPipeline {
       __syncthreads();
 
       float s[TM][TN], dp[TM][TN];
-      const bool boundary = recompute_p_and_ds<E, Tile>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, s, dp);
+      const bool boundary = recompute_p_and_ds<E, Tile, kShifted>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, shift,
+                                                        s, dp);
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -418,7 +490,9 @@ template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdv_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
   bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) __attribute__((always_inline)) {
-    FmhaBwdDkdvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+    using Pipeline = FmhaBwdDkdvPipeline<E, Tile, kAligned>;
+    if (shifted_variant<E>(p)) Pipeline::template run<E::kDType == DType::kFp32>(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+    else Pipeline::template run<false>(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
   });
 }
 
@@ -426,7 +500,9 @@ template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dq_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
   bwd_grid_walk((p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m, p.nheads, p.batch, [&](int m_block, int head, int batch) __attribute__((always_inline)) {
-    FmhaBwdDqPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), m_block, head, batch);
+    using Pipeline = FmhaBwdDqPipeline<E, Tile, kAligned>;
+    if (shifted_variant<E>(p)) Pipeline::template run<E::kDType == DType::kFp32>(p, reinterpret_cast<char*>(rf_lds), m_block, head, batch);
+    else Pipeline::template run<false>(p, reinterpret_cast<char*>(rf_lds), m_block, head, batch);
   });
 }
 

@@ -19,9 +19,10 @@ struct FmhaBwdParams {
   const float* o_fp32;  // nullptr, or the forward's float32 O (FmhaFwdParams::o_fp32), O's strides: D reads it
   float* delta;      // like lse: rowsum(dO * O), scratch written by the preprocess
   // nullptr, or (fp32 inputs, every key of each row in this launch) scratch like softmax_stats: the dQ kernel,
-  // launched first, recomputes each row's (m, 1/l) and D = rowsum(P * dP) / rowsum(P) from its own S and dP
-  // (the forward's recurrence) and writes them here and to delta; the dK/dV kernel reads them (not
-  // softmax_stats, no preprocess). D then cancels dP bit for bit where the softmax is one-hot (fmha_bwd_kernel.h).
+  // launched first, recomputes each row's statistics and D = rowsum(P * dP) / rowsum(P) from its own S and dP
+  // (the forward's recurrence on x = score - m, m the forward's row max from softmax_stats) and writes (shift,
+  // 1/l) here (shift: its own max of x) and D to delta; the dK/dV kernel reads them with softmax_stats' m (no
+  // preprocess). D then cancels dP bit for bit where the softmax is one-hot (fmha_bwd_kernel.h).
   float* bwd_stats;
   void* dq;          // (batch, seqlen_q, nheads,   headdim)  written once
   void* dk;          // (batch, seqlen_k, nheads_k, headdim)  written once, summed over each GQA group

@@ -8,6 +8,7 @@
 namespace rf {
 
 inline constexpr float kLog2e = 1.4426950408889634f;
+inline constexpr double kLog2e64 = 1.4426950408889634;  // the double nearest log2(e) (0x1.71547652b82fep+0)
 inline constexpr float kLn2 = 0.6931471805599453f;
 
 RF_DEVICE float neg_inf() { return __uint_as_float(0xff800000u); }
@@ -176,6 +177,7 @@ RF_DEVICE float tanh_exp2(float y) { return 1.f - 2.f * rf_rcp(rf_exp2(2.f * kLo
 // slope_log2 * |a - j|, as the plain score: no second rounding of a large score by log2(e) (the other half of that
 // defect, at softmax_scale 100). The sim (rocflash/backends/sim.py _Tiles.scores_log2) models both.
 struct ScoreTransform {
+  double scale_log2_64;    // double(softmax_scale) * log2(e), in fp64 (shifted_log2)
   float scale_log2;        // softmax_scale * log2(e)
   float scale;             // softmax_scale
   float softcap;           // 0 = off
@@ -190,6 +192,7 @@ struct ScoreTransform {
     ScoreTransform t;
     t.scale = softmax_scale;
     t.scale_log2 = softmax_scale * kLog2e;
+    t.scale_log2_64 = rf_mul_rn_f64(double(softmax_scale), kLog2e64);
     t.softcap = softcap;
     t.cap_scale = softcap > 0.f ? softmax_scale / softcap : 0.f;
     t.alibi_slope = alibi_slope;
@@ -222,6 +225,18 @@ struct ScoreTransform {
     float x = softcap * tanh_exp2(raw * cap_scale);  // softcap * tanh(raw * scale / softcap)
     if (alibi_slope != 0.f) x -= alibi_slope * rf_abs(float(alibi_anchor(row) - col));
     return x * kLog2e;
+  }
+
+  // The fp32 backward's plain score (no softcap, no ALiBi) relative to its row's reference `ref` (the row max its
+  // statistics were taken against, log2 units), from the fp64 sum `raw` of Q.K^T (tile_rowdot_fp64, before its
+  // rounding): x = raw * scale_log2_64 - ref, each step one fp64 operation rounded on its own, then rounded once to
+  // fp32. Rounding S to fp32 first (|S2| ~ 3000 at softmax_scale 50) put |S2| * 2^-24 into every exp2 argument of
+  // P = exp2(S2 - m): dq 2.02x FlashAttention's rule where a row's softmax splits over two keys (adv15,
+  // tests/test_score_overflow.py); x carries |x| * 2^-24. The sim: rocflash/backends/sim.py _Tiles.shifted_log2.
+  // (ALiBi's term in fp64 too cost the gfx906 fp32 d32 dQ kernel its last VGPRs and a spill: ALiBi keeps the
+  // float32 score, as softcap, whose score is bounded.)
+  RF_DEVICE float shifted_log2(double raw, float ref) const {
+    return float(rf_sub_rn_f64(rf_mul_rn_f64(raw, scale_log2_64), double(ref)));
   }
 
   // d(score)/d(raw) / softmax_scale: 1, or 1 - tanh^2(raw * scale / softcap) with softcap (ALiBi is additive).

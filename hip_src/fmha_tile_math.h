@@ -49,8 +49,15 @@ RF_DEVICE Words<kWords> lds_read(const char* p) {
 // softmax_scale 50, dq 2.15x on the H200). The forward uses the same arithmetic: a backward from its LSE
 // rebuilds P from S bits that must match its own. Ascending d, one FMA per element, as dot_word's order (the
 // preprocess's D = dO . O for fp32 is the same fp64 sum, bit for bit a one-hot row's dP).
-template <int TM, int TN, class AddrA, class AddrB>
-RF_DEVICE void tile_rowdot_fp64(const char* lds, int num_vecs, AddrA a, AddrB b, float (&acc)[TM][TN]) {
+// The one rounding of each fp64 sum to fp32 (tile_rowdot_fp64's default epilogue).
+struct RoundFp64 {
+  RF_DEVICE float operator()(int, int, double wide) const { return float(wide); }
+};
+
+// `epi(i, c, wide)` maps each element's fp64 sum to its fp32 result (RoundFp64: the sum rounded; the fp32
+// backward's scores: ScoreTransform::shifted_log2, the shifted score rounded once).
+template <int TM, int TN, class AddrA, class AddrB, class Epi = RoundFp64>
+RF_DEVICE void tile_rowdot_fp64(const char* lds, int num_vecs, AddrA a, AddrB b, float (&acc)[TM][TN], Epi epi = {}) {
   double wide[TM][TN];
 #pragma unroll
   for (int i = 0; i < TM; ++i)
@@ -80,7 +87,7 @@ RF_DEVICE void tile_rowdot_fp64(const char* lds, int num_vecs, AddrA a, AddrB b,
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
-    for (int c = 0; c < TN; ++c) acc[i][c] = float(wide[i][c]);
+    for (int c = 0; c < TN; ++c) acc[i][c] = epi(i, c, wide[i][c]);
 }
 
 // acc[i][c] += sum over num_vecs 128-bit vectors d of A(i, d) . B(c, d); a(i, d), b(c, d) give LDS byte offsets.

@@ -9,6 +9,7 @@
 //   rf_fma, rf_rcp, rf_max, rf_abs       fp32 arithmetic lowered to single instructions (no libm call);
 //   rf_fma_f64                           fp64 fused multiply-add (v_fma_f64 / fma.rn.f64)
 //   rf_mul_rn                            a product never contracted into an FMA
+//   rf_mul_rn_f64, rf_sub_rn_f64         fp64 product / difference, each rounded on its own (no FMA)
 //   rf_pin, rf_thread_index_here         values the optimiser must materialise / re-read (no-ops on AMD)
 //   rf_exp2 / rf_log2                    fast base-2 exp/log of the hardware (v_exp_f32 / v_log_f32 on
 //                                        AMD, ex2.approx / lg2.approx on NVIDIA); exp2(-inf) = 0
@@ -139,6 +140,14 @@ RF_DEVICE float rf_mul_rn(float a, float b) {
 #pragma clang fp contract(off)
   return a * b;
 }
+RF_DEVICE double rf_mul_rn_f64(double a, double b) {
+#pragma clang fp contract(off)
+  return a * b;
+}
+RF_DEVICE double rf_sub_rn_f64(double a, double b) {
+#pragma clang fp contract(off)
+  return a - b;
+}
 
 RF_DEVICE float rf_rcp(float x) { return __builtin_amdgcn_rcpf(x); }
 
@@ -260,6 +269,8 @@ RF_DEVICE double rf_fma_f64(double a, double b, double c) { return __fma_rn(a, b
 
 // a * b rounded on its own: never contracted into an FMA with a later add (the compiler may contract a plain *).
 RF_DEVICE float rf_mul_rn(float a, float b) { return __fmul_rn(a, b); }
+RF_DEVICE double rf_mul_rn_f64(double a, double b) { return __dmul_rn(a, b); }
+RF_DEVICE double rf_sub_rn_f64(double a, double b) { return __dsub_rn(a, b); }
 
 // rcp.approx (1 ulp, like AMD's v_rcp_f32): __frcp_rn's IEEE rounding costs a called slow path per use.
 RF_DEVICE float rf_rcp(float x) {

@@ -7,7 +7,7 @@ accepted softmax_scale (ops.MAX_BACKWARD_SCALE), softcap, GQA, causal, headdim 2
 
 ``--model chain`` (sim only) replaces the sim's score and dP products by fp32 FMA chains over headdim, ascending
 (the compiled kernels' arithmetic before eco10), in a patched copy of rocflash/backends/sim.py: the CPU
-reproduction of the defect the fp64 sums fixed.
+reproduction of the defect the fp64 sums fixed (and without eco12's fp64-shifted backward score).
 """
 import argparse
 import importlib.util
@@ -31,6 +31,9 @@ CASES += [
     ("softcap 30 scale 50 d128", 50.0, 128, 150, 40, 2, 2, False, 30.0, False, 4),
     ("softcap 30 + alibi scale 100 d64", 100.0, 64, 150, 40, 2, 2, True, 30.0, False, 5),
     ("alibi scale 50 causal sq<sk d128 gqa 2/1", 50.0, 128, 40, 90, 2, 1, True, 0.0, True, 6),
+    # adv15's two-key rows (tests/test_score_overflow.py): fp32 S2 rounded before the shift left the rule (eco12)
+    ("two-key rows causal sq<sk d200 gqa 6/2 scale 50 s20", 50.0, 200, 16, 31, 6, 2, False, 0.0, True, 20),
+    ("two-key rows causal sq<sk d200 gqa 6/2 scale 100 s2", 100.0, 200, 16, 31, 6, 2, False, 0.0, True, 2),
 ]
 
 
@@ -40,6 +43,7 @@ def chain_sim():
     src = src.replace("from .. import", "from rocflash import").replace("from ..", "from rocflash.")
     src = src.replace("from . import", "from rocflash.backends import")
     src = src.replace("from .seqlayout", "from rocflash.backends.seqlayout")
+    src = src.replace("if shifted and pb.dtype == torch.float32 and args.softcap == 0:", "if False:")  # pre-eco12
     src = src.replace("_matmul(_pick(qs, blocks), kst, tiles)", "_chain(_pick(qt, blocks), _pick(kt, tiles))")
     src = src.replace("s2, g = pairs.scores_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles))",
                       "s2, g = pairs.scores_log2(pb, _chain(_pick(qt, q_blocks), _pick(kt, k_tiles)))")

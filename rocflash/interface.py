@@ -21,7 +21,8 @@ _FP32_MAX = 3.4028234663852886e38  # the kernels take softmax_scale and softcap 
 # must be a finite float32. Inside the range forward and backward are exact to float32 (the backward rebuilds
 # P from the forward's row max and 1/l); scores whose scaled value overflows float32 give NaN, like inf inputs.
 # Open exceptions (issue 8, tests/test_score_overflow.py strict xfails): a row whose every visible scaled score
-# overflows to -inf returns 0 / LSE -inf instead of NaN; some fp32 two-key rows leave the backward rule at scale 50.
+# overflows to -inf returns 0 / LSE -inf instead of NaN; fp32 two-key rows with ALiBi leave the backward rule at
+# scale 50 (without ALiBi fixed by eco12's fp64-shifted backward score).
 MAX_SOFTMAX_SCALE = _FP32_MAX / math.log2(math.e)  # 2.3587e38
 
 

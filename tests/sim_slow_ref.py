@@ -182,6 +182,7 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         inv_l = torch.ones_like(row_max)
     else:
         row_max, inv_l = stats[..., 0].to(acc), stats[..., 1].to(acc)
+    row_max = torch.where(torch.isposinf(row_max), torch.full_like(row_max, float("nan")), row_max)  # overflowed rows
     # rows that saw no key and rows past seqlen_q: m = +inf and 1/l = 0, P = 0 (exp2(S2 + inf) * 0 would be NaN)
     inv_l = torch.where(torch.isneginf(row_max), torch.zeros_like(inv_l), inv_l)
     row_max = torch.where(torch.isneginf(row_max), torch.full_like(row_max, float("inf")), row_max)
@@ -191,12 +192,31 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
             return a @ b.transpose(-1, -2)
         return (a.double() @ b.double().transpose(-1, -2)).float()
 
+    # float32 / float64 with the statistics pass (eco12): x = score - row_max (float32 without softcap / ALiBi: S's
+    # fp64 sum, rounded once, in the kernels' ascending order: sim._fp64_ascending), P = exp2(x - m_shift) * (1/l)
+    shifted = stats is not None and q.dtype in (torch.float32, torch.float64)
+    m_shift = torch.zeros_like(row_max)
+
+    def x_of(q_tile, k_tile, rows, cols, ref):  # ref (b, h, bm) -> (x (b, h, bm, bn), g)
+        if shifted and pb.dtype == torch.float32 and args.softcap == 0 and pb.slopes is None:
+            c = float(torch.tensor(args.softmax_scale, dtype=torch.float32)) * LOG2E
+            ref64 = ref.double().unsqueeze(-1).unsqueeze(2)
+
+            def post(raw):  # raw (b, h, 1, bm, bn)
+                return raw * c - ref64
+            a, b = q_tile.double().unsqueeze(2), k_tile.double().transpose(-1, -2).unsqueeze(2)
+            return sim._fp64_ascending(a, b, [0], post=post).squeeze(2), 1.0
+        s2, g = pb.scores_log2(dot(q_tile, k_tile), rows, cols)
+        return s2 - ref.unsqueeze(-1), g
+
     if stats is not None and q.dtype in (torch.float32, torch.float64):  # the fp32 dQ kernel's statistics pass
         cfg = select_config("bwd_dq", target, _DTYPE_NAMES[q.dtype], pb.headdim)
         qd, kd, vd, dod = (F.pad(x[..., :pb.headdim], (0, cfg.headdim - pb.headdim)) for x in (qf, kf, vf, dof))
         m = torch.full((pb.batch, pb.nheads, pb.seqlen_q), float("-inf"), dtype=acc, device=dev)
         l, d = torch.zeros_like(m), torch.zeros_like(m)
         for m_block in range(-(-pb.seqlen_q // cfg.block_m)):
+            ref = F.pad(row_max[:, :, m_block * cfg.block_m:min(m_block * cfg.block_m + cfg.block_m, pb.seqlen_q)],
+                        (0, max(0, m_block * cfg.block_m + cfg.block_m - pb.seqlen_q)), value=float("inf"))
             m0 = m_block * cfg.block_m
             m_end = min(m0 + cfg.block_m, pb.seqlen_q)
             q_tile, do_tile = pb.rows(qd, m0, cfg.block_m), pb.rows(dod, m0, cfg.block_m)
@@ -207,7 +227,7 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
                 k_tile, v_tile = pb.rows(kd, n0, cfg.block_n), pb.rows(vd, n0, cfg.block_n)
                 rows = torch.arange(m0, m0 + cfg.block_m, device=dev)
                 cols = torch.arange(n0, n0 + cfg.block_n, device=dev)
-                x, _ = pb.scores_log2(dot(q_tile, k_tile), rows, cols)
+                x, _ = x_of(q_tile, k_tile, rows, cols, ref)
                 dp = dot(do_tile, v_tile, True)
                 if pb.rule.tile_needs_mask(m0, m_end, n0, cfg.block_n):
                     x = torch.where(pb.visible(rows, cols), x, float("-inf"))
@@ -218,18 +238,19 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
                 pdp = torch.where(torch.isneginf(x), torch.zeros_like(e), e * dp)
                 lt, dt, mt = lt * alpha + e.sum(-1), dt * alpha + pdp.sum(-1), m_new
             m[:, :, m0:m_end], l[:, :, m0:m_end], d[:, :, m0:m_end] = (x[:, :, :m_end - m0] for x in (mt, lt, dt))
-        row_max = torch.where(torch.isneginf(m), torch.full_like(m, float("inf")), m)
+        m_shift = torch.where(torch.isneginf(m), torch.zeros_like(m), m)
         inv_l = torch.where(l == 0, torch.zeros_like(l), 1 / l)
         delta = d * inv_l  # the kernel: D = rowsum(P * dP) * (1/l)
 
     def tile_grads(m0, n0, bm, bn, q_tile, do_tile, k_tile, v_tile):
         """P and dS of one (query tile, key tile), rounded to the element type as the kernels store them."""
         rows, cols = torch.arange(m0, m0 + bm, device=dev), torch.arange(n0, n0 + bn, device=dev)
-        s2, g = pb.scores_log2(dot(q_tile, k_tile), rows, cols)
         pad = (0, max(0, m0 + bm - pb.seqlen_q))
         m_t = F.pad(row_max[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad, value=float("inf"))
+        x, g = x_of(q_tile, k_tile, rows, cols, m_t)
         inv_l_t = F.pad(inv_l[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad)
-        p = torch.exp2(s2 - m_t.unsqueeze(-1)) * inv_l_t.unsqueeze(-1)
+        shift_t = F.pad(m_shift[:, :, m0:min(m0 + bm, pb.seqlen_q)], pad)
+        p = torch.exp2(x - shift_t.unsqueeze(-1) if shifted else x) * inv_l_t.unsqueeze(-1)
         delta_t = F.pad(delta[:, :, m0:min(m0 + bm, pb.seqlen_q)], (0, max(0, m0 + bm - pb.seqlen_q)))
         ds = p * (dot(do_tile, v_tile, True) - delta_t.unsqueeze(-1)) * g
         masked = pb.rule.tile_needs_mask(m0, min(m0 + bm, pb.seqlen_q), n0, bn)

@@ -52,6 +52,7 @@ CASES = [
     (65, 129, 4, 2, 64, "fp16", True, (-1, -1), "softcap"),
     (129, 65, 4, 2, 64, "bf16", False, (-1, -1), "alibi"),
     (100, 100, 4, 4, 32, "fp32", False, (10, 10), "both"),
+    (70, 90, 2, 1, 64, "fp32", True, (-1, -1), "alibi"),  # the fp64-shifted score with ALiBi's term (eco12)
     (100, 100, 2, 2, 64, "fp16", True, (-1, -1), "garbage"),
     (150, 150, 2, 1, 32, "fp16", False, (8, 4), "garbage"),
     (40, 100, 2, 2, 32, "bf16", True, (-1, -1), "garbage"),

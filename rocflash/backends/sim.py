@@ -24,7 +24,10 @@ Backward (hip_src/fmha_bwd_kernel.h)::
                                    pass instead, launched first: m, l by the forward's recurrence on the backward's
                                    own S and D = rowsum(P * dP) * (1/l); S and dP correctly rounded here, the same
                                    bits in every pass, as the kernels' fixed per-element order; own_stats_pass)
-    P = exp2(S2 - m) * (1/l)      (the forward's final row max and 1/l; 0 where masked, and for rows with l = 0)
+    P = exp2(S2 - m) * (1/l)      (the forward's final row max and 1/l; 0 where masked, and for rows with l = 0;
+                                   with the statistics pass P = exp2(x - shift) * (1/l), x = S2 - m (the forward's
+                                   m) and shift, 1/l, D the pass's, over x; float32 without softcap / ALiBi: x from
+                                   S's fp64 sum, rounded once, _Tiles.shifted_log2)
     dS = P * (dP - D) * g,  dP = dO . V^T,  g = 1 or 1 - tanh^2 (softcap)
                                   (S and dP correctly rounded: for float32 inputs the kernels' fp64 sum of exact
                                   products, rounded once (tile_rowdot_fp64); for 16-bit dP the model of the
@@ -193,7 +196,7 @@ def _score_operands(a, b, dtype):
     return a, b.transpose(-1, -2)
 
 
-def _fp64_ascending(a, b, idx, b_norm=None):
+def _fp64_ascending(a, b, idx, b_norm=None, post=None):
     """a @ _pick(b, idx) rounded once to float32 as hip_src's tile_rowdot_fp64 sums it: a (b, h, pairs, M, D) and
     the tiles b (b, h, tiles, D, N) in float64 holding float32 values; each product is exact in fp64 and the kernels
     add them in ascending d (one v_fma_f64 each, from +0). torch's fp64 matmul sums in another order: the two fp64
@@ -201,15 +204,18 @@ def _fp64_ascending(a, b, idx, b_norm=None):
     differ only where that interval straddles a float32 rounding boundary, which products that cancel (|a . b| far
     below |a| |b|, e.g. 1e20 * 1e20 - 1e20 * 1e20 + small) make common. Those elements are summed again in the
     kernels' order (found by adv15: the emulated gfx906 code gave the exact score there, the sim did not).
-    ``b_norm``: b.norm(dim=-2, keepdim=True), when the caller keeps it for all steps."""
+    ``b_norm``: b.norm(dim=-2, keepdim=True), when the caller keeps it for all steps. ``post``: an elementwise
+    monotone fp64 map (non-decreasing or non-increasing, e.g. the fp64 shifted score, _Tiles.shifted_log2)
+    applied to the fp64 sums before the one rounding to float32, as the kernels' epilogue does."""
     s = _matmul(a, b, idx)
     b_norm = b.norm(dim=-2, keepdim=True) if b_norm is None else b_norm
     err = (2 * a.shape[-1] * 2.0**-53) * (a.norm(dim=-1, keepdim=True) @ _pick(b_norm, idx))
-    # rounding is monotone: where s - err and s + err round to one float32 value, every sum in between does. inf
-    # sums are the same in every order (fp32 products cannot overflow an fp64 sum of <= 256 of them).
+    post = (lambda t: t) if post is None else post
+    # rounding (and post) is monotone: where s - err and s + err round to one float32 value, every sum in between
+    # does. inf sums are the same in every order (fp32 products cannot overflow an fp64 sum of <= 256 of them).
     # (NaN sums are redone too, to NaN: only NaN / inf inputs make them)
-    out = (s - err).float()
-    redo = out != s.add_(err).float()  # where not redone, out is s rounded to float32
+    out = post(s - err).float()
+    redo = out != post(s + err).float()  # where not redone, out is post(s) rounded to float32
     if bool(redo.any()):
         bt = _pick(b, idx)
         rows = a.unsqueeze(-2).expand(*s.shape, a.shape[-1])[redo]  # (F, D)
@@ -217,7 +223,8 @@ def _fp64_ascending(a, b, idx, b_norm=None):
         wide = torch.zeros(rows.shape[0], dtype=torch.float64, device=s.device)
         for d in range(rows.shape[-1]):
             wide = wide + rows[:, d] * cols[:, d]  # the exact product, one rounding per add: v_fma_f64
-        out[redo] = wide.float()
+        s[redo] = wide
+        out[redo] = post(s).float()[redo]
     return out
 
 
@@ -284,6 +291,20 @@ class _Tiles:
         if dist is not None:
             x = x - pb.slopes.unsqueeze(-1) * dist
         return x * LOG2E, g
+
+    @staticmethod
+    def shifted_log2(pb: _Problem, ref):
+        """float32 inputs with the statistics pass, no softcap, no ALiBi: the backward's score relative to its row's
+        reference ``ref`` (b, h, pairs, Br, 1), the row max (log2 units) its statistics were taken against, as a map
+        of the fp64 sum of Q.K^T (hip_src/fmha_common.h ScoreTransform::shifted_log2): x = raw * c - ref, each step
+        an fp64 operation rounded on its own (no FMA), c = float32(softmax_scale) * log2(e) in fp64; the caller
+        rounds x once to float32 (_fp64_ascending's ``post``). Rounding S (|S2| ~ 3000 at softmax_scale 50) to
+        float32 before the shift put |S2| * 2^-24 into every exp2 argument of the backward's P (adv15: dq 2.02x the
+        rule on rows whose softmax splits over two keys); the shifted x carries |x| * 2^-24 (and the fp64 sum's
+        2^-53 terms). ALiBi and softcap keep the float32 score (hip_src/fmha_bwd_kernel.h shifted_variant)."""
+        c = float(torch.tensor(pb.args.softmax_scale, dtype=torch.float32)) * LOG2E
+        ref = ref.double()
+        return lambda raw: raw * c - ref
 
     def product(self, a, b, tiles, product):
         """a @ b[tile] per pair; a masked pair whose b tile is not finite goes through masked_product, as alone."""
@@ -378,7 +399,9 @@ def own_stats_pass(dtype: torch.dtype) -> bool:
     """Whether the backward recomputes the softmax statistics and D itself (float32 inputs; float64 in the sim):
     the fp32 dQ kernel's first pass runs the forward's recurrence on its own S bits (row max m, l = rowsum(P)) and
     D = rowsum(P * dP) / l from its own dP; both gradient kernels then use these (m, 1/l, D), not the forward's
-    statistics and the preprocess's D = rowsum(dO * O) (hip_src/fmha_bwd_kernel.h ``own_row_stats``).
+    statistics and the preprocess's D = rowsum(dO * O) (hip_src/fmha_bwd_kernel.h ``own_row_stats``). The pass
+    runs on x = S2 - m, m the forward's row max; its own max of x is the row's shift (P = exp2(x - shift) / l);
+    for float32 without softcap / ALiBi, x comes from S's fp64 sum rounded once (_Tiles.shifted_log2).
 
     Why: where a row's softmax is one-hot (every other key's exp2 underflows: large |softmax_scale| * |q| |k|,
     e.g. headdim 256 at softmax_scale 50), eager float32 attention's softmax backward gives dS = 0 exactly
@@ -441,13 +464,16 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         inv_l = torch.ones_like(row_max)
     else:
         row_max, inv_l = stats[..., 0].to(acc), stats[..., 1].to(acc)
+    # a row whose scores overflowed to +inf (the forward's m = +inf, out and LSE NaN): NaN gradients, not the
+    # zeros an fp64 score shifted by m = +inf would give
+    row_max = torch.where(torch.isposinf(row_max), torch.full_like(row_max, float("nan")), row_max)
     # rows that saw no key and rows past seqlen_q: m = +inf and 1/l = 0, P = 0 (exp2(S2 + inf) * 0 would be NaN)
     inv_l = torch.where(torch.isneginf(row_max), torch.zeros_like(inv_l), inv_l)
     row_max = torch.where(torch.isneginf(row_max), torch.full_like(row_max, float("inf")), row_max)
 
     wide = {}  # id(tile tensor) -> (tensor, its fp64 copy (A side) or fp64 transpose (B side)), for exact_dot
 
-    def exact_dot(a_tiles, a_idx, b, k_tiles, every_dtype=False):
+    def exact_dot(a_tiles, a_idx, b, k_tiles, every_dtype=False, post=None):
         """a . b[tile]^T per pair. float32 inputs (every_dtype: float16 / bfloat16 too): each element the correctly
         rounded dot product (fp64, rounded once: for float32 the kernels' own arithmetic, tile_rowdot_fp64 in
         hip_src/fmha_tile_math.h, as in the forward), the same bits whatever the tile shapes, as the kernels' fixed
@@ -464,30 +490,43 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         if pb.dtype == torch.float32:  # the kernels' ascending fp64 sum (16-bit dP: the correctly rounded model)
             if ("norm", id(b)) not in wide:
                 wide[("norm", id(b))] = (b, b64.norm(dim=-2, keepdim=True))
-            return _fp64_ascending(a64, b64, k_tiles, wide[("norm", id(b))][1])
+            return _fp64_ascending(a64, b64, k_tiles, wide[("norm", id(b))][1], post)
         return _matmul(a64, b64, k_tiles).float()
 
-    def row_stats(bm):  # (b, h, blocks, Br) each: m (+inf past seqlen_q), 1/l and D (0 past seqlen_q)
+    # With the statistics pass (own_stats): P = exp2(x - m_shift) * (1/l), x the score relative to the row's
+    # reference row_max (the forward's row max), in fp64 before the one rounding to float32 for float32 without
+    # softcap and ALiBi (_Tiles.shifted_log2); m_shift = the pass's own max of x. Else (16-bit inputs; a backward from an
+    # LSE): P = exp2(S2 - m) * (1/l) from the float32 S2, whose rounding the forward's m or LSE shares (the same
+    # S bits): an fp64 S2 against an m carrying the forward's float32 rounding left the rule (3.7x on the
+    # from-LSE run of adv15's case), where the pass's own shift cancels it.
+    shifted = own_stats
+    m_shift = torch.zeros_like(row_max)
+
+    def row_stats(bm):  # (b, h, blocks, Br) each: m (+inf past seqlen_q), 1/l, D (0 past seqlen_q) and the shift
         n_blocks = -(-pb.seqlen_q // bm)
         pad = (0, n_blocks * bm - pb.seqlen_q)
         return [F.pad(x, pad, value=fill).view(pb.batch, pb.nheads, n_blocks, bm)
-                for x, fill in ((row_max, float("inf")), (inv_l, 0.0), (delta, 0.0))]
+                for x, fill in ((row_max, float("inf")), (inv_l, 0.0), (delta, 0.0), (m_shift, 0.0))]
 
     def tile_grads(cfg, stat, qt, dot, kt, vt, q_blocks, k_tiles, stats_pass=False):
         """P and dS of the pairs (query tile q_blocks[i], key tile k_tiles[i]), rounded to the element type as
         the kernels store them, and the pairs (_Tiles). ``stats_pass``: the fp32 dQ kernel's statistics pass
-        instead: (S2 with masked entries -inf, dP) of the pairs."""
+        instead: (x with masked entries -inf, dP) of the pairs."""
         bm, bn = cfg.block_m, cfg.block_n
         masked = [pb.rule.tile_needs_mask(i * bm, min(i * bm + bm, pb.seqlen_q), t * bn, bn)
                   for i, t in zip(q_blocks, k_tiles)]
         pairs = _Tiles(pb, [i * bm for i in q_blocks], [t * bn for t in k_tiles], bm, bn, masked)
         q_tile, do_tile = _pick(qt, q_blocks), _pick(dot, q_blocks)
-        s2, g = pairs.scores_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles))
+        m_t, inv_l_t, delta_t, shift_t = (_pick(x, q_blocks).unsqueeze(-1) for x in stat)
+        if shifted and pb.dtype == torch.float32 and args.softcap == 0 and pb.slopes is None:  # fp64, shifted
+            x, g = exact_dot(qt, q_blocks, kt, k_tiles, post=pairs.shifted_log2(pb, m_t)), 1.0
+        else:
+            s2, g = pairs.scores_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles))
+            x = s2 - m_t
         dp = exact_dot(dot, q_blocks, vt, k_tiles, every_dtype=True)
         if stats_pass:
-            return (s2 if pairs.keep is None else torch.where(pairs.keep, s2, float("-inf"))), dp
-        m_t, inv_l_t, delta_t = (_pick(x, q_blocks).unsqueeze(-1) for x in stat)
-        p = torch.exp2(s2 - m_t) * inv_l_t
+            return (x if pairs.keep is None else torch.where(pairs.keep, x, float("-inf"))), dp
+        p = torch.exp2(x - shift_t if shifted else x) * inv_l_t
         ds = p * (dp - delta_t) * g
         if pairs.keep is not None:  # selects: S and dP of a masked key may be NaN (its K or V row), 0 * NaN = NaN
             p = torch.where(pairs.keep, p, torch.zeros_like(p))
@@ -506,8 +545,9 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         shape = (pb.batch, pb.nheads, n_qblocks, bm)
         m = torch.full(shape, float("-inf"), dtype=acc, device=dev)
         l, d = torch.zeros(shape, dtype=acc, device=dev), torch.zeros(shape, dtype=acc, device=dev)
+        stat = row_stats(bm)  # the reference row_max (the forward's row max) for x
         for blocks, tiles in _schedule(ranges):
-            x, dp = tile_grads(cfg, None, qt, dot, kt, vt, blocks, tiles, stats_pass=True)
+            x, dp = tile_grads(cfg, stat, qt, dot, kt, vt, blocks, tiles, stats_pass=True)
             m_old, l_old, d_old = (_pick(t, blocks) for t in (m, l, d))
             # the kernel's rf_max (fmax): a NaN score is not a maximum; its exp2 is NaN and poisons l
             m_new = torch.fmax(m_old, x.nan_to_num(nan=float("-inf")).amax(-1))
@@ -519,7 +559,7 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
             _put(l, blocks, l_old * alpha + e.sum(-1))
             _put(d, blocks, d_old * alpha + pdp.sum(-1))
         m, l, d = (t.reshape(pb.batch, pb.nheads, n_qblocks * bm)[:, :, :pb.seqlen_q] for t in (m, l, d))
-        row_max = torch.where(torch.isneginf(m), torch.full_like(m, float("inf")), m)
+        m_shift = torch.where(torch.isneginf(m), torch.zeros_like(m), m)  # no visible key: x = -inf, P = 0
         inv_l = torch.where(l == 0, torch.zeros_like(l), 1 / l)
         delta = d * inv_l  # the kernel: D = rowsum(P * dP) * (1/l)
 

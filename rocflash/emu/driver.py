@@ -248,8 +248,8 @@ def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, wi
         dqk = kernel_image("bwd_dq", dtype, headdim, bool(aligned))
         info["bwd_dq"] = _launch(dqk, mem, kernarg, -(-seqlen_q // dqk.config.block_m) * nheads * batch, None, order)
         dkdv = kernel_image("bwd_dkdv", dtype, headdim, bool(aligned))
-        kernarg2 = layout.pack({**p, "softmax_stats": addr["bwd_stats"], "bwd_stats": 0})
-        info["bwd_dkdv"] = _launch(dkdv, mem, kernarg2, -(-seqlen_k // dkdv.config.block_n) * nheads_k * batch, None,
+        # the same params: dK/dV reads the forward's m (softmax_stats) and the pass's (shift, 1/l) (bwd_stats)
+        info["bwd_dkdv"] = _launch(dkdv, mem, kernarg, -(-seqlen_k // dkdv.config.block_n) * nheads_k * batch, None,
                                    order)
         info["kernels"] = (dqk.config.kernel_name(bool(aligned)) + " (statistics pass)",
                            dkdv.config.kernel_name(bool(aligned)))

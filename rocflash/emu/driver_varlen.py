@@ -222,9 +222,8 @@ def run_backward_seq(q, k, v, out, lse, dout, args: FwdArgs, seq: SeqArgs, align
             c = img.config
             blocks = (-(-p.seqlen_k // c.block_n) * p.nheads_k if kind == "bwd_dkdv"
                       else -(-p.seqlen_q // c.block_m) * p.nheads) * p.batch
-            if kind == "bwd_dkdv":  # reads the statistics the dQ kernel wrote, as fmha_api.hip launches it
-                p.softmax_stats, p.bwd_stats = own.data_ptr(), 0
-                kernarg, _ = m.kernarg("rf::FmhaBwdParams", p)
+            # the same params for both, as fmha_api.hip launches them: dK/dV reads the forward's m (softmax_stats)
+            # and the (shift, 1/l) the dQ kernel's statistics pass wrote (bwd_stats)
             info["stats"].append(_launch(img, m.mem, kernarg, blocks, c.threads, order))
             info["kernels"].append(c.kernel_name(p.aligned) + (" (statistics pass)" if kind == "bwd_dq" else ""))
         return m.get(dq), m.get(dk), m.get(dv), info

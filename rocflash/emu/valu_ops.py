@@ -279,6 +279,10 @@ VOP: dict[str, tuple[str, tuple[str, ...], object]] = {
     # VOP3-only (Vega 12.12)
     "v_fma_f32": ("f32", ("f32", "f32", "f32"), fma_f32),
     "v_fma_f64": ("f64", ("f64", "f64", "f64"), fma_f64),
+    # one IEEE rounding to float64 each (numpy's float64 + and *): the fp32 backward's shifted score, x = S * c - m
+    # (hip_src/fmha_common.h ScoreTransform::shifted_log2; the subtraction is v_add_f64 with a neg modifier)
+    "v_add_f64": ("f64", ("f64", "f64"), lambda a, b: np.asarray(a, F64) + np.asarray(b, F64)),
+    "v_mul_f64": ("f64", ("f64", "f64"), lambda a, b: np.asarray(a, F64) * np.asarray(b, F64)),
     "v_mad_f32": ("f32", ("f32", "f32", "f32"), _mad_f32),
     "v_max3_f32": ("f32", ("f32", "f32", "f32"), lambda a, b, c: max_f32(max_f32(a, b), c)),
     "v_min3_f32": ("f32", ("f32", "f32", "f32"), lambda a, b, c: min_f32(min_f32(a, b), c)),
