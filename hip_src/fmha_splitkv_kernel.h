@@ -41,6 +41,23 @@ RF_HDC int split_keys(int max_seqlen_k, int num_splits, int block_n) {
   return (per + block_n - 1) / block_n * block_n;
 }
 
+// 1/l and LSE of a split's row: fmha_common.h's empty_row_* when its l is 0, seq.bad (a bad index): NaN. One
+// split writes the output: NaN when the row sees a key. Several: a row that sees keys of this split, every one's
+// score -inf, writes the partial (O_s 0, LSE_s overflow_split_lse()) that the combine turns into NaN only when no
+// split of the row has a finite score (splitkv_combined_lse).
+struct SplitRowEnd {
+  float inv_l, lse;
+  RF_DEVICE static SplitRowEnd make(const FmhaFwdParams& p, const SeqInfo& seq, const MaskRule& rule, int row, int split,
+                                    int block_n, float m, float l) {
+    if (seq.bad) return {quiet_nan(), quiet_nan()};
+    if (l != 0.f) return {rf_rcp(l), (m + rf_log2(l)) * kLn2};
+    const int64_t k0 = int64_t(split) * split_keys(p.seqlen_k, p.num_splits, block_n);
+    const bool sees = rule.sees_key_in(row, k0, k0 + split_keys(p.seqlen_k, p.num_splits, block_n));
+    if (p.num_splits == 1) return {empty_row_inv_l(sees), empty_row_lse(sees)};
+    return {0.f, sees ? overflow_split_lse() : neg_inf()};
+  }
+};
+
 template <class E, class Tile, bool kAligned>
 struct FmhaFwdSplitKvPipeline {
   static constexpr SplitKvShape T = Tile::kShape;
@@ -261,9 +278,10 @@ struct FmhaFwdSplitKvPipeline {
     for (int r = 0; r < R; ++r) {
       if (r0 + r >= r_end) continue;
       const int head = head_k * group + (r0 + r) % group;
-      // l == 0: no visible key, O = 0 and LSE = -inf; a NaN l (NaN inputs) propagates; a bad index: NaN.
-      const float inv_l = seq.bad ? quiet_nan() : l[r] == 0.f ? 0.f : rf_rcp(l[r]);
-      const float lse = seq.bad ? quiet_nan() : l[r] == 0.f ? neg_inf() : (m[r] + rf_log2(l[r])) * kLn2;
+      // l == 0: no visible key, O = 0 and LSE = -inf, or every visible score -inf (SplitRowEnd); a NaN l (NaN
+      // inputs) propagates; a bad index: NaN.
+      const SplitRowEnd end = SplitRowEnd::make(p, seq, rule, qi[r], split, T.block_n, m[r], l[r]);
+      const float inv_l = end.inv_l, lse = end.lse;
       if (p.num_splits == 1) {
         const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
         char* row = const_cast<char*>(out.base) + int64_t(qi[r]) * out.row_stride_bytes;
@@ -353,8 +371,9 @@ __global__ void __launch_bounds__(kThreads) fmha_fwd_splitkv_combine_kernel(cons
     sum = red[1][0];
 #pragma unroll
     for (int w = 1; w < kGroups; ++w) sum += red[1][w];
-    // sum == 0: every split empty (no visible key): O = 0, LSE = -inf
-    const float lse = sum == 0.f ? neg_inf() : base + rf_log2(sum) * kLn2;
+    // sum == 0: every split empty (no visible key): O = 0, LSE = -inf; NaN when the largest partial is a split
+    // whose visible scores all overflowed (splitkv_combined_lse: then every weight, and O, is NaN)
+    const float lse = splitkv_combined_lse(mx, base, sum);
     float4 acc[kVecs];
 #pragma unroll
     for (int c = 0; c < kVecs; ++c) acc[c] = make_float4(0.f, 0.f, 0.f, 0.f);

@@ -35,6 +35,25 @@ class MaskRule:
     def visible(self, i: int, j: int) -> bool:
         return 0 <= j < self.seqlen_k and self.first_key(i) <= j <= self.last_key(i)
 
+    def sees_key_in(self, i: int, begin: int, end: int) -> bool:
+        """Whether row i sees a key of ``[begin, end)`` (hip_src/fmha_mask.h MaskRule::sees_key_in: the epilogues
+        tell a row that sees no key (O 0, LSE -inf) from one whose visible scores all overflowed to -inf (NaN))."""
+        lo = max(self.first_key(i), begin, 0)
+        hi = min(self.last_key(i), end - 1, self.seqlen_k - 1)
+        return 0 <= i < self.seqlen_q and lo <= hi
+
+    def sees_any_key(self, i: int) -> bool:
+        return self.sees_key_in(i, 0, self.seqlen_k)
+
+    def sees_any_key_grid(self, rows):
+        """Boolean tensor like ``rows`` (an index tensor) of :meth:`sees_any_key`, the closed form: a row
+        0 <= i < seqlen_q sees a key iff seqlen_k > 0 and (window_right < 0 or i + seqlen_k - seqlen_q +
+        window_right >= 0) (a left bound never empties a row: first_key(i) <= seqlen_k - 1 - window_left)."""
+        ok = (rows >= 0) & (rows < self.seqlen_q) & (self.seqlen_k > 0)
+        if self.window_right >= 0:
+            ok = ok & (rows + self.seqlen_k - self.seqlen_q + self.window_right >= 0)
+        return ok
+
     def visible_grid(self, rows, cols):
         """Boolean tensor (len(rows), len(cols)) of :meth:`visible` for index tensors ``rows`` and ``cols``
         (any torch device; works on anything with tensor operators, this module imports no torch)."""
