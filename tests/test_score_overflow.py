@@ -52,10 +52,11 @@ def test_negative_overflow_is_not_silent(backend, how):
 
 
 # ---------------------------------------------------------------- rows of every kind in one call
-# how: "sum" (float32: q = 1e20, k = -1e20, q . k = -d * 1e40 past float32, softmax_scale 1, backward too) or "scale"
-# (q = k = 1, q . k = d >= 2, softmax_scale -2e38: -4e38 and below, every dtype, forward only: the backward takes
-# |softmax_scale| <= 100)
-HOW = {"sum": (1e20, -1e20, 1.0), "scale": (1.0, 1.0, -2e38)}
+# how: "sum" (float32: q = 1e20, k = -1e20, q . k = -d * 1e40 past float32, softmax_scale 1, backward too), "scale"
+# (q = k = 1, q . k = d >= 2, softmax_scale -2e38: -4e38 and below) or "pos" (q = 1, k = -1, softmax_scale 2e38: a
+# positive scale, the tensor-core forward's plain-score kernels and the sbcast kernel); the last two every dtype,
+# forward only (the backward takes |softmax_scale| <= 100)
+HOW = {"sum": (1e20, -1e20, 1.0), "scale": (1.0, 1.0, -2e38), "pos": (1.0, -1.0, 2e38)}
 TOL = {torch.float32: 1e-4, torch.float16: 5e-3, torch.bfloat16: 3e-2}
 
 
@@ -189,7 +190,8 @@ CPU_BACKENDS = ["sim", "torch"]
 
 
 @pytest.mark.parametrize("backend", CPU_BACKENDS)
-@pytest.mark.parametrize("how, dtype", [("sum", torch.float32), ("scale", torch.float32), ("scale", torch.float16)])
+@pytest.mark.parametrize("how, dtype", [("sum", torch.float32), ("scale", torch.float32), ("scale", torch.float16),
+                                        ("pos", torch.bfloat16)])
 def test_overflow_rows_dense(backend, how, dtype):
     run_dense(backend, how, dtype, grad=how == "sum")
 
