@@ -232,6 +232,25 @@ def test_combine_overflow_split_marker():
     assert torch.equal(out[2], torch.zeros(4)) and torch.isneginf(lse[2])
 
 
+def test_ck_overflow_rows_to_nan():
+    """The ck backend's post-fix (CK's epilogue is not ours; no CK device here: the helper alone, on both layouts):
+    rows with LSE -inf that see a key become NaN, rows that see none stay 0 / -inf, finite rows are untouched."""
+    from rocflash.backends import ck_masked
+    args = FwdArgs(1.0, -1, 0, 0.0, None)
+    lo, hi = ck_masked.row_key_range(5, 3, args, "cpu")  # causal 5 x 3: rows 0, 1 see no key
+    out, lse = torch.zeros(1, 5, 2, 4), torch.full((1, 2, 5), -math.inf)
+    lse[0, :, 4], out[0, 4] = 0.5, 1.0
+    ck_masked.overflow_rows_to_nan(out, lse, hi > lo)
+    assert torch.isneginf(lse[0, :, :2]).all() and torch.equal(out[0, :2], torch.zeros(2, 2, 4))
+    assert lse[0, :, 2:4].isnan().all() and out[0, 2:4].isnan().all()
+    assert (lse[0, :, 4] == 0.5).all() and (out[0, 4] == 1.0).all()
+    cu = torch.tensor([0, 5, 7], dtype=torch.int32)
+    (lo, hi), _ = ck_masked.varlen_ranges(cu, torch.tensor([0, 3, 3], dtype=torch.int32), 7, 3, args)
+    out, lse = torch.zeros(7, 2, 4), torch.full((2, 7), -math.inf)  # sequence 1 has no key at all
+    ck_masked.overflow_rows_to_nan(out, lse, hi > lo)
+    assert lse[:, 2:5].isnan().all() and torch.isneginf(lse[:, [0, 1, 5, 6]]).all()
+
+
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="open (adv15): float32 causal seqlen_q < seqlen_k at softmax_scale 50 "
                    "(inside MAX_BACKWARD_SCALE = 100): the autograd backward (the dQ kernel's statistics pass) "
                    "leaves FlashAttention's rule, dq 2.02x / dk 1.67x; the backward from the LSE meets it (0.97x). "
