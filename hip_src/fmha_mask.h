@@ -43,10 +43,11 @@ struct MaskRule {
     const int64_t hi0 = last_key(i) < end - 1 ? last_key(i) : end - 1, hi = hi0 < int64_t(seqlen_k) - 1 ? hi0 : int64_t(seqlen_k) - 1;
     return i >= 0 && i < seqlen_q && lo <= hi;
   }
-  // sees_key_in(i, 0, seqlen_k) in closed form (a left bound never empties a row: first_key(i) <= seqlen_k - 1
-  // for i < seqlen_q; only the right bound and seqlen_k can).
-  RF_HD bool sees_any_key(int64_t i) const {
-    return i >= 0 && i < seqlen_q && seqlen_k > 0 && (window_right < 0 || i + seqlen_k - seqlen_q + window_right >= 0);
+  // sees_key_in(i, 0, seqlen_k) in closed form, int32 (a left bound never empties a row: first_key(i) <= seqlen_k - 1
+  // for i < seqlen_q; only the right bound and seqlen_k can: last_key(i) >= 0). seqlen_q - i - seqlen_k cannot
+  // overflow for 0 <= i < seqlen_q.
+  RF_HD bool sees_any_key(int32_t i) const {
+    return i >= 0 && i < seqlen_q && seqlen_k > 0 && (window_right < 0 || window_right >= seqlen_q - i - seqlen_k);
   }
 };
 

@@ -41,20 +41,29 @@ RF_HDC int split_keys(int max_seqlen_k, int num_splits, int block_n) {
   return (per + block_n - 1) / block_n * block_n;
 }
 
-// 1/l and LSE of a split's row: fmha_common.h's empty_row_* when its l is 0, seq.bad (a bad index): NaN. One
-// split writes the output: NaN when the row sees a key. Several: a row that sees keys of this split, every one's
-// score -inf, writes the partial (O_s 0, LSE_s overflow_split_lse()) that the combine turns into NaN only when no
-// split of the row has a finite score (splitkv_combined_lse).
+// 1/l and LSE of a split's row (fmha_common.h's empty_row_* rule): l == 0 on a row that sees no key: 0 and -inf;
+// on a row that sees a key (MaskRule::sees_any_key; every score it met here -inf): one split writes the output,
+// NaN; several write the partial O_s 0, LSE_s overflow_split_lse(), which the combine turns into NaN only when no
+// split of the row has a finite score (splitkv_combined_lse). A split that holds none of the row's keys writes the
+// marker too: it weighs 0 beside a finite split, and when no split is finite every key the row sees overflowed.
+// seq.bad (a bad index): NaN.
 struct SplitRowEnd {
   float inv_l, lse;
-  RF_DEVICE static SplitRowEnd make(const FmhaFwdParams& p, const SeqInfo& seq, const MaskRule& rule, int row, int split,
-                                    int block_n, float m, float l) {
-    if (seq.bad) return {quiet_nan(), quiet_nan()};
-    if (l != 0.f) return {rf_rcp(l), (m + rf_log2(l)) * kLn2};
-    const int64_t k0 = int64_t(split) * split_keys(p.seqlen_k, p.num_splits, block_n);
-    const bool sees = rule.sees_key_in(row, k0, k0 + split_keys(p.seqlen_k, p.num_splits, block_n));
-    if (p.num_splits == 1) return {empty_row_inv_l(sees), empty_row_lse(sees)};
-    return {0.f, sees ? overflow_split_lse() : neg_inf()};
+  // The row max a row starts from: -inf, or -FLT_MAX for a row that sees no key at all. Such a row never meets a
+  // visible score, so its m stays -FLT_MAX (P = exp2(-inf - m) = 0, l = 0) and the epilogue reads "sees a key" as
+  // m == -inf: no register carries the mask test across the main loop (gfx906's vector split kernels are at 256
+  // VGPRs; testing the rows' bounds in the epilogue spilled 36-60 B there).
+  RF_DEVICE static float initial_m(const MaskRule& rule, int row) {
+    return rule.sees_any_key(row) ? neg_inf() : -__uint_as_float(0x7f7fffffu);
+  }
+  // m == -inf (initial_m: the row sees a key) leaves l == 0: every visible score overflowed. Selects, as before
+  // the change (branches here spilled on gfx906).
+  RF_DEVICE static SplitRowEnd make(const FmhaFwdParams& p, const SeqInfo& seq, float m, float l) {
+    const bool one = p.num_splits == 1;
+    const float ovf_inv_l = one ? quiet_nan() : 0.f, ovf_lse = one ? quiet_nan() : overflow_split_lse();
+    const bool ovf = m == neg_inf();
+    return {seq.bad ? quiet_nan() : ovf ? ovf_inv_l : l == 0.f ? 0.f : rf_rcp(l),
+            seq.bad ? quiet_nan() : ovf ? ovf_lse : l == 0.f ? neg_inf() : (m + rf_log2(l)) * kLn2};
   }
 };
 
@@ -207,7 +216,7 @@ struct FmhaFwdSplitKvPipeline {
     float m[R], l[R], o[R][VL * CE];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      m[r] = neg_inf();
+      m[r] = SplitRowEnd::initial_m(rule, qi[r]);  // -inf, or -FLT_MAX when the row sees no key
       l[r] = 0.f;
 #pragma unroll
       for (int c = 0; c < VL * CE; ++c) o[r][c] = 0.f;
@@ -280,7 +289,7 @@ struct FmhaFwdSplitKvPipeline {
       const int head = head_k * group + (r0 + r) % group;
       // l == 0: no visible key, O = 0 and LSE = -inf, or every visible score -inf (SplitRowEnd); a NaN l (NaN
       // inputs) propagates; a bad index: NaN.
-      const SplitRowEnd end = SplitRowEnd::make(p, seq, rule, qi[r], split, T.block_n, m[r], l[r]);
+      const SplitRowEnd end = SplitRowEnd::make(p, seq, m[r], l[r]);
       const float inv_l = end.inv_l, lse = end.lse;
       if (p.num_splits == 1) {
         const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);

@@ -40,8 +40,8 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
     q (1, seqlen_q, nheads, headdim), k/v (1, seqlen_k, nheads_k, headdim). Returns the partial result as the
     kernel writes it for the combine: O (1, seqlen_q, nheads, headdim) in the accumulation dtype, normalised
     by the split's own row sums, and LSE (1, nheads, seqlen_q), natural log (-inf for rows that see no key;
-    for rows that see keys of the split whose scores are all -inf: NaN when ``num_splits`` is 1, the kernel's
-    output, else O 0 and LSE ``OVERFLOW_SPLIT_LSE``, which :func:`combine` turns into NaN).
+    for rows that see a key but met only -inf scores in the split: NaN when ``num_splits`` is 1, the kernel's
+    output, else O 0 and LSE ``OVERFLOW_SPLIT_LSE``, which :func:`combine` turns into NaN when no split is finite).
     ``trace`` gets the config and per row chunk ``(chunk, [(iteration, masked)])``, iteration = n0 /
     keys_per_iter (:func:`keys_per_iter`).
     """
@@ -73,7 +73,9 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
 
     qf, kf, vf = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group)  # (1, h, s, bucket)
     shape = (pb.batch, pb.nheads, pb.seqlen_q, groups)
-    m = torch.full(shape, float("-inf"), dtype=acc, device=dev)
+    # the kernel's initial_m: -inf, -FLT_MAX for rows that see no key (its epilogue reads m == -inf as "sees a key")
+    sees = rule.sees_any_key_grid(torch.arange(pb.seqlen_q, device=dev)).view(-1, 1)
+    m = torch.where(sees, -math.inf, OVERFLOW_SPLIT_LSE).to(acc).expand(shape).contiguous()
     l = torch.zeros(shape, dtype=acc, device=dev)
     o = torch.zeros(*shape, cfg.headdim, dtype=acc, device=dev)
     rows = torch.arange(pb.seqlen_q, device=dev).view(-1, 1)
@@ -115,13 +117,13 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
         m = m_new
         half //= 2
     m, l, o = m[..., 0], l[..., 0], o[..., 0, :]
-    # l == 0: no visible key of the split (0, -inf) or every visible score -inf: the kernel's SplitRowEnd (NaN for
-    # one split, else the partial O 0, LSE overflow_split_lse() that the combine turns into NaN)
-    sees = torch.tensor([rule.sees_key_in(i, keys[0], keys[1]) for i in range(pb.seqlen_q)], device=dev)
+    # the kernel's SplitRowEnd: m still -inf (a row that sees a key, every score it met -inf): NaN for one split, else
+    # the partial O 0, LSE OVERFLOW_SPLIT_LSE that the combine turns into NaN; l == 0 otherwise: 0 and -inf
+    ovf = torch.isneginf(m)
     one_split = num_splits == 1
-    inv_l = torch.where(l == 0, torch.where(sees & one_split, math.nan, 0.0).to(acc), 1.0 / l)
-    empty_lse = torch.where(sees, math.nan if one_split else OVERFLOW_SPLIT_LSE, -math.inf).to(acc)
-    lse = torch.where(l == 0, empty_lse, (m + torch.log2(l)) * LN2)
+    inv_l = torch.where(ovf, math.nan if one_split else 0.0, torch.where(l == 0, 0.0, 1.0 / l)).to(acc)
+    lse = torch.where(ovf, math.nan if one_split else OVERFLOW_SPLIT_LSE,
+                      torch.where(l == 0, -math.inf, (m + torch.log2(l)) * LN2)).to(acc)
     out = (o * inv_l.unsqueeze(-1))[..., :pb.headdim]
     return out.transpose(1, 2), lse
 
