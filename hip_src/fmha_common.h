@@ -14,7 +14,7 @@ RF_DEVICE float neg_inf() { return __uint_as_float(0xff800000u); }
 RF_DEVICE float quiet_nan() { return __uint_as_float(0x7fc00000u); }
 
 // 1/l and LSE of a row whose online softmax ended with l == 0 (its m stayed -inf). No visible key (`sees_key`
-// false): 0 and -inf, flash-attn's convention (O = 0). Visible keys (MaskRule::sees_any_key / sees_key_in) whose
+// false): 0 and -inf, flash-attn's convention (O = 0). Visible keys (MaskRule::sees_any_key) whose
 // every scaled score overflowed float32 to -inf (q.k ~ -3e40, softmax_scale ~ -1e38 on positive scores; the fp64
 // answer is finite): NaN, so O, LSE and the backward's P = exp2(S2 - m) * inv_l are NaN, never a silent 0 (issue
 // 8). Decided here, once per row after the main loop, rather than by a select per score in ScoreTransform: the
@@ -22,10 +22,10 @@ RF_DEVICE float quiet_nan() { return __uint_as_float(0x7fc00000u); }
 // exp(-3e40 - m) = 0 in fp64 too).
 RF_DEVICE float empty_row_inv_l(bool sees_key) { return sees_key ? quiet_nan() : 0.f; }
 RF_DEVICE float empty_row_lse(bool sees_key) { return sees_key ? quiet_nan() : neg_inf(); }
-// A split-KV partial whose row sees keys of the split, every visible score -inf: LSE_s = -FLT_MAX and O_s = 0
-// (a real LSE is >= -FLT_MAX * ln 2 + 0, above it). The combine weighs it as an ordinary split when another split
-// of the row has a finite score (it then weighs 0, as the overflowed scores do in the dense kernel) and makes the
-// row NaN when its largest LSE_s is this marker (splitkv_combined_lse).
+// A split-KV partial of a row that sees a key but met no finite score in the split (fmha_splitkv_kernel.h
+// SplitRowEnd): LSE_s = -FLT_MAX and O_s = 0 (a real LSE is >= -FLT_MAX * ln 2, above it). The combine weighs it as
+// an ordinary split when another split of the row has a finite score (it then weighs 0, as the overflowed scores do
+// in the dense kernel) and makes the row NaN when its largest LSE_s is this marker (splitkv_combined_lse).
 RF_DEVICE float overflow_split_lse() { return -__uint_as_float(0x7f7fffffu); }
 // The combine's LSE of a row from its largest partial LSE `mx`, base (mx, or 0 when -inf) and sum_s exp(LSE_s -
 // base) `sum`: -inf when every split is empty, NaN when the largest partial is overflow_split_lse.

@@ -35,15 +35,10 @@ class MaskRule:
     def visible(self, i: int, j: int) -> bool:
         return 0 <= j < self.seqlen_k and self.first_key(i) <= j <= self.last_key(i)
 
-    def sees_key_in(self, i: int, begin: int, end: int) -> bool:
-        """Whether row i sees a key of ``[begin, end)`` (hip_src/fmha_mask.h MaskRule::sees_key_in: the epilogues
-        tell a row that sees no key (O 0, LSE -inf) from one whose visible scores all overflowed to -inf (NaN))."""
-        lo = max(self.first_key(i), begin, 0)
-        hi = min(self.last_key(i), end - 1, self.seqlen_k - 1)
-        return 0 <= i < self.seqlen_q and lo <= hi
-
     def sees_any_key(self, i: int) -> bool:
-        return self.sees_key_in(i, 0, self.seqlen_k)
+        """Whether row i sees a key (hip_src/fmha_mask.h MaskRule::sees_any_key: the epilogues tell a row that sees
+        no key (O 0, LSE -inf) from one whose visible scores all overflowed to -inf (NaN))."""
+        return bool(self.sees_any_key_grid(i))  # the closed form works on ints too
 
     def sees_any_key_grid(self, rows):
         """Boolean tensor like ``rows`` (an index tensor) of :meth:`sees_any_key`, the closed form: a row

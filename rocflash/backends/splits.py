@@ -13,9 +13,9 @@ import torch
 
 LOG2E = 1.0 / math.log(2.0)
 LN2 = math.log(2.0)
-# A split whose row sees keys of the split, every score -inf (overflowed float32): LSE_s = -FLT_MAX, O_s = 0
-# (hip_src/fmha_common.h overflow_split_lse; real LSEs are above it). Weighs 0 next to a split with a finite score;
-# the row is NaN when it is the largest LSE_s (splitkv_combined_lse).
+# The partial of a row that sees a key but met no finite score in the split (every score it saw overflowed float32
+# to -inf): LSE_s = -FLT_MAX, O_s = 0 (hip_src/fmha_common.h overflow_split_lse; real LSEs are above it). Weighs 0
+# next to a split with a finite score; the row is NaN when it is the largest LSE_s (splitkv_combined_lse).
 OVERFLOW_SPLIT_LSE = -3.4028234663852886e38
 
 
