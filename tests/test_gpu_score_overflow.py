@@ -55,6 +55,13 @@ def test_kvcache(how, dtype, num_splits, page):
                 page=page)
 
 
+@pytest.mark.parametrize("num_splits", [1, 3])
+@pytest.mark.parametrize("how, dtype", [("pos", "fp16"), ("sum", "fp32")])
+def test_kvcache_rows_without_keys(how, dtype, num_splits):
+    """Rows that see no key (seqlen_q 5 > cache length 2, causal) in the split-KV blocks of overflow rows."""
+    run_kvcache(gpu_platform(), how, DTYPES[dtype], "cuda", sq=5, sk=2, h=8, hk=2, d=128, num_splits=num_splits)
+
+
 @pytest.mark.parametrize("how", ["pos"])
 def test_sbcast_forward(monkeypatch, how):
     monkeypatch.setenv(compiled.KERNEL_ENV, "sbcast")

@@ -217,6 +217,14 @@ def test_overflow_rows_kvcache(backend, num_splits, page):
     run_kvcache(backend, "sum", torch.float32, num_splits=num_splits, page=page)
 
 
+@pytest.mark.parametrize("backend", CPU_BACKENDS)
+@pytest.mark.parametrize("num_splits", [1, 3])
+def test_overflow_rows_kvcache_rows_without_keys(backend, num_splits):
+    """seqlen_q 5 > cache length 2, causal: rows 0-2 see no key in the same split-KV blocks as an overflow row and
+    a finite one (the split kernels tell them apart by the row max they start from, SplitRowEnd::initial_m)."""
+    run_kvcache(backend, "pos", torch.float16, sq=5, sk=2, h=4, hk=2, d=64, num_splits=num_splits)
+
+
 def test_combine_overflow_split_marker():
     """splits.combine: an overflow split (LSE -FLT_MAX, O 0) weighs 0 beside a finite split and makes the row NaN
     when it is the largest; empty splits (-inf) stay empty."""
