@@ -41,29 +41,18 @@ RF_HDC int split_keys(int max_seqlen_k, int num_splits, int block_n) {
   return (per + block_n - 1) / block_n * block_n;
 }
 
-// 1/l and LSE of a split's row (fmha_common.h's empty_row_* rule): l == 0 on a row that sees no key: 0 and -inf;
-// on a row that sees a key (MaskRule::sees_any_key; every score it met here -inf): one split writes the output,
-// NaN; several write the partial O_s 0, LSE_s overflow_split_lse(), which the combine turns into NaN only when no
-// split of the row has a finite score (splitkv_combined_lse). A split that holds none of the row's keys writes the
-// marker too: it weighs 0 beside a finite split, and when no split is finite every key the row sees overflowed.
-// seq.bad (a bad index): NaN.
+// A split's row that ends with l == 0 although it sees a key (MaskRule::sees_any_key): every score it met here was
+// -inf (fmha_common.h empty_row_inv_l). One split writes the output: O and LSE NaN. Several write the partial O_s 0
+// and LSE_s overflow_split_lse(), which the combine turns into NaN only when no split of the row has a finite score
+// (splitkv_combined_lse). A split that holds none of the row's keys writes the marker too: it weighs 0 beside a
+// finite split, and when no split is finite every key the row sees overflowed. Rows that see no key: 0 and -inf.
 struct SplitRowEnd {
-  float inv_l, lse;
-  // The row max a row starts from: -inf, or -FLT_MAX for a row that sees no key at all. Such a row never meets a
-  // visible score, so its m stays -FLT_MAX (P = exp2(-inf - m) = 0, l = 0) and the epilogue reads "sees a key" as
-  // m == -inf: no register carries the mask test across the main loop (gfx906's vector split kernels are at 256
-  // VGPRs; testing the rows' bounds in the epilogue spilled 36-60 B there).
-  RF_DEVICE static float initial_m(const MaskRule& rule, int row) {
-    return rule.sees_any_key(row) ? neg_inf() : -__uint_as_float(0x7f7fffffu);
+  RF_DEVICE static bool overflow(const SeqInfo& seq, const MaskRule& rule, int row, float l) {
+    return !seq.bad && l == 0.f && rule.sees_any_key(row);
   }
-  // m == -inf (initial_m: the row sees a key) leaves l == 0: every visible score overflowed. Selects, as before
-  // the change (branches here spilled on gfx906).
-  RF_DEVICE static SplitRowEnd make(const FmhaFwdParams& p, const SeqInfo& seq, float m, float l) {
-    const bool one = p.num_splits == 1;
-    const float ovf_inv_l = one ? quiet_nan() : 0.f, ovf_lse = one ? quiet_nan() : overflow_split_lse();
-    const bool ovf = m == neg_inf();
-    return {seq.bad ? quiet_nan() : ovf ? ovf_inv_l : l == 0.f ? 0.f : rf_rcp(l),
-            seq.bad ? quiet_nan() : ovf ? ovf_lse : l == 0.f ? neg_inf() : (m + rf_log2(l)) * kLn2};
+  RF_DEVICE static float o_value(const FmhaFwdParams& p) { return p.num_splits == 1 ? quiet_nan() : 0.f; }
+  RF_DEVICE static float lse_value(const FmhaFwdParams& p) {
+    return p.num_splits == 1 ? quiet_nan() : overflow_split_lse();
   }
 };
 
@@ -216,7 +205,7 @@ struct FmhaFwdSplitKvPipeline {
     float m[R], l[R], o[R][VL * CE];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      m[r] = SplitRowEnd::initial_m(rule, qi[r]);  // -inf, or -FLT_MAX when the row sees no key
+      m[r] = neg_inf();
       l[r] = 0.f;
 #pragma unroll
       for (int c = 0; c < VL * CE; ++c) o[r][c] = 0.f;
@@ -283,14 +272,17 @@ struct FmhaFwdSplitKvPipeline {
     if (kg != 0) return;
 
     // ---- epilogue: O / l and LSE, to the output (one split) or to the partial buffers
+    static_assert(R <= 32, "overflow_rows: one bit per row");
+    uint32_t overflow_rows = 0;  // bit r: SplitRowEnd::overflow of row r (rewritten by the pass after the stores)
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       if (r0 + r >= r_end) continue;
+      overflow_rows |= uint32_t(SplitRowEnd::overflow(seq, rule, qi[r], l[r])) << r;
       const int head = head_k * group + (r0 + r) % group;
-      // l == 0: no visible key, O = 0 and LSE = -inf, or every visible score -inf (SplitRowEnd); a NaN l (NaN
-      // inputs) propagates; a bad index: NaN.
-      const SplitRowEnd end = SplitRowEnd::make(p, seq, m[r], l[r]);
-      const float inv_l = end.inv_l, lse = end.lse;
+      // l == 0: no visible key, O = 0 and LSE = -inf (rows that see keys: the pass below); a NaN l (NaN inputs)
+      // propagates; a bad index: NaN.
+      const float inv_l = seq.bad ? quiet_nan() : l[r] == 0.f ? 0.f : rf_rcp(l[r]);
+      const float lse = seq.bad ? quiet_nan() : l[r] == 0.f ? neg_inf() : (m[r] + rf_log2(l[r])) * kLn2;
       if (p.num_splits == 1) {
         const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
         char* row = const_cast<char*>(out.base) + int64_t(qi[r]) * out.row_stride_bytes;
@@ -311,6 +303,29 @@ struct FmhaFwdSplitKvPipeline {
 #pragma unroll
           for (int e = 0; e < CE; ++e) dst[T.vec_of(tid, x) * CE + e] = o[r][x * CE + e] * inv_l;
         if (tx == 0) p.lse_accum[part] = lse;
+      }
+    }
+    // Rows that see a key but met only -inf scores (SplitRowEnd), rewritten after the stores above, when O's
+    // registers are free: deciding it inside that loop (or carrying a per-row flag across the main loop) spilled
+    // 12-60 B of the gfx906 kernels at 256 VGPRs. Uniform per row; taken only by such rows.
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (!((overflow_rows >> r) & 1u)) continue;
+      const int head = head_k * group + (r0 + r) % group;
+      if (p.num_splits == 1) {
+        const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
+        char* row = const_cast<char*>(out.base) + int64_t(qi[r]) * out.row_stride_bytes;
+#pragma unroll
+        for (int x = 0; x < VL; ++x)
+#pragma unroll
+          for (int e = 0; e < CE; ++e) {
+            const int col = T.vec_of(tid, x) * CE + e;
+            if (col < p.headdim) store_elem<E>(row + int64_t(col) * E::kBytes, SplitRowEnd::o_value(p));
+          }
+        if (tx == 0) p.lse[lse_index(p.seq, seq, batch, head, qi[r])] = SplitRowEnd::lse_value(p);
+      } else if (tx == 0) {  // O_s is 0 already
+        const int64_t flat = (p.seq.cu_seqlens_q ? seq.q_row0 : int64_t(batch) * p.seqlen_q) + qi[r];
+        p.lse_accum[(int64_t(split) * p.nheads + head) * p.seq.total_q + flat] = SplitRowEnd::lse_value(p);
       }
     }
   }

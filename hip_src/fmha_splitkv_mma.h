@@ -252,8 +252,7 @@ struct FmhaFwdSplitKvMmaPipeline {
       }
     }
 
-    // m: -inf, or -FLT_MAX for a row that sees no key (SplitRowEnd::initial_m); l: this lane's columns only
-    float m[2] = {SplitRowEnd::initial_m(rule, qi[0]), SplitRowEnd::initial_m(rule, qi[1])}, l[2] = {0.f, 0.f};
+    float m[2] = {neg_inf(), neg_inf()}, l[2] = {0.f, 0.f};  // l: this lane's columns only (summed at the end)
     float o[2][TD];
 #pragma unroll
     for (int i = 0; i < 2; ++i)
@@ -391,10 +390,11 @@ struct FmhaFwdSplitKvMmaPipeline {
       }
       const int rr = r0 + r;
       const int head = head_k * group + rr % group, qrow = rr / group;
-      // l == 0: no visible key (mx -FLT_MAX: initial_m), O = 0 and LSE = -inf, or every visible score -inf (mx
-      // -inf: SplitRowEnd); a NaN l (NaN inputs) propagates; a bad index: NaN.
-      const SplitRowEnd end = SplitRowEnd::make(p, seq, mx, lsum);
-      const float inv_l = end.inv_l, lse = end.lse;
+      // l == 0: no visible key, O = 0 and LSE = -inf, or a row that sees keys whose scores were all -inf
+      // (SplitRowEnd); a NaN l (NaN inputs) propagates; a bad index: NaN.
+      const bool ovf = SplitRowEnd::overflow(seq, rule, qrow, lsum);
+      const float inv_l = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::o_value(p) : lsum == 0.f ? 0.f : rf_rcp(lsum);
+      const float lse = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::lse_value(p) : lsum == 0.f ? neg_inf() : (mx + rf_log2(lsum)) * kLn2;
       if (p.num_splits == 1) {
         const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
         char* row = const_cast<char*>(out.base) + int64_t(qrow) * out.row_stride_bytes;

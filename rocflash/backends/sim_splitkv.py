@@ -73,9 +73,7 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
 
     qf, kf, vf = pb.prep(q), pb.prep(k, pb.group), pb.prep(v, pb.group)  # (1, h, s, bucket)
     shape = (pb.batch, pb.nheads, pb.seqlen_q, groups)
-    # the kernel's initial_m: -inf, -FLT_MAX for rows that see no key (its epilogue reads m == -inf as "sees a key")
-    sees = rule.sees_any_key_grid(torch.arange(pb.seqlen_q, device=dev)).view(-1, 1)
-    m = torch.where(sees, -math.inf, OVERFLOW_SPLIT_LSE).to(acc).expand(shape).contiguous()
+    m = torch.full(shape, float("-inf"), dtype=acc, device=dev)
     l = torch.zeros(shape, dtype=acc, device=dev)
     o = torch.zeros(*shape, cfg.headdim, dtype=acc, device=dev)
     rows = torch.arange(pb.seqlen_q, device=dev).view(-1, 1)
@@ -117,9 +115,9 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
         m = m_new
         half //= 2
     m, l, o = m[..., 0], l[..., 0], o[..., 0, :]
-    # the kernel's SplitRowEnd: m still -inf (a row that sees a key, every score it met -inf): NaN for one split, else
+    # the kernel's SplitRowEnd: l == 0 on a row that sees a key (every score it met -inf): NaN for one split, else
     # the partial O 0, LSE OVERFLOW_SPLIT_LSE that the combine turns into NaN; l == 0 otherwise: 0 and -inf
-    ovf = torch.isneginf(m)
+    ovf = (l == 0) & rule.sees_any_key_grid(torch.arange(pb.seqlen_q, device=dev))
     one_split = num_splits == 1
     inv_l = torch.where(ovf, math.nan if one_split else 0.0, torch.where(l == 0, 0.0, 1.0 / l)).to(acc)
     lse = torch.where(ovf, math.nan if one_split else OVERFLOW_SPLIT_LSE,
