@@ -46,7 +46,22 @@ RF_HDC int split_keys(int max_seqlen_k, int num_splits, int block_n) {
 // and LSE_s overflow_split_lse(), which the combine turns into NaN only when no split of the row has a finite score
 // (splitkv_combined_lse). A split that holds none of the row's keys writes the marker too: it weighs 0 beside a
 // finite split, and when no split is finite every key the row sees overflowed. Rows that see no key: 0 and -inf.
+//
+// Where the vector kernel decides it is the one register-dependent choice (measured with hipcc -S / ptxas -v,
+// perf/RESULTS.md "eco11"): on AMD (gfx906 at 256 VGPRs) one bit per row in the store loop and a pass after the
+// stores rewrite the rows (kPassAfterStores); on CUDA (168 registers under the 3-blocks-per-SM bound) that pass cost
+// 4 B of spill in the fp32 kernels, so there the row max carries it: rows that see no key start from -FLT_MAX
+// (initial_m) and stay there, a row that sees a key and met only -inf scores ends with m = -inf, and the store loop
+// selects on that. Same values written either way.
 struct SplitRowEnd {
+#if defined(RF_PLATFORM_HIP)
+  static constexpr bool kPassAfterStores = true;
+#else
+  static constexpr bool kPassAfterStores = false;
+#endif
+  RF_DEVICE static float initial_m(const MaskRule& rule, int row) {
+    return kPassAfterStores || rule.sees_any_key(row) ? neg_inf() : -__uint_as_float(0x7f7fffffu);
+  }
   RF_DEVICE static bool overflow(const SeqInfo& seq, const MaskRule& rule, int row, float l) {
     return !seq.bad && l == 0.f && rule.sees_any_key(row);
   }
@@ -205,7 +220,7 @@ struct FmhaFwdSplitKvPipeline {
     float m[R], l[R], o[R][VL * CE];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      m[r] = neg_inf();
+      m[r] = SplitRowEnd::initial_m(rule, qi[r]);  // -inf (CUDA: -FLT_MAX for a row that sees no key)
       l[r] = 0.f;
 #pragma unroll
       for (int c = 0; c < VL * CE; ++c) o[r][c] = 0.f;
@@ -277,12 +292,13 @@ struct FmhaFwdSplitKvPipeline {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       if (r0 + r >= r_end) continue;
-      overflow_rows |= uint32_t(SplitRowEnd::overflow(seq, rule, qi[r], l[r])) << r;
       const int head = head_k * group + (r0 + r) % group;
-      // l == 0: no visible key, O = 0 and LSE = -inf (rows that see keys: the pass below); a NaN l (NaN inputs)
-      // propagates; a bad index: NaN.
-      const float inv_l = seq.bad ? quiet_nan() : l[r] == 0.f ? 0.f : rf_rcp(l[r]);
-      const float lse = seq.bad ? quiet_nan() : l[r] == 0.f ? neg_inf() : (m[r] + rf_log2(l[r])) * kLn2;
+      // l == 0: no visible key, O = 0 and LSE = -inf; a row that sees keys (SplitRowEnd): the pass below on AMD, here
+      // on CUDA (m still -inf); a NaN l (NaN inputs) propagates; a bad index: NaN.
+      const bool ovf = !SplitRowEnd::kPassAfterStores && !seq.bad && m[r] == neg_inf();
+      if constexpr (SplitRowEnd::kPassAfterStores) overflow_rows |= uint32_t(SplitRowEnd::overflow(seq, rule, qi[r], l[r])) << r;
+      const float inv_l = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::o_value(p) : l[r] == 0.f ? 0.f : rf_rcp(l[r]);
+      const float lse = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::lse_value(p) : l[r] == 0.f ? neg_inf() : (m[r] + rf_log2(l[r])) * kLn2;
       if (p.num_splits == 1) {
         const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
         char* row = const_cast<char*>(out.base) + int64_t(qi[r]) * out.row_stride_bytes;
