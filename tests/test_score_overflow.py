@@ -85,7 +85,7 @@ def overflow_problem(how, dtype, sq, sk, h, hk, d, device="cpu", seed=0, batch=1
     return *(t.to(device, dtype) for t in (q, k, v, dout)), scale
 
 
-def check_rows(out, lse, q, k, v, scale, what, lse_layout="bhs"):
+def check_rows(out, lse, q, k, v, scale, what):
     """out (sq, h, d), lse (h, sq) of ONE causal sequence (q, k, v its (sq, h, d) / (sk, hk, d) inputs): rows that see
     no key 0 / -inf, overflow rows NaN (every element), the rest finite and within TOL of the fp64 reference."""
     sq, sk = q.shape[0], k.shape[0]
