@@ -391,8 +391,9 @@ struct FmhaBwdDqPipeline {
       const int row = m0 + T.row(tid, i);
       const float l_row = group_sum<T.threads_n>(l[i]);
       const float d_row = group_sum<T.threads_n>(d[i]);
-      // l == 0: no visible key (P = 0, zero gradients); a NaN l (NaN or inf inputs) propagates, as in the forward
-      inv_l[i] = l_row == 0.f ? 0.f : rf_rcp(l_row);
+      // l == 0: no visible key (P = 0, zero gradients), or every visible score overflowed to -inf: NaN, as the
+      // forward (empty_row_inv_l); a NaN l (NaN or inf inputs) propagates, as in the forward
+      inv_l[i] = l_row == 0.f ? empty_row_inv_l(rule.sees_any_key(row)) : rf_rcp(l_row);
       delta[i] = d_row * inv_l[i];  // rf_rcp, as the forward: no IEEE division sequence
       shift[i] = m[i] == neg_inf() ? 0.f : m[i];  // no visible key (x = -inf everywhere): P = 0 with inv_l = 0
       if (row < seq.seqlen_q && T.lane_tx(tid) == 0) {

@@ -14,6 +14,26 @@ inline constexpr float kLn2 = 0.6931471805599453f;
 RF_DEVICE float neg_inf() { return __uint_as_float(0xff800000u); }
 RF_DEVICE float quiet_nan() { return __uint_as_float(0x7fc00000u); }
 
+// 1/l and LSE of a row whose online softmax ended with l == 0 (its m stayed -inf). No visible key (`sees_key`
+// false): 0 and -inf, flash-attn's convention (O = 0). Visible keys (MaskRule::sees_any_key) whose
+// every scaled score overflowed float32 to -inf (q.k ~ -3e40, softmax_scale ~ -1e38 on positive scores; the fp64
+// answer is finite): NaN, so O, LSE and the backward's P = exp2(S2 - m) * inv_l are NaN, never a silent 0 (issue
+// 8). Decided here, once per row after the main loop, rather than by a select per score in ScoreTransform: the
+// unmasked main loop is unchanged. A row with some finite visible scores is exact (an overflowed score weighs
+// exp(-3e40 - m) = 0 in fp64 too).
+RF_DEVICE float empty_row_inv_l(bool sees_key) { return sees_key ? quiet_nan() : 0.f; }
+RF_DEVICE float empty_row_lse(bool sees_key) { return sees_key ? quiet_nan() : neg_inf(); }
+// A split-KV partial of a row that sees a key but met no finite score in the split (fmha_splitkv_kernel.h
+// SplitRowEnd): LSE_s = -FLT_MAX and O_s = 0 (a real LSE is >= -FLT_MAX * ln 2, above it). The combine weighs it as
+// an ordinary split when another split of the row has a finite score (it then weighs 0, as the overflowed scores do
+// in the dense kernel) and makes the row NaN when its largest LSE_s is this marker (splitkv_combined_lse).
+RF_DEVICE float overflow_split_lse() { return -__uint_as_float(0x7f7fffffu); }
+// The combine's LSE of a row from its largest partial LSE `mx`, base (mx, or 0 when -inf) and sum_s exp(LSE_s -
+// base) `sum`: -inf when every split is empty, NaN when the largest partial is overflow_split_lse.
+RF_DEVICE float splitkv_combined_lse(float mx, float base, float sum) {
+  return sum == 0.f ? neg_inf() : mx == overflow_split_lse() ? quiet_nan() : base + rf_log2(sum) * kLn2;
+}
+
 // Butterfly reductions across the `kWidth` consecutive lanes of one row group (kWidth <= 32 divides the
 // wave, so a group never straddles waves: correct for wave64 and warp32 alike).
 // (The loops count steps, not masks: a `mask /= 2` induction has no trip count the unroller can compute in

@@ -160,12 +160,14 @@ struct FmhaFwdPipeline {
                                      const float (&m)[TM], const float (&l)[TM], int m0, int head, int batch, int tid,
                                      const ScoreTransform& score) {
     float inv_l[TM], l_rows[TM];
+    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
 #pragma unroll
     for (int i = 0; i < TM; ++i) {  // every lane takes part in the reductions, rows past seqlen_q too
       l_rows[i] = group_sum<Math::kRowLanes>(l[i]);
-      // l == 0: the row saw no visible key, it outputs 0 (LSE -inf). A NaN l (NaN or inf in the inputs)
-      // propagates as NaN to O and LSE instead of passing for a fully masked row.
-      inv_l[i] = l_rows[i] == 0.f ? 0.f : rf_rcp(l_rows[i]);
+      // l == 0: the row saw no visible key, it outputs 0 (LSE -inf), or every visible score overflowed to -inf:
+      // NaN (empty_row_inv_l). A NaN l (NaN or inf in the inputs) propagates as NaN to O and LSE instead of passing
+      // for a fully masked row.
+      inv_l[i] = l_rows[i] == 0.f ? empty_row_inv_l(rule.sees_any_key(m0 + Math::row(tid, i))) : rf_rcp(l_rows[i]);
     }
     const GlobalRows<E> out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
     // training forwards of 16-bit inputs also write O unrounded (p.o_fp32: O's strides in elements, so its byte
@@ -180,7 +182,7 @@ struct FmhaFwdPipeline {
       const int row = m0 + Math::row(tid, i);
       if (row < seq.seqlen_q) {
         const int64_t idx = lse_index(p.seq, seq, batch, head, row);
-        p.lse[idx] = l_rows[i] == 0.f ? neg_inf() : rf_mul_rn(m[i] + rf_log2(l_rows[i]), kLn2) + score.row_shift(row);
+        p.lse[idx] = l_rows[i] == 0.f ? empty_row_lse(rule.sees_any_key(row)) : rf_mul_rn(m[i] + rf_log2(l_rows[i]), kLn2) + score.row_shift(row);
         if (p.softmax_stats) {  // what O was normalised with: the backward's P = exp2(S2 - m) * inv_l
           p.softmax_stats[2 * idx] = m[i];
           p.softmax_stats[2 * idx + 1] = inv_l[i];

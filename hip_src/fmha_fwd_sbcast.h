@@ -204,7 +204,9 @@ struct FmhaFwdSbcast {
     }
 
     if (row >= seq.seqlen_q) return;
-    const float inv_l = l == 0.f ? 0.f : rf_rcp(l);  // l == 0: no visible key, O = 0 and LSE = -inf
+    // l == 0: no visible key, O = 0 and LSE = -inf; or every visible score overflowed to -inf: NaN (fmha_common.h)
+    const bool sees_key = rule.sees_any_key(row);
+    const float inv_l = l == 0.f ? empty_row_inv_l(sees_key) : rf_rcp(l);
     const auto out = q_side_rows<Fp16>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
     char* orow = const_cast<char*>(out.base) + int64_t(row) * out.row_stride_bytes;
 #pragma unroll
@@ -224,7 +226,7 @@ struct FmhaFwdSbcast {
             make_float4(o[4 * d] * inv_l, o[4 * d + 1] * inv_l, o[4 * d + 2] * inv_l, o[4 * d + 3] * inv_l);
     }
     const int64_t idx = lse_index(p.seq, seq, batch, head, row);
-    p.lse[idx] = l == 0.f ? neg_inf() : (m + rf_log2(l)) * kLn2;
+    p.lse[idx] = l == 0.f ? empty_row_lse(sees_key) : (m + rf_log2(l)) * kLn2;
     if (p.softmax_stats) {
       p.softmax_stats[2 * idx] = m;
       p.softmax_stats[2 * idx + 1] = inv_l;

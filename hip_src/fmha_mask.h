@@ -33,6 +33,15 @@ struct MaskRule {
   RF_HD bool visible(int64_t i, int64_t j) const {
     return j >= 0 && j < seqlen_k && j >= first_key(i) && j <= last_key(i);
   }
+  // Whether row i sees at least one key (rows past seqlen_q see none). The epilogues ask it for rows whose online
+  // softmax ended with l == 0 (m = -inf): with no visible key that is flash-attn's convention (O = 0, LSE = -inf);
+  // with one it means every visible scaled score overflowed float32 to -inf (q.k ~ -3e40, or softmax_scale ~ -2e38),
+  // whose fp64 answer is finite: the row must be NaN, never a silent 0 (issue 8; fmha_common.h empty_row_inv_l).
+  // Closed form, int32: a left bound never empties a row (first_key(i) <= seqlen_k - 1 for i < seqlen_q); only the
+  // right bound and seqlen_k can (last_key(i) >= 0). seqlen_q - i - seqlen_k cannot overflow for 0 <= i < seqlen_q.
+  RF_HD bool sees_any_key(int32_t i) const {
+    return i >= 0 && i < seqlen_q && seqlen_k > 0 && (window_right < 0 || window_right >= seqlen_q - i - seqlen_k);
+  }
 };
 
 // The keys query row i sees, as one int32 span [*lo, *hi] (empty when *lo > *hi): for every key j >= 0,

@@ -41,6 +41,36 @@ RF_HDC int split_keys(int max_seqlen_k, int num_splits, int block_n) {
   return (per + block_n - 1) / block_n * block_n;
 }
 
+// A split's row that ends with l == 0 although it sees a key (MaskRule::sees_any_key): every score it met here was
+// -inf (fmha_common.h empty_row_inv_l). One split writes the output: O and LSE NaN. Several write the partial O_s 0
+// and LSE_s overflow_split_lse(), which the combine turns into NaN only when no split of the row has a finite score
+// (splitkv_combined_lse). A split that holds none of the row's keys writes the marker too: it weighs 0 beside a
+// finite split, and when no split is finite every key the row sees overflowed. Rows that see no key: 0 and -inf.
+//
+// Where the vector kernel decides it is the one register-dependent choice (measured with hipcc -S / ptxas -v,
+// perf/RESULTS.md "eco11"): on AMD (gfx906 at 256 VGPRs) one bit per row in the store loop and a pass after the
+// stores rewrite the rows (kPassAfterStores); on CUDA (168 registers under the 3-blocks-per-SM bound) that pass cost
+// 4 B of spill in the fp32 kernels, so there the row max carries it: rows that see no key start from -FLT_MAX
+// (initial_m) and stay there, a row that sees a key and met only -inf scores ends with m = -inf, and the store loop
+// selects on that. Same values written either way.
+struct SplitRowEnd {
+#if defined(RF_PLATFORM_HIP)
+  static constexpr bool kPassAfterStores = true;
+#else
+  static constexpr bool kPassAfterStores = false;
+#endif
+  RF_DEVICE static float initial_m(const MaskRule& rule, int row) {
+    return kPassAfterStores || rule.sees_any_key(row) ? neg_inf() : -__uint_as_float(0x7f7fffffu);
+  }
+  RF_DEVICE static bool overflow(const SeqInfo& seq, const MaskRule& rule, int row, float l) {
+    return !seq.bad && l == 0.f && rule.sees_any_key(row);
+  }
+  RF_DEVICE static float o_value(const FmhaFwdParams& p) { return p.num_splits == 1 ? quiet_nan() : 0.f; }
+  RF_DEVICE static float lse_value(const FmhaFwdParams& p) {
+    return p.num_splits == 1 ? quiet_nan() : overflow_split_lse();
+  }
+};
+
 template <class E, class Tile, bool kAligned>
 struct FmhaFwdSplitKvPipeline {
   static constexpr SplitKvShape T = Tile::kShape;
@@ -190,7 +220,7 @@ struct FmhaFwdSplitKvPipeline {
     float m[R], l[R], o[R][VL * CE];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      m[r] = neg_inf();
+      m[r] = SplitRowEnd::initial_m(rule, qi[r]);  // -inf (CUDA: -FLT_MAX for a row that sees no key)
       l[r] = 0.f;
 #pragma unroll
       for (int c = 0; c < VL * CE; ++c) o[r][c] = 0.f;
@@ -257,13 +287,18 @@ struct FmhaFwdSplitKvPipeline {
     if (kg != 0) return;
 
     // ---- epilogue: O / l and LSE, to the output (one split) or to the partial buffers
+    static_assert(R <= 32, "overflow_rows: one bit per row");
+    uint32_t overflow_rows = 0;  // bit r: SplitRowEnd::overflow of row r (rewritten by the pass after the stores)
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       if (r0 + r >= r_end) continue;
       const int head = head_k * group + (r0 + r) % group;
-      // l == 0: no visible key, O = 0 and LSE = -inf; a NaN l (NaN inputs) propagates; a bad index: NaN.
-      const float inv_l = seq.bad ? quiet_nan() : l[r] == 0.f ? 0.f : rf_rcp(l[r]);
-      const float lse = seq.bad ? quiet_nan() : l[r] == 0.f ? neg_inf() : (m[r] + rf_log2(l[r])) * kLn2;
+      // l == 0: no visible key, O = 0 and LSE = -inf; a row that sees keys (SplitRowEnd): the pass below on AMD, here
+      // on CUDA (m still -inf); a NaN l (NaN inputs) propagates; a bad index: NaN.
+      const bool ovf = !SplitRowEnd::kPassAfterStores && !seq.bad && m[r] == neg_inf();
+      if constexpr (SplitRowEnd::kPassAfterStores) overflow_rows |= uint32_t(SplitRowEnd::overflow(seq, rule, qi[r], l[r])) << r;
+      const float inv_l = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::o_value(p) : l[r] == 0.f ? 0.f : rf_rcp(l[r]);
+      const float lse = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::lse_value(p) : l[r] == 0.f ? neg_inf() : (m[r] + rf_log2(l[r])) * kLn2;
       if (p.num_splits == 1) {
         const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
         char* row = const_cast<char*>(out.base) + int64_t(qi[r]) * out.row_stride_bytes;
@@ -284,6 +319,29 @@ struct FmhaFwdSplitKvPipeline {
 #pragma unroll
           for (int e = 0; e < CE; ++e) dst[T.vec_of(tid, x) * CE + e] = o[r][x * CE + e] * inv_l;
         if (tx == 0) p.lse_accum[part] = lse;
+      }
+    }
+    // Rows that see a key but met only -inf scores (SplitRowEnd), rewritten after the stores above, when O's
+    // registers are free: deciding it inside that loop (or carrying a per-row flag across the main loop) spilled
+    // 12-60 B of the gfx906 kernels at 256 VGPRs. Uniform per row; taken only by such rows.
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (!((overflow_rows >> r) & 1u)) continue;
+      const int head = head_k * group + (r0 + r) % group;
+      if (p.num_splits == 1) {
+        const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
+        char* row = const_cast<char*>(out.base) + int64_t(qi[r]) * out.row_stride_bytes;
+#pragma unroll
+        for (int x = 0; x < VL; ++x)
+#pragma unroll
+          for (int e = 0; e < CE; ++e) {
+            const int col = T.vec_of(tid, x) * CE + e;
+            if (col < p.headdim) store_elem<E>(row + int64_t(col) * E::kBytes, SplitRowEnd::o_value(p));
+          }
+        if (tx == 0) p.lse[lse_index(p.seq, seq, batch, head, qi[r])] = SplitRowEnd::lse_value(p);
+      } else if (tx == 0) {  // O_s is 0 already
+        const int64_t flat = (p.seq.cu_seqlens_q ? seq.q_row0 : int64_t(batch) * p.seqlen_q) + qi[r];
+        p.lse_accum[(int64_t(split) * p.nheads + head) * p.seq.total_q + flat] = SplitRowEnd::lse_value(p);
       }
     }
   }
@@ -353,8 +411,9 @@ __global__ void __launch_bounds__(kThreads) fmha_fwd_splitkv_combine_kernel(cons
     sum = red[1][0];
 #pragma unroll
     for (int w = 1; w < kGroups; ++w) sum += red[1][w];
-    // sum == 0: every split empty (no visible key): O = 0, LSE = -inf
-    const float lse = sum == 0.f ? neg_inf() : base + rf_log2(sum) * kLn2;
+    // sum == 0: every split empty (no visible key): O = 0, LSE = -inf; NaN when the largest partial is a split
+    // whose visible scores all overflowed (splitkv_combined_lse: then every weight, and O, is NaN)
+    const float lse = splitkv_combined_lse(mx, base, sum);
     float4 acc[kVecs];
 #pragma unroll
     for (int c = 0; c < kVecs; ++c) acc[c] = make_float4(0.f, 0.f, 0.f, 0.f);

@@ -388,11 +388,13 @@ struct FmhaFwdSplitKvMmaPipeline {
         acc[2] = rf_fma(a, ov.z, acc[2]);
         acc[3] = rf_fma(a, ov.w, acc[3]);
       }
-      // l == 0: no visible key, O = 0 and LSE = -inf; a NaN l (NaN inputs) propagates; a bad index: NaN.
-      const float inv_l = seq.bad ? quiet_nan() : lsum == 0.f ? 0.f : rf_rcp(lsum);
-      const float lse = seq.bad ? quiet_nan() : lsum == 0.f ? neg_inf() : (mx + rf_log2(lsum)) * kLn2;
       const int rr = r0 + r;
       const int head = head_k * group + rr % group, qrow = rr / group;
+      // l == 0: no visible key, O = 0 and LSE = -inf, or a row that sees keys whose scores were all -inf
+      // (SplitRowEnd); a NaN l (NaN inputs) propagates; a bad index: NaN.
+      const bool ovf = SplitRowEnd::overflow(seq, rule, qrow, lsum);
+      const float inv_l = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::o_value(p) : lsum == 0.f ? 0.f : rf_rcp(lsum);
+      const float lse = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::lse_value(p) : lsum == 0.f ? neg_inf() : (mx + rf_log2(lsum)) * kLn2;
       if (p.num_splits == 1) {
         const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
         char* row = const_cast<char*>(out.base) + int64_t(qrow) * out.row_stride_bytes;
@@ -456,8 +458,8 @@ struct FmhaFwdSplitKvMmaPipeline {
       const float base = mx == neg_inf() ? 0.f : mx;
       float sum = 0.f;
       for (int sp = 0; sp < splits; ++sp) sum += rf_exp2((ls[sp] - base) * kLog2e);
-      // sum == 0: every split empty (no visible key): O = 0, LSE = -inf
-      const float lse = sum == 0.f ? neg_inf() : base + rf_log2(sum) * kLn2;
+      // sum == 0: every split empty (no visible key): O = 0, LSE = -inf; NaN: splitkv_combined_lse
+      const float lse = splitkv_combined_lse(mx, base, sum);
       const float* src = p.o_accum + part0(r) * T.headdim + col;
       float acc[kCols] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll 8

@@ -19,10 +19,11 @@ DTYPE_RULE = "float16, bfloat16 or float32 (float64 also on the torch and sim ba
 _FP32_MAX = 3.4028234663852886e38  # the kernels take softmax_scale and softcap as fp32
 # The kernels scale scores by softmax_scale * log2(e) in float32 (the exp2 form of the softmax): that factor
 # must be a finite float32. Inside the range forward and backward are exact to float32 (the backward rebuilds
-# P from the forward's row max and 1/l); scores whose scaled value overflows float32 give NaN, like inf inputs.
-# Open exceptions (issue 8, tests/test_score_overflow.py strict xfails): a row whose every visible scaled score
-# overflows to -inf returns 0 / LSE -inf instead of NaN; fp32 two-key rows with ALiBi leave the backward rule at
-# scale 50 (without ALiBi fixed by eco12's fp64-shifted backward score).
+# P from the forward's row max and 1/l); scores whose scaled value overflows float32 give NaN, like inf inputs:
+# +inf in the row, or every visible score of the row -inf (a row that sees no key stays 0 / LSE -inf; the kernels'
+# epilogues tell the two apart from the mask bounds, hip_src/fmha_common.h empty_row_inv_l). Open exception (issue 8,
+# tests/test_score_overflow.py strict xfail): fp32 two-key rows with ALiBi leave the backward rule at scale 50
+# (without ALiBi fixed by eco12's fp64-shifted backward score).
 MAX_SOFTMAX_SCALE = _FP32_MAX / math.log2(math.e)  # 2.3587e38
 
 
@@ -53,7 +54,11 @@ def flash_attn_func(
         dropout_p: must be 0.0 (dropout is not implemented by any backend yet: NotImplementedError).
         softmax_scale: scale of Q.K^T; default 1 / sqrt(headdim). Valid: |softmax_scale| <= 2.3587e38
             (``MAX_SOFTMAX_SCALE``: softmax_scale * log2(e) must be a finite float32; 0 gives uniform
-            weights). Scores whose scaled value overflows float32 give NaN in their rows. The forward is exact
+            weights). Scores whose scaled value overflows float32 give NaN in their rows (out, LSE and the
+            gradients): a +inf score, or a row whose every visible score is -inf (q.k ~ -3e40 in float32, or
+            softmax_scale ~ -2e38 on positive q.k; the fp64 answer is finite). A row with at least one finite
+            visible score is exact (an overflowed score weighs 0), and a row that sees no key (causal, window,
+            seqlen_k) keeps out 0 and LSE -inf as in flash-attn. The forward is exact
             over the whole range. The fused backends' backward (sim, hip, cuda, ck) takes |softmax_scale| <= 100
             for float32 and <= 50 for fp16 / bf16 inputs (``ops.max_backward_scale``; ValueError at the
             backward beyond it; at 100, 16-bit rows whose softmax is exactly one-hot left the rule by up to

@@ -35,6 +35,20 @@ class MaskRule:
     def visible(self, i: int, j: int) -> bool:
         return 0 <= j < self.seqlen_k and self.first_key(i) <= j <= self.last_key(i)
 
+    def sees_any_key(self, i: int) -> bool:
+        """Whether row i sees a key (hip_src/fmha_mask.h MaskRule::sees_any_key: the epilogues tell a row that sees
+        no key (O 0, LSE -inf) from one whose visible scores all overflowed to -inf (NaN))."""
+        return bool(self.sees_any_key_grid(i))  # the closed form works on ints too
+
+    def sees_any_key_grid(self, rows):
+        """Boolean tensor like ``rows`` (an index tensor) of :meth:`sees_any_key`, the closed form: a row
+        0 <= i < seqlen_q sees a key iff seqlen_k > 0 and (window_right < 0 or i + seqlen_k - seqlen_q +
+        window_right >= 0) (a left bound never empties a row: first_key(i) <= seqlen_k - 1 - window_left)."""
+        ok = (rows >= 0) & (rows < self.seqlen_q) & (self.seqlen_k > 0)
+        if self.window_right >= 0:
+            ok = ok & (rows + self.seqlen_k - self.seqlen_q + self.window_right >= 0)
+        return ok
+
     def visible_grid(self, rows, cols):
         """Boolean tensor (len(rows), len(cols)) of :meth:`visible` for index tensors ``rows`` and ``cols``
         (any torch device; works on anything with tensor operators, this module imports no torch)."""

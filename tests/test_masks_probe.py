@@ -65,6 +65,24 @@ def test_visible_key_span_matches_visible(probe, seqlen_q, seqlen_k, left, right
             assert (lo <= j <= hi) == (i < seqlen_q and rule.visible(i, j)), (i, j, lo, hi)
 
 
+@SETTINGS
+@given(seqlen_q=st.integers(1, 40), seqlen_k=st.integers(0, 40), left=window, right=window)
+@example(seqlen_q=1, seqlen_k=0, left=-1, right=-1)
+@example(seqlen_q=40, seqlen_k=3, left=-1, right=0)
+@example(seqlen_q=7, seqlen_k=3, left=5000, right=5000)
+@example(seqlen_q=40, seqlen_k=3, left=0, right=2)
+def test_sees_any_key_matches_visible(probe, seqlen_q, seqlen_k, left, right):
+    """The epilogues' "does this row see a key" (MaskRule::sees_any_key, issue 8's overflow NaN: a row with l == 0
+    that sees one is NaN, one that sees none 0 / -inf) is the visible set's, in C++ and in Python (closed form)."""
+    import torch
+    rule = MaskRule(seqlen_q, seqlen_k, left, right)
+    grid = rule.sees_any_key_grid(torch.arange(-1, seqlen_q + 3))
+    for i in range(-1, seqlen_q + 3):
+        want = 0 <= i < seqlen_q and any(rule.visible(i, j) for j in range(seqlen_k))
+        assert probe.sees_any_key(seqlen_q, seqlen_k, left, right, i) == want, (i, want)
+        assert rule.sees_any_key(i) == want and bool(grid[i + 1]) == want, (i, want)
+
+
 @st.composite
 def tile_case(draw):
     seqlen_q = draw(st.one_of(st.just(1), st.integers(1, 4096)))

@@ -166,6 +166,7 @@ class Probe:
         lib.rf_probe_tile_needs_mask.argtypes = [i32, i32, i32, i32, i32, i32, i32, i32]
         lib.rf_probe_visible_key_span.argtypes = [i32, i32, i32, i32, i64, ctypes.POINTER(i32), ctypes.POINTER(i32)]
         lib.rf_probe_visible_key_span.restype = None
+        lib.rf_probe_sees_any_key.argtypes = [i32, i32, i32, i32, i32]
         lib.rf_probe_unmasked_tile_range.argtypes = lib.rf_probe_key_tile_range.argtypes
         lib.rf_probe_unmasked_tile_range.restype = None
         lib.rf_probe_row_span_visible.argtypes = [i32, i32, i32, i32, i32, i32, i32, i32]
@@ -205,6 +206,10 @@ class Probe:
     # ---- fmha_mask.h
     def visible(self, seqlen_q: int, seqlen_k: int, window_left: int, window_right: int, i: int, j: int) -> bool:
         return bool(self.lib.rf_probe_mask_visible(seqlen_q, seqlen_k, window_left, window_right, i, j))
+
+    def sees_any_key(self, seqlen_q: int, seqlen_k: int, window_left: int, window_right: int, i: int) -> bool:
+        """``MaskRule::sees_any_key``: whether row i sees a key."""
+        return bool(self.lib.rf_probe_sees_any_key(seqlen_q, seqlen_k, window_left, window_right, i))
 
     def visible_key_span(self, seqlen_q: int, seqlen_k: int, window_left: int, window_right: int,
                          i: int) -> tuple[int, int]:

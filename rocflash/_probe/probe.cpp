@@ -254,6 +254,11 @@ void rf_probe_visible_key_span(int32_t seqlen_q, int32_t seqlen_k, int32_t windo
   rf::visible_key_span(r, i, lo, hi);
 }
 
+int rf_probe_sees_any_key(int32_t seqlen_q, int32_t seqlen_k, int32_t window_left, int32_t window_right, int32_t i) {
+  const rf::MaskRule r{seqlen_q, seqlen_k, window_left, window_right};
+  return r.sees_any_key(i) ? 1 : 0;
+}
+
 void rf_probe_key_tile_range(int32_t seqlen_q, int32_t seqlen_k, int32_t window_left, int32_t window_right,
                              int32_t m_begin, int32_t m_end, int32_t block_n, int32_t* tile_begin,
                              int32_t* tile_end) {

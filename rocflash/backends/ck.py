@@ -189,6 +189,8 @@ def forward(q, k, v, args: FwdArgs, arch: str, with_out_fp32: bool = False):
     _launch("fwd", inst, arch, a, q.device)
     if masked:
         ck_masked.poison_out(o, v, args)
+    lo, hi = ck_masked.row_key_range(seqlen_q, k.shape[1], args, q.device)
+    ck_masked.overflow_rows_to_nan(o, lse, hi > lo)  # every visible score -inf: NaN, not 0 / -inf (issue 8)
     if inst.o_fp32:
         return o.to(q.dtype), lse, o
     return o, lse, None

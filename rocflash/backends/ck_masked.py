@@ -54,6 +54,19 @@ def row_key_range(seqlen_q: int, seqlen_k: int, args: FwdArgs, device) -> tuple[
     return lo, torch.maximum(lo, hi)
 
 
+def overflow_rows_to_nan(out: torch.Tensor, lse: torch.Tensor, sees: torch.Tensor) -> None:
+    """In place: NaN in ``out`` and ``lse`` on the rows whose LSE is -inf although they see a key (``sees``: bool, the
+    rows' key ranges non-empty): every visible scaled score overflowed float32 to -inf, whose answer is finite, and O
+    0 / LSE -inf would pass for a row that sees no key (issue 8; rocflash's kernels decide it in their epilogue,
+    hip_src/fmha_common.h empty_row_inv_l). CK's epilogue is not ours: this runs after it, on the LSE alone.
+    Layouts: dense out (batch, seqlen_q, nheads, d) with lse (batch, nheads, seqlen_q) and sees (seqlen_q,); group
+    mode out (total_q, nheads, d) with lse (nheads, total_q) and sees (total_q,). Cost: three elementwise passes over
+    the LSE and a masked fill of out (O(seqlen_q * nheads)), every CK forward (CK has no cheaper hook)."""
+    bad = torch.isneginf(lse) & sees  # (batch, nheads, seqlen_q) or (nheads, total_q)
+    lse.masked_fill_(bad, float("nan"))
+    out.masked_fill_(bad.transpose(-1, -2).unsqueeze(-1), float("nan"))
+
+
 def key_row_range(seqlen_q: int, seqlen_k: int, args: FwdArgs, device) -> tuple[torch.Tensor, torch.Tensor]:
     """(lo, hi) int64 (seqlen_k,): key j is seen by query rows [lo[j], hi[j]) (the transpose of
     :func:`row_key_range`: row i sees j iff j - diag - right <= i <= j - diag + left, diag = seqlen_k - seqlen_q)."""

@@ -61,9 +61,10 @@ def varlen_forward(arch: str, deterministic: bool, q, k, v, seq: SeqArgs, args: 
                          cu_seqlens_q=_cu(seq.cu_seqlens_q), cu_seqlens_k=_cu(seq.cu_seqlens_k),
                          max_seqlen_q=seq.max_seqlen_q)
     ck._launch("fwd", inst, arch, a, q.device)
+    rows, _ = ck_masked.varlen_ranges(seq.cu_seqlens_q, seq.cu_seqlens_k, total_q, k.shape[0], args)
     if masked:
-        rows, _ = ck_masked.varlen_ranges(seq.cu_seqlens_q, seq.cu_seqlens_k, total_q, k.shape[0], args)
         ck_masked.poison_out(o.unsqueeze(0), v.unsqueeze(0), args, rows)
+    ck_masked.overflow_rows_to_nan(o, lse, rows[1] > rows[0])  # every visible score -inf: NaN (issue 8)
     out = o.to(q.dtype) if inst.o_fp32 else o
     if not with_stats:
         return out, lse

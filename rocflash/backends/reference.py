@@ -20,7 +20,8 @@ def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | Non
 
     q: (batch, seqlen_q, nheads, headdim); k, v: (batch, seqlen_k, nheads_k, headdim).
     Returns (out in q.dtype with q's shape, lse float32 (batch, nheads, seqlen_q), natural log).
-    Fully masked rows give out 0 and lse -inf. Differentiable in q, k, v, twice (autograd through the ops).
+    Fully masked rows give out 0 and lse -inf; rows whose visible scaled scores all overflow ``compute_dtype`` to
+    -inf give NaN (out, lse, gradients), as the fused kernels. Differentiable in q, k, v, twice (autograd through the ops).
 
     Masked keys contribute exactly nothing: NaN or inf in a K or V row that a query row cannot see changes
     neither that row's output nor any gradient of it. The products run on K and V with their non-finite
@@ -105,6 +106,10 @@ class _Parts:
         self.visible, self.scores = visible, scores
         # softmax is shift invariant: no gradient through the row max (no key at all: every row fully masked)
         row_max = (scores.amax(dim=-1, keepdim=True) if seqlen_k else scores.new_full((*scores.shape[:-1], 1), float("-inf"))).detach()
+        # a row that sees keys whose scaled scores all overflowed compute_dtype to -inf (fp32: q.k ~ -3e40, or
+        # softmax_scale ~ -1e38) is NaN, as in the fused kernels (hip_src/fmha_common.h empty_row_inv_l): the exact
+        # answer is finite, a 0 / -inf row would pass for one that sees no key (issue 8)
+        overflow = torch.isneginf(row_max.squeeze(-1)) & visible.any(dim=-1)
         row_max = row_max.masked_fill(torch.isneginf(row_max), 0.0)  # fully masked rows: exp(-inf - 0) = 0
         e = torch.exp(scores - row_max)
         total = e.sum(dim=-1, keepdim=True)
@@ -118,6 +123,7 @@ class _Parts:
         one = torch.ones((), dtype=compute_dtype, device=q.device)
         vis = visible.to(compute_dtype)
         sees_bad_k = torch.matmul(vis, k_bad.to(compute_dtype).unsqueeze(-1)).squeeze(-1) > 0  # (b, h, sq)
+        sees_bad_k = sees_bad_k | overflow  # poisoned as a row that sees a non-finite K element
         v_bad_cols = (~self.v_ok).repeat_interleave(group, dim=1).to(compute_dtype)  # (b, h, sk, d)
         sees_bad_v = torch.matmul(vis, v_bad_cols) > 0  # (b, h, sq, d)
         self.sees_bad = sees_bad_k | sees_bad_v.any(dim=-1)

@@ -374,10 +374,12 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
 
     flat = (pb.batch, pb.nheads, n_blocks * bm)
     l_valid, m_valid = l.reshape(flat)[:, :, :pb.seqlen_q], m.reshape(flat)[:, :, :pb.seqlen_q]
-    # l == 0: no visible key (out 0, LSE -inf); a NaN l (NaN/inf inputs) propagates as NaN
-    inv_l = torch.where(l_valid == 0, torch.zeros_like(l_valid), 1.0 / l_valid)
+    # l == 0: no visible key (out 0, LSE -inf), or every visible score overflowed to -inf: NaN (hip_src/fmha_common.h
+    # empty_row_inv_l, MaskRule.sees_any_key); a NaN l (NaN/inf inputs) propagates as NaN
+    empty = empty_row(pb.rule, l_valid, pb.device)
+    inv_l = torch.where(l_valid == 0, empty, 1.0 / l_valid)
     out = o.reshape(*flat, cfg.headdim)[:, :, :pb.seqlen_q, :pb.headdim] * inv_l.unsqueeze(-1)
-    lse = torch.where(l_valid == 0, neg_inf, (m_valid + torch.log2(l_valid)) / LOG2E)
+    lse = torch.where(l_valid == 0, empty - math.inf, (m_valid + torch.log2(l_valid)) / LOG2E)
     shift = pb.row_shift()
     if shift is not None:  # the ALiBi constant the scores left out (the kernel's epilogue: LSE + row_shift)
         lse = lse + shift
@@ -393,6 +395,15 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     if with_out_fp32:  # the store stage's second copy of O, before rounding (float32; None: out is that copy)
         res += (None if q.dtype in (torch.float32, torch.float64) else out_acc.float().contiguous(),)
     return res
+
+
+def empty_row(rule: MaskRule, l, device):
+    """1/l of rows whose l is 0 (broadcast over ``l`` (..., seqlen_q)): 0 for rows that see no key, NaN for rows
+    that see one (every visible score overflowed float32 to -inf; hip_src/fmha_common.h empty_row_inv_l). Minus
+    inf: their LSE (-inf or NaN)."""
+    sees = rule.sees_any_key_grid(torch.arange(l.shape[-1], device=device))
+    return torch.where(sees, torch.full((), math.nan, dtype=l.dtype, device=device),
+                       torch.zeros((), dtype=l.dtype, device=device))
 
 
 def own_stats_pass(dtype: torch.dtype) -> bool:
@@ -467,8 +478,9 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     # a row whose scores overflowed to +inf (the forward's m = +inf, out and LSE NaN): NaN gradients, not the
     # zeros an fp64 score shifted by m = +inf would give
     row_max = torch.where(torch.isposinf(row_max), torch.full_like(row_max, float("nan")), row_max)
-    # rows that saw no key and rows past seqlen_q: m = +inf and 1/l = 0, P = 0 (exp2(S2 + inf) * 0 would be NaN)
-    inv_l = torch.where(torch.isneginf(row_max), torch.zeros_like(inv_l), inv_l)
+    # rows that saw no key and rows past seqlen_q: m = +inf and 1/l = 0, P = 0 (exp2(S2 + inf) * 0 would be NaN);
+    # a NaN 1/l (visible scores all overflowed to -inf: the forward's empty_row) stays NaN: NaN P and gradients
+    inv_l = torch.where(torch.isneginf(row_max) & ~torch.isnan(inv_l), torch.zeros_like(inv_l), inv_l)
     row_max = torch.where(torch.isneginf(row_max), torch.full_like(row_max, float("inf")), row_max)
 
     wide = {}  # id(tile tensor) -> (tensor, its fp64 copy (A side) or fp64 transpose (B side)), for exact_dot
@@ -560,7 +572,7 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
             _put(d, blocks, d_old * alpha + pdp.sum(-1))
         m, l, d = (t.reshape(pb.batch, pb.nheads, n_qblocks * bm)[:, :, :pb.seqlen_q] for t in (m, l, d))
         m_shift = torch.where(torch.isneginf(m), torch.zeros_like(m), m)  # no visible key: x = -inf, P = 0
-        inv_l = torch.where(l == 0, torch.zeros_like(l), 1 / l)
+        inv_l = torch.where(l == 0, empty_row(pb.rule, l, dev), 1 / l)  # as the forward: NaN if all visible -inf
         delta = d * inv_l  # the kernel: D = rowsum(P * dP) * (1/l)
 
     # dK/dV kernel: per key block, every query head of the group, the query tiles that see the keys
@@ -657,7 +669,7 @@ def _split_kv(qs, ks, vs, args: FwdArgs, target: str, max_seqlen_k: int, num_spl
     parts = []
     for i, keys in enumerate(splitkv.split_bounds(ks.shape[1], max_seqlen_k, num_splits, cfg.block_n)):
         t = SimTrace() if trace is not None else None
-        parts.append(sim_splitkv.split_partial(qs, ks, vs, args, target, keys, t))
+        parts.append(sim_splitkv.split_partial(qs, ks, vs, args, target, keys, t, num_splits=num_splits))
         if trace is not None:
             trace.splits.append((index, i, keys, t))
     if num_splits == 1:  # the kernel writes O / l and the LSE straight to the output

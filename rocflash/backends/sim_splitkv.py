@@ -27,18 +27,21 @@ import torch
 
 from .. import splitkv
 from . import FwdArgs
-from .splits import combine  # noqa: F401  (the combine kernel; re-exported for the sim)
+from .splits import OVERFLOW_SPLIT_LSE, combine  # noqa: F401  (the combine kernel; re-exported for the sim)
 from .sim import SimTrace, _Problem
 
 LN2 = math.log(2.0)
 
 
-def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], trace: SimTrace | None = None):
+def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], trace: SimTrace | None = None,
+                  num_splits: int = 2):
     """One split of the split-KV kernel on one sequence: keys ``[keys[0], keys[1])`` (split_bounds).
 
     q (1, seqlen_q, nheads, headdim), k/v (1, seqlen_k, nheads_k, headdim). Returns the partial result as the
     kernel writes it for the combine: O (1, seqlen_q, nheads, headdim) in the accumulation dtype, normalised
-    by the split's own row sums, and LSE (1, nheads, seqlen_q), natural log (-inf for rows that see no key).
+    by the split's own row sums, and LSE (1, nheads, seqlen_q), natural log (-inf for rows that see no key;
+    for rows that see a key but met only -inf scores in the split: NaN when ``num_splits`` is 1, the kernel's
+    output, else O 0 and LSE ``OVERFLOW_SPLIT_LSE``, which :func:`combine` turns into NaN when no split is finite).
     ``trace`` gets the config and per row chunk ``(chunk, [(iteration, masked)])``, iteration = n0 /
     keys_per_iter (:func:`keys_per_iter`).
     """
@@ -112,8 +115,13 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
         m = m_new
         half //= 2
     m, l, o = m[..., 0], l[..., 0], o[..., 0, :]
-    inv_l = torch.where(l == 0, torch.zeros_like(l), 1.0 / l)
-    lse = torch.where(l == 0, neg_inf, (m + torch.log2(l)) * LN2)
+    # the kernel's SplitRowEnd: l == 0 on a row that sees a key (every score it met -inf): NaN for one split, else
+    # the partial O 0, LSE OVERFLOW_SPLIT_LSE that the combine turns into NaN; l == 0 otherwise: 0 and -inf
+    ovf = (l == 0) & rule.sees_any_key_grid(torch.arange(pb.seqlen_q, device=dev))
+    one_split = num_splits == 1
+    inv_l = torch.where(ovf, math.nan if one_split else 0.0, torch.where(l == 0, 0.0, 1.0 / l)).to(acc)
+    lse = torch.where(ovf, math.nan if one_split else OVERFLOW_SPLIT_LSE,
+                      torch.where(l == 0, -math.inf, (m + torch.log2(l)) * LN2)).to(acc)
     out = (o * inv_l.unsqueeze(-1))[..., :pb.headdim]
     return out.transpose(1, 2), lse
 

@@ -13,19 +13,25 @@ import torch
 
 LOG2E = 1.0 / math.log(2.0)
 LN2 = math.log(2.0)
+# The partial of a row that sees a key but met no finite score in the split (every score it saw overflowed float32
+# to -inf): LSE_s = -FLT_MAX, O_s = 0 (hip_src/fmha_common.h overflow_split_lse; real LSEs are above it). Weighs 0
+# next to a split with a finite score; the row is NaN when it is the largest LSE_s (splitkv_combined_lse).
+OVERFLOW_SPLIT_LSE = -3.4028234663852886e38
 
 
 def combine(outs: torch.Tensor, lses: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The combine kernel (fmha_fwd_splitkv_kernel's second kernel): ``outs`` (splits, ..., headdim), ``lses``
     (splits, ...) natural log, summed in split order: LSE = base + log2(sum_s exp2((LSE_s - base) log2 e)) ln 2
     with base = max_s LSE_s (0 if all -inf), O = sum_s exp2((LSE_s - LSE) log2 e) O_s. Rows no split saw get
-    O 0 and LSE -inf; an empty split (LSE -inf) weighs 0 and its O is never read."""
+    O 0 and LSE -inf; an empty split (LSE -inf) weighs 0 and its O is never read. Rows whose largest LSE_s is
+    OVERFLOW_SPLIT_LSE (visible keys, every score -inf) get LSE and O NaN."""
     lse_max = lses.amax(dim=0)
     base = torch.where(torch.isneginf(lse_max), torch.zeros_like(lse_max), lse_max)
     total = torch.zeros_like(base)
     for s in range(lses.shape[0]):
         total = total + torch.exp2((lses[s] - base) * LOG2E)
     lse = torch.where(total == 0, torch.full_like(total, float("-inf")), base + torch.log2(total) * LN2)
+    lse = torch.where(lse_max == OVERFLOW_SPLIT_LSE, torch.full_like(lse, float("nan")), lse)
     out = torch.zeros_like(outs[0])
     for s in range(lses.shape[0]):
         w = torch.where(total == 0, torch.zeros_like(total), torch.exp2((lses[s] - lse) * LOG2E)).unsqueeze(-1)
