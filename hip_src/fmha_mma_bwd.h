@@ -93,8 +93,7 @@ struct MmaBwdOps {
     for (int it = 0; it < (kRows * kChunks + kThreads - 1) / kThreads; ++it) {
       const int id = tid + it * kThreads;
       if (kRows * kChunks % kThreads != 0 && id >= kRows * kChunks) break;
-      const int r = kCore ? id % 8 + 8 * (id / (8 * kChunks)) : id / kChunks;
-      const int d = kCore ? (id / 8) % kChunks : id % kChunks;
+      const int r = kCore ? id % 8 + 8 * (id / (8 * kChunks)) : id / kChunks, d = kCore ? (id / 8) % kChunks : id % kChunks;
       char* dst = lds + write(r, d);
       if constexpr (kAligned) {
         const bool inside = first_row + r < src.rows && d * kVecElems < src.cols;

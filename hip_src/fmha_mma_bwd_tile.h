@@ -83,7 +83,10 @@ struct MmaBwdTileBase {
     return core_rows ? base + d * core_rows * kVectorBytes + r * kVectorBytes : base + r * row_bytes() + d * kVectorBytes;
   }
   // byte offset of element col of row r
-  RF_HDC int elem(int base, int r, int col) const { return write(base, r, col / vec_elems()) + (col % vec_elems()) * elem_bytes; }
+  RF_HDC int elem(int base, int r, int col) const {
+    return core_rows ? write(base, r, col / vec_elems()) + (col % vec_elems()) * elem_bytes
+                     : base + r * row_bytes() + col * elem_bytes;
+  }
 
   RF_HDC bool base_valid() const {
     return elem_bytes == 2 && threads_n == kRowLanes && threads % kWarpLanes == 0 && threads > 0 &&
