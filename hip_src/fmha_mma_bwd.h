@@ -562,13 +562,13 @@ struct MmaBwdDkdvPipeline {
           Ops::template gemm_lds_by_rows<KM, MT>(lds, T, t, T.pt_offset(), T.ds_row_bytes(), row0, T.do_offset(buf), col0, dv);
           Ops::template gemm_lds_by_rows<KM, MT>(lds, T, t, T.ds_offset(), T.ds_row_bytes(), row0, T.q_offset(buf), col0, dk);
         } else {
-          // (kSdp: tid re-read, rf_vendor.h; the lane addresses of these products, hoisted out of the loop beside the
-          // wgmma S^T / dP^T, spilled at d128)
+          // (kSdp = 1: tid re-read per product, rf_vendor.h; the lane addresses of these products, hoisted out of the
+          // loop beside the wgmma S^T / dP^T, spilled 84 B at d128; 48 B remain, perf/RESULTS.md tcws6)
           const int t = kSdp == 1 ? rf_thread_index_here() : tid;
           if constexpr (kAtomicDq) store_ds(lds, t, dp);
           // dV += P^T.dO, dK += dS^T.Q (the accumulators are the A fragments)
-          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, t, s, T.do_offset(buf), dv);
-          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, t, dp, T.q_offset(buf), dk);
+          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, kSdp == 1 ? rf_thread_index_here() : t, s, T.do_offset(buf), dv);
+          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, kSdp == 1 ? rf_thread_index_here() : t, dp, T.q_offset(buf), dk);
         }
         if constexpr (kAtomicDq) {
           if constexpr (kWgmmaDq) {

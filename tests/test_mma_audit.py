@@ -74,8 +74,8 @@ def test_every_mma_kernel_passes(audits):
     # either arch: its 48 B sm_80 spill is gone; fp16 d128 keeps the old tile and its spill) with 88832 B of shared
     # memory: 2 blocks per SM on sm_90 (228 KB) as designed, but only 1 on sm_80 (164 KB): the sm_80 occupancy rule
     # fails there (open; sm_80 was never executed).
-    # Branch tcws6 (opt-in, sm_90a only): the d128 atomic-dQ kernel with S^T / dP^T on wgmma spills 16 B stores +
-    # 40 B loads (ptxas, nvcc 13.0; its mma.sync control in the same layout: 248 registers, none). Entries name
+    # Branch tcws6 (opt-in, sm_90a only): the d128 atomic-dQ kernel with S^T / dP^T on wgmma spills 12 B stores +
+    # 36 B loads (ptxas, nvcc 13.0; its mma.sync control in the same layout: 248 registers, none). Entries name
     # (instance, arch, kind), kind None = any kernel of the instance on that arch.
     known: set[tuple[str, str, str | None]] = {
         ("rocflash_fmha_fwd_cuda_mma_fp16_d256_b64x32_t128x4_p16_vec", "sm_90", None),
