@@ -5,7 +5,8 @@
 #include "fmha_bwd_kernel.h"
 #include "fmha_fwd_launch.h"
 #if defined(RF_PLATFORM_CUDA)
-#include "fmha_mma_bwd.h"  // tensor-core dK/dV and dQ kernels (NVIDIA sm_80+); the HIP build never compiles it
+#include "fmha_mma_bwd.h"     // tensor-core dK/dV kernels (NVIDIA sm_80+); the HIP build never compiles them
+#include "fmha_mma_bwd_dq.h"  // and the tensor-core dQ kernel
 #include "fmha_mma_bwd_pre.h"  // their preprocess (D in the tensor-core dP arithmetic)
 #endif
 

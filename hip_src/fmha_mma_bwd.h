@@ -1,6 +1,6 @@
-// fmha_mma_bwd.h - the backward's dK/dV and dQ kernels on tensor cores (NVIDIA sm_80+, fp16 and bf16 inputs,
-// fp32 accumulation): FlashAttention-2's backward formulation (Dao 2023) on the m16n8k16 primitives of
-// fmha_mma.h, with the layouts of fmha_mma_bwd_tile.h. They replace the vector dK/dV and dQ kernels of
+// fmha_mma_bwd.h - the backward's dK/dV kernels on tensor cores (NVIDIA sm_80+, fp16 and bf16 inputs, fp32
+// accumulation; the dQ kernel is in fmha_mma_bwd_dq.h): FlashAttention-2's backward formulation (Dao 2023) on the
+// m16n8k16 primitives of fmha_mma.h, with the layouts of fmha_mma_bwd_tile.h. They replace the vector dK/dV and dQ kernels of
 // fmha_bwd_kernel.h for the configs whose `impl` is "mma" (ck_configs/fmha_bwd.toml) and keep everything
 // else of that backward: the preprocess (D), the params struct, the row statistics (load_row_stats: the
 // forward's m and 1/l), the masks and score transform (softcap, ALiBi, windows), GQA summed in registers,
@@ -33,9 +33,10 @@
 // (the config's atomic_* fields); dK and dV are bitwise equal either way (same products, same order of 16-query
 // steps; tests/test_gpu_backward.py compares them across the two modes).
 //
-// sm_90a builds (RF_CUDA_SM90A) also compile the atomic-dQ kernel with its dQ product on a Hopper warpgroup
-// (fmha_wgmma.h: dQ^T = K^T . dS^T by wgmma from shared-memory descriptors), run only under
-// ROCFLASH_BWD_DQ_WGMMA=1: measured 7-10 % slower than the mma.sync product (perf/RESULTS.md, tcbwd5 run W1).
+// sm_90a builds (RF_CUDA_SM90A) also compile opt-in variants of the atomic-dQ kernel with products on a Hopper
+// warpgroup (fmha_mma_bwd_wgmma.h, wgmma from shared-memory descriptors): its dQ product (ROCFLASH_BWD_DQ_WGMMA=1;
+// measured 7-10 % slower than mma.sync, perf/RESULTS.md tcbwd5 run W1), or its S^T and dP^T over K, V, Q, dO in
+// wgmma's core-matrix layout (ROCFLASH_BWD_SDP_WGMMA=1; =2 that layout on mma.sync; branch tcws6, not executed).
 //
 // Only the CUDA build includes this file (fmha_bwd_launch.h under RF_PLATFORM_CUDA).
 #pragma once
@@ -45,7 +46,6 @@
 #include "fmha_bwd_kernel.h"
 #include "fmha_mma.h"
 #include "fmha_mma_bwd_tile.h"
-#include "fmha_wgmma.h"
 
 namespace rf {
 namespace mma {
@@ -72,20 +72,29 @@ RF_DEVICE void atomic_add2(float* dst, float x, float y) {
 }
 
 }  // namespace mma
+}  // namespace rf
+
+#include "fmha_mma_bwd_wgmma.h"
+
+namespace rf {
 
 // Shared pieces of the two tensor-core backward kernels.
 template <class E, class Shape, bool kAligned>
 struct MmaBwdOps {
   // kRows rows of `src` from first_row into shared memory (write(r, d): byte offset of vector d of row r):
-  // cp.async on the 128-bit path (zero-filled outside the tensor), else through registers.
-  template <int kRows, int kThreads, int kChunks, class Write>
+  // cp.async on the 128-bit path (zero-filled outside the tensor), else through registers. kCore (the core-matrix
+  // layout, MmaBwdTileBase::core_rows): 8 consecutive threads take 8 rows of one chunk (128 contiguous bytes of
+  // shared memory; a warp still reads 64 contiguous bytes of each of 8 rows), not one row's chunks (all in one bank
+  // group there).
+  template <int kRows, int kThreads, int kChunks, class Write, bool kCore = false>
   RF_DEVICE static void copy_rows(char* lds, const GlobalRows<E>& src, int first_row, Write write, int tid) {
     constexpr int kVecElems = kVectorBytes / E::kBytes;
+    static_assert(!kCore || kRows % 8 == 0, "the core-matrix copy takes rows in groups of 8");
 #pragma unroll
     for (int it = 0; it < (kRows * kChunks + kThreads - 1) / kThreads; ++it) {
       const int id = tid + it * kThreads;
       if (kRows * kChunks % kThreads != 0 && id >= kRows * kChunks) break;
-      const int r = id / kChunks, d = id % kChunks;
+      const int r = kCore ? id % 8 + 8 * (id / (8 * kChunks)) : id / kChunks, d = kCore ? (id / 8) % kChunks : id % kChunks;
       char* dst = lds + write(r, d);
       if constexpr (kAligned) {
         const bool inside = first_row + r < src.rows && d * kVecElems < src.cols;
@@ -222,10 +231,12 @@ struct MmaBwdOps {
 // dK/dV kernel: one block per (block_n keys, head_k, batch); warp w owns keys n0 + [w*Wr, (w+1)*Wr), Wr = 16 * MT.
 // kAtomicDq: also dQ += dS.K into p.dq_accum (float32, atomic adds; see the file comment).
 // kWgmma (with kAtomicDq, sm_90a only, opt-in: ROCFLASH_BWD_DQ_WGMMA=1): that dQ product on the block's warpgroup
-// (wgmma_dq_issue / wgmma_dq_add) after dK += dS^T.Q. Measured slower than the mma.sync product in one process on
+// (MmaBwdWgmmaOps::dq_issue / dq_add) after dK += dS^T.Q. Measured slower than the mma.sync product in one process on
 // the H200 (perf/RESULTS.md, tcbwd5 run W1: +9 % d128, +7 % d64 bf16 4k), as was a variant that issued its first
 // tile between the dV and dK products (+10 %, removed).
-template <class E, class Tile, bool kAligned, bool kAtomicDq = false, int kWgmma = 0>
+// kSdp (with kAtomicDq, sm_90a builds only, opt-in: ROCFLASH_BWD_SDP_WGMMA; Tile in the core-matrix layout,
+// CoreLayoutTile): 1 = S^T and dP^T on the warpgroup (MmaBwdWgmmaOps::sdp_issue), 2 = mma.sync on that layout.
+template <class E, class Tile, bool kAligned, bool kAtomicDq = false, int kWgmma = 0, int kSdp = 0>
 struct MmaBwdDkdvPipeline {
   static constexpr MmaBwdDkdvShape T = Tile::kShape;
   static constexpr int TN = T.s_cols_per_thread();
@@ -245,7 +256,12 @@ struct MmaBwdDkdvPipeline {
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
   static_assert(kWaveSize == MmaBwdTileBase::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
   static constexpr bool kWgmmaDq = kWgmma != 0;
-  static_assert(!kWgmmaDq || (kAtomicDq && T.wgmma_dq() && kWgmma == 1), "the wgmma dQ product needs MmaBwdDkdvShape::wgmma_dq()");
+  static_assert(!kWgmmaDq || (kAtomicDq && T.wgmma_dq() && kWgmma == 1 && T.core_rows == 0), "the wgmma dQ product needs MmaBwdDkdvShape::wgmma_dq()");
+  static constexpr bool kCore = T.core_rows > 0;
+  static_assert(kSdp == 0 || (kAtomicDq && !kWgmmaDq && kCore && T.wgmma_sdp() && kFusedLoop && (kSdp == 1 || kSdp == 2)),
+                "the wgmma S^T / dP^T variant needs MmaBwdDkdvShape::wgmma_sdp() in the core layout");
+  static_assert(kCore == (kSdp != 0), "the core-matrix layout is the kSdp variants' only");
+  using Wg = MmaBwdWgmmaOps<E, Tile, kAligned>;
 
   // Q, dO rows and the row statistics of query tile m0 (head `head`) into buffer `buf`, one cp.async group.
   // Rows past seqlen_q get zeros: P = exp2(x - 0) * 0 = 0 and dS = 0 for their (zero) Q and dO rows.
@@ -254,8 +270,10 @@ struct MmaBwdDkdvPipeline {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
     const auto q = q_side_rows<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch, head, p.headdim);
     const auto dout = q_side_rows<E>(p.dout, p.do_batch_stride, p.do_row_stride, p.do_head_stride, seq, batch, head, p.headdim);
-    Ops::template copy_rows<T.block_m, T.threads, T.chunks_per_row()>(lds, q, m0, [&](int r, int d) { return T.write(T.q_offset(buf), r, d); }, tid);
-    Ops::template copy_rows<T.block_m, T.threads, T.chunks_per_row()>(lds, dout, m0, [&](int r, int d) { return T.write(T.do_offset(buf), r, d); }, tid);
+    const auto q_at = [&](int r, int d) { return T.write(T.q_offset(buf), r, d); };
+    const auto do_at = [&](int r, int d) { return T.write(T.do_offset(buf), r, d); };
+    Ops::template copy_rows<T.block_m, T.threads, T.chunks_per_row(), decltype(q_at), kCore>(lds, q, m0, q_at, tid);
+    Ops::template copy_rows<T.block_m, T.threads, T.chunks_per_row(), decltype(do_at), kCore>(lds, dout, m0, do_at, tid);
     for (int id = tid; id < 2 * T.block_m; id += T.threads) {
       const int r = id % T.block_m;
       const bool inside = m0 + r < seq.seqlen_q;
@@ -301,24 +319,12 @@ struct MmaBwdDkdvPipeline {
   // dQ columns per accumulator chunk: 64 (2 * 64 / 4 = 32 floats per thread: 8 independent mma chains; 32 columns
   // were 1-4 % slower, run U2); layout 2: 32 (64 spilled beside its dK, dV of 32 keys)
   static constexpr int kDqChunkCols = T.grid() ? 32 : 64;
-  // dS^T (accumulator layout, rounded to E) into its shared-memory rows.
-  // kWgmmaDq: as dS [query][key] in wgmma core matrices (MmaBwdDkdvShape::wg_ds_index), 16-bit stores.
+  // dS^T (accumulator layout, rounded to E) into its shared-memory rows (kWgmmaDq: the wgmma dQ product's core
+  // matrices, MmaBwdWgmmaOps::store_ds).
   RF_DEVICE static void store_ds(char* lds, int tid, const float (&ds)[TK][TN]) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
     if constexpr (kWgmmaDq) {
-      // element (i, c) of the lane sits at its (0, 0) + i * wg_ds_lead() (keys 8 apart: the next core matrix
-      // in k) + (c / 2) * 128 (queries 8 apart) + (c % 2) * 16 (the next query row): one lane base, constant
-      // offsets (per-element addresses made the d128 kernel spill 16 B)
-      char* base = lds + T.ds_offset() + T.wg_ds_index(T.query(tid, 0), T.key(tid, 0));
-#pragma unroll
-      for (int i = 0; i < TK; ++i)
-#pragma unroll
-        for (int c = 0; c < TN; c += 2) {
-          const uint32_t pair = mma::pack2<E>(ds[i][c], ds[i][c + 1]);
-          char* at = base + i * T.wg_ds_lead() + (c / 2) * T.kCoreBytes;
-          *reinterpret_cast<uint16_t*>(at) = uint16_t(pair & 0xffffu);
-          *reinterpret_cast<uint16_t*>(at + kVectorBytes) = uint16_t(pair >> 16);
-        }
+      Wg::store_ds(lds, tid, ds);
     } else {
 #pragma unroll
       for (int i = 0; i < TK; ++i)
@@ -327,84 +333,6 @@ struct MmaBwdDkdvPipeline {
           *reinterpret_cast<uint32_t*>(lds + T.ds_write(tid, i, c)) = mma::pack2<E>(ds[i][c], ds[i][c + 1]);
     }
   }
-
-  // kWgmmaDq: K^T (the K rows in shared memory, transposed) into its wgmma core matrices
-  // (MmaBwdDkdvShape::wg_kt_index); the caller fences (wgmma::fence_proxy_async) and synchronises before the
-  // product reads it.
-  RF_DEVICE static void build_kt(char* lds, int tid) {
-    constexpr MmaBwdDkdvShape T = Tile::kShape;
-    constexpr int CPR = T.chunks_per_row();
-#pragma unroll 1
-    for (int id = tid; id < T.block_n * CPR; id += T.threads) {
-      const int key = id % T.block_n, ch = id / T.block_n;
-      const uint4 v = *reinterpret_cast<const uint4*>(lds + T.write(T.k_offset(), key, ch));
-      const uint32_t w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-      for (int e = 0; e < 8; ++e)
-        *reinterpret_cast<uint16_t*>(lds + T.wg_kt_offset() + T.wg_kt_index(ch * 8 + e, key)) =
-            uint16_t(e % 2 ? w[e / 2] >> 16 : w[e / 2] & 0xffffu);
-    }
-  }
-
-  // dQ rows m0.. of head `head` += dS.K on the warpgroup: dQ^T = K^T . dS^T in kWgTiles m64n32k16 tiles (64
-  // columns of headdim x 32 queries; tile = md * (block_m / 32) + nh), k over the block's keys. wgmma_dq_issue
-  // starts one tile (one commit group; dS and K^T published to the async proxy and every warp before);
-  // wgmma_dq_add waits for all but kPending groups, then adds the tile to p.dq_accum: each pair of dQ^T rows
-  // (d, d + 1) of one query column becomes one float2 atomic (lanes 4 apart, rows g and g + 1 of the
-  // accumulator, exchange one element each). 32 queries per tile (not block_m): 16 accumulators per thread (d64's
-  // 64 queries at once spilled 36 B when the tile was in flight beside the dK product).
-  static constexpr int kWgN = 32;  // (wgmma::mma_async_m64n32)
-  static constexpr int kWgNh = T.block_m / kWgN;
-  static constexpr int kWgTiles = T.headdim / 64 * kWgNh;
-  RF_DEVICE static void wgmma_dq_issue(const char* lds, int tile, float (&acc)[kWgN / 2]) {
-    constexpr MmaBwdDkdvShape T = Tile::kShape;
-    constexpr int KN = T.block_n / MmaBwdTileBase::kMmaK;  // k16 steps over the block's keys
-    const int md = tile / kWgNh, nh = tile % kWgNh;
-    // (opaque per call: the descriptors, hoisted out of the query-tile loop, spilled at d128)
-    const uint32_t base = wgmma::opaque(mma::smem_address(lds));
-    const uint32_t kt = base + T.wg_kt_offset() + md * 8 * T.kCoreBytes;
-    const uint32_t ds = base + T.ds_offset() + nh * (kWgN / 8) * T.kCoreBytes;
-#pragma unroll
-    for (int x = 0; x < kWgN / 2; ++x) acc[x] = 0.f;  // (overwritten: the first k-step does not accumulate)
-    wgmma::fence();
-#pragma unroll
-    for (int kk = 0; kk < KN; ++kk)
-      wgmma::mma_async_m64n32<E>(acc, wgmma::desc(kt + 2 * kk * T.wg_kt_lead(), T.wg_kt_lead(), T.kCoreBytes),
-                                wgmma::desc(ds + 2 * kk * T.wg_ds_lead(), T.wg_ds_lead(), T.kCoreBytes), kk > 0);
-    wgmma::commit();
-  }
-
-  template <int kPending>
-  RF_DEVICE static void wgmma_dq_add(const FmhaBwdParams& p, const SeqInfo& seq, int tid, int batch, int head, int m0,
-                                     int tile, float (&acc)[kWgN / 2]) {
-    constexpr MmaBwdDkdvShape T = Tile::kShape;
-    const int md = tile / kWgNh, q0 = m0 + (tile % kWgNh) * kWgN;
-    wgmma::wait<kPending>();
-    wgmma::hold(acc);
-    const int w = T.warp(tid), l = T.lane(tid), g = l / MmaBwdTileBase::kRowLanes, t = l % MmaBwdTileBase::kRowLanes;
-    const bool even = g % 2 == 0;
-    const auto acc_rows = q_side_rows<Fp32>(p.dq_accum, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride, seq, batch,
-                                            head, p.headdim);
-#pragma unroll
-    for (int j = 0; j < kWgN / 8; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const float c0 = acc[4 * j + 2 * h], c1 = acc[4 * j + 2 * h + 1];  // (d, q), (d, q + 1)
-        const float other = __shfl_xor_sync(0xffffffffu, even ? c1 : c0, MmaBwdTileBase::kRowLanes);
-        const int row = q0 + 8 * j + 2 * t + (even ? 0 : 1);       // query
-        const int col = md * 64 + 16 * w + 8 * h + (g & ~1);       // d, d + 1
-        const float x = even ? c0 : other, y = even ? other : c1;  // dQ[row][col], dQ[row][col + 1]
-        if (row >= seq.seqlen_q) continue;
-        float* dst = reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes);
-        if (kAligned && col + 1 < p.headdim) {
-          mma::atomic_add2(dst + col, x, y);
-        } else {
-          if (col < p.headdim) atomicAdd(dst + col, x);
-          if (col + 1 < p.headdim) atomicAdd(dst + col + 1, y);
-        }
-      }
-  }
-
   // Publishes dS (and K^T) to the wgmma operand reads of every warp; on a K with a non-finite element, the K
   // guard first, and K^T again from the zeroed K.
   RF_DEVICE static void wgmma_dq_prepare(const FmhaBwdParams& p, const SeqInfo& seq, const MaskRule& rule, char* lds,
@@ -413,7 +341,7 @@ struct MmaBwdDkdvPipeline {
     __syncthreads();             // every warp's
     if (k_nonfinite) {
       guard_k(p, seq, rule, lds, tid, batch, head, m0, n0);
-      build_kt(lds, tid);
+      Wg::build_kt(lds, tid);
       wgmma::fence_proxy_async();
       __syncthreads();
     }
@@ -505,7 +433,7 @@ struct MmaBwdDkdvPipeline {
       bool any = false;
 #pragma unroll 1
       for (int j = 0; j < T.block_n; ++j) {
-        const uint32_t bits = *reinterpret_cast<const uint16_t*>(lds + T.write(T.k_offset(), j, 0) + col * E::kBytes);
+        const uint32_t bits = *reinterpret_cast<const uint16_t*>(lds + T.elem(T.k_offset(), j, col));
         if (mma::nonfinite16<E>(bits) && rule.visible(row, n0 + j)) {
           sum += mma::to_float<E>(bits);
           any = true;
@@ -532,6 +460,8 @@ struct MmaBwdDkdvPipeline {
     const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
     const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
     const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
+    const auto k_at = [&](int r, int d) { return T.write(T.k_offset(), r, d); };
+    const auto v_at = [&](int r, int d) { return T.write(T.v_offset(), r, d); };
 
     float dk[TK][TD], dv[TK][TD];
 #pragma unroll
@@ -545,8 +475,8 @@ struct MmaBwdDkdvPipeline {
     const int tiles = tile_end - tile_begin;
     const int total = tiles * group;  // (query head of the group, query tile), tile fastest
     if (total > 0) {                  // uniform
-      Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(), r, d); }, tid);
-      Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, v, n0, [&](int r, int d) { return T.write(T.v_offset(), r, d); }, tid);
+      Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row(), decltype(k_at), kCore>(lds, k, n0, k_at, tid);
+      Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row(), decltype(v_at), kCore>(lds, v, n0, v_at, tid);
       issue_tile(p, seq, lds, batch, head_k * group, tile_begin * T.block_m, 0, tid);  // one group with K, V
       const int key0 = T.key_warp(tid) * T.rows_per_warp();
       bool k_nonfinite = false;  // kAtomicDq: K holds a non-finite element (uniform; set once K is visible)
@@ -564,6 +494,7 @@ struct MmaBwdDkdvPipeline {
           __syncthreads();  // tile it (and K, V) visible to every warp
         } else if constexpr (kFusedLoop || T.grid()) {
           mma::cp_async_wait<0>();  // this thread's copies of tile it (and K, V)
+          if constexpr (kSdp == 1) wgmma::fence_proxy_async();  // ... and to the wgmma operand reads
           __syncthreads();          // visible to every warp; every warp is done with buffer buf ^ 1 and dS^T (tile it - 1)
           if (it + 1 < total) issue_tile(p, seq, lds, batch, next_head, next_m0, buf ^ 1, tid);  // in flight during tile it
         } else {
@@ -584,7 +515,7 @@ struct MmaBwdDkdvPipeline {
             for (int id = tid; id < T.block_n * CPR; id += T.threads)
               found |= mma::has_nonfinite<E>(*reinterpret_cast<const uint4*>(lds + T.write(T.k_offset(), id / CPR, id % CPR)));
             k_nonfinite = __syncthreads_or(found);
-            if constexpr (kWgmmaDq) build_kt(lds, tid);  // published by the dS barrier below
+            if constexpr (kWgmmaDq) Wg::build_kt(lds, tid);  // published by the dS barrier below
           }
         }
 
@@ -598,12 +529,17 @@ struct MmaBwdDkdvPipeline {
         float s[2 * RM][TN], dp[2 * RM][TN];
 #pragma unroll
         for (int sp = 0; sp < SP; ++sp) {
+          if constexpr (kSdp != 1) {  // (wgmma's first k-step overwrites)
 #pragma unroll
-          for (int i = 0; i < 2 * RM; ++i)
+            for (int i = 0; i < 2 * RM; ++i)
 #pragma unroll
-            for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
+              for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
+          }
           const int qoff = T.s_query0(tid) * T.row_bytes(), krow = key0 + sp * RM * MmaBwdTileBase::kMmaM;
-          if constexpr (kFusedLoop) {
+          if constexpr (kSdp == 1) {
+            Wg::sdp_issue(lds, buf, s, dp);
+            Wg::template sdp_wait<0>(s, dp);
+          } else if constexpr (kFusedLoop) {
             Ops::template gemm_rows_by_rows2<SQ, KD, RM>(lds, T, tid, krow, T.k_offset(), T.q_offset(buf) + qoff, s,
                                                          T.v_offset(), T.do_offset(buf) + qoff, dp);
           } else {
@@ -626,20 +562,23 @@ struct MmaBwdDkdvPipeline {
           Ops::template gemm_lds_by_rows<KM, MT>(lds, T, t, T.pt_offset(), T.ds_row_bytes(), row0, T.do_offset(buf), col0, dv);
           Ops::template gemm_lds_by_rows<KM, MT>(lds, T, t, T.ds_offset(), T.ds_row_bytes(), row0, T.q_offset(buf), col0, dk);
         } else {
-          if constexpr (kAtomicDq) store_ds(lds, tid, dp);
+          // (kSdp = 1: tid re-read per product, rf_vendor.h; the lane addresses of these products, hoisted out of the
+          // loop beside the wgmma S^T / dP^T, spilled 84 B at d128; 48 B remain, perf/RESULTS.md tcws6)
+          const int t = kSdp == 1 ? rf_thread_index_here() : tid;
+          if constexpr (kAtomicDq) store_ds(lds, t, dp);
           // dV += P^T.dO, dK += dS^T.Q (the accumulators are the A fragments)
-          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, s, T.do_offset(buf), dv);
-          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, dp, T.q_offset(buf), dk);
+          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, kSdp == 1 ? rf_thread_index_here() : t, s, T.do_offset(buf), dv);
+          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, kSdp == 1 ? rf_thread_index_here() : t, dp, T.q_offset(buf), dk);
         }
         if constexpr (kAtomicDq) {
           if constexpr (kWgmmaDq) {
             wgmma_dq_prepare(p, seq, rule, lds, tid, batch, head, m0, n0, k_nonfinite);
             const int t = rf_thread_index_here();
 #pragma unroll
-            for (int tile = 0; tile < kWgTiles; ++tile) {
-              float acc[kWgN / 2];
-              wgmma_dq_issue(lds, tile, acc);
-              wgmma_dq_add<0>(p, seq, t, batch, head, m0, tile, acc);
+            for (int tile = 0; tile < Wg::kDqTiles; ++tile) {
+              float acc[Wg::kDqN / 2];
+              Wg::dq_issue(lds, tile, acc);
+              Wg::template dq_add<0>(p, seq, t, batch, head, m0, tile, acc);
             }
           } else {
             if constexpr (!T.grid()) __syncthreads();  // dS^T visible to every warp (layout 2: already)
@@ -650,7 +589,7 @@ struct MmaBwdDkdvPipeline {
           }
           if (k_nonfinite) {  // K again as loaded, for the next tile's S^T
             __syncthreads();
-            Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(), r, d); }, tid);
+            Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row(), decltype(k_at), kCore>(lds, k, n0, k_at, tid);
             mma::cp_async_commit();
             mma::cp_async_wait<0>();
             __syncthreads();
@@ -666,154 +605,6 @@ struct MmaBwdDkdvPipeline {
     const auto dv_rows = k_side_rows<E>(p, p.dv, p.dv_batch_stride, p.dv_row_stride, p.dv_head_stride, seq, batch, head_k);
     store_acc_rows<E, kAligned, TK, TD, 2>(const_cast<char*>(dk_rows.base), dk_rows.row_stride_bytes, seq.seqlen_k, p.headdim, dk, [&](int) { return p.softmax_scale; }, key_of, col_of);
     store_acc_rows<E, kAligned, TK, TD, 2>(const_cast<char*>(dv_rows.base), dv_rows.row_stride_bytes, seq.seqlen_k, p.headdim, dv, [&](int) { return 1.f; }, key_of, col_of);
-  }
-};
-
-// ---------------------------------------------------------------------------------------------------------
-// dQ kernel: one block per (block_m query rows, head, batch); warp w owns rows m0 + [w*Wr, (w+1)*Wr), Wr = 16 * MT.
-template <class E, class Tile, bool kAligned>
-struct MmaBwdDqPipeline {
-  static constexpr MmaBwdDqShape T = Tile::kShape;
-  static constexpr int TN = T.s_cols_per_thread();
-  static constexpr int TD = T.o_cols_per_thread();
-  static constexpr int KD = T.headdim / MmaBwdTileBase::kMmaK;
-  static constexpr int MT = T.m_tiles();
-  static constexpr int TM = 2 * MT;  // accumulator rows per thread (query rows)
-  using Ops = MmaBwdOps<E, MmaBwdDqShape, kAligned>;
-  static_assert(T.valid(), "invalid tensor-core dQ tile config (see MmaBwdDqShape::valid)");
-  static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
-  static_assert(kWaveSize == MmaBwdTileBase::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
-
-  RF_DEVICE static void issue_kv(char* lds, const GlobalRows<E>& k, const GlobalRows<E>& v, int n0, int buf, int tid) {
-    constexpr MmaBwdDqShape T = Tile::kShape;
-    Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, k, n0, [&](int r, int d) { return T.write(T.k_offset(buf), r, d); }, tid);
-    Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row()>(lds, v, n0, [&](int r, int d) { return T.write(T.v_offset(buf), r, d); }, tid);
-    mma::cp_async_commit();
-  }
-
-  template <bool kMask>
-  RF_DEVICE static void grads(const ScoreTransform& score, const MaskRule& rule, int m0, int n0, int tid,
-                              const float (&row_max)[TM], const float (&inv_l)[TM], const float (&delta)[TM],
-                              const float (&s)[TM][TN], float (&dp)[TM][TN]) {
-    constexpr MmaBwdDqShape T = Tile::kShape;
-#pragma unroll
-    for (int i = 0; i < TM; ++i) {
-      const int row = m0 + T.row(tid, i);
-#pragma unroll
-      for (int c = 0; c < TN; ++c) {
-        const int col = n0 + T.frag_col(tid, c);
-        const float prob = rf_exp2(score(s[i][c], row, col) - row_max[i]) * inv_l[i];
-        float ds = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
-        if constexpr (kMask) {  // a select: S and dP of a masked pair may be NaN
-          // (per element, not visible_key_span: the rows' spans are loop-invariant here, and ptxas keeps them in
-          // registers across the key-tile loop, which made the d64 two-tile kernel spill on sm_80)
-          if (!(row < rule.seqlen_q && rule.visible(row, col))) ds = 0.f;
-        }
-        dp[i][c] = ds;
-      }
-    }
-  }
-
-  // The K guard of a boundary tile (see the file comment): visible(i, j) says whether accumulator row i sees
-  // key j of the tile.
-  template <class Visible>
-  RF_DEVICE static void guard_k(char* lds, int buf, int tid, float (&dq)[TM][TD], Visible visible) {
-    constexpr MmaBwdDqShape T = Tile::kShape;
-    constexpr int CPR = T.chunks_per_row();
-    bool found = false;
-#pragma unroll 1
-    for (int id = tid; id < T.block_n * CPR; id += T.threads)
-      found |= mma::has_nonfinite<E>(*reinterpret_cast<const uint4*>(lds + T.write(T.k_offset(buf), id / CPR, id % CPR)));
-    if (!__syncthreads_or(found)) return;  // also: every warp is done reading K for S = Q.K^T
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-      for (int x = 0; x < TD; ++x) {
-        const int col = T.o_col(tid, x / 2, x % 2);
-#pragma unroll 1
-        for (int j = 0; j < T.block_n; ++j) {  // rolled: a rare path, kept small
-          const uint32_t bits = *reinterpret_cast<const uint16_t*>(lds + T.write(T.k_offset(buf), j, 0) + col * E::kBytes);
-          if (mma::nonfinite16<E>(bits) && visible(i, j)) dq[i][x] += mma::to_float<E>(bits);
-        }
-      }
-    __syncthreads();
-#pragma unroll 1
-    for (int id = tid; id < T.block_n * CPR; id += T.threads) {
-      uint4* w = reinterpret_cast<uint4*>(lds + T.write(T.k_offset(buf), id / CPR, id % CPR));
-      *w = mma::zero_nonfinite<E>(*w);
-    }
-    __syncthreads();
-  }
-
-  RF_DEVICE static void run(const FmhaBwdParams& p, char* lds, int m_block, int head, int batch) {
-    constexpr MmaBwdDqShape T = Tile::kShape;
-    const int tid = threadIdx.x;
-    const SeqInfo seq = SeqInfo::make(p, batch);
-    const int m0 = m_block * T.block_m;
-    if (m0 >= seq.seqlen_q) return;  // uniform
-    const int m_end = min(m0 + T.block_m, seq.seqlen_q);
-    const int head_k = head / (p.nheads / p.nheads_k);
-    const MaskRule rule{seq.seqlen_q, seq.seqlen_k, p.window_left, p.window_right};
-    const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, head_alibi_slope(p, batch, head),
-                                                      seq.seqlen_k - seq.seqlen_q, seq.seqlen_k);
-    const auto q = q_side_rows<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch, head, p.headdim);
-    const auto dout = q_side_rows<E>(p.dout, p.do_batch_stride, p.do_row_stride, p.do_head_stride, seq, batch, head, p.headdim);
-    const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
-    const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
-
-    float dq[TM][TD];
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-      for (int x = 0; x < TD; ++x) dq[i][x] = 0.f;
-
-    int tile_begin, tile_end;
-    key_tile_range(rule, m0, m_end, T.block_n, &tile_begin, &tile_end);
-    if (tile_begin < tile_end) {  // uniform
-      Ops::template copy_rows<T.block_m, T.threads, T.chunks_per_row()>(lds, q, m0, [&](int r, int d) { return T.write(T.q_offset(), r, d); }, tid);
-      Ops::template copy_rows<T.block_m, T.threads, T.chunks_per_row()>(lds, dout, m0, [&](int r, int d) { return T.write(T.do_offset(), r, d); }, tid);
-      issue_kv(lds, k, v, tile_begin * T.block_n, 0, tid);  // one group with Q, dO
-      float row_max[TM], inv_l[TM], delta[TM];
-#pragma unroll
-      for (int i = 0; i < TM; ++i) load_row_stats(p, seq, batch, head, m0 + T.row(tid, i), &row_max[i], &inv_l[i], &delta[i]);
-      const int row0 = T.warp(tid) * T.rows_per_warp();
-      for (int t = tile_begin; t < tile_end; ++t) {
-        const int buf = (t - tile_begin) & 1;
-        const int n0 = t * T.block_n;
-        __syncthreads();  // every warp is done with buffer buf ^ 1 (tile t - 1)
-        if (t + 1 < tile_end) {
-          issue_kv(lds, k, v, n0 + T.block_n, buf ^ 1, tid);
-          mma::cp_async_wait<1>();
-        } else {
-          mma::cp_async_wait<0>();
-        }
-        __syncthreads();
-
-        float s[TM][TN], dp[TM][TN];
-#pragma unroll
-        for (int i = 0; i < TM; ++i)
-#pragma unroll
-          for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
-        // S = Q.K^T, dP = dO.V^T
-        Ops::template gemm_rows_by_rows<T.block_n, KD, MT>(lds, T, tid, T.q_offset(), row0, T.k_offset(buf), s);
-        Ops::template gemm_rows_by_rows<T.block_n, KD, MT>(lds, T, tid, T.do_offset(), row0, T.v_offset(buf), dp);
-        if (tile_needs_mask(rule, m0, m_end, n0, T.block_n)) {  // uniform per block
-          grads<true>(score, rule, m0, n0, tid, row_max, inv_l, delta, s, dp);
-          guard_k(lds, buf, tid, dq, [&](int i, int j) {
-            const int row = m0 + T.row(tid, i);
-            return row < rule.seqlen_q && rule.visible(row, n0 + j);
-          });
-        } else {
-          grads<false>(score, rule, m0, n0, tid, row_max, inv_l, delta, s, dp);
-        }
-        // dQ += dS.K (K row-major [key][headdim]: ldmatrix.trans)
-        Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, dp, T.k_offset(buf), dq);
-      }
-    }
-    const auto dq_rows = q_side_rows<E>(p.dq, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride, seq, batch, head, p.headdim);
-    store_acc_rows<E, kAligned, TM, TD, 2>(const_cast<char*>(dq_rows.base), dq_rows.row_stride_bytes, seq.seqlen_q, p.headdim, dq,
-                                          [&](int) { return p.softmax_scale; }, [&](int i) { return m0 + T.row(tid, i); },
-                                          [&](int g) { return T.o_col(tid, g, 0); });
   }
 };
 
@@ -849,20 +640,31 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
 #endif
 }
 
-// Query blocks of one (batch, head) run last-first: with a causal mask the last rows see the most keys.
-template <class E, class Tile, bool kAligned>
-__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dq_mma_kernel(const FmhaBwdParams p) {
+// The atomic-dQ kernel in the core-matrix layout with S^T / dP^T on the warpgroup (kSdp = 1) or on mma.sync (2):
+// launched only by RF_CUDA_SM90A builds on a compute capability 9.x device under ROCFLASH_BWD_SDP_WGMMA (sdp_mode).
+template <class E, class Tile, bool kAligned, int kSdp>
+__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdvq_wgsdp_kernel(const FmhaBwdParams p) {
+#if defined(RF_WGMMA)
   extern __shared__ uint4 rf_lds[];
-  const int num_m_blocks = (p.seqlen_q + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
-  bwd_grid_walk(num_m_blocks, p.nheads, p.batch, [&](int m_block, int head, int batch) {
-    MmaBwdDqPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), num_m_blocks - 1 - m_block, head, batch);
+  bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
+    MmaBwdDkdvPipeline<E, Tile, kAligned, true, 0, kSdp>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
   });
+#else
+  __trap();
+#endif
 }
 
 // The atomic-dQ kernel's tile (deterministic=False): the config's atomic_* fields (Tile::kAtomicShape; codegen).
 template <class Tile>
 struct AtomicDqTile {
   static constexpr MmaBwdDkdvShape kShape = Tile::kAtomicShape;
+  static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
+};
+
+// The atomic-dQ tile in the core-matrix layout (the kSdp variants).
+template <class Tile>
+struct CoreLayoutTile {
+  static constexpr MmaBwdDkdvShape kShape = Tile::kAtomicShape.core_layout();
   static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
 };
 
@@ -878,6 +680,18 @@ inline bool wgmma_dq_enabled() {
   return major == 9;
 }
 
+// ROCFLASH_BWD_SDP_WGMMA as the atomic-dQ kernel's kSdp: 1 (S^T / dP^T on the warpgroup) or 2 (the core-matrix
+// layout with mma.sync; a control for the A/B) on a compute capability 9 device, else 0 (read at each launch: the
+// same-process A/B, perf/tcbwd5_ab.py --switch). Only builds with RF_CUDA_SM90A ask.
+inline int sdp_mode() {
+  const char* env = std::getenv("ROCFLASH_BWD_SDP_WGMMA");
+  if (env == nullptr || (env[0] != '1' && env[0] != '2') || env[1] != '\0') return 0;
+  int device = 0, major = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return 0;
+  return major == 9 ? env[0] - '0' : 0;
+}
+
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
   if (p.dq_accum != nullptr) {
@@ -889,19 +703,20 @@ rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
       if (wgmma_dq_enabled())
         return launch_grid_stride(fmha_bwd_dkdvq_wgmma_kernel<E, Atomic, kAligned, 1>, p, total, T.threads, T.lds_bytes_wgmma_dq(), stream);
     }
+    if constexpr (T.wgmma_sdp()) {
+      using Core = CoreLayoutTile<Tile>;
+      constexpr MmaBwdDkdvShape C = Core::kShape;
+      if (const int mode = sdp_mode()) {
+        return mode == 1 ? launch_grid_stride(fmha_bwd_dkdvq_wgsdp_kernel<E, Core, kAligned, 1>, p, total, C.threads, C.lds_bytes_atomic_dq(), stream)
+                         : launch_grid_stride(fmha_bwd_dkdvq_wgsdp_kernel<E, Core, kAligned, 2>, p, total, C.threads, C.lds_bytes_atomic_dq(), stream);
+      }
+    }
 #endif
     return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Atomic, kAligned>, p, total, T.threads, T.lds_bytes_atomic_dq(), stream);
   }
   constexpr MmaBwdDkdvShape T = Tile::kShape;
   const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
   return launch_grid_stride(fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes(), stream);
-}
-
-template <class E, class Tile, bool kAligned>
-rfError_t launch_fmha_bwd_dq_mma(const FmhaBwdParams& p, rfStream_t stream) {
-  constexpr MmaBwdDqShape T = Tile::kShape;
-  const int64_t total = (int64_t(p.seqlen_q) + T.block_m - 1) / T.block_m * p.nheads * p.batch;
-  return launch_grid_stride(fmha_bwd_dq_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes(), stream);
 }
 
 }  // namespace rf

@@ -39,6 +39,11 @@ struct MmaBwdTileBase {
   int threads_n;      // lanes sharing one accumulator row: 4, fixed by the mma fragment
   int lds_pad_bytes;  // padding after each Q/dO/K/V row
   int elem_bytes;     // 2: fp16 or bf16
+  // 0: Q/dO/K/V rows padded by lds_pad_bytes (ldmatrix only). > 0 (the dK/dV kernel's wgmma S^T/dP^T variant,
+  // fmha_mma_bwd_wgmma.h; lds_pad_bytes 0): wgmma's K-major no-swizzle core-matrix layout, 16-byte column chunk
+  // ch of row r at ch * core_rows * 16 + r * 16 (8 rows x 16 bytes = one 128-byte core matrix; ldmatrix reads
+  // 8 consecutive rows of one chunk, 128 contiguous bytes: no bank conflict either)
+  int core_rows = 0;
 
   static constexpr int kWarpLanes = 32;
   static constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
@@ -60,20 +65,28 @@ struct MmaBwdTileBase {
   // A operand (16 rows from `row0`, k-step kk over headdim): matrices (rows 0-7|8-15) x (k 0-7|8-15).
   RF_HDC int a_read(int base, int tid, int row0, int kk) const {
     const int l = lane(tid);
-    return base + (row0 + l % 16) * row_bytes() + (kk * 2 + l / 16) * kVectorBytes;
+    return write(base, row0 + l % 16, kk * 2 + l / 16);
   }
   // B operand ("col": B^T rows in memory) of the n-tiles 2np, 2np+1 at k-step kk over headdim.
   RF_HDC int b_read(int base, int tid, int np, int kk) const {
     const int l = lane(tid);
-    return base + (np * 16 + l % 8 + 8 * (l / 16)) * row_bytes() + (kk * 2 + (l / 8) % 2) * kVectorBytes;
+    return write(base, np * 16 + l % 8 + 8 * (l / 16), kk * 2 + (l / 8) % 2);
   }
   // B operand through ldmatrix.trans (B rows = k in memory, i.e. row-major [k][headdim]): k-step kk over the
   // rows, the column tiles 2dp, 2dp+1 over headdim.
   RF_HDC int bt_read(int base, int tid, int kk, int dp) const {
     const int l = lane(tid);
-    return base + (kk * 16 + l % 8 + 8 * ((l / 8) % 2)) * row_bytes() + (dp * 2 + l / 16) * kVectorBytes;
+    return write(base, kk * 16 + l % 8 + 8 * ((l / 8) % 2), dp * 2 + l / 16);
   }
-  RF_HDC int write(int base, int r, int d) const { return base + r * row_bytes() + d * kVectorBytes; }
+  // byte offset of 16-byte chunk d of row r (either layout, see core_rows)
+  RF_HDC int write(int base, int r, int d) const {
+    return core_rows ? base + d * core_rows * kVectorBytes + r * kVectorBytes : base + r * row_bytes() + d * kVectorBytes;
+  }
+  // byte offset of element col of row r
+  RF_HDC int elem(int base, int r, int col) const {
+    return core_rows ? write(base, r, col / vec_elems()) + (col % vec_elems()) * elem_bytes
+                     : base + r * row_bytes() + col * elem_bytes;
+  }
 
   RF_HDC bool base_valid() const {
     return elem_bytes == 2 && threads_n == kRowLanes && threads % kWarpLanes == 0 && threads > 0 &&
@@ -116,12 +129,15 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
   RF_HDC int s_query0(int tid) const { return grid() ? (warp(tid) / s_key_warps()) * s_queries_per_warp() : 0; }
   RF_HDC int query(int tid, int c) const { return s_query0(tid) + frag_col(tid, c); }  // S^T column of element c
   RF_HDC int dkv_col0(int tid) const { return grid() ? (warp(tid) / s_key_warps()) * (headdim / s_query_warps) : 0; }
+  // rows per K/V and per Q/dO buffer (core layout: core_rows each)
+  RF_HDC int k_rows() const { return core_rows ? core_rows : block_n; }
+  RF_HDC int q_rows() const { return core_rows ? core_rows : block_m; }
   RF_HDC int k_offset() const { return 0; }
-  RF_HDC int v_offset() const { return block_n * row_bytes(); }
-  RF_HDC int q_offset(int buf) const { return 2 * block_n * row_bytes() + buf * 2 * block_m * row_bytes(); }
-  RF_HDC int do_offset(int buf) const { return q_offset(buf) + block_m * row_bytes(); }
+  RF_HDC int v_offset() const { return k_rows() * row_bytes(); }
+  RF_HDC int q_offset(int buf) const { return 2 * k_rows() * row_bytes() + buf * 2 * q_rows() * row_bytes(); }
+  RF_HDC int do_offset(int buf) const { return q_offset(buf) + q_rows() * row_bytes(); }
   RF_HDC int stats_offset(int buf) const {
-    return 2 * block_n * row_bytes() + 2 * q_buffers * block_m * row_bytes() + buf * 12 * block_m;
+    return 2 * k_rows() * row_bytes() + 2 * q_buffers * q_rows() * row_bytes() + buf * 12 * block_m;
   }
   RF_HDC int delta_offset(int buf) const { return stats_offset(buf) + 8 * block_m; }
   RF_HDC int lds_bytes() const { return grid() ? pt_offset() + block_n * ds_row_bytes() : stats_offset(q_buffers); }
@@ -131,7 +147,7 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
   // ldmatrix phase and the 8 x 4 lanes' 32-bit writes fall in distinct banks. Layout 1 keeps dS^T there only in
   // its atomic-dQ kernel (deterministic=False). dQ = dS.K is split over the warps as dq_row_warps() x
   // dq_col_warps() tiles of 16 query rows x dq_cols_per_warp() columns.
-  RF_HDC int ds_row_bytes() const { return block_m * elem_bytes + lds_pad_bytes; }
+  RF_HDC int ds_row_bytes() const { return block_m * elem_bytes + (core_rows ? kVectorBytes : lds_pad_bytes); }
   RF_HDC int ds_offset() const { return stats_offset(q_buffers); }
   RF_HDC int pt_offset() const { return ds_offset() + block_n * ds_row_bytes(); }
   RF_HDC int lds_bytes_atomic_dq() const { return grid() ? lds_bytes() : ds_offset() + block_n * ds_row_bytes(); }
@@ -172,8 +188,26 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
   RF_HDC int wg_kt_offset() const { return ds_offset() + block_n * ds_row_bytes(); }
   RF_HDC int lds_bytes_wgmma_dq() const { return wg_kt_offset() + headdim * block_n * elem_bytes; }
 
+  // ---- the atomic-dQ kernel's S^T = K.Q^T and dP^T = V.dO^T on the warpgroup (wgmma m64nNk16, N = block_m;
+  // fmha_mma_bwd_wgmma.h): layout 1, one warpgroup whose 4 warps own the 64 keys (warp w: keys 16w.., the
+  // accumulator layout of mma.m16n8 per warp), K, V, Q, dO in the core-matrix layout (core_layout()).
+  RF_HDC bool wgmma_sdp() const {
+    return !grid() && threads == 4 * kWarpLanes && block_n == 64 && (block_m == 32 || block_m == 64) &&
+           headdim % kMmaK == 0 && q_buffers == 2;
+  }
+  // this shape with K, V, Q, dO in the core-matrix layout (core_rows = the larger of block_m, block_n: one chunk
+  // stride for all four buffers; Q/dO buffers of block_m < block_n rows leave the rest unused)
+  RF_HDC MmaBwdDkdvShape core_layout() const {
+    MmaBwdDkdvShape s = *this;
+    s.core_rows = block_n > block_m ? block_n : block_m;
+    s.lds_pad_bytes = 0;
+    return s;
+  }
+  RF_HDC int core_lead() const { return core_rows * kVectorBytes; }  // bytes between core matrices adjacent in K
+
   RF_HDC bool valid() const {
-    return base_valid() && (s_query_warps == 1 || s_query_warps == 2) && warps() % s_query_warps == 0 &&
+    return base_valid() && (core_rows == 0 || (!grid() && lds_pad_bytes == 0 && core_rows >= block_m && core_rows >= block_n)) &&
+           (s_query_warps == 1 || s_query_warps == 2) && warps() % s_query_warps == 0 &&
            (q_buffers == 2 || (q_buffers == 1 && grid())) && block_n % (kMmaM * s_key_warps()) == 0 &&
            (m_tiles() == 1 || m_tiles() == 2) && s_queries_per_warp() % kMmaM == 0 &&
            (headdim / s_query_warps) % kMmaM == 0 && warps() % dq_row_warps() == 0 &&

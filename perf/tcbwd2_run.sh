@@ -1,5 +1,5 @@
 #!/bin/bash
-# perf/tcbwd2_run.sh - one device call for the tensor-core backward (branches tcbwd2-tcbwd5; NVIDIA H200). Stages:
+# perf/tcbwd2_run.sh - one device call for the tensor-core backward (branches tcbwd2-tcbwd5, tcws6; NVIDIA H200). Stages:
 #   build      ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0} pip install (this tree); 9.0a
 #              (sm_90a only) builds the atomic-dQ kernel's wgmma dQ product (tcbwd5)
 #   test       ROCFLASH_KERNEL=auto pytest -m gpu test_gpu_backward.py test_gpu_masked_garbage.py (every backward
@@ -9,9 +9,11 @@
 #              (deterministic=False: atomic dQ), rocflash-cuda-deterministic, SDPA flash, cuDNN
 #   breakdown  perf/bwd_breakdown.py bf16 4k: d128 and d64, both dQ modes, then d128 causal atomic (BREAKDOWN_QUICK=1:
 #              d128 atomic only)
-#   ab5        perf/tcbwd5_ab.py: the atomic-dQ kernel with its dQ product on wgmma (opt-in, sm_90a builds) against
-#              mma.sync, one process
-#              (AB_CASES, default d128,d64,d128causal,d128fp16)
+#   ab5        perf/tcbwd5_ab.py: the atomic-dQ kernel's opt-in wgmma variants (sm_90a builds) against mma.sync, one
+#              process: AB_SWITCH (default ROCFLASH_BWD_DQ_WGMMA, the dQ product; ROCFLASH_BWD_SDP_WGMMA: S^T / dP^T,
+#              branch tcws6), AB_MODES (default 1,0; tcws6: 1,2,0), AB_CASES (default d128,d64,d128causal,d128fp16)
+#   Environment of the whole script reaches every stage: e.g. ROCFLASH_BWD_SDP_WGMMA=1 runs test and sanitize on
+#   that variant (the A/B sets the switch itself per mode).
 #   ncu        Nsight Compute (--clock-control none) on the atomic-dQ and the deterministic dK/dV kernel, d128 4k
 #              (perf/tcbwd3_ncu.py)
 # Writes under $OUT (or ./tcbwd2_out).
@@ -51,7 +53,8 @@ for stage in $stages; do
       timeout 60 python3 perf/bwd_breakdown.py $args 2>&1 | tee -a "$OUT/breakdown.txt"
     done ;;
   ab5)
-    (cd /tmp && timeout ${AB_TIMEOUT:-120} python3 "$REPO/perf/tcbwd5_ab.py" --cases "${AB_CASES:-d128,d64,d128causal,d128fp16}") \
+    (cd /tmp && timeout ${AB_TIMEOUT:-120} python3 "$REPO/perf/tcbwd5_ab.py" --switch "${AB_SWITCH:-ROCFLASH_BWD_DQ_WGMMA}" \
+      --modes "${AB_MODES:-1,0}" --cases "${AB_CASES:-d128,d64,d128causal,d128fp16}") \
       2>&1 | tee "$OUT/ab5.txt" ;;
   ncu)
     timeout ${NCU_TIMEOUT:-120} ncu --clock-control none -k regex:fmha_bwd_dkdv -c 2 --section SpeedOfLight \

@@ -1,13 +1,14 @@
-"""Same-process A/B of the atomic-dQ kernel's dQ product: wgmma (ROCFLASH_BWD_DQ_WGMMA=1, opt-in, sm_90a builds)
-against mma.sync (=0, the default); read at each launch (hip_src/fmha_mma_bwd.h wgmma_dq_enabled). Run W1 (perf/
-RESULTS.md) also had a mode 2 (wgmma issued beside the dK product), removed after it.
+"""Same-process A/B of the atomic-dQ kernel's opt-in warpgroup (wgmma, sm_90a builds) variants against the default
+mma.sync kernel, through a switch read at each launch (hip_src/fmha_mma_bwd.h): --switch ROCFLASH_BWD_DQ_WGMMA (the dQ
+product; modes 1, 0; tcbwd5 run W1) or ROCFLASH_BWD_SDP_WGMMA (S^T and dP^T: 1 = wgmma, 2 = the same core-matrix
+layout on mma.sync, 0 = default; tcws6).
 
-Per case and round, both settings in turn: device time of the dK/dV + atomic-dQ kernel and of the whole backward
-(torch profiler, as perf/bwd_breakdown.py: mean of --repeats steps), which kernel ran (its name), and
-max|dq_wgmma - dq_mma| / max|dq| of one step per wgmma setting (float32 atomics in varying order: not bitwise, a few bf16 eps at most;
-dk and dv must be bitwise equal, the same products in the same order).
+Per case and round, every mode in turn: device time of the dK/dV + atomic-dQ kernel and of the whole backward
+(torch profiler, as perf/bwd_breakdown.py: mean of --repeats steps), which kernel ran (its name), and per non-zero
+mode max|dX_mode - dX_0| / max|dX_0| of one step for dq, dk, dv (float32 atomics in varying order for dq; the dQ
+switch keeps dk, dv bitwise, the S^T / dP^T switch need not) and whether dk, dv are bitwise equal.
 
-    python3 perf/tcbwd5_ab.py [--cases d128,d64,d128causal,d128fp16] [--rounds 2] [--repeats 5]
+    python3 perf/tcbwd5_ab.py [--switch NAME] [--modes 1,0] [--cases d128,d64,d128causal,d128fp16] [--rounds 2] [--repeats 5]
 """
 
 from __future__ import annotations
@@ -37,14 +38,16 @@ def _device_ms(prof, repeats: int) -> dict[str, float]:
             continue
         us = getattr(evt, "device_time_total", None)
         us = getattr(evt, "cuda_time_total", 0.0) if us is None else us
-        kind = "wgmma" if "dkdvq_wgmma" in evt.key else "mma" if "dkdvq_mma" in evt.key else \
-            "fwd" if "fmha_fwd" in evt.key else "other"
+        kind = "wgsdp" if "dkdvq_wgsdp" in evt.key else "wgmma" if "dkdvq_wgmma" in evt.key else \
+            "mma" if "dkdvq_mma" in evt.key else "fwd" if "fmha_fwd" in evt.key else "other"
         totals[kind] += us / 1000.0 / repeats
     return totals
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--switch", default="ROCFLASH_BWD_DQ_WGMMA", choices=("ROCFLASH_BWD_DQ_WGMMA", "ROCFLASH_BWD_SDP_WGMMA"))
+    ap.add_argument("--modes", default="1,0", help="comma-separated switch values, timed in this order per round")
     ap.add_argument("--cases", default="d128,d64,d128causal,d128fp16")
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--nheads", type=int, default=16)
@@ -52,6 +55,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args(argv)
+    modes = args.modes.split(",")
     if not torch.cuda.is_available():
         print("tcbwd5_ab: needs a GPU", file=sys.stderr)
         return 2
@@ -70,8 +74,8 @@ def main(argv=None) -> int:
 
         grads = {}
         for r in range(args.rounds):
-            for mode in ("1", "0"):
-                os.environ["ROCFLASH_BWD_DQ_WGMMA"] = mode
+            for mode in modes:
+                os.environ[args.switch] = mode
                 step()
                 torch.cuda.synchronize()
                 grads[mode] = (q.grad.clone(), k.grad.clone(), v.grad.clone())
@@ -80,17 +84,19 @@ def main(argv=None) -> int:
                         step()
                     torch.cuda.synchronize()
                 t = _device_ms(prof, args.repeats)
-                kernel = "wgmma" if t["wgmma"] else "mma" if t["mma"] else "?"
-                bwd = t["wgmma"] + t["mma"] + t["other"]
-                print(f"  {name:11s} round {r} ROCFLASH_BWD_DQ_WGMMA={mode}: kernel {kernel:5s} "
-                      f"dK/dV+dQ {t['wgmma'] + t['mma']:8.3f} ms  backward {bwd:8.3f} ms  forward {t['fwd']:7.3f} ms")
-        q0, k0, v0 = grads["0"]
-        for mode in ("1",):
-            q1, k1, v1 = grads[mode]
-            rel = ((q1.float() - q0.float()).abs().max() / q0.float().abs().max()).item()
-            print(f"  {name:11s} ROCFLASH_BWD_DQ_WGMMA={mode}: max|dq - dq_mma| / max|dq| = {rel:.2e}; dk bitwise "
-                  f"{torch.equal(k1, k0)}, dv bitwise {torch.equal(v1, v0)}; finite {bool(torch.isfinite(q1).all())}")
-    os.environ.pop("ROCFLASH_BWD_DQ_WGMMA", None)
+                ran = [x for x in ("wgsdp", "wgmma", "mma") if t[x]]
+                kernel = "+".join(ran) or "?"
+                main = sum(t[x] for x in ("wgsdp", "wgmma", "mma"))
+                print(f"  {name:11s} round {r} {args.switch}={mode}: kernel {kernel:5s} "
+                      f"dK/dV+dQ {main:8.3f} ms  backward {main + t['other']:8.3f} ms  forward {t['fwd']:7.3f} ms")
+        ref = grads.get("0")
+        for mode in (m for m in modes if m != "0" and ref is not None):
+            rel = {n: ((a.float() - b.float()).abs().max() / b.float().abs().max()).item()
+                   for n, a, b in zip(("dq", "dk", "dv"), grads[mode], ref)}
+            print(f"  {name:11s} {args.switch}={mode}: max|d - d_0| / max|d_0|: dq {rel['dq']:.2e}, dk {rel['dk']:.2e}, "
+                  f"dv {rel['dv']:.2e}; dk bitwise {torch.equal(grads[mode][1], ref[1])}, dv bitwise "
+                  f"{torch.equal(grads[mode][2], ref[2])}; finite {all(bool(torch.isfinite(g).all()) for g in grads[mode])}")
+    os.environ.pop(args.switch, None)
     return 0
 
 

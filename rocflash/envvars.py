@@ -29,6 +29,11 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     "ROCFLASH_SPLITKV_L2_PREFETCH": (("0", "64", "128", "256"), "128"),
     "ROCFLASH_SPLITKV_FUSED_COMBINE": (("0", "1"), "0"),
     "ROCFLASH_SPLITKV_PDL": (("0", "1"), "0"),
+    # tensor-core backward, sm_90a builds on compute capability 9 only (hip_src/fmha_mma_bwd_wgmma.h; read by the
+    # launcher at every launch, exactly "1" / "2"): the atomic-dQ kernel's dQ product on wgmma (1), its S^T / dP^T
+    # on wgmma over a core-matrix shared-memory layout (1) or that layout on mma.sync (2); 0 = mma.sync (default)
+    "ROCFLASH_BWD_DQ_WGMMA": (("0", "1"), "0"),
+    "ROCFLASH_BWD_SDP_WGMMA": (("0", "1", "2"), "0"),
 }
 # read at install / tool time (setup.py, rocflash.ck.build), not by check_switches
 BUILD_SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {

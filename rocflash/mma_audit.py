@@ -1,6 +1,6 @@
 """ptxas audit of the tensor-core instances (``impl = "mma"``: the forward in ck_configs/fmha_fwd.toml,
 hip_src/fmha_mma.h; the backward's dK/dV and dQ kernels in ck_configs/fmha_bwd.toml, hip_src/fmha_mma_bwd.h) on
-sm_80 and sm_90 (and the wgmma dQ kernels on sm_90a): no GPU needed, nvcc only.
+sm_80 and sm_90 (and the atomic-dQ kernel's wgmma variants on sm_90a): no GPU needed, nvcc only.
 
     python -m rocflash.mma_audit                     # every mma instance, aligned path, sm_80 and sm_90
     python -m rocflash.mma_audit --paths both --check   # both load paths; exit 1 when a rule fails
@@ -79,6 +79,8 @@ class MmaKernelAudit:
     rows_per_warp: int
     kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dkdvq" (the dK/dV instance's atomic-dQ kernel) | "bwd_dq"
     #                    | "bwd_dkdvq_wg" (that kernel with its dQ product on wgmma, sm_90a)
+    #                    | "bwd_dkdvq_sdp" (with S^T and dP^T on wgmma, core-matrix layout, sm_90a)
+    #                    | "bwd_dkdvq_core" (the core-matrix layout on mma.sync: the A/B control, sm_90a)
     registers: int = 0
     spill_bytes: int = 0
     stack_frame: int = 0
@@ -87,7 +89,7 @@ class MmaKernelAudit:
     register_limit: int = 0
     lds_bytes: int = 0
     blocks: int = 1
-    wgmma_in_loop: int = 0  # bwd_dkdvq_wg: wgmma.mma_async in the main loop (its dQ product)
+    wgmma_in_loop: int = 0  # bwd_dkdvq_wg / _sdp: wgmma.mma_async in the main loop (its dQ / S^T and dP^T products)
     wgmma_per_tile: int = 0
 
 
@@ -108,6 +110,11 @@ def lds_bytes(cfg: TileConfig, kind: str | None = None) -> int:
     if (kind or cfg.kind) == "bwd_dkdvq_wg":  # bwd_dkdvq's, plus K^T in wgmma core matrices
         a = cfg.atomic_config()
         return lds_bytes(cfg, "bwd_dkdvq") + a.headdim * a.block_n * a.elem_bytes
+    if (kind or cfg.kind) in ("bwd_dkdvq_sdp", "bwd_dkdvq_core"):  # MmaBwdDkdvShape::core_layout: no row padding,
+        a = cfg.atomic_config()  # every K/V/Q/dO buffer of max(block_m, block_n) rows; dS^T rows padded by 16 B
+        rows = max(a.block_m, a.block_n)
+        return ((2 + 2 * a.q_buffers) * rows * a.headdim * a.elem_bytes + a.q_buffers * 12 * a.block_m
+                + a.block_n * (a.block_m * a.elem_bytes + 16))
     if (kind or cfg.kind) == "bwd_dkdvq" and cfg.atomic_config() != cfg:  # its own tile (atomic_* fields)
         return lds_bytes(cfg.atomic_config(), kind)
     row = cfg.headdim * cfg.elem_bytes + cfg.lds_pad_bytes
@@ -126,8 +133,13 @@ _KERNELS = {"fwd": "fmha_fwd_kernel", "bwd_dkdv": "fmha_bwd_dkdv_mma_kernel", "b
 _ATOMIC_DQ_KERNEL = "fmha_bwd_dkdvq_mma_kernel"  # built from each bwd_dkdv mma instance
 _WGMMA_DQ_KERNEL = "fmha_bwd_dkdvq_wgmma_kernel"  # and, in sm_90a builds, from those that wgmma_dq() admits
 WGMMA_VARIANTS = 1  # of that kernel (MmaBwdDkdvPipeline's kWgmma)
-PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dkdvq": 5, "bwd_dq": 3, "bwd_dkdvq_wg": 4}  # mma.sync tile products per
-# main-loop iteration (bwd_dkdvq_wg: its fifth product, dQ, is wgmma_per_tile)
+_WGMMA_SDP_KERNEL = "fmha_bwd_dkdvq_wgsdp_kernel"  # sm_90a builds, from those that wgmma_sdp() admits: kSdp 1, 2
+_SDP_MODE = re.compile(r"fmha_bwd_dkdvq_wgsdp_kernel.*Lb[01]ELi([12])E")
+PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dkdvq": 5, "bwd_dq": 3, "bwd_dkdvq_wg": 4, "bwd_dkdvq_sdp": 3,
+            "bwd_dkdvq_core": 5}  # mma.sync tile products per main-loop iteration (bwd_dkdvq_wg: its fifth product,
+# dQ, is wgmma_per_tile; bwd_dkdvq_sdp: S^T and dP^T are)
+_WG_KINDS = ("bwd_dkdvq_wg", "bwd_dkdvq_sdp")
+_ATOMIC_KINDS = ("bwd_dkdvq", "bwd_dkdvq_wg", "bwd_dkdvq_sdp", "bwd_dkdvq_core")
 
 
 def wgmma_dq(cfg: TileConfig) -> bool:
@@ -138,9 +150,20 @@ def wgmma_dq(cfg: TileConfig) -> bool:
             and a.headdim % 64 == 0 and a.block_m in (32, 64) and a.block_n % 16 == 0)
 
 
-def wgmma_per_tile(cfg: TileConfig) -> int:
-    """m64n32k16 wgmma of one query tile's dQ product: headdim / 64 x block_m / 32 tiles x block_n / 16 k-steps."""
+def wgmma_sdp(cfg: TileConfig) -> bool:
+    """Whether a tensor-core dK/dV config's atomic-dQ kernel has the wgmma S^T / dP^T variants
+    (MmaBwdDkdvShape::wgmma_sdp, hip_src/fmha_mma_bwd_tile.h)."""
     a = cfg.atomic_config()
+    return (cfg.kind == "bwd_dkdv" and cfg.impl == "mma" and a.s_query_warps == 1 and a.threads == 4 * WARP
+            and a.block_n == 64 and a.block_m in (32, 64) and a.headdim % 16 == 0 and a.q_buffers == 2)
+
+
+def wgmma_per_tile(cfg: TileConfig, kind: str = "bwd_dkdvq_wg") -> int:
+    """wgmma of one query tile: the dQ product's m64n32k16, headdim / 64 x block_m / 32 tiles x block_n / 16
+    k-steps; bwd_dkdvq_sdp: S^T and dP^T, m64nNk16 (N = block_m) x headdim / 16 k-steps each."""
+    a = cfg.atomic_config()
+    if kind == "bwd_dkdvq_sdp":
+        return 2 * a.headdim // 16
     return a.headdim // 64 * (a.block_m // 32) * a.block_n // 16
 
 
@@ -153,7 +176,7 @@ def general_block_n(cfg: TileConfig) -> int:
 def mma_per_tile(cfg: TileConfig, rows_per_warp: int, kind: str | None = None, general: bool = False) -> int:
     """m16n8k16 products of one main-loop iteration of one warp (the module docstring's counts)."""
     if cfg.kind == "bwd_dkdv":  # (rows_per_warp keys x block_m / s_query_warps queries x headdim per product)
-        cfg = cfg.atomic_config() if kind in ("bwd_dkdvq", "bwd_dkdvq_wg") else cfg
+        cfg = cfg.atomic_config() if kind in _ATOMIC_KINDS else cfg
         return PRODUCTS[kind or "bwd_dkdv"] * rows_per_warp // 16 * cfg.headdim * cfg.block_m // cfg.s_query_warps // 128
     if cfg.kind == "bwd_dq":
         return PRODUCTS["bwd_dq"] * rows_per_warp // 16 * cfg.headdim * cfg.block_n // 128
@@ -211,7 +234,7 @@ def main_loop_mma_count(lines: list[str], op: str = "mma.sync") -> int:
 def _rows_per_warp(symbol: str, cfg: TileConfig, kind: str | None = None) -> tuple[bool, int]:
     if cfg.kind != "fwd":  # keys (dK/dV) or query rows (dQ) per warp
         if cfg.kind == "bwd_dkdv":
-            cfg = cfg.atomic_config() if kind in ("bwd_dkdvq", "bwd_dkdvq_wg") else cfg  # layout 2 (s_query_warps 2): twice the keys over half the queries per warp
+            cfg = cfg.atomic_config() if kind in _ATOMIC_KINDS else cfg  # layout 2 (s_query_warps 2): twice the keys over half the queries per warp
             return False, cfg.block_n // (cfg.threads // WARP // cfg.s_query_warps)
         return False, cfg.block_m // (cfg.threads // WARP)
     general = "GeneralScoreTile" in symbol
@@ -235,10 +258,13 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
     out = []
     for symbol, r in report.items():
         if arch == WGMMA_ARCH[0]:  # the other kernels of the instance are audited on sm_90
-            if _WGMMA_DQ_KERNEL not in symbol:
+            if _WGMMA_DQ_KERNEL in symbol:
+                kind = "bwd_dkdvq_wg"
+            elif (m := _SDP_MODE.search(symbol)):
+                kind = "bwd_dkdvq_sdp" if m.group(1) == "1" else "bwd_dkdvq_core"
+            else:
                 continue
-            kind = "bwd_dkdvq_wg"
-        elif _WGMMA_DQ_KERNEL in symbol:  # its sm_80 / sm_90 body is a trap (never launched there)
+        elif _WGMMA_DQ_KERNEL in symbol or _WGMMA_SDP_KERNEL in symbol:  # sm_80 / sm_90: a trap (never launched)
             continue
         elif cfg.kind == "bwd_dkdv" and _ATOMIC_DQ_KERNEL in symbol:
             kind = "bwd_dkdvq"
@@ -253,11 +279,12 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
             mma_in_loop=main_loop_mma_count(entries.get(symbol, [])),
             mma_per_tile=mma_per_tile(cfg, rows, kind, general),
             register_limit=register_limit(cfg), lds_bytes=lds_bytes(cfg, kind), blocks=designed_blocks(cfg),
-            wgmma_in_loop=main_loop_mma_count(entries.get(symbol, []), "wgmma.mma_async") if kind == "bwd_dkdvq_wg" else 0,
-            wgmma_per_tile=wgmma_per_tile(cfg) if kind == "bwd_dkdvq_wg" else 0))
-    expected = WGMMA_VARIANTS if arch == WGMMA_ARCH[0] else 2 if cfg.kind in ("fwd", "bwd_dkdv") else 1
+            wgmma_in_loop=main_loop_mma_count(entries.get(symbol, []), "wgmma.mma_async") if kind in _WG_KINDS else 0,
+            wgmma_per_tile=wgmma_per_tile(cfg, kind) if kind in _WG_KINDS else 0))
+    expected = (WGMMA_VARIANTS * wgmma_dq(cfg) + 2 * wgmma_sdp(cfg)) if arch == WGMMA_ARCH[0] else \
+        2 if cfg.kind in ("fwd", "bwd_dkdv") else 1
     if len(out) != expected:
-        what = _WGMMA_DQ_KERNEL if arch == WGMMA_ARCH[0] else "a plain and a general kernel" if cfg.kind == "fwd" else \
+        what = f"{_WGMMA_DQ_KERNEL} / {_WGMMA_SDP_KERNEL}" if arch == WGMMA_ARCH[0] else "a plain and a general kernel" if cfg.kind == "fwd" else \
             f"{_KERNELS[cfg.kind]} and {_ATOMIC_DQ_KERNEL}" if cfg.kind == "bwd_dkdv" else f"one {_KERNELS[cfg.kind]}"
         raise RuntimeError(f"{name} [{arch}]: expected {what}, ptxas reported {sorted(report)}")
     return out
@@ -296,8 +323,9 @@ def check(a: MmaKernelAudit) -> list[str]:
     if a.mma_in_loop < a.mma_per_tile or a.mma_in_loop % half:
         v.append(f"{what}: main loop must hold >= {a.mma_per_tile} mma.sync in whole products of {half}, "
                  f"got {a.mma_in_loop}")
-    if a.kind == "bwd_dkdvq_wg" and (a.wgmma_in_loop < a.wgmma_per_tile or a.wgmma_in_loop % a.wgmma_per_tile):
-        v.append(f"{what}: main loop must hold >= {a.wgmma_per_tile} wgmma.mma_async (the dQ product) in whole "
+    if a.kind in _WG_KINDS and (a.wgmma_in_loop < a.wgmma_per_tile or a.wgmma_in_loop % a.wgmma_per_tile):
+        which = "the dQ product" if a.kind == "bwd_dkdvq_wg" else "S^T and dP^T"
+        v.append(f"{what}: main loop must hold >= {a.wgmma_per_tile} wgmma.mma_async ({which}) in whole "
                  f"products, got {a.wgmma_in_loop}")
     if a.spill_bytes:
         v.append(f"{what}: must not spill, got {a.spill_bytes} bytes of spill stores + loads")
@@ -318,7 +346,8 @@ def mma_instances(paths: str = "vec", kinds: tuple[str, ...] = tuple(_KERNELS)) 
 
 def run_audit(archs=tuple(ARCHS), paths: str = "vec", jobs: int | None = None,
               kinds: tuple[str, ...] = tuple(_KERNELS), wgmma: bool = True) -> list[MmaKernelAudit]:
-    """Audits of every mma instance of ``kinds`` on ``archs``, plus (``wgmma``) the sm_90a wgmma-dQ kernels."""
+    """Audits of every mma instance of ``kinds`` on ``archs``, plus (``wgmma``) the sm_90a wgmma variants of the
+    atomic-dQ kernel."""
     with tempfile.TemporaryDirectory(prefix="rocflash_mma_audit_") as tmp:
         gen = Path(tmp) / "gen"
         codegen.generate("cuda", gen)
@@ -328,7 +357,7 @@ def run_audit(archs=tuple(ARCHS), paths: str = "vec", jobs: int | None = None,
                        for c, al in mma_instances(paths, kinds) for arch in archs]
             if wgmma:
                 futures += [pool.submit(compile_instance, c, al, WGMMA_ARCH[0], gen, Path(tmp) / "work")
-                            for c, al in mma_instances(paths, kinds) if wgmma_dq(c)]
+                            for c, al in mma_instances(paths, kinds) if wgmma_dq(c) or wgmma_sdp(c)]
             return [a for f in futures for a in f.result()]
 
 
@@ -356,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{a.instance:58s} {'general' if a.general else 'plain' if a.kind == 'fwd' else a.kind[4:]:7s} {a.arch:5s} {a.rows_per_warp:6d} "
               f"{a.registers:4d} {a.register_limit:5d} {a.spill_bytes:5d} {a.mma_in_loop:8d} {a.mma_per_tile:8d} "
               f"{a.lds_bytes:6d} {a.blocks:6d}" + (f"  wgmma/loop {a.wgmma_in_loop} per tile {a.wgmma_per_tile}"
-                                               if a.kind == "bwd_dkdvq_wg" else ""))
+                                               if a.kind in _WG_KINDS else ""))
         violations += check(a)
     for cfg in dict.fromkeys(c for c, _ in mma_instances(args.paths, kinds)):
         padded, unpadded = bank_conflicts(cfg), bank_conflicts(cfg, lds_pad_bytes=0)

@@ -1,0 +1,149 @@
+"""Host-side check of the tensor-core dK/dV kernel's shared-memory layouts (hip_src/fmha_mma_bwd_tile.h, plain
+C++17 outside nvcc), compiled with the host C++ compiler: no GPU, no nvcc.
+
+The core-matrix layout (MmaBwdDkdvShape::core_layout, branch tcws6: the atomic-dQ kernel with S^T / dP^T on wgmma,
+opt-in ROCFLASH_BWD_SDP_WGMMA) must be, for every tile it serves:
+- one byte per element: K, V and both Q/dO buffers map (row, column) to distinct bytes below the statistics, and
+  the dS^T rows and statistics fit lds_bytes_atomic_dq();
+- what the wgmma descriptors of MmaBwdWgmmaOps::sdp_issue describe: element (m, k) of a K-major no-swizzle operand
+  at start + (k / 8) * LBO + (m / 8) * SBO + (m % 8) * 16 + (k % 8) * 2 with LBO = core_lead(), SBO = 128 (PTX ISA,
+  "Matrix Descriptor Format" and the K-major core-matrix layout), k16 step kk starting 2 * kk * LBO further;
+- what the mma.sync products read: each lane's ldmatrix row address (a_read, b_read, bt_read) is the address of
+  the first element of the row it stands for, and the eight rows of every ldmatrix phase fall in eight different
+  16-byte bank groups (no bank conflict).
+And the padded layout of the default kernels keeps the addresses it had before the core layout existed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from rocflash import build
+from rocflash.configs import hip_src_dir
+
+_SOURCE = r"""
+#include <cstdio>
+#include "fmha_mma_bwd_tile.h"
+using namespace rf;
+
+static int failures = 0;
+#define CHECK(cond, ...) do { if (!(cond)) { if (failures++ < 20) { std::printf(__VA_ARGS__); std::printf("\n"); } } } while (0)
+
+static MmaBwdDkdvShape shape(int headdim, int block_m) {
+  MmaBwdDkdvShape s{};
+  s.headdim = headdim; s.block_m = block_m; s.block_n = 64; s.threads = 128; s.threads_n = 4;
+  s.lds_pad_bytes = 16; s.elem_bytes = 2;
+  return s;
+}
+
+// the address rule of one ldmatrix phase: 8 lanes, 8 rows of 16 bytes in 8 different bank groups
+static void check_phases(const MmaBwdDkdvShape& T, const int (&addr)[32], const char* what) {
+  for (int phase = 0; phase < 4; ++phase) {
+    int groups = 0;
+    for (int l = 8 * phase; l < 8 * phase + 8; ++l) {
+      CHECK(addr[l] % 16 == 0, "%s: lane %d address %d not 16-byte aligned", what, l, addr[l]);
+      groups |= 1 << ((addr[l] / 16) % 8);
+    }
+    CHECK(groups == 0xff, "%s: phase %d bank groups 0x%x (hd %d bm %d core %d)", what, phase, groups, T.headdim, T.block_m, T.core_rows);
+  }
+}
+
+static void check_reads(const MmaBwdDkdvShape& T) {
+  const int kd = T.headdim / 16;
+  for (int kk = 0; kk < kd; ++kk) {
+    for (int row0 = 0; row0 < T.block_n; row0 += 16) {  // A: K / V rows
+      int a[32];
+      for (int l = 0; l < 32; ++l) {
+        a[l] = T.a_read(T.k_offset(), l, row0, kk);
+        CHECK(a[l] == T.elem(T.k_offset(), row0 + l % 16, kk * 16 + (l / 16) * 8), "a_read lane %d", l);
+      }
+      check_phases(T, a, "a_read");
+    }
+    for (int np = 0; np < T.block_m / 16; ++np) {  // B: Q / dO rows
+      int b[32];
+      for (int l = 0; l < 32; ++l) {
+        b[l] = T.b_read(T.q_offset(1), l, np, kk);
+        CHECK(b[l] == T.elem(T.q_offset(1), np * 16 + l % 8 + 8 * (l / 16), kk * 16 + ((l / 8) % 2) * 8), "b_read lane %d", l);
+      }
+      check_phases(T, b, "b_read");
+    }
+  }
+  for (int kk = 0; kk < T.block_m / 16; ++kk)  // B through ldmatrix.trans: dO / Q rows (dV, dK), K rows (dQ)
+    for (int dp = 0; dp < kd; ++dp) {
+      int b[32];
+      for (int l = 0; l < 32; ++l) {
+        b[l] = T.bt_read(T.do_offset(0), l, kk, dp);
+        CHECK(b[l] == T.elem(T.do_offset(0), kk * 16 + l % 8 + 8 * ((l / 8) % 2), dp * 16 + (l / 16) * 8), "bt_read lane %d", l);
+      }
+      check_phases(T, b, "bt_read");
+    }
+}
+
+static void check_core(MmaBwdDkdvShape P) {
+  const MmaBwdDkdvShape T = P.core_layout();
+  CHECK(T.valid() && T.wgmma_sdp() && T.core_rows == 64 && T.lds_pad_bytes == 0, "core shape hd %d bm %d invalid", P.headdim, P.block_m);
+  const int bytes = T.lds_bytes_atomic_dq();
+  static unsigned char owner[1 << 20];
+  for (int i = 0; i < bytes; ++i) owner[i] = 0;
+  struct Buf { int base, rows; } bufs[6] = {{T.k_offset(), T.block_n}, {T.v_offset(), T.block_n}, {T.q_offset(0), T.block_m},
+                                           {T.do_offset(0), T.block_m}, {T.q_offset(1), T.block_m}, {T.do_offset(1), T.block_m}};
+  for (int b = 0; b < 6; ++b)
+    for (int r = 0; r < bufs[b].rows; ++r)
+      for (int c = 0; c < T.headdim; ++c) {
+        const int at = T.elem(bufs[b].base, r, c);
+        CHECK(at >= 0 && at + 1 < T.stats_offset(0), "buffer %d (%d, %d) at %d outside [0, %d)", b, r, c, at, T.stats_offset(0));
+        if (at < 0 || at + 1 >= bytes) continue;
+        CHECK(owner[at] == 0 && owner[at + 1] == 0, "buffer %d (%d, %d) at %d overlaps buffer %d", b, r, c, at, owner[at] - 1);
+        owner[at] = owner[at + 1] = (unsigned char)(b + 1);
+        // the wgmma descriptor's view (K-major, no swizzle; rows m = key or query, k = head dimension)
+        const int lbo = T.core_lead(), sbo = T.kCoreBytes, kk = c / 16, k = c % 16;
+        const int desc_view = bufs[b].base + 2 * kk * lbo + (k / 8) * lbo + (r / 8) * sbo + (r % 8) * 16 + (k % 8) * 2;
+        CHECK(desc_view == at, "buffer %d (%d, %d): descriptor view %d, layout %d", b, r, c, desc_view, at);
+      }
+  CHECK(T.delta_offset(1) + 4 * T.block_m <= T.ds_offset() && T.ds_offset() + T.block_n * T.ds_row_bytes() == bytes &&
+        T.ds_row_bytes() == T.block_m * 2 + 16, "statistics / dS^T region");
+  CHECK(T.k_offset() % 16 == 0 && T.v_offset() % 16 == 0 && T.q_offset(1) % 16 == 0 && T.do_offset(1) % 16 == 0, "alignment");
+  check_reads(T);
+}
+
+static void check_padded(MmaBwdDkdvShape T) {  // the default kernels: the formulas as they were
+  const int rb = T.headdim * 2 + T.lds_pad_bytes;
+  for (int l = 0; l < 32; ++l)
+    for (int kk = 0; kk < T.headdim / 16; ++kk) {
+      CHECK(T.a_read(0, l, 16, kk) == (16 + l % 16) * rb + (kk * 2 + l / 16) * 16, "padded a_read");
+      CHECK(T.b_read(64, l, 1, kk) == 64 + (16 + l % 8 + 8 * (l / 16)) * rb + (kk * 2 + (l / 8) % 2) * 16, "padded b_read");
+      CHECK(T.bt_read(32, l, 1, kk / 2) == 32 + (16 + l % 8 + 8 * ((l / 8) % 2)) * rb + ((kk / 2) * 2 + l / 16) * 16, "padded bt_read");
+    }
+  CHECK(T.q_offset(1) == 2 * T.block_n * rb + 2 * T.block_m * rb && T.elem(0, 3, 9) == 3 * rb + 18 &&
+        T.lds_bytes_atomic_dq() == (2 * T.block_n + 4 * T.block_m) * rb + 24 * T.block_m + T.block_n * (T.block_m * 2 + 16),
+        "padded offsets");
+  check_reads(T);
+}
+
+int main() {
+  const int tiles[][2] = {{128, 32}, {64, 64}, {32, 64}, {128, 64}};
+  for (auto& t : tiles) {
+    check_core(shape(t[0], t[1]));
+    check_padded(shape(t[0], t[1]));
+  }
+  std::printf("%d failures\n", failures);
+  return failures != 0;
+}
+"""
+
+
+def test_core_matrix_layout(tmp_path):
+    try:
+        cxx = build.find_cxx()
+    except build.BuildError as e:
+        pytest.skip(f"no host C++ compiler ({e})")
+    src = tmp_path / "layout.cpp"
+    src.write_text(_SOURCE)
+    exe = tmp_path / "layout"
+    proc = subprocess.run([cxx, "-std=c++17", "-O1", "-Wall", f"-I{hip_src_dir()}", str(src), "-o", str(exe)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip().endswith("0 failures"), run.stdout[-4000:]
