@@ -75,4 +75,72 @@ __global__ void __launch_bounds__(kThreads) fmha_kvstep_kernel(const FmhaFwdPara
   }
 }
 
+// The step folded into the tensor-core split-KV kernel (FmhaFwdParams::step.fold; fmha_splitkv_mma.h calls it
+// first): the step kernel's launch and its wait cost 3-4 us of GPU time per decode step on the H200 (run D5-1),
+// as much as the paged addressing. Every block of sequence b (one per row chunk, split and kv-head) decides
+// alone, before it reads any key:
+//   - the scalar rules of the step kernel (cache_seqlens[b] + seqlen_new within [0, capacity], cache_batch_idx[b]
+//     within the cache's rows): the same answer in every block of b;
+//   - the block-table entries of the pages that hold keys of its own split range [key_lo, key_hi) (splits cover
+//     the capacity, so every used page is checked by the blocks of one split): a bad entry makes that split's
+//     partial NaN, and NaN in one split's LSE makes the combine's O and LSE NaN for every row of b (as the step
+//     kernel's seqused_k = -1 does);
+//   - a bad sequence reads no key (seq.bad, seqlen_k 0), sets *error_flag and asserts under the device policy;
+//   - the append (dense caches only, as the fast path's): the block writes the new rows of its own split range
+//     and kv-head, the blocks of its other row chunks the same bytes, then a barrier: the block reads only keys
+//     of its own split range, so every new key it reads is one it wrote itself. No block of another kv-head or
+//     split touches those rows.
+// Uniform in the block (barriers inside). `flag`: a __shared__ int of the caller.
+template <int kThreads>
+RF_DEVICE void folded_kv_step(const FmhaFwdParams& p, SeqInfo& seq, int b, int head_k, int64_t key_lo, int64_t key_hi,
+                              int& flag) {
+  const KvStepParams& s = p.step;
+  const SeqLayout& l = p.seq;
+  const int32_t n = s.cache_seqlens ? s.cache_seqlens[b] : s.seqlen_cache;
+  const int32_t row = seq.kv_batch;  // cache_batch_idx[b], or b
+  bool bad = n < 0 || n > s.capacity - s.seqlen_new || row < 0 || row >= s.num_rows;
+  const int64_t used = bad ? 0 : int64_t(n) + s.seqlen_new;
+  const int64_t hi = key_hi < used ? key_hi : used;
+  const bool paged = l.block_table != nullptr && hi > key_lo;
+  const int first = paged ? int(key_lo / l.page_block_size) : 0;
+  const int pages = paged ? int((hi - 1) / l.page_block_size) + 1 - first : 0;
+  bad = used_pages_out_of_range<kThreads>(l.block_table + (paged ? int64_t(b) * l.block_table_batch_stride + first : 0),
+                                          pages, s.num_rows, flag) || bad;
+  if (bad) {
+    seq.bad = true;
+    seq.seqlen_k = 0;
+    if (threadIdx.x == 0) {
+      if (s.error_flag != nullptr) *s.error_flag = 1;
+      if (s.assert_on_error)
+        rf_assert_fail("rocflash: flash_attn_with_kvcache index out of range (cache_seqlens + seqlen_new outside "
+                       "[0, capacity], or cache_batch_idx / a used block_table entry outside the cache; "
+                       "ROCFLASH_INDEX_CHECKS=host names the value)");
+    }
+    return;
+  }
+  seq.seqlen_k = int32_t(used);
+  if (s.seqlen_new <= 0 || l.block_table != nullptr) return;
+  const int64_t lo = key_lo > n ? key_lo : int64_t(n);
+  const int64_t end = key_hi < used ? key_hi : used;
+  if (lo >= end) return;  // uniform: no new row in this split
+  const int words = p.headdim;  // 2-byte elements (the tensor-core kernel takes fp16 / bf16 only)
+  const int64_t count = (end - lo) * words;
+  for (int64_t id = threadIdx.x; id < count; id += kThreads) {
+    const int w = int(id % words);
+    const int64_t j = lo + id / words;  // the cache row; new row j - n
+    const int64_t i = j - n;
+    const int64_t kn = int64_t(b) * s.kn_batch_stride + i * s.kn_row_stride + int64_t(head_k) * s.kn_head_stride;
+    const int64_t vn = int64_t(b) * s.vn_batch_stride + i * s.vn_row_stride + int64_t(head_k) * s.vn_head_stride;
+    const int64_t kc = int64_t(row) * p.k_batch_stride + j * p.k_row_stride + int64_t(head_k) * p.k_head_stride;
+    const int64_t vc = int64_t(row) * p.v_batch_stride + j * p.v_row_stride + int64_t(head_k) * p.v_head_stride;
+    const uint16_t* ksrc = static_cast<const uint16_t*>(s.k_new) + kn;
+    const uint16_t* vsrc = static_cast<const uint16_t*>(s.v_new) + vn;
+    uint16_t* kdst = static_cast<uint16_t*>(const_cast<void*>(p.k)) + kc;
+    uint16_t* vdst = static_cast<uint16_t*>(const_cast<void*>(p.v)) + vc;
+    kdst[w] = ksrc[w];
+    vdst[w] = vsrc[w];
+  }
+  __syncthreads();  // the block's copies of these rows (cp.async, through L2) come after every thread's stores
+}
+
 }  // namespace rf

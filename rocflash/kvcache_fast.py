@@ -273,6 +273,7 @@ def _make_launch(plan: Plan, q, k_cache, v_cache, k, v, out, block_table, cache_
     step = mod.KvStepParams()
     step.seqlen_new, step.capacity, step.num_rows = plan.seqlen_new, cap, plan.num_blocks
     step.assert_on_error = 1 if mode == "device" else 0
+    step.fold = int(FOLD_STEP and split and math == "mma")
     if k is not None:
         step.kn_batch_stride, step.kn_row_stride, step.kn_head_stride = k.stride()[:3]
         step.vn_batch_stride, step.vn_row_stride, step.vn_head_stride = v.stride()[:3]
@@ -303,6 +304,12 @@ def _mode(raw) -> str:
 
 _MODES: dict = {}
 
+# Whether the tensor-core split-KV kernel does the step itself (hip_src/fmha_kvstep.h folded_kv_step: no step
+# kernel launch; the checks, the append and the NaN of a bad sequence as the step kernel's). Read when a plan's
+# launch is made (perf/decode_kernel_bench.py --variants fold sets it and clears _PLANS for its A/B); the vector
+# split kernel and the forward kernel always run after the step kernel.
+FOLD_STEP = True
+
 
 def run(plan: Plan, env: tuple, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, block_table, num_splits,
         return_softmax_lse):
@@ -328,8 +335,9 @@ def run(plan: Plan, env: tuple, q, k_cache, v_cache, k, v, cache_seqlens, cache_
     poison = env[2] in (b"1", "1")
     out = torch.full(q.shape, float("nan"), dtype=q.dtype, device=dev) if poison else \
         torch.empty(q.shape, dtype=q.dtype, device=dev)
-    # the plan is per environment (its key holds it): the launch only varies with the pointers' alignment
-    key = (q.data_ptr() | k_cache.data_ptr() | v_cache.data_ptr() | out.data_ptr()) % 16 == 0
+    # the plan is per environment (its key holds it): the launch only varies with the pointers' alignment (and
+    # FOLD_STEP, a benchmark's switch)
+    key = ((q.data_ptr() | k_cache.data_ptr() | v_cache.data_ptr() | out.data_ptr()) % 16 == 0, FOLD_STEP)
     launch = plan.launch.get(key)
     if launch is None:
         if not all(map(_contiguous_index, (cache_seqlens if tensor_lens else None, cache_batch_idx, block_table))) \
