@@ -84,28 +84,47 @@ __global__ void __launch_bounds__(kThreads) fmha_kvstep_kernel(const FmhaFwdPara
 //   - the block-table entries of the pages that hold keys of its own split range [key_lo, key_hi) (splits cover
 //     the capacity, so every used page is checked by the blocks of one split): a bad entry makes that split's
 //     partial NaN, and NaN in one split's LSE makes the combine's O and LSE NaN for every row of b (as the step
-//     kernel's seqused_k = -1 does);
+//     kernel's seqused_k = -1 does). The entries of the split's pages within the table's row (up to the
+//     capacity) are loaded together with cache_seqlens[b], not after it (one memory latency at the block's start,
+//     not two); only those of pages that hold keys are judged, so vLLM's padding entries never matter;
 //   - a bad sequence reads no key (seq.bad, seqlen_k 0), sets *error_flag and asserts under the device policy;
 //   - the append (dense caches only, as the fast path's): the block writes the new rows of its own split range
 //     and kv-head, the blocks of its other row chunks the same bytes, then a barrier: the block reads only keys
 //     of its own split range, so every new key it reads is one it wrote itself. No block of another kv-head or
 //     split touches those rows.
-// Uniform in the block (barriers inside). `flag`: a __shared__ int of the caller.
+// Uniform in the block (barriers inside). CUDA only (__syncthreads_or; the tensor-core kernel's helper).
 template <int kThreads>
-RF_DEVICE void folded_kv_step(const FmhaFwdParams& p, SeqInfo& seq, int b, int head_k, int64_t key_lo, int64_t key_hi,
-                              int& flag) {
+RF_DEVICE void folded_kv_step(const FmhaFwdParams& p, SeqInfo& seq, int b, int head_k, int64_t key_lo, int64_t key_hi) {
   const KvStepParams& s = p.step;
   const SeqLayout& l = p.seq;
   const int32_t n = s.cache_seqlens ? s.cache_seqlens[b] : s.seqlen_cache;
   const int32_t row = seq.kv_batch;  // cache_batch_idx[b], or b
+  // this thread's entries of the split's pages (at most two per thread at the preset's shapes), loaded now
+  constexpr int kEntries = 2;
+  const int page = l.page_block_size;
+  const int64_t in_cap = key_hi < s.capacity ? key_hi : int64_t(s.capacity);
+  const bool paged = l.block_table != nullptr && in_cap > key_lo;
+  const int first = paged ? int(key_lo / page) : 0;  // (split starts are multiples of block_n, not of the page size)
+  const int split_pages = paged ? int((in_cap - 1) / page) + 1 - first : 0;
+  const int32_t* table = l.block_table + (paged ? int64_t(b) * l.block_table_batch_stride + first : 0);
+  int32_t entry[kEntries];
+#pragma unroll
+  for (int e = 0; e < kEntries; ++e) {
+    const int j = int(threadIdx.x) + e * kThreads;
+    entry[e] = j < split_pages ? table[j] : 0;
+  }
   bool bad = n < 0 || n > s.capacity - s.seqlen_new || row < 0 || row >= s.num_rows;
   const int64_t used = bad ? 0 : int64_t(n) + s.seqlen_new;
-  const int64_t hi = key_hi < used ? key_hi : used;
-  const bool paged = l.block_table != nullptr && hi > key_lo;
-  const int first = paged ? int(key_lo / l.page_block_size) : 0;
-  const int pages = paged ? int((hi - 1) / l.page_block_size) + 1 - first : 0;
-  bad = used_pages_out_of_range<kThreads>(l.block_table + (paged ? int64_t(b) * l.block_table_batch_stride + first : 0),
-                                          pages, s.num_rows, flag) || bad;
+  const int used_pages = paged && used > key_lo ? int((used - 1) / page) + 1 - first : 0;  // of the split's pages
+  bool mine = false;  // a used page of this thread's with an entry outside [0, num_rows)
+#pragma unroll
+  for (int e = 0; e < kEntries; ++e) {
+    const int j = int(threadIdx.x) + e * kThreads;
+    mine |= j < split_pages && j < used_pages && (entry[e] < 0 || entry[e] >= s.num_rows);
+  }
+  for (int j = int(threadIdx.x) + kEntries * kThreads; j < split_pages && j < used_pages; j += kThreads)  // long splits
+    mine |= table[j] < 0 || table[j] >= s.num_rows;
+  bad = __syncthreads_or(mine) != 0 || bad;
   if (bad) {
     seq.bad = true;
     seq.seqlen_k = 0;

@@ -176,8 +176,7 @@ struct FmhaFwdSplitKvMmaPipeline {
     SeqInfo seq = SeqInfo::make(p, batch);
     if (p.step.fold) {  // uniform: the KV-cache step of this block's split range (fmha_kvstep.h), before any read
       const int64_t key_lo = int64_t(split) * split_keys(p.seqlen_k, p.num_splits, T.block_n);
-      folded_kv_step<T.threads>(p, seq, batch, head_k, key_lo, key_lo + split_keys(p.seqlen_k, p.num_splits, T.block_n),
-                                *reinterpret_cast<int*>(lds));
+      folded_kv_step<T.threads>(p, seq, batch, head_k, key_lo, key_lo + split_keys(p.seqlen_k, p.num_splits, T.block_n));
     }
     const int group = p.nheads / p.nheads_k;
     const int rows_total = seq.seqlen_q * group;  // row rr: query position rr / group, head head_k*group + rr % group
