@@ -122,6 +122,7 @@ RF_DEVICE void folded_kv_step(const FmhaFwdParams& p, SeqInfo& seq, int b, int h
     const int j = int(threadIdx.x) + e * kThreads;
     mine |= j < split_pages && j < used_pages && (entry[e] < 0 || entry[e] >= s.num_rows);
   }
+#pragma unroll 4
   for (int j = int(threadIdx.x) + kEntries * kThreads; j < split_pages && j < used_pages; j += kThreads)  // long splits
     mine |= table[j] < 0 || table[j] >= s.num_rows;
   bad = __syncthreads_or(mine) != 0 || bad;
