@@ -143,6 +143,8 @@ RF_DEVICE void folded_kv_step(const FmhaFwdParams& p, SeqInfo& seq, int b, int h
   const int64_t lo = key_lo > n ? key_lo : int64_t(n);
   const int64_t end = key_hi < used ? key_hi : used;
   if (lo >= end) return;  // uniform: no new row in this split
+  // (the step kernel's append loop, for one kv-head and key range: a helper shared by both, taking the params by
+  // reference, gave the gfx906 step kernel 512 B of LDS and two more SGPR spills (rocflash.isa, dec6): kept apart)
   const int words = p.headdim;  // 2-byte elements (the tensor-core kernel takes fp16 / bf16 only)
   const int64_t count = (end - lo) * words;
   for (int64_t id = threadIdx.x; id < count; id += kThreads) {
