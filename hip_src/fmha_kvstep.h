@@ -92,7 +92,12 @@ __global__ void __launch_bounds__(kThreads) fmha_kvstep_kernel(const FmhaFwdPara
 //     and kv-head, the blocks of its other row chunks the same bytes, then a barrier: the block reads only keys
 //     of its own split range, so every new key it reads is one it wrote itself. No block of another kv-head or
 //     split touches those rows.
-// Uniform in the block (barriers inside). CUDA only (__syncthreads_or; the tensor-core kernel's helper).
+// Uniform in the block (barriers inside). CUDA only (__syncthreads_or; the tensor-core kernel's helper). The vector
+// split kernel (gfx906) keeps the step kernel: folded into it (with an LDS flag for the OR), the bf16 d128 gfx906
+// instance went from 246 VGPRs to 256 plus 16-19 spilled (scratch 60-88 B), even with only the flag's barriers
+// and no page check or append (hipcc 5.2 --cuda-device-only -S, dec6); the ISA audit allows no scratch there.
+// (Also seen there: `c ? global[i] : kernarg_field` became one load through a generic pointer, i.e. a 16-byte
+// scratch copy of the kernarg; an empty asm on the kernarg value avoided it.)
 template <int kThreads>
 RF_DEVICE void folded_kv_step(const FmhaFwdParams& p, SeqInfo& seq, int b, int head_k, int64_t key_lo, int64_t key_hi) {
   const KvStepParams& s = p.step;
