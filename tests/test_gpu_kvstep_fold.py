@@ -146,7 +146,7 @@ def test_gpu_fold_bad_index_off_whole_sequence_nan(platform, monkeypatch, what):
     before = bad["k_cache"].clone()
     flag = kvcache_fast.index_error_flag(call["q"].device)
     flag.zero_()
-    kvcache_fast.FOLD_STEP = True
+    monkeypatch.setattr(kvcache_fast, "FOLD_STEP", True)
     out, lse = rocflash.flash_attn_with_kvcache(**bad, return_softmax_lse=True, num_splits=SPLITS, backend=platform)
     torch.cuda.synchronize()
     assert flag.item() == 1
@@ -156,3 +156,66 @@ def test_gpu_fold_bad_index_off_whole_sequence_nan(platform, monkeypatch, what):
     if "k" in bad:
         assert torch.equal(_bits(bad["k_cache"][1]), _bits(before[1]))  # no split appended sequence 1's key
         assert torch.equal(_bits(bad["k_cache"][0, 400]), _bits(call["k"][0, 0]))
+
+
+def test_gpu_fold_graph_replay_same_bits(platform):
+    """A folded step (dense append, 4 splits) captured in a CUDA graph replays bitwise like the eager folded step on
+    the new values written into the captured tensors, cache included."""
+    old = kvcache_fast.FOLD_STEP
+    kvcache_fast.FOLD_STEP = True
+    kvcache_fast._PLANS.clear()
+    try:
+        call = _inputs(seed=13, lens=[126, 300, 7, 0], seqlen_new=3, seqlen_q=3)
+        static = _clone(call)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(2):  # the full path once, then the fast path, on this stream
+                rocflash.flash_attn_with_kvcache(**_clone(call), causal=True, num_splits=SPLITS, backend=platform)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            out_graph, lse_graph = rocflash.flash_attn_with_kvcache(**static, causal=True, return_softmax_lse=True,
+                                                                    num_splits=SPLITS, backend=platform)
+        fresh = _inputs(seed=14, lens=[127, 250, 60, 1], seqlen_new=3, seqlen_q=3)
+        for name, t in fresh.items():
+            static[name].copy_(t)
+        eager_call = _clone(static)
+        graph.replay()
+        out_eager, lse_eager = rocflash.flash_attn_with_kvcache(**eager_call, causal=True, return_softmax_lse=True,
+                                                                num_splits=SPLITS, backend=platform)
+        torch.cuda.synchronize()
+        folded = [ln.step.fold for plan in kvcache_fast._PLANS.values() for key, ln in plan.launch.items()
+                  if isinstance(key, tuple) and key[1] is True and hasattr(ln, "step")]
+    finally:
+        kvcache_fast.FOLD_STEP = old
+    _require_mma()
+    assert folded and all(f == 1 for f in folded)
+    assert torch.equal(_bits(out_graph), _bits(out_eager)) and torch.equal(_bits(lse_graph), _bits(lse_eager))
+    assert torch.equal(_bits(static["k_cache"]), _bits(eager_call["k_cache"]))
+    assert torch.equal(_bits(static["v_cache"]), _bits(eager_call["v_cache"]))
+    assert not out_graph.isnan().any()
+
+
+def test_gpu_fold_bad_index_device_asserts():
+    """ROCFLASH_INDEX_CHECKS=device with the folded step: an out-of-range cache_seqlens stops the stream in the split
+    kernel's device-side assert (a child process: the GPU context is unusable afterwards)."""
+    from test_gpu_host_path import _child_stops_after_good_calls
+
+    script = (
+        "import torch, rocflash\n"
+        "from rocflash import kvcache_fast\n"
+        "from conftest import gpu_platform\n"
+        "from test_gpu_kvstep_fold import _inputs\n"
+        "kvcache_fast.FOLD_STEP = True\n"
+        "call = _inputs(seed=15, lens=[126, 300, 7], seqlen_new=1)\n"
+        "p = gpu_platform()\n"
+        "for _ in range(2):\n"
+        "    rocflash.flash_attn_with_kvcache(**{k: t.clone() for k, t in call.items()}, num_splits=4, backend=p)\n"
+        "torch.cuda.synchronize()\n"
+        "print('good calls passed', flush=True)\n"
+        "call['cache_seqlens'][2] = 512\n"
+        "rocflash.flash_attn_with_kvcache(**call, num_splits=4, backend=p)\n"
+        "torch.cuda.synchronize()\n"
+        "print('no error', flush=True)\n")
+    _child_stops_after_good_calls(script, "index out of range")
