@@ -20,9 +20,9 @@ seqlen_k 4k/16k/128k). Methods per case (effective GB/s = bytes of Q, K, V, O / 
                     copy (cache_seqlens tensor, no append: step kernel + split kernel + combine), Python call and
                     graph replays with PDL off (default) / on
   (run D5-1 ran the commit where PDL was the default: its columns were named -pdl0- for the plain launches)
-  (--variants fold) kvcache16 / kvcache16-graph as above (the step folded into the tensor-core split kernel, the
-                    default since dec6) beside kvcache16-nofold / kvcache16-nofold-graph (rocflash.kvcache_fast.
-                    FOLD_STEP = False: the step kernel first); append1 / append1-graph / append1-nofold(-graph):
+  (--variants fold) kvcache16 / kvcache16-graph as above with the step folded into the tensor-core split kernel
+                    (rocflash.kvcache_fast.FOLD_STEP = True) beside kvcache16-nofold / kvcache16-nofold-graph
+                    (FOLD_STEP = False: the step kernel first); append1 / append1-graph / append1-nofold(-graph):
                     flash_attn_with_kvcache on a dense copy of the cache with one new token per sequence appended
                     at seqlen_k - 1 (the same slot every call)
   sdpa-flash / sdpa-cudnn     F.scaled_dot_product_attention restricted to that backend (enable_gqa), Python call
@@ -78,20 +78,23 @@ def graphed_under(fn, **values):
         return db.graphed(fn)
 
 
-def with_fold(fn, on: bool):
-    """fn called with rocflash.kvcache_fast.FOLD_STEP = on (kept after: every such method sets it first)."""
+FOLD_DEFAULT = kvcache_fast.FOLD_STEP
+
+
+def with_fold(fn, on: bool | None):
+    """fn called with rocflash.kvcache_fast.FOLD_STEP = on (None: the build's default), restored after."""
     def call():
-        kvcache_fast.FOLD_STEP = on
-        return fn()
+        kvcache_fast.FOLD_STEP = FOLD_DEFAULT if on is None else on
+        try:
+            return fn()
+        finally:
+            kvcache_fast.FOLD_STEP = FOLD_DEFAULT
     return call
 
 
-def graphed_fold(fn, on: bool):
-    kvcache_fast.FOLD_STEP = on
-    try:
-        return db.graphed(fn)
-    finally:
-        kvcache_fast.FOLD_STEP = True
+def graphed_fold(fn, on: bool | None):
+    """A CUDA graph of fn captured with FOLD_STEP = on (the launch is fixed at capture)."""
+    return db.graphed(with_fold(fn, on))
 
 
 ARGS = FwdArgs(D ** -0.5, -1, -1, 0.0, None)
@@ -119,7 +122,6 @@ def fold_append_methods(sets, batch, seqlen_k, ref, row, methods) -> None:
             p[0], p[1], p[2], p[3], p[4], cache_seqlens=lens))
     got = with_fold(steps[-1], True)()
     got0 = with_fold(steps[-1], False)()
-    kvcache_fast.FOLD_STEP = True
     row["check"]["append1_max_abs_diff_vs_dense"] = (got.float() - ref.float()).abs().max().item()
     row["check"]["append1_nofold_bitwise_equal"] = bool(torch.equal(got, got0))
     methods["append1"] = [with_fold(c, True) for c in steps]
@@ -188,14 +190,15 @@ def case(batch, seqlen_k, g, variants, results: list) -> dict:
                     with env(**{PDL: 1}):
                         got1 = steps[-1]()
                     row["check"]["kvcache16_pdl1_bitwise_equal"] = bool(torch.equal(got, got1))
-                methods["kvcache16"] = [with_fold(c, True) for c in steps]
-                methods["kvcache16-graph"] = [graphed_under(c, **{PDL: None}) for c in steps]
+                fold = True if "fold" in variants else None
+                methods["kvcache16"] = [with_fold(c, fold) for c in steps]
+                methods["kvcache16-graph"] = [graphed_under(with_fold(c, fold), **{PDL: None}) for c in steps]
                 if "pdl" in variants:
-                    methods["kvcache16-pdl1-graph"] = [graphed_under(c, **{PDL: 1}) for c in steps]
+                    methods["kvcache16-pdl1-graph"] = [graphed_under(with_fold(c, fold), **{PDL: 1}) for c in steps]
                 if "fold" in variants:
-                    got0 = with_fold(steps[-1], False)()
-                    kvcache_fast.FOLD_STEP = True
-                    row["check"]["kvcache16_nofold_bitwise_equal"] = bool(torch.equal(got, got0))
+                    got1, got0 = with_fold(steps[-1], True)(), with_fold(steps[-1], False)()
+                    row["check"]["kvcache16_fold_bitwise_equal_nofold"] = bool(torch.equal(got1, got0))
+                    row["check"]["kvcache16_fold_max_abs_diff_vs_dense"] = (got1.float() - ref.float()).abs().max().item()
                     methods["kvcache16-nofold"] = [with_fold(c, False) for c in steps]
                     methods["kvcache16-nofold-graph"] = [graphed_fold(c, False) for c in steps]
                     fold_append_methods(sets, batch, seqlen_k, ref, row, methods)
