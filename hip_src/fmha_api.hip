@@ -97,7 +97,10 @@ int fmha_kvcache_step(const FmhaFwdParams& attn, const KvStepParams& step, void*
                       TileMath math, bool split) {
   const auto s = static_cast<rfStream_t>(stream);
   FmhaFwdParams p = attn;
-  if (split && math == TileMath::kMma && step.fold) {  // the split kernel does the step (fmha_kvstep.h folded_kv_step)
+  const int inst = split && step.fold ? select_in(kFwdSplitKvTable, p.dtype, p.headdim, p.aligned, math) : -1;
+  const bool folds = inst >= 0 && (kFwdSplitKvTable[inst].info.math == TileMath::kMma ||
+                                   vector_split_folds_step(kFwdSplitKvTable[inst].info.headdim));
+  if (folds) {  // the split kernel's blocks do the step (fmha_kvstep.h folded_kv_step): one launch
     p.step = step;
     p.seq.seqused_k = nullptr;
     return launch_from(kFwdSplitKvTable, "split-KV forward", p, s, error, math);

@@ -22,7 +22,6 @@
 // non-finite V elements of the keys it sees, then they are zeroed), so 0 * NaN never reaches a row.
 #pragma once
 
-#include "fmha_kvstep.h"
 #include "fmha_mma.h"
 #include "fmha_splitkv_kernel.h"
 
@@ -175,8 +174,11 @@ struct FmhaFwdSplitKvMmaPipeline {
     const int g = lane / 4, t4 = lane % 4;
     SeqInfo seq = SeqInfo::make(p, batch);
     if (p.step.fold) {  // uniform: the KV-cache step of this block's split range (fmha_kvstep.h), before any read
-      const int64_t key_lo = int64_t(split) * split_keys(p.seqlen_k, p.num_splits, T.block_n);
-      folded_kv_step<T.threads>(p, seq, batch, head_k, key_lo, key_lo + split_keys(p.seqlen_k, p.num_splits, T.block_n));
+      const int kps = split_keys(p.seqlen_k, p.num_splits, T.block_n);
+      const int32_t keys = kvstep_uniform(folded_kv_step<T.threads, E::kBytes>(
+          p, batch, seq.kv_batch, head_k, int64_t(split) * kps, int64_t(split + 1) * kps, *reinterpret_cast<int*>(lds)));
+      seq.bad = keys < 0;
+      seq.seqlen_k = keys < 0 ? 0 : keys;
     }
     const int group = p.nheads / p.nheads_k;
     const int rows_total = seq.seqlen_q * group;  // row rr: query position rr / group, head head_k*group + rr % group

@@ -8,9 +8,9 @@ passed the full path's checks once skips them and reads no device value:
 
 - no device->host sync, no host read of a device tensor and no torch op but the output's allocation: the step is
   one call into the compiled module (``kvcache_step``: the step kernel of hip_src/fmha_kvstep.h, then the split-KV
-  and combine kernels, or the forward kernel; with FOLD_STEP on the tensor-core split-KV kernel (CUDA sm_80+,
-  fp16 / bf16) runs no step kernel: each of its blocks does the step for its own split, ``folded_kv_step`` in
-  fmha_kvstep.h, one launch less per step), and can be captured in a CUDA graph;
+  and combine kernels, or the forward kernel; with FOLD_STEP the split-KV kernel (tensor-core, or AMD's vector one
+  up to headdim 128) runs no step kernel: each of its blocks does the step for its own split, ``folded_kv_step``
+  in fmha_kvstep.h, one launch less per step), and can be captured in a CUDA graph;
 - the values of cache_seqlens, block_table and cache_batch_idx are checked on the device by the step kernel (or
   the split kernel's blocks), which reads them anyway (it appends the new keys at cache_seqlens and hands the
   attention kernels each sequence's key count), under the policy ``ROCFLASH_INDEX_CHECKS`` (read per call):
@@ -278,7 +278,7 @@ def _make_launch(plan: Plan, q, k_cache, v_cache, k, v, out, block_table, cache_
     step = mod.KvStepParams()
     step.seqlen_new, step.capacity, step.num_rows = plan.seqlen_new, cap, plan.num_blocks
     step.assert_on_error = 1 if mode == "device" else 0
-    step.fold = int(FOLD_STEP and split and math == "mma")
+    step.fold = int(FOLD_STEP and split)  # (the module folds where the instance can: fmha_kvcache_step)
     if k is not None:
         step.kn_batch_stride, step.kn_row_stride, step.kn_head_stride = k.stride()[:3]
         step.vn_batch_stride, step.vn_row_stride, step.vn_head_stride = v.stride()[:3]
@@ -309,11 +309,12 @@ def _mode(raw) -> str:
 
 _MODES: dict = {}
 
-# Whether the tensor-core split-KV kernel does the step itself (hip_src/fmha_kvstep.h folded_kv_step: no step
-# kernel launch; the checks, the append and the NaN of a bad sequence as the step kernel's). Read per call (part of
-# the launch's key; perf/decode_kernel_bench.py --variants fold and tests/test_gpu_kvstep_fold.py switch it for
-# their A/B); the vector split kernel (gfx906: see fmha_kvstep.h) and the forward kernel always run after the step
-# kernel. Off until a GPU run has executed it (branch dec6: compiled and audited only; perf/RESULTS.md).
+# Whether the split-KV kernel does the step itself (hip_src/fmha_kvstep.h folded_kv_step: no step kernel launch;
+# the checks, the append and the NaN of a bad sequence as the step kernel's): the tensor-core kernel (CUDA) and the
+# AMD vector kernel up to headdim 128 (vector_split_folds_step); other instances and the forward kernel run the step
+# kernel first. Read per call (part of the launch's key; perf/decode_kernel_bench.py --variants fold and
+# tests/test_gpu_kvstep_fold.py switch it for their A/B). Off until a GPU run has executed it (branch dec6: the
+# gfx906 code executed on the emulator, the CUDA code compiled only; perf/RESULTS.md).
 FOLD_STEP = False
 
 
