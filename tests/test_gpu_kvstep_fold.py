@@ -1,4 +1,4 @@
-"""The KV-cache step folded into the tensor-core split-KV kernel (hip_src/fmha_kvstep.h folded_kv_step; marker
+"""The KV-cache step folded into the split-KV kernels (hip_src/fmha_kvstep.h folded_kv_step; marker
 ``gpu``): flash_attn_with_kvcache's fast path gives bitwise the result, the LSE and the cache of the step kernel's
 path (rocflash.kvcache_fast.FOLD_STEP = False), with several splits, new keys that straddle a split boundary,
 two row chunks per split writing the same new rows, paged caches and cache_batch_idx; under
@@ -6,7 +6,8 @@ ROCFLASH_INDEX_CHECKS=off a bad block-table entry seen by one split only still m
 bad cache_seqlens appends nothing in any split.
 
 Outputs poisoned with NaN (conftest); fresh random inputs; cache slots past each sequence and unused pages NaN.
-Skipped where the call does not run the tensor-core split kernel (ROCFLASH_KERNEL=vector, AMD).
+Skipped where the split kernel does not fold (the CUDA build's vector kernel). The gfx906 vector kernel's fold runs
+on the emulator in tests/test_emu_inference.py.
 """
 
 from __future__ import annotations
@@ -88,9 +89,11 @@ def _run(call, fold: bool, platform, **kw):
     return out, c, folded
 
 
-def _require_mma():
-    if compiled.last_kernels().get("fwd") != "mma":
-        pytest.skip("the call did not run the tensor-core split-KV kernel (the fold is its own)")
+def _require_fold(platform):
+    """Skip where the last call's split kernel does not fold (the CUDA build's vector kernel: fp32,
+    ROCFLASH_KERNEL=vector); AMD's vector kernel folds at these shapes (headdim 128)."""
+    if platform == "cuda" and compiled.last_kernels().get("fwd") != "mma":
+        pytest.skip("the call ran the CUDA build's vector split kernel, which keeps the step kernel")
 
 
 CASES = {
@@ -113,7 +116,7 @@ def test_gpu_fold_same_bits_as_step_kernel(platform, name):
         call["cache_batch_idx"] = torch.tensor(batch_idx, dtype=torch.int32, device="cuda")
     (out0, lse0), c0, folded0 = _run(call, False, platform, causal=causal)
     (out1, lse1), c1, folded1 = _run(call, True, platform, causal=causal)
-    _require_mma()
+    _require_fold(platform)
     assert folded1 and all(f == 1 for f in folded1) and folded0 and all(f == 0 for f in folded0)
     assert not out1.isnan().any()
     assert torch.equal(_bits(out0), _bits(out1)) and torch.equal(_bits(lse0), _bits(lse1))
@@ -137,7 +140,7 @@ def test_gpu_fold_bad_index_off_whole_sequence_nan(platform, monkeypatch, what):
     else:
         call = _inputs(seed=12, lens=[400, 450, 90], seqlen_new=1)
     (good, good_lse), _, _ = _run(call, True, platform)
-    _require_mma()
+    _require_fold(platform)
     bad = _clone(call)
     if what == "last_split_page":
         bad["block_table"][1, 27] = bad["k_cache"].shape[0]  # keys 432..447 of 450: the last split (384..511) only
@@ -189,7 +192,7 @@ def test_gpu_fold_graph_replay_same_bits(platform):
                   if isinstance(key, tuple) and key[1] is True and hasattr(ln, "step")]
     finally:
         kvcache_fast.FOLD_STEP = old
-    _require_mma()
+    _require_fold(platform)
     assert folded and all(f == 1 for f in folded)
     assert torch.equal(_bits(out_graph), _bits(out_eager)) and torch.equal(_bits(lse_graph), _bits(lse_eager))
     assert torch.equal(_bits(static["k_cache"]), _bits(eager_call["k_cache"]))
