@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(kThreads) fmha_kvstep_kernel(const FmhaFwdPara
 // gfx906 register budget (hipcc 5.2, dec6): called inside the vector kernel's run() it took the bf16 d128
 // instance from 246 VGPRs to 256 plus 16-19 spilled, even with only the flag's barriers; called before run(), in
 // the grid-stride loop, no spill on any instance but the bf16 d256 aligned one (already at 256 VGPRs), which
-// keeps the step kernel (kVectorFoldsStep, fmha_splitkv_kernel.h).
+// keeps the step kernel (vector_split_folds_step, below).
 
 // Whether the vector split kernel of headdim bucket d does the step itself: on AMD for d <= 128 (the d256 tiles
 // are at gfx906's register limit, above); never in the CUDA build (its vector kernel serves fp32 and

@@ -155,9 +155,11 @@ struct FmhaFwdSplitKvPipeline {
     const int tid = threadIdx.x;
     const int tx = T.lane_tx(tid), kg = T.key_group(tid);
     SeqInfo seq = SeqInfo::make(p, batch);
-    if (p.step.fold) {
-      seq.bad = folded_keys < 0;
-      seq.seqlen_k = folded_keys < 0 ? 0 : folded_keys;
+    if constexpr (vector_split_folds_step(T.headdim)) {
+      if (p.step.fold) {
+        seq.bad = folded_keys < 0;
+        seq.seqlen_k = folded_keys < 0 ? 0 : folded_keys;
+      }
     }
     const int group = p.nheads / p.nheads_k;
     const int rows_total = seq.seqlen_q * group;  // row rr: query position rr / group, head head_k*group + rr % group
@@ -316,15 +318,15 @@ __global__ void RF_LAUNCH_BOUNDS_MIN_BLOCKS(Tile::kShape.threads, Tile::kWavesPe
     rest /= p.num_splits;
     const int head_k = int(rest % p.nheads_k), batch = int(rest / p.nheads_k);
     int32_t folded_keys = 0;
-    if (p.step.fold) {  // uniform: the KV-cache step of this block's split range, before run() (register budget:
-                        // fmha_kvstep.h)
-      if constexpr (vector_split_folds_step(Tile::kShape.headdim)) {
+    // the KV-cache step of this block's split range, before run() (register budget: fmha_kvstep.h); the host asks
+    // for it only where vector_split_folds_step says this instance does it (fmha_kvcache_step), and elsewhere the
+    // code is not even compiled (the CUDA build's vector kernels keep their registers)
+    if constexpr (vector_split_folds_step(Tile::kShape.headdim)) {
+      if (p.step.fold) {  // uniform
         const int kps = split_keys(p.seqlen_k, p.num_splits, Tile::kShape.block_n);
         const int32_t row = p.seq.cache_batch_idx ? p.seq.cache_batch_idx[batch] : batch;
         folded_keys = kvstep_uniform(folded_kv_step<Tile::kShape.threads, E::kBytes>(
             p, batch, row, head_k, int64_t(split) * kps, int64_t(split + 1) * kps, *reinterpret_cast<int*>(rf_lds)));
-      } else {
-        __builtin_trap();  // the host never asks this instance to fold (fmha_kvcache_step): no silent unchecked step
       }
     }
     FmhaFwdSplitKvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), chunk, split, head_k, batch,
