@@ -121,8 +121,9 @@ RF_DEVICE int32_t kvstep_opaque(int32_t x) {
   return x;
 }
 
-// x, equal in every lane, as the compiler then knows it (AMD: an SGPR; the folded step's answer comes through LDS,
-// which the compiler takes for per-lane: seqlen_k in a VGPR spilled the gfx906 vector split kernel, dec6).
+// x, equal in every lane, as the compiler then knows it (AMD: an SGPR). The folded step's answer comes through LDS,
+// which the compiler takes for per-lane: without this, seqlen_k and what follows from it went to VGPRs and the
+// gfx906 vector split kernels spilled 14-17 VGPRs (bf16 d128, fp16 d64 / d128 aligned; dec6).
 RF_DEVICE int32_t kvstep_uniform(int32_t x) {
 #if defined(RF_PLATFORM_HIP)
   return __builtin_amdgcn_readfirstlane(x);
