@@ -170,10 +170,10 @@ def _bits(t):
 
 def test_emulated_splitkv_folded_step_appends_like_the_step_kernel():
     """The KV-cache step folded into the gfx906 split-KV kernel (hip_src/fmha_kvstep.h folded_kv_step; the fast
-    path's with rocflash.kvcache_fast.FOLD_STEP): two new keys per sequence appended by the blocks of the split that holds them
-    (sequence 0's straddle the split boundary at 64; 8 query rows per kv-head = two row chunks writing the same
-    rows), then attended to, causal speculative rows: output, LSE and caches bitwise those of the same kernel
-    after a host append with seqused_k (the step kernel's contract), slots past each sequence stay NaN."""
+    path's with rocflash.kvcache_fast.FOLD_STEP): two new keys per sequence appended by the blocks of the split
+    that holds them (sequence 0's straddle the split boundary at 64; 8 query rows per kv-head = two row chunks
+    writing the same rows), then attended to, causal speculative rows: output, LSE and caches bitwise those of the
+    same kernel after a host append with seqused_k (the step kernel's contract), slots past each sequence NaN."""
     from rocflash.backends import SeqArgs
     from rocflash.emu.driver_varlen import run_forward_seq
 
