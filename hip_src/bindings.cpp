@@ -179,7 +179,8 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
            std::uintptr_t cache_seqlens, int seqlen_cache, std::uintptr_t cache_batch_idx, std::uintptr_t block_table,
            std::uintptr_t k_new, std::uintptr_t v_new, std::uintptr_t seqused_k, std::uintptr_t o_accum, std::uintptr_t lse_accum,
            std::uintptr_t split_counters) {
-          rf::FmhaFwdParams p = with_call_pointers(plan, q, k_cache, v_cache, o, lse, o_accum, lse_accum, split_counters);
+          rf::FmhaFwdParams p =
+              with_call_pointers(plan, q, k_cache, v_cache, o, lse, o_accum, lse_accum, split_counters);
           rf::KvStepParams s = step_plan;  // (copies: the kept structs are never written)
           p.seq.cache_batch_idx = reinterpret_cast<const int32_t*>(cache_batch_idx);
           p.seq.block_table = reinterpret_cast<const int32_t*>(block_table);

@@ -176,7 +176,8 @@ struct FmhaFwdSplitKvMmaPipeline {
     if (p.step.fold) {  // uniform: the KV-cache step of this block's split range (fmha_kvstep.h), before any read
       const int kps = split_keys(p.seqlen_k, p.num_splits, T.block_n);
       const int32_t keys = kvstep_uniform(folded_kv_step<T.threads, E::kBytes>(
-          p, batch, seq.kv_batch, head_k, int64_t(split) * kps, int64_t(split + 1) * kps, *reinterpret_cast<int*>(lds)));
+          p, batch, seq.kv_batch, head_k, int64_t(split) * kps, int64_t(split + 1) * kps,
+          *reinterpret_cast<int*>(lds)));
       seq.bad = keys < 0;
       seq.seqlen_k = keys < 0 ? 0 : keys;
     }

@@ -198,7 +198,8 @@ def case(batch, seqlen_k, g, variants, results: list) -> dict:
                 if "fold" in variants:
                     got1, got0 = with_fold(steps[-1], True)(), with_fold(steps[-1], False)()
                     row["check"]["kvcache16_fold_bitwise_equal_nofold"] = bool(torch.equal(got1, got0))
-                    row["check"]["kvcache16_fold_max_abs_diff_vs_dense"] = (got1.float() - ref.float()).abs().max().item()
+                    row["check"]["kvcache16_fold_max_abs_diff_vs_dense"] = \
+                        (got1.float() - ref.float()).abs().max().item()
                     methods["kvcache16-nofold"] = [with_fold(c, False) for c in steps]
                     methods["kvcache16-nofold-graph"] = [graphed_fold(c, False) for c in steps]
                     fold_append_methods(sets, batch, seqlen_k, ref, row, methods)
