@@ -72,16 +72,23 @@ def _clone(call):
 
 
 def _run(call, fold: bool, platform, **kw):
-    """Two calls (the first takes the full path's checks; the second, returned, the fast path) with FOLD_STEP."""
+    """Two calls (the first takes the full path's checks; the second, returned, the fast path) with FOLD_STEP; the
+    two give the same bits (output, LSE, cache)."""
     old = kvcache_fast.FOLD_STEP
     kvcache_fast.FOLD_STEP = fold
     kvcache_fast._PLANS.clear()  # (plans are per signature: the next call re-plans; only this call's launches left)
     try:
+        runs = []
         for _ in range(2):
             c = _clone(call)
             out = rocflash.flash_attn_with_kvcache(**c, return_softmax_lse=True, num_splits=SPLITS,
                                                    backend=platform, **kw)
+            runs.append((out, c))
         torch.cuda.synchronize()
+        (first, c_first), _ = runs
+        for a, b in zip(first, out):
+            assert torch.equal(_bits(a), _bits(b)), "full path and fast path differ"
+        assert torch.equal(_bits(c_first["k_cache"]), _bits(c["k_cache"]))
         folded = [ln.step.fold for plan in kvcache_fast._PLANS.values() for key, ln in plan.launch.items()
                   if isinstance(key, tuple) and key[1] == fold and hasattr(ln, "step")]
     finally:
