@@ -68,7 +68,7 @@ def _inputs(seed, lens, seqlen_new=0, seqlen_q=1, page=0, rows=None):
 
 
 def _clone(call):
-    return {name: t.clone() for name, t in call.items()}
+    return {name: t.clone() if isinstance(t, torch.Tensor) else t for name, t in call.items()}
 
 
 def _run(call, fold: bool, platform, **kw):
@@ -107,6 +107,7 @@ CASES = {
     # lens: the new keys of sequence 0 cross the split boundary at 128 (126..130), sequence 1 starts a split
     "append5_spec_two_chunks": dict(lens=[126, 128, 250, 0], seqlen_new=5, seqlen_q=5, causal=True),
     "append1": dict(lens=[127, 128, 383, 5], seqlen_new=1),
+    "append2_int_cache_seqlens": dict(lens=[255, 255, 255], seqlen_new=2, int_lens=True),  # keys 255, 256: 2 splits
     "paged16": dict(lens=[100, 300, 511, 1], page=16),
     "paged256": dict(lens=[257, 40, 512, 130], page=256),
     "cache_batch_idx": dict(lens=[500, 3, 129, 256], rows=6, batch_idx=[5, 0, 3, 1]),
@@ -118,7 +119,10 @@ def test_gpu_fold_same_bits_as_step_kernel(platform, name):
     case = dict(CASES[name])
     causal = case.pop("causal", False)
     batch_idx = case.pop("batch_idx", None)
+    int_lens = case.pop("int_lens", False)
     call = _inputs(seed=11, **case)
+    if int_lens:  # one int for every sequence: the kernel's seqlen_cache, not a tensor
+        call["cache_seqlens"] = case["lens"][0]
     if batch_idx is not None:
         call["cache_batch_idx"] = torch.tensor(batch_idx, dtype=torch.int32, device="cuda")
     (out0, lse0), c0, folded0 = _run(call, False, platform, causal=causal)
@@ -130,7 +134,7 @@ def test_gpu_fold_same_bits_as_step_kernel(platform, name):
     assert torch.equal(_bits(c0["k_cache"]), _bits(c1["k_cache"]))
     assert torch.equal(_bits(c0["v_cache"]), _bits(c1["v_cache"]))
     if "k" in call:  # every new row landed (both halves of a straddling append), nothing else changed
-        lens = call["cache_seqlens"].tolist()
+        lens = case["lens"]
         n_new = call["k"].shape[1]
         for b, n in enumerate(lens):
             assert torch.equal(_bits(c1["k_cache"][b, n:n + n_new]), _bits(call["k"][b]))
