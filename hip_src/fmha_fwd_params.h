@@ -54,9 +54,9 @@ struct KvStepParams {
   const void* v_new;
   int64_t kn_batch_stride, kn_row_stride, kn_head_stride;  // strides of k_new, v_new in elements
   int64_t vn_batch_stride, vn_row_stride, vn_head_stride;
-  // 1: the tensor-core split-KV kernel does this step itself (fmha_kvcache_step with split and tile math mma, the
-  // host's choice: rocflash/kvcache_fast.py FOLD_STEP): no step kernel, seqused_k not written (see
-  // FmhaFwdParams::step). 0: the step kernel runs first.
+  // 1 (the host's request, rocflash/kvcache_fast.py FOLD_STEP): the split-KV kernel does this step itself where
+  // its instance can (fmha_kvcache_step: the tensor-core kernel, AMD's vector kernel up to headdim 128): no step
+  // kernel, seqused_k not written (see FmhaFwdParams::step). 0, or another instance: the step kernel runs first.
   int32_t fold;
 };
 
@@ -125,7 +125,7 @@ struct FmhaFwdParams {
   // it (the KV-cache step kernel) and the combine kernel as a dependent of the split kernel; both wait for their
   // predecessor (rf_wait_prior_grid) before touching memory, so results are identical. 0: plain launches.
   int32_t pdl;
-  // The KV-cache step folded into the tensor-core split-KV kernel (step.fold = 1; fmha_kvstep.h folded_kv_step):
+  // The KV-cache step folded into the split-KV kernels (step.fold = 1; fmha_kvstep.h folded_kv_step):
   // every block of sequence b checks b's cache_seqlens / cache_batch_idx and the block-table entries of its own
   // split's pages, and appends the new keys / values of its split's key range and kv-head before it reads them.
   // All zero: no step (every other kernel ignores it).
