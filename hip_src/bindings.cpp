@@ -73,6 +73,22 @@ void def_common_fields(py::class_<Params>& cls) {
 #undef RF_SEQ_FIELD
 }
 
+// The pointers of one fwd_step / kvcache_step call (integer addresses, 0 = none) into the copy of a kept plan.
+rf::FmhaFwdParams with_call_pointers(const rf::FmhaFwdParams& plan, std::uintptr_t q, std::uintptr_t k,
+                                     std::uintptr_t v, std::uintptr_t o, std::uintptr_t lse, std::uintptr_t o_accum,
+                                     std::uintptr_t lse_accum, std::uintptr_t split_counters) {
+  rf::FmhaFwdParams p = plan;  // a copy: the kept structs are never written, so threads may share them
+  p.q = reinterpret_cast<const void*>(q);
+  p.k = reinterpret_cast<const void*>(k);
+  p.v = reinterpret_cast<const void*>(v);
+  p.o = reinterpret_cast<void*>(o);
+  p.lse = reinterpret_cast<float*>(lse);
+  p.o_accum = reinterpret_cast<float*>(o_accum);
+  p.lse_accum = reinterpret_cast<float*>(lse_accum);
+  p.split_counters = reinterpret_cast<int32_t*>(split_counters);
+  return p;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(RF_MODULE_NAME, m) {
@@ -105,6 +121,7 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
   def_ptr(step, "v_new", &rf::KvStepParams::v_new);
 #define RF_FIELD(name) step.def_readwrite(#name, &rf::KvStepParams::name)
   RF_FIELD(seqlen_cache); RF_FIELD(seqlen_new); RF_FIELD(capacity); RF_FIELD(num_rows); RF_FIELD(assert_on_error);
+  RF_FIELD(fold);
   RF_FIELD(kn_batch_stride); RF_FIELD(kn_row_stride); RF_FIELD(kn_head_stride);
   RF_FIELD(vn_batch_stride); RF_FIELD(vn_row_stride); RF_FIELD(vn_head_stride);
 #undef RF_FIELD
@@ -162,18 +179,11 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
            std::uintptr_t cache_seqlens, int seqlen_cache, std::uintptr_t cache_batch_idx, std::uintptr_t block_table,
            std::uintptr_t k_new, std::uintptr_t v_new, std::uintptr_t seqused_k, std::uintptr_t o_accum, std::uintptr_t lse_accum,
            std::uintptr_t split_counters) {
-          rf::FmhaFwdParams p = plan;  // copies: the kept structs are never written, so threads may share them
-          rf::KvStepParams s = step_plan;
-          p.q = reinterpret_cast<const void*>(q);
-          p.k = reinterpret_cast<const void*>(k_cache);
-          p.v = reinterpret_cast<const void*>(v_cache);
-          p.o = reinterpret_cast<void*>(o);
-          p.lse = reinterpret_cast<float*>(lse);
+          rf::FmhaFwdParams p =
+              with_call_pointers(plan, q, k_cache, v_cache, o, lse, o_accum, lse_accum, split_counters);
+          rf::KvStepParams s = step_plan;  // (copies: the kept structs are never written)
           p.seq.cache_batch_idx = reinterpret_cast<const int32_t*>(cache_batch_idx);
           p.seq.block_table = reinterpret_cast<const int32_t*>(block_table);
-          p.o_accum = reinterpret_cast<float*>(o_accum);
-          p.lse_accum = reinterpret_cast<float*>(lse_accum);
-          p.split_counters = reinterpret_cast<int32_t*>(split_counters);
           s.cache_seqlens = reinterpret_cast<const int32_t*>(cache_seqlens);
           s.seqlen_cache = seqlen_cache;
           s.k_new = reinterpret_cast<const void*>(k_new);
@@ -201,15 +211,7 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
         [](const rf::FmhaFwdParams& plan, std::uintptr_t stream, rf::TileMath math, bool split, std::uintptr_t q,
            std::uintptr_t k, std::uintptr_t v, std::uintptr_t o, std::uintptr_t lse, std::uintptr_t o_accum,
            std::uintptr_t lse_accum, std::uintptr_t split_counters) {
-          rf::FmhaFwdParams p = plan;
-          p.q = reinterpret_cast<const void*>(q);
-          p.k = reinterpret_cast<const void*>(k);
-          p.v = reinterpret_cast<const void*>(v);
-          p.o = reinterpret_cast<void*>(o);
-          p.lse = reinterpret_cast<float*>(lse);
-          p.o_accum = reinterpret_cast<float*>(o_accum);
-          p.lse_accum = reinterpret_cast<float*>(lse_accum);
-          p.split_counters = reinterpret_cast<int32_t*>(split_counters);
+          const rf::FmhaFwdParams p = with_call_pointers(plan, q, k, v, o, lse, o_accum, lse_accum, split_counters);
           std::string error;
           int rc;
           {

@@ -96,6 +96,16 @@ int fmha_fwd_splitkv(const FmhaFwdParams& params, void* stream, std::string* err
 int fmha_kvcache_step(const FmhaFwdParams& attn, const KvStepParams& step, void* stream, std::string* error,
                       TileMath math, bool split) {
   const auto s = static_cast<rfStream_t>(stream);
+  FmhaFwdParams p = attn;
+  const int inst = split && step.fold ? select_in(kFwdSplitKvTable, p.dtype, p.headdim, p.aligned, math) : -1;
+  const bool folds = inst >= 0 && (kFwdSplitKvTable[inst].info.math == TileMath::kMma ||
+                                   vector_split_folds_step(kFwdSplitKvTable[inst].info.headdim));
+  if (folds) {  // the split kernel's blocks do the step (fmha_kvstep.h folded_kv_step): one launch
+    p.step = step;
+    p.seq.seqused_k = nullptr;
+    return launch_from(kFwdSplitKvTable, "split-KV forward", p, s, error, math);
+  }
+  p.step = KvStepParams{};  // (the step kernel's work, below)
   if (attn.batch > 0) {
     const int64_t blocks = attn.batch < kMaxGridBlocks ? attn.batch : kMaxGridBlocks;
     fmha_kvstep_kernel<kKvStepThreads><<<dim3(unsigned(blocks)), dim3(kKvStepThreads), 0, s>>>(attn, step);
@@ -105,7 +115,6 @@ int fmha_kvcache_step(const FmhaFwdParams& attn, const KvStepParams& step, void*
       return 1;
     }
   }
-  FmhaFwdParams p = attn;
   p.seq.seqused_k = step.seqused_k;
   return split ? launch_from(kFwdSplitKvTable, "split-KV forward", p, s, error, math)
                : launch_from(kFwdTable, "forward", p, s, error, math);

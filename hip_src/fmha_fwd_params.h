@@ -38,6 +38,28 @@ struct SeqLayout {
   int64_t lse_batch_stride, lse_head_stride;
 };
 
+// The first kernel of a KV-cache decode step (hip_src/fmha_kvstep.h): the index checks on the device and the
+// append of the new keys / values. The attention params of the same step give the cache (k, v and their strides,
+// cache_batch_idx, block_table, page_block_size, batch, nheads_k, headdim, dtype).
+struct KvStepParams {
+  const int32_t* cache_seqlens;     // (batch,) keys already in the cache per sequence, or nullptr: seqlen_cache each
+  int32_t seqlen_cache;             // every sequence's keys when cache_seqlens is nullptr
+  int32_t seqlen_new;               // new keys per sequence, appended at position cache_seqlens[b] (0: none)
+  int32_t capacity;                 // keys a sequence can hold: seqlen_cache of the cache, or pages * page size
+  int32_t num_rows;                 // k_cache.shape[0]: batch rows of a dense cache, blocks of a paged one
+  int32_t* seqused_k;               // (batch,) written: keys of sequence b after the append; -1 = bad index
+  int32_t* error_flag;              // nullptr or one int32 set to 1 when a sequence is bad (never reset here)
+  int32_t assert_on_error;          // 1: device-side assert on a bad sequence (ROCFLASH_INDEX_CHECKS=device)
+  const void* k_new;                // (batch, seqlen_new, nheads_k, headdim) of the params' dtype, or nullptr
+  const void* v_new;
+  int64_t kn_batch_stride, kn_row_stride, kn_head_stride;  // strides of k_new, v_new in elements
+  int64_t vn_batch_stride, vn_row_stride, vn_head_stride;
+  // 1 (the host's request, rocflash/kvcache_fast.py FOLD_STEP): the split-KV kernel does this step itself where
+  // its instance can (fmha_kvcache_step: the tensor-core kernel, AMD's vector kernel up to headdim 128): no step
+  // kernel, seqused_k not written (see FmhaFwdParams::step). 0, or another instance: the step kernel runs first.
+  int32_t fold;
+};
+
 struct FmhaFwdParams {
   const void* q;  // (batch, seqlen_q, nheads,   headdim)  dtype
   const void* k;  // (batch, seqlen_k, nheads_k, headdim)  dtype
@@ -103,6 +125,11 @@ struct FmhaFwdParams {
   // it (the KV-cache step kernel) and the combine kernel as a dependent of the split kernel; both wait for their
   // predecessor (rf_wait_prior_grid) before touching memory, so results are identical. 0: plain launches.
   int32_t pdl;
+  // The KV-cache step folded into the split-KV kernels (step.fold = 1; fmha_kvstep.h folded_kv_step):
+  // every block of sequence b checks b's cache_seqlens / cache_batch_idx and the block-table entries of its own
+  // split's pages, and appends the new keys / values of its split's key range and kv-head before it reads them.
+  // All zero: no step (every other kernel ignores it).
+  KvStepParams step;
 
   // Scalar-broadcast forward (gfx906, hip_src/fmha_fwd_sbcast.h), written by fmha_fwd_vpairs_kernel before the
   // forward reads them: K (batch, nheads_k, ceil(seqlen_k / Bc) * Bc, headdim) and V in key pairs (batch, nheads_k,
@@ -111,23 +138,6 @@ struct FmhaFwdParams {
   void* v_pairs;
 };
 
-// The first kernel of a KV-cache decode step (hip_src/fmha_kvstep.h): the index checks on the device and the
-// append of the new keys / values. The attention params of the same step give the cache (k, v and their strides,
-// cache_batch_idx, block_table, page_block_size, batch, nheads_k, headdim, dtype).
-struct KvStepParams {
-  const int32_t* cache_seqlens;     // (batch,) keys already in the cache per sequence, or nullptr: seqlen_cache each
-  int32_t seqlen_cache;             // every sequence's keys when cache_seqlens is nullptr
-  int32_t seqlen_new;               // new keys per sequence, appended at position cache_seqlens[b] (0: none)
-  int32_t capacity;                 // keys a sequence can hold: seqlen_cache of the cache, or pages * page size
-  int32_t num_rows;                 // k_cache.shape[0]: batch rows of a dense cache, blocks of a paged one
-  int32_t* seqused_k;               // (batch,) written: keys of sequence b after the append; -1 = bad index
-  int32_t* error_flag;              // nullptr or one int32 set to 1 when a sequence is bad (never reset here)
-  int32_t assert_on_error;          // 1: device-side assert on a bad sequence (ROCFLASH_INDEX_CHECKS=device)
-  const void* k_new;                // (batch, seqlen_new, nheads_k, headdim) of the params' dtype, or nullptr
-  const void* v_new;
-  int64_t kn_batch_stride, kn_row_stride, kn_head_stride;  // strides of k_new, v_new in elements
-  int64_t vn_batch_stride, vn_row_stride, vn_head_stride;
-};
 
 // The index checks of flash_attn_varlen_func on the compiled backends (hip_src/fmha_varlen_check.h): one launch
 // before the attention kernels instead of the host's reads of cu_seqlens (a sync each) or a chain of small torch

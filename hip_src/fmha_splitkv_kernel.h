@@ -20,6 +20,7 @@
 
 #include "fmha_common.h"
 #include "fmha_fwd_params.h"
+#include "fmha_kvstep.h"
 #include "fmha_mask.h"
 #include "fmha_seq.h"
 #include "fmha_splitkv_tile.h"
@@ -177,11 +178,19 @@ struct FmhaFwdSplitKvPipeline {
     }
   }
 
-  RF_DEVICE static void run(const FmhaFwdParams& p, char* lds, int chunk, int split, int head_k, int batch) {
+  // folded_keys: the folded KV-cache step's answer for this block (p.step.fold; fmha_kvstep.h), else unused.
+  RF_DEVICE static void run(const FmhaFwdParams& p, char* lds, int chunk, int split, int head_k, int batch,
+                            int32_t folded_keys) {
     constexpr SplitKvShape T = Tile::kShape;
     const int tid = threadIdx.x;
     const int tx = T.lane_tx(tid), kg = T.key_group(tid);
-    const SeqInfo seq = SeqInfo::make(p, batch);
+    SeqInfo seq = SeqInfo::make(p, batch);
+    if constexpr (vector_split_folds_step(T.headdim)) {
+      if (p.step.fold) {
+        seq.bad = folded_keys < 0;
+        seq.seqlen_k = folded_keys < 0 ? 0 : folded_keys;
+      }
+    }
     const int group = p.nheads / p.nheads_k;
     const int rows_total = seq.seqlen_q * group;  // row rr: query position rr / group, head head_k*group + rr % group
     const int r0 = chunk * R;
@@ -365,8 +374,21 @@ __global__ void RF_LAUNCH_BOUNDS_MIN_BLOCKS(Tile::kShape.threads, Tile::kWavesPe
     int64_t rest = bid / chunks;
     const int split = int(rest % p.num_splits);
     rest /= p.num_splits;
-    FmhaFwdSplitKvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), chunk, split,
-                                                   int(rest % p.nheads_k), int(rest / p.nheads_k));
+    const int head_k = int(rest % p.nheads_k), batch = int(rest / p.nheads_k);
+    int32_t folded_keys = 0;
+    // the KV-cache step of this block's split range, before run() (register budget: fmha_kvstep.h); the host asks
+    // for it only where vector_split_folds_step says this instance does it (fmha_kvcache_step), and elsewhere the
+    // code is not even compiled (the CUDA build's vector kernels keep their registers)
+    if constexpr (vector_split_folds_step(Tile::kShape.headdim)) {
+      if (p.step.fold) {  // uniform
+        const int kps = split_keys(p.seqlen_k, p.num_splits, Tile::kShape.block_n);
+        const int32_t row = p.seq.cache_batch_idx ? p.seq.cache_batch_idx[batch] : batch;
+        folded_keys = kvstep_uniform(folded_kv_step<Tile::kShape.threads, E::kBytes>(
+            p, batch, row, head_k, int64_t(split) * kps, int64_t(split + 1) * kps, *reinterpret_cast<int*>(rf_lds)));
+      }
+    }
+    FmhaFwdSplitKvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), chunk, split, head_k, batch,
+                                                   folded_keys);
     __syncthreads();  // the next block of the loop reuses LDS
   }
 }

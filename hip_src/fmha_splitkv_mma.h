@@ -172,7 +172,15 @@ struct FmhaFwdSplitKvMmaPipeline {
     const int tid = threadIdx.x;
     const int warp = tid / MmaSplitKvShape::kWarpLanes, lane = tid % MmaSplitKvShape::kWarpLanes;
     const int g = lane / 4, t4 = lane % 4;
-    const SeqInfo seq = SeqInfo::make(p, batch);
+    SeqInfo seq = SeqInfo::make(p, batch);
+    if (p.step.fold) {  // uniform: the KV-cache step of this block's split range (fmha_kvstep.h), before any read
+      const int kps = split_keys(p.seqlen_k, p.num_splits, T.block_n);
+      const int32_t keys = kvstep_uniform(folded_kv_step<T.threads, E::kBytes>(
+          p, batch, seq.kv_batch, head_k, int64_t(split) * kps, int64_t(split + 1) * kps,
+          *reinterpret_cast<int*>(lds)));
+      seq.bad = keys < 0;
+      seq.seqlen_k = keys < 0 ? 0 : keys;
+    }
     const int group = p.nheads / p.nheads_k;
     const int rows_total = seq.seqlen_q * group;  // row rr: query position rr / group, head head_k*group + rr % group
     const int r0 = chunk * T.block_m;

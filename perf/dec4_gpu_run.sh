@@ -10,6 +10,9 @@
 # adds perf/decode_kernel_bench.py --variants pdl on those points (CUDA graphs with programmatic dependent launches
 # on / off, the public KV-cache call) after the presets, its output appended to perf.txt; VTEST_TIMEOUT=0 skips the
 # vector tests; BREAK_ARGS=--no-host keeps only the varlen prefill part of perf/host_breakdown.py.
+# Options (dec6): KBENCH_VARIANTS (default pdl) picks the kernel bench's switch columns (fold: the KV-cache step
+# folded into the split kernel vs the step kernel, tests/test_gpu_kvstep_fold.py joins the auto tests);
+# BREAK_TIMEOUT=0 skips perf/host_breakdown.py.
 set -uo pipefail
 source perf/gpu_lib.sh
 ROOT=$PWD
@@ -23,7 +26,7 @@ sanitize() {
 }
 [ "${SAN_PARALLEL:-0}" = 1 ] && { sanitize & san_pid=$!; }
 gpu_pytest tests_auto "${TEST_TIMEOUT:-90}" ${XDIST:+-n $XDIST} test_gpu_host_path.py test_gpu_inference.py \
-  test_gpu_varlen.py test_gpu_fuzz_layouts.py test_compile_inference.py
+  test_gpu_varlen.py test_gpu_fuzz_layouts.py test_compile_inference.py test_gpu_kvstep_fold.py
 if [ "${SAN_PARALLEL:-0}" = 1 ]; then wait "$san_pid"; else sanitize; fi
 (cd /tmp && timeout "${HOST_TIMEOUT:-40}" python3 "$ROOT/perf/host_overhead.py" --calls "${CALLS:-60}" > "$OUT/host.txt" 2>&1)
 log "host overhead exit $?"
@@ -32,15 +35,27 @@ log "host overhead exit $?"
    --no-progress > "$OUT/perf.txt" 2>&1)
 log "perf exit $?"
 if [ -n "${KBENCH_CASES:-}" ]; then
-  log "python3 perf/decode_kernel_bench.py --cases $KBENCH_CASES --variants pdl --no-sweep >> perf.txt"
+  log "python3 perf/decode_kernel_bench.py --cases $KBENCH_CASES --variants ${KBENCH_VARIANTS:-pdl} --no-sweep >> perf.txt"
   (cd /tmp && timeout "${KBENCH_TIMEOUT:-60}" python3 "$ROOT/perf/decode_kernel_bench.py" --cases "$KBENCH_CASES" \
-    --variants pdl --no-sweep --budget-s "${KBENCH_BUDGET_S:-0.05}" >> "$OUT/perf.txt" 2>&1)
+    --variants "${KBENCH_VARIANTS:-pdl}" --no-sweep --budget-s "${KBENCH_BUDGET_S:-0.05}" --json "$OUT/kbench.json" \
+    >> "$OUT/perf.txt" 2>&1)
   log "kernel bench exit $?"
 fi
-(cd /tmp && timeout "${BREAK_TIMEOUT:-40}" python3 "$ROOT/perf/host_breakdown.py" --calls "${BREAK_CALLS:-2000}" \
-  ${BREAK_ARGS:-} > "$OUT/breakdown.txt" 2>&1)
-log "host breakdown exit $?"
+if [ "${BREAK_TIMEOUT:-40}" != 0 ]; then
+  (cd /tmp && timeout "${BREAK_TIMEOUT:-40}" python3 "$ROOT/perf/host_breakdown.py" --calls "${BREAK_CALLS:-2000}" \
+    ${BREAK_ARGS:-} > "$OUT/breakdown.txt" 2>&1)
+  log "host breakdown exit $?"
+fi
+if [ -n "${NCU_CASE:-}" ]; then  # (dec6) Nsight Compute: the split-KV + combine kernels beside cuDNN's, one decode step
+  log "ncu python3 perf/decode_ncu.py --case $NCU_CASE -> ncu.txt"
+  (cd /tmp && timeout "${NCU_TIMEOUT:-60}" ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
+    --section Occupancy --section WarpStateStats --section LaunchStats -k "regex:splitkv|cudnn|sdpa|fmha|flash|attn" \
+    -c "${NCU_COUNT:-8}" python3 "$ROOT/perf/decode_ncu.py" --case "$NCU_CASE" > "$OUT/ncu.txt" 2>&1)
+  log "ncu exit $?"
+  grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Block Size|Grid Size" \
+    "$OUT/ncu.txt" | head -60 | tee -a "$OUT/summary.txt"
+fi
 [ "${VTEST_TIMEOUT:-40}" != 0 ] && (export ROCFLASH_KERNEL=vector; gpu_pytest tests_vector "${VTEST_TIMEOUT:-40}" \
   ${XDIST:+-n $XDIST} test_gpu_host_path.py test_gpu_inference.py)
 log done
-cat "$OUT/host.txt" "$OUT/perf.txt" "$OUT/breakdown.txt"
+cat "$OUT/host.txt" "$OUT/perf.txt" "$OUT/breakdown.txt" 2>/dev/null

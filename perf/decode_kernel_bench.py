@@ -20,6 +20,11 @@ seqlen_k 4k/16k/128k). Methods per case (effective GB/s = bytes of Q, K, V, O / 
                     copy (cache_seqlens tensor, no append: step kernel + split kernel + combine), Python call and
                     graph replays with PDL off (default) / on
   (run D5-1 ran the commit where PDL was the default: its columns were named -pdl0- for the plain launches)
+  (--variants fold) kvcache16 / kvcache16-graph as above with the step folded into the tensor-core split kernel
+                    (rocflash.kvcache_fast.FOLD_STEP = True) beside kvcache16-nofold / kvcache16-nofold-graph
+                    (FOLD_STEP = False: the step kernel first); append1 / append1-graph / append1-nofold(-graph):
+                    flash_attn_with_kvcache on a dense copy of the cache with one new token per sequence appended
+                    at seqlen_k - 1 (the same slot every call)
   sdpa-flash / sdpa-cudnn     F.scaled_dot_product_attention restricted to that backend (enable_gqa), Python call
   sdpa-flash-graph / sdpa-cudnn-graph   the same calls replayed from CUDA graphs
 Inputs rotate over sets larger than 2x the L2 (every method, graphs too: one graph per input set).
@@ -42,6 +47,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import decode_bench as db  # noqa: E402  (input sets, dense_seq, paged_copy, graphed, timed)
 
 import rocflash  # noqa: E402
+from rocflash import kvcache_fast  # noqa: E402
 from rocflash.backends import FwdArgs, compiled  # noqa: E402
 from rocflash.perf.timing import l2_bytes  # noqa: E402
 
@@ -72,6 +78,25 @@ def graphed_under(fn, **values):
         return db.graphed(fn)
 
 
+FOLD_DEFAULT = kvcache_fast.FOLD_STEP
+
+
+def with_fold(fn, on: bool | None):
+    """fn called with rocflash.kvcache_fast.FOLD_STEP = on (None: the build's default), restored after."""
+    def call():
+        kvcache_fast.FOLD_STEP = FOLD_DEFAULT if on is None else on
+        try:
+            return fn()
+        finally:
+            kvcache_fast.FOLD_STEP = FOLD_DEFAULT
+    return call
+
+
+def graphed_fold(fn, on: bool | None):
+    """A CUDA graph of fn captured with FOLD_STEP = on (the launch is fixed at capture)."""
+    return db.graphed(with_fold(fn, on))
+
+
 ARGS = FwdArgs(D ** -0.5, -1, -1, 0.0, None)
 
 
@@ -82,7 +107,27 @@ def reference_fp64(q, k, v):
     p = torch.softmax(torch.einsum("hgd,hsd->hgs", qg, kt) * D ** -0.5, dim=-1)
     return torch.einsum("hgs,hsd->hgd", p, vt).reshape(H, D)
 FUSED, PREFETCH, PDL = compiled.SPLITKV_FUSED_COMBINE_ENV, compiled.SPLITKV_L2_PREFETCH_ENV, compiled.SPLITKV_PDL_ENV
-VARIANTS = ("fused", "prefetch", "pdl")
+VARIANTS = ("fused", "prefetch", "pdl", "fold")
+
+
+def fold_append_methods(sets, batch, seqlen_k, ref, row, methods) -> None:
+    """append1 columns (--variants fold): a dense cache copy per input set whose last key is appended every call."""
+    lens = torch.full((batch,), seqlen_k - 1, dtype=torch.int32, device=DEV)
+    steps = []
+    for qs, ks, vs in sets:
+        kc, vc = ks.clone(), vs.clone()
+        kn, vn = ks[:, -1:].clone(), vs[:, -1:].clone()
+        kc[:, -1].normal_()  # garbage in the slot the call appends to
+        steps.append(lambda p=(qs, kc, vc, kn, vn): rocflash.flash_attn_with_kvcache(
+            p[0], p[1], p[2], p[3], p[4], cache_seqlens=lens))
+    with_fold(steps[-1], True)()  # the signature's first call: the full path's checks
+    got, got0 = with_fold(steps[-1], True)(), with_fold(steps[-1], False)()  # the fast path, folded or not
+    row["check"]["append1_max_abs_diff_vs_dense"] = (got.float() - ref.float()).abs().max().item()
+    row["check"]["append1_nofold_bitwise_equal"] = bool(torch.equal(got, got0))
+    methods["append1"] = [with_fold(c, True) for c in steps]
+    methods["append1-graph"] = [graphed_fold(c, True) for c in steps]
+    methods["append1-nofold"] = [with_fold(c, False) for c in steps]
+    methods["append1-nofold-graph"] = [graphed_fold(c, False) for c in steps]
 
 
 def case(batch, seqlen_k, g, variants, results: list) -> dict:
@@ -132,6 +177,7 @@ def case(batch, seqlen_k, g, variants, results: list) -> dict:
             methods["paged16-graph"] = [db.graphed(c) for c in calls]
             if "pdl" in variants:
                 methods["paged16-pdl1-graph"] = [graphed_under(c, **{PDL: 1}) for c in calls]
+            if "pdl" in variants or "fold" in variants:
                 lens = torch.full((batch,), seqlen_k, dtype=torch.int32, device=DEV)
                 steps = []
                 for (qs, ks, vs) in sets:  # the public KV-cache call on a paged copy of the same keys
@@ -140,12 +186,23 @@ def case(batch, seqlen_k, g, variants, results: list) -> dict:
                         p[0], p[1], p[2], cache_seqlens=lens, block_table=p[3]))
                 got = steps[-1]()
                 row["check"]["kvcache16_max_abs_diff_vs_dense"] = (got.float() - ref.float()).abs().max().item()
-                with env(**{PDL: 1}):
-                    got1 = steps[-1]()
-                row["check"]["kvcache16_pdl1_bitwise_equal"] = bool(torch.equal(got, got1))
-                methods["kvcache16"] = steps
-                methods["kvcache16-graph"] = [graphed_under(c, **{PDL: None}) for c in steps]
-                methods["kvcache16-pdl1-graph"] = [graphed_under(c, **{PDL: 1}) for c in steps]
+                if "pdl" in variants:
+                    with env(**{PDL: 1}):
+                        got1 = steps[-1]()
+                    row["check"]["kvcache16_pdl1_bitwise_equal"] = bool(torch.equal(got, got1))
+                fold = True if "fold" in variants else None
+                methods["kvcache16"] = [with_fold(c, fold) for c in steps]
+                methods["kvcache16-graph"] = [graphed_under(with_fold(c, fold), **{PDL: None}) for c in steps]
+                if "pdl" in variants:
+                    methods["kvcache16-pdl1-graph"] = [graphed_under(with_fold(c, fold), **{PDL: 1}) for c in steps]
+                if "fold" in variants:
+                    got1, got0 = with_fold(steps[-1], True)(), with_fold(steps[-1], False)()
+                    row["check"]["kvcache16_fold_bitwise_equal_nofold"] = bool(torch.equal(got1, got0))
+                    row["check"]["kvcache16_fold_max_abs_diff_vs_dense"] = \
+                        (got1.float() - ref.float()).abs().max().item()
+                    methods["kvcache16-nofold"] = [with_fold(c, False) for c in steps]
+                    methods["kvcache16-nofold-graph"] = [graphed_fold(c, False) for c in steps]
+                    fold_append_methods(sets, batch, seqlen_k, ref, row, methods)
     for name, calls in db.sdpa_methods(sets).items():
         try:
             calls[0]()
@@ -225,7 +282,12 @@ def main():
               + f", paged16/cudnn {r['gbps']['paged16'] / cu_:.3f}"
               + (f" | pdl on/off graph {r['gbps']['rocflash-pdl1-graph'] / r['gbps']['rocflash-graph']:.3f}, "
                  f"kvcache16 {r['gbps']['kvcache16-pdl1-graph'] / r['gbps']['kvcache16-graph']:.3f}"
-                 if "kvcache16-graph" in r["gbps"] else ""), flush=True)
+                 if "kvcache16-pdl1-graph" in r["gbps"] else "")
+              + (f" | fold/nofold kvcache16 {r['gbps']['kvcache16'] / r['gbps']['kvcache16-nofold']:.3f}, graph "
+                 f"{r['gbps']['kvcache16-graph'] / r['gbps']['kvcache16-nofold-graph']:.3f}; append1 "
+                 f"{r['gbps']['append1'] / r['gbps']['append1-nofold']:.3f}, graph "
+                 f"{r['gbps']['append1-graph'] / r['gbps']['append1-nofold-graph']:.3f}"
+                 if "kvcache16-nofold-graph" in r["gbps"] else ""), flush=True)
         print("   check: " + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
                                        for k, v in r["check"].items()), flush=True)
         if r.get("unavailable"):

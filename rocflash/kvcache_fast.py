@@ -8,10 +8,12 @@ passed the full path's checks once skips them and reads no device value:
 
 - no device->host sync, no host read of a device tensor and no torch op but the output's allocation: the step is
   one call into the compiled module (``kvcache_step``: the step kernel of hip_src/fmha_kvstep.h, then the split-KV
-  and combine kernels, or the forward kernel), and can be captured in a CUDA graph;
-- the values of cache_seqlens, block_table and cache_batch_idx are checked on the device by the step kernel, which
-  reads them anyway (it appends the new keys at cache_seqlens and hands the attention kernels each sequence's key
-  count), under the policy ``ROCFLASH_INDEX_CHECKS`` (read per call):
+  and combine kernels, or the forward kernel; with FOLD_STEP the split-KV kernel (tensor-core, or AMD's vector one
+  up to headdim 128) runs no step kernel: each of its blocks does the step for its own split, ``folded_kv_step``
+  in fmha_kvstep.h, one launch less per step), and can be captured in a CUDA graph;
+- the values of cache_seqlens, block_table and cache_batch_idx are checked on the device by the step kernel (or
+  the split kernel's blocks), which reads them anyway (it appends the new keys at cache_seqlens and hands the
+  attention kernels each sequence's key count), under the policy ``ROCFLASH_INDEX_CHECKS`` (read per call):
     device (default)  a sequence whose index leaves the cache (cache_seqlens + seqlen_new outside [0, capacity],
                       cache_batch_idx outside the cache's rows, a block_table entry of a page holding one of its
                       keys outside [0, num_blocks)) stops the stream in a device-side assert (the error surfaces
@@ -19,12 +21,15 @@ passed the full path's checks once skips them and reads no device value:
                       out-of-range index in torch's own kernels);
     host              every call takes the full path: ValueError naming the argument and value before any
                       launch, one device->host sync per call (not graph-capturable);
-    off               no assert: such a sequence reads nothing, appends nothing and gets NaN in its O and LSE;
-                      the other sequences are computed as usual. Either way ``index_error_flag(device)`` is set to 1.
+    off               no assert: such a sequence appends nothing and gets NaN in its O and LSE, and no read of
+                      it leaves the cache (the step kernel reads none of its keys; with the step folded, a split
+                      whose own pages are fine may read them, its partial then merged into NaN); the other
+                      sequences are computed as usual. Either way ``index_error_flag(device)`` is set to 1.
                       Calls that run the forward kernel instead of the split-KV kernel (seqlen_q x nheads / nheads_k
                       above rocflash.splitkv.MAX_ROWS with num_splits <= 1), which would give such a sequence 0,
                       not NaN, take the full path under `off`.
-  Entries of block_table past each sequence's pages are never read (vLLM pads tables with anything).
+  Entries of block_table past each sequence's pages never matter (vLLM pads tables with anything): the step kernel
+  reads none of them; the folded step may load those of its split's pages, inside the table, and ignores them.
 - the environment variables a step reads (ROCFLASH_BACKEND, ROCFLASH_INDEX_CHECKS, ROCFLASH_POISON_OUTPUTS,
   ROCFLASH_KERNEL and the split-KV switches) are part of the signature: after a change, the next call takes the
   full path once (the exact host checks), then the fast path under the new values;
@@ -273,6 +278,7 @@ def _make_launch(plan: Plan, q, k_cache, v_cache, k, v, out, block_table, cache_
     step = mod.KvStepParams()
     step.seqlen_new, step.capacity, step.num_rows = plan.seqlen_new, cap, plan.num_blocks
     step.assert_on_error = 1 if mode == "device" else 0
+    step.fold = int(FOLD_STEP and split)  # (the module folds where the instance can: fmha_kvcache_step)
     if k is not None:
         step.kn_batch_stride, step.kn_row_stride, step.kn_head_stride = k.stride()[:3]
         step.vn_batch_stride, step.vn_row_stride, step.vn_head_stride = v.stride()[:3]
@@ -303,6 +309,14 @@ def _mode(raw) -> str:
 
 _MODES: dict = {}
 
+# Whether the split-KV kernel does the step itself (hip_src/fmha_kvstep.h folded_kv_step: no step kernel launch;
+# the checks, the append and the NaN of a bad sequence as the step kernel's): the tensor-core kernel (CUDA) and the
+# AMD vector kernel up to headdim 128 (vector_split_folds_step); other instances and the forward kernel run the step
+# kernel first. Read per call (part of the launch's key; perf/decode_kernel_bench.py --variants fold and
+# tests/test_gpu_kvstep_fold.py switch it for their A/B). Off until a GPU run has executed it (branch dec6: the
+# gfx906 code executed on the emulator, the CUDA code compiled only; perf/RESULTS.md).
+FOLD_STEP = False
+
 
 def run(plan: Plan, env: tuple, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, block_table, num_splits,
         return_softmax_lse):
@@ -328,8 +342,9 @@ def run(plan: Plan, env: tuple, q, k_cache, v_cache, k, v, cache_seqlens, cache_
     poison = env[2] in (b"1", "1")
     out = torch.full(q.shape, float("nan"), dtype=q.dtype, device=dev) if poison else \
         torch.empty(q.shape, dtype=q.dtype, device=dev)
-    # the plan is per environment (its key holds it): the launch only varies with the pointers' alignment
-    key = (q.data_ptr() | k_cache.data_ptr() | v_cache.data_ptr() | out.data_ptr()) % 16 == 0
+    # the plan is per environment (its key holds it): the launch only varies with the pointers' alignment (and
+    # FOLD_STEP, a benchmark's switch)
+    key = ((q.data_ptr() | k_cache.data_ptr() | v_cache.data_ptr() | out.data_ptr()) % 16 == 0, FOLD_STEP)
     launch = plan.launch.get(key)
     if launch is None:
         if not all(map(_contiguous_index, (cache_seqlens if tensor_lens else None, cache_batch_idx, block_table))) \

@@ -13,6 +13,8 @@ cache included). The larger sweep: ``python perf/emu_sweep.py --kinds varlen,var
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -160,6 +162,84 @@ def test_emulated_splitkv_bad_sequence_gives_nan(num_splits):
     good = [0, 2]
     assert assert_sequences_close(out[good], lse[:, good], [q[b:b + 1] for b in good],
                                   [(k_seqs[b], v_seqs[b]) for b in good], args, "emulated bad-index split-KV") == 2
+
+
+def _bits(t):
+    return t.view(torch.int16) if t.element_size() == 2 else t.view(torch.int32)
+
+
+def test_emulated_splitkv_folded_step_appends_like_the_step_kernel():
+    """The KV-cache step folded into the gfx906 split-KV kernel (hip_src/fmha_kvstep.h folded_kv_step; the fast
+    path's with rocflash.kvcache_fast.FOLD_STEP): two new keys per sequence appended by the blocks of the split
+    that holds them (sequence 0's straddle the split boundary at 64; 8 query rows per kv-head = two row chunks
+    writing the same rows), then attended to, causal speculative rows: output, LSE and caches bitwise those of the
+    same kernel after a host append with seqused_k (the step kernel's contract), slots past each sequence NaN."""
+    from rocflash.backends import SeqArgs
+    from rocflash.emu.driver_varlen import run_forward_seq
+
+    lens, new, cap, d = [63, 30, 0], 2, 192, 64
+    q, k_new, v_new = rand_packed([new] * 3, [new] * 3, 8, 2, d, torch.float16, seed=61)
+    k_new, v_new = k_new.view(3, new, 2, d), v_new.view(3, new, 2, d)
+    g = torch.Generator().manual_seed(62)
+    k_cache = torch.full((3, cap, 2, d), float("nan"), dtype=torch.float16)
+    v_cache = k_cache.clone()
+    for b, n in enumerate(lens):
+        k_cache[b, :n] = torch.randn(n, 2, d, generator=g).half()
+        v_cache[b, :n] = torch.randn(n, 2, d, generator=g).half()
+    appended_k, appended_v = k_cache.clone(), v_cache.clone()
+    for b, n in enumerate(lens):
+        appended_k[b, n:n + new], appended_v[b, n:n + new] = k_new[b], v_new[b]
+    args = fwd_args(d, causal=True)
+    cu_q = torch.arange(0, 4 * new, new, dtype=torch.int32)
+    used = torch.tensor([n + new for n in lens], dtype=torch.int32)
+    ref_out, ref_lse, ref_info = run_forward_seq(q, appended_k, appended_v, args,
+                                                 SeqArgs(cu_q, None, used, new, cap, num_splits=3))
+    flag = torch.zeros(1, dtype=torch.int32)
+    step = dict(cache_seqlens=torch.tensor(lens, dtype=torch.int32), seqlen_new=new, capacity=cap, num_rows=3,
+                k_new=k_new, v_new=v_new, error_flag=flag,
+                kn_batch_stride=k_new.stride(0), kn_row_stride=k_new.stride(1), kn_head_stride=k_new.stride(2),
+                vn_batch_stride=v_new.stride(0), vn_row_stride=v_new.stride(1), vn_head_stride=v_new.stride(2))
+    out, lse, info = run_forward_seq(q, k_cache, v_cache, args, SeqArgs(cu_q, None, None, new, cap, num_splits=3),
+                                     step=step)
+    assert info["num_splits"] == 3 and info["kernels"] == ref_info["kernels"]
+    assert info["kernels"][0].startswith("rocflash_fmha_fwd_splitkv_gfx9_")
+    assert torch.equal(_bits(out), _bits(ref_out)) and torch.equal(_bits(lse), _bits(ref_lse))
+    assert torch.equal(_bits(info["k"]), _bits(appended_k)) and torch.equal(_bits(info["v"]), _bits(appended_v))
+    assert info["error_flag"].item() == 0 and not out.isnan().any()
+
+
+def test_emulated_splitkv_folded_step_bad_page_of_one_split():
+    """The folded step under ROCFLASH_INDEX_CHECKS=off on a paged cache: a used block-table entry out of range that
+    only the last split's blocks see makes the whole sequence NaN (that split's NaN LSE through the combine) and
+    sets the flag; entries past each sequence's pages (out of range too, as vLLM may pad) are ignored; the other
+    sequences are bitwise those of the good call."""
+    from rocflash.backends import SeqArgs
+    from rocflash.emu.driver_varlen import run_forward_seq
+
+    lens_k, d = [100, 150, 20], 64
+    q, k, v = rand_packed([1] * 3, lens_k, 8, 2, d, torch.float16, seed=63)
+    k_pages, v_pages, table = _pages(split_rows(k, lens_k), split_rows(v, lens_k), 16, seed=63)
+    cap = table.shape[1] * 16  # 160: splits of 64 keys (3)
+    args = fwd_args(d)
+    seq = SeqArgs(torch.arange(4, dtype=torch.int32), None, None, 1, cap, block_table=table, num_splits=3)
+
+    def call(tbl):
+        flag = torch.zeros(1, dtype=torch.int32)
+        step = dict(cache_seqlens=torch.tensor(lens_k, dtype=torch.int32), capacity=cap, num_rows=k_pages.shape[0],
+                    error_flag=flag)
+        return run_forward_seq(q, k_pages, v_pages, args, dataclasses.replace(seq, block_table=tbl), step=step)
+
+    good_out, good_lse, good_info = call(table)
+    assert good_info["error_flag"].item() == 0 and not good_out.isnan().any()
+    kv = list(zip(split_rows(k, lens_k), split_rows(v, lens_k)))
+    assert assert_sequences_close(good_out, good_lse, split_rows(q, [1] * 3), kv, args, "emulated folded paged") == 3
+    bad = table.clone()
+    bad[1, 9] = k_pages.shape[0] + 5  # keys 144..149 of 150: only the split of keys 128..191
+    out, lse, info = call(bad)
+    assert info["error_flag"].item() == 1
+    assert out[1].isnan().all() and lse[:, 1].isnan().all()
+    for b in (0, 2):
+        assert torch.equal(_bits(out[b]), _bits(good_out[b])) and torch.equal(_bits(lse[:, b]), _bits(good_lse[:, b]))
 
 
 def test_emulated_varlen_check_kernel_flags_each_rule():

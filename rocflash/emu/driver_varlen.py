@@ -26,6 +26,7 @@ import math
 import re
 import types
 
+import numpy as np
 import torch
 
 from .. import splitkv
@@ -122,7 +123,7 @@ def split_plan(q: torch.Tensor, nheads_k: int, batch: int, max_seqlen_q: int, ma
 
 
 def run_forward_seq(q, k, v, args: FwdArgs, seq: SeqArgs | None = None, num_splits: int | None = None,
-                    aligned: bool | None = None, order: str = "forward", groups=None):
+                    aligned: bool | None = None, order: str = "forward", groups=None, step: dict | None = None):
     """The compiled forward's host path (compiled.forward for dense q (batch, seqlen_q, nheads, headdim),
     compiled.varlen_forward for q (total_q, nheads, headdim) with ``seq``) with the kernels emulated.
 
@@ -130,6 +131,9 @@ def run_forward_seq(q, k, v, args: FwdArgs, seq: SeqArgs | None = None, num_spli
     takes the split kernel when the rule says decode). aligned: None: what the launcher picks, else forces the
     load path. Returns (out like q, lse float32 (batch, nheads, seqlen_q) or (nheads, total_q), info) with info
     {"kernels": [names], "stats": [LaunchStats], "num_splits", "zero_fields", "o_accum", "lse_accum"}.
+    step: the KV-cache step folded into the split kernel (hip_src/fmha_kvstep.h folded_kv_step): KvStepParams
+    fields by name (tensors: cache_seqlens, k_new, v_new, error_flag; ints: seqlen_cache, seqlen_new, capacity,
+    num_rows, assert_on_error), fold set to 1; info then holds the caches after the call ("k", "v") and the flag.
     """
     dtype = DTYPES[q.dtype][0]
     m = _Memory()
@@ -161,6 +165,13 @@ def run_forward_seq(q, k, v, args: FwdArgs, seq: SeqArgs | None = None, num_spli
     m.put(q, k, v, out, lse, alibi, *partial)
     if seq is not None:
         m.put(seq.cu_seqlens_q, seq.cu_seqlens_k, seq.seqused_k, seq.cache_batch_idx, seq.block_table)
+    for name, value in (step or {}).items():
+        if isinstance(value, torch.Tensor):
+            m.put(value)
+            value = value.data_ptr()
+        setattr(p, name, value)
+    if step:
+        p.fold = 1
     kernarg, zero = m.kernarg("rf::FmhaFwdParams", p)
     info.update(zero_fields=zero, num_splits=splits if split else 1)
     if not split:
@@ -180,6 +191,12 @@ def run_forward_seq(q, k, v, args: FwdArgs, seq: SeqArgs | None = None, num_spli
             info["stats"].append(_launch(comb, m.mem, kernarg, blocks, combine_threads(), order))
             info["kernels"].append(f"fmha_fwd_splitkv_combine_kernel<{dtype}, d{cfg.headdim}>")
             info["o_accum"], info["lse_accum"] = m.get(partial[0]), m.get(partial[1])
+    if step:
+        info.update(k=m.get(k), v=m.get(v))
+        flag = step.get("error_flag")
+        if isinstance(flag, torch.Tensor):  # int32: read as raw words (the float readers do not take it)
+            raw = m.mem.read(m.addr[flag.data_ptr()][0], 4 * flag.numel())
+            info["error_flag"] = torch.from_numpy(raw.view(np.int32).copy())
     return m.get(out), m.get(lse), info
 
 
