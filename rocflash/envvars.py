@@ -39,7 +39,10 @@ BUILD_SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
 def choice(name: str, raw: str | bytes | None = None, *, read: bool = True) -> str:
     """The value of switch ``name`` (a key of SWITCHES or BUILD_SWITCHES), stripped and lower-cased; its default
     when unset or empty. ``raw``: the value as already read (``read=False``: None means unset). ValueError naming
-    the variable, the accepted values and the value for anything else."""
+    the variable, the accepted values and the value for anything else. A run-time switch read from the
+    environment comes from :func:`snapshot`: a bad value of any run-time switch raises here too."""
+    if read and raw is None and name in SWITCHES:
+        return snapshot()[name]  # all the run-time switches, checked once per set of values (cached)
     accepted, default = SWITCHES[name] if name in SWITCHES else BUILD_SWITCHES[name]
     if read and raw is None:
         raw = os.environ.get(name)
@@ -73,17 +76,35 @@ def jobs() -> int:
     return int(value) or os.cpu_count() or 1
 
 
-_CHECKED: set = set()
+_KEYS = tuple(os.fsencode(name) for name in SWITCHES)  # os.environ's own keys on POSIX (bytes)
+_SNAPSHOTS: dict = {}  # raw values (as stored in os.environ) -> the checked values
 
 
-def check_switches() -> None:
-    """ValueError for the first run-time switch in SWITCHES with a value outside its accepted set. A set of
-    values that passed is remembered, so repeated calls cost one environment read per switch."""
-    state = tuple(os.environ.get(name) for name in SWITCHES)
-    if state in _CHECKED:
-        return
-    for name, raw in zip(SWITCHES, state):
-        choice(name, raw, read=False)
-    if len(_CHECKED) > 64:
-        _CHECKED.clear()
-    _CHECKED.add(state)
+def _raw_state() -> tuple:
+    """The raw values of the SWITCHES, in their order (None = unset): one lookup per switch in os.environ's bytes
+    mapping on POSIX, without os.environ.get's per-name encoding and decoding."""
+    data = getattr(os.environ, "_data", None)
+    if data is None or os.name == "nt":
+        return tuple(map(os.environ.get, SWITCHES))
+    return tuple(map(data.get, _KEYS))
+
+
+def snapshot() -> dict[str, str]:
+    """The checked value of every run-time switch in SWITCHES (name -> value as :func:`choice` returns it), read
+    from the environment now. ValueError (:func:`choice`'s) for the first switch with a value outside its accepted
+    set. The result is cached keyed on the raw values, so a changed variable takes effect at the next call, and a
+    repeated call costs one lookup per switch. Do not modify the returned dict (it is shared)."""
+    state = _raw_state()
+    values = _SNAPSHOTS.get(state)
+    if values is None:
+        values = {name: choice(name, raw, read=False) for name, raw in zip(SWITCHES, state)}
+        if len(_SNAPSHOTS) >= 64:
+            _SNAPSHOTS.clear()
+        _SNAPSHOTS[state] = values
+    return values
+
+
+def check_switches() -> dict[str, str]:
+    """ValueError for the first run-time switch in SWITCHES with a value outside its accepted set; else the checked
+    values (:func:`snapshot`)."""
+    return snapshot()
