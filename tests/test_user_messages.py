@@ -282,7 +282,7 @@ def test_switch_snapshot_follows_the_environment(monkeypatch):
     for name in envvars.SWITCHES:
         monkeypatch.delenv(name, raising=False)
     defaults = {name: default for name, (_, default) in envvars.SWITCHES.items()}
-    assert envvars.snapshot() == defaults and envvars.check_switches() == defaults
+    assert envvars.snapshot() == defaults and envvars.check_switches() is None
     assert compiled.kernel_choice() == "auto" and compiled.splitkv_l2_prefetch() == 128
     for value in ("mma", "VECTOR", " sbcast ", "", "auto"):
         monkeypatch.setenv("ROCFLASH_KERNEL", value)
@@ -295,9 +295,11 @@ def test_switch_snapshot_follows_the_environment(monkeypatch):
     assert compiled.splitkv_fused_combine() is True
     for _ in range(2):  # the second call finds no cached pass for the bad value
         monkeypatch.setenv("ROCFLASH_POISON_OUTPUTS", "yes")
-        for read in (envvars.snapshot, lambda: selector.select_backend("cpu", "torch"), compiled.kernel_choice):
+        for read in (envvars.snapshot, envvars.check_switches, lambda: selector.select_backend("cpu", "torch"),
+                     lambda: envvars.choice("ROCFLASH_POISON_OUTPUTS")):
             with pytest.raises(ValueError, match=r"^ROCFLASH_POISON_OUTPUTS must be one of 0, 1, got 'yes'"):
                 read()
+        assert compiled.kernel_choice() == "auto"  # each switch's own read raises for its own value only
         monkeypatch.setenv("ROCFLASH_POISON_OUTPUTS", "1")
         assert envvars.snapshot()["ROCFLASH_POISON_OUTPUTS"] == "1"
         assert selector.select_backend("cpu", "torch").backend == "torch"
