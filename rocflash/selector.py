@@ -93,7 +93,7 @@ def select_backend(device: torch.device, backend: str | None = None, probe: Devi
     """
     device = torch.device(device)
     # a bad ROCFLASH_KERNEL, ... raises on every backend, not only where it is acted on (checked once per set of
-    # values: envvars.snapshot, which the compiled backend's switch reads share)
+    # values: the cache that the compiled backend's switch reads, envvars.switch, share)
     envvars.check_switches()
     if backend is not None:
         if backend not in NAMES:
