@@ -33,8 +33,8 @@ from ..backends import FwdArgs, SeqArgs
 from ..backends import compiled
 from ..configs import hip_src_dir, select_config
 from .build import params_layout
-from .driver import DTYPES, MAX_GRID, KernelImage, _get, _nan_like, _put, combine_image, kernel_image, \
-    preprocess_image
+from .driver import DTYPES, MAX_GRID, KernelImage, _get, _nan_like, _put, check_aligned, combine_image, \
+    kernel_image, preprocess_image
 from .machine import Launcher, LaunchStats
 from .state import GlobalMemory
 
@@ -128,10 +128,11 @@ def run_forward_seq(q, k, v, args: FwdArgs, seq: SeqArgs | None = None, num_spli
 
     num_splits: None: the call's own (``seq.num_splits``, 0 for dense: the heuristic); else forces it (1 still
     takes the split kernel when the rule says decode). aligned: None: what the launcher picks, else forces the
-    load path. Returns (out like q, lse float32 (batch, nheads, seqlen_q) or (nheads, total_q), info) with info
+    load path (True outside the 128-bit path's rule: ValueError before anything runs, driver.check_aligned). Returns (out like q, lse float32 (batch, nheads, seqlen_q) or (nheads, total_q), info) with info
     {"kernels": [names], "stats": [LaunchStats], "num_splits", "zero_fields", "o_accum", "lse_accum"}.
     """
     dtype = DTYPES[q.dtype][0]
+    check_aligned(aligned, q=q, k=k, v=v)
     m = _Memory()
     out = _nan_like(q).contiguous()
     if seq is None:
@@ -189,6 +190,7 @@ def run_backward_seq(q, k, v, out, lse, dout, args: FwdArgs, seq: SeqArgs, align
     nheads_k, headdim), lse float32 (nheads, total_q) natural log or softmax stats (nheads, total_q, 2).
     Every output starts NaN (the poisoned mode of the compiled backend). Returns (dq, dk, dv, info)."""
     dtype = DTYPES[q.dtype][0]
+    check_aligned(aligned, q=q, k=k, v=v, out=out, dout=dout)
     total_q, nheads, headdim = q.shape
     dq, dk, dv = (_nan_like(t).contiguous() for t in (q, k, v))
     info = {"kernels": [], "stats": []}
