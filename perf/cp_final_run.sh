@@ -89,9 +89,15 @@ for stage in ("correct", "speed"):
 with open(dest, "w") as f:
     json.dump(merged, f, indent=1)
 EOF
-reports=$(ls "$WORK"/correct/cp.json "$WORK"/speed/cp.json 2>/dev/null)
+# the summary names each stage's report where it is kept (the stage's key in cp_final.json), not the scratch
+# path removed at exit
+reports=() labels=()
+for stage in correct speed; do
+  [ -f "$WORK/$stage/cp.json" ] && reports+=("$WORK/$stage/cp.json") && labels+=("cp_final.json[\"$stage\"]")
+done
 summary="no cp.json written (see the stages' lines above)"
-[ -n "$reports" ] && summary=$(cd /tmp && timeout 30 python3 "$REPO/perf/cp_gpu.py" --summarize $reports 2>&1)
+[ ${#reports[@]} -gt 0 ] && summary=$(cd /tmp && timeout 30 python3 "$REPO/perf/cp_gpu.py" --summarize "${reports[@]}" \
+  --labels "${labels[@]}" 2>&1)
 { echo "## summary"; echo "$summary"; } | tee -a "$LOG_FILE"
 log "cp_final_run: done in $(( $(date +%s) - t_start )) s of ${TIME_S} s, exit $status; results in $OUT"
 exit $status

@@ -612,20 +612,24 @@ def _write_json(out_dir: str, report: dict) -> None:
     os.replace(tmp, os.path.join(out_dir, "cp.json"))
 
 
-def summarize(paths: list[str]) -> str:
+def summarize(paths: list[str], labels: list[str] | None = None) -> str:
     """Markdown of cp.json files (perf/cp_final_run.sh's stages): correctness counts, then one row per size:
-    ring on world GPUs, torch context_parallel, one GPU (seconds, same process), skips and errors."""
+    ring on world GPUs, torch context_parallel, one GPU (seconds, same process), skips and errors. ``labels``:
+    the names the lines give the files (default: their paths; e.g. where the results are kept after a scratch
+    directory is removed)."""
     lines, rows, notes = [], [], []
-    for path in paths:
+    if labels is not None and len(labels) != len(paths):
+        raise ValueError(f"labels must name each of the {len(paths)} files, got {len(labels)}: {labels}")
+    for path, label in zip(paths, labels or paths):
         try:
             with open(path) as f:
                 rep = json.load(f)
         except (OSError, ValueError) as e:
-            lines.append(f"{path}: unreadable ({type(e).__name__}: {e})")
+            lines.append(f"{label}: unreadable ({type(e).__name__}: {e})")
             continue
         if rep.get("correctness"):
             ok = sum(r["ok"] for r in rep["correctness"])
-            lines.append(f"{path}: correctness {ok}/{len(rep['correctness'])} PASS on {rep.get('world')} ranks, "
+            lines.append(f"{label}: correctness {ok}/{len(rep['correctness'])} PASS on {rep.get('world')} ranks, "
                          f"backend {rep.get('backend')}, {rep.get('device')}")
             lines += [f"  FAIL {r['case']}: { {n: r[n] for n in ('out', 'dq', 'dk', 'dv') if n in r} } "
                       f"{r.get('error', '')}" for r in rep["correctness"] if not r["ok"]]
@@ -636,9 +640,9 @@ def summarize(paths: list[str]) -> str:
             notes.append(f"profile {p['seqlen']} rank {p['rank']}: NCCL {p['nccl_active_s'] * 1e3:.1f} ms, hidden "
                          f"{'-' if frac is None else f'{frac:.2f}'}, wall {p['wall_s']:.3f} s")
         if rep.get("error"):
-            notes.append(f"{path}: ERROR {rep['error'].strip().splitlines()[-1]}")
+            notes.append(f"{label}: ERROR {rep['error'].strip().splitlines()[-1]}")
         if rep.get("partial"):
-            notes.append(f"{path}: partial (the run stopped before its end)")
+            notes.append(f"{label}: partial (the run stopped before its end)")
 
     def cell(row, key, fmt="{:.3f} s", error_key=None):
         if row.get(key) is not None:
@@ -686,9 +690,13 @@ def main(argv=None):
     ap.add_argument("--skip-correctness", action="store_true", help="speed stage only")
     ap.add_argument("--summarize", nargs="+", metavar="CP_JSON",
                     help="print the correctness count and a speed table (markdown) of cp.json files, and exit")
+    ap.add_argument("--labels", nargs="+", metavar="NAME",
+                    help="with --summarize: the names its lines give the files (one per file; default their paths)")
     opts = ap.parse_args(argv)
     if opts.summarize:
-        print(summarize(opts.summarize))
+        if opts.labels is not None and len(opts.labels) != len(opts.summarize):
+            ap.error(f"--labels must name each of the {len(opts.summarize)} --summarize files, got {len(opts.labels)}")
+        print(summarize(opts.summarize, opts.labels))
         return 0
     gpu = opts.device == "cuda"
     opts.seqlens = sorted(int(s) for s in (opts.seqlens or ("131072,262144,524288" if gpu else "256,512")).split(","))

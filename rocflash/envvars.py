@@ -44,7 +44,10 @@ BUILD_SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
 def choice(name: str, raw: str | bytes | None = None, *, read: bool = True) -> str:
     """The value of switch ``name`` (a key of SWITCHES or BUILD_SWITCHES), stripped and lower-cased; its default
     when unset or empty. ``raw``: the value as already read (``read=False``: None means unset). ValueError naming
-    the variable, the accepted values and the value for anything else."""
+    the variable, the accepted values and the value for anything else. A run-time switch read from the
+    environment comes from :func:`switch` (checked once per set of values)."""
+    if read and raw is None and name in SWITCHES:
+        return switch(name)  # the run-time switches are checked once per set of values (cached)
     accepted, default = SWITCHES[name] if name in SWITCHES else BUILD_SWITCHES[name]
     if read and raw is None:
         raw = os.environ.get(name)
@@ -78,17 +81,62 @@ def jobs() -> int:
     return int(value) or os.cpu_count() or 1
 
 
-_CHECKED: set = set()
+_KEYS = tuple(os.fsencode(name) for name in SWITCHES)  # os.environ's own keys on POSIX (bytes)
+_CHECKED: dict = {}  # raw values (as stored in os.environ) -> ({name: checked value or its ValueError}, first error)
+
+
+def _raw_state() -> tuple:
+    """The raw values of the SWITCHES, in their order (None = unset): one lookup per switch in os.environ's bytes
+    mapping on POSIX, without os.environ.get's per-name encoding and decoding."""
+    data = getattr(os.environ, "_data", None)
+    if data is None or os.name == "nt":
+        return tuple(map(os.environ.get, SWITCHES))
+    return tuple(map(data.get, _KEYS))
+
+
+def _checked() -> tuple[dict, ValueError | None]:
+    """Every run-time switch checked, for the environment as it is now, and the first switch's error (None: all
+    valid); cached keyed on the raw values, so a changed variable takes effect at the next read and a repeated
+    read costs one lookup per switch."""
+    state = _raw_state()
+    entry = _CHECKED.get(state)
+    if entry is None:
+        checked, first = {}, None
+        for name, raw in zip(SWITCHES, state):
+            try:
+                checked[name] = choice(name, raw, read=False)
+            except ValueError as e:
+                checked[name] = e
+                first = first or e
+        if len(_CHECKED) >= 64:
+            _CHECKED.clear()
+        entry = _CHECKED[state] = (checked, first)
+    return entry
+
+
+def switch(name: str) -> str:
+    """The checked value of run-time switch ``name`` (a key of SWITCHES) as :func:`choice` returns it, read from
+    the environment now; :func:`choice`'s ValueError for a value outside its accepted set (a bad value of another
+    switch does not raise here)."""
+    value = _checked()[0][name]
+    if type(value) is ValueError:
+        raise ValueError(*value.args)
+    return value
+
+
+def snapshot() -> dict[str, str]:
+    """The checked value of every run-time switch in SWITCHES (name -> value as :func:`choice` returns it), read
+    from the environment now. ValueError (:func:`choice`'s) for the first switch with a value outside its accepted
+    set."""
+    checked, first = _checked()
+    if first is not None:
+        raise ValueError(*first.args)
+    return dict(checked)
 
 
 def check_switches() -> None:
-    """ValueError for the first run-time switch in SWITCHES with a value outside its accepted set. A set of
-    values that passed is remembered, so repeated calls cost one environment read per switch."""
-    state = tuple(os.environ.get(name) for name in SWITCHES)
-    if state in _CHECKED:
-        return
-    for name, raw in zip(SWITCHES, state):
-        choice(name, raw, read=False)
-    if len(_CHECKED) > 64:
-        _CHECKED.clear()
-    _CHECKED.add(state)
+    """ValueError for the first run-time switch in SWITCHES with a value outside its accepted set (:func:`choice`'s
+    message). Cached keyed on the raw values: a repeated call costs one environment lookup per switch."""
+    first = _checked()[1]
+    if first is not None:
+        raise ValueError(*first.args)

@@ -92,13 +92,14 @@ def select_backend(device: torch.device, backend: str | None = None, probe: Devi
     the chosen backend cannot run on the device.
     """
     device = torch.device(device)
-    envvars.check_switches()  # a bad ROCFLASH_KERNEL, ... raises on every backend, not only where it is acted on
+    # a bad ROCFLASH_KERNEL, ... raises on every backend, not only where it is acted on (checked once per set of
+    # values: the cache that the compiled backend's switch reads, envvars.switch, share)
+    envvars.check_switches()
     if backend is not None:
         if backend not in NAMES:
             raise ValueError(f"backend must be one of {NAMES} or None, got {backend!r}")
         sel = Selection(backend, "backend= argument")
-    elif envvars.backend_name(os.environ.get(ENV_VAR), NAMES):
-        env = os.environ[ENV_VAR]
+    elif env := envvars.backend_name(os.environ.get(ENV_VAR), NAMES):
         sel = Selection(env, f"{ENV_VAR}={env}")
     else:
         probe = probe or probe_device(device)

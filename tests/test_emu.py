@@ -570,3 +570,49 @@ def test_fma_f64_rounds_once_on_both_paths():
         got = fma_f64(a, b, c)
         assert all(got[i] == exact(a[i], b[i], c[i]) for i in range(64))
     assert not all(fma_f64(*wide)[i] == wide[0][i] * wide[1][i] + wide[2][i] for i in range(64))
+
+
+def test_driver_rejects_aligned_outside_its_rule(monkeypatch):
+    """aligned=True forces the 128-bit load path: on a headdim whose rows are not whole 16-byte vectors (odd, or
+    36 fp16 = 72 bytes), or a stride that is not, every driver entry point raises ValueError naming the tensor,
+    the rule and the value before it compiles or launches anything (it used to fault inside the emulator, or could
+    read a neighbour's bytes). A non-contiguous headdim is rejected on both load paths."""
+    import torch
+
+    from rocflash.backends import FwdArgs
+    from rocflash.emu import driver, driver_varlen
+
+    def no_launch(*a, **kw):
+        raise AssertionError("the driver compiled / launched a kernel for an argument it must reject")
+
+    monkeypatch.setattr(driver, "kernel_image", no_launch)
+    monkeypatch.setattr(driver_varlen, "kernel_image", no_launch)
+    args = FwdArgs(0.125, -1, -1, 0.0, None)
+
+    def calls(q, k, v, aligned):
+        o = torch.zeros_like(q)
+        lse = torch.zeros(q.shape[0], q.shape[2], q.shape[1])
+        yield lambda: driver.run_forward(q, k, v, aligned=aligned)
+        yield lambda: driver.run_backward(q, k, v, o, lse, o, aligned=aligned)
+        yield lambda: driver_varlen.run_forward_seq(q, k, v, args, aligned=aligned)
+        flat = [t.flatten(0, 1) for t in (q, k, v, o)]
+        yield lambda: driver_varlen.run_backward_seq(*flat[:4], lse, flat[3], args, None, aligned=aligned)
+
+    for d, dtype in ((63, torch.float16), (36, torch.float16), (33, torch.bfloat16), (5, torch.float32)):
+        q, k, v = (torch.randn(1, 8, 2, d).to(dtype) for _ in range(3))
+        for call in calls(q, k, v, True):
+            with pytest.raises(ValueError, match=rf"^aligned=True \(128-bit loads\) needs headdim \* element size a "
+                                                 rf"multiple of 16 bytes, got q headdim {d} \({d * q.element_size()} "
+                                                 rf"bytes of {dtype}\)"):
+                call()
+    # headdim 64 fp16 (128 bytes) but K is a slice of a wider row: head stride 68 elements = 136 bytes
+    q = torch.randn(1, 8, 2, 64).half()
+    k = torch.randn(1, 8, 2, 68).half()[..., :64]
+    for call in list(calls(q, k, k, True))[:3]:
+        with pytest.raises(ValueError, match=r"^aligned=True \(128-bit loads\) needs every stride of k a multiple of "
+                                             r"16 bytes, got stride 68 \(136 bytes\) in dimension 2"):
+            call()
+    kt = torch.randn(1, 8, 64, 2).half().transpose(2, 3)  # headdim stride 2
+    for aligned in (True, False, None):
+        with pytest.raises(ValueError, match=r"^k must have a contiguous last dimension \(headdim\), got strides"):
+            driver.run_forward(q, kt, kt, aligned=aligned)

@@ -54,3 +54,46 @@ def test_fp32_preprocess_delta_in_kernel_order():
         want = want + dout[..., d].double() * out[..., d].double()
     got = sim.preprocess_delta(dout, out)
     assert got.dtype == torch.float32 and torch.equal(got, want.float())
+
+
+@pytest.mark.parametrize("dtype,x", [(torch.float32, 1e20), (torch.float32, 1e10), (torch.bfloat16, 1e20)])
+def test_fp64_oracle_scores_are_exact_on_cancelling_products(dtype, x):
+    """The fp64 oracle (attention_reference, compute_dtype float64) against scores summed exactly (fractions):
+    its fp64 matmul added the O(1) products to +-1e40 (1e20 for x = 1e10) in its own order and lost them (LSE
+    off by 0.04 on this case, out by 0.12): a wrong oracle for the tolerance rule. Cancelling elements are now
+    re-summed exactly (reference._exact_where_rounded); the rest keep the matmul's bits."""
+    from fractions import Fraction
+
+    from rocflash.backends.reference import attention_reference
+
+    q, _, k, v, _ = _pair()
+    q[:, ::2, :, :2] = x
+    k[..., 0], k[..., 1] = x, -x
+    q, k, v = (t.to(dtype) for t in (q, k, v))
+    scale = 0.25
+    args = FwdArgs(scale, -1, -1, 0.0, None)
+    out, lse = attention_reference(q, k, v, args, compute_dtype=torch.float64)
+    b, sq, h, d = q.shape
+    group = h // k.shape[2]
+    exact = torch.tensor([[[[float(sum(Fraction(float(a)) * Fraction(float(c)) for a, c in zip(q[0, i, hh], k[0, j, hh // group])))
+                             * scale for j in range(k.shape[1])] for i in range(sq)] for hh in range(h)]], dtype=torch.float64)
+    want_lse = torch.logsumexp(exact, dim=-1)
+    want_out = torch.matmul(torch.softmax(exact, dim=-1), v.double().transpose(1, 2).repeat_interleave(group, 1))
+    assert (lse.double() - want_lse).abs().max() < 1e-6, (lse, want_lse)
+    assert (out.double().transpose(1, 2) - want_out).abs().max() < 1e-6 * (1 if dtype == torch.float32 else 2 ** 16)
+
+
+def test_fp64_oracle_keeps_the_matmul_on_ordinary_inputs(monkeypatch):
+    """No element of ordinary inputs (randn, headdim 256, softmax_scale 100) is re-summed: the check costs one
+    matmul of |q| |k|, not a Python sum per score."""
+    from rocflash.backends import reference
+
+    calls = []
+    monkeypatch.setattr(reference.math, "fsum", lambda xs: calls.append(1) or sum(xs))
+    g = torch.Generator().manual_seed(3)
+    q, k, v = (torch.randn(2, 64, 4, 256, generator=g) for _ in range(3))
+    reference.attention_reference(q, k, v, FwdArgs(100.0, -1, -1, 0.0, None), compute_dtype=torch.float64)
+    assert not calls
+    q[0, 0, 0, :2], k[0, :, 0, 0], k[0, :, 0, 1] = 1e20, 1e20, -1e20
+    reference.attention_reference(q, k, v, FwdArgs(100.0, -1, -1, 0.0, None), compute_dtype=torch.float64)
+    assert len(calls) == 64  # query row 0 of head 0 against every key

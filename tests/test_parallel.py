@@ -248,7 +248,8 @@ def test_profile_summary_splits_nccl_time_into_hidden_and_exposed():
 def test_cp_final_run_script_on_cpu(tmp_path):
     """perf/cp_final_run.sh (the device call's context-parallel step) end to end on CPU: both stages run through
     perf/cp_gpu.py on 2 gloo ranks (tiny correctness cases, one speed size, a size far over the budget that must
-    be skipped with a line saying so), each stage's wall time is printed, and both files land in $OUT."""
+    be skipped with a line saying so), each stage's wall time is printed, both files land in $OUT, and the summary
+    names them there (it printed the scratch paths, removed at exit)."""
     import json
     import os
     import subprocess
@@ -270,6 +271,10 @@ def test_cp_final_run_script_on_cpu(tmp_path):
     rows = report["speed"]["speed"]
     assert [r["seqlen"] for r in rows] == [256] and rows[0]["ring_s"] > 0 and rows[0]["one_gpu_s"] > 0, rows
     assert "| 256 |" in log and sorted(p.name for p in tmp_path.iterdir()) == ["cp_final.json", "cp_final.txt"]
+    # the summary names the results where they are kept, not the scratch directory removed at exit
+    summary = log[log.index("## summary"):]
+    assert 'cp_final.json["correct"]: correctness 5/5 PASS' in summary, summary
+    assert "cp_final." not in summary.replace("cp_final.json", ""), summary
 
 
 def test_ranks_that_disagree_raise_on_every_rank():

@@ -272,6 +272,39 @@ def test_bad_env_switch_raises_on_cpu_backends(monkeypatch, name, backend):
         assert torch.isfinite(rocflash.flash_attn_func(q, q, q, backend=backend)).all()
 
 
+def test_switch_snapshot_follows_the_environment(monkeypatch):
+    """The run-time switches are checked once per set of values (envvars.snapshot, shared by the selector and the
+    compiled backend's switch reads): a variable changed between calls takes effect at the next call, a bad value
+    raises at every call (it is never remembered as checked), and unset / empty give the default."""
+    from rocflash import envvars, selector
+    from rocflash.backends import compiled
+
+    for name in envvars.SWITCHES:
+        monkeypatch.delenv(name, raising=False)
+    defaults = {name: default for name, (_, default) in envvars.SWITCHES.items()}
+    assert envvars.snapshot() == defaults and envvars.check_switches() is None
+    assert compiled.kernel_choice() == "auto" and compiled.splitkv_l2_prefetch() == 128
+    for value in ("mma", "VECTOR", " sbcast ", "", "auto"):
+        monkeypatch.setenv("ROCFLASH_KERNEL", value)
+        want = value.strip().lower() or "auto"
+        assert compiled.kernel_choice() == want and envvars.choice("ROCFLASH_KERNEL") == want
+        assert envvars.snapshot() == {**defaults, "ROCFLASH_KERNEL": want}
+    monkeypatch.setenv("ROCFLASH_SPLITKV_L2_PREFETCH", "64")
+    assert compiled.splitkv_l2_prefetch() == 64
+    monkeypatch.setenv("ROCFLASH_SPLITKV_FUSED_COMBINE", "1")
+    assert compiled.splitkv_fused_combine() is True
+    for _ in range(2):  # the second call finds no cached pass for the bad value
+        monkeypatch.setenv("ROCFLASH_POISON_OUTPUTS", "yes")
+        for read in (envvars.snapshot, envvars.check_switches, lambda: selector.select_backend("cpu", "torch"),
+                     lambda: envvars.choice("ROCFLASH_POISON_OUTPUTS")):
+            with pytest.raises(ValueError, match=r"^ROCFLASH_POISON_OUTPUTS must be one of 0, 1, got 'yes'"):
+                read()
+        assert compiled.kernel_choice() == "auto"  # each switch's own read raises for its own value only
+        monkeypatch.setenv("ROCFLASH_POISON_OUTPUTS", "1")
+        assert envvars.snapshot()["ROCFLASH_POISON_OUTPUTS"] == "1"
+        assert selector.select_backend("cpu", "torch").backend == "torch"
+
+
 def test_bad_backend_and_jobs_env_name_the_variable(monkeypatch):
     import torch
 

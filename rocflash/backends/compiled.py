@@ -98,7 +98,7 @@ def _output_like(t: torch.Tensor, shape=None, dtype=None) -> torch.Tensor:
     """A fresh contiguous output. With ROCFLASH_POISON_OUTPUTS=1 (the GPU tests set it) it starts as NaN, so
     an element the kernel fails to write shows up instead of reading as a plausible value."""
     shape, dtype = shape or t.shape, dtype or t.dtype
-    if envvars.choice(POISON_ENV) == "1":
+    if envvars.switch(POISON_ENV) == "1":
         return torch.full(shape, float("nan"), dtype=dtype, device=t.device)
     return torch.empty(shape, dtype=dtype, device=t.device)
 
@@ -143,7 +143,7 @@ def _fill_common(mod, p, q, k, v, args: FwdArgs):
 def kernel_choice() -> str:
     """``ROCFLASH_KERNEL`` (auto | vector | mma | sbcast; unset = auto). ValueError for another value
     (rocflash.envvars)."""
-    return envvars.choice(KERNEL_ENV)
+    return envvars.switch(KERNEL_ENV)
 
 
 SPLITKV_L2_PREFETCH_ENV = "ROCFLASH_SPLITKV_L2_PREFETCH"
@@ -155,7 +155,7 @@ def splitkv_l2_prefetch() -> int:
     """``ROCFLASH_SPLITKV_L2_PREFETCH``: the L2 prefetch-size hint, in bytes, of the tensor-core split-KV kernel's
     K/V copies (hip_src/fmha_splitkv_mma.h; PTX ``cp.async ... .L2::<n>B``); 0 = no hint; unset = 128. A hint
     only: results are identical for every value. ValueError for anything but 0, 64, 128, 256."""
-    return int(envvars.choice(SPLITKV_L2_PREFETCH_ENV))
+    return int(envvars.switch(SPLITKV_L2_PREFETCH_ENV))
 
 
 SPLITKV_FUSED_COMBINE_ENV = "ROCFLASH_SPLITKV_FUSED_COMBINE"
@@ -166,7 +166,7 @@ def splitkv_fused_combine() -> bool:
     """``ROCFLASH_SPLITKV_FUSED_COMBINE`` (1 | 0; unset = off): whether the tensor-core split-KV kernel merges its
     splits itself (the last block of each (sequence, kv-head, row chunk) combines; hip_src/fmha_splitkv_mma.h)
     instead of a second, combine kernel. ValueError for another value."""
-    return envvars.choice(SPLITKV_FUSED_COMBINE_ENV) == "1"
+    return envvars.switch(SPLITKV_FUSED_COMBINE_ENV) == "1"
 
 
 SPLITKV_PDL_ENV = "ROCFLASH_SPLITKV_PDL"
@@ -180,7 +180,7 @@ def splitkv_pdl(device) -> bool:
     are programmatic dependent launches (hip_src/rf_vendor.h rfLaunch: each may be scheduled while the kernel
     before it finishes, and waits for it before touching memory; results are identical). Only on NVIDIA sm_90+
     (the PTX griddepcontrol instructions); False elsewhere. ValueError for another value."""
-    want = envvars.choice(SPLITKV_PDL_ENV) == "1"  # valid but meaningless off sm_90+: accepted, no effect
+    want = envvars.switch(SPLITKV_PDL_ENV) == "1"  # valid but meaningless off sm_90+: accepted, no effect
     if not want or getattr(device, "type", None) != "cuda" or torch.version.cuda is None:
         return False
     return torch.cuda.get_device_capability(device)[0] >= 9
@@ -559,7 +559,7 @@ def varlen_backward(platform: str, q, k, v, out, lse, dout, seq: SeqArgs, args: 
     dq = _output_like(q)
     # K/V rows outside every sequence get no block: zero them first (the poisoned test mode keeps NaN there,
     # so a row the kernel should have written still shows up).
-    poison = envvars.choice(POISON_ENV) == "1"
+    poison = envvars.switch(POISON_ENV) == "1"
     dk, dv = (_output_like(t) if poison else torch.zeros_like(t, memory_format=torch.contiguous_format) for t in (k, v))
     if seq.batch == 0 or total_q == 0 or k.shape[0] == 0:
         for t in (dq, dk, dv):

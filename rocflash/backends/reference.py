@@ -6,6 +6,8 @@ result, and ``compute_dtype=q.dtype`` the low-precision eager baseline of FlashA
 
 from __future__ import annotations
 
+import math
+import operator
 from dataclasses import replace
 
 import torch
@@ -33,6 +35,12 @@ def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | Non
     finite.
     P is exp(S - max) / sum, normalised in ``compute_dtype`` (not exp(S - LSE), whose rounding of a large
     LSE would put rows off by up to |LSE| * eps).
+
+    As the fp64 oracle (compute_dtype float64, float32 / 16-bit inputs) every score is within
+    ORACLE_SCORE_ERROR * max(1, |score|) (1e-9) of the exact one, also where q.k's products cancel (those elements
+    are re-summed exactly: :func:`_exact_where_rounded`). The other sums (P.V, and autograd's dP = dO.V^T, dQ, dK,
+    dV) are fp64 matmuls, within headdim (or seqlen_k) * 2^-53 * the sum of the absolute products: exact enough
+    for the tolerance rule except on inputs built to cancel there.
     """
     parts = _Parts(q, k, v, args, compute_dtype)
     p = parts.probs + parts.p_poison  # NaN P where a row sees a non-finite K element (its visible keys)
@@ -70,6 +78,47 @@ class _PoisonGrad(torch.autograd.Function):
         return torch.where(bad, torch.full((), float("nan"), dtype=grad.dtype, device=grad.device), grad), None
 
 
+# A score of the fp64 oracle may carry at most this error (absolute, after softmax_scale; relative above 1): far
+# below the tolerance rule's 1e-3 floor and float32's own rounding of the outputs.
+ORACLE_SCORE_ERROR = 1e-9
+
+
+def _exact_where_rounded(qc, kc, dots, softmax_scale: float):
+    """``dots`` = qc @ kc^T (float64 of float32 / 16-bit inputs) with every element whose rounding could exceed
+    ORACLE_SCORE_ERROR * max(1, |score|) after the scale replaced by the correctly rounded dot product.
+
+    Each product of two float32 (or 16-bit) values is exact in float64 (at most 48 significant bits); only the
+    matmul's additions round, in any order by at most gamma_d * sum_c |q_c k_c| <= gamma_d |q| |k| (Cauchy-Schwarz)
+    with gamma_d = d u / (1 - d u), u = 2^-53 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+    eq. 3.5). That bound is small against the score except where the products cancel (q.k far below |q| |k|:
+    e.g. 1e20 * 1e20 - 1e20 * 1e20 + 1, where the matmul's order can lose the 1). Those elements, and only those,
+    are summed again with math.fsum (exact sum, rounded once). Inputs whose largest |q| |k| cannot reach the
+    threshold (ordinary ones) cost two norms. The correction is a constant for autograd (dS/dq = k whatever the
+    sum order).
+    """
+    d = qc.shape[-1]
+    if dots.numel() == 0 or d == 0:
+        return dots
+    u = 2.0 ** -53
+    c = d * u / (1 - d * u) * abs(softmax_scale)
+    with torch.no_grad():
+        qn, kn = torch.linalg.vector_norm(qc, dim=-1), torch.linalg.vector_norm(kc, dim=-1)  # (b, h, s)
+        if not c * float(qn.max()) * float(kn.max()) > ORACLE_SCORE_ERROR:  # NaN inputs: their scores are NaN
+            return dots
+        bound = (qn * c).unsqueeze(-1) * kn.unsqueeze(-2)
+        scaled = dots * softmax_scale
+        suspect = torch.isfinite(bound) & torch.isfinite(scaled) & \
+            (bound > ORACLE_SCORE_ERROR * scaled.abs().clamp(min=1.0))
+        idx = suspect.nonzero()
+        if idx.shape[0] == 0:
+            return dots
+        b, h, i, j = idx.unbind(1)
+        exact = [math.fsum(map(operator.mul, x, y)) for x, y in zip(qc[b, h, i].tolist(), kc[b, h, j].tolist())]
+        fixed = dots.detach().clone()
+        fixed[b, h, i, j] = torch.tensor(exact, dtype=dots.dtype, device=dots.device)
+    return dots + (fixed - dots.detach())
+
+
 class _Parts:
     """The intermediates of ``attention_reference`` (all (b, h, ...) in compute_dtype): the shared first half
     of its forward and of the explicit ``backward``."""
@@ -89,7 +138,10 @@ class _Parts:
 
         self.kc, k_bad, self.k_ok = finite_part(k)
         self.vc, _, self.v_ok = finite_part(v)
-        scores = torch.matmul(qc, self.kc.transpose(-1, -2)) * args.softmax_scale
+        scores = torch.matmul(qc, self.kc.transpose(-1, -2))
+        if compute_dtype == torch.float64 and q.dtype != torch.float64:  # the fp64 oracle: exact products
+            scores = _exact_where_rounded(qc, self.kc, scores, args.softmax_scale)
+        scores = scores * args.softmax_scale
         self.tanh = None
         if args.softcap > 0:
             self.tanh = torch.tanh(scores / args.softcap)

@@ -146,12 +146,41 @@ def _launch(img: KernelImage, mem: GlobalMemory, kernarg: bytes, blocks: int, gr
     return Launcher(img.program, mem).launch((grid,), (threads,), kernarg, img.dynamic_lds, gsel, order)
 
 
+def check_aligned(aligned, **tensors) -> None:
+    """ValueError naming the tensor, the rule and the value when ``aligned=True`` forces the 128-bit load path
+    on tensors outside its rule (rocflash.backends.compiled.is_aligned, less the pointer part: the emulated
+    copies start on 256-byte boundaries): a contiguous headdim, headdim * element size a multiple of 16 bytes,
+    and every stride of a dimension of size > 1 a multiple of 16 bytes. The kernel would otherwise read past
+    its rows (a fault in the emulator, or a silent wrong result inside a larger allocation). ``aligned`` None or
+    False: only the contiguous headdim, which both load paths need (the narrow path takes any other strides)."""
+    for name, t in tensors.items():
+        if t is None:
+            continue
+        es, headdim = t.element_size(), t.shape[-1]
+        if t.stride(-1) != 1 and headdim > 1:  # both load paths read a row's headdim elements as one span
+            raise ValueError(f"{name} must have a contiguous last dimension (headdim), got strides "
+                             f"{tuple(t.stride())}")
+        if not aligned:
+            continue
+        if (headdim * es) % 16:
+            raise ValueError(f"aligned=True (128-bit loads) needs headdim * element size a multiple of 16 bytes, "
+                             f"got {name} headdim {headdim} ({headdim * es} bytes of {t.dtype}); pass aligned=None "
+                             f"or False for the narrow load path")
+        for dim, (size, stride) in enumerate(zip(t.shape[:-1], t.stride()[:-1])):
+            if size > 1 and (stride * es) % 16:
+                raise ValueError(f"aligned=True (128-bit loads) needs every stride of {name} a multiple of 16 bytes, "
+                                 f"got stride {stride} ({stride * es} bytes) in dimension {dim} (strides "
+                                 f"{tuple(t.stride())}, {t.dtype}); pass aligned=None or False for the narrow "
+                                 f"load path")
+
+
 def run_forward(q, k, v, softmax_scale: float | None = None, window_left: int = -1, window_right: int = -1,
                 softcap: float = 0.0, alibi_slopes=None, aligned: bool | None = None, groups=None,
                 order: str = "forward", config: TileConfig | None = None, with_stats: bool = False):
     """Run the gfx906 forward kernel on the emulator: returns (out like q, lse float32 (b, h, sq), info).
 
     aligned: load path (True: 128-bit, False: narrow); default: what the launcher picks for these tensors.
+    True on tensors outside the 128-bit path's rule raises ValueError before anything runs (:func:`check_aligned`).
     groups: workgroup indices to run (default all); rows of other workgroups stay NaN.
     config: a forward tile config to compile instead of the dispatcher's choice (model exploration).
     with_stats: also return the softmax statistics the backward reads (float32 (b, h, sq, 2): per row the
@@ -171,6 +200,7 @@ def run_forward(q, k, v, softmax_scale: float | None = None, window_left: int = 
     if aligned is None:
         aligned = all(t.stride(-1) == 1 and (t.shape[-1] * t.element_size()) % 16 == 0
                       and all((s * t.element_size()) % 16 == 0 for s in t.stride()[:-1]) for t in (q, k, v, out))
+    check_aligned(aligned, q=q, k=k, v=v)
     img = kernel_image("fwd", dtype, headdim, bool(aligned), config)
     p = _common(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, mem)
     o_addr, lse_addr = _put(mem, out), _put(mem, lse)
@@ -217,6 +247,7 @@ def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, wi
         aligned = all((t.shape[-1] * t.element_size()) % 16 == 0
                       and all((s * t.element_size()) % 16 == 0 for s in t.stride()[:-1])
                       for t in (q, k, v, out, dout, dq, dk, dv))
+    check_aligned(aligned, q=q, k=k, v=v, out=out, dout=dout)
     p = _common(q, k, v, softmax_scale, window_left, window_right, softcap, alibi_slopes, mem)
     addr = {"o": _put(mem, out), "dout": _put(mem, dout), "lse": _put(mem, lse.to(torch.float32).contiguous()),
             "delta": _put(mem, delta), "dq": _put(mem, dq), "dk": _put(mem, dk), "dv": _put(mem, dv)}

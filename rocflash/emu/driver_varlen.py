@@ -34,8 +34,8 @@ from ..backends import FwdArgs, SeqArgs
 from ..backends import compiled
 from ..configs import hip_src_dir, select_config
 from .build import params_layout
-from .driver import DTYPES, MAX_GRID, KernelImage, _get, _nan_like, _put, combine_image, kernel_image, \
-    preprocess_image
+from .driver import DTYPES, MAX_GRID, KernelImage, _get, _nan_like, _put, check_aligned, combine_image, \
+    kernel_image, preprocess_image
 from .machine import Launcher, LaunchStats
 from .state import GlobalMemory
 
@@ -129,13 +129,14 @@ def run_forward_seq(q, k, v, args: FwdArgs, seq: SeqArgs | None = None, num_spli
 
     num_splits: None: the call's own (``seq.num_splits``, 0 for dense: the heuristic); else forces it (1 still
     takes the split kernel when the rule says decode). aligned: None: what the launcher picks, else forces the
-    load path. Returns (out like q, lse float32 (batch, nheads, seqlen_q) or (nheads, total_q), info) with info
+    load path (True outside the 128-bit path's rule: ValueError before anything runs, driver.check_aligned). Returns (out like q, lse float32 (batch, nheads, seqlen_q) or (nheads, total_q), info) with info
     {"kernels": [names], "stats": [LaunchStats], "num_splits", "zero_fields", "o_accum", "lse_accum"}.
     step: the KV-cache step folded into the split kernel (hip_src/fmha_kvstep.h folded_kv_step): KvStepParams
     fields by name (tensors: cache_seqlens, k_new, v_new, error_flag; ints: seqlen_cache, seqlen_new, capacity,
     num_rows, assert_on_error), fold set to 1; info then holds the caches after the call ("k", "v") and the flag.
     """
     dtype = DTYPES[q.dtype][0]
+    check_aligned(aligned, q=q, k=k, v=v)
     m = _Memory()
     out = _nan_like(q).contiguous()
     if seq is None:
@@ -206,6 +207,7 @@ def run_backward_seq(q, k, v, out, lse, dout, args: FwdArgs, seq: SeqArgs, align
     nheads_k, headdim), lse float32 (nheads, total_q) natural log or softmax stats (nheads, total_q, 2).
     Every output starts NaN (the poisoned mode of the compiled backend). Returns (dq, dk, dv, info)."""
     dtype = DTYPES[q.dtype][0]
+    check_aligned(aligned, q=q, k=k, v=v, out=out, dout=dout)
     total_q, nheads, headdim = q.shape
     dq, dk, dv = (_nan_like(t).contiguous() for t in (q, k, v))
     info = {"kernels": [], "stats": []}

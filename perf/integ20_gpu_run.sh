@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The first GPU run of branch integ20 (eco12 + eco11 + tcws6 + dec6 merged onto main; every kernel change of the
+# four verified only on CPU, the gfx906 emulator and the ISA / ptxas audits): ONE device call on nvidia-h200 that
+# builds once and runs, in priority order, each stage bounded so that the whole call ends before DEADLINE_S:
+#   1 build     ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0a (sm_90a: tcws6's wgmma S^T/dP^T variant is built)
+#   2 tests     perf/final_run.sh's test stage: the 16 / 9 files of run P2 plus the four branches' GPU tests
+#               (test_gpu_score_overflow.py: eco11; test_gpu_backward.py's fp32 two-key tests: eco12, its SDP switch
+#               tests and test_gpu_masked_garbage.py's: tcws6, both already in P2's list; test_gpu_kvstep_fold.py: dec6,
+#               auto only: it skips where the split kernel keeps the step kernel, the CUDA vector kernels)
+#   3 memcheck  compute-sanitizer memcheck: perf/sanitize_cases.py --seq-only, and eco11's two overflow cases
+#   4 scan      perf/fp32_class_scan.py --backend cuda (eco12)
+#   5 fold      perf/decode_kernel_bench.py --variants fold (dec6: FOLD_STEP A/B in one process, bitwise check)
+#   6 sdp       perf/tcbwd5_ab.py --switch ROCFLASH_BWD_SDP_WGMMA --modes 1,2,0 (tcws6, same process)
+# Stages past the deadline are skipped and logged as such. Results in $OUT: summary.txt setup.txt tests.txt
+# memcheck.txt scan.txt fold.txt sdp.txt json.tar.gz (8 files at most come back from the device tool).
+#   cd <integ20 tree> && OUT=$OUT bash perf/integ20_gpu_run.sh     (DEADLINE_S default 585: the tool's 600 s limit)
+set -uo pipefail
+. "$(dirname "$0")/gpu_lib.sh"  # OUT, REPO, T0, log
+DEADLINE_S=${DEADLINE_S:-585}
+left() { echo $(( DEADLINE_S - ($(date +%s) - T0) )); }
+# stage_limit WANT: WANT seconds, or what is left before the deadline (less 5 s); 0 when under 15 s are left
+stage_limit() { local l=$(( $(left) - 5 )); [ "$l" -lt 15 ] && { echo 0; return; }; [ "$1" -lt "$l" ] && echo "$1" || echo "$l"; }
+
+P2_AUTO="test_gpu.py test_gpu_backward.py test_gpu_masked_garbage.py test_gpu_varlen.py test_gpu_inference.py
+test_gpu_host_path.py test_gpu_sbcast.py test_gpu_fuzz_layouts.py test_cases.py test_fuzz.py test_one_key_rows.py
+test_compile_inference.py test_compile.py test_fp32_alibi_far_rows.py test_alibi_anchor_layouts.py test_build.py"
+P2_VECTOR="test_gpu.py test_gpu_backward.py test_gpu_masked_garbage.py test_gpu_varlen.py test_gpu_inference.py
+test_one_key_rows.py test_cases.py test_fp32_alibi_far_rows.py test_alibi_anchor_layouts.py"
+
+export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0a}
+BUILD_TIMEOUT=$(stage_limit ${BUILD_TIMEOUT:-220}) bash "$REPO/perf/final_run.sh" build || { log "build failed"; exit 1; }
+
+# the test stage of perf/final_run.sh, with a limit per kernel mode from the deadline (auto first: the default path)
+AUTO_FILES="$(echo $P2_AUTO) test_gpu_score_overflow.py test_gpu_kvstep_fold.py"
+VECTOR_FILES="$(echo $P2_VECTOR) test_gpu_score_overflow.py"
+for kernel in auto vector; do
+  if [ $kernel = auto ]; then files=$AUTO_FILES; want=${AUTO_TIMEOUT:-240}; else files=$VECTOR_FILES; want=${VECTOR_TIMEOUT:-130}; fi
+  t=$(stage_limit "$want")
+  if [ "$t" -eq 0 ]; then log "tests ($kernel): SKIPPED (deadline)"; continue; fi
+  log "ROCFLASH_KERNEL=$kernel pytest -m gpu -n ${XDIST:-14} $files (limit $t s)"
+  (cd "$REPO/tests" && ROCFLASH_KERNEL=$kernel timeout "$t" python3 -m pytest -q -rfEs -m gpu -p no:cacheprovider \
+    --maxfail=30 -n "${XDIST:-14}" $files > /tmp/tests_$kernel.txt 2>&1)
+  log "pytest ($kernel) exit $?"; tail -3 /tmp/tests_$kernel.txt | tee -a "$OUT/summary.txt"
+  { echo "##### ROCFLASH_KERNEL=$kernel"; grep -E "FAILED|ERROR|SKIPPED|XPASS|passed|failed" /tmp/tests_$kernel.txt | tail -80; } >> "$OUT/tests.txt"
+done
+
+t=$(stage_limit 45)
+if [ "$t" -gt 0 ]; then
+  log "memcheck: perf/sanitize_cases.py --seq-only; eco11's paged 3-split and dense fp32 fwd+bwd overflow cases"
+  (cd "$REPO/tests" && PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout "$t" compute-sanitizer --tool memcheck --error-exitcode 9 \
+    python3 "$REPO/perf/sanitize_cases.py" --seq-only > "$OUT/memcheck.txt" 2>&1; echo "exit $?" >> "$OUT/memcheck.txt"
+   PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout "$(stage_limit 25)" compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
+import torch, test_score_overflow as t
+t.run_kvcache('cuda', 'pos', torch.float16, 'cuda', sq=3, sk=700, h=8, hk=2, d=128, num_splits=3, page=16)
+t.run_dense('cuda', 'sum', torch.float32, 'cuda', sq=70, sk=66, h=4, hk=2, d=128, grad=True)
+print('eco11 memcheck cases ok')" >> "$OUT/memcheck.txt" 2>&1; echo "exit $?" >> "$OUT/memcheck.txt")
+  log "memcheck: $(grep -E 'ERROR SUMMARY|^exit|cases ok' "$OUT/memcheck.txt" | tr '\n' ' ')"
+else log "memcheck: SKIPPED (deadline)"; fi
+
+t=$(stage_limit 40)
+if [ "$t" -gt 0 ]; then
+  log "python3 perf/fp32_class_scan.py --backend cuda"
+  (cd /tmp && timeout "$t" python3 "$REPO/perf/fp32_class_scan.py" --backend cuda > "$OUT/scan.txt" 2>&1; echo "exit $?" >> "$OUT/scan.txt")
+  log "scan: $(grep -c '| ok$' "$OUT/scan.txt") lines ok, $(grep -c '| FAIL' "$OUT/scan.txt") FAIL, $(tail -1 "$OUT/scan.txt")"
+else log "scan: SKIPPED (deadline)"; fi
+
+t=$(stage_limit 50)
+if [ "$t" -gt 0 ]; then
+  log "python3 perf/decode_kernel_bench.py --cases 1x4096,1x16384,8x16384 --variants fold --no-sweep --budget-s 0.03"
+  (cd /tmp && timeout "$t" python3 "$REPO/perf/decode_kernel_bench.py" --cases 1x4096,1x16384,8x16384 --variants fold \
+    --no-sweep --budget-s 0.03 --json /tmp/json/fold.json > "$OUT/fold.txt" 2>&1; echo "exit $?" >> "$OUT/fold.txt")
+  log "fold: $(tail -1 "$OUT/fold.txt")"
+else log "fold: SKIPPED (deadline)"; fi
+
+t=$(stage_limit 60)
+if [ "$t" -gt 0 ]; then
+  log "python3 perf/tcbwd5_ab.py --switch ROCFLASH_BWD_SDP_WGMMA --modes 1,2,0 --cases d128causal,d128,d64"
+  (cd /tmp && timeout "$t" python3 "$REPO/perf/tcbwd5_ab.py" --switch ROCFLASH_BWD_SDP_WGMMA --modes 1,2,0 \
+    --cases d128causal,d128,d64 > "$OUT/sdp.txt" 2>&1; echo "exit $?" >> "$OUT/sdp.txt")
+  log "sdp: $(tail -1 "$OUT/sdp.txt")"
+else log "sdp: SKIPPED (deadline)"; fi
+
+tar -czf "$OUT/json.tar.gz" -C /tmp json 2>/dev/null
+log "done ($(left) s before the deadline)"
