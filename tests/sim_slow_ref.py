@@ -13,6 +13,7 @@ from rocflash.configs import TileConfig, select_config
 from rocflash.masks import MaskRule
 from rocflash.backends import FwdArgs, sim
 from rocflash.backends.seqlayout import alibi_anchor, alibi_row_shift
+from rocflash.backends.splits import OVERFLOW_SPLIT_LSE
 
 LOG2E = 1.0 / math.log(2.0)
 # float64 runs the fp32 kernel's tiling in fp64 arithmetic (the sim only; the compiled kernels reject it)
@@ -111,6 +112,7 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     out = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, pb.headdim, dtype=pb.acc, device=dev)
     lse = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, dtype=pb.acc, device=dev)
     stats = torch.empty(pb.batch, pb.nheads, pb.seqlen_q, 2, dtype=pb.acc, device=dev)
+    split_ovf = torch.zeros(pb.batch, pb.nheads, pb.seqlen_q, dtype=torch.bool, device=dev)
     neg_inf = torch.tensor(float("-inf"), dtype=pb.acc, device=dev)
 
     for m_block in reversed(range(-(-pb.seqlen_q // bm))):
@@ -148,14 +150,21 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
             trace.blocks.append((m_block, visited))
         n = m_end - m0
         l_valid, m_valid = l[:, :, :n], m[:, :, :n]
-        # l == 0: no visible key (out 0, LSE -inf); a NaN l (NaN/inf inputs) propagates as NaN
-        inv_l = torch.where(l_valid == 0, torch.zeros_like(l_valid), 1.0 / l_valid)
+        # l == 0: no visible key (out 0, LSE -inf), or the row sees a key and every visible score overflowed to
+        # -inf: NaN (eco11); a NaN l (NaN/inf inputs) propagates as NaN
+        sees = pb.rule.sees_any_key_grid(torch.arange(m0, m_end, device=dev))
+        empty = torch.where(sees, torch.full((), math.nan, dtype=l_valid.dtype, device=dev),
+                            torch.zeros((), dtype=l_valid.dtype, device=dev))
+        inv_l = torch.where(l_valid == 0, empty, 1.0 / l_valid)
         out[:, :, m0:m_end] = o[:, :, :n, :pb.headdim] * inv_l.unsqueeze(-1)
-        lse[:, :, m0:m_end] = torch.where(l_valid == 0, neg_inf, (m_valid + torch.log2(l_valid)) / LOG2E)
+        lse[:, :, m0:m_end] = torch.where(l_valid == 0, empty - math.inf, (m_valid + torch.log2(l_valid)) / LOG2E)
+        split_ovf[:, :, m0:m_end] = (l_valid == 0) & sees
         stats[:, :, m0:m_end, 0], stats[:, :, m0:m_end, 1] = m_valid, inv_l
     if pb.row_shift() is not None:
         lse = lse + pb.row_shift()
-    if key_tiles is not None:
+    if key_tiles is not None:  # one split's partial (eco11's SplitRowEnd, several splits): O 0, LSE the marker
+        out = torch.where(split_ovf.unsqueeze(-1), torch.zeros((), dtype=out.dtype, device=dev), out)
+        lse = torch.where(split_ovf, torch.full((), OVERFLOW_SPLIT_LSE, dtype=lse.dtype, device=dev), lse)
         return out.transpose(1, 2), lse
     # the LSE keeps fp64 for fp64 inputs: the simulated backward recomputes P from it (gradcheck precision);
     # flash_attn_func hands callers a float32 copy

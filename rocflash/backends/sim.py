@@ -57,6 +57,7 @@ from ..masks import MaskRule
 from .. import splitkv
 from . import FwdArgs, SeqArgs
 from .seqlayout import alibi_anchor, alibi_for, alibi_row_shift, sequence_kv, sequences
+from .splits import OVERFLOW_SPLIT_LSE
 
 LOG2E = 1.0 / math.log(2.0)
 # float64 runs the fp32 kernel's tiling in fp64 arithmetic (the sim only; the compiled kernels reject it)
@@ -384,6 +385,12 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     if shift is not None:  # the ALiBi constant the scores left out (the kernel's epilogue: LSE + row_shift)
         lse = lse + shift
     if key_tiles is not None:
+        # one split's partial as the split-KV kernels write it for the combine (fmha_splitkv_kernel.h SplitRowEnd,
+        # several splits): a row that sees a key but met no finite score in this split (none of its keys here, or
+        # all -inf) writes O 0 and LSE OVERFLOW_SPLIT_LSE, which the combine weighs 0 or turns into NaN
+        split_ovf = (l_valid == 0) & torch.isnan(empty)
+        out = torch.where(split_ovf.unsqueeze(-1), torch.zeros((), dtype=out.dtype, device=dev), out)
+        lse = torch.where(split_ovf, torch.full((), OVERFLOW_SPLIT_LSE, dtype=lse.dtype, device=dev), lse)
         return out.transpose(1, 2), lse
     stats = torch.stack([m_valid, inv_l], dim=-1)
     # the LSE keeps fp64 for fp64 inputs: the simulated backward recomputes P from it (gradcheck precision);
