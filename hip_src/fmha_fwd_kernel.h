@@ -154,6 +154,17 @@ struct FmhaFwdPipeline {
     }
   }
 
+  // Where the epilogue decides the rows whose every visible score overflowed to -inf (fmha_common.h
+  // empty_row_inv_l) is register-dependent, as in the split kernel (SplitRowEnd), the other way round: on AMD in the
+  // inv_l loop (eco11: 0 B scratch on every gfx906 forward; the pass after the stores cost the fp16 d128 vector
+  // kernel 8 B), on CUDA in a pass after the O stores (the inv_l loop kept the mask bounds live beside O: 36 B of
+  // spill in the sm_90 tensor-core d128 b128x64 plain kernels, 40 B on sm_80; integ20's mma audit). Same values.
+#if defined(RF_PLATFORM_HIP)
+  static constexpr bool kFwdOverflowAfterStores = false;
+#else
+  static constexpr bool kFwdOverflowAfterStores = true;
+#endif
+
   // ---- epilogue: O /= l, write O (element type) and LSE (fp32, natural log) once
   // The LSE adds back the ALiBi row constant the scores left out (ScoreTransform::row_shift; 0 without ALiBi).
   RF_DEVICE static void store_output(const FmhaFwdParams& p, const SeqInfo& seq, const float (&o)[TM][TD],
@@ -165,9 +176,11 @@ struct FmhaFwdPipeline {
     for (int i = 0; i < TM; ++i) {  // every lane takes part in the reductions, rows past seqlen_q too
       l_rows[i] = group_sum<Math::kRowLanes>(l[i]);
       // l == 0: the row saw no visible key, it outputs 0 (LSE -inf), or every visible score overflowed to -inf:
-      // NaN (empty_row_inv_l). A NaN l (NaN or inf in the inputs) propagates as NaN to O and LSE instead of passing
-      // for a fully masked row.
-      inv_l[i] = l_rows[i] == 0.f ? empty_row_inv_l(rule.sees_any_key(m0 + Math::row(tid, i))) : rf_rcp(l_rows[i]);
+      // NaN (empty_row_inv_l): decided here on AMD, rewritten after the stores below on CUDA (kFwdOverflowAfterStores).
+      // A NaN l (NaN or inf in the inputs) propagates as NaN to O and LSE instead of passing for a fully masked row.
+      inv_l[i] = l_rows[i] != 0.f            ? rf_rcp(l_rows[i])
+                 : kFwdOverflowAfterStores ? 0.f
+                                           : empty_row_inv_l(rule.sees_any_key(m0 + Math::row(tid, i)));
     }
     const GlobalRows<E> out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
     // training forwards of 16-bit inputs also write O unrounded (p.o_fp32: O's strides in elements, so its byte
@@ -176,16 +189,34 @@ struct FmhaFwdPipeline {
     store_acc_rows<E, kAligned, TM, TD, CW>(const_cast<char*>(out.base), out.row_stride_bytes, seq.seqlen_q, p.headdim, o,
                                             [&](int i) { return inv_l[i]; }, [&](int i) { return m0 + Math::row(tid, i); },
                                             [&](int g) { return Math::o_col(tid, g, 0); }, o32);
+    // CUDA (kFwdOverflowAfterStores): rows that see a key but whose every visible score overflowed to -inf (l == 0;
+    // empty_row_inv_l) get O rewritten with NaN after the stores above, when O's registers are free. One bit per
+    // row; the second store runs only for such rows (0 * NaN = NaN).
+    static_assert(TM <= 32, "overflow_rows: one bit per row");
+    uint32_t overflow_rows = 0;
+    if constexpr (kFwdOverflowAfterStores) {
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+        overflow_rows |= uint32_t(l_rows[i] == 0.f && rule.sees_any_key(m0 + Math::row(tid, i))) << i;
+    }
+    if (kFwdOverflowAfterStores && overflow_rows != 0u) {
+      const float zero[TM][TD] = {};
+      store_acc_rows<E, kAligned, TM, TD, CW>(const_cast<char*>(out.base), out.row_stride_bytes, seq.seqlen_q, p.headdim,
+                                              zero, [&](int) { return quiet_nan(); },
+                                              [&](int i) { return (overflow_rows >> i) & 1u ? m0 + Math::row(tid, i) : seq.seqlen_q; },
+                                              [&](int g) { return Math::o_col(tid, g, 0); }, o32);
+    }
     if (!Math::row_leader(tid)) return;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       const int row = m0 + Math::row(tid, i);
       if (row < seq.seqlen_q) {
         const int64_t idx = lse_index(p.seq, seq, batch, head, row);
-        p.lse[idx] = l_rows[i] == 0.f ? empty_row_lse(rule.sees_any_key(row)) : rf_mul_rn(m[i] + rf_log2(l_rows[i]), kLn2) + score.row_shift(row);
+        const bool sees_key = kFwdOverflowAfterStores ? ((overflow_rows >> i) & 1u) != 0u : rule.sees_any_key(row);
+        p.lse[idx] = l_rows[i] == 0.f ? empty_row_lse(sees_key) : rf_mul_rn(m[i] + rf_log2(l_rows[i]), kLn2) + score.row_shift(row);
         if (p.softmax_stats) {  // what O was normalised with: the backward's P = exp2(S2 - m) * inv_l
           p.softmax_stats[2 * idx] = m[i];
-          p.softmax_stats[2 * idx + 1] = inv_l[i];
+          p.softmax_stats[2 * idx + 1] = kFwdOverflowAfterStores && l_rows[i] == 0.f ? empty_row_inv_l(sees_key) : inv_l[i];
         }
       }
     }
