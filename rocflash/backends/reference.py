@@ -23,7 +23,8 @@ def attention_reference(q, k, v, args: FwdArgs, compute_dtype: torch.dtype | Non
     q: (batch, seqlen_q, nheads, headdim); k, v: (batch, seqlen_k, nheads_k, headdim).
     Returns (out in q.dtype with q's shape, lse float32 (batch, nheads, seqlen_q), natural log).
     Fully masked rows give out 0 and lse -inf; rows whose visible scaled scores all overflow ``compute_dtype`` to
-    -inf give NaN (out, lse, gradients), as the fused kernels. Differentiable in q, k, v, twice (autograd through the ops).
+    -inf give NaN (out, lse, gradients), as the fused kernels (float32 / float64 compute_dtype; a 16-bit one, the
+    eager baseline, keeps 0 / -inf there). Differentiable in q, k, v, twice (autograd through the ops).
 
     Masked keys contribute exactly nothing: NaN or inf in a K or V row that a query row cannot see changes
     neither that row's output nor any gradient of it. The products run on K and V with their non-finite
@@ -161,7 +162,12 @@ class _Parts:
         # a row that sees keys whose scaled scores all overflowed compute_dtype to -inf (fp32: q.k ~ -3e40, or
         # softmax_scale ~ -1e38) is NaN, as in the fused kernels (hip_src/fmha_common.h empty_row_inv_l): the exact
         # answer is finite, a 0 / -inf row would pass for one that sees no key (issue 8)
+        # (float32 / float64 compute only: the kernels' arithmetic. A 16-bit compute_dtype is the tests' eager
+        # baseline, whose scores overflow float16 at -65504 where the kernels' float32 scores do not (test_cases C7);
+        # NaN there would make the tolerance NaN, so it keeps the 0 / -inf of a row without keys)
         overflow = torch.isneginf(row_max.squeeze(-1)) & visible.any(dim=-1)
+        if compute_dtype not in (torch.float32, torch.float64):
+            overflow = torch.zeros_like(overflow)
         row_max = row_max.masked_fill(torch.isneginf(row_max), 0.0)  # fully masked rows: exp(-inf - 0) = 0
         e = torch.exp(scores - row_max)
         total = e.sum(dim=-1, keepdim=True)
