@@ -552,9 +552,15 @@ def worker(rank, world, port, opts, queue):
         torch.cuda.set_device(device)
     else:
         torch.set_num_threads(max(1, (os.cpu_count() or 1) // world))
-    dist.init_process_group("nccl" if device.type == "cuda" else "gloo", init_method=f"tcp://127.0.0.1:{port}",
-                            rank=rank, world_size=world, timeout=datetime.timedelta(seconds=opts.timeout_s),
-                            **({"device_id": device} if device.type == "cuda" else {}))
+    from cp_check import process_group  # init, then a barrier before the teardown (gloo peer aborts)
+    with process_group("nccl" if device.type == "cuda" else "gloo", port, rank, world,
+                       timeout=datetime.timedelta(seconds=opts.timeout_s),
+                       **({"device_id": device} if device.type == "cuda" else {})):
+        _worker_body(rank, world, device, opts, queue)
+
+
+def _worker_body(rank, world, device, opts, queue):
+    """The stages on an initialised group (worker); rank 0 puts its report on queue."""
     lines = []
 
     def log(msg):  # rank 0: stdout and cp.txt, line by line (a run cut short keeps what it measured)
@@ -597,12 +603,6 @@ def worker(rank, world, port, opts, queue):
     if rank == 0:
         report["log"] = lines
         queue.put(report)
-    # Every rank reaches this barrier before any tears its process group down: a gloo rank destroyed while its
-    # peer still holds the connection can abort the peer ("terminate called without an active exception").
-    try:
-        dist.barrier()
-    finally:
-        dist.destroy_process_group()
 
 
 def _write_json(out_dir: str, report: dict) -> None:
@@ -694,9 +694,10 @@ def main(argv=None):
                     help="with --summarize: the names its lines give the files (one per file; default their paths)")
     opts = ap.parse_args(argv)
     if opts.summarize:
-        if opts.labels is not None and len(opts.labels) != len(opts.summarize):
-            ap.error(f"--labels must name each of the {len(opts.summarize)} --summarize files, got {len(opts.labels)}")
-        print(summarize(opts.summarize, opts.labels))
+        try:
+            print(summarize(opts.summarize, opts.labels))
+        except ValueError as e:  # --labels not one per file
+            ap.error(str(e))
         return 0
     gpu = opts.device == "cuda"
     opts.seqlens = sorted(int(s) for s in (opts.seqlens or ("131072,262144,524288" if gpu else "256,512")).split(","))

@@ -8,6 +8,7 @@ Not a test module itself (no test_ prefix): tests/test_parallel.py and perf/cp_g
 
 from __future__ import annotations
 
+import contextlib
 import os
 import traceback
 from dataclasses import asdict, dataclass
@@ -203,18 +204,28 @@ def run_cases(cases, device, group=None) -> list[dict]:
     return results
 
 
+@contextlib.contextmanager
+def process_group(backend: str, port: int, rank: int, world: int, **kwargs):
+    """init_process_group on 127.0.0.1:port; on leaving, a barrier (only when the body finished: a rank that
+    raised must not wait for peers that may be gone), then destroy_process_group. The barrier keeps a rank from
+    tearing gloo down while a peer still holds the connection, which aborts the peer ("terminate called without
+    an active exception")."""
+    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world, **kwargs)
+    try:
+        yield
+        dist.barrier()
+    finally:
+        dist.destroy_process_group()
+
+
 def spawn_worker(rank: int, world: int, port: int, cases, queue, backend: str = "gloo"):
     """torch.multiprocessing.spawn target: init the group on CPU, run the cases, rank 0 puts its results."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     torch.set_num_threads(1)
-    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
-    try:
+    with process_group(backend, port, rank, world):
         results = run_cases(cases, torch.device("cpu"))
         if rank == 0:
             queue.put(results)
-        dist.barrier()  # no rank tears gloo down while a peer still holds the connection (that aborts the peer)
-    finally:
-        dist.destroy_process_group()
 
 
 def mismatch_worker(rank: int, world: int, port: int, queue):
@@ -222,8 +233,7 @@ def mismatch_worker(rank: int, world: int, port: int, queue):
     ValueError before any exchange."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
-    try:
+    with process_group("gloo", port, rank, world):
         from rocflash.parallel import ring_flash_attn_func
         q = torch.randn(1, 4, 2, 8)
         k = torch.randn(1, 4 + rank, 2, 8)
@@ -240,9 +250,6 @@ def mismatch_worker(rank: int, world: int, port: int, queue):
             queue.put(((rank, "varlen"), "no error"))
         except ValueError as e:
             queue.put(((rank, "varlen"), str(e)))
-        dist.barrier()  # see spawn_worker
-    finally:
-        dist.destroy_process_group()
 
 
 def disagreement_worker(rank: int, world: int, port: int, queue):
@@ -252,7 +259,6 @@ def disagreement_worker(rank: int, world: int, port: int, queue):
     an all_reduce that every rank reaches. Puts ((rank, scenario), message) for each."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
     last = world - 1
 
     def attempt(name, fn, errors=(TypeError, ValueError, NotImplementedError)):
@@ -268,7 +274,7 @@ def disagreement_worker(rank: int, world: int, port: int, queue):
     def shards(n=4, heads=2, headdim=8, **kw):
         return [torch.randn(1, n, heads, headdim, **kw) for _ in range(3)]
 
-    try:
+    with process_group("gloo", port, rank, world):
         # the last rank's local shard has an odd length under causal: its own ValueError, the others name it
         attempt("odd", lambda: ring_flash_attn_func(*shards(3 if rank == last else 4), causal=True, backend="sim"))
         # one rank's q has nheads not divisible by nheads_k
@@ -314,6 +320,3 @@ def disagreement_worker(rank: int, world: int, port: int, queue):
         attempt("unshard", lambda: zigzag_unshard(torch.randn(1, 4 + 2 * (rank == 1), 2, 8)))
         attempt("unshard_varlen", lambda: zigzag_unshard_varlen(torch.randn(8 + 2 * (rank == 1), 2, 8),
                                                                 torch.tensor([0, 8 * world], dtype=torch.int32)))
-        dist.barrier()  # see spawn_worker
-    finally:
-        dist.destroy_process_group()
