@@ -14,6 +14,9 @@
 # Stages past the deadline are skipped and logged as such. Results in $OUT: summary.txt setup.txt tests.txt
 # memcheck.txt scan.txt fold.txt sdp.txt json.tar.gz (8 files at most come back from the device tool).
 #   cd <integ20 tree> && OUT=$OUT bash perf/integ20_gpu_run.sh     (DEADLINE_S default 585: the tool's 600 s limit)
+# A second call for what the first left undone: STAGES (default "tests memcheck scan fold sdp") picks stages,
+# KERNELS (default "auto vector") the test modes, DEBUG_TESTS (pytest node ids, auto mode, no xdist, long
+# tracebacks into $OUT/debug.txt) runs right after the build.
 set -uo pipefail
 . "$(dirname "$0")/gpu_lib.sh"  # OUT, REPO, T0, log
 DEADLINE_S=${DEADLINE_S:-585}
@@ -30,10 +33,20 @@ test_one_key_rows.py test_cases.py test_fp32_alibi_far_rows.py test_alibi_anchor
 export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0a}
 BUILD_TIMEOUT=$(stage_limit ${BUILD_TIMEOUT:-220}) bash "$REPO/perf/final_run.sh" build || { log "build failed"; exit 1; }
 
+STAGES=${STAGES:-tests memcheck scan fold sdp}
+want_stage() { case " $STAGES " in *" $1 "*) return 0;; esac; return 1; }
+skipped() { if want_stage "$1"; then log "$1: SKIPPED (deadline)"; else log "$1: not in STAGES"; fi; }
+if [ -n "${DEBUG_TESTS:-}" ]; then
+  log "debug: pytest --tb=long $DEBUG_TESTS"
+  (cd "$REPO/tests" && ROCFLASH_KERNEL=auto timeout "$(stage_limit 60)" python3 -m pytest -q -rfEs -m gpu -p no:cacheprovider \
+    --tb=long $DEBUG_TESTS > "$OUT/debug.txt" 2>&1); log "debug exit $?: $(tail -1 "$OUT/debug.txt")"
+fi
+
 # the test stage of perf/final_run.sh, with a limit per kernel mode from the deadline (auto first: the default path)
 AUTO_FILES="$(echo $P2_AUTO) test_gpu_score_overflow.py test_gpu_kvstep_fold.py"
 VECTOR_FILES="$(echo $P2_VECTOR) test_gpu_score_overflow.py"
-for kernel in auto vector; do
+want_stage tests || log "tests: not in STAGES"
+want_stage tests && for kernel in ${KERNELS:-auto vector}; do
   if [ $kernel = auto ]; then files=$AUTO_FILES; want=${AUTO_TIMEOUT:-240}; else files=$VECTOR_FILES; want=${VECTOR_TIMEOUT:-130}; fi
   t=$(stage_limit "$want")
   if [ "$t" -eq 0 ]; then log "tests ($kernel): SKIPPED (deadline)"; continue; fi
@@ -45,7 +58,7 @@ for kernel in auto vector; do
 done
 
 t=$(stage_limit 45)
-if [ "$t" -gt 0 ]; then
+if want_stage memcheck && [ "$t" -gt 0 ]; then
   log "memcheck: perf/sanitize_cases.py --seq-only; eco11's paged 3-split and dense fp32 fwd+bwd overflow cases"
   (cd "$REPO/tests" && PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout "$t" compute-sanitizer --tool memcheck --error-exitcode 9 \
     python3 "$REPO/perf/sanitize_cases.py" --seq-only > "$OUT/memcheck.txt" 2>&1; echo "exit $?" >> "$OUT/memcheck.txt"
@@ -55,30 +68,30 @@ t.run_kvcache('cuda', 'pos', torch.float16, 'cuda', sq=3, sk=700, h=8, hk=2, d=1
 t.run_dense('cuda', 'sum', torch.float32, 'cuda', sq=70, sk=66, h=4, hk=2, d=128, grad=True)
 print('eco11 memcheck cases ok')" >> "$OUT/memcheck.txt" 2>&1; echo "exit $?" >> "$OUT/memcheck.txt")
   log "memcheck: $(grep -E 'ERROR SUMMARY|^exit|cases ok' "$OUT/memcheck.txt" | tr '\n' ' ')"
-else log "memcheck: SKIPPED (deadline)"; fi
+else skipped memcheck; fi
 
 t=$(stage_limit 40)
-if [ "$t" -gt 0 ]; then
+if want_stage scan && [ "$t" -gt 0 ]; then
   log "python3 perf/fp32_class_scan.py --backend cuda"
   (cd /tmp && timeout "$t" python3 "$REPO/perf/fp32_class_scan.py" --backend cuda > "$OUT/scan.txt" 2>&1; echo "exit $?" >> "$OUT/scan.txt")
   log "scan: $(grep -c '| ok$' "$OUT/scan.txt") lines ok, $(grep -c '| FAIL' "$OUT/scan.txt") FAIL, $(tail -1 "$OUT/scan.txt")"
-else log "scan: SKIPPED (deadline)"; fi
+else skipped scan; fi
 
 t=$(stage_limit 50)
-if [ "$t" -gt 0 ]; then
+if want_stage fold && [ "$t" -gt 0 ]; then
   log "python3 perf/decode_kernel_bench.py --cases 1x4096,1x16384,8x16384 --variants fold --no-sweep --budget-s 0.03"
   (cd /tmp && timeout "$t" python3 "$REPO/perf/decode_kernel_bench.py" --cases 1x4096,1x16384,8x16384 --variants fold \
     --no-sweep --budget-s 0.03 --json /tmp/json/fold.json > "$OUT/fold.txt" 2>&1; echo "exit $?" >> "$OUT/fold.txt")
   log "fold: $(tail -1 "$OUT/fold.txt")"
-else log "fold: SKIPPED (deadline)"; fi
+else skipped fold; fi
 
 t=$(stage_limit 60)
-if [ "$t" -gt 0 ]; then
+if want_stage sdp && [ "$t" -gt 0 ]; then
   log "python3 perf/tcbwd5_ab.py --switch ROCFLASH_BWD_SDP_WGMMA --modes 1,2,0 --cases d128causal,d128,d64"
   (cd /tmp && timeout "$t" python3 "$REPO/perf/tcbwd5_ab.py" --switch ROCFLASH_BWD_SDP_WGMMA --modes 1,2,0 \
     --cases d128causal,d128,d64 > "$OUT/sdp.txt" 2>&1; echo "exit $?" >> "$OUT/sdp.txt")
   log "sdp: $(tail -1 "$OUT/sdp.txt")"
-else log "sdp: SKIPPED (deadline)"; fi
+else skipped sdp; fi
 
 tar -czf "$OUT/json.tar.gz" -C /tmp json 2>/dev/null
 log "done ($(left) s before the deadline)"
