@@ -184,8 +184,11 @@ def test_gpu_fold_graph_replay_same_bits(platform):
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
-            for _ in range(2):  # the full path once, then the fast path, on this stream
-                rocflash.flash_attn_with_kvcache(**_clone(call), causal=True, num_splits=SPLITS, backend=platform)
+            for _ in range(2):  # the full path once, then the fast path, on this stream; the captured call's
+                # signature (return_softmax_lse included: a plan is per signature, a new one takes the full path,
+                # whose host reads a capture refuses)
+                rocflash.flash_attn_with_kvcache(**_clone(call), causal=True, return_softmax_lse=True,
+                                                 num_splits=SPLITS, backend=platform)
         torch.cuda.current_stream().wait_stream(side)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
