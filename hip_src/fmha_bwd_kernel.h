@@ -9,8 +9,8 @@
 //   per tile     S = Q.K^T,  P = exp2(score_log2(S) - m) * inv_l,  dP = dO.V^T   (m, inv_l: the forward's
 //                final row max and 1 / row sum, the values it normalised O with)
 //                (float32: P = exp2(x - shift) * inv_l, x = score_log2(S) - m; shift and inv_l: the statistics
-//                pass's, or 0 and the forward's; with the pass and no softcap / ALiBi x comes from S's fp64 sum,
-//                rounded once: ScoreTransform::shifted_log2, kShifted)
+//                pass's, or 0 and the forward's; with the pass and no softcap x comes from S's fp64 sum,
+//                rounded once, ALiBi's term after it in float32: ScoreTransform::shifted_log2, kShifted)
 //                dS = P o (dP - D) o g,   g = 1, or 1 - tanh^2 under softcap   (dS = dL/d(raw S) / scale)
 //   dK/dV kernel dV += P^T.dO,  dK += dS^T.Q          (dK scaled by softmax_scale once, at the end)
 //   dQ kernel    dQ += dS.K                           (scaled by softmax_scale once, at the end)
@@ -69,23 +69,35 @@ RF_DEVICE float head_alibi_slope(const FmhaBwdParams& p, int batch, int head) {
   return p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f;
 }
 
-// kShifted (float32 with the statistics pass, p.bwd_stats, no softcap, no ALiBi: shifted_variant): tile_s_and_dp
-// forms x = score_log2(S) - row_max from S's fp64 sum (ScoreTransform::shifted_log2), rounded once, and the pass's
-// own max of x (the row's shift) cancels row_max's float32 rounding. Else x = score_log2(S) - row_max from the
-// float32 S: a backward from an LSE has no such shift, and its m shares the forward's float32 S2 rounding, which
-// an fp64 S2 would not (the sim: 3.7x the rule on adv15's case from the LSE); softcap bounds the score; ALiBi's
-// term in fp64 cost the d32 kernel below its last VGPRs (shifted_log2). A
-// template parameter, not a runtime test per element: the runtime select cost the fp32 d32 dQ kernel 8 VGPRs
+// kShifted (float32 with the statistics pass, p.bwd_stats, no softcap: shifted_variant): tile_s_and_dp forms
+// x = S * scale_log2 - row_max from S's fp64 sum (ScoreTransform::shifted_log2), rounded once, ALiBi's term is
+// subtracted from that in float32 (shifted_score: ScoreTransform::shifted_alibi_log2, issue 8, eco13), and the
+// pass's own max of x (the row's shift) cancels row_max's float32 rounding. Else x = score_log2(S) - row_max from
+// the float32 S: a backward from an LSE has no such shift, and its m shares the forward's float32 S2 rounding,
+// which an fp64 S2 would not (the sim: 3.7x the rule on adv15's case from the LSE); softcap bounds the score.
+// A template parameter, not a runtime test per element: the runtime select cost the fp32 d32 dQ kernel 8 VGPRs
 // and a spill on gfx906 at its 2 waves per SIMD (ISA audit).
 template <class E>
 RF_DEVICE bool shifted_variant(const FmhaBwdParams& p) {
-  return E::kDType == DType::kFp32 && p.bwd_stats != nullptr && p.softcap == 0.f && p.alibi_slopes == nullptr;
+  return E::kDType == DType::kFp32 && p.bwd_stats != nullptr && p.softcap == 0.f;
 }
 
-// x = score_log2(S) - row_max of one element: s holds x itself under kShifted, else S.
+// The thread index the kShifted per-element loops derive their rows from (ALiBi's distance needs the row on
+// interior tiles too): on AMD through an empty asm, so the compiler recomputes the row from it there instead of
+// keeping (and, at the gfx906 fp32 d32 dQ kernel's 128 VGPRs, spilling) the thread's row across the main loop.
+template <bool kShifted>
+RF_DEVICE int shifted_row_tid(int tid) {
+#if defined(RF_PLATFORM_HIP)
+  if constexpr (kShifted) asm volatile("" : "+v"(tid));
+#endif
+  return tid;
+}
+
+// x = score_log2(S) - row_max of one element: under kShifted s holds S * scale_log2 - row_max (fp64, rounded once)
+// and ALiBi's term (+0 without ALiBi) comes off here, in float32; else s holds S.
 template <bool kShifted>
 RF_DEVICE float shifted_score(float s, float row_max, const ScoreTransform& score, int row, int col) {
-  if constexpr (kShifted) return s;
+  if constexpr (kShifted) return score.shifted_alibi_log2(s, row, col);
   else return score(s, row, col) - row_max;
 }
 
@@ -120,7 +132,8 @@ RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], con
 // over rows, and a padding row's P (LSE +inf) is NaN when the key's S is.
 // S = Q.K^T and dP = dO.V^T of the tile in LDS (each element one dot product over headdim in a fixed order:
 // the same bits in the dK/dV kernel, the dQ kernel and the dQ kernel's statistics pass). kShifted: s gets x =
-// score_log2(S) - row_max from S's fp64 sum instead (ScoreTransform::shifted_log2).
+// score_log2(S) - row_max from S's fp64 sum instead (ScoreTransform::shifted_log2, rounded once; ALiBi's term
+// comes off in the callers' per-element loops, shifted_score).
 template <class E, class Tile, bool kShifted, int TM, int TN>
 RF_DEVICE void tile_s_and_dp(const char* lds, int tid, const ScoreTransform& score, const float (&row_max)[TM],
                              float (&s)[TM][TN], float (&dp)[TM][TN]) {
@@ -150,7 +163,7 @@ RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule
                                   float (&dp)[TM][TN]) {
   constexpr auto T = Tile::kShape;
   tile_s_and_dp<E, Tile, kShifted>(lds, tid, score, row_max, s, dp);
-  const auto row_of = [&](int i) { return m0 + T.row(tid, i); };
+  const auto row_of = [&](int i) { return m0 + T.row(shifted_row_tid<kShifted>(tid), i); };
   const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
   const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
   if (boundary)
@@ -361,7 +374,7 @@ struct FmhaBwdDqPipeline {
       const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
-        const int row = m0 + T.row(tid, i);
+        const int row = m0 + T.row(shifted_row_tid<kShifted>(tid), i);
         float tile_max = neg_inf();
 #pragma unroll
         for (int c = 0; c < TN; ++c) {

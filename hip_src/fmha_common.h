@@ -253,10 +253,27 @@ struct ScoreTransform {
   // fp32. Rounding S to fp32 first (|S2| ~ 3000 at softmax_scale 50) put |S2| * 2^-24 into every exp2 argument of
   // P = exp2(S2 - m): dq 2.02x FlashAttention's rule where a row's softmax splits over two keys (adv15,
   // tests/test_score_overflow.py); x carries |x| * 2^-24. The sim: rocflash/backends/sim.py _Tiles.shifted_log2.
-  // (ALiBi's term in fp64 too cost the gfx906 fp32 d32 dQ kernel its last VGPRs and a spill: ALiBi keeps the
-  // float32 score, as softcap, whose score is bounded.)
+  // ALiBi's term is not in the fp64 value (it cost the gfx906 fp32 d32 dQ kernel its last VGPRs and a spill):
+  // shifted_alibi_log2 subtracts it afterwards, in float32.
   RF_DEVICE float shifted_log2(double raw, float ref) const {
+#if defined(RF_PLATFORM_HIP)
+    asm volatile("" : "+v"(ref));
+#endif
     return float(rf_sub_rn_f64(rf_mul_rn_f64(raw, scale_log2_64), double(ref)));
+  }
+
+  // ALiBi on the shifted score x = shifted_log2(raw, ref): x - slope_log2 * |anchor(row) - col|, in float32, after
+  // the fp64 value was rounded. For the keys that carry weight x ~ bias + (the row's spread of scale * S), so its
+  // rounding and this subtraction each carry |bias| * 2^-24 (a distance-sized term, as eager float32's own bias
+  // addition), not |S2| * 2^-24: adv15's two-key rows with ALiBi, seed 2, softmax_scale 50 went from 3.16x
+  // FlashAttention's backward rule to 0.01x (sim; tests/test_score_overflow.py). Without ALiBi (slope 0) the term
+  // is +0 and x is unchanged bit for bit. No fp64 value is live here: no VGPR beyond the float32 ALiBi score's.
+  // The anchor in int32 (alibi_anchor's int64 pair held 2 VGPRs per row across the fp64 loop: a 4-VGPR spill of
+  // the gfx906 fp32 d32 dQ kernel): row + diag < seqlen_k and >= -seqlen_q, so int32 holds it.
+  RF_DEVICE float shifted_alibi_log2(float x, int row, int col) const {
+    const int32_t d = row + diag;
+    const int32_t a = d < last_key ? (d > 0 ? d : 0) : last_key;
+    return x - alibi_slope_log2 * rf_abs(float(a - col));
   }
 
   // d(score)/d(raw) / softmax_scale: 1, or 1 - tanh^2(raw * scale / softcap) with softcap (ALiBi is additive).

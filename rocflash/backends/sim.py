@@ -284,7 +284,7 @@ class _Tiles:
         a = pb.args
         if a.softcap == 0 and pb.slopes is None:
             return raw * (a.softmax_scale * LOG2E), 1.0
-        dist = None if pb.slopes is None else (alibi_anchor(self.rows, pb.seqlen_q, pb.seqlen_k) - self.cols).abs().to(pb.acc)
+        dist = None if pb.slopes is None else self.alibi_dist(pb)
         if a.softcap == 0:  # ALiBi alone: one product in log2 units (no second rounding of a large score by log2(e))
             return raw * (a.softmax_scale * LOG2E) - (pb.slopes * LOG2E).unsqueeze(-1) * dist, 1.0
         t = torch.tanh(raw * (a.softmax_scale / a.softcap))
@@ -292,6 +292,20 @@ class _Tiles:
         if dist is not None:
             x = x - pb.slopes.unsqueeze(-1) * dist
         return x * LOG2E, g
+
+    def alibi_dist(self, pb: _Problem):
+        """|anchor(i) - j| of the pairs, in the accumulation dtype (ALiBi's distance, seqlayout.alibi_anchor)."""
+        return (alibi_anchor(self.rows, pb.seqlen_q, pb.seqlen_k) - self.cols).abs().to(pb.acc)
+
+    def shifted_alibi_log2(self, pb: _Problem, x):
+        """The shifted score's ALiBi term (hip_src/fmha_common.h ScoreTransform::shifted_alibi_log2): x - slope_log2 *
+        |anchor(i) - j| in float32, after x = raw * c - ref was rounded once (shifted_log2). The ALiBi term stays
+        out of the fp64 value: x then holds about bias_j + (the row's score spread), so its one rounding and the
+        float32 subtraction each carry |bias| * 2^-24, not |S2| * 2^-24 (issue 8, eco13). x unchanged without
+        ALiBi."""
+        if pb.slopes is None:
+            return x
+        return x - (pb.slopes * LOG2E).unsqueeze(-1) * self.alibi_dist(pb)
 
     @staticmethod
     def shifted_log2(pb: _Problem, ref):
@@ -302,7 +316,8 @@ class _Tiles:
         rounds x once to float32 (_fp64_ascending's ``post``). Rounding S (|S2| ~ 3000 at softmax_scale 50) to
         float32 before the shift put |S2| * 2^-24 into every exp2 argument of the backward's P (adv15: dq 2.02x the
         rule on rows whose softmax splits over two keys); the shifted x carries |x| * 2^-24 (and the fp64 sum's
-        2^-53 terms). ALiBi and softcap keep the float32 score (hip_src/fmha_bwd_kernel.h shifted_variant)."""
+        2^-53 terms). ALiBi's term is subtracted after the rounding, in float32 (shifted_alibi_log2); softcap keeps
+        the float32 score (hip_src/fmha_bwd_kernel.h shifted_variant)."""
         c = float(torch.tensor(pb.args.softmax_scale, dtype=torch.float32)) * LOG2E
         ref = ref.double()
         return lambda raw: raw * c - ref
@@ -537,8 +552,9 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         pairs = _Tiles(pb, [i * bm for i in q_blocks], [t * bn for t in k_tiles], bm, bn, masked)
         q_tile, do_tile = _pick(qt, q_blocks), _pick(dot, q_blocks)
         m_t, inv_l_t, delta_t, shift_t = (_pick(x, q_blocks).unsqueeze(-1) for x in stat)
-        if shifted and pb.dtype == torch.float32 and args.softcap == 0 and pb.slopes is None:  # fp64, shifted
-            x, g = exact_dot(qt, q_blocks, kt, k_tiles, post=pairs.shifted_log2(pb, m_t)), 1.0
+        if shifted and pb.dtype == torch.float32 and args.softcap == 0:  # fp64, shifted; ALiBi after, float32
+            x = exact_dot(qt, q_blocks, kt, k_tiles, post=pairs.shifted_log2(pb, m_t))
+            x, g = pairs.shifted_alibi_log2(pb, x), 1.0
         else:
             s2, g = pairs.scores_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles))
             x = s2 - m_t
