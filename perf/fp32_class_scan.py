@@ -34,6 +34,9 @@ CASES += [
     # adv15's two-key rows (tests/test_score_overflow.py): fp32 S2 rounded before the shift left the rule (eco12)
     ("two-key rows causal sq<sk d200 gqa 6/2 scale 50 s20", 50.0, 200, 16, 31, 6, 2, False, 0.0, True, 20),
     ("two-key rows causal sq<sk d200 gqa 6/2 scale 100 s2", 100.0, 200, 16, 31, 6, 2, False, 0.0, True, 2),
+    # the same with ALiBi (slopes rand * 10 of the seed): ALiBi's term after the shifted score's rounding (eco13)
+    ("adv15 shape + alibi causal sq<sk d200 gqa 6/2 scale 50 s2", 50.0, 200, 16, 31, 6, 2, True, 0.0, True, 2),
+    ("adv15 shape + alibi causal sq<sk d200 gqa 6/2 scale 100 s0", 100.0, 200, 16, 31, 6, 2, True, 0.0, True, 0),
 ]
 
 

@@ -201,20 +201,25 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
             return a @ b.transpose(-1, -2)
         return (a.double() @ b.double().transpose(-1, -2)).float()
 
-    # float32 / float64 with the statistics pass (eco12): x = score - row_max (float32 without softcap / ALiBi: S's
-    # fp64 sum, rounded once, in the kernels' ascending order: sim._fp64_ascending), P = exp2(x - m_shift) * (1/l)
+    # float32 / float64 with the statistics pass (eco12): x = score - row_max (float32 without softcap: S's fp64 sum,
+    # rounded once, in the kernels' ascending order: sim._fp64_ascending; ALiBi's term after that in float32, eco13),
+    # P = exp2(x - m_shift) * (1/l)
     shifted = stats is not None and q.dtype in (torch.float32, torch.float64)
     m_shift = torch.zeros_like(row_max)
 
     def x_of(q_tile, k_tile, rows, cols, ref):  # ref (b, h, bm) -> (x (b, h, bm, bn), g)
-        if shifted and pb.dtype == torch.float32 and args.softcap == 0 and pb.slopes is None:
+        if shifted and pb.dtype == torch.float32 and args.softcap == 0:
             c = float(torch.tensor(args.softmax_scale, dtype=torch.float32)) * LOG2E
             ref64 = ref.double().unsqueeze(-1).unsqueeze(2)
 
             def post(raw):  # raw (b, h, 1, bm, bn)
                 return raw * c - ref64
             a, b = q_tile.double().unsqueeze(2), k_tile.double().transpose(-1, -2).unsqueeze(2)
-            return sim._fp64_ascending(a, b, [0], post=post).squeeze(2), 1.0
+            x = sim._fp64_ascending(a, b, [0], post=post).squeeze(2)
+            if pb.slopes is not None:  # ScoreTransform::shifted_alibi_log2
+                dist = (alibi_anchor(rows.view(-1, 1), pb.seqlen_q, pb.seqlen_k) - cols.view(1, -1)).abs().to(pb.acc)
+                x = x - (pb.slopes * LOG2E) * dist
+            return x, 1.0
         s2, g = pb.scores_log2(dot(q_tile, k_tile), rows, cols)
         return s2 - ref.unsqueeze(-1), g
 

@@ -26,8 +26,9 @@ Backward (hip_src/fmha_bwd_kernel.h)::
                                    bits in every pass, as the kernels' fixed per-element order; own_stats_pass)
     P = exp2(S2 - m) * (1/l)      (the forward's final row max and 1/l; 0 where masked, and for rows with l = 0;
                                    with the statistics pass P = exp2(x - shift) * (1/l), x = S2 - m (the forward's
-                                   m) and shift, 1/l, D the pass's, over x; float32 without softcap / ALiBi: x from
-                                   S's fp64 sum, rounded once, _Tiles.shifted_log2)
+                                   m) and shift, 1/l, D the pass's, over x; float32 without softcap: x from
+                                   S's fp64 sum, rounded once, _Tiles.shifted_log2, ALiBi's term
+                                   after it in float32, _Tiles.shifted_alibi_log2)
     dS = P * (dP - D) * g,  dP = dO . V^T,  g = 1 or 1 - tanh^2 (softcap)
                                   (S and dP correctly rounded: for float32 inputs the kernels' fp64 sum of exact
                                   products, rounded once (tile_rowdot_fp64); for 16-bit dP the model of the
@@ -434,7 +435,8 @@ def own_stats_pass(dtype: torch.dtype) -> bool:
     D = rowsum(P * dP) / l from its own dP; both gradient kernels then use these (m, 1/l, D), not the forward's
     statistics and the preprocess's D = rowsum(dO * O) (hip_src/fmha_bwd_kernel.h ``own_row_stats``). The pass
     runs on x = S2 - m, m the forward's row max; its own max of x is the row's shift (P = exp2(x - shift) / l);
-    for float32 without softcap / ALiBi, x comes from S's fp64 sum rounded once (_Tiles.shifted_log2).
+    for float32 without softcap, x comes from S's fp64 sum rounded once (_Tiles.shifted_log2; ALiBi's term after
+    that, in float32: _Tiles.shifted_alibi_log2).
 
     Why: where a row's softmax is one-hot (every other key's exp2 underflows: large |softmax_scale| * |q| |k|,
     e.g. headdim 256 at softmax_scale 50), eager float32 attention's softmax backward gives dS = 0 exactly
@@ -529,10 +531,11 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
 
     # With the statistics pass (own_stats): P = exp2(x - m_shift) * (1/l), x the score relative to the row's
     # reference row_max (the forward's row max), in fp64 before the one rounding to float32 for float32 without
-    # softcap and ALiBi (_Tiles.shifted_log2); m_shift = the pass's own max of x. Else (16-bit inputs; a backward from an
-    # LSE): P = exp2(S2 - m) * (1/l) from the float32 S2, whose rounding the forward's m or LSE shares (the same
-    # S bits): an fp64 S2 against an m carrying the forward's float32 rounding left the rule (3.7x on the
-    # from-LSE run of adv15's case), where the pass's own shift cancels it.
+    # softcap (_Tiles.shifted_log2; ALiBi's term after the rounding, _Tiles.shifted_alibi_log2); m_shift = the
+    # pass's own max of x. Else (16-bit inputs; a backward from an LSE): P = exp2(S2 - m) * (1/l) from the float32
+    # S2, whose rounding the forward's m or LSE shares (the same S bits): an fp64 S2 against an m carrying the
+    # forward's float32 rounding left the rule (3.7x on the from-LSE run of adv15's case), where the pass's own
+    # shift cancels it.
     shifted = own_stats
     m_shift = torch.zeros_like(row_max)
 
