@@ -247,7 +247,7 @@ struct ScoreTransform {
     return x * kLog2e;
   }
 
-  // The fp32 backward's plain score (no softcap, no ALiBi) relative to its row's reference `ref` (the row max its
+  // The fp32 backward's score without softcap (ALiBi's term: shifted_alibi_log2) relative to its row's reference `ref` (the row max its
   // statistics were taken against, log2 units), from the fp64 sum `raw` of Q.K^T (tile_rowdot_fp64, before its
   // rounding): x = raw * scale_log2_64 - ref, each step one fp64 operation rounded on its own, then rounded once to
   // fp32. Rounding S to fp32 first (|S2| ~ 3000 at softmax_scale 50) put |S2| * 2^-24 into every exp2 argument of
@@ -257,7 +257,7 @@ struct ScoreTransform {
   // shifted_alibi_log2 subtracts it afterwards, in float32.
   RF_DEVICE float shifted_log2(double raw, float ref) const {
 #if defined(RF_PLATFORM_HIP)
-    asm volatile("" : "+v"(ref));
+    asm volatile("" : "+v"(ref));  // double(ref) per element, not a VGPR pair per row hoisted out of the loop (eco13)
 #endif
     return float(rf_sub_rn_f64(rf_mul_rn_f64(raw, scale_log2_64), double(ref)));
   }
@@ -267,9 +267,9 @@ struct ScoreTransform {
   // rounding and this subtraction each carry |bias| * 2^-24 (a distance-sized term, as eager float32's own bias
   // addition), not |S2| * 2^-24: adv15's two-key rows with ALiBi, seed 2, softmax_scale 50 went from 3.16x
   // FlashAttention's backward rule to 0.01x (sim; tests/test_score_overflow.py). Without ALiBi (slope 0) the term
-  // is +0 and x is unchanged bit for bit. No fp64 value is live here: no VGPR beyond the float32 ALiBi score's.
-  // The anchor in int32 (alibi_anchor's int64 pair held 2 VGPRs per row across the fp64 loop: a 4-VGPR spill of
-  // the gfx906 fp32 d32 dQ kernel): row + diag < seqlen_k and >= -seqlen_q, so int32 holds it.
+  // is +0 and x is unchanged bit for bit. No fp64 value is live here. The anchor in int32, not alibi_anchor's int64
+  // (one register per value, not two: the gfx906 fp32 d32 dQ kernel sits at 128 VGPRs): row + diag < seqlen_k and
+  // >= -seqlen_q. Register cost per kernel: perf/RESULTS.md "eco13".
   RF_DEVICE float shifted_alibi_log2(float x, int row, int col) const {
     const int32_t d = row + diag;
     const int32_t a = d < last_key ? (d > 0 ? d : 0) : last_key;
