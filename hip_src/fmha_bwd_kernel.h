@@ -84,14 +84,15 @@ RF_DEVICE bool shifted_variant(const FmhaBwdParams& p) {
 
 // The thread index the kShifted per-element loops derive their rows from (ALiBi's distance needs the row on
 // interior tiles too), through an empty asm: the compiler recomputes the row from it there instead of keeping the
-// thread's row across the main loop (gfx906 fp32 d32 dQ: a 4-VGPR spill at its 128 VGPRs without it; sm_90 fp32
-// d256 dK/dV: 193 registers instead of 167).
-template <bool kShifted>
+// thread's row across the main loop (gfx906 fp32 d32 dQ: a 4-VGPR spill at its 128 VGPRs without it). On CUDA
+// only where it helps (kCudaToo: the dK/dV kernel, sm_90 fp32 d256 193 -> 167 registers, d128 159 -> 128; in the
+// dQ kernel it cost d64 128 -> 145: ptxas -v, RESULTS "eco13").
+template <bool kShifted, bool kCudaToo = false>
 RF_DEVICE int shifted_row_tid(int tid) {
 #if defined(RF_PLATFORM_HIP)
   if constexpr (kShifted) asm volatile("" : "+v"(tid));
 #else
-  if constexpr (kShifted) asm volatile("" : "+r"(tid));
+  if constexpr (kShifted && kCudaToo) asm volatile("" : "+r"(tid));
 #endif
   return tid;
 }
@@ -159,14 +160,14 @@ RF_DEVICE void tile_s_and_dp(const char* lds, int tid, const ScoreTransform& sco
                          [&](int c, int d) { return T.v_read(tid, c, d); }, dp);
 }
 
-template <class E, class Tile, bool kShifted, int TM, int TN>
+template <class E, class Tile, bool kShifted, bool kCudaOpaqueRow, int TM, int TN>
 RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule, const ScoreTransform& score, int m0,
                                   int m_end, int n0, const float (&row_max)[TM], const float (&inv_l)[TM],
                                   const float (&delta)[TM], const float (&shift)[TM], float (&s)[TM][TN],
                                   float (&dp)[TM][TN]) {
   constexpr auto T = Tile::kShape;
   tile_s_and_dp<E, Tile, kShifted>(lds, tid, score, row_max, s, dp);
-  const auto row_of = [&](int i) { return m0 + T.row(shifted_row_tid<kShifted>(tid), i); };
+  const auto row_of = [&](int i) { return m0 + T.row(shifted_row_tid<kShifted, kCudaOpaqueRow>(tid), i); };
   const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
   const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
   if (boundary)
@@ -298,7 +299,7 @@ struct FmhaBwdDkdvPipeline {
 
         // stages 1 and 2: S, dP, then P and dS, stored transposed into LDS
         float s[TM][TN], dp[TM][TN];
-        recompute_p_and_ds<E, Tile, kShifted>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, shift, s, dp);
+        recompute_p_and_ds<E, Tile, kShifted, true>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, shift, s, dp);
 #pragma unroll
         for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -468,7 +469,7 @@ struct FmhaBwdDqPipeline {
       __syncthreads();
 
       float s[TM][TN], dp[TM][TN];
-      const bool boundary = recompute_p_and_ds<E, Tile, kShifted>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, shift,
+      const bool boundary = recompute_p_and_ds<E, Tile, kShifted, false>(lds, tid, rule, score, m0, m_end, n0, row_max, inv_l, delta, shift,
                                                         s, dp);
 #pragma unroll
       for (int i = 0; i < TM; ++i)
