@@ -310,8 +310,9 @@ class _Tiles:
 
     @staticmethod
     def shifted_log2(pb: _Problem, ref):
-        """float32 inputs with the statistics pass, no softcap, no ALiBi: the backward's score relative to its row's
-        reference ``ref`` (b, h, pairs, Br, 1), the row max (log2 units) its statistics were taken against, as a map
+        """float32 inputs with the statistics pass, no softcap (ALiBi: shifted_alibi_log2 after this): the backward's
+        score relative to its row's reference ``ref`` (b, h, pairs, Br, 1), the row max (log2 units) its statistics
+        were taken against, as a map
         of the fp64 sum of Q.K^T (hip_src/fmha_common.h ScoreTransform::shifted_log2): x = raw * c - ref, each step
         an fp64 operation rounded on its own (no FMA), c = float32(softmax_scale) * log2(e) in fp64; the caller
         rounds x once to float32 (_fp64_ascending's ``post``). Rounding S (|S2| ~ 3000 at softmax_scale 50) to
