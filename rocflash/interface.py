@@ -338,6 +338,9 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
     cap = _real(softcap)
     if cap is None or not 0.0 <= cap <= _FP32_MAX:
         raise ValueError(f"softcap must be a finite float >= 0 (0 = off, within float32 range), got {softcap!r}")
+    if not cap <= MAX_SOFTMAX_SCALE:  # the kernels form the capped score (|x| <= softcap) times log2(e) in float32
+        raise ValueError(f"softcap must be <= {MAX_SOFTMAX_SCALE:.5g} (softcap * log2(e) must be a finite float32: a "
+                         f"score near the cap overflowed to +inf, a NaN row), got {softcap!r}")
     if cap > 0 and not abs(scale) / cap <= _FP32_MAX:
         raise ValueError(f"softcap must be >= |softmax_scale| / 3.4e38 (the kernels compute softmax_scale / softcap in "
                          f"float32), got softcap={softcap!r} with softmax_scale={softmax_scale!r}")
@@ -359,12 +362,20 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
 
 def check_alibi_finite(alibi_slopes: torch.Tensor) -> None:
     """ValueError for a NaN or infinite slope: its head's bias -slope * |i + seqlen_k - seqlen_q - j| would be NaN
-    (or NaN at distance 0, inf * 0) in every score of the head, a silently NaN output. One device sync."""
+    (or NaN at distance 0, inf * 0) in every score of the head, a silently NaN output. Also for |slope| above
+    MAX_SOFTMAX_SCALE: the kernels multiply the slope by log2(e) in float32 (hip_src/fmha_common.h ScoreTransform
+    alibi_slope_log2), inf there, and inf * 0 at the row's own key made every row of the head NaN (adv16). One
+    device sync."""
     bad = ~torch.isfinite(alibi_slopes)
     if bool(bad.any()):
         where = tuple(bad.nonzero()[0].tolist())
         raise ValueError(f"alibi_slopes must be finite (one float32 slope per head), got "
                          f"{alibi_slopes[where].item()} at index {where}")
+    big = alibi_slopes.abs() > MAX_SOFTMAX_SCALE
+    if bool(big.any()):
+        where = tuple(big.nonzero()[0].tolist())
+        raise ValueError(f"alibi_slopes must be in [-{MAX_SOFTMAX_SCALE:.5g}, {MAX_SOFTMAX_SCALE:.5g}] (slope * log2(e) "
+                         f"must be a finite float32), got {alibi_slopes[where].item()} at index {where}")
 
 
 def _real(x) -> float | None:
