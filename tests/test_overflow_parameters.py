@@ -141,3 +141,23 @@ def test_alibi_far_rows_split_kv(num_splits):
                                                 return_softmax_lse=True, backend="sim")
     assert not out[0, 1].isnan().any() and not lse[0, :, 1].isnan().any(), "row 1 NaN"
     assert (out.double() - ref).abs().max().item() <= 1e-6
+
+
+# ---------------------------------------------------------------- open: q.k past float32 at a small softmax_scale
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open (adv16): the fp32 forward rounds q.k's fp64 sum to "
+                   "float32 BEFORE the scale (-3.404e38 -> -inf), so at softmax_scale 1e-37 a key whose scaled score "
+                   "is -34.04 (exact weight 0.49) weighs 0 beside one at -34.00: out [1, 0] instead of [0.51, 0.49], "
+                   "silently (eco11's 'a row with one finite score among overflowed ones is exact' needs |scale| * "
+                   "FLT_MAX >> 100). eco12's fp32 backward scales the fp64 sum before rounding (shifted_log2), so its "
+                   "gradients are those of the exact softmax, not of the returned out. Fix: the fp32 forward's score "
+                   "as float32(raw_fp64 * scale * log2 e) (sim and kernels together; GPU)")
+@pytest.mark.parametrize("backend", ["sim"])
+def test_fp32_sum_past_float32_small_scale(backend):
+    q = torch.ones(1, 1, 1, 4)
+    k = torch.zeros(1, 2, 1, 4)
+    k[0, 0], k[0, 1] = -8.5e37, -8.51e37  # q.k = -3.400e38 (a float32) and -3.404e38 (past it)
+    v = torch.eye(4)[:2].view(1, 2, 1, 4)
+    ref, _ = attention_reference(q.double(), k.double(), v.double(), FwdArgs(1e-37, -1, -1, 0.0, None), torch.float64)
+    out = rocflash.flash_attn_func(q, k, v, softmax_scale=1e-37, backend=backend)
+    err = (out.double() - ref).abs().max().item()
+    assert err <= 1e-3 or out.isnan().all(), f"out {out.flatten().tolist()[:2]} vs fp64 {ref.flatten().tolist()[:2]}"
