@@ -57,7 +57,9 @@ def flash_attn_func(
             weights). Scores whose scaled value overflows float32 give NaN in their rows (out, LSE and the
             gradients): a +inf score, or a row whose every visible score is -inf (q.k ~ -3e40 in float32, or
             softmax_scale ~ -2e38 on positive q.k; the fp64 answer is finite). A row with at least one finite
-            visible score is exact (an overflowed score weighs 0), and a row that sees no key (causal, window,
+            visible score is exact (an overflowed score weighs 0) unless |softmax_scale| is tiny: float32 q.k
+            past 3.4e38 is -inf before the scale, so at softmax_scale 1e-37 a key whose exact weight is 0.49
+            weighs 0 (open, adv16: tests/test_overflow_parameters.py strict xfail), and a row that sees no key (causal, window,
             seqlen_k) keeps out 0 and LSE -inf as in flash-attn. The forward is exact
             over the whole range. The fused backends' backward (sim, hip, cuda, ck) takes |softmax_scale| <= 100
             for float32 and <= 50 for fp16 / bf16 inputs (``ops.max_backward_scale``; ValueError at the
@@ -84,8 +86,10 @@ def flash_attn_func(
         window_size: (left, right) sliding window, -1 = unbounded: row i sees keys
             [i + seqlen_k - seqlen_q - left, i + seqlen_k - seqlen_q + right]. With causal=True, right must
             be -1 or 0.
-        softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` to the scores (Gemma 2 style).
-        alibi_slopes: float32 (nheads,) or (batch, nheads): adds ``-slope * |i + seqlen_k - seqlen_q - j|``.
+        softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` to the scores (Gemma 2 style);
+            at most MAX_SOFTMAX_SCALE (softcap * log2(e) must be a finite float32; ValueError beyond).
+        alibi_slopes: float32 (nheads,) or (batch, nheads): adds ``-slope * |i + seqlen_k - seqlen_q - j|``;
+            |slope| at most MAX_SOFTMAX_SCALE (slope * log2(e) must be a finite float32; ValueError beyond).
             Not differentiable (as in flash-attn).
         deterministic: the backward's dQ, as in flash-attn. The forward never uses atomics (bitwise
             repeatable either way), and dK/dV are summed over GQA groups in registers. "cuda" with the
