@@ -105,6 +105,32 @@ def test_split_rule_switch_reaches_the_plan(monkeypatch):
     assert kvcache_fast._env_state() != fill_state
 
 
+def test_k_first_switch(monkeypatch):
+    """ROCFLASH_SPLITKV_K_FIRST (0/1, unset 0) -> FmhaFwdParams::kv_k_first; part of the KV-cache plans' key and of
+    flash_attn_func's kept launches (a changed value re-plans); a bad value raises naming the variable."""
+    pytest.importorskip("torch")
+    import inspect
+
+    from rocflash import envvars, kvcache_fast
+    from rocflash.backends import compiled
+
+    assert envvars.SWITCHES[compiled.SPLITKV_K_FIRST_ENV] == (("0", "1"), "0")
+    monkeypatch.delenv(compiled.SPLITKV_K_FIRST_ENV, raising=False)
+    assert compiled.splitkv_k_first() == 0
+    for value, want in (("1", 1), ("0", 0), (" 1 ", 1), ("", 0)):
+        monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, value)
+        assert compiled.splitkv_k_first() == want, value
+    monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, "on")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_K_FIRST must be one of 0, 1, got 'on'"):
+        compiled.splitkv_k_first()
+    assert compiled.SPLITKV_K_FIRST_ENV in kvcache_fast._ENV_NAMES
+    # every launch site that sets the L2 hint sets kv_k_first too (the tensor-core kernel's two run-time knobs)
+    for fn in (compiled._launch_fwd, compiled._plan_launch, kvcache_fast._make_launch):
+        src = inspect.getsource(fn)
+        assert ("kv_prefetch_l2" in src) == ("kv_k_first" in src), fn.__name__
+    assert "getenv(SPLITKV_K_FIRST_ENV)" in inspect.getsource(compiled.forward_planned)
+
+
 def test_split_kernel_rule():
     assert splitkv.use_split_kernel(1, 4, 1) and splitkv.use_split_kernel(4, 4, 0)
     assert not splitkv.use_split_kernel(8, 4, 1) and splitkv.use_split_kernel(8, 4, 2)

@@ -197,6 +197,17 @@ def splitkv_split_rule() -> str:
     return envvars.switch(SPLITKV_SPLITS_ENV)
 
 
+SPLITKV_K_FIRST_ENV = "ROCFLASH_SPLITKV_K_FIRST"
+
+
+def splitkv_k_first() -> int:
+    """``ROCFLASH_SPLITKV_K_FIRST`` (1 | 0; unset = off), as FmhaFwdParams::kv_k_first: whether the tensor-core
+    split-KV kernel copies each K/V tile as two cp.async groups, K first, and waits for V only before O += P V
+    (hip_src/fmha_splitkv_mma.h; the same arithmetic in the same order: results identical). Other kernels ignore
+    it. ValueError for another value."""
+    return int(envvars.switch(SPLITKV_K_FIRST_ENV) == "1")
+
+
 # Arrival counters of the fused combine, one int32 per (sequence, kv-head, row chunk): every launch leaves them 0
 # (the last block of a slot resets its counter), so one zeroed buffer per (device, stream) serves every call on
 # that stream (calls on one stream never overlap). Inside a CUDA graph capture a call gets a fresh zeroed buffer
@@ -400,6 +411,7 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, sbcast: bool
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0  # checked before launch
+        p.kv_k_first = splitkv_k_first() if math == "mma" else 0
         p.pdl = int(math == "mma" and splitkv_pdl(q.device))
         buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
         counters = None
@@ -718,7 +730,7 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
         torch.empty(q.shape, dtype=q.dtype, device=q.device)
     key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV),
            getenv(SPLITKV_L2_PREFETCH_ENV), getenv(SPLITKV_FUSED_COMBINE_ENV), getenv(SPLITKV_PDL_ENV),
-           getenv(SPLITKV_SPLITS_ENV))
+           getenv(SPLITKV_SPLITS_ENV), getenv(SPLITKV_K_FIRST_ENV))
     mod = load_module(platform)
     hit = state.get(key)
     if hit is None:
@@ -796,6 +808,7 @@ def _plan_launch(platform, mod, q, k, v, args, out) -> _PlannedLaunch:
     if split:
         p.num_splits = num_splits
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0
+        p.kv_k_first = splitkv_k_first() if math == "mma" else 0
         p.pdl = int(math == "mma" and splitkv_pdl(q.device))
         fuse = splitkv_fused_combine()  # checked for every split call, as _launch_fwd does
         if num_splits > 1:
