@@ -47,8 +47,8 @@ def _kvcache(call, platform, monkeypatch, k_first: str, **kw):
         out = rocflash.flash_attn_with_kvcache(**c, return_softmax_lse=True, num_splits=fold.SPLITS,
                                                backend=platform, **kw)
     torch.cuda.synchronize()
-    flags = [ln.p.kv_k_first for plan in kvcache_fast._PLANS.values() for key, ln in plan.launch.items()
-             if isinstance(key, tuple) and hasattr(ln, "p")]
+    flags = [ln.params.kv_k_first for plan in kvcache_fast._PLANS.values() for key, ln in plan.launch.items()
+             if isinstance(key, tuple) and hasattr(ln, "params")]
     return out, c, flags
 
 
