@@ -256,6 +256,7 @@ def main():
         print("  check: " + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
                                       for k, v in r["check"].items()), flush=True)
         lines.append(verdict(r))
+        print("CASE-VERDICT " + lines[-1], flush=True)  # kept if a later case runs past the stage's limit
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "results": rows}, f, indent=1)
