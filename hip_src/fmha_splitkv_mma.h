@@ -27,8 +27,9 @@
 
 namespace rf {
 
-// Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe).
-template <class E, class Tile, bool kAligned>
+// Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe). kKFirst: the K-first copy order
+// (FmhaFwdParams::kv_k_first picks the kernel at launch; false compiles the default order alone).
+template <class E, class Tile, bool kAligned, bool kKFirst = false>
 struct FmhaFwdSplitKvMmaPipeline {
   static constexpr MmaSplitKvShape T = Tile::kShape;
   static constexpr int NW = T.warp_keys();
@@ -224,13 +225,12 @@ struct FmhaFwdSplitKvMmaPipeline {
     int64_t first_blocks[S];
 #pragma unroll
     for (int c = 0; c < S; ++c) first_blocks[c] = c < count ? tile_block(k, tile_n0(c), ke) : 0;
-    // kv_k_first (ROCFLASH_SPLITKV_K_FIRST, opt-in): each tile's K and V rows are two cp.async groups, K first, and
-    // the main loop waits for V only before O += P V, so S = Q K^T and the softmax of a tile overlap its V copies;
-    // the same arithmetic in the same order (bitwise the default's results). Uniform over the launch.
-    const bool k_first = p.kv_k_first != 0;
+    // kKFirst (ROCFLASH_SPLITKV_K_FIRST -> kv_k_first, opt-in): each tile's K and V rows are two cp.async groups, K
+    // first, and the main loop waits for V only before O += P V, so S = Q K^T and the softmax of a tile overlap its
+    // V copies; the same arithmetic in the same order (bitwise the default's results).
 #pragma unroll
     for (int c = 0; c < S - 1; ++c) {
-      if (k_first) {
+      if constexpr (kKFirst) {
         if (c < count)
           issue_tile<kCopyK>(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
                              first_blocks[c]);
@@ -238,9 +238,10 @@ struct FmhaFwdSplitKvMmaPipeline {
         if (c < count)
           issue_tile<kCopyV>(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
                              first_blocks[c]);
-      } else if (c < count) {
-        issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
-                   first_blocks[c]);
+      } else {
+        if (c < count)
+          issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
+                     first_blocks[c]);
       }
       mma::cp_async_commit();
     }
@@ -295,7 +296,7 @@ struct FmhaFwdSplitKvMmaPipeline {
 #pragma unroll 1
     for (int c = 0; c < count; ++c) {
       const int nxt = c + S - 1;
-      if (k_first) {  // groups K(nxt), V(nxt): 2 S in flight at most; wait for K(c) (V(c) may still fly)
+      if constexpr (kKFirst) {  // groups K(nxt), V(nxt): 2 S in flight at most; wait for K(c) (V(c) may still fly)
         if (nxt < count)
           issue_tile<kCopyK>(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane,
                              prefetch, next_block);
@@ -371,7 +372,7 @@ struct FmhaFwdSplitKvMmaPipeline {
 #pragma unroll
         for (int x = 0; x < TD; ++x) o[i][x] *= alpha;
       }
-      if (k_first) {  // V(c) before anything reads it: the K and V groups of the tiles after c may still fly
+      if constexpr (kKFirst) {  // V(c) before anything reads it: the K and V groups of later tiles may still fly
         mma::cp_async_wait<2 * S - 2>();
         __syncwarp();
       }
@@ -534,7 +535,7 @@ struct FmhaFwdSplitKvMmaPipeline {
 };
 
 // Blocks as the vector kernel's (row chunk fastest, then split, kv-head, batch), grid-stride loop.
-template <class E, class Tile, bool kAligned>
+template <class E, class Tile, bool kAligned, bool kKFirst = false>
 __global__ void __launch_bounds__(Tile::kShape.threads)
     fmha_fwd_splitkv_mma_kernel(const FmhaFwdParams p) {
   extern __shared__ uint4 rf_lds[];
@@ -550,8 +551,8 @@ __global__ void __launch_bounds__(Tile::kShape.threads)
 #if defined(RF_MMA_UNSUPPORTED)
     __trap();
 #else
-    FmhaFwdSplitKvMmaPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), chunk, split,
-                                                      int(rest % p.nheads_k), int(rest / p.nheads_k));
+    FmhaFwdSplitKvMmaPipeline<E, Tile, kAligned, kKFirst>::run(p, reinterpret_cast<char*>(rf_lds), chunk, split,
+                                                               int(rest % p.nheads_k), int(rest / p.nheads_k));
 #endif
     __syncthreads();  // the next block of the loop reuses shared memory
   }
