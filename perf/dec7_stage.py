@@ -204,7 +204,7 @@ def verdict(row) -> str:
     sweep = {k: v for k, v in gb.items() if k.startswith("n") and k.endswith("-graph")}
     best = max(sweep, key=sweep.get)
     picks = row["picks"]
-    rule = (f"fill({picks['fill']})/wave({picks['wave']}) graph {fill_g:.3f} {mark(fill_g)}, eager {fill_e:.3f}"
+    rule = (f"fill({picks['fill']})/wave({picks['wave']}) graph {fill_g:.3f} {mark(fill_g)}, eager {fill_e:.3f} {mark(fill_e)}"
             if picks["fill"] != picks["wave"] else f"fill=wave({picks['wave']}) same pick")
     return (f"{row['batch']}x{row['seqlen_k'] // 1024}k: {rule}; kfirst graph {kf_g:.3f} {mark(kf_g)}, eager "
             f"{kf_e:.3f} {mark(kf_e)}; best swept {best[1:-6]} ({sweep[best]:.0f} GB/s); "
