@@ -313,9 +313,10 @@ _MODES: dict = {}
 # the checks, the append and the NaN of a bad sequence as the step kernel's): the tensor-core kernel (CUDA) and the
 # AMD vector kernel up to headdim 128 (vector_split_folds_step); other instances and the forward kernel run the step
 # kernel first. Read per call (part of the launch's key; perf/decode_kernel_bench.py --variants fold and
-# tests/test_gpu_kvstep_fold.py switch it for their A/B). Off until a GPU run has executed it (branch dec6: the
-# gfx906 code executed on the emulator, the CUDA code compiled only; perf/RESULTS.md).
-FOLD_STEP = False
+# tests/test_gpu_kvstep_fold.py switch it for their A/B). On by default since the H200 run of 2026-12-01
+# (perf/RESULTS.md, integ20: bitwise the step kernel's results, 1.04-1.17x eager, 1.04-1.30x graphs on the paged-16
+# call); the gfx906 fold executed on the emulator only (tests/test_emu_inference.py).
+FOLD_STEP = True
 
 
 def run(plan: Plan, env: tuple, q, k_cache, v_cache, k, v, cache_seqlens, cache_batch_idx, block_table, num_splits,

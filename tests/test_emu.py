@@ -389,6 +389,34 @@ def test_barrier_interleaves_waves():
         assert not (mem.read(out, 512).view(np.uint32) == 127 - np.arange(128)).all(), order
 
 
+def test_launch_rejects_groups_outside_the_grid():
+    """Launcher.launch(groups=...) runs chosen workgroups only (the drivers' ``groups=``): an id outside the grid
+    (a negative one, x >= grid, or a y / z on a 1-D grid) raises EmuError naming the grid and the ids before any
+    group runs; ids inside it run (the store lands)."""
+    from rocflash.emu.asm import Kernel
+    from rocflash.emu.machine import EmuError, Launcher, Program
+    from rocflash.emu.state import GlobalMemory
+
+    lines = ["s_load_dwordx2 s[0:1], s[0:1], 0x0", "s_waitcnt lgkmcnt(0)", "v_mov_b32_e32 v4, s0",
+             "v_mov_b32_e32 v5, s1", "v_mov_b32_e32 v3, 7", "global_store_dword v[4:5], v3, off", "s_endpgm"]
+    instrs = []
+    for i, ln in enumerate(lines):
+        ins = parse_instruction(ln, i + 1)
+        ins.index = i
+        instrs.append(ins)
+    kernel = Kernel("t", instrs, {}, {"user_sgpr_count": 2, "user_sgpr_kernarg_segment_ptr": 1})
+    mem = GlobalMemory()
+    out = mem.put(np.zeros(1, np.uint32))
+    kernarg = np.array([out], dtype=np.uint64).tobytes()
+    launcher = Launcher(Program.from_kernel(kernel), mem)
+    for bad in ([(4, 0, 0)], [(-1, 0, 0)], [(0, 1, 0)], [(0, 0, 0), (9, 0, 0)]):
+        with pytest.raises(EmuError, match=r"groups must be workgroup ids .* inside the grid \(4, 1, 1\)"):
+            launcher.launch((4,), (64,), kernarg, 0, groups=bad)
+        assert mem.read(out, 4).view(np.uint32)[0] == 0, bad  # nothing ran
+    stats = launcher.launch((4,), (64,), kernarg, 0, groups=[(3, 0, 0)])
+    assert stats.workgroups == 1 and mem.read(out, 4).view(np.uint32)[0] == 7
+
+
 # ------------------------------------------------------------------------------------------ cycle model
 
 def test_lds_clocks_bank_conflicts():

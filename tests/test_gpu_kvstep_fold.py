@@ -1,6 +1,6 @@
 """The KV-cache step folded into the split-KV kernels (hip_src/fmha_kvstep.h folded_kv_step; marker
 ``gpu``): flash_attn_with_kvcache's fast path gives bitwise the result, the LSE and the cache of the step kernel's
-path (rocflash.kvcache_fast.FOLD_STEP = False), with several splits, new keys that straddle a split boundary,
+path (rocflash.kvcache_fast.FOLD_STEP = False; True is the default), with several splits, new keys that straddle a split boundary,
 two row chunks per split writing the same new rows, paged caches and cache_batch_idx; under
 ROCFLASH_INDEX_CHECKS=off a bad block-table entry seen by one split only still makes the whole sequence NaN, and a
 bad cache_seqlens appends nothing in any split.

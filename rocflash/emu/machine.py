@@ -163,6 +163,9 @@ class Launcher:
         t0 = time.time()
         if groups is None:
             groups = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
+        bad = [g for g in groups if len(g) != 3 or not all(0 <= int(i) < n for i, n in zip(g, grid))]
+        if bad:  # a workgroup id outside the grid: its blocks would read and write outside the launch's tensors
+            raise EmuError(f"groups must be workgroup ids (x, y, z) inside the grid {grid}, got {bad[:4]}")
         for g in groups:
             stats.instructions += self._run_group(g, block, lds, dispatch, karg, order)
             stats.workgroups += 1

@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
-# The first GPU run of branch integ20 (eco12 + eco11 + tcws6 + dec6 merged onto main; every kernel change of the
-# four verified only on CPU, the gfx906 emulator and the ISA / ptxas audits): ONE device call on nvidia-h200 that
-# builds once and runs, in priority order, each stage bounded so that the whole call ends before DEADLINE_S:
-#   1 build     ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0a (sm_90a: tcws6's wgmma S^T/dP^T variant is built)
-#   2 tests     perf/final_run.sh's test stage: the 16 / 9 files of run P2 plus the four branches' GPU tests
-#               (test_gpu_score_overflow.py: eco11; test_gpu_backward.py's fp32 two-key tests: eco12, its SDP switch
-#               tests and test_gpu_masked_garbage.py's: tcws6, both already in P2's list; test_gpu_kvstep_fold.py: dec6,
-#               auto only: it skips where the split kernel keeps the step kernel, the CUDA vector kernels)
+# One device call on nvidia-h200 for a merged tree whose kernel changes were verified on CPU only (the gfx906
+# emulator, the ISA / ptxas audits): it builds once and runs, in priority order, each stage bounded so that the
+# whole call ends before DEADLINE_S (default 585: the device tool's 600 s limit). Written for branch integ20 (eco12 +
+# eco11 + tcws6 + dec6; RESULTS.md "integ20", where it ran as perf/integ20_gpu_run.sh), reused since.
+#   1 build     ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0a (sm_90a: the opt-in wgmma variants are built)
+#   2 tests     perf/final_run.sh's test stage, per kernel mode in KERNELS (default "auto vector"): AUTO_FILES /
+#               VECTOR_FILES (default: run P2's 16 / 9 files, test_gpu_score_overflow.py, and under auto
+#               test_gpu_kvstep_fold.py, which skips where the split kernel keeps the step kernel)
 #   3 memcheck  compute-sanitizer memcheck: perf/sanitize_cases.py --seq-only, and eco11's two overflow cases
-#   4 scan      perf/fp32_class_scan.py --backend cuda (eco12)
-#   5 fold      perf/decode_kernel_bench.py --variants fold (dec6: FOLD_STEP A/B in one process, bitwise check)
-#   6 sdp       perf/tcbwd5_ab.py --switch ROCFLASH_BWD_SDP_WGMMA --modes 1,2,0 (tcws6, same process)
-# Stages past the deadline are skipped and logged as such. Results in $OUT: summary.txt setup.txt tests.txt
-# memcheck.txt scan.txt fold.txt sdp.txt json.tar.gz (8 files at most come back from the device tool).
-#   cd <integ20 tree> && OUT=$OUT bash perf/integ20_gpu_run.sh     (DEADLINE_S default 585: the tool's 600 s limit)
-# A second call for what the first left undone: STAGES (default "tests memcheck scan fold sdp") picks stages,
-# KERNELS (default "auto vector") the test modes, DEBUG_TESTS (pytest node ids, auto mode, no xdist, long
-# tracebacks into $OUT/debug.txt) runs right after the build.
+#   4 scan      perf/fp32_class_scan.py --backend cuda (every autograd line must say ok)
+#   5 fold      perf/decode_kernel_bench.py --variants fold (FOLD_STEP A/B in one process, bitwise check)
+#   6 sdp       perf/tcbwd5_ab.py --switch ROCFLASH_BWD_SDP_WGMMA --modes 1,2,0 (same process)
+#   7 helpers   each of HELPER_STAGES (scripts, e.g. "perf/eco13_stage.sh perf/dec7_stage.sh"), in order: a helper's
+#               bounded GPU stage on the installed build, writing "$OUT/<name>.txt" itself; limit HELPER_S each
+#               (default 120), or what is left
+# STAGES (default "tests memcheck scan fold sdp helpers") picks stages; DEBUG_TESTS (pytest node ids, auto mode, no
+# xdist, long tracebacks into $OUT/debug.txt) runs right after the build. Stages past the deadline are skipped and
+# logged as such. Results in $OUT: summary.txt setup.txt tests.txt memcheck.txt scan.txt fold.txt sdp.txt
+# json.tar.gz and the helpers' files (the device tool brings back what is under $OUT).
+#   cd <tree> && OUT=$OUT bash perf/merged_gpu_run.sh
 set -uo pipefail
 . "$(dirname "$0")/gpu_lib.sh"  # OUT, REPO, T0, log
 DEADLINE_S=${DEADLINE_S:-585}
@@ -33,7 +35,7 @@ test_one_key_rows.py test_cases.py test_fp32_alibi_far_rows.py test_alibi_anchor
 export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0a}
 BUILD_TIMEOUT=$(stage_limit ${BUILD_TIMEOUT:-220}) bash "$REPO/perf/final_run.sh" build || { log "build failed"; exit 1; }
 
-STAGES=${STAGES:-tests memcheck scan fold sdp}
+STAGES=${STAGES:-tests memcheck scan fold sdp helpers}
 want_stage() { case " $STAGES " in *" $1 "*) return 0;; esac; return 1; }
 skipped() { if want_stage "$1"; then log "$1: SKIPPED (deadline)"; else log "$1: not in STAGES"; fi; }
 if [ -n "${DEBUG_TESTS:-}" ]; then
@@ -43,8 +45,8 @@ if [ -n "${DEBUG_TESTS:-}" ]; then
 fi
 
 # the test stage of perf/final_run.sh, with a limit per kernel mode from the deadline (auto first: the default path)
-AUTO_FILES="$(echo $P2_AUTO) test_gpu_score_overflow.py test_gpu_kvstep_fold.py"
-VECTOR_FILES="$(echo $P2_VECTOR) test_gpu_score_overflow.py"
+AUTO_FILES=${AUTO_FILES:-$(echo $P2_AUTO) test_gpu_score_overflow.py test_gpu_kvstep_fold.py}
+VECTOR_FILES=${VECTOR_FILES:-$(echo $P2_VECTOR) test_gpu_score_overflow.py}
 want_stage tests || log "tests: not in STAGES"
 want_stage tests && for kernel in ${KERNELS:-auto vector}; do
   if [ $kernel = auto ]; then files=$AUTO_FILES; want=${AUTO_TIMEOUT:-240}; else files=$VECTOR_FILES; want=${VECTOR_TIMEOUT:-130}; fi
@@ -92,6 +94,15 @@ if want_stage sdp && [ "$t" -gt 0 ]; then
     --cases d128causal,d128,d64 > "$OUT/sdp.txt" 2>&1; echo "exit $?" >> "$OUT/sdp.txt")
   log "sdp: $(tail -1 "$OUT/sdp.txt")"
 else skipped sdp; fi
+
+for script in ${HELPER_STAGES:-}; do
+  t=$(stage_limit "${HELPER_S:-120}")
+  if want_stage helpers && [ "$t" -gt 0 ]; then
+    log "helper stage $script (limit $t s)"
+    (cd "$REPO" && OUT=$OUT timeout "$t" bash "$script" > "/tmp/$(basename "$script").log" 2>&1)
+    log "$script exit $?: $(tail -1 "/tmp/$(basename "$script").log")"
+  else skipped helpers; fi
+done
 
 tar -czf "$OUT/json.tar.gz" -C /tmp json 2>/dev/null
 log "done ($(left) s before the deadline)"
