@@ -664,7 +664,7 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
 }
 
 // dK/dV and atomic dQ on the atomic tile with the dQ warp tile of 32 query rows (MmaBwdDkdvShape::dq_tile2; opt-in
-// ROCFLASH_BWD_DQ_TILE=1, dq_tile_mode): each K fragment (ldmatrix.trans) serves two m16 tiles of dS rows, 4
+// ROCFLASH_BWD_DQ_TILE=1, dq_tile2_enabled): each K fragment (ldmatrix.trans) serves two m16 tiles of dS rows, 4
 // ldmatrix per 8 mma per k-step instead of 5 (block_m 32: 1 x 4 warps of 32 rows x headdim / 4; block_m 64: 2 x 2
 // of 32 x headdim / 2). The same products in the same order per dQ element (dK, dV untouched: bitwise equal to the
 // default kernel's). mma.sync only, but launched only by RF_CUDA_SM90A builds (an opt-in like the wgmma variants:

@@ -20,7 +20,8 @@ log() { echo "== +$(( $(date +%s) - T0 ))s $*" | tee -a "$F"; }
 log "tcws7 stage: $(git -C "$REPO" log -1 --format=%h 2>/dev/null || echo 'no git') $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 
 log "tests: pytest -m gpu test_gpu_backward.py -k test_dq_tile_switch test_gpu_masked_garbage.py -k test_unseen_garbage_dq_tile_switch"
-(cd "$REPO/tests" && ROCFLASH_KERNEL=auto timeout 40 python3 -m pytest -q -rfEs -m gpu -p no:cacheprovider -n 4 \
+XDIST=$(python3 -c "import xdist" 2>/dev/null && echo "-n 4" || echo "")  # 4 workers where pytest-xdist is installed
+(cd "$REPO/tests" && ROCFLASH_KERNEL=auto timeout 40 python3 -m pytest -q -rfEs -m gpu -p no:cacheprovider $XDIST \
   test_gpu_backward.py test_gpu_masked_garbage.py -k "test_dq_tile_switch or test_unseen_garbage_dq_tile_switch" \
   > /tmp/tcws7_tests.txt 2>&1)
 rc_tests=$?
