@@ -107,6 +107,7 @@ PYBIND11_MODULE(RF_MODULE_NAME, m) {
   def_ptr(params, "lse_accum", &rf::FmhaFwdParams::lse_accum);
   params.def_readwrite("kv_prefetch_l2", &rf::FmhaFwdParams::kv_prefetch_l2);
   params.def_readwrite("pdl", &rf::FmhaFwdParams::pdl);
+  params.def_readwrite("kv_k_first", &rf::FmhaFwdParams::kv_k_first);
   def_ptr(params, "split_counters", &rf::FmhaFwdParams::split_counters);
   def_ptr(params, "k_padded", &rf::FmhaFwdParams::k_padded);  // scalar-broadcast forward's workspaces
   def_ptr(params, "v_pairs", &rf::FmhaFwdParams::v_pairs);

@@ -125,6 +125,10 @@ struct FmhaFwdParams {
   // it (the KV-cache step kernel) and the combine kernel as a dependent of the split kernel; both wait for their
   // predecessor (rf_wait_prior_grid) before touching memory, so results are identical. 0: plain launches.
   int32_t pdl;
+  // 1: the tensor-core split kernel copies each K/V tile as two cp.async groups, K first, and waits for V only
+  // before O += P V (fmha_splitkv_mma.h; set from ROCFLASH_SPLITKV_K_FIRST, off by default; results identical).
+  // Other kernels ignore it.
+  int32_t kv_k_first;
   // The KV-cache step folded into the split-KV kernels (step.fold = 1; fmha_kvstep.h folded_kv_step):
   // every block of sequence b checks b's cache_seqlens / cache_batch_idx and the block-table entries of its own
   // split's pages, and appends the new keys / values of its split's key range and kv-head before it reads them.

@@ -18,9 +18,11 @@ template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_fwd_splitkv(const FmhaFwdParams& p, rfStream_t stream) {
   constexpr auto T = Tile::kShape;
   constexpr int kLdsBytes = T.lds_bytes();
-  const auto kernel = [] {
+  const auto kernel = [&] {
 #if defined(RF_PLATFORM_CUDA)
-    if constexpr (Tile::kMath == TileMath::kMma) return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned>;
+    if constexpr (Tile::kMath == TileMath::kMma)  // kv_k_first: the K-first copy order's kernel (opt-in)
+      return p.kv_k_first ? fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, true>
+                          : fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, false>;
     else
 #endif
       return fmha_fwd_splitkv_kernel<E, Tile, kAligned>;

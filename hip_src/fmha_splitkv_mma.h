@@ -27,8 +27,9 @@
 
 namespace rf {
 
-// Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe).
-template <class E, class Tile, bool kAligned>
+// Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe). kKFirst: the K-first copy order
+// (FmhaFwdParams::kv_k_first picks the kernel at launch; false compiles the default order alone).
+template <class E, class Tile, bool kAligned, bool kKFirst = false>
 struct FmhaFwdSplitKvMmaPipeline {
   static constexpr MmaSplitKvShape T = Tile::kShape;
   static constexpr int NW = T.warp_keys();
@@ -50,11 +51,14 @@ struct FmhaFwdSplitKvMmaPipeline {
   static constexpr bool kLaneColumnFixed = kLanes % CPR == 0;
   static constexpr int kRowsPerRound = kLaneColumnFixed ? kLanes / CPR : 1;
   static constexpr int kRounds = NW * CPR / kLanes;
+  static constexpr int kCopyK = 1, kCopyV = 2, kCopyKV = kCopyK | kCopyV;  // issue_tile's parts
 
   // The fast path's copies: rounds it < kRounds copy row (lane's first row) + it * kRowsPerRound of K and V from
   // kp / vp + it * (k_round / v_round) into sk / sv + it * kRowsPerRound rows; `rows` is the number of rows from
   // the lane's first row that lie before the split's end (<= 0: none); the others are zero-filled (never read).
-  template <int kPrefetch>
+  // kParts: which of the tile's K (kCopyK) and V (kCopyV) rows are copied (ROCFLASH_SPLITKV_K_FIRST issues them
+  // as two cp.async groups: kv_k_first below).
+  template <int kPrefetch, int kParts>
   RF_DEVICE static void copy_tile(uint32_t sk, uint32_t sv, const char* kp, const char* vp, int64_t k_round,
                                   int64_t v_round, int rows, const char* kz, const char* vz) {
     constexpr MmaSplitKvShape T = Tile::kShape;
@@ -62,8 +66,10 @@ struct FmhaFwdSplitKvMmaPipeline {
     for (int it = 0; it < kRounds; ++it) {
       const bool inside = it * kRowsPerRound < rows;
       const int bytes = inside ? kVectorBytes : 0;
-      mma::cp_async_16_l2<kPrefetch>(sk + it * kRowsPerRound * T.row_bytes(), inside ? kp + it * k_round : kz, bytes);
-      mma::cp_async_16_l2<kPrefetch>(sv + it * kRowsPerRound * T.row_bytes(), inside ? vp + it * v_round : vz, bytes);
+      if constexpr ((kParts & kCopyK) != 0)
+        mma::cp_async_16_l2<kPrefetch>(sk + it * kRowsPerRound * T.row_bytes(), inside ? kp + it * k_round : kz, bytes);
+      if constexpr ((kParts & kCopyV) != 0)
+        mma::cp_async_16_l2<kPrefetch>(sv + it * kRowsPerRound * T.row_bytes(), inside ? vp + it * v_round : vz, bytes);
     }
   }
 
@@ -81,6 +87,8 @@ struct FmhaFwdSplitKvMmaPipeline {
   // its integer division, is kept for other page sizes). prefetch: the L2 prefetch-size hint of the copies
   // (FmhaFwdParams::kv_prefetch_l2; 0, 64, 128, 256 bytes; the fast path only). block: tile_block(k, n0, k_end),
   // read earlier by the caller.
+  // kParts (kCopyK, kCopyV or kCopyKV): the rows of K, of V or of both.
+  template <int kParts = kCopyKV>
   RF_DEVICE static void issue_tile(char* lds_k, char* lds_v, const GlobalRows<E>& k, const GlobalRows<E>& v, int n0,
                                    int k_end, int lane, int prefetch, int64_t block) {
     constexpr MmaSplitKvShape T = Tile::kShape;
@@ -103,10 +111,10 @@ struct FmhaFwdSplitKvMmaPipeline {
         const uint32_t sk = mma::smem_address(lds_k + r * T.row_bytes() + d * kVectorBytes);
         const uint32_t sv = mma::smem_address(lds_v + r * T.row_bytes() + d * kVectorBytes);
         switch (prefetch) {  // uniform: one param for the whole launch
-          case 256: copy_tile<256>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
-          case 128: copy_tile<128>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
-          case 64: copy_tile<64>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
-          default: copy_tile<0>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
+          case 256: copy_tile<256, kParts>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
+          case 128: copy_tile<128, kParts>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
+          case 64: copy_tile<64, kParts>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
+          default: copy_tile<0, kParts>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
         }
       }
     }
@@ -128,12 +136,16 @@ struct FmhaFwdSplitKvMmaPipeline {
       char* dv = lds_v + r * T.row_bytes() + d * kVectorBytes;
       if constexpr (kAligned) {
         const int bytes = inside ? kVectorBytes : 0;
-        mma::cp_async_16(mma::smem_address(dk), inside ? k.base + ko + d * kVectorBytes : k.base, bytes);
-        mma::cp_async_16(mma::smem_address(dv), inside ? v.base + vo + d * kVectorBytes : v.base, bytes);
+        if constexpr ((kParts & kCopyK) != 0)
+          mma::cp_async_16(mma::smem_address(dk), inside ? k.base + ko + d * kVectorBytes : k.base, bytes);
+        if constexpr ((kParts & kCopyV) != 0)
+          mma::cp_async_16(mma::smem_address(dv), inside ? v.base + vo + d * kVectorBytes : v.base, bytes);
       } else {
         const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
-        *reinterpret_cast<uint4*>(dk) = inside ? k.template load_vec_at<false>(k.base + ko, d) : zero;
-        *reinterpret_cast<uint4*>(dv) = inside ? v.template load_vec_at<false>(v.base + vo, d) : zero;
+        if constexpr ((kParts & kCopyK) != 0)
+          *reinterpret_cast<uint4*>(dk) = inside ? k.template load_vec_at<false>(k.base + ko, d) : zero;
+        if constexpr ((kParts & kCopyV) != 0)
+          *reinterpret_cast<uint4*>(dv) = inside ? v.template load_vec_at<false>(v.base + vo, d) : zero;
       }
     }
   }
@@ -213,11 +225,24 @@ struct FmhaFwdSplitKvMmaPipeline {
     int64_t first_blocks[S];
 #pragma unroll
     for (int c = 0; c < S; ++c) first_blocks[c] = c < count ? tile_block(k, tile_n0(c), ke) : 0;
+    // kKFirst (ROCFLASH_SPLITKV_K_FIRST -> kv_k_first, opt-in): each tile's K and V rows are two cp.async groups, K
+    // first, and the main loop waits for V only before O += P V, so S = Q K^T and the softmax of a tile overlap its
+    // V copies; the same arithmetic in the same order (bitwise the default's results).
 #pragma unroll
     for (int c = 0; c < S - 1; ++c) {
-      if (c < count)
-        issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
-                   first_blocks[c]);
+      if constexpr (kKFirst) {
+        if (c < count)
+          issue_tile<kCopyK>(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
+                             first_blocks[c]);
+        mma::cp_async_commit();
+        if (c < count)
+          issue_tile<kCopyV>(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
+                             first_blocks[c]);
+      } else {
+        if (c < count)
+          issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
+                     first_blocks[c]);
+      }
       mma::cp_async_commit();
     }
     int64_t next_block = first_blocks[S - 1];  // the main loop's first copy
@@ -271,13 +296,27 @@ struct FmhaFwdSplitKvMmaPipeline {
 #pragma unroll 1
     for (int c = 0; c < count; ++c) {
       const int nxt = c + S - 1;
-      if (nxt < count) {
-        issue_tile(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane, prefetch,
-                   next_block);
-        next_block = nxt + 1 < count ? tile_block(k, tile_n0(nxt + 1), ke) : 0;  // used one iteration later
+      if constexpr (kKFirst) {  // groups K(nxt), V(nxt): 2 S in flight at most; wait for K(c) (V(c) may still fly)
+        if (nxt < count)
+          issue_tile<kCopyK>(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane,
+                             prefetch, next_block);
+        mma::cp_async_commit();
+        if (nxt < count) {
+          issue_tile<kCopyV>(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane,
+                             prefetch, next_block);
+          next_block = nxt + 1 < count ? tile_block(k, tile_n0(nxt + 1), ke) : 0;  // used one iteration later
+        }
+        mma::cp_async_commit();
+        mma::cp_async_wait<2 * S - 1>();
+      } else {
+        if (nxt < count) {
+          issue_tile(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane, prefetch,
+                     next_block);
+          next_block = nxt + 1 < count ? tile_block(k, tile_n0(nxt + 1), ke) : 0;  // used one iteration later
+        }
+        mma::cp_async_commit();
+        mma::cp_async_wait<S - 1>();
       }
-      mma::cp_async_commit();
-      mma::cp_async_wait<S - 1>();
       __syncwarp();
       char* tk = lds + T.k_tile(warp, c % S);
       char* tv = lds + T.v_tile(warp, c % S);
@@ -332,6 +371,10 @@ struct FmhaFwdSplitKvMmaPipeline {
         l[i] = l[i] * alpha + sum;
 #pragma unroll
         for (int x = 0; x < TD; ++x) o[i][x] *= alpha;
+      }
+      if constexpr (kKFirst) {  // V(c) before anything reads it: the K and V groups of later tiles may still fly
+        mma::cp_async_wait<2 * S - 2>();
+        __syncwarp();
       }
       if (masked) clean_v(tv, o, lane, [&](int i, int jt) { return visible(i, n0 + jt); });
 
@@ -492,7 +535,7 @@ struct FmhaFwdSplitKvMmaPipeline {
 };
 
 // Blocks as the vector kernel's (row chunk fastest, then split, kv-head, batch), grid-stride loop.
-template <class E, class Tile, bool kAligned>
+template <class E, class Tile, bool kAligned, bool kKFirst = false>
 __global__ void __launch_bounds__(Tile::kShape.threads)
     fmha_fwd_splitkv_mma_kernel(const FmhaFwdParams p) {
   extern __shared__ uint4 rf_lds[];
@@ -508,8 +551,8 @@ __global__ void __launch_bounds__(Tile::kShape.threads)
 #if defined(RF_MMA_UNSUPPORTED)
     __trap();
 #else
-    FmhaFwdSplitKvMmaPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), chunk, split,
-                                                      int(rest % p.nheads_k), int(rest / p.nheads_k));
+    FmhaFwdSplitKvMmaPipeline<E, Tile, kAligned, kKFirst>::run(p, reinterpret_cast<char*>(rf_lds), chunk, split,
+                                                               int(rest % p.nheads_k), int(rest / p.nheads_k));
 #endif
     __syncthreads();  // the next block of the loop reuses shared memory
   }

@@ -29,6 +29,10 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     "ROCFLASH_SPLITKV_L2_PREFETCH": (("0", "64", "128", "256"), "128"),
     "ROCFLASH_SPLITKV_FUSED_COMBINE": (("0", "1"), "0"),
     "ROCFLASH_SPLITKV_PDL": (("0", "1"), "0"),
+    # num_splits = 0's rule (rocflash.splitkv.SPLIT_RULES; "fill": the tensor-core kernel's lower keys-per-split floor)
+    "ROCFLASH_SPLITKV_SPLITS": (("wave", "fill"), "wave"),
+    # tensor-core split-KV kernel: each tile's K and V copies as two cp.async groups, V awaited only before O += P V
+    "ROCFLASH_SPLITKV_K_FIRST": (("0", "1"), "0"),
     # tensor-core backward, sm_90a builds on compute capability 9 only (hip_src/fmha_mma_bwd_wgmma.h; read by the
     # launcher at every launch, exactly "1" / "2"): the atomic-dQ kernel's dQ product on wgmma (1), its S^T / dP^T
     # on wgmma over a core-matrix shared-memory layout (1) or that layout on mma.sync (2); 0 = mma.sync (default)

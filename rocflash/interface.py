@@ -57,7 +57,9 @@ def flash_attn_func(
             weights). Scores whose scaled value overflows float32 give NaN in their rows (out, LSE and the
             gradients): a +inf score, or a row whose every visible score is -inf (q.k ~ -3e40 in float32, or
             softmax_scale ~ -2e38 on positive q.k; the fp64 answer is finite). A row with at least one finite
-            visible score is exact (an overflowed score weighs 0), and a row that sees no key (causal, window,
+            visible score is exact (an overflowed score weighs 0) unless |softmax_scale| is tiny: float32 q.k
+            past 3.4e38 is -inf before the scale, so at softmax_scale 1e-37 a key whose exact weight is 0.49
+            weighs 0 (open, adv16: tests/test_overflow_parameters.py strict xfail), and a row that sees no key (causal, window,
             seqlen_k) keeps out 0 and LSE -inf as in flash-attn. The forward is exact
             over the whole range. The fused backends' backward (sim, hip, cuda, ck) takes |softmax_scale| <= 100
             for float32 and <= 50 for fp16 / bf16 inputs (``ops.max_backward_scale``; ValueError at the
@@ -84,8 +86,10 @@ def flash_attn_func(
         window_size: (left, right) sliding window, -1 = unbounded: row i sees keys
             [i + seqlen_k - seqlen_q - left, i + seqlen_k - seqlen_q + right]. With causal=True, right must
             be -1 or 0.
-        softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` to the scores (Gemma 2 style).
-        alibi_slopes: float32 (nheads,) or (batch, nheads): adds ``-slope * |i + seqlen_k - seqlen_q - j|``.
+        softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` to the scores (Gemma 2 style);
+            at most MAX_SOFTMAX_SCALE (softcap * log2(e) must be a finite float32; ValueError beyond).
+        alibi_slopes: float32 (nheads,) or (batch, nheads): adds ``-slope * |i + seqlen_k - seqlen_q - j|``;
+            |slope| at most MAX_SOFTMAX_SCALE (slope * log2(e) must be a finite float32; ValueError beyond).
             Not differentiable (as in flash-attn).
         deterministic: the backward's dQ, as in flash-attn. The forward never uses atomics (bitwise
             repeatable either way), and dK/dV are summed over GQA groups in registers. "cuda" with the
@@ -338,6 +342,9 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
     cap = _real(softcap)
     if cap is None or not 0.0 <= cap <= _FP32_MAX:
         raise ValueError(f"softcap must be a finite float >= 0 (0 = off, within float32 range), got {softcap!r}")
+    if not cap <= MAX_SOFTMAX_SCALE:  # the kernels form the capped score (|x| <= softcap) times log2(e) in float32
+        raise ValueError(f"softcap must be <= {MAX_SOFTMAX_SCALE:.5g} (softcap * log2(e) must be a finite float32: a "
+                         f"score near the cap overflowed to +inf, a NaN row), got {softcap!r}")
     if cap > 0 and not abs(scale) / cap <= _FP32_MAX:
         raise ValueError(f"softcap must be >= |softmax_scale| / 3.4e38 (the kernels compute softmax_scale / softcap in "
                          f"float32), got softcap={softcap!r} with softmax_scale={softmax_scale!r}")
@@ -359,12 +366,20 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
 
 def check_alibi_finite(alibi_slopes: torch.Tensor) -> None:
     """ValueError for a NaN or infinite slope: its head's bias -slope * |i + seqlen_k - seqlen_q - j| would be NaN
-    (or NaN at distance 0, inf * 0) in every score of the head, a silently NaN output. One device sync."""
+    (or NaN at distance 0, inf * 0) in every score of the head, a silently NaN output. Also for |slope| above
+    MAX_SOFTMAX_SCALE: the kernels multiply the slope by log2(e) in float32 (hip_src/fmha_common.h ScoreTransform
+    alibi_slope_log2), inf there, and inf * 0 at the row's own key made every row of the head NaN (adv16). One
+    device sync."""
     bad = ~torch.isfinite(alibi_slopes)
     if bool(bad.any()):
         where = tuple(bad.nonzero()[0].tolist())
         raise ValueError(f"alibi_slopes must be finite (one float32 slope per head), got "
                          f"{alibi_slopes[where].item()} at index {where}")
+    big = alibi_slopes.abs() > MAX_SOFTMAX_SCALE
+    if bool(big.any()):
+        where = tuple(big.nonzero()[0].tolist())
+        raise ValueError(f"alibi_slopes must be in [-{MAX_SOFTMAX_SCALE:.5g}, {MAX_SOFTMAX_SCALE:.5g}] (slope * log2(e) "
+                         f"must be a finite float32), got {alibi_slopes[where].item()} at index {where}")
 
 
 def _real(x) -> float | None:

@@ -30,6 +30,19 @@ MIN_EFFICIENCY = 0.9  # of the best wave efficiency: the smallest split count th
 # splits (240 of 264 slots) where one full wave, 32-33 splits, measured faster (perf/RESULTS.md, D1 sweep: 1 x
 # 128k keys, 33 splits 3731 GB/s, 30 splits 3553); batch 8 and 32 keep their picks (4 and 1 split: 256 of 264).
 MIN_EFFICIENCY_BY_KEY = {"cuda-mma": 0.95}
+# Split rules (ROCFLASH_SPLITKV_SPLITS, rocflash.envvars; the compiled backend passes it as ``rule``):
+#   "wave" (default) the rule above;
+#   "fill"  (opt-in, branch dec7, NOT yet measured) the same wave-efficiency rule with a lower floor of keys per
+#           split for the tensor-core kernel only (MIN_KEYS_PER_SPLIT_FILL): 2 x its block_n = 128 keys, i.e. each of
+#           its 4 warps gets kStages - 1 = 2 tiles of 16 keys, the prologue's copies: the whole split is in flight
+#           after the prologue. Where the 256-key floor capped the count below one wave of resident blocks (batch 1
+#           at seqlen_k < 8k, batch 2 at < 4k on an H200: 132 SMs x 2 blocks = 264 slots; 1 x 4k: 16 splits = 128
+#           blocks, half the slots) it fills the wave (1 x 4k: 32 splits = 256 blocks). Given the tile's block_n it
+#           also counts only the non-empty splits (split_keys rounds keys per split up to block_n: "wave" picks 31
+#           splits at 1 x 8k, of which 26 hold keys; "fill" takes only counts whose every split holds keys: 32).
+#           Other keys (AMD, the CUDA vector kernel) pick the same count as "wave".
+SPLIT_RULES = ("wave", "fill")
+MIN_KEYS_PER_SPLIT_FILL = {"cuda-mma": 128}
 
 
 def use_split_kernel(max_seqlen_q: int, group: int, num_splits: int) -> bool:
@@ -53,20 +66,30 @@ def wave_efficiency(blocks: int, capacity: int) -> float:
 
 
 def num_splits_heuristic(batch: int, nheads_k: int, chunks: int, max_seqlen_k: int, num_cus: int,
-                         platform: str = "cuda", blocks_per_cu: int | None = None) -> int:
+                         platform: str = "cuda", blocks_per_cu: int | None = None, rule: str = "wave",
+                         block_n: int = 0) -> int:
     """Split count for ``num_splits = 0`` (flash-attn's rule, with this kernel's occupancy): among the counts
     that leave at least MIN_KEYS_PER_SPLIT keys per split (at most MAX_SPLITS), the smallest whose wave
     efficiency over the resident slots (num_cus x BLOCKS_PER_CU[platform], or x blocks_per_cu when the caller
     knows the device's shared memory limit) is within MIN_EFFICIENCY (MIN_EFFICIENCY_BY_KEY[platform]) of the
     best. Decode blocks are latency-bound, so a partly filled last wave costs nearly a full one (H200 sweep in
     perf/RESULTS.md, run I2: batch 8 x 16k keys, 6 splits 2064 GB/s, 8 splits 1492). Deterministic in its
-    arguments, so repeated calls with the same shapes give bitwise identical results."""
+    arguments, so repeated calls with the same shapes give bitwise identical results. ``rule``: one of SPLIT_RULES
+    ("fill", where MIN_KEYS_PER_SPLIT_FILL has an entry for ``platform``: that floor of keys per split, and with
+    ``block_n`` > 0 only counts whose splits all hold keys after split_keys' rounding); ValueError for another
+    value."""
+    if rule not in SPLIT_RULES:
+        raise ValueError(f"num_splits_heuristic: rule must be one of {', '.join(SPLIT_RULES)}, got {rule!r}")
     if min(batch, nheads_k, chunks, max_seqlen_k, num_cus) <= 0:
         return 1
     blocks = batch * nheads_k * chunks
     capacity = num_cus * (blocks_per_cu or BLOCKS_PER_CU.get(platform, 2))
-    most = max(1, min(max_seqlen_k // MIN_KEYS_PER_SPLIT, MAX_SPLITS))
-    eff = {n: wave_efficiency(blocks * n, capacity) for n in range(1, most + 1)}
+    fill = rule == "fill" and platform in MIN_KEYS_PER_SPLIT_FILL
+    most = max(1, min(max_seqlen_k // (MIN_KEYS_PER_SPLIT_FILL[platform] if fill else MIN_KEYS_PER_SPLIT), MAX_SPLITS))
+    counts = range(1, most + 1)
+    if fill and block_n > 0:  # no empty splits: ceil(max_seqlen_k / keys per split) == n
+        counts = [n for n in counts if -(-max_seqlen_k // split_keys(max_seqlen_k, n, block_n)) == n] or [1]
+    eff = {n: wave_efficiency(blocks * n, capacity) for n in counts}
     best = max(eff.values())
     share = MIN_EFFICIENCY_BY_KEY.get(platform, MIN_EFFICIENCY)
     return min(n for n, e in eff.items() if e >= share * best)

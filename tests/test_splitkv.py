@@ -46,6 +46,91 @@ def test_heuristic_choices():
     assert splitkv.wave_efficiency(512, 396) == pytest.approx(512 / 792)
 
 
+def test_fill_rule_choices():
+    """ROCFLASH_SPLITKV_SPLITS=fill (branch dec7): the tensor-core kernel's floor of 128 keys per split and no empty
+    splits after split_keys' rounding; every other key, and shapes the 256 floor did not cap, as "wave"."""
+    h200, mi50 = 132, 60
+    mma = dict(platform="cuda-mma", blocks_per_cu=2, block_n=64)
+    pick = lambda b, k, rule: splitkv.num_splits_heuristic(b, 8, 1, k, h200, rule=rule, **mma)  # noqa: E731
+    assert (pick(1, 4096, "wave"), pick(1, 4096, "fill")) == (16, 32)  # 128 -> 256 of 264 slots
+    assert (pick(1, 2048, "wave"), pick(1, 2048, "fill")) == (8, 16)
+    assert (pick(1, 8192, "wave"), pick(1, 8192, "fill")) == (31, 32)  # wave's 31 leave 5 splits without keys
+    for b, k, n in [(1, 16384, 32), (1, 131072, 32), (8, 4096, 4), (8, 16384, 4), (32, 16384, 1), (32, 131072, 1)]:
+        assert pick(b, k, "wave") == pick(b, k, "fill") == n, (b, k)
+    for b, k in [(1, 4096), (1, 5000), (1, 8192), (3, 7777), (2, 2048), (1, 300), (1, 129)]:
+        n = pick(b, k, "fill")
+        kps = splitkv.split_keys(k, n, 64)
+        assert kps >= min(k, 128) and -(-k // kps) == n, (b, k, n)  # every split holds keys
+    # not the tensor-core kernel: the same picks under both rules (AMD, the CUDA vector kernel)
+    for b, k in [(1, 4096), (1, 8192), (8, 16384), (1, 2048)]:
+        for key, cus in (("hip", mi50), ("cuda", h200)):
+            assert splitkv.num_splits_heuristic(b, 8, 1, k, cus, key, rule="fill", block_n=64) == \
+                splitkv.num_splits_heuristic(b, 8, 1, k, cus, key), (b, k, key)
+    with pytest.raises(ValueError, match=r"rule must be one of wave, fill, got 'fast'"):
+        splitkv.num_splits_heuristic(1, 8, 1, 4096, h200, rule="fast")
+
+
+def test_split_rule_switch_reaches_the_plan(monkeypatch):
+    """The compiled backend's split plan reads ROCFLASH_SPLITKV_SPLITS at every planning, and every kept plan's key
+    holds it (a changed value re-plans; a bad one raises naming the variable), without a GPU: the module's
+    instance and the device's SM count stubbed as an H200's tensor-core d128 instance."""
+    torch = pytest.importorskip("torch")
+    from rocflash import envvars, kvcache_fast
+    from rocflash.backends import compiled
+
+    inst = {"block_m": 16, "block_n": 64, "lds_bytes": 104448, "headdim": 128, "impl": "mma"}
+    monkeypatch.setattr(compiled, "forward_tile_math", lambda *a, **k: "mma")
+    monkeypatch.setattr(compiled, "load_module", lambda platform: None)
+    monkeypatch.setattr(compiled, "_instance", lambda *a, **k: inst)
+    monkeypatch.setattr(compiled, "_num_cus", lambda index: 132)
+    monkeypatch.setattr(compiled, "_resident_blocks", lambda index, i: 2)
+    q = torch.empty(1, 1, 32, 128, dtype=torch.bfloat16)
+    plan = lambda: compiled.split_plan("cuda", q, 8, 1, 1, 4096, 0, True)[1]  # noqa: E731
+    monkeypatch.delenv(compiled.SPLITKV_SPLITS_ENV, raising=False)
+    assert compiled.splitkv_split_rule() == "wave" and plan() == 16
+    monkeypatch.setenv(compiled.SPLITKV_SPLITS_ENV, "fill")
+    assert compiled.splitkv_split_rule() == "fill" and plan() == 32
+    assert compiled.split_plan("cuda", q, 8, 1, 1, 4096, 5, True)[1] == 5  # an explicit count is never changed
+    monkeypatch.setenv(compiled.SPLITKV_SPLITS_ENV, "FILL ")
+    assert plan() == 32
+    monkeypatch.setenv(compiled.SPLITKV_SPLITS_ENV, "waves")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_SPLITS must be one of wave, fill, got 'waves'"):
+        plan()
+    assert envvars.SWITCHES[compiled.SPLITKV_SPLITS_ENV] == (splitkv.SPLIT_RULES, "wave")
+    # the KV-cache fast path's plans and flash_attn_func's kept launches are keyed on the raw value
+    assert compiled.SPLITKV_SPLITS_ENV in kvcache_fast._ENV_NAMES
+    monkeypatch.setenv(compiled.SPLITKV_SPLITS_ENV, "fill")
+    fill_state = kvcache_fast._env_state()
+    monkeypatch.setenv(compiled.SPLITKV_SPLITS_ENV, "wave")
+    assert kvcache_fast._env_state() != fill_state
+
+
+def test_k_first_switch(monkeypatch):
+    """ROCFLASH_SPLITKV_K_FIRST (0/1, unset 0) -> FmhaFwdParams::kv_k_first; part of the KV-cache plans' key and of
+    flash_attn_func's kept launches (a changed value re-plans); a bad value raises naming the variable."""
+    pytest.importorskip("torch")
+    import inspect
+
+    from rocflash import envvars, kvcache_fast
+    from rocflash.backends import compiled
+
+    assert envvars.SWITCHES[compiled.SPLITKV_K_FIRST_ENV] == (("0", "1"), "0")
+    monkeypatch.delenv(compiled.SPLITKV_K_FIRST_ENV, raising=False)
+    assert compiled.splitkv_k_first() == 0
+    for value, want in (("1", 1), ("0", 0), (" 1 ", 1), ("", 0)):
+        monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, value)
+        assert compiled.splitkv_k_first() == want, value
+    monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, "on")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_K_FIRST must be one of 0, 1, got 'on'"):
+        compiled.splitkv_k_first()
+    assert compiled.SPLITKV_K_FIRST_ENV in kvcache_fast._ENV_NAMES
+    # every launch site that sets the L2 hint sets kv_k_first too (the tensor-core kernel's two run-time knobs)
+    for fn in (compiled._launch_fwd, compiled._plan_launch, kvcache_fast._make_launch):
+        src = inspect.getsource(fn)
+        assert ("kv_prefetch_l2" in src) == ("kv_k_first" in src), fn.__name__
+    assert "getenv(SPLITKV_K_FIRST_ENV)" in inspect.getsource(compiled.forward_planned)
+
+
 def test_split_kernel_rule():
     assert splitkv.use_split_kernel(1, 4, 1) and splitkv.use_split_kernel(4, 4, 0)
     assert not splitkv.use_split_kernel(8, 4, 1) and splitkv.use_split_kernel(8, 4, 2)

@@ -186,6 +186,28 @@ def splitkv_pdl(device) -> bool:
     return torch.cuda.get_device_capability(device)[0] >= 9
 
 
+SPLITKV_SPLITS_ENV = "ROCFLASH_SPLITKV_SPLITS"
+
+
+def splitkv_split_rule() -> str:
+    """``ROCFLASH_SPLITKV_SPLITS`` (wave | fill; unset = wave): the rule num_splits = 0 picks the split count by
+    (rocflash.splitkv.num_splits_heuristic's ``rule``; "fill" changes only the tensor-core kernel's picks, where
+    the 256-keys-per-split floor left resident block slots empty or a count left splits without keys). Results of
+    each count are exact; the count is part of every kept plan's key. ValueError for another value."""
+    return envvars.switch(SPLITKV_SPLITS_ENV)
+
+
+SPLITKV_K_FIRST_ENV = "ROCFLASH_SPLITKV_K_FIRST"
+
+
+def splitkv_k_first() -> int:
+    """``ROCFLASH_SPLITKV_K_FIRST`` (1 | 0; unset = off), as FmhaFwdParams::kv_k_first: whether the tensor-core
+    split-KV kernel copies each K/V tile as two cp.async groups, K first, and waits for V only before O += P V
+    (hip_src/fmha_splitkv_mma.h; the same arithmetic in the same order: results identical). Other kernels ignore
+    it. ValueError for another value."""
+    return int(envvars.switch(SPLITKV_K_FIRST_ENV) == "1")
+
+
 # Arrival counters of the fused combine, one int32 per (sequence, kv-head, row chunk): every launch leaves them 0
 # (the last block of a slot resets its counter), so one zeroed buffer per (device, stream) serves every call on
 # that stream (calls on one stream never overlap). Inside a CUDA graph capture a call gets a fresh zeroed buffer
@@ -335,7 +357,8 @@ def split_plan(platform: str, q, nheads_k: int, batch: int, max_seqlen_q: int, m
         chunks = splitkv.row_chunks(max_seqlen_q, group, inst["block_m"])
         num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k, _num_cus(q.device.index or 0),
                                                   splitkv.occupancy_key(platform, math),
-                                                  _resident_blocks(q.device.index or 0, inst) if math == "mma" else None)
+                                                  _resident_blocks(q.device.index or 0, inst) if math == "mma" else None,
+                                                  splitkv_split_rule(), inst["block_n"])
     return True, max(1, num_splits), inst
 
 
@@ -388,6 +411,7 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, sbcast: bool
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0  # checked before launch
+        p.kv_k_first = splitkv_k_first() if math == "mma" else 0
         p.pdl = int(math == "mma" and splitkv_pdl(q.device))
         buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
         counters = None
@@ -446,7 +470,7 @@ def forward(platform: str, q, k, v, args: FwdArgs, with_stats: bool = False, wit
     if args.alibi_slopes is None:  # see _PARAMS_CACHE
         ptrs_aligned = (q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0
         key = ("dense", platform, q.device.index, q.dtype, q.shape, q.stride(), k.shape, k.stride(), v.stride(), args,
-               ptrs_aligned, with_stats, kernel_choice())
+               ptrs_aligned, with_stats, kernel_choice(), splitkv_split_rule())
     with _LAUNCH_LOCK:  # the cached params are shared between threads
         _forward_launch(platform, mod, key, q, k, v, args, out, lse, stats, out32, with_stats)
     res = (out, lse, stats) if with_stats else (out, lse)
@@ -514,7 +538,7 @@ def varlen_forward(platform: str, q, k, v, seq: SeqArgs, args: FwdArgs, with_sta
         key = (platform, q.device.index, q.dtype, q.shape, q.stride(), k.shape, k.stride(), v.stride(), args,
                seq.batch, seq.max_seqlen_q, seq.max_seqlen_k, seq.num_splits, seq.cu_seqlens_k is None,
                seq.seqused_k is None, seq.cache_batch_idx is None, None if bt is None else bt.stride(0), ptrs_aligned,
-               with_stats, kernel_choice())
+               with_stats, kernel_choice(), splitkv_split_rule())
     with _LAUNCH_LOCK:  # the cached params are shared between threads
         _varlen_forward_launch(platform, mod, key, q, k, v, seq, args, out, lse, stats, out32, with_stats)
     return (out, lse, stats, out32) if with_stats else (out, lse)
@@ -705,7 +729,8 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
     out = torch.full(q.shape, float("nan"), dtype=q.dtype, device=q.device) if poison else \
         torch.empty(q.shape, dtype=q.dtype, device=q.device)
     key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV),
-           getenv(SPLITKV_L2_PREFETCH_ENV), getenv(SPLITKV_FUSED_COMBINE_ENV), getenv(SPLITKV_PDL_ENV))
+           getenv(SPLITKV_L2_PREFETCH_ENV), getenv(SPLITKV_FUSED_COMBINE_ENV), getenv(SPLITKV_PDL_ENV),
+           getenv(SPLITKV_SPLITS_ENV), getenv(SPLITKV_K_FIRST_ENV))
     mod = load_module(platform)
     hit = state.get(key)
     if hit is None:
@@ -783,6 +808,7 @@ def _plan_launch(platform, mod, q, k, v, args, out) -> _PlannedLaunch:
     if split:
         p.num_splits = num_splits
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0
+        p.kv_k_first = splitkv_k_first() if math == "mma" else 0
         p.pdl = int(math == "mma" and splitkv_pdl(q.device))
         fuse = splitkv_fused_combine()  # checked for every split call, as _launch_fwd does
         if num_splits > 1:

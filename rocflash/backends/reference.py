@@ -142,11 +142,13 @@ class _Parts:
         scores = torch.matmul(qc, self.kc.transpose(-1, -2))
         if compute_dtype == torch.float64 and q.dtype != torch.float64:  # the fp64 oracle: exact products
             scores = _exact_where_rounded(qc, self.kc, scores, args.softmax_scale)
-        scores = scores * args.softmax_scale
         self.tanh = None
-        if args.softcap > 0:
-            self.tanh = torch.tanh(scores / args.softcap)
+        if args.softcap > 0:  # tanh(S * (scale / softcap)) as the kernels (cap_scale): S * scale itself can pass
+            # float32 (scale 2e38, softcap 2e38, q.k 2: inf, tanh 1) where the capped score is finite and exact (adv16)
+            self.tanh = torch.tanh(scores * (args.softmax_scale / args.softcap))
             scores = args.softcap * self.tanh
+        else:
+            scores = scores * args.softmax_scale
         rows = torch.arange(seqlen_q, device=q.device).view(-1, 1)
         cols = torch.arange(seqlen_k, device=q.device).view(1, -1)
         diag = rows + seqlen_k - seqlen_q  # the key aligned with each query row (bottom-right)

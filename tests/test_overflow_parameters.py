@@ -1,0 +1,163 @@
+"""Parameters whose product the kernels form in float32 must keep it finite (adv16, issue 8's overflow class).
+
+The kernels take scores to log2 units in float32: softmax_scale * log2(e) (MAX_SOFTMAX_SCALE, checked since issue 8),
+and likewise ALiBi's slope * log2(e) (hip_src/fmha_common.h ScoreTransform alibi_slope_log2) and the capped score
+softcap * tanh(.) * log2(e). A slope above MAX_SOFTMAX_SCALE made slope_log2 inf and inf * 0 at each row's own key
+NaN: every row of the head NaN on the dense forward (the sim's training path), where the exact answer is finite and
+the split-KV path (natural units) returned it. A softcap above it overflowed the scores near the cap to +inf: NaN rows.
+Both now raise ValueError before any launch, on every entry point that takes them.
+
+The torch backend (the CPU default and the tests' eager baseline) formed S * softmax_scale before the cap: at
+softmax_scale 2e38 and q.k 2 that is inf, tanh(inf) = 1, and two keys whose capped scores differ by 1.7% of 2e38 got
+equal weight: a silent wrong output (the kernels' tanh(S * (scale / softcap)) is exact there).
+"""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import rocflash
+from rocflash.backends import FwdArgs
+from rocflash.backends.reference import attention_reference
+from rocflash.interface import MAX_SOFTMAX_SCALE
+
+BACKENDS = ["sim", "torch"]
+
+
+def _qkv(sq=4, sk=4, h=2, d=8, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(1, sq, h, d, generator=g), torch.randn(1, sk, h, d, generator=g),
+            torch.randn(1, sk, h, d, generator=g))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("slope", [3e38, -2.4e38, MAX_SOFTMAX_SCALE * 1.0001])
+def test_alibi_slope_beyond_log2_range_raises(backend, slope):
+    q, k, v = _qkv()
+    slopes = torch.tensor([0.5, slope], dtype=torch.float32)
+    with pytest.raises(ValueError, match=r"alibi_slopes must be in \[-2.3587e\+38, 2.3587e\+38\].*at index \(1,\)"):
+        rocflash.flash_attn_func(q, k, v, causal=True, alibi_slopes=slopes, backend=backend)
+    cu = torch.tensor([0, 4], dtype=torch.int32)
+    with pytest.raises(ValueError, match=r"alibi_slopes must be in"):
+        rocflash.flash_attn_varlen_func(q[0], k[0], v[0], cu, cu, 4, 4, causal=True, alibi_slopes=slopes,
+                                        backend=backend)
+    with pytest.raises(ValueError, match=r"alibi_slopes must be in"):
+        rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=4, causal=True, alibi_slopes=slopes, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("grad", [False, True])
+def test_alibi_slope_at_the_limit_is_exact(backend, grad):
+    """Causal, slope MAX_SOFTMAX_SCALE: each row sees its own key at distance 0 with a finite score and every other
+    key 2.4e38 * distance lower (weight 0 in fp64): out = V of the row's own key, on the dense (grad) and the
+    inference path alike. (A slope past the limit gave NaN rows on the sim's dense path: now a ValueError.)"""
+    q, k, v = _qkv()
+    slopes = torch.full((2,), MAX_SOFTMAX_SCALE, dtype=torch.float32)
+    qq = q.clone().requires_grad_(grad)
+    out, lse, _ = rocflash.flash_attn_func(qq, k, v, causal=True, alibi_slopes=slopes, return_attn_probs=True,
+                                           backend=backend)
+    assert torch.isfinite(out).all() and torch.isfinite(lse).all()
+    assert (out.detach() - v).abs().max().item() <= 1e-6
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_softcap_beyond_log2_range_raises(backend):
+    q, k, v = _qkv()
+    with pytest.raises(ValueError, match=r"softcap must be <= 2.3587e\+38 .*got 3e\+38"):
+        rocflash.flash_attn_func(q, k, v, softmax_scale=2e38, softcap=3e38, backend=backend)
+    with pytest.raises(ValueError, match=r"softcap must be <= 2.3587e\+38"):
+        rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=4, softcap=3e38, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("grad", [False, True])
+def test_softcap_with_scaled_score_past_float32(backend, grad):
+    """softmax_scale 2e38, softcap 2e38: q.k = 2 and 1.9 give S * scale past float32 but capped scores 0.964 and
+    0.956 of 2e38, 1.6e36 apart: the softmax is one-hot on the first key (fp64). The torch backend capped an inf
+    score (tanh(inf) = 1) and averaged the two keys' V. Checked against the fp64 reference; the sim as well."""
+    q = torch.zeros(1, 2, 1, 4)
+    q[..., 0] = 1.0
+    k = torch.zeros(1, 2, 1, 4)
+    k[0, 0, 0, 0], k[0, 1, 0, 0] = 2.0, 1.9
+    v = torch.randn(1, 2, 1, 4, generator=torch.Generator().manual_seed(1))
+    ref, ref_lse = attention_reference(q.double(), k.double(), v.double(), FwdArgs(2e38, -1, -1, 2e38, None),
+                                       torch.float64)
+    assert torch.allclose(ref[0, :, 0], v[0, 0, 0].double().expand(2, 4)), "test setup: one-hot on key 0"
+    qq = q.clone().requires_grad_(grad)
+    out, lse, _ = rocflash.flash_attn_func(qq, k, v, softmax_scale=2e38, softcap=2e38, return_attn_probs=True,
+                                           backend=backend)
+    err = (out.detach().double() - ref).abs().max().item()
+    assert err <= 1e-6, f"{backend}: max|out - ref| {err:.3g} (the key averaged with one it outweighs?)"
+    lerr = (lse.double() - ref_lse.double()).abs().max().item() / ref_lse.abs().max().item()
+    assert lerr <= 1e-6, f"{backend}: LSE relative error {lerr:.3g}"
+
+
+# ---------------------------------------------------------------- open: ALiBi's full distance overflows (adv16)
+# The dense forward and backward kernels (and the sim's model of them) split ALiBi's bias at the row's anchor: the
+# score keeps -slope * |a - j| and the row constant goes to the LSE (hip_src/fmha_common.h ScoreTransform). The
+# split-KV decode kernel (fmha_splitkv_kernel.h, sim: _Problem.scores_log2) and the torch backend (reference._Parts)
+# still subtract the full -slope * |i + sk - sq - j| from each score: on rows far from every key (seqlen_q > seqlen_k,
+# no causal mask) with a large slope every visible score overflows float32 to -inf there, and eco11's rule turns the
+# row NaN, where the exact answer is finite and the dense kernel returns it (O exact; LSE the float32 rounding of the
+# exact one, -inf where that is below -FLT_MAX). Loud, not silent; a fix changes the split-KV kernel (GPU) and the
+# torch backend, which is also the tests' eager float32 baseline (tighter tolerances for ALiBi far rows).
+
+def _far_rows(sq, sk, slope, h=2, hk=1, d=8):
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, s, n, d, generator=g) for s, n in ((sq, h), (sk, hk), (sk, hk)))
+    slopes = torch.full((h,), slope, dtype=torch.float32)
+    ref, ref_lse = attention_reference(q.double(), k.double(), v.double(), FwdArgs(d ** -0.5, -1, -1, 0.0, slopes),
+                                       torch.float64)
+    return q, k, v, slopes, ref, ref_lse
+
+
+def test_alibi_far_rows_dense_sim_is_exact():
+    """The passing half: the sim's dense forward (the kernels' anchor split) is exact on the rows below."""
+    q, k, v, slopes, ref, ref_lse = _far_rows(40, 4, 1e37)
+    out, lse, _ = rocflash.flash_attn_func(q.requires_grad_(), k, v, alibi_slopes=slopes, return_attn_probs=True,
+                                           backend="sim")
+    assert (out.detach().double() - ref).abs().max().item() <= 1e-6
+    assert torch.equal(torch.isneginf(lse), torch.isneginf(ref_lse.float())), "LSE: the float32 rounding of fp64's"
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open (adv16): the torch backend subtracts ALiBi's full "
+                   "distance in float32; rows 0-1 of seqlen_q 40 > seqlen_k 4 at slope 1e37 overflow to -inf and are "
+                   "NaN (eco11's rule), the exact O is finite (the sim's dense path returns it)")
+def test_alibi_far_rows_torch_backend():
+    q, k, v, slopes, ref, _ = _far_rows(40, 4, 1e37)
+    out = rocflash.flash_attn_func(q, k, v, alibi_slopes=slopes, backend="torch")
+    assert not out.isnan().any(), f"NaN rows {out.isnan().any(-1).any(-1)[0].nonzero().flatten().tolist()}"
+    assert (out.double() - ref).abs().max().item() <= 1e-6
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open (adv16): the split-KV decode kernel subtracts "
+                   "ALiBi's full distance; row 1 of seqlen_q 6 > seqlen_k 2 at slope 1e38 (exact LSE -3e38, O finite) "
+                   "is NaN with 1 and 3 splits (sim; the compiled kernel has the same score: not run)")
+@pytest.mark.parametrize("num_splits", [1, 3])
+def test_alibi_far_rows_split_kv(num_splits):
+    q, k, v, slopes, ref, ref_lse = _far_rows(6, 2, 1e38)
+    assert torch.isfinite(ref_lse[0, :, 1]).all(), "test setup: row 1's exact LSE is a float32"
+    out, lse = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=2, alibi_slopes=slopes, num_splits=num_splits,
+                                                return_softmax_lse=True, backend="sim")
+    assert not out[0, 1].isnan().any() and not lse[0, :, 1].isnan().any(), "row 1 NaN"
+    assert (out.double() - ref).abs().max().item() <= 1e-6
+
+
+# ---------------------------------------------------------------- open: q.k past float32 at a small softmax_scale
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open (adv16): the fp32 forward rounds q.k's fp64 sum to "
+                   "float32 BEFORE the scale (-3.404e38 -> -inf), so at softmax_scale 1e-37 a key whose scaled score "
+                   "is -34.04 (exact weight 0.49) weighs 0 beside one at -34.00: out [1, 0] instead of [0.51, 0.49], "
+                   "silently (eco11's 'a row with one finite score among overflowed ones is exact' needs |scale| * "
+                   "FLT_MAX >> 100). eco12's fp32 backward scales the fp64 sum before rounding (shifted_log2), so its "
+                   "gradients are those of the exact softmax, not of the returned out. Fix: the fp32 forward's score "
+                   "as float32(raw_fp64 * scale * log2 e) (sim and kernels together; GPU)")
+@pytest.mark.parametrize("backend", ["sim"])
+def test_fp32_sum_past_float32_small_scale(backend):
+    q = torch.ones(1, 1, 1, 4)
+    k = torch.zeros(1, 2, 1, 4)
+    k[0, 0], k[0, 1] = -8.5e37, -8.51e37  # q.k = -3.400e38 (a float32) and -3.404e38 (past it)
+    v = torch.eye(4)[:2].view(1, 2, 1, 4)
+    ref, _ = attention_reference(q.double(), k.double(), v.double(), FwdArgs(1e-37, -1, -1, 0.0, None), torch.float64)
+    out = rocflash.flash_attn_func(q, k, v, softmax_scale=1e-37, backend=backend)
+    err = (out.double() - ref).abs().max().item()
+    assert err <= 1e-3 or out.isnan().all(), f"out {out.flatten().tolist()[:2]} vs fp64 {ref.flatten().tolist()[:2]}"
