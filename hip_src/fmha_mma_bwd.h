@@ -36,7 +36,9 @@
 // sm_90a builds (RF_CUDA_SM90A) also compile opt-in variants of the atomic-dQ kernel with products on a Hopper
 // warpgroup (fmha_mma_bwd_wgmma.h, wgmma from shared-memory descriptors): its dQ product (ROCFLASH_BWD_DQ_WGMMA=1;
 // measured 7-10 % slower than mma.sync, perf/RESULTS.md tcbwd5 run W1), or its S^T and dP^T over K, V, Q, dO in
-// wgmma's core-matrix layout (ROCFLASH_BWD_SDP_WGMMA=1; =2 that layout on mma.sync; branch tcws6, not executed).
+// wgmma's core-matrix layout (ROCFLASH_BWD_SDP_WGMMA=1; =2 that layout on mma.sync; branch tcws6, measured 7-9 %
+// slower, perf/RESULTS.md integ20). Also sm_90a builds only, mma.sync only: the atomic-dQ kernel with a dQ warp tile
+// of 32 query rows (ROCFLASH_BWD_DQ_TILE=1; fmha_bwd_dkdvq_dq2_kernel; branch tcws7).
 //
 // Only the CUDA build includes this file (fmha_bwd_launch.h under RF_PLATFORM_CUDA).
 #pragma once
@@ -361,8 +363,9 @@ struct MmaBwdDkdvPipeline {
       }
   }
 
-  // dQ rows m0.. of head `head` += dS.K (dS^T and K in shared memory): warp tile of 16 rows x dq_cols_per_warp()
-  // columns, in chunks of kDqChunkCols columns, each added to p.dq_accum atomically.
+  // dQ rows m0.. of head `head` += dS.K (dS^T and K in shared memory): warp tile of DM = dq_m_tiles m16 tiles of
+  // rows x dq_cols_per_warp() columns, in chunks of kDqChunkCols columns (each B fragment serves the DM tiles),
+  // each added to p.dq_accum atomically.
   RF_DEVICE static void add_dq(const FmhaBwdParams& p, const SeqInfo& seq, const char* lds, int tid, int batch, int head,
                                int m0) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
@@ -370,36 +373,42 @@ struct MmaBwdDkdvPipeline {
     constexpr int COLS = T.dq_cols_per_warp();
     constexpr int CHUNK = COLS < kDqChunkCols ? COLS : kDqChunkCols;
     constexpr int NT = CHUNK / MmaBwdTileBase::kMmaN;  // 8-column tiles per chunk
+    constexpr int DM = T.dq_m_tiles;
     const int w = T.warp(tid), l = T.lane(tid);
-    const int qrow0 = (w % T.dq_row_warps()) * MmaBwdTileBase::kMmaM;
+    const int qrow0 = (w % T.dq_row_warps()) * T.dq_rows_per_warp();
     const int col0 = (w / T.dq_row_warps()) * COLS;
     const auto acc_rows = q_side_rows<Fp32>(p.dq_accum, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride, seq, batch,
                                             head, p.headdim);
 #pragma unroll
     for (int ch = 0; ch < COLS / CHUNK; ++ch) {
       const int c0 = col0 + ch * CHUNK;
-      float acc[2][2 * NT];
+      float acc[2 * DM][2 * NT];
 #pragma unroll
-      for (int r = 0; r < 2; ++r)
+      for (int r = 0; r < 2 * DM; ++r)
 #pragma unroll
         for (int x = 0; x < 2 * NT; ++x) acc[r][x] = 0.f;
 #pragma unroll
       for (int kk = 0; kk < KN; ++kk) {
-        uint32_t a[4];
-        mma::ldmatrix_x4_trans(a, mma::smem_address(lds + T.ds_read(tid, qrow0, kk)));
+        uint32_t a[DM][4];
+#pragma unroll
+        for (int mt = 0; mt < DM; ++mt)
+          mma::ldmatrix_x4_trans(a[mt], mma::smem_address(lds + T.ds_read(tid, qrow0 + mt * MmaBwdTileBase::kMmaM, kk)));
 #pragma unroll
         for (int dp = 0; dp < NT / 2; ++dp) {
           uint32_t b[4];
           mma::ldmatrix_x4_trans(b, mma::smem_address(lds + T.bt_read(T.k_offset(), tid, kk, c0 / 16 + dp)));
 #pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int c = 2 * (2 * dp + h);
-            mma::mma_16816<E>(acc[0][c], acc[0][c + 1], acc[1][c], acc[1][c + 1], a, b[2 * h], b[2 * h + 1]);
-          }
+          for (int mt = 0; mt < DM; ++mt)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const int c = 2 * (2 * dp + h);
+              mma::mma_16816<E>(acc[2 * mt][c], acc[2 * mt][c + 1], acc[2 * mt + 1][c], acc[2 * mt + 1][c + 1], a[mt],
+                                b[2 * h], b[2 * h + 1]);
+            }
         }
       }
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
+      for (int r = 0; r < 2 * DM; ++r) {
         const int row = m0 + qrow0 + 8 * r + l / MmaBwdTileBase::kRowLanes;
         if (row >= seq.seqlen_q) continue;
         float* dst = reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes);
@@ -654,6 +663,21 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
 #endif
 }
 
+// dK/dV and atomic dQ on the atomic tile with the dQ warp tile of 32 query rows (MmaBwdDkdvShape::dq_tile2; opt-in
+// ROCFLASH_BWD_DQ_TILE=1, dq_tile2_enabled): each K fragment (ldmatrix.trans) serves two m16 tiles of dS rows, 4
+// ldmatrix per 8 mma per k-step instead of 5 (block_m 32: 1 x 4 warps of 32 rows x headdim / 4; block_m 64: 2 x 2
+// of 32 x headdim / 2). The same products in the same order per dQ element (dK, dV untouched: bitwise equal to the
+// default kernel's). mma.sync only, but launched only by RF_CUDA_SM90A builds (an opt-in like the wgmma variants:
+// the default builds compile nothing more). FlashAttention-2's own 2 x 2 tile of 32 x 64 needs block_m 64 and the
+// warp grid (P^T, dS^T in shared memory): that kernel spills (perf/RESULTS.md, tcws7), so it is not built.
+template <class E, class Tile, bool kAligned>
+__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdvq_dq2_kernel(const FmhaBwdParams p) {
+  extern __shared__ uint4 rf_lds[];
+  bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
+    MmaBwdDkdvPipeline<E, Tile, kAligned, true>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+  });
+}
+
 // The atomic-dQ kernel's tile (deterministic=False): the config's atomic_* fields (Tile::kAtomicShape; codegen).
 template <class Tile>
 struct AtomicDqTile {
@@ -665,6 +689,13 @@ struct AtomicDqTile {
 template <class Tile>
 struct CoreLayoutTile {
   static constexpr MmaBwdDkdvShape kShape = Tile::kAtomicShape.core_layout();
+  static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
+};
+
+// The tile of fmha_bwd_dkdvq_dq2_kernel: the config's atomic tile with the dQ warp tile of 32 query rows.
+template <class Tile>
+struct Dq2Tile {
+  static constexpr MmaBwdDkdvShape kShape = Tile::kAtomicShape.dq_tile2();
   static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
 };
 
@@ -692,6 +723,15 @@ inline int sdp_mode() {
   return major == 9 ? env[0] - '0' : 0;
 }
 
+// ROCFLASH_BWD_DQ_TILE as the atomic-dQ kernel's dQ warp tile: "1" = 32 query rows (fmha_bwd_dkdvq_dq2_kernel),
+// else 16 (the default). Read at each launch (the same-process A/B, perf/tcbwd5_ab.py --switch); any compute
+// capability (mma.sync only), but only builds with RF_CUDA_SM90A ask. ROCFLASH_BWD_DQ_WGMMA / _SDP_WGMMA, when
+// set, take precedence.
+inline bool dq_tile2_enabled() {
+  const char* env = std::getenv("ROCFLASH_BWD_DQ_TILE");
+  return env != nullptr && env[0] == '1' && env[1] == '\0';
+}
+
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
   if (p.dq_accum != nullptr) {
@@ -709,6 +749,12 @@ rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
       if (const int mode = sdp_mode()) {
         return mode == 1 ? launch_grid_stride(fmha_bwd_dkdvq_wgsdp_kernel<E, Core, kAligned, 1>, p, total, C.threads, C.lds_bytes_atomic_dq(), stream)
                          : launch_grid_stride(fmha_bwd_dkdvq_wgsdp_kernel<E, Core, kAligned, 2>, p, total, C.threads, C.lds_bytes_atomic_dq(), stream);
+      }
+    }
+    if constexpr (Dq2Tile<Tile>::kShape.valid()) {
+      if (dq_tile2_enabled()) {
+        constexpr MmaBwdDkdvShape D = Dq2Tile<Tile>::kShape;
+        return launch_grid_stride(fmha_bwd_dkdvq_dq2_kernel<E, Dq2Tile<Tile>, kAligned>, p, total, D.threads, D.lds_bytes_atomic_dq(), stream);
       }
     }
 #endif

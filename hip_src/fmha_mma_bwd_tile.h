@@ -114,6 +114,9 @@ struct MmaBwdTileBase {
 struct MmaBwdDkdvShape : MmaBwdTileBase {
   int s_query_warps = 1;  // warps along the queries of S^T (1 or 2; see above)
   int q_buffers = 2;      // Q/dO/statistics buffers (2: double-buffered; 1: the other resident blocks hide the load)
+  // the atomic-dQ kernel's dQ += dS.K: m16 query tiles per warp (1, or 2: FlashAttention-2's dQ warp tile of 32
+  // rows, two A fragments per B fragment load; the opt-in ROCFLASH_BWD_DQ_TILE, dq_tile2(), fmha_mma_bwd.h)
+  int dq_m_tiles = 1;
 
   RF_HDC bool grid() const { return s_query_warps > 1; }
   RF_HDC int s_key_warps() const { return warps() / s_query_warps; }
@@ -151,7 +154,8 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
   RF_HDC int ds_offset() const { return stats_offset(q_buffers); }
   RF_HDC int pt_offset() const { return ds_offset() + block_n * ds_row_bytes(); }
   RF_HDC int lds_bytes_atomic_dq() const { return grid() ? lds_bytes() : ds_offset() + block_n * ds_row_bytes(); }
-  RF_HDC int dq_row_warps() const { return block_m / kMmaM < warps() ? block_m / kMmaM : warps(); }
+  RF_HDC int dq_rows_per_warp() const { return kMmaM * dq_m_tiles; }
+  RF_HDC int dq_row_warps() const { return block_m / dq_rows_per_warp() < warps() ? block_m / dq_rows_per_warp() : warps(); }
   RF_HDC int dq_col_warps() const { return warps() / dq_row_warps(); }
   RF_HDC int dq_cols_per_warp() const { return headdim / dq_col_warps(); }
   // byte offset (within the dS^T or P^T rows) of the accumulator element pair (i, c), c even: key row, query
@@ -205,12 +209,23 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
   }
   RF_HDC int core_lead() const { return core_rows * kVectorBytes; }  // bytes between core matrices adjacent in K
 
+  // ---- this shape with the dQ warp tile of 32 query rows (dq_m_tiles 2): warps split as dq_row_warps() x
+  // dq_col_warps() tiles of 32 rows x dq_cols_per_warp() columns (block_m 64, 4 warps: 2 x 2 tiles of 32 x
+  // headdim / 2, FlashAttention-2's dQ atom layout; block_m 32: 1 x 4 of 32 x headdim / 4). Same dS, K and
+  // arithmetic per dQ element (the k order over the block's keys is unchanged), twice the mma per B fragment.
+  RF_HDC MmaBwdDkdvShape dq_tile2() const {
+    MmaBwdDkdvShape s = *this;
+    s.dq_m_tiles = 2;
+    return s;
+  }
+
   RF_HDC bool valid() const {
     return base_valid() && (core_rows == 0 || (!grid() && lds_pad_bytes == 0 && core_rows >= block_m && core_rows >= block_n)) &&
            (s_query_warps == 1 || s_query_warps == 2) && warps() % s_query_warps == 0 &&
            (q_buffers == 2 || (q_buffers == 1 && grid())) && block_n % (kMmaM * s_key_warps()) == 0 &&
            (m_tiles() == 1 || m_tiles() == 2) && s_queries_per_warp() % kMmaM == 0 &&
-           (headdim / s_query_warps) % kMmaM == 0 && warps() % dq_row_warps() == 0 &&
+           (headdim / s_query_warps) % kMmaM == 0 && (dq_m_tiles == 1 || dq_m_tiles == 2) &&
+           block_m % dq_rows_per_warp() == 0 && warps() % dq_row_warps() == 0 &&
            dq_cols_per_warp() % kMmaM == 0 && dq_cols_per_warp() > 0;
   }
 };

@@ -38,6 +38,9 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     # on wgmma over a core-matrix shared-memory layout (1) or that layout on mma.sync (2); 0 = mma.sync (default)
     "ROCFLASH_BWD_DQ_WGMMA": (("0", "1"), "0"),
     "ROCFLASH_BWD_SDP_WGMMA": (("0", "1", "2"), "0"),
+    # the atomic-dQ kernel's dQ warp tile (sm_90a builds; mma.sync, any compute capability): 32 query rows (1) or
+    # 16 (0, default); the two switches above take precedence when set
+    "ROCFLASH_BWD_DQ_TILE": (("0", "1"), "0"),
 }
 # read at install / tool time (setup.py, rocflash.ck.build), not by check_switches
 BUILD_SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {

@@ -1,6 +1,6 @@
 """ptxas audit of the tensor-core instances (``impl = "mma"``: the forward in ck_configs/fmha_fwd.toml,
 hip_src/fmha_mma.h; the backward's dK/dV and dQ kernels in ck_configs/fmha_bwd.toml, hip_src/fmha_mma_bwd.h) on
-sm_80 and sm_90 (and the atomic-dQ kernel's wgmma variants on sm_90a): no GPU needed, nvcc only.
+sm_80 and sm_90 (and the atomic-dQ kernel's wgmma and dQ-tile variants on sm_90a): no GPU needed, nvcc only.
 
     python -m rocflash.mma_audit                     # every mma instance, aligned path, sm_80 and sm_90
     python -m rocflash.mma_audit --paths both --check   # both load paths; exit 1 when a rule fails
@@ -81,6 +81,7 @@ class MmaKernelAudit:
     #                    | "bwd_dkdvq_wg" (that kernel with its dQ product on wgmma, sm_90a)
     #                    | "bwd_dkdvq_sdp" (with S^T and dP^T on wgmma, core-matrix layout, sm_90a)
     #                    | "bwd_dkdvq_core" (the core-matrix layout on mma.sync: the A/B control, sm_90a)
+    #                    | "bwd_dkdvq_dq2" (the dQ warp tile of 32 query rows, mma.sync, sm_90a builds)
     registers: int = 0
     spill_bytes: int = 0
     stack_frame: int = 0
@@ -115,6 +116,8 @@ def lds_bytes(cfg: TileConfig, kind: str | None = None) -> int:
         rows = max(a.block_m, a.block_n)
         return ((2 + 2 * a.q_buffers) * rows * a.headdim * a.elem_bytes + a.q_buffers * 12 * a.block_m
                 + a.block_n * (a.block_m * a.elem_bytes + 16))
+    if (kind or cfg.kind) == "bwd_dkdvq_dq2":  # bwd_dkdvq's tile and shared memory (only dQ's warp split differs)
+        return lds_bytes(cfg, "bwd_dkdvq")
     if (kind or cfg.kind) == "bwd_dkdvq" and cfg.atomic_config() != cfg:  # its own tile (atomic_* fields)
         return lds_bytes(cfg.atomic_config(), kind)
     row = cfg.headdim * cfg.elem_bytes + cfg.lds_pad_bytes
@@ -135,11 +138,12 @@ _WGMMA_DQ_KERNEL = "fmha_bwd_dkdvq_wgmma_kernel"  # and, in sm_90a builds, from 
 WGMMA_VARIANTS = 1  # of that kernel (MmaBwdDkdvPipeline's kWgmma)
 _WGMMA_SDP_KERNEL = "fmha_bwd_dkdvq_wgsdp_kernel"  # sm_90a builds, from those that wgmma_sdp() admits: kSdp 1, 2
 _SDP_MODE = re.compile(r"fmha_bwd_dkdvq_wgsdp_kernel.*Lb[01]ELi([12])E")
+_DQ2_KERNEL = "fmha_bwd_dkdvq_dq2_kernel"  # sm_90a builds, from those that dq_tile2() admits (ROCFLASH_BWD_DQ_TILE)
 PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dkdvq": 5, "bwd_dq": 3, "bwd_dkdvq_wg": 4, "bwd_dkdvq_sdp": 3,
-            "bwd_dkdvq_core": 5}  # mma.sync tile products per main-loop iteration (bwd_dkdvq_wg: its fifth product,
+            "bwd_dkdvq_core": 5, "bwd_dkdvq_dq2": 5}  # mma.sync tile products per main-loop iteration (bwd_dkdvq_wg: its fifth product,
 # dQ, is wgmma_per_tile; bwd_dkdvq_sdp: S^T and dP^T are)
 _WG_KINDS = ("bwd_dkdvq_wg", "bwd_dkdvq_sdp")
-_ATOMIC_KINDS = ("bwd_dkdvq", "bwd_dkdvq_wg", "bwd_dkdvq_sdp", "bwd_dkdvq_core")
+_ATOMIC_KINDS = ("bwd_dkdvq", "bwd_dkdvq_wg", "bwd_dkdvq_sdp", "bwd_dkdvq_core", "bwd_dkdvq_dq2")
 
 
 def wgmma_dq(cfg: TileConfig) -> bool:
@@ -156,6 +160,18 @@ def wgmma_sdp(cfg: TileConfig) -> bool:
     a = cfg.atomic_config()
     return (cfg.kind == "bwd_dkdv" and cfg.impl == "mma" and a.s_query_warps == 1 and a.threads == 4 * WARP
             and a.block_n == 64 and a.block_m in (32, 64) and a.headdim % 16 == 0 and a.q_buffers == 2)
+
+
+def dq_tile2(cfg: TileConfig) -> bool:
+    """Whether a tensor-core dK/dV config's atomic-dQ kernel has the variant with the dQ warp tile of 32 query rows
+    (MmaBwdDkdvShape::dq_tile2().valid(), hip_src/fmha_mma_bwd_tile.h): block_m a multiple of 32, the warps split
+    as row warps (block_m / 32, at most all) x column warps of a multiple of 16 columns each."""
+    a = cfg.atomic_config()
+    if cfg.kind != "bwd_dkdv" or cfg.impl != "mma" or a.block_m % 32:
+        return False
+    warps = a.threads // WARP
+    row_warps = min(a.block_m // 32, warps)
+    return warps % row_warps == 0 and a.headdim % (warps // row_warps) == 0 and (a.headdim // (warps // row_warps)) % 16 == 0
 
 
 def wgmma_per_tile(cfg: TileConfig, kind: str = "bwd_dkdvq_wg") -> int:
@@ -262,6 +278,8 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
                 kind = "bwd_dkdvq_wg"
             elif (m := _SDP_MODE.search(symbol)):
                 kind = "bwd_dkdvq_sdp" if m.group(1) == "1" else "bwd_dkdvq_core"
+            elif _DQ2_KERNEL in symbol:
+                kind = "bwd_dkdvq_dq2"
             else:
                 continue
         elif _WGMMA_DQ_KERNEL in symbol or _WGMMA_SDP_KERNEL in symbol:  # sm_80 / sm_90: a trap (never launched)
@@ -281,10 +299,10 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
             register_limit=register_limit(cfg), lds_bytes=lds_bytes(cfg, kind), blocks=designed_blocks(cfg),
             wgmma_in_loop=main_loop_mma_count(entries.get(symbol, []), "wgmma.mma_async") if kind in _WG_KINDS else 0,
             wgmma_per_tile=wgmma_per_tile(cfg, kind) if kind in _WG_KINDS else 0))
-    expected = (WGMMA_VARIANTS * wgmma_dq(cfg) + 2 * wgmma_sdp(cfg)) if arch == WGMMA_ARCH[0] else \
+    expected = (WGMMA_VARIANTS * wgmma_dq(cfg) + 2 * wgmma_sdp(cfg) + dq_tile2(cfg)) if arch == WGMMA_ARCH[0] else \
         2 if cfg.kind in ("fwd", "bwd_dkdv") else 1
     if len(out) != expected:
-        what = f"{_WGMMA_DQ_KERNEL} / {_WGMMA_SDP_KERNEL}" if arch == WGMMA_ARCH[0] else "a plain and a general kernel" if cfg.kind == "fwd" else \
+        what = f"{_WGMMA_DQ_KERNEL} / {_WGMMA_SDP_KERNEL} / {_DQ2_KERNEL}" if arch == WGMMA_ARCH[0] else "a plain and a general kernel" if cfg.kind == "fwd" else \
             f"{_KERNELS[cfg.kind]} and {_ATOMIC_DQ_KERNEL}" if cfg.kind == "bwd_dkdv" else f"one {_KERNELS[cfg.kind]}"
         raise RuntimeError(f"{name} [{arch}]: expected {what}, ptxas reported {sorted(report)}")
     return out
@@ -357,7 +375,7 @@ def run_audit(archs=tuple(ARCHS), paths: str = "vec", jobs: int | None = None,
                        for c, al in mma_instances(paths, kinds) for arch in archs]
             if wgmma:
                 futures += [pool.submit(compile_instance, c, al, WGMMA_ARCH[0], gen, Path(tmp) / "work")
-                            for c, al in mma_instances(paths, kinds) if wgmma_dq(c) or wgmma_sdp(c)]
+                            for c, al in mma_instances(paths, kinds) if wgmma_dq(c) or wgmma_sdp(c) or dq_tile2(c)]
             return [a for f in futures for a in f.result()]
 
 

@@ -179,6 +179,38 @@ def test_sdp_product_switch(_dq_mode, headdim, dtype, monkeypatch):
             assert ran and all(want in name for name in ran), (switch, ran)
 
 
+@pytest.mark.parametrize("headdim,dtype", [(128, "bf16"), (128, "fp16"), (64, "bf16"), (96, "fp16"), (32, "bf16")])
+def test_dq_tile_switch(_dq_mode, headdim, dtype, monkeypatch):
+    """The atomic-dQ kernel with its dQ warp tile of 32 query rows (ROCFLASH_BWD_DQ_TILE=1, sm_90a builds; opt-in,
+    branch tcws7) and the default 16 rows (0): each within the tolerance rule against fp64, dk and dv bitwise equal
+    to the default's (the dQ tile does not touch them), dq within float32 atomic order of the default's, and, in an
+    sm_90a build, the variant kernel is the one that ran (its name in the profile). Causal, GQA, seqlens off the tile
+    multiples (rows past seqlen_q in both m16 tiles), headdim 96 in the 128 bucket. Masked NaN K/V:
+    test_gpu_masked_garbage.py test_unseen_garbage_dq_tile_switch."""
+    if _dq_mode:
+        pytest.skip("deterministic=True runs the dK/dV and dQ kernels: no atomic-dQ kernel")
+    from rocflash import selector
+    from rocflash.backends import compiled
+    g = torch.Generator().manual_seed(13)
+    q, k, v = rand_qkv(2, 257, 300, 4, 2, headdim, DTYPES[dtype], "cuda", g)
+    dout = torch.randn(q.shape, generator=g).to("cuda", DTYPES[dtype])
+    variant = "sm_90a" in (selector.compiled_archs(gpu_platform()) or []) and gpu_platform() == "cuda"
+    runs = {}
+    for switch in ("1", "0"):
+        monkeypatch.setenv("ROCFLASH_BWD_DQ_TILE", switch)
+        runs[switch] = _grads(q, k, v, dout, causal=True)
+        assert_grads_close(runs[switch], q, k, v, dout, fwd_args(headdim, True),
+                           f"ROCFLASH_BWD_DQ_TILE={switch} d{headdim} {dtype}")
+        if variant and compiled.last_kernels()["bwd"] == "mma":
+            ran = _atomic_kernels_run(q, k, v, dout, causal=True)
+            want = "dkdvq_dq2" if switch == "1" else "dkdvq_mma"
+            assert ran and all(want in name for name in ran), (switch, ran)
+    assert torch.equal(runs["1"][1], runs["0"][1]) and torch.equal(runs["1"][2], runs["0"][2])
+    scale = runs["0"][0].abs().max().item()
+    err = (runs["1"][0].float() - runs["0"][0].float()).abs().max().item()
+    assert err <= 4 * torch.finfo(torch.bfloat16).eps * scale, f"dq tile 32 vs 16 rows: {err:.3g} (max |dq| {scale:.3g})"
+
+
 @pytest.mark.parametrize("kind", ["expanded", "transposed", "strided_last"])
 def test_dout_strides(kind):
     g = torch.Generator().manual_seed(3)

@@ -117,6 +117,17 @@ def test_unseen_garbage_sdp_switch(monkeypatch, switch, narrow, dtype):
         test_unseen_garbage_changes_nothing(case, dtype, narrow, NAN, "kv", False)
 
 
+@pytest.mark.parametrize("narrow", [False, True], ids=["aligned", "narrow"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["fp16", "bf16"])
+def test_unseen_garbage_dq_tile_switch(monkeypatch, narrow, dtype):
+    """The same rule for the atomic-dQ kernel's opt-in dQ warp tile of 32 query rows (ROCFLASH_BWD_DQ_TILE=1; it runs
+    in sm_90a builds only, elsewhere this repeats the default kernel): every case, NaN in K and V rows (the K guard
+    before the dQ product, the K reload), both load paths."""
+    monkeypatch.setenv("ROCFLASH_BWD_DQ_TILE", "1")
+    for case in CASES:
+        test_unseen_garbage_changes_nothing(case, dtype, narrow, NAN, "kv", False)
+
+
 def test_issue_example_v90():
     platform = gpu_platform()
     g = torch.Generator().manual_seed(8)

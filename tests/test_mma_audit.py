@@ -37,7 +37,11 @@ def test_every_mma_kernel_passes(audits):
     sdp = {(c.kernel_name(al), mma_audit.WGMMA_ARCH[0]) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",))
            if mma_audit.wgmma_sdp(c)}
     assert sdp >= wg
-    expected |= wg | sdp
+    # ... and the atomic-dQ kernel with the dQ warp tile of 32 query rows (mma.sync; ROCFLASH_BWD_DQ_TILE=1)
+    dq2 = {(c.kernel_name(al), mma_audit.WGMMA_ARCH[0]) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",))
+           if mma_audit.dq_tile2(c)}
+    assert dq2 and any("_d128_" in n for n, _ in dq2) and any("_d64_" in n for n, _ in dq2)
+    expected |= wg | sdp | dq2
     assert {(a.instance, a.arch) for a in audits} == expected
     fwd = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances(kinds=("fwd",)) for arch in mma_audit.ARCHS}
     assert sorted(a.general for a in audits if a.kind == "fwd") == [False] * len(fwd) + [True] * len(fwd)
@@ -45,11 +49,14 @@ def test_every_mma_kernel_passes(audits):
     # deterministic one and the atomic-dQ one of deterministic=False, five products per tile)
     bwd = [a for a in audits if a.kind != "fwd"]
     dkdv = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",)) for arch in mma_audit.ARCHS}
-    assert {a.kind for a in bwd} == {"bwd_dkdv", "bwd_dkdvq", "bwd_dq", "bwd_dkdvq_wg", "bwd_dkdvq_sdp", "bwd_dkdvq_core"}
-    assert len(bwd) == len(expected - fwd - wg - sdp) + len(dkdv) + mma_audit.WGMMA_VARIANTS * len(wg) + 2 * len(sdp)
+    assert {a.kind for a in bwd} == {"bwd_dkdv", "bwd_dkdvq", "bwd_dq", "bwd_dkdvq_wg", "bwd_dkdvq_sdp", "bwd_dkdvq_core",
+                                     "bwd_dkdvq_dq2"}
+    assert len(bwd) == (len(expected - fwd - wg - sdp - dq2) + len(dkdv) + mma_audit.WGMMA_VARIANTS * len(wg) + 2 * len(sdp)
+                        + len(dq2))
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_wg"} == wg
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_sdp"} == sdp
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_core"} == sdp
+    assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_dq2"} == dq2
     assert all(a.wgmma_in_loop >= a.wgmma_per_tile > 0 for a in bwd if a.kind in ("bwd_dkdvq_wg", "bwd_dkdvq_sdp"))
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq"} == dkdv
     # per key x query pair of a warp's tile (the atomic-dQ kernel may have its own tile: the atomic_* fields)

@@ -253,7 +253,7 @@ def test_dropout_error_says_what_to_do(call):
 @pytest.mark.parametrize("name", ["ROCFLASH_KERNEL", "ROCFLASH_INDEX_CHECKS", "ROCFLASH_POISON_OUTPUTS",
                                   "ROCFLASH_SPLITKV_L2_PREFETCH", "ROCFLASH_SPLITKV_FUSED_COMBINE",
                                   "ROCFLASH_SPLITKV_PDL", "ROCFLASH_SPLITKV_SPLITS", "ROCFLASH_BWD_DQ_WGMMA",
-                                  "ROCFLASH_BWD_SDP_WGMMA"])
+                                  "ROCFLASH_BWD_SDP_WGMMA", "ROCFLASH_BWD_DQ_TILE"])
 @pytest.mark.parametrize("backend", ["torch", "sim"])
 def test_bad_env_switch_raises_on_cpu_backends(monkeypatch, name, backend):
     """14: a typo in any run-time switch raises (variable, accepted values, value) on the CPU backends too,
@@ -271,6 +271,30 @@ def test_bad_env_switch_raises_on_cpu_backends(monkeypatch, name, backend):
     for value in accepted:
         monkeypatch.setenv(name, value.upper())
         assert torch.isfinite(rocflash.flash_attn_func(q, q, q, backend=backend)).all()
+
+
+def test_kernel_switch_reads_are_checked_switches():
+    """Every switch the compiled kernels' launchers read themselves (std::getenv in hip_src/, e.g. the tensor-core
+    backward's ROCFLASH_BWD_DQ_WGMMA / _SDP_WGMMA / _DQ_TILE) is a checked run-time switch (envvars.SWITCHES), and the
+    values the launcher acts on ('1', '2': the characters it compares) are among the accepted ones: a typo raises
+    ValueError before any launch instead of silently running the default kernel."""
+    import re
+    from pathlib import Path
+
+    from rocflash import envvars
+    from rocflash.configs import hip_src_dir
+
+    reads = {}
+    for path in Path(hip_src_dir()).glob("*.h"):
+        text = path.read_text()
+        for m in re.finditer(r'std::getenv\("(ROCFLASH_\w+)"\)', text):
+            body = text[m.end():text.find("\n}", m.end())]  # the reading function's rest
+            reads[m.group(1)] = set(re.findall(r"env\[0\] [!=]= '(\w)'", body))
+    assert {"ROCFLASH_BWD_DQ_WGMMA", "ROCFLASH_BWD_SDP_WGMMA", "ROCFLASH_BWD_DQ_TILE"} <= set(reads), sorted(reads)
+    for name, values in reads.items():
+        assert name in envvars.SWITCHES, f"{name} is read by a launcher but not checked (rocflash/envvars.py)"
+        accepted = set(envvars.SWITCHES[name][0])
+        assert values and values <= accepted and "0" in accepted, (name, values, accepted)
 
 
 def test_switch_snapshot_follows_the_environment(monkeypatch):
