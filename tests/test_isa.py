@@ -427,6 +427,34 @@ def test_narrow_check_flags_vector_loads(audit, kind):
     assert isa.check_narrow_path(aligned)
 
 
+def _synthetic_kernel(body: list[str]) -> tuple[list, dict]:
+    text = "\n".join(["k:"] + [ln if ln.endswith(":") else "\t" + ln for ln in body] + [".Lfunc_end0:"])
+    return isa.kernel_instructions(text, "k")
+
+
+def test_versioned_main_loop_is_found_inside_its_largest_copy():
+    """A kernel that picks one of two copies of its tile loop at run time (the float32 backward's shifted and
+    plain score since eco12) spreads its products over two fenced sibling loops, neither holding half: the main
+    loop is then the tile loop inside the larger copy (here the inner fenced loop, depth 3), not the grid loop
+    that holds both; two UNfenced product loops inside one tile loop (the forward's S and P.V) are not copies."""
+    fma = "v_fma_f32 v1, v2, v3, v1"
+    copy = lambda n, tag: [f".Lcopy{tag}:", "s_barrier", f".Ltile{tag}:", "s_barrier", *[fma] * n,  # noqa: E731
+                           f"s_cbranch_scc1 .Ltile{tag}", f"s_cbranch_vccnz .Lcopy{tag}"]
+    instrs, labels = _synthetic_kernel([".Lgrid:", "s_cbranch_scc0 .Lplain", *copy(9, "A"), "s_branch .Lnext",
+                                        ".Lplain:", *copy(8, "B"), ".Lnext:", fma, "s_cbranch_execnz .Lgrid",
+                                        "s_endpgm"])
+    main = isa.find_main_loop(instrs, labels)
+    assert (main.header, main.depth) == (".LtileA", 3), main
+    # one copy only: the usual rule (innermost fenced loop holding more than half)
+    instrs, labels = _synthetic_kernel([".Lgrid:", *copy(9, "A"), "s_cbranch_execnz .Lgrid", "s_endpgm"])
+    assert isa.find_main_loop(instrs, labels).header == ".LtileA"
+    # two unfenced product loops inside one fenced tile loop: the tile loop stays the main loop
+    instrs, labels = _synthetic_kernel([".Lgrid:", ".Ltile:", "s_barrier", ".Ls:", *[fma] * 5, "s_cbranch_scc1 .Ls",
+                                        ".Lpv:", *[fma] * 5, "s_cbranch_scc1 .Lpv", "s_cbranch_vccnz .Ltile",
+                                        "s_cbranch_execnz .Lgrid", "s_endpgm"])
+    assert isa.find_main_loop(instrs, labels).header == ".Ltile"
+
+
 @pytest.mark.toolchain
 @pytest.mark.parametrize("kind", TILED)
 def test_main_loop_is_the_tile_loop(audit, kind):

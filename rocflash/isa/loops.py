@@ -27,7 +27,13 @@ Main-loop detection
       bwd_dq     the K/V tile loop (depth 2), inside the grid-stride loop; it reloads K and V and holds the
                  S, dP and dQ products.
     For kernels without barriers (small fixtures) it is the innermost loop holding more than half of the
-    products. Counts are static instruction counts over the loop's blocks, inner loops included, reported
+    products. Versioned main loops: a kernel that picks one of several copies of its tile loop at run time
+    (the float32 dQ and dK/dV kernels since eco12: the shifted score with the statistics pass, or the plain one;
+    hip_src/fmha_bwd_kernel.h kShifted) spreads the products over sibling loops, none holding half. When the
+    loop found above has two or more copies nested directly in it (each with a barrier when synced, each
+    holding more than ``MAIN_LOOP_VARIANT_SHARE``, together more than half), the main loop is found by the same rule inside the
+    copy holding the most products, against that copy's products (the dK/dV kernel's copies are head loops
+    holding the query-tile loop); its checks (dot2, 128-bit loads, exp) then speak for that copy. Counts are static instruction counts over the loop's blocks, inner loops included, reported
     next to the whole-kernel counts (``main loop/whole kernel``).
 
 Needs networkx (a torch dependency; ``pip install pyyaml networkx``, or
@@ -42,6 +48,7 @@ from typing import Sequence
 from .asm import COUNTERS, Instruction, _base
 
 MAIN_LOOP_SHARE = 0.5  # the main loop holds more than this share of the tile-product instructions
+MAIN_LOOP_VARIANT_SHARE = 0.25  # each run-time copy of a versioned main loop holds more than this share
 
 
 @dataclasses.dataclass
@@ -120,16 +127,12 @@ def product_positions(instrs: Sequence[Instruction]) -> list[int]:
     return packed or [i for i, m in enumerate(bases) if COUNTERS["fma"](m)]
 
 
-def find_main_loop(instrs: Sequence[Instruction], labels: dict[str, int], synced: bool = True) -> Loop | None:
-    """The innermost loop that holds more than MAIN_LOOP_SHARE of the tile-product instructions and contains
-    an ``s_barrier``; without such a loop (kernels that never synchronise), or with ``synced=False`` (kinds in
-    kinds.UNSYNCED_MAIN_LOOP), the innermost loop holding more than MAIN_LOOP_SHARE of them. See "Main-loop
-    detection" in the module docstring."""
-    products = product_positions(instrs)
-    if not products:
-        return None
+def _innermost_holding(instrs: Sequence[Instruction], loops: Sequence[Loop], products: Sequence[int],
+                       synced: bool) -> Loop | None:
+    """The innermost of ``loops`` holding more than MAIN_LOOP_SHARE of ``products`` (with an ``s_barrier`` when
+    ``synced`` and such a loop exists; ties: the smaller loop)."""
     holding = []
-    for lp in find_loops(instrs, labels):
+    for lp in loops:
         inside = set(lp.instructions)
         if sum(i in inside for i in products) > MAIN_LOOP_SHARE * len(products):
             barrier = any(instrs[i].mnemonic == "s_barrier" for i in lp.instructions)
@@ -137,5 +140,39 @@ def find_main_loop(instrs: Sequence[Instruction], labels: dict[str, int], synced
     fenced = [lp for barrier, lp in holding if barrier] if synced else []
     candidates = fenced or [lp for _, lp in holding]
     return max(candidates, key=lambda lp: (lp.depth, -len(lp.instructions))) if candidates else None
+
+
+def find_main_loop(instrs: Sequence[Instruction], labels: dict[str, int], synced: bool = True) -> Loop | None:
+    """The innermost loop that holds more than MAIN_LOOP_SHARE of the tile-product instructions and contains
+    an ``s_barrier``; without such a loop (kernels that never synchronise), or with ``synced=False`` (kinds in
+    kinds.UNSYNCED_MAIN_LOOP), the innermost loop holding more than MAIN_LOOP_SHARE of them. A versioned main
+    loop (run-time copies, each holding more than MAIN_LOOP_VARIANT_SHARE) is looked for inside its largest
+    copy, against that copy's products. See "Main-loop detection" in the module docstring."""
+    products = product_positions(instrs)
+    if not products:
+        return None
+    loops = find_loops(instrs, labels)
+    main = _innermost_holding(instrs, loops, products, synced)
+    if main is None:
+        return None
+
+    def inside(outer: Loop, lp: Loop) -> bool:
+        return lp is not outer and set(outer.instructions).issuperset(lp.instructions)
+
+    def count(lp: Loop) -> int:
+        body = set(lp.instructions)
+        return sum(i in body for i in products)
+
+    def fenced(lp: Loop) -> bool:  # a copy of the tile loop refills LDS (the product loops inside it do not)
+        return not synced or any(instrs[i].mnemonic == "s_barrier" for i in lp.instructions)
+
+    copies = [lp for lp in loops if lp.depth == main.depth + 1 and inside(main, lp) and fenced(lp)
+              and count(lp) > MAIN_LOOP_VARIANT_SHARE * len(products)]
+    if len(copies) < 2 or sum(map(count, copies)) <= MAIN_LOOP_SHARE * len(products):
+        return main
+    copy = max(copies, key=count)
+    body = set(copy.instructions)
+    return _innermost_holding(instrs, [copy] + [lp for lp in loops if inside(copy, lp)],
+                              [i for i in products if i in body], synced) or copy
 
 
