@@ -69,20 +69,6 @@ def under(fn, **values):
     return call
 
 
-def graph_of(fn):
-    """(replay, output): a CUDA graph of fn() (warmed up on a side stream) and the output tensor its replays write."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        fn()
-        fn()
-    torch.cuda.current_stream().wait_stream(side)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        out = fn()
-    return g.replay, out
-
-
 def references(q, k, v, rows):
     """{sequence: (fp64 reference (H, D), bf16 eager (H, D))} of the decode attention for the listed sequences."""
     res = {}
@@ -153,11 +139,11 @@ def case(batch: int, seqlen_k: int, g, counts, rounds: int) -> dict:
     methods: dict[str, list] = {}
     for n in counts:
         methods[f"n{n}"] = calls(n)
-        methods[f"n{n}-graph"] = [graph_of(c)[0] for c in calls(n)]
+        methods[f"n{n}-graph"] = [db.graphed(c) for c in calls(n)]
     variants = {"wave": {SPLITS: "wave"}, "fill": {SPLITS: "fill"}, "kf0": {KFIRST: "0"}, "kf1": {KFIRST: "1"}}
     for name, env in variants.items():
         eager = [under(c, **env) for c in calls()]
-        graphs = [graph_of(c) for c in eager]
+        graphs = [db.graph_of(c) for c in eager]
         methods[name], methods[name + "-graph"] = eager, [r for r, _ in graphs]
         graphs[-1][0]()
         torch.cuda.synchronize()

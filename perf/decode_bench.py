@@ -76,8 +76,9 @@ def paged_copy(k, v, page, g):
     return kc, vc, table
 
 
-def graphed(fn):
-    """A CUDA graph of fn() (its replay has no host work: the kernels' own time)."""
+def graph_of(fn):
+    """(replay, output): a CUDA graph of fn() (warmed up twice on a side stream; its replay has no host work: the
+    kernels' own time) and the output tensor(s) its replays write."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -86,8 +87,13 @@ def graphed(fn):
     torch.cuda.current_stream().wait_stream(side)
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
-        fn()
-    return g.replay
+        out = fn()
+    return g.replay, out
+
+
+def graphed(fn):
+    """A CUDA graph of fn(), as its replay (graph_of without the output)."""
+    return graph_of(fn)[0]
 
 
 def sdpa_methods(sets) -> dict:

@@ -350,22 +350,29 @@ def test_s_load_from_kernarg():
     assert w.S[8:12] == [5, 6, 7, 8] and w.S[12] == 2
 
 
+def _kernarg_kernel(lines: list[str]):
+    """A Kernel of these instruction lines whose s[0:1] holds the kernarg segment pointer at entry."""
+    from rocflash.emu.asm import Kernel
+
+    instrs = []
+    for i, ln in enumerate(lines):
+        ins = parse_instruction(ln, i + 1)
+        ins.index = i
+        instrs.append(ins)
+    return Kernel("t", instrs, {}, {"user_sgpr_count": 2, "user_sgpr_kernarg_segment_ptr": 1})
+
+
 def test_barrier_interleaves_waves():
     """Two waves exchange data through LDS across s_barrier: each reads what the other wrote."""
     from rocflash.emu.asm import Kernel
     from rocflash.emu.machine import Launcher, Program
     from rocflash.emu.state import GlobalMemory
 
-    lines = ["v_lshlrev_b32_e32 v1, 2, v0", "ds_write_b32 v1, v0", "s_barrier",
-             "v_sub_u32_e32 v2, 0x1fc, v1", "ds_read_b32 v3, v2", "v_mov_b32_e32 v4, s0", "v_mov_b32_e32 v5, s1",
-             "v_add_co_u32_e32 v4, vcc, v4, v1", "v_addc_co_u32_e32 v5, vcc, 0, v5, vcc",
-             "global_store_dword v[4:5], v3, off", "s_endpgm"]
-    instrs = []
-    for i, ln in enumerate(lines):
-        ins = parse_instruction(ln, i + 1)
-        ins.index = i
-        instrs.append(ins)
-    kernel = Kernel("t", instrs, {}, {"user_sgpr_count": 2, "user_sgpr_kernarg_segment_ptr": 1})
+    kernel = _kernarg_kernel(["v_lshlrev_b32_e32 v1, 2, v0", "ds_write_b32 v1, v0", "s_barrier",
+                              "v_sub_u32_e32 v2, 0x1fc, v1", "ds_read_b32 v3, v2", "v_mov_b32_e32 v4, s0",
+                              "v_mov_b32_e32 v5, s1", "v_add_co_u32_e32 v4, vcc, v4, v1",
+                              "v_addc_co_u32_e32 v5, vcc, 0, v5, vcc", "global_store_dword v[4:5], v3, off",
+                              "s_endpgm"])
     mem = GlobalMemory()
     out = mem.put(np.zeros(128, np.uint32))
     kernarg = np.array([out], dtype=np.uint64).tobytes()
@@ -393,18 +400,12 @@ def test_launch_rejects_groups_outside_the_grid():
     """Launcher.launch(groups=...) runs chosen workgroups only (the drivers' ``groups=``): an id outside the grid
     (a negative one, x >= grid, or a y / z on a 1-D grid) raises EmuError naming the grid and the ids before any
     group runs; ids inside it run (the store lands)."""
-    from rocflash.emu.asm import Kernel
     from rocflash.emu.machine import EmuError, Launcher, Program
     from rocflash.emu.state import GlobalMemory
 
-    lines = ["s_load_dwordx2 s[0:1], s[0:1], 0x0", "s_waitcnt lgkmcnt(0)", "v_mov_b32_e32 v4, s0",
-             "v_mov_b32_e32 v5, s1", "v_mov_b32_e32 v3, 7", "global_store_dword v[4:5], v3, off", "s_endpgm"]
-    instrs = []
-    for i, ln in enumerate(lines):
-        ins = parse_instruction(ln, i + 1)
-        ins.index = i
-        instrs.append(ins)
-    kernel = Kernel("t", instrs, {}, {"user_sgpr_count": 2, "user_sgpr_kernarg_segment_ptr": 1})
+    kernel = _kernarg_kernel(["s_load_dwordx2 s[0:1], s[0:1], 0x0", "s_waitcnt lgkmcnt(0)", "v_mov_b32_e32 v4, s0",
+                              "v_mov_b32_e32 v5, s1", "v_mov_b32_e32 v3, 7", "global_store_dword v[4:5], v3, off",
+                              "s_endpgm"])
     mem = GlobalMemory()
     out = mem.put(np.zeros(1, np.uint32))
     kernarg = np.array([out], dtype=np.uint64).tobytes()
