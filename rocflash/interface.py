@@ -21,9 +21,10 @@ _FP32_MAX = 3.4028234663852886e38  # the kernels take softmax_scale and softcap 
 # must be a finite float32. Inside the range forward and backward are exact to float32 (the backward rebuilds
 # P from the forward's row max and 1/l); scores whose scaled value overflows float32 give NaN, like inf inputs:
 # +inf in the row, or every visible score of the row -inf (a row that sees no key stays 0 / LSE -inf; the kernels'
-# epilogues tell the two apart from the mask bounds, hip_src/fmha_common.h empty_row_inv_l). Open exception (issue 8,
-# tests/test_score_overflow.py strict xfail): fp32 two-key rows with ALiBi leave the backward rule at scale 50
-# (without ALiBi fixed by eco12's fp64-shifted backward score).
+# epilogues tell the two apart from the mask bounds, hip_src/fmha_common.h empty_row_inv_l). fp32 two-key rows meet the
+# backward rule at scale 50-100 with and without ALiBi (eco12, eco13: the fp64-shifted backward score). Open (issue 8,
+# tests/test_overflow_parameters.py strict xfails): a tiny softmax_scale on float32 q.k past 3.4e38, ALiBi at full
+# distance in the split-KV kernel.
 MAX_SOFTMAX_SCALE = _FP32_MAX / math.log2(math.e)  # 2.3587e38
 
 
@@ -370,16 +371,15 @@ def check_alibi_finite(alibi_slopes: torch.Tensor) -> None:
     MAX_SOFTMAX_SCALE: the kernels multiply the slope by log2(e) in float32 (hip_src/fmha_common.h ScoreTransform
     alibi_slope_log2), inf there, and inf * 0 at the row's own key made every row of the head NaN (adv16). One
     device sync."""
-    bad = ~torch.isfinite(alibi_slopes)
+    bad = ~(alibi_slopes.abs() <= MAX_SOFTMAX_SCALE)  # NaN, inf and too large, in one pass and one sync
     if bool(bad.any()):
-        where = tuple(bad.nonzero()[0].tolist())
-        raise ValueError(f"alibi_slopes must be finite (one float32 slope per head), got "
-                         f"{alibi_slopes[where].item()} at index {where}")
-    big = alibi_slopes.abs() > MAX_SOFTMAX_SCALE
-    if bool(big.any()):
-        where = tuple(big.nonzero()[0].tolist())
+        nonfinite = ~torch.isfinite(alibi_slopes)
+        where = tuple((nonfinite if bool(nonfinite.any()) else bad).nonzero()[0].tolist())
+        value = alibi_slopes[where].item()
+        if not math.isfinite(value):
+            raise ValueError(f"alibi_slopes must be finite (one float32 slope per head), got {value} at index {where}")
         raise ValueError(f"alibi_slopes must be in [-{MAX_SOFTMAX_SCALE:.5g}, {MAX_SOFTMAX_SCALE:.5g}] (slope * log2(e) "
-                         f"must be a finite float32), got {alibi_slopes[where].item()} at index {where}")
+                         f"must be a finite float32), got {value} at index {where}")
 
 
 def _real(x) -> float | None:

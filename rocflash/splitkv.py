@@ -32,7 +32,8 @@ MIN_EFFICIENCY = 0.9  # of the best wave efficiency: the smallest split count th
 MIN_EFFICIENCY_BY_KEY = {"cuda-mma": 0.95}
 # Split rules (ROCFLASH_SPLITKV_SPLITS, rocflash.envvars; the compiled backend passes it as ``rule``):
 #   "wave" (default) the rule above;
-#   "fill"  (opt-in, branch dec7, NOT yet measured) the same wave-efficiency rule with a lower floor of keys per
+#   "fill"  (opt-in, branch dec7; H200, perf/RESULTS.md final call of 2026-12-01: 1.08x graphs at 1 x 4k, the
+#           same pick at 1 x 16k, 8 x 16k, 32 x 16k) the same wave-efficiency rule with a lower floor of keys per
 #           split for the tensor-core kernel only (MIN_KEYS_PER_SPLIT_FILL): 2 x its block_n = 128 keys, i.e. each of
 #           its 4 warps gets kStages - 1 = 2 tiles of 16 keys, the prologue's copies: the whole split is in flight
 #           after the prologue. Where the 256-key floor capped the count below one wave of resident blocks (batch 1
