@@ -277,6 +277,16 @@ struct VectorTileMath {
                            [&](int c, int d) { return T.k_read(tid, c, d); }, s);
   }
 
+  // stage 1 for float32 inputs (eco14): s[i][c] = float32(fp64 sum of Q[row(i)] . K[s_col(c)] * mult), one rounding;
+  // mult = ScoreTransform::fp64_multiplier() (softmax_scale * log2(e) in fp64 without softcap, else 1): the pipeline
+  // then takes the score through ScoreTransform::from_fp64_sum.
+  RF_DEVICE void qk_fp64(const char* lds, int tid, float (&s)[TM][TN], double mult) const {
+    constexpr FwdTileShape T = Tile::kShape;
+    tile_rowdot_fp64<TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.q_read(tid, i, d); },
+                             [&](int c, int d) { return T.k_read(tid, c, d); }, s,
+                             [mult](int, int, double wide) { return float(rf_mul_rn_f64(wide, mult)); });
+  }
+
   // stage 3a: every lane is done reading K: V, P -> LDS; the next K tile in flight (registers).
   RF_DEVICE void exchange(char* lds, const GlobalRows<E>& k, const float (&s)[TM][TN], int next_n0, bool has_next,
                           int tid) {
