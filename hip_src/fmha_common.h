@@ -23,8 +23,8 @@ RF_DEVICE float quiet_nan() { return __uint_as_float(0x7fc00000u); }
 // exp(-3e40 - m) = 0 in fp64 too).
 RF_DEVICE float empty_row_inv_l(bool sees_key) { return sees_key ? quiet_nan() : 0.f; }
 RF_DEVICE float empty_row_lse(bool sees_key) { return sees_key ? quiet_nan() : neg_inf(); }
-// Split-KV partial statistics (eco14). Each split writes, per (split, head, row), three float32 planes of
-// FmhaFwdParams::lse_accum (kSplitStatPlanes; each plane (num_splits, nheads, total_q)): its max score m_s (log2 units,
+// Split-KV partial statistics (eco14). Each split writes, per (split, head, row), kSplitStats consecutive float32 of
+// FmhaFwdParams::lse_accum ((num_splits, nheads, total_q, kSplitStats)): its max score m_s (log2 units,
 // the state its O_s and l_s were summed against), its row sum l_s and the row's ALiBi constant (row_shift, natural
 // units; 0 without ALiBi). The combine weighs split s by exp2(m_s - M) * l_s, M = max_s m_s, and writes
 // LSE = (M + log2 sum) * ln 2 + shift: differences of the splits' float32 max scores, exact where they are equal.
@@ -34,7 +34,7 @@ RF_DEVICE float empty_row_lse(bool sees_key) { return sees_key ? quiet_nan() : n
 // (fmha_splitkv_kernel.h SplitRowEnd): m_s = overflow_split_m() = -FLT_MAX, l_s = 0, O_s = 0 (a real split has
 // l_s >= 1: its max key weighs exp2(0)). Either weighs 0 beside a real split; a row with neither real split is -inf
 // (all empty) or NaN (an overflow split: every visible score overflowed, splitkv_combined_lse).
-inline constexpr int kSplitStatPlanes = 3;
+inline constexpr int kSplitStats = 3;
 RF_DEVICE float overflow_split_m() { return -__uint_as_float(0x7f7fffffu); }
 // The combine's LSE of a row from the largest m_s `mx`, the base (mx, or 0 when -inf), sum_s exp2(m_s - base) * l_s
 // `sum` and the row's ALiBi constant `shift`: -inf when every split is empty, NaN when only overflow splits remain.
@@ -253,10 +253,20 @@ struct ScoreTransform {
     if (slope == 0.f) return 0.f;
     return -slope * rf_abs(float(int64_t(row) + diag - alibi_anchor(row)));
   }
-  // alibi_anchor in int32 (row + diag < seqlen_k and >= -seqlen_q): one register per value.
-  RF_DEVICE int32_t alibi_anchor32(int row) const {
+  // alibi_anchor of a query row (row < seqlen_q, so row + diag <= seqlen_k - 1: only the lower clamp binds), int32:
+  // max(row + diag, 0), one instruction and no seqlen_k live in the loop (the split-KV kernels sit at 256 VGPRs on
+  // gfx906), and its row constant: -slope * |row + diag - anchor| = slope * min(row + diag, 0), the same bits as
+  // row_shift_of.
+  RF_DEVICE int32_t query_anchor32(int row) const {
+    int32_t d = row + diag;
+#if defined(RF_PLATFORM_HIP)
+    asm volatile("" : "+v"(d));  // recomputed per use, not one more VGPR per row across the split kernel's loop (eco14)
+#endif
+    return d > 0 ? d : 0;
+  }
+  RF_DEVICE float query_row_shift(float slope, int row) const {
     const int32_t d = row + diag;
-    return d < last_key ? (d > 0 ? d : 0) : last_key;
+    return slope * float(d < 0 ? d : 0);
   }
 
   // float32 inputs (eco14): what the fp64 sum of Q.K^T is multiplied by before its one rounding to float32

@@ -10,7 +10,7 @@
 //      forward kernel: m' = max(m, s), O = O*exp2(m - m') + exp2(s - m')*V, l likewise);
 //   3. merges the key groups' (m, l, O) through LDS (a tree), then writes O/l and LSE: straight to the output
 //      when there is one split, else to the fp32 partial buffers that the combine kernel reads.
-// Combine (per query row and head), from each split's max score m_s and row sum l_s (fmha_common.h kSplitStatPlanes):
+// Combine (per query row and head), from each split's max score m_s and row sum l_s (fmha_common.h kSplitStats):
 // M = max_s m_s, L = sum_s exp2(m_s - M) l_s, LSE = (M + log2 L) ln 2 + the row's ALiBi shift,
 // O = sum_s (exp2(m_s - M) l_s / L) O_s. A split that saw no key has m_s = -inf, l_s = 0, O_s = 0 and weighs nothing. The order of every sum is fixed, so
 // results are bitwise identical across calls with the same num_splits.
@@ -74,13 +74,14 @@ struct SplitRowEnd {
   }
 };
 
-// The partial statistics of one (split, head, row) (fmha_common.h kSplitStatPlanes): m_s, l_s and the row's ALiBi
-// constant, each in its plane of (num_splits, nheads, total_q) floats.
+// The partial statistics of one (split, head, row) `part` (fmha_common.h kSplitStats): m_s, l_s and the row's ALiBi
+// constant, kSplitStats consecutive floats (interleaved, not planes: a plane's 64-bit offset was one more uniform
+// value, and the gfx906 bf16 d256 split kernel, at 256 VGPRs with its SGPRs spilling into VGPR lanes, spilled 12 B).
 RF_DEVICE void store_split_stats(const FmhaFwdParams& p, int64_t part, float m, float l, float shift) {
-  const int64_t plane = int64_t(p.num_splits) * p.nheads * p.seq.total_q;
-  p.lse_accum[part] = m;
-  p.lse_accum[part + plane] = l;
-  p.lse_accum[part + 2 * plane] = shift;
+  float* dst = p.lse_accum + part * kSplitStats;
+  dst[0] = m;
+  dst[1] = l;
+  dst[2] = shift;
 }
 
 template <class E, class Tile, bool kAligned>
@@ -178,8 +179,8 @@ struct FmhaFwdSplitKvPipeline {
         const int j = T.key_of(tid, n0, u);
         float x = E::kDType == DType::kFp32 ? score.from_fp64_sum(s[u][r], qi[r], j) : score(s[u][r], qi[r], j);
         // ALiBi from the row's anchor, as the dense kernels (ScoreTransform); the row constant goes to the LSE or the
-        // partial statistics' shift plane (eco14: the full distance overflowed float32 on rows far from every key)
-        if (slope[r] != 0.f) x -= slope[r] * kLog2e * rf_abs(float(score.alibi_anchor32(qi[r]) - j));
+        // partial statistics' shift (eco14: the full distance overflowed float32 on rows far from every key)
+        if (slope[r] != 0.f) x -= slope[r] * kLog2e * rf_abs(float(score.query_anchor32(qi[r]) - j));
         visible[u][r] = !kMask || (j < k_end && rule.visible(qi[r], j));
         if (!visible[u][r]) x = neg_inf();
         s[u][r] = x;
@@ -337,7 +338,7 @@ struct FmhaFwdSplitKvPipeline {
       const bool ovf = !SplitRowEnd::kPassAfterStores && !seq.bad && m[r] == neg_inf();
       if constexpr (SplitRowEnd::kPassAfterStores) overflow_rows |= uint32_t(SplitRowEnd::overflow(seq, rule, qi[r], l[r])) << r;
       const float inv_l = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::o_value(p) : l[r] == 0.f ? 0.f : rf_rcp(l[r]);
-      const float shift = score.row_shift_of(slope[r], qi[r]);  // ALiBi's row constant (0 without)
+      const float shift = score.query_row_shift(slope[r], qi[r]);  // ALiBi's row constant (0 without)
       if (p.num_splits == 1) {
         const float lse = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::lse_value(p) : l[r] == 0.f ? neg_inf() : (m[r] + rf_log2(l[r])) * kLn2 + shift;
         const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
@@ -383,9 +384,9 @@ struct FmhaFwdSplitKvPipeline {
             if (col < p.headdim) store_elem<E>(row + int64_t(col) * E::kBytes, SplitRowEnd::o_value(p));
           }
         if (tx == 0) p.lse[lse_index(p.seq, seq, batch, head, qi[r])] = SplitRowEnd::lse_value(p);
-      } else if (tx == 0) {  // O_s is 0 already, and l_s (the m_s plane only: overflow_split_m)
+      } else if (tx == 0) {  // O_s is 0 already, and l_s (m_s only: overflow_split_m)
         const int64_t flat = (p.seq.cu_seqlens_q ? seq.q_row0 : int64_t(batch) * p.seqlen_q) + qi[r];
-        p.lse_accum[(int64_t(split) * p.nheads + head) * p.seq.total_q + flat] = SplitRowEnd::lse_value(p);
+        p.lse_accum[((int64_t(split) * p.nheads + head) * p.seq.total_q + flat) * kSplitStats] = SplitRowEnd::lse_value(p);
       }
     }
   }
@@ -450,12 +451,12 @@ __global__ void __launch_bounds__(kThreads) fmha_fwd_splitkv_combine_kernel(cons
   for (int64_t id = blockIdx.x; id < pairs; id += gridDim.x) {  // (head, flat row), flat row fastest
     const int64_t flat = id % total_q;
     const int head = int(id / total_q);
-    // the splits' statistics (kSplitStatPlanes): m_s at s * split_stride, l_s one plane on, the row shift two on
-    const int64_t plane = int64_t(p.num_splits) * split_stride;
-    const float* m_s = p.lse_accum + int64_t(head) * total_q + flat;
-    const float* l_s = m_s + plane;
+    // the splits' statistics (kSplitStats floats each): m_s, l_s, the row shift; split s kSplitStats * split_stride on
+    const int64_t stat_stride = kSplitStats * split_stride;
+    const float* m_s = p.lse_accum + (int64_t(head) * total_q + flat) * kSplitStats;
+    const float* l_s = m_s + 1;
     float mx = neg_inf();
-    for (int s = tid; s < p.num_splits; s += kThreads) mx = rf_max(mx, m_s[s * split_stride]);
+    for (int s = tid; s < p.num_splits; s += kThreads) mx = rf_max(mx, m_s[s * stat_stride]);
     mx = group_max<kGroup>(mx);
     if (tid % kGroup == 0) red[0][tid / kGroup] = mx;
     __syncthreads();
@@ -464,7 +465,7 @@ __global__ void __launch_bounds__(kThreads) fmha_fwd_splitkv_combine_kernel(cons
     for (int w = 1; w < kGroups; ++w) mx = rf_max(mx, red[0][w]);
     const float base = mx == neg_inf() ? 0.f : mx;
     float sum = 0.f;
-    for (int s = tid; s < p.num_splits; s += kThreads) sum += rf_exp2(m_s[s * split_stride] - base) * l_s[s * split_stride];
+    for (int s = tid; s < p.num_splits; s += kThreads) sum += rf_exp2(m_s[s * stat_stride] - base) * l_s[s * stat_stride];
     sum = group_sum<kGroup>(sum);
     if (tid % kGroup == 0) red[1][tid / kGroup] = sum;
     __syncthreads();
@@ -473,7 +474,7 @@ __global__ void __launch_bounds__(kThreads) fmha_fwd_splitkv_combine_kernel(cons
     for (int w = 1; w < kGroups; ++w) sum += red[1][w];
     // sum == 0: every split empty (no visible key): O = 0, LSE = -inf; NaN when only splits whose visible scores all
     // overflowed remain (splitkv_combined_lse / _inv: then every weight, and O, is NaN)
-    const float lse = splitkv_combined_lse(mx, base, sum, m_s[2 * plane]);
+    const float lse = splitkv_combined_lse(mx, base, sum, m_s[2]);
     const float inv = splitkv_combined_inv(mx, sum);
     float4 acc[kVecs];
 #pragma unroll
@@ -481,7 +482,7 @@ __global__ void __launch_bounds__(kThreads) fmha_fwd_splitkv_combine_kernel(cons
 #pragma unroll 4
     for (int s = par; s < p.num_splits; s += kPar) {
       const int64_t part = int64_t(s) * split_stride + int64_t(head) * total_q + flat;
-      const float w = rf_exp2(p.lse_accum[part] - base) * p.lse_accum[part + plane] * inv;
+      const float w = rf_exp2(p.lse_accum[part * kSplitStats] - base) * p.lse_accum[part * kSplitStats + 1] * inv;
       const float4* src = reinterpret_cast<const float4*>(p.o_accum + part * kHeaddim);
 #pragma unroll
       for (int c = 0; c < kVecs; ++c) {

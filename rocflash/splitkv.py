@@ -44,10 +44,10 @@ MIN_EFFICIENCY_BY_KEY = {"cuda-mma": 0.95}
 #           Other keys (AMD, the CUDA vector kernel) pick the same count as "wave".
 SPLIT_RULES = ("wave", "fill")
 MIN_KEYS_PER_SPLIT_FILL = {"cuda-mma": 128}
-# float32 planes of the split kernels' partial statistics buffer lse_accum (hip_src/fmha_fwd_params.h, kSplitStatPlanes):
-# per (split, head, row) the split's max score m_s (log2 units), its row sum l_s and the row's ALiBi shift, each a
-# plane of (num_splits, nheads, total_q) (eco14: one float32 LSE_s swamped log(l_s) at |LSE| ~ 1e19, adv16).
-SPLIT_STAT_PLANES = 3
+# float32 statistics per (split, head, row) in the split kernels' partial buffer lse_accum, shape (num_splits, nheads,
+# total_q, SPLIT_STATS) (hip_src/fmha_common.h kSplitStats): the split's max score m_s (log2 units), its row sum l_s
+# and the row's ALiBi shift (eco14: one float32 LSE_s swamped log(l_s) at |LSE| ~ 1e19, adv16).
+SPLIT_STATS = 3
 
 
 def use_split_kernel(max_seqlen_q: int, group: int, num_splits: int) -> bool:

@@ -434,14 +434,14 @@ def fused_combine_fits(inst, num_splits: int) -> bool:
 
 def fill_split_buffers(p, num_splits: int, bucket: int, alloc, device) -> tuple:
     """Set num_splits and, for more than one split, the fp32 partial buffers o_accum (num_splits, nheads,
-    total_q, headdim bucket) and lse_accum (SPLIT_STAT_PLANES, num_splits, nheads, total_q), allocated with ``alloc(*shape,
+    total_q, headdim bucket) and lse_accum (num_splits, nheads, total_q, SPLIT_STATS), allocated with ``alloc(*shape,
     dtype=, device=)``; returns them (the gfx906 emulator's driver fills its params with this too)."""
     p.num_splits = num_splits
     if num_splits <= 1:
         return ()
     o_accum = alloc(num_splits, p.nheads, p.seq_total_q, bucket, dtype=torch.float32, device=device)
-    # the partial statistics (m_s, l_s, row shift), planes of (num_splits, nheads, total_q): splitkv.SPLIT_STAT_PLANES
-    lse_accum = alloc(splitkv.SPLIT_STAT_PLANES, num_splits, p.nheads, p.seq_total_q, dtype=torch.float32,
+    # the partial statistics (m_s, l_s, row shift) of each (split, head, row): splitkv.SPLIT_STATS floats
+    lse_accum = alloc(num_splits, p.nheads, p.seq_total_q, splitkv.SPLIT_STATS, dtype=torch.float32,
                       device=device)
     p.o_accum, p.lse_accum = o_accum.data_ptr(), lse_accum.data_ptr()
     return o_accum, lse_accum
@@ -820,7 +820,7 @@ def _plan_launch(platform, mod, q, k, v, args, out) -> _PlannedLaunch:
         p.pdl = int(math == "mma" and splitkv_pdl(q.device))
         fuse = splitkv_fused_combine()  # checked for every split call, as _launch_fwd does
         if num_splits > 1:
-            n_o, n_l = num_splits * n_lse * inst["headdim"], splitkv.SPLIT_STAT_PLANES * num_splits * n_lse
+            n_o, n_l = num_splits * n_lse * inst["headdim"], splitkv.SPLIT_STATS * num_splits * n_lse
             if math == "mma" and fused_combine_fits(inst, num_splits) and fuse:
                 fused = batch * p.nheads_k * splitkv.row_chunks(seqlen_q, nheads // p.nheads_k, inst["block_m"])
     return _PlannedLaunch(p, split, getattr(mod.TileMath, math), math, False, n_o, n_l, n_lse, fused)
