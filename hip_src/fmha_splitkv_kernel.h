@@ -151,10 +151,17 @@ struct FmhaFwdSplitKvPipeline {
           double acc = 0.0;
 #pragma unroll
           for (int x = 0; x < VL; ++x) {
-            const Words<4> a = to_words(q[r][x]), b = to_words(kv[u][x]);
+            Words<4> a = to_words(q[r][x]);
+            const Words<4> b = to_words(kv[u][x]);
 #pragma unroll
-            for (int w = 0; w < 4; ++w)
+            for (int w = 0; w < 4; ++w) {
+#if defined(RF_PLATFORM_CUDA)
+              // Q widened per use: hoisted out of the main loop, the R x VL x 4 fp64 copies of Q took the CUDA
+              // fp32 d64 / d128 kernels to 40 B of spill at their 168-register cap (gfx906: no spill without it)
+              asm volatile("" : "+r"(a.w[w]));
+#endif
               acc = rf_fma_f64(double(__uint_as_float(a.w[w])), double(__uint_as_float(b.w[w])), acc);
+            }
           }
           s[u][r] = group_sum<T.threads_n>(float(rf_mul_rn_f64(acc, score.fp64_multiplier())));
         } else {
@@ -395,11 +402,15 @@ struct FmhaFwdSplitKvPipeline {
 // Resident blocks per SM asked of the CUDA build: decode streams K/V, so warps in flight matter more than
 // registers (3 x 128 threads fit the bf16 d128 tile without spills on sm_90; ptxas -v, 2026-11-30).
 inline constexpr int kSplitKvCudaBlocksPerSm = 3;
+// float32 (eco14): 2, whose 255-register cap holds the fp64 lane sums of Q.K; under 3 blocks (168 registers) the fp32
+// d64 / d128 vector kernels spilled 24-40 B (ptxas -v, sm_90; perf/RESULTS.md "eco14"). fp32 decode only.
+template <class E>
+inline constexpr int kSplitKvCudaBlocksPerSmOf = E::kDType == DType::kFp32 ? 2 : kSplitKvCudaBlocksPerSm;
 
 // Blocks: row chunk fastest, then split, kv-head, batch (the chunks and splits of one kv-head run together);
 // a grid-stride loop covers grids larger than the launch grid.
 template <class E, class Tile, bool kAligned>
-__global__ void RF_LAUNCH_BOUNDS_MIN_BLOCKS(Tile::kShape.threads, Tile::kWavesPerSimd, kSplitKvCudaBlocksPerSm)
+__global__ void RF_LAUNCH_BOUNDS_MIN_BLOCKS(Tile::kShape.threads, Tile::kWavesPerSimd, kSplitKvCudaBlocksPerSmOf<E>)
     fmha_fwd_splitkv_kernel(const FmhaFwdParams p) {
   extern __shared__ uint4 rf_lds[];
   const int group = p.nheads / p.nheads_k;
