@@ -1,5 +1,6 @@
 """The combine of split-KV partial results (flash-decoding: Dao, Haziza, Massa, Sizov, "Flash-Decoding for
-long-context inference", 2023), in the order of the combine kernel (hip_src/fmha_splitkv_kernel.h).
+long-context inference", 2023), in the order of the combine kernel (hip_src/fmha_splitkv_kernel.h): since eco14
+:func:`combine_partials`, from each split's max score and row sum.
 
 When the split kernel runs, how many splits and their key ranges live in :mod:`rocflash.splitkv` (shared by the
 compiled launcher and the sim); the sim's split itself is :mod:`rocflash.backends.sim_splitkv`.
@@ -25,7 +26,8 @@ OVERFLOW_SPLIT_M = -3.4028234663852886e38
 
 
 def combine(outs: torch.Tensor, lses: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The combine kernel (fmha_fwd_splitkv_kernel's second kernel): ``outs`` (splits, ..., headdim), ``lses``
+    """The merge of partial results by their LSEs (the combine kernel before eco14; now :func:`combine_partials`;
+    kept for one-split partials of the forward kernel, sim.forward(key_tiles=...)): ``outs`` (splits, ..., headdim), ``lses``
     (splits, ...) natural log, summed in split order: LSE = base + log2(sum_s exp2((LSE_s - base) log2 e)) ln 2
     with base = max_s LSE_s (0 if all -inf), O = sum_s exp2((LSE_s - LSE) log2 e) O_s. Rows no split saw get
     O 0 and LSE -inf; an empty split (LSE -inf) weighs 0 and its O is never read. Rows whose largest LSE_s is
