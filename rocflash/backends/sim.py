@@ -709,7 +709,8 @@ def split_plan(target: str, dtype: torch.dtype, headdim: int, nheads: int, nhead
     if num_splits == 0:
         chunks = splitkv.row_chunks(max_seqlen_q, group, cfg.block_m)
         num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k, SIM_CUS[target],
-                                                  _PLATFORM[target])
+                                                  _PLATFORM[target],
+                                                  splitkv.vector_blocks_per_cu(_PLATFORM[target], cfg.dtype))
     return True, max(1, num_splits), cfg
 
 
