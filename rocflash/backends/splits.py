@@ -27,8 +27,8 @@ OVERFLOW_SPLIT_M = -3.4028234663852886e38
 
 def combine(outs: torch.Tensor, lses: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The merge of partial results by their LSEs (the combine kernel before eco14; now :func:`combine_partials`;
-    kept for one-split partials of the forward kernel, sim.forward(key_tiles=...)): ``outs`` (splits, ..., headdim), ``lses``
-    (splits, ...) natural log, summed in split order: LSE = base + log2(sum_s exp2((LSE_s - base) log2 e)) ln 2
+    kept for one-split partials of the forward kernel, sim.forward(key_tiles=...)): ``outs`` (splits, ...,
+    headdim), ``lses`` (splits, ...) natural log, summed in split order: LSE = base + log2(sum_s exp2((LSE_s - base) log2 e)) ln 2
     with base = max_s LSE_s (0 if all -inf), O = sum_s exp2((LSE_s - LSE) log2 e) O_s. Rows no split saw get
     O 0 and LSE -inf; an empty split (LSE -inf) weighs 0 and its O is never read. Rows whose largest LSE_s is
     OVERFLOW_SPLIT_LSE (visible keys, every score -inf) get LSE and O NaN."""
