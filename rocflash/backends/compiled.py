@@ -358,7 +358,7 @@ def split_plan(platform: str, q, nheads_k: int, batch: int, max_seqlen_q: int, m
         num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k, _num_cus(q.device.index or 0),
                                                   splitkv.occupancy_key(platform, math),
                                                   _resident_blocks(q.device.index or 0, inst) if math == "mma" else
-                                                  splitkv.vector_blocks_per_cu(platform, inst["dtype"]),
+                                                  splitkv.vector_blocks_per_cu(platform, inst.get("dtype", "")),
                                                   splitkv_split_rule(), inst["block_n"])
     return True, max(1, num_splits), inst
 
