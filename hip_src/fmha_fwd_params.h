@@ -108,11 +108,13 @@ struct FmhaFwdParams {
   SeqLayout seq;  // varlen / KV-cache layout (all zero: dense)
 
   // Split-KV (flash-decoding, hip_src/fmha_splitkv_kernel.h). num_splits 1: the split kernel writes O and LSE
-  // itself; > 1: split s writes its normalised partial O and LSE to o_accum / lse_accum, then the combine
-  // kernel merges them into O and LSE.
+  // itself; > 1: split s writes its normalised partial O and its statistics to o_accum / lse_accum, then the
+  // combine kernel merges them into O and LSE.
   int32_t num_splits;
   float* o_accum;    // (num_splits, nheads, total_q, headdim bucket) fp32
-  float* lse_accum;  // (num_splits, nheads, total_q) fp32, natural log (-inf: the split saw no key)
+  // (num_splits, nheads, total_q, kSplitStats = 3) fp32: m_s (the split's max score, log2 units; -inf: the split
+  // saw no key), l_s (its row sum) and the row's ALiBi constant (fmha_common.h; eco14, was one LSE_s per split)
+  float* lse_accum;
   // L2 prefetch-size hint of the tensor-core split kernel's K/V copies (fmha_splitkv_mma.h, CUDA): 0 (none),
   // 64, 128 or 256 bytes; other kernels ignore it. Set from ROCFLASH_SPLITKV_L2_PREFETCH (rocflash/backends/compiled.py).
   int32_t kv_prefetch_l2;

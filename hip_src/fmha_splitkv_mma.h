@@ -352,7 +352,8 @@ struct FmhaFwdSplitKvMmaPipeline {
         for (int x = 0; x < TN; ++x) {
           const int j = key_of(x);
           float y = score(s[i][x], qi[i], j);
-          if (slope[i] != 0.f) y -= slope[i] * kLog2e * rf_abs(float(int64_t(qi[i]) + score.diag - j));
+          // ALiBi from the row's anchor (the row constant to the LSE / the statistics' shift; eco14), as the dense kernels
+          if (slope[i] != 0.f) y -= slope[i] * kLog2e * rf_abs(float(score.query_anchor32(qi[i]) - j));
           if (masked && !visible(i, j)) y = neg_inf();
           s[i][x] = y;
           row_max = rf_max(row_max, y);
@@ -445,8 +446,10 @@ struct FmhaFwdSplitKvMmaPipeline {
       // (SplitRowEnd); a NaN l (NaN inputs) propagates; a bad index: NaN.
       const bool ovf = SplitRowEnd::overflow(seq, rule, qrow, lsum);
       const float inv_l = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::o_value(p) : lsum == 0.f ? 0.f : rf_rcp(lsum);
-      const float lse = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::lse_value(p) : lsum == 0.f ? neg_inf() : (mx + rf_log2(lsum)) * kLn2;
+      const float shift = score.query_row_shift(  // ALiBi's row constant (0 without)
+          p.alibi_slopes ? p.alibi_slopes[int64_t(batch) * p.alibi_batch_stride + head] : 0.f, qrow);
       if (p.num_splits == 1) {
+        const float lse = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::lse_value(p) : lsum == 0.f ? neg_inf() : (mx + rf_log2(lsum)) * kLn2 + shift;
         const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
         char* row = const_cast<char*>(out.base) + int64_t(qrow) * out.row_stride_bytes;
 #pragma unroll
@@ -458,7 +461,9 @@ struct FmhaFwdSplitKvMmaPipeline {
         const int64_t part = (int64_t(split) * p.nheads + head) * p.seq.total_q + flat;
         *reinterpret_cast<float4*>(p.o_accum + part * T.headdim + col) =
             make_float4(acc[0] * inv_l, acc[1] * inv_l, acc[2] * inv_l, acc[3] * inv_l);
-        if (col == 0) p.lse_accum[part] = lse;
+        if (col == 0)  // (m_s, l_s, shift): fmha_common.h kSplitStats
+          store_split_stats(p, part, seq.bad ? quiet_nan() : ovf ? SplitRowEnd::lse_value(p) : lsum == 0.f ? neg_inf() : mx,
+                            seq.bad ? quiet_nan() : ovf ? 0.f : lsum, shift);
       }
     }
     if (p.num_splits > 1 && p.split_counters != nullptr) combine_if_last(p, lds, seq, batch, head_k, chunk, r0, nrows);
@@ -495,27 +500,34 @@ struct FmhaFwdSplitKvMmaPipeline {
       const int rr = r0 + r;
       return int64_t(head_k * group + rr % group) * p.seq.total_q + flat0 + rr / group;
     };
-    float* lse_sm = reinterpret_cast<float*>(lds) + 4;  // [nrows][splits], after the flag
-    if (16 + nrows * splits * 4 > T.lds_bytes()) __trap();  // the host fuses only when it fits (compiled.py)
-    for (int id = tid; id < nrows * splits; id += T.threads)
-      lse_sm[id] = __ldcg(p.lse_accum + part0(id / splits) + int64_t(id % splits) * split_stride);
+    // the splits' m_s and l_s (kSplitStats) of every row, [nrows][splits] each, after the flag
+    float* m_sm = reinterpret_cast<float*>(lds) + 4;
+    float* l_sm = m_sm + nrows * splits;
+    if (16 + nrows * splits * 8 > T.lds_bytes()) __trap();  // the host fuses only when it fits (compiled.py)
+    for (int id = tid; id < nrows * splits; id += T.threads) {
+      const int64_t part = part0(id / splits) + int64_t(id % splits) * split_stride;
+      m_sm[id] = __ldcg(p.lse_accum + part * kSplitStats);
+      l_sm[id] = __ldcg(p.lse_accum + part * kSplitStats + 1);
+    }
     __syncthreads();
     constexpr int kCols = 4;
     for (int id = tid; id < nrows * (T.headdim / kCols); id += T.threads) {
       const int r = id / (T.headdim / kCols), col = (id % (T.headdim / kCols)) * kCols;
-      const float* ls = lse_sm + r * splits;
+      const float* ms = m_sm + r * splits;
+      const float* ls = l_sm + r * splits;
       float mx = neg_inf();
-      for (int sp = 0; sp < splits; ++sp) mx = rf_max(mx, ls[sp]);
+      for (int sp = 0; sp < splits; ++sp) mx = rf_max(mx, ms[sp]);
       const float base = mx == neg_inf() ? 0.f : mx;
       float sum = 0.f;
-      for (int sp = 0; sp < splits; ++sp) sum += rf_exp2((ls[sp] - base) * kLog2e);
-      // sum == 0: every split empty (no visible key): O = 0, LSE = -inf; NaN: splitkv_combined_lse
-      const float lse = splitkv_combined_lse(mx, base, sum);
+      for (int sp = 0; sp < splits; ++sp) sum += rf_exp2(ms[sp] - base) * ls[sp];
+      // sum == 0: every split empty (no visible key): O = 0, LSE = -inf; NaN: splitkv_combined_lse / _inv
+      const float lse = splitkv_combined_lse(mx, base, sum, __ldcg(p.lse_accum + part0(r) * kSplitStats + 2));
+      const float inv = splitkv_combined_inv(mx, sum);
       const float* src = p.o_accum + part0(r) * T.headdim + col;
       float acc[kCols] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll 8
       for (int sp = 0; sp < splits; ++sp) {
-        const float w = sum == 0.f ? 0.f : rf_exp2((ls[sp] - lse) * kLog2e);
+        const float w = rf_exp2(ms[sp] - base) * ls[sp] * inv;
         const float4 x = __ldcg(reinterpret_cast<const float4*>(src + int64_t(sp) * split_stride * T.headdim));
         acc[0] = rf_fma(w, x.x, acc[0]);
         acc[1] = rf_fma(w, x.y, acc[1]);

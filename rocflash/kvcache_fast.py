@@ -242,7 +242,7 @@ class _Launch:
     tile_math: object  # the module's TileMath value
     math: str
     n_o: int  # float32 elements of the split partials' O (0 without splits)
-    n_l: int  # ... of their LSEs
+    n_l: int  # ... of their statistics (m_s, l_s, row shift: splitkv.SPLIT_STATS floats)
     n_lse: int  # ... of the LSE the caller does not return
     fused_slots: int  # arrival counters of the fused combine (0: the combine kernel)
 
@@ -273,8 +273,9 @@ def _make_launch(plan: Plan, q, k_cache, v_cache, k, v, out, block_table, cache_
     n_o = n_l = 0
     fused = 0
     if split and splits > 1:
-        n_o, n_l = splits * nheads * batch * seqlen_q * inst["headdim"], splits * nheads * batch * seqlen_q
-        if (math == "mma" and 16 + inst["block_m"] * splits * 4 <= inst["lds_bytes"]
+        n_o = splits * nheads * batch * seqlen_q * inst["headdim"]
+        n_l = splitkv.SPLIT_STATS * splits * nheads * batch * seqlen_q  # (m_s, l_s, shift) each
+        if (math == "mma" and compiled.fused_combine_fits(inst, splits)
                 and compiled.splitkv_fused_combine()):
             fused = batch * p.nheads_k * splitkv.row_chunks(seqlen_q, nheads // p.nheads_k, inst["block_m"])
     step = mod.KvStepParams()

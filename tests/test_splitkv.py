@@ -175,3 +175,18 @@ def test_generated_instances(tmp_path):
     assert len(sources) == 2 * len([c for c in load_configs("fwd_splitkv") if c.target == "gfx9"])
     table = (tmp_path / "fmha_fwd_splitkv_table.inc").read_text()
     assert '"fwd_splitkv"' in table and "launch_fmha_fwd_splitkv<Bf16" in table
+
+
+def test_fp32_vector_split_slots():
+    """The CUDA vector split kernel's fp32 instances run 2 blocks per SM since eco14 (their fp64 Q.K lane sums:
+    hip_src/fmha_splitkv_kernel.h kSplitKvCudaBlocksPerSmOf): the heuristic counts 132 x 2 slots there, the 16-bit
+    ones and AMD keep theirs; the sim's plan (target "cuda") follows the compiled launcher's."""
+    import torch
+
+    from rocflash.backends import sim
+    assert splitkv.vector_blocks_per_cu("cuda", "fp32") == 2
+    assert splitkv.vector_blocks_per_cu("cuda", "bf16") is None and splitkv.vector_blocks_per_cu("hip", "fp32") is None
+    two = splitkv.num_splits_heuristic(8, 8, 1, 16384, 132, "cuda", 2)
+    assert two != splitkv.num_splits_heuristic(8, 8, 1, 16384, 132, "cuda")  # 6 splits for 396 slots
+    assert sim.split_plan("cuda", torch.float32, 128, 32, 8, 8, 1, 16384, 0)[1] == two
+    assert sim.split_plan("cuda", torch.float16, 128, 32, 8, 8, 1, 16384, 0)[1] == 6

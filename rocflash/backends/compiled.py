@@ -357,7 +357,8 @@ def split_plan(platform: str, q, nheads_k: int, batch: int, max_seqlen_q: int, m
         chunks = splitkv.row_chunks(max_seqlen_q, group, inst["block_m"])
         num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k, _num_cus(q.device.index or 0),
                                                   splitkv.occupancy_key(platform, math),
-                                                  _resident_blocks(q.device.index or 0, inst) if math == "mma" else None,
+                                                  _resident_blocks(q.device.index or 0, inst) if math == "mma" else
+                                                  splitkv.vector_blocks_per_cu(platform, inst.get("dtype", "")),
                                                   splitkv_split_rule(), inst["block_n"])
     return True, max(1, num_splits), inst
 
@@ -416,7 +417,7 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, sbcast: bool
         buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
         counters = None
         # the last block keeps (row, split) LSEs in its shared memory: 16 + block_m * num_splits * 4 bytes
-        if (math == "mma" and num_splits > 1 and 16 + inst["block_m"] * num_splits * 4 <= inst["lds_bytes"]
+        if (math == "mma" and num_splits > 1 and fused_combine_fits(inst, num_splits)
                 and splitkv_fused_combine()):
             slots = p.batch * p.nheads_k * splitkv.row_chunks(p.seqlen_q, p.nheads // p.nheads_k, inst["block_m"])
             counters = split_counters(q.device, stream, slots)
@@ -426,15 +427,23 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, sbcast: bool
         del buffers  # the caching allocator keeps the partial buffers for the queued combine
 
 
+def fused_combine_fits(inst, num_splits: int) -> bool:
+    """Whether the tensor-core split kernel's fused combine fits its shared memory: a 16-byte flag, then each row's
+    m_s and l_s of every split, float32 (fmha_splitkv_mma.h combine_if_last)."""
+    return 16 + inst["block_m"] * num_splits * 8 <= inst["lds_bytes"]
+
+
 def fill_split_buffers(p, num_splits: int, bucket: int, alloc, device) -> tuple:
     """Set num_splits and, for more than one split, the fp32 partial buffers o_accum (num_splits, nheads,
-    total_q, headdim bucket) and lse_accum (num_splits, nheads, total_q), allocated with ``alloc(*shape,
+    total_q, headdim bucket) and lse_accum (num_splits, nheads, total_q, SPLIT_STATS), allocated with ``alloc(*shape,
     dtype=, device=)``; returns them (the gfx906 emulator's driver fills its params with this too)."""
     p.num_splits = num_splits
     if num_splits <= 1:
         return ()
     o_accum = alloc(num_splits, p.nheads, p.seq_total_q, bucket, dtype=torch.float32, device=device)
-    lse_accum = alloc(num_splits, p.nheads, p.seq_total_q, dtype=torch.float32, device=device)
+    # the partial statistics (m_s, l_s, row shift) of each (split, head, row): splitkv.SPLIT_STATS floats
+    lse_accum = alloc(num_splits, p.nheads, p.seq_total_q, splitkv.SPLIT_STATS, dtype=torch.float32,
+                      device=device)
     p.o_accum, p.lse_accum = o_accum.data_ptr(), lse_accum.data_ptr()
     return o_accum, lse_accum
 
@@ -812,7 +821,7 @@ def _plan_launch(platform, mod, q, k, v, args, out) -> _PlannedLaunch:
         p.pdl = int(math == "mma" and splitkv_pdl(q.device))
         fuse = splitkv_fused_combine()  # checked for every split call, as _launch_fwd does
         if num_splits > 1:
-            n_o, n_l = num_splits * n_lse * inst["headdim"], num_splits * n_lse
-            if math == "mma" and 16 + inst["block_m"] * num_splits * 4 <= inst["lds_bytes"] and fuse:
+            n_o, n_l = num_splits * n_lse * inst["headdim"], splitkv.SPLIT_STATS * num_splits * n_lse
+            if math == "mma" and fused_combine_fits(inst, num_splits) and fuse:
                 fused = batch * p.nheads_k * splitkv.row_chunks(seqlen_q, nheads // p.nheads_k, inst["block_m"])
     return _PlannedLaunch(p, split, getattr(mod.TileMath, math), math, False, n_o, n_l, n_lse, fused)
