@@ -221,3 +221,28 @@ def test_split_combine_large_lse(num_splits):
     err = (out.double() - ref).abs().max().item()
     assert err <= 1e-4, f"{num_splits} splits: max|out - ref| {err:.3g} (splits weighed equally?)"
     assert ((lse.double() - ref_lse).abs() <= 1e-6 * ref_lse.abs()).all()
+
+
+# ---------------------------------------------------------------- the torch backend's backward from an LSE (adv17)
+@pytest.mark.parametrize("slope", [3e4, 1e10, 2e36])
+def test_torch_backward_from_lse_far_rows(slope):
+    """reference.backward(q, k, v, out, lse, dout) (the torch backend's from-LSE backward, ring attention's) on ALiBi
+    far rows (seqlen_q 40 > seqlen_k 4, no causal mask; slopes (s, -s/3)). Since eco14 the LSE holds the row's
+    shift (-slope * distance to the nearest key) and the backward subtracted it back: one float32 of shift +
+    log-sum lost the log-sum once |shift| * 2^-24 is not negligible, so P of the anchor key came back as
+    exp(scale * q.k) instead of ~1: dv off by 0.14 at slope 3e4 and NaN at 1e10 / 2e36, where the exact gradients
+    are finite (before eco14 and on the autograd path: within 2e-6). Fixed (adv17): those rows rebuild P from the
+    full-distance score, rounded as the LSE was."""
+    g = torch.Generator().manual_seed(1)
+    q, k, v = (torch.randn(1, s, 2, 8, generator=g) for s in (40, 4, 4))
+    args = FwdArgs(8 ** -0.5, -1, -1, 0.0, torch.tensor([slope, -slope / 3]))
+    qd, kd, vd = (x.double().requires_grad_() for x in (q, k, v))
+    ref, _ = attention_reference(qd, kd, vd, args, torch.float64)
+    dout = torch.randn(1, 40, 2, 8, generator=g)
+    ref.backward(dout.double())
+    from rocflash.backends import reference
+    out, lse = reference.forward(q, k, v, args)
+    grads = reference.backward(q, k, v, out, lse, dout, args)
+    for name, got, want in zip("qkv", grads, (qd.grad, kd.grad, vd.grad)):
+        err = (got.double() - want).abs().max().item()
+        assert err <= 1e-4, f"d{name}: max|err| {err:.3g}"
