@@ -268,3 +268,27 @@ def test_fp32_softcap_sum_past_float32_small_scale(path):
                                                num_splits=int(path[-1]), backend="sim")
     err = (out.double() - ref).abs().max().item()
     assert err <= 1e-3, f"out {out.flatten().tolist()[:2]} vs fp64 {ref.flatten().tolist()[:2]}"
+
+
+# ---------------------------------------------------------------- rows without keys keep LSE -inf (adv17)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["fp32", "fp16"])
+@pytest.mark.parametrize("path", ["dense", "dense-grad", "torch", "split1", "split2", "split3"])
+def test_alibi_no_key_rows_keep_neg_inf_lse(path, dtype):
+    """Causal, seqlen_q 4 > seqlen_k 1: rows 0-2 see no key (O 0, LSE -inf). ALiBi slope -2e38 (allowed: |slope| <=
+    MAX_SOFTMAX_SCALE) makes their row shift -slope * |i + sk - sq - anchor| = +4e38 and +6e38: +inf in float32, and
+    -inf + inf = NaN. The kernels add the shift only where l > 0 (fmha_fwd_kernel.h empty_row_lse, the split kernel's
+    l == 0 branch, splitkv_combined_lse's sum == 0). Since eco14 the torch backend and the sim's split path (and the
+    sim's dense forward before) added it to every row: LSE NaN beside O 0, a row class no backend has elsewhere."""
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, s, 1, 8, generator=g).to(dtype) for s in (4, 1, 1))
+    slopes = torch.tensor([-2e38])
+    if path.startswith("split"):
+        out, lse = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=1, causal=True, alibi_slopes=slopes,
+                                                    num_splits=int(path[-1]), return_softmax_lse=True, backend="sim")
+    else:
+        out, lse, _ = rocflash.flash_attn_func(q.requires_grad_(path == "dense-grad"), k, v, causal=True,
+                                               alibi_slopes=slopes, return_attn_probs=True,
+                                               backend="torch" if path == "torch" else "sim")
+    assert (out[0, :3] == 0).all()
+    assert torch.isneginf(lse[0, 0, :3]).all(), f"LSE of the rows without keys {lse[0, 0, :3].tolist()}"
+    assert torch.isfinite(lse[0, 0, 3]) and torch.isfinite(out[0, 3]).all()

@@ -182,8 +182,8 @@ class _Parts:
         total = e.sum(dim=-1, keepdim=True)
         self.probs = e / total.masked_fill(total == 0, 1.0)  # fully masked rows: P = 0, out 0
         self.lse = (row_max + torch.log(total)).squeeze(-1)  # -inf for fully masked rows
-        if self.row_shift is not None:
-            self.lse = self.lse + self.row_shift
+        if self.row_shift is not None:  # rows without a visible key keep -inf (a negative slope's shift may be +inf)
+            self.lse = torch.where(torch.isneginf(self.lse), self.lse, self.lse + self.row_shift)
         # NaN where a row sees a non-finite K or V element (the selects above must not hide visible NaN):
         # out[i, :] and LSE[i] when it sees a non-finite K element (every score of the row is), out[i, c] when it
         # sees a non-finite V element in column c (P @ V mixes columns separately); sees_bad (either) for the

@@ -65,8 +65,8 @@ def combine_partials(outs: torch.Tensor, ms: torch.Tensor, ls: torch.Tensor, shi
     nan = torch.full_like(total, float("nan"))
     lse = torch.where(total == 0, torch.where(empty, torch.full_like(total, float("-inf")), nan),
                       (base + torch.log2(total)) * LN2)
-    if shift is not None:
-        lse = lse + shift
+    if shift is not None:  # not on L == 0 rows (-inf / NaN alone, as splitkv_combined_lse): -inf + inf is NaN (adv17)
+        lse = torch.where(total == 0, lse, lse + shift)
     inv = torch.where(total == 0, torch.where(empty, torch.zeros_like(total), nan), 1.0 / total)
     out = torch.zeros_like(outs[0])
     for s in range(ms.shape[0]):
