@@ -292,3 +292,21 @@ def test_alibi_no_key_rows_keep_neg_inf_lse(path, dtype):
     assert (out[0, :3] == 0).all()
     assert torch.isneginf(lse[0, 0, :3]).all(), f"LSE of the rows without keys {lse[0, 0, :3].tolist()}"
     assert torch.isfinite(lse[0, 0, 3]) and torch.isfinite(out[0, 3]).all()
+
+
+@pytest.mark.parametrize("num_splits", [2, 3])
+def test_fp64_split_combine_below_the_overflow_marker(num_splits):
+    """float64 (sim): one query, 300 keys, window (10, 0): split 0 holds none of the row's keys and writes the overflow
+    marker (OVERFLOW_SPLIT_M = -FLT_MAX, l 0); every visible q.k is ~ -1e300, so the real split's max score is below
+    the marker. The combine took the marker as M: every real weight exp2(m_s - M) * l_s = 0 and the row NaN, where
+    the dense path, one split and fp64 are finite (adv17; float32 partials cannot go below the marker)."""
+    g = torch.Generator().manual_seed(0)
+    q = torch.full((1, 1, 1, 4), 1e150, dtype=torch.float64)
+    k = torch.zeros(1, 300, 1, 4, dtype=torch.float64)
+    k[0, :, 0, 0] = -1e150
+    k[0, -3:, 0, 1] = 1e-150 * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    v = torch.randn(1, 300, 1, 4, generator=g, dtype=torch.float64)
+    ref, _ = attention_reference(q, k, v, FwdArgs(0.5, 10, 0, 0.0, None), torch.float64)
+    out = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=300, window_size=(10, 0), num_splits=num_splits,
+                                           backend="sim")
+    assert (out - ref).abs().max().item() <= 1e-12, out.flatten().tolist()
