@@ -51,6 +51,7 @@ if want tests; then
     "${sel[@]}" > /tmp/tcbwd8_tests.txt 2>&1)
   rc_tests=$?
   grep -E "FAILED|ERROR|passed|failed|skipped|error" /tmp/tcbwd8_tests.txt | tail -30 >> "$F"
+  tail -300 /tmp/tcbwd8_tests.txt > "$OUT/tcbwd8_tests.txt"
   log "tests exit $rc_tests"
 fi
 
