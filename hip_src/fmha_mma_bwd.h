@@ -799,8 +799,16 @@ rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
     if constexpr (!T.grid() && kAligned) {  // the lean variants (128-bit path): no softcap, no ALiBi (their plain score),
                                             // one block per key block (no grid-stride loop); else the default kernel
       if (const int mode = bwd_lean_mode(); mode != 0 && p.softcap == 0.f && p.alibi_slopes == nullptr && total <= kMaxGridBlocks) {
+        using Wide = WideAtomicTile<Tile>;
+        constexpr MmaBwdDkdvShape W = Wide::kShape;
         switch (mode) {
           case 2: return launch_grid_stride(fmha_bwd_dkdvq_lean_kernel<E, Atomic, kAligned, 2>, p, total, T.threads, MmaBwdDkdvLean<E, Atomic, kAligned, 2>::lds_bytes(), stream);
+          case 3:
+            if constexpr (W.valid()) {
+              const int64_t wide_total = (int64_t(p.seqlen_k) + W.block_n - 1) / W.block_n * p.nheads_k * p.batch;
+              return launch_grid_stride(fmha_bwd_dkdvq_lean_kernel<E, Wide, kAligned, 3>, p, wide_total, W.threads, MmaBwdDkdvLean<E, Wide, kAligned, 3>::lds_bytes(), stream);
+            }
+            break;
 #if defined(RF_TCBWD8_DIAG)
           case 1: return launch_grid_stride(fmha_bwd_dkdvq_lean_kernel<E, Atomic, kAligned, 1>, p, total, T.threads, MmaBwdDkdvLean<E, Atomic, kAligned, 1>::lds_bytes(), stream);
           case 8: return launch_grid_stride(fmha_bwd_dkdvq_lean_kernel<E, Atomic, kAligned, 8>, p, total, T.threads, MmaBwdDkdvLean<E, Atomic, kAligned, 8>::lds_bytes(), stream);

@@ -17,9 +17,11 @@
 //   2  1 + one barrier per tile: the dQ product of tile t - 1 runs after tile t's top barrier, from a second dS^T
 //      buffer (block_n * (block_m * 2 + 16) bytes more shared memory), so the top barrier publishes both, and the
 //      dQ atomics of tile t - 1 are in flight while the warp computes S^T of tile t; the last tile's after the loop.
+//   3  2 on twice the keys over twice the warps (MmaBwdDkdvShape::wide(), WideAtomicTile: block_n 128 over 8 warps
+//      at d64 / d128): half the dQ atomics and half the Q / dO / statistics copies per key, one block per SM;
 //   8, 9 (timing diagnostics: dq is WRONG): 1 without the dQ atomics (8), without the dQ product, its K guard and
 //      atomics (9; the barrier before it stays).
-// Ordinary sm_90a builds compile variant 2 only; 1, 8 and 9 exist in builds with -DRF_TCBWD8_DIAG (e.g.
+// Ordinary sm_90a builds compile variants 2 and 3 only; 1, 8 and 9 exist in builds with -DRF_TCBWD8_DIAG (e.g.
 // NVCC_APPEND_FLAGS=-DRF_TCBWD8_DIAG=1 at install: perf/tcbwd8_stage.sh's A/B build).
 // The K guard (a key block with a non-finite K element, rare) runs as in the default kernel: K zeroed for the dQ
 // product, then reloaded before the next S^T (in kLean 2 that reload precedes tile t's S^T).
@@ -35,10 +37,10 @@ struct MmaBwdDkdvLean {
   using Ops = typename P::Ops;
   static constexpr MmaBwdDkdvShape T = Tile::kShape;
   static constexpr int TN = P::TN, TD = P::TD, KD = P::KD, MT = P::MT, TK = P::TK;
-  static constexpr bool kDefer = kLean == 2;
+  static constexpr bool kDefer = kLean == 2 || kLean == 3;
   static constexpr int kDiag = kLean == 8 ? 1 : kLean == 9 ? 2 : 0;
   static constexpr int kDsBytes = T.block_n * T.ds_row_bytes();
-  static_assert(kLean == 1 || kLean == 2 || kLean == 8 || kLean == 9, "lean variants: 1, 2 (and the diagnostics 8, 9)");
+  static_assert(kLean == 1 || kLean == 2 || kLean == 3 || kLean == 8 || kLean == 9, "lean variants: 1, 2, 3 (and the diagnostics 8, 9)");
   static_assert(P::kFusedLoop && T.core_rows == 0 && T.q_buffers == 2 && !T.grid() && T.dq_m_tiles == 1,
                 "the lean kernels take the default atomic-dQ tile (layout 1, two Q/dO buffers)");
 
@@ -237,7 +239,14 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
   });
 }
 
-// ROCFLASH_BWD_LEAN as the lean variant: "2" (exactly); in RF_TCBWD8_DIAG builds also "1", "8", "9" (the A/B's
+// The atomic tile on twice the keys over twice the warps (the lean variant 3).
+template <class Tile>
+struct WideAtomicTile {
+  static constexpr MmaBwdDkdvShape kShape = Tile::kAtomicShape.wide();
+  static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;  // 8 warps, 255 registers: one block per SM
+};
+
+// ROCFLASH_BWD_LEAN as the lean variant: "2" or "3" (exactly); in RF_TCBWD8_DIAG builds also "1", "8", "9" (the A/B's
 // steps and diagnostics; ordinary builds do not compile them: variant 1 kept 4-8 B of spills at d64); else 0 (the
 // default kernel). Read at each launch (the same-process A/B, perf/tcbwd5_ab.py --switch ROCFLASH_BWD_LEAN).
 inline int bwd_lean_mode() {
@@ -246,7 +255,7 @@ inline int bwd_lean_mode() {
 #if defined(RF_TCBWD8_DIAG)
   if (env[0] == '1' || env[0] == '8' || env[0] == '9') return env[0] - '0';
 #endif
-  return env[0] == '2' ? 2 : 0;
+  return env[0] == '2' || env[0] == '3' ? env[0] - '0' : 0;
 }
 
 }  // namespace rf

@@ -5,7 +5,7 @@
 #   OUT=<dir> [HELPER_S=150] bash perf/tcbwd8_stage.sh   -> $OUT/tcbwd8.txt (+ $OUT/tcbwd8_ncu.txt with the ncu stage),
 #                                                         last line "tcbwd8 VERDICT: ..."
 # Stages (TCBWD8_STAGES, default "ab tests ncu"), in this order, each under its own timeout, all within HELPER_S:
-#   ab     perf/tcbwd5_ab.py --switch ROCFLASH_BWD_LEAN --modes 2,1,9,8,0 --cases d128,d128causal,d64,d64causal (same
+#   ab     perf/tcbwd5_ab.py --switch ROCFLASH_BWD_LEAN --modes 3,2,1,9,8,0 --cases d128,d128causal,d64,d64causal (same
 #          process, b4 h16 s4096 bf16, the dK/dV + atomic-dQ kernel's device ms, 2 rounds of 5 steps). Modes 1, 8, 9
 #          exist only in builds with NVCC_APPEND_FLAGS=-DRF_TCBWD8_DIAG=1 (perf/tcbwd8_run.sh); in others they run the
 #          default kernel and the line says so ("kernel mma"). 8 and 9 are timing diagnostics whose dq is wrong.
@@ -32,8 +32,8 @@ log "tcbwd8 stage: $(git -C "$REPO" log -1 --format=%h 2>/dev/null || echo 'no g
 rc_ab=skipped
 if want ab; then
   t=$(lim "${AB_S:-60}")
-  log "ab: perf/tcbwd5_ab.py --switch ROCFLASH_BWD_LEAN --modes ${AB_MODES:-2,1,9,8,0} --cases ${AB_CASES:-d128,d128causal,d64,d64causal} (limit $t s)"
-  (cd /tmp && timeout "$t" python3 "$REPO/perf/tcbwd5_ab.py" --switch ROCFLASH_BWD_LEAN --modes "${AB_MODES:-2,1,9,8,0}" \
+  log "ab: perf/tcbwd5_ab.py --switch ROCFLASH_BWD_LEAN --modes ${AB_MODES:-3,2,1,9,8,0} --cases ${AB_CASES:-d128,d128causal,d64,d64causal} (limit $t s)"
+  (cd /tmp && timeout "$t" python3 "$REPO/perf/tcbwd5_ab.py" --switch ROCFLASH_BWD_LEAN --modes "${AB_MODES:-3,2,1,9,8,0}" \
     --cases "${AB_CASES:-d128,d128causal,d64,d64causal}" > /tmp/tcbwd8_ab.txt 2>&1)
   rc_ab=$?
   cat /tmp/tcbwd8_ab.txt >> "$F"
@@ -88,34 +88,36 @@ for line in lines:
     if m:
         ms[(m.group(1), m.group(2))].append(float(m.group(4)))
         kern[(m.group(1), m.group(2))].add(m.group(3))
-    m = re.match(r"\s*(\S+)\s+ROCFLASH_BWD_LEAN=2: .*dk bitwise (\w+), dv bitwise (\w+); finite (\w+)", line)
+    m = re.match(r"\s*(\S+)\s+ROCFLASH_BWD_LEAN=([23]): .*dk bitwise (\w+), dv bitwise (\w+); finite (\w+)", line)
     if m:
-        bit[m.group(1)] = m.group(2) == m.group(3) == m.group(4) == "True"
+        bit[(m.group(1), m.group(2))] = m.group(3) == m.group(4) == m.group(5) == "True"
 rt = os.environ["RC_TESTS"]
 tests = "tests skipped" if rt == "skipped" else "tests pass" if rt == "0" else f"tests FAIL (exit {rt})"
-parts, wins, complete = [], [], True
+parts, wins, complete = [], {"2": [], "3": []}, True
 for case in ("d128", "d128causal", "d64", "d64causal"):
     base = ms.get((case, "0"))
     if not base or not ms.get((case, "2")):
         parts.append(f"{case} not measured"); complete = False; continue
     b = sum(base) / len(base)
     txt = []
-    for mode in ("2", "1", "9", "8"):
+    for mode in ("3", "2", "1", "9", "8"):
         v = ms.get((case, mode))
         if not v:
             continue
         a = sum(v) / len(v)
         k = "/".join(sorted(kern[(case, mode)]))
         txt.append(f"{mode}: {a:.3f} ({100 * (a / b - 1):+.1f} %{'' if k == 'lean' else ', kernel ' + k})")
-    parts.append(f"{case} 0: {b:.3f} ms, " + ", ".join(txt) + f", dk/dv(2) bitwise {'yes' if bit.get(case) else 'NO'}")
-    a2 = sum(ms[(case, "2")]) / len(ms[(case, "2")])
-    wins.append(a2 < b and kern[(case, "2")] == {"lean"} and bit.get(case, False))
+    bits = "/".join("yes" if bit.get((case, m)) else "NO" for m in ("2", "3"))
+    parts.append(f"{case} 0: {b:.3f} ms, " + ", ".join(txt) + f", dk/dv (2/3) bitwise {bits}")
+    for m in ("2", "3"):
+        v = ms.get((case, m))
+        wins[m].append(bool(v) and sum(v) / len(v) < b and kern[(case, m)] == {"lean"} and bit.get((case, m), False))
 if not complete or os.environ["RC_AB"] != "0":
     call = f"A/B incomplete (exit {os.environ['RC_AB']}): no decision"
-elif all(wins):
-    call = "LEAN=2 faster in every case with dk/dv bitwise: candidate for the default (lead's call)"
 else:
-    call = "LEAN=2 not faster in every case: stays opt-in"
+    good = [m for m in ("2", "3") if wins[m] and all(wins[m])]
+    call = (f"LEAN={'/'.join(good)} faster in every case with dk/dv bitwise: candidate for the default (lead's call)"
+            if good else "no LEAN variant faster in every case: stays opt-in")
 print(f"tcbwd8 VERDICT: {tests}; " + "; ".join(parts) + f"; {call}")
 EOF
 )

@@ -43,9 +43,10 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     "ROCFLASH_BWD_DQ_TILE": (("0", "1"), "0"),
     # the atomic-dQ kernel's lean variant (sm_90a builds; hip_src/fmha_mma_bwd_lean.h; without softcap / ALiBi):
     # 2 = plain score, fixed-column copies, counters, one barrier per tile (the dQ product of the previous tile
-    # after the barrier); 1 (2 with two barriers), 8, 9 (timing diagnostics, dq wrong) in builds with
-    # -DRF_TCBWD8_DIAG only, else the default kernel; 0 = default. The three switches above take precedence
-    "ROCFLASH_BWD_LEAN": (("0", "1", "2", "8", "9"), "0"),
+    # after the barrier); 3 = 2 on twice the keys over 8 warps; 1 (2 with two barriers), 8, 9 (timing diagnostics,
+    # dq wrong) in builds with -DRF_TCBWD8_DIAG only, else the default kernel; 0 = default. The three switches
+    # above take precedence
+    "ROCFLASH_BWD_LEAN": (("0", "1", "2", "3", "8", "9"), "0"),
 }
 # read at install / tool time (setup.py, rocflash.ck.build), not by check_switches
 BUILD_SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {

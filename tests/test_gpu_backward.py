@@ -214,9 +214,10 @@ def test_dq_tile_switch(_dq_mode, headdim, dtype, monkeypatch):
 @pytest.mark.parametrize("headdim,dtype", [(128, "bf16"), (128, "fp16"), (64, "bf16"), (96, "fp16"), (32, "bf16")])
 @pytest.mark.parametrize("causal,window", [(True, (-1, -1)), (False, (-1, -1)), (False, (40, 7))], ids=["causal", "dense", "window"])
 def test_lean_switch(_dq_mode, headdim, dtype, causal, window, monkeypatch):
-    """The atomic-dQ kernel's lean variant (ROCFLASH_BWD_LEAN=2: plain score, fixed-column Q/dO copies, (head,
-    tile) counters, the dQ product of tile t - 1 after tile t's barrier, one barrier per tile; sm_90a builds,
-    opt-in, branch tcbwd8) and the default (0): each within the tolerance rule against fp64, dk and dv
+    """The atomic-dQ kernel's lean variants (ROCFLASH_BWD_LEAN=2: plain score, fixed-column Q/dO copies, (head,
+    tile) counters, the dQ product of tile t - 1 after tile t's barrier, one barrier per tile; =3: the same on
+    twice the keys over 8 warps; sm_90a builds, opt-in, branch tcbwd8) and the default (0): each within the
+    tolerance rule against fp64, dk and dv
     bitwise equal to the default's (the same products in the same order), dq within float32 atomic order of the
     default's, and, in an sm_90a build, the lean kernel is the one that ran. Causal, dense and a window (boundary
     tiles on both sides), GQA 4:2 (the head counter's wrap), seqlens off the tile multiples, headdim 96 in the 128
@@ -232,7 +233,7 @@ def test_lean_switch(_dq_mode, headdim, dtype, causal, window, monkeypatch):
     variant = "sm_90a" in (selector.compiled_archs(gpu_platform()) or []) and gpu_platform() == "cuda"
     runs = {}
     kw = dict(causal=causal, window_size=window)
-    for switch in ("2", "0"):
+    for switch in ("2", "3", "0"):
         monkeypatch.setenv("ROCFLASH_BWD_LEAN", switch)
         runs[switch] = _grads(q, k, v, dout, **kw)
         assert_grads_close(runs[switch], q, k, v, dout, fwd_args(headdim, causal, window),
@@ -242,9 +243,10 @@ def test_lean_switch(_dq_mode, headdim, dtype, causal, window, monkeypatch):
             want = "dkdvq_lean" if switch != "0" else "dkdvq_mma"
             assert ran and all(want in name for name in ran), (switch, ran)
     scale = runs["0"][0].abs().max().item()
-    assert torch.equal(runs["2"][1], runs["0"][1]) and torch.equal(runs["2"][2], runs["0"][2]), "dk / dv not bitwise"
-    err = (runs["2"][0].float() - runs["0"][0].float()).abs().max().item()
-    assert err <= 4 * torch.finfo(torch.bfloat16).eps * scale, f"lean dq vs default: {err:.3g} (max |dq| {scale:.3g})"
+    for switch in ("2", "3"):
+        assert torch.equal(runs[switch][1], runs["0"][1]) and torch.equal(runs[switch][2], runs["0"][2]), switch
+        err = (runs[switch][0].float() - runs["0"][0].float()).abs().max().item()
+        assert err <= 4 * torch.finfo(torch.bfloat16).eps * scale, f"lean {switch} dq vs default: {err:.3g} (max |dq| {scale:.3g})"
     if variant:  # softcap: the launcher keeps the default kernel
         monkeypatch.setenv("ROCFLASH_BWD_LEAN", "2")
         ran = _atomic_kernels_run(q, k, v, dout, causal=True, softcap=20.0)
