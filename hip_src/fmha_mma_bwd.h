@@ -796,18 +796,21 @@ rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
         return launch_grid_stride(fmha_bwd_dkdvq_dq2_kernel<E, Dq2Tile<Tile>, kAligned>, p, total, D.threads, D.lds_bytes_atomic_dq(), stream);
       }
     }
-    if constexpr (!T.grid() && kAligned) {  // the lean variants (128-bit path): no softcap, no ALiBi (their plain score),
-                                            // one block per key block (no grid-stride loop); else the default kernel
-      if (const int mode = bwd_lean_mode(); mode != 0 && p.softcap == 0.f && p.alibi_slopes == nullptr && total <= kMaxGridBlocks) {
+#endif
+    // The lean kernels (fmha_mma_bwd_lean.h; every CUDA arch; the 128-bit path without softcap and ALiBi, whose plain
+    // score they take; one block per key block): ROCFLASH_BWD_LEAN (bwd_lean_mode) auto / 2 / 3, else the kernel below.
+    if constexpr (!T.grid() && kAligned) {
+      if (p.softcap == 0.f && p.alibi_slopes == nullptr && total <= kMaxGridBlocks) {
         using Wide = WideAtomicTile<Tile>;
         constexpr MmaBwdDkdvShape W = Wide::kShape;
+        const int64_t wide_total = (int64_t(p.seqlen_k) + W.block_n - 1) / W.block_n * p.nheads_k * p.batch;
+        int mode = bwd_lean_mode();
+        if (mode == kLeanAuto) mode = W.valid() && wide_total >= multiprocessor_count() ? 3 : 2;
         switch (mode) {
           case 2: return launch_grid_stride(fmha_bwd_dkdvq_lean_kernel<E, Atomic, kAligned, 2>, p, total, T.threads, MmaBwdDkdvLean<E, Atomic, kAligned, 2>::lds_bytes(), stream);
           case 3:
-            if constexpr (W.valid()) {
-              const int64_t wide_total = (int64_t(p.seqlen_k) + W.block_n - 1) / W.block_n * p.nheads_k * p.batch;
+            if constexpr (W.valid())
               return launch_grid_stride(fmha_bwd_dkdvq_lean_kernel<E, Wide, kAligned, 3>, p, wide_total, W.threads, MmaBwdDkdvLean<E, Wide, kAligned, 3>::lds_bytes(), stream);
-            }
             break;
 #if defined(RF_TCBWD8_DIAG)
           case 1: return launch_grid_stride(fmha_bwd_dkdvq_lean_kernel<E, Atomic, kAligned, 1>, p, total, T.threads, MmaBwdDkdvLean<E, Atomic, kAligned, 1>::lds_bytes(), stream);
@@ -818,7 +821,6 @@ rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
         }
       }
     }
-#endif
     return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Atomic, kAligned>, p, total, T.threads, T.lds_bytes_atomic_dq(), stream);
   }
   constexpr MmaBwdDkdvShape T = Tile::kShape;

@@ -1,5 +1,6 @@
-// fmha_mma_bwd_lean.h - lean variants of the tensor-core atomic-dQ dK/dV kernel (deterministic=False; NVIDIA
-// sm_90a builds only, opt-in ROCFLASH_BWD_LEAN, read at every launch; branch tcbwd8). Same tile (layout 1, the
+// fmha_mma_bwd_lean.h - lean variants of the tensor-core atomic-dQ dK/dV kernel (deterministic=False; NVIDIA, every
+// CUDA arch; the default since branch tcbwd8, ROCFLASH_BWD_LEAN=0 restores the kernel before it, read at every
+// launch). Same tile (layout 1, the
 // fused S^T / dP^T k loop), same products in the same order as MmaBwdDkdvPipeline<..., kAtomicDq = true>, so dK and
 // dV are bitwise equal to the default kernel's and dQ equal up to the order of its float32 atomics. What differs is
 // the work around the products, as read in the default kernel's SASS (perf/RESULTS.md "tcbwd8"): per query tile
@@ -21,8 +22,11 @@
 //      at d64 / d128): half the dQ atomics and half the Q / dO / statistics copies per key, one block per SM;
 //   8, 9 (timing diagnostics: dq is WRONG): 1 without the dQ atomics (8), without the dQ product, its K guard and
 //      atomics (9; the barrier before it stays).
-// Ordinary sm_90a builds compile variants 2 and 3 only; 1, 8 and 9 exist in builds with -DRF_TCBWD8_DIAG (e.g.
-// NVCC_APPEND_FLAGS=-DRF_TCBWD8_DIAG=1 at install: perf/tcbwd8_stage.sh's A/B build).
+// Ordinary builds compile variants 2 and 3 only; 1, 8 and 9 exist in builds with -DRF_TCBWD8_DIAG (e.g.
+// NVCC_APPEND_FLAGS=-DRF_TCBWD8_DIAG=1 at install: perf/tcbwd8_run.sh's A/B build).
+// Measured in one process on the H200 (perf/RESULTS.md "tcbwd8", b4 h16 s4096 bf16, dK/dV + atomic-dQ kernel ms):
+// d128 9.59 (the kernel before) -> 6.61 (2) / 6.39 (3), causal 4.88 -> 3.51 / 3.49, d64 5.87 -> 3.47 / 3.12, d64
+// causal 3.11 -> 1.86 / 1.74; dK, dV bitwise equal to the kernel before in every case.
 // The K guard (a key block with a non-finite K element, rare) runs as in the default kernel: K zeroed for the dQ
 // product, then reloaded before the next S^T (in kLean 2 that reload precedes tile t's S^T).
 //
@@ -229,8 +233,7 @@ RF_DEVICE void bwd_grid_once(int num_blocks, int nheads, int batch, Run run) {
   run(bid % num_blocks, bh % nheads, bh / nheads);
 }
 
-// The lean atomic-dQ kernels (ROCFLASH_BWD_LEAN; launched by RF_CUDA_SM90A builds only, any compute capability:
-// mma.sync only, an opt-in like the wgmma variants so that the default builds compile nothing more).
+// The lean atomic-dQ kernels (ROCFLASH_BWD_LEAN: the default atomic-dQ kernel since tcbwd8; every CUDA arch, mma.sync).
 template <class E, class Tile, bool kAligned, int kLean>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdvq_lean_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
@@ -246,16 +249,32 @@ struct WideAtomicTile {
   static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;  // 8 warps, 255 registers: one block per SM
 };
 
-// ROCFLASH_BWD_LEAN as the lean variant: "2" or "3" (exactly); in RF_TCBWD8_DIAG builds also "1", "8", "9" (the A/B's
-// steps and diagnostics; ordinary builds do not compile them: variant 1 kept 4-8 B of spills at d64); else 0 (the
-// default kernel). Read at each launch (the same-process A/B, perf/tcbwd5_ab.py --switch ROCFLASH_BWD_LEAN).
+// ROCFLASH_BWD_LEAN as the lean variant: unset, empty or "auto" -> kLeanAuto (the launcher takes 3 when its grid
+// of wide blocks covers every SM, else 2: one block per SM of 8 warps would leave SMs idle that variant 2's twice as
+// many blocks keep busy); "0" -> 0 (the pre-tcbwd8 kernel, fmha_bwd_dkdvq_mma_kernel); "2" / "3" exactly; in
+// RF_TCBWD8_DIAG builds also "1", "8", "9" (the A/B's step and timing diagnostics; ordinary builds do not compile
+// them: variant 1 kept 4-8 B of spills at d64), elsewhere those fall back to auto. Read at each launch (the
+// same-process A/B, perf/tcbwd5_ab.py --switch ROCFLASH_BWD_LEAN); rocflash/envvars.py checks the value first.
+inline constexpr int kLeanAuto = -1;
 inline int bwd_lean_mode() {
   const char* env = std::getenv("ROCFLASH_BWD_LEAN");
-  if (env == nullptr || env[0] == '\0' || env[1] != '\0') return 0;
+  if (env == nullptr || env[0] == '\0' || env[1] != '\0') return kLeanAuto;  // ("auto": more than one character)
+  if (env[0] == '0') return 0;
 #if defined(RF_TCBWD8_DIAG)
   if (env[0] == '1' || env[0] == '8' || env[0] == '9') return env[0] - '0';
 #endif
-  return env[0] == '2' || env[0] == '3' ? env[0] - '0' : 0;
+  return env[0] == '2' || env[0] == '3' ? env[0] - '0' : kLeanAuto;
+}
+
+// SMs of the current device (cached per device index; 0 when it cannot be read: the auto rule then takes 3).
+inline int64_t multiprocessor_count() {
+  static int cached[64] = {};
+  int device = 0, n = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0) return 0;
+  if (device < 64 && cached[device] > 0) return cached[device];
+  if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
+  if (device < 64) cached[device] = n;
+  return n;
 }
 
 }  // namespace rf

@@ -5,8 +5,8 @@ perf/tcbwd8_stage.sh runs under Nsight Compute, and the summary of what ncu expo
         -o REP python3 perf/tcbwd8_ncu.py run          # one backward with the default kernel, one with ROCFLASH_BWD_LEAN=2
     python3 perf/tcbwd8_ncu.py summary SASS.csv DETAILS.csv    # the exported source / details pages, condensed
 
-`run`: b4 h16 s4096 d128 bf16 non-causal (RESULTS' reference point), one forward + backward per mode (0, then 2),
-so the two dK/dV + atomic-dQ launches ncu catches are the default kernel's and the lean one's. `summary`: per kernel,
+`run`: b4 h16 s4096 d128 bf16 non-causal (RESULTS' reference point), one forward + backward per mode (0, 2, 3), so
+the three dK/dV + atomic-dQ launches ncu catches are the old kernel's and the two lean variants'. `summary`: per kernel,
 the warp-state sampling by stall reason (details page) and, per opcode and for the 25 most sampled instructions,
 the samples of the source page (`ncu -i REP --page source --csv --print-source sass`), as far as those pages hold
 these columns (names vary between ncu versions: columns are matched by substrings, missing ones are skipped).
@@ -30,7 +30,7 @@ def run() -> int:
     shape = (4, 4096, 16, 128)
     q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
     dout = torch.randn(shape, device="cuda", dtype=torch.bfloat16)
-    for mode in ("0", "2"):
+    for mode in ("0", "2", "3"):
         os.environ["ROCFLASH_BWD_LEAN"] = mode
         q.grad = k.grad = v.grad = None
         rocflash.flash_attn_func(q, k, v, backend="cuda", deterministic=False).backward(dout)
@@ -39,9 +39,9 @@ def run() -> int:
     return 0
 
 
-def _num(x: str) -> float:
+def _num(x: str | None) -> float:
     try:
-        return float(x.replace(",", ""))
+        return float((x or "").replace(",", ""))
     except ValueError:
         return 0.0
 
@@ -52,7 +52,7 @@ def summary(sass_csv: str, details_csv: str | None) -> int:
         by_kernel = defaultdict(list)
         for r in rows:
             name = r.get("Kernel Name", "?")
-            kind = "lean" if "dkdvq_lean" in name else "default" if "dkdvq_mma" in name else name[:40]
+            kind = ("lean 3" if "Wide" in name else "lean 2") if "dkdvq_lean" in name else "old" if "dkdvq_mma" in name else name[:40]
             by_kernel[kind].append(r)
         for kind, rs in by_kernel.items():
             print(f"-- {kind}: details")
@@ -65,8 +65,16 @@ def summary(sass_csv: str, details_csv: str | None) -> int:
         print(f"no {sass_csv}")
         return 1
     text = open(sass_csv, newline="").read()
-    # the source page may hold one table per kernel, each with its own header row ("Address", "Source", ...)
-    blocks = re.split(r'(?m)^(?="?#?\s*Address"?,)', text)
+    # the source page holds one table per kernel: a "Kernel Name" line, then its header row ("Address", "Source", ...)
+    # (ncu 2025 printed each kernel's table twice: kept once per kernel name)
+    seen, blocks = set(), []
+    for b in re.split(r'(?m)^"Kernel Name",', text)[1:]:
+        head, _, body = b.partition("\n")
+        if head not in seen:
+            seen.add(head)
+            blocks.append(body)
+            print(f"-- kernel {head.strip()[:160]}")
+    blocks = blocks or [text]
     n = 0
     for block in blocks:
         lines = block.strip().splitlines()
@@ -77,7 +85,7 @@ def summary(sass_csv: str, details_csv: str | None) -> int:
         cols = list(reader[0].keys())
         samp = next((c for c in cols if "Sampling" in c and "All" in c), None) or next((c for c in cols if "Sampl" in c), None)
         execd = next((c for c in cols if "Instructions Executed" in c), None)
-        stall_cols = [c for c in cols if c.startswith("stall_") or "Stall" in c and c != samp][:40]
+        stall_cols = [c for c in cols if c.startswith("stall_") or "Stall" in c and c != samp][:60]
         print(f"-- table {n}: {len(reader)} instructions; sample column {samp!r}; executed column {execd!r}")
         if samp is None:
             print("   columns:", cols[:30])
@@ -90,6 +98,16 @@ def summary(sass_csv: str, details_csv: str | None) -> int:
             per_op[op][0] += _num(r[samp])
             per_op[op][1] += _num(r[execd]) if execd else 0.0
             per_op[op][2] += 1
+        if execd:
+            ex = sum(_num(r[execd]) for r in reader)
+            mma = sum(_num(r[execd]) for r in reader if "HMMA" in r.get("Source", "")) or 1.0
+            print(f"   warp instructions executed {ex:.4g}, HMMA {mma:.4g}: {ex / mma:.2f} per HMMA")
+        issued = [c for c in stall_cols if c.startswith("stall_") and "Not Issued" not in c]
+        if issued:
+            tot = {c: sum(_num(r[c]) for r in reader) for c in issued}
+            st = sum(tot.values()) or 1.0
+            print("   stall reasons (share of samples): " + ", ".join(
+                f"{c[6:]} {100 * v / st:.1f}" for c, v in sorted(tot.items(), key=lambda x: -x[1]) if v / st > 0.01))
         print(f"   samples {total:.0f}; by opcode (share of samples, warp instructions executed, static count):")
         for op, (s, e, c) in sorted(per_op.items(), key=lambda x: -x[1][0])[:30]:
             print(f"   {op:34s} {100 * s / total:6.2f} %  {e:14.0f}  {c:5d}")

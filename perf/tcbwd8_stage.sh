@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # tcbwd8's GPU stage (issue 12 item 5: the lean atomic-dQ kernel, ROCFLASH_BWD_LEAN; hip_src/fmha_mma_bwd_lean.h) on
-# a device where the tree is already built and installed with TORCH_CUDA_ARCH_LIST=9.0a (the lean kernel exists in
-# sm_90a builds only). From the tree root:
+# a device where the tree is already built and installed (any CUDA build: the lean kernel is the default atomic-dQ
+# kernel of every one). From the tree root:
 #   OUT=<dir> [HELPER_S=150] bash perf/tcbwd8_stage.sh   -> $OUT/tcbwd8.txt (+ $OUT/tcbwd8_ncu.txt with the ncu stage),
 #                                                         last line "tcbwd8 VERDICT: ..."
 # Stages (TCBWD8_STAGES, default "ab tests ncu"), in this order, each under its own timeout, all within HELPER_S:
-#   ab     perf/tcbwd5_ab.py --switch ROCFLASH_BWD_LEAN --modes 3,2,1,9,8,0 --cases d128,d128causal,d64,d64causal (same
-#          process, b4 h16 s4096 bf16, the dK/dV + atomic-dQ kernel's device ms, 2 rounds of 5 steps). Modes 1, 8, 9
-#          exist only in builds with NVCC_APPEND_FLAGS=-DRF_TCBWD8_DIAG=1 (perf/tcbwd8_run.sh); in others they run the
-#          default kernel and the line says so ("kernel mma"). 8 and 9 are timing diagnostics whose dq is wrong.
+#   ab     perf/tcbwd5_ab.py --switch ROCFLASH_BWD_LEAN --modes $AB_MODES (default 3,2,0) --cases
+#          d128,d128causal,d64,d64causal (same process, b4 h16 s4096 bf16, the dK/dV + atomic-dQ kernel's device ms,
+#          2 rounds of 5 steps; 0 = the kernel before the lean one). Modes 1, 8, 9 exist only in builds with
+#          NVCC_APPEND_FLAGS=-DRF_TCBWD8_DIAG=1 (perf/tcbwd8_run.sh: AB_MODES=3,2,1,9,8,0); elsewhere they fall back to
+#          the default (auto) kernel. 8 and 9 are timing diagnostics whose dq is wrong.
 #   tests  pytest -m gpu test_gpu_backward.py -k lean and test_gpu_masked_garbage.py -k lean (FULL_TESTS=1: the whole
 #          test_gpu_backward.py, -n XDIST (default 14) where pytest-xdist is installed)
-#   ncu    Nsight Compute on one default and one lean launch at d128 4k (perf/tcbwd8_ncu.py): WarpStateStats,
+#   ncu    Nsight Compute on one launch each of the old kernel and lean variants 2, 3 at d128 4k (perf/tcbwd8_ncu.py): WarpStateStats,
 #          SourceCounters (per-SASS-instruction stall sampling), SpeedOfLight, Occupancy; the summary into
 #          $OUT/tcbwd8_ncu.txt, the exported source page into $OUT/tcbwd8_sass.csv.gz; skipped when < 45 s are left
 set -uo pipefail
@@ -32,8 +33,8 @@ log "tcbwd8 stage: $(git -C "$REPO" log -1 --format=%h 2>/dev/null || echo 'no g
 rc_ab=skipped
 if want ab; then
   t=$(lim "${AB_S:-60}")
-  log "ab: perf/tcbwd5_ab.py --switch ROCFLASH_BWD_LEAN --modes ${AB_MODES:-3,2,1,9,8,0} --cases ${AB_CASES:-d128,d128causal,d64,d64causal} (limit $t s)"
-  (cd /tmp && timeout "$t" python3 "$REPO/perf/tcbwd5_ab.py" --switch ROCFLASH_BWD_LEAN --modes "${AB_MODES:-3,2,1,9,8,0}" \
+  log "ab: perf/tcbwd5_ab.py --switch ROCFLASH_BWD_LEAN --modes ${AB_MODES:-3,2,0} --cases ${AB_CASES:-d128,d128causal,d64,d64causal} (limit $t s)"
+  (cd /tmp && timeout "$t" python3 "$REPO/perf/tcbwd5_ab.py" --switch ROCFLASH_BWD_LEAN --modes "${AB_MODES:-3,2,0}" \
     --cases "${AB_CASES:-d128,d128causal,d64,d64causal}" > /tmp/tcbwd8_ab.txt 2>&1)
   rc_ab=$?
   cat /tmp/tcbwd8_ab.txt >> "$F"
@@ -58,9 +59,9 @@ fi
 if want ncu; then
   t=$(lim "${NCU_S:-90}")
   if [ "$t" -ge 45 ] && command -v ncu > /dev/null; then
-    log "ncu: WarpStateStats + SourceCounters on the default and the lean kernel, d128 4k bf16 (limit $t s)"
+    log "ncu: WarpStateStats + SourceCounters on the old kernel and lean 2, 3, d128 4k bf16 (limit $t s)"
     rep=/tmp/tcbwd8_rep
-    (cd /tmp && timeout "$(( t - 15 ))" ncu --clock-control none -k regex:fmha_bwd_dkdvq -c 2 --section WarpStateStats \
+    (cd /tmp && timeout "$(( t - 15 ))" ncu --clock-control none -k regex:fmha_bwd_dkdvq -c 3 --section WarpStateStats \
       --section SourceCounters --section SpeedOfLight --section Occupancy -f -o "$rep" \
       python3 "$REPO/perf/tcbwd8_ncu.py" run > /tmp/tcbwd8_ncu_run.txt 2>&1)
     log "ncu exit $?: $(tail -2 /tmp/tcbwd8_ncu_run.txt | tr '\n' ' ')"

@@ -144,9 +144,10 @@ WGMMA_VARIANTS = 1  # of that kernel (MmaBwdDkdvPipeline's kWgmma)
 _WGMMA_SDP_KERNEL = "fmha_bwd_dkdvq_wgsdp_kernel"  # sm_90a builds, from those that wgmma_sdp() admits: kSdp 1, 2
 _SDP_MODE = re.compile(r"fmha_bwd_dkdvq_wgsdp_kernel.*Lb[01]ELi([12])E")
 _DQ2_KERNEL = "fmha_bwd_dkdvq_dq2_kernel"  # sm_90a builds, from those that dq_tile2() admits (ROCFLASH_BWD_DQ_TILE)
-# sm_90a builds, from every layout-1 atomic tile on the 128-bit path (lean(), ROCFLASH_BWD_LEAN): kLean 2, and 3 on
-# the wide tile (twice the keys over twice the warps, wide_atomic(); one block per SM); 1, 8, 9 only with
-# -DRF_TCBWD8_DIAG, which the audit does not build
+# every CUDA build, from every layout-1 atomic tile on the 128-bit path (lean(), ROCFLASH_BWD_LEAN; the default
+# atomic-dQ kernel since tcbwd8): kLean 2, and 3 on the wide tile (twice the keys over twice the warps,
+# wide_atomic(); one block per SM); 1, 8, 9 only with -DRF_TCBWD8_DIAG, which the audit does not build. Audited on
+# sm_80 and sm_90 (the sm_90a pass skips them, as the other kernels of an instance)
 _LEAN_KERNEL = "fmha_bwd_dkdvq_lean_kernel"
 _LEAN_MODE = re.compile(r"fmha_bwd_dkdvq_lean_kernel.*Lb[01]ELi([12389])E")
 LEAN_VARIANTS = 2
@@ -305,14 +306,14 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
                 kind = "bwd_dkdvq_sdp" if m.group(1) == "1" else "bwd_dkdvq_core"
             elif _DQ2_KERNEL in symbol:
                 kind = "bwd_dkdvq_dq2"
-            elif (m := _LEAN_MODE.search(symbol)):
-                if m.group(1) not in "23":
-                    raise RuntimeError(f"{name}: lean variant {m.group(1)} is built only with -DRF_TCBWD8_DIAG")
-                kind = f"bwd_dkdvq_lean{m.group(1)}"
-            else:
+            else:  # (the lean kernels too: the same mma.sync code as on sm_90)
                 continue
         elif _WGMMA_DQ_KERNEL in symbol or _WGMMA_SDP_KERNEL in symbol:  # sm_80 / sm_90: a trap (never launched)
             continue
+        elif (m := _LEAN_MODE.search(symbol)):
+            if m.group(1) not in "23":
+                raise RuntimeError(f"{name}: lean variant {m.group(1)} is built only with -DRF_TCBWD8_DIAG")
+            kind = f"bwd_dkdvq_lean{m.group(1)}"
         elif cfg.kind == "bwd_dkdv" and _ATOMIC_DQ_KERNEL in symbol:
             kind = "bwd_dkdvq"
         elif _KERNELS[cfg.kind] in symbol:
@@ -329,8 +330,8 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
             register_limit=register_limit(occ), lds_bytes=lds_bytes(cfg, kind), blocks=designed_blocks(occ),
             wgmma_in_loop=main_loop_mma_count(entries.get(symbol, []), "wgmma.mma_async") if kind in _WG_KINDS else 0,
             wgmma_per_tile=wgmma_per_tile(cfg, kind) if kind in _WG_KINDS else 0))
-    expected = (WGMMA_VARIANTS * wgmma_dq(cfg) + 2 * wgmma_sdp(cfg) + dq_tile2(cfg) + LEAN_VARIANTS * (lean(cfg) and aligned)) if arch == WGMMA_ARCH[0] else \
-        2 if cfg.kind in ("fwd", "bwd_dkdv") else 1
+    expected = (WGMMA_VARIANTS * wgmma_dq(cfg) + 2 * wgmma_sdp(cfg) + dq_tile2(cfg)) if arch == WGMMA_ARCH[0] else \
+        2 + LEAN_VARIANTS * (lean(cfg) and aligned) if cfg.kind == "bwd_dkdv" else 2 if cfg.kind == "fwd" else 1
     if len(out) != expected:
         what = f"{_WGMMA_DQ_KERNEL} / {_WGMMA_SDP_KERNEL} / {_DQ2_KERNEL}" if arch == WGMMA_ARCH[0] else "a plain and a general kernel" if cfg.kind == "fwd" else \
             f"{_KERNELS[cfg.kind]} and {_ATOMIC_DQ_KERNEL}" if cfg.kind == "bwd_dkdv" else f"one {_KERNELS[cfg.kind]}"
