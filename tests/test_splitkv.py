@@ -131,6 +131,43 @@ def test_k_first_switch(monkeypatch):
     assert "getenv(SPLITKV_K_FIRST_ENV)" in inspect.getsource(compiled.forward_planned)
 
 
+def test_bulk_switch(monkeypatch):
+    """ROCFLASH_SPLITKV_BULK (0/1, unset 0): FmhaFwdParams::kv_k_first = 2 (the bulk-copy kernel) on an sm_90+ CUDA
+    device only, taking precedence over ROCFLASH_SPLITKV_K_FIRST; part of the KV-cache plans' key and of
+    flash_attn_func's kept launches; every launch site sets kv_k_first through splitkv_copy_mode; a bad value raises
+    naming the variable."""
+    torch = pytest.importorskip("torch")
+    import inspect
+
+    from rocflash import envvars, kvcache_fast
+    from rocflash.backends import compiled
+
+    assert envvars.SWITCHES[compiled.SPLITKV_BULK_ENV] == (("0", "1"), "0")
+    cuda = torch.device("cuda", 0)
+    monkeypatch.setattr(torch.version, "cuda", "13.0")
+    for cap, value, k_first, want in (((9, 0), "1", "0", 2), ((9, 0), "1", "1", 2), ((9, 0), "0", "1", 1),
+                                      ((9, 0), "", "0", 0), ((8, 0), "1", "0", 0), ((8, 0), "1", "1", 1),
+                                      ((10, 0), " 1 ", "0", 2)):
+        monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None, cap=cap: cap)
+        monkeypatch.setenv(compiled.SPLITKV_BULK_ENV, value)
+        monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, k_first)
+        assert compiled.splitkv_copy_mode(cuda) == want, (cap, value, k_first)
+        assert compiled.splitkv_copy_mode(torch.device("cpu")) == int(k_first), (cap, value, k_first)
+    monkeypatch.setattr(torch.version, "cuda", None)  # a ROCm torch: never bulk
+    monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, "0")
+    assert compiled.splitkv_copy_mode(cuda) == 0
+    monkeypatch.setenv(compiled.SPLITKV_BULK_ENV, "yes")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_BULK must be one of 0, 1, got 'yes'"):
+        compiled.splitkv_bulk(cuda)
+    assert compiled.SPLITKV_BULK_ENV in kvcache_fast._ENV_NAMES
+    for fn in (compiled._launch_fwd, compiled._plan_launch, kvcache_fast._make_launch):
+        src = inspect.getsource(fn)
+        assert "kv_k_first = " in src and "splitkv_copy_mode(q.device)" in src, fn.__name__
+        assert "splitkv_k_first()" not in src, fn.__name__
+    assert "getenv(SPLITKV_BULK_ENV)" in inspect.getsource(compiled.forward_planned)
+    assert compiled.SPLITKV_COPY_BULK == 2
+
+
 def test_split_kernel_rule():
     assert splitkv.use_split_kernel(1, 4, 1) and splitkv.use_split_kernel(4, 4, 0)
     assert not splitkv.use_split_kernel(8, 4, 1) and splitkv.use_split_kernel(8, 4, 2)

@@ -208,6 +208,29 @@ def splitkv_k_first() -> int:
     return int(envvars.switch(SPLITKV_K_FIRST_ENV) == "1")
 
 
+SPLITKV_BULK_ENV = "ROCFLASH_SPLITKV_BULK"
+SPLITKV_COPY_BULK = 2  # FmhaFwdParams::kv_k_first's bulk value (hip_src/fmha_splitkv_mma.h kSplitKvCopyBulk)
+
+
+def splitkv_bulk(device) -> bool:
+    """``ROCFLASH_SPLITKV_BULK`` (1 | 0; unset = off): whether the tensor-core split-KV kernel copies each K and V row
+    of a tile with one Hopper bulk copy (``cp.async.bulk`` completing on an mbarrier per ring stage,
+    hip_src/fmha_bulk_copy.h) instead of 16-byte ``cp.async`` per lane; the same arithmetic in the same order
+    (results identical). Only on NVIDIA sm_90+ (False elsewhere, like ROCFLASH_SPLITKV_PDL); the launcher keeps the
+    default copies for unaligned rows, headdim below its bucket and paged tiles that span pages. ValueError for
+    another value."""
+    want = envvars.switch(SPLITKV_BULK_ENV) == "1"  # valid but meaningless off sm_90+: accepted, no effect
+    if not want or getattr(device, "type", None) != "cuda" or torch.version.cuda is None:
+        return False
+    return torch.cuda.get_device_capability(device)[0] >= 9
+
+
+def splitkv_copy_mode(device) -> int:
+    """FmhaFwdParams::kv_k_first of a tensor-core split-KV launch: 2 (bulk copies, ROCFLASH_SPLITKV_BULK on an
+    sm_90+ device; takes precedence), else 1 with ROCFLASH_SPLITKV_K_FIRST=1, else 0."""
+    return SPLITKV_COPY_BULK if splitkv_bulk(device) else splitkv_k_first()
+
+
 # Arrival counters of the fused combine, one int32 per (sequence, kv-head, row chunk): every launch leaves them 0
 # (the last block of a slot resets its counter), so one zeroed buffer per (device, stream) serves every call on
 # that stream (calls on one stream never overlap). Inside a CUDA graph capture a call gets a fresh zeroed buffer
@@ -411,7 +434,7 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, sbcast: bool
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0  # checked before launch
-        p.kv_k_first = splitkv_k_first() if math == "mma" else 0
+        p.kv_k_first = splitkv_copy_mode(q.device) if math == "mma" else 0
         p.pdl = int(math == "mma" and splitkv_pdl(q.device))
         buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
         counters = None
@@ -730,7 +753,7 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
         torch.empty(q.shape, dtype=q.dtype, device=q.device)
     key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV),
            getenv(SPLITKV_L2_PREFETCH_ENV), getenv(SPLITKV_FUSED_COMBINE_ENV), getenv(SPLITKV_PDL_ENV),
-           getenv(SPLITKV_SPLITS_ENV), getenv(SPLITKV_K_FIRST_ENV))
+           getenv(SPLITKV_SPLITS_ENV), getenv(SPLITKV_K_FIRST_ENV), getenv(SPLITKV_BULK_ENV))
     mod = load_module(platform)
     hit = state.get(key)
     if hit is None:
@@ -808,7 +831,7 @@ def _plan_launch(platform, mod, q, k, v, args, out) -> _PlannedLaunch:
     if split:
         p.num_splits = num_splits
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0
-        p.kv_k_first = splitkv_k_first() if math == "mma" else 0
+        p.kv_k_first = splitkv_copy_mode(q.device) if math == "mma" else 0
         p.pdl = int(math == "mma" and splitkv_pdl(q.device))
         fuse = splitkv_fused_combine()  # checked for every split call, as _launch_fwd does
         if num_splits > 1:
