@@ -59,11 +59,6 @@ RF_DEVICE void copy(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar)
               : "memory");
 }
 
-// `bytes` (a multiple of 16, src 16-byte aligned) of global memory into L2 (no shared memory, no completion).
-RF_DEVICE void prefetch_l2(const void* src, uint32_t bytes) {
-  RF_BULK_PTX("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(src), "r"(bytes) : "memory");
-}
-
 #undef RF_BULK_PTX
 
 }  // namespace bulk

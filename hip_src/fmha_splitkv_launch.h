@@ -25,7 +25,7 @@ rfError_t launch_fmha_fwd_splitkv(const FmhaFwdParams& p, rfStream_t stream) {
         // bulk copies (sm_90; the host asks for them on sm_90+ only): whole rows of headdim elements, paged tiles in
         // one page; other calls keep the default kernel
         const bool one_page = p.seq.block_table == nullptr || p.seq.page_block_size % T.warp_keys() == 0;
-        if (p.kv_k_first >= kSplitKvCopyBulk && p.headdim == T.headdim && one_page) {  // (> : with L2 prefetch)
+        if (p.kv_k_first == kSplitKvCopyBulk && p.headdim == T.headdim && one_page) {
           lds_bytes = FmhaFwdSplitKvMmaPipeline<E, Tile, kAligned, kSplitKvCopyBulk>::kLdsBytes;
           return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyBulk>;
         }

@@ -31,9 +31,7 @@ namespace rf {
 // How a tile's K/V rows reach shared memory (FmhaFwdParams::kv_k_first picks the kernel at launch, each value its
 // own kernel): kSplitKvCopyAsync, cp.async 16 bytes per lane, one group per tile (the default); kSplitKvCopyKFirst,
 // the same as two groups, K first (ROCFLASH_SPLITKV_K_FIRST); kSplitKvCopyBulk, one cp.async.bulk per K or V row
-// completing on an mbarrier per ring stage (sm_90, ROCFLASH_SPLITKV_BULK; fmha_bulk_copy.h). kv_k_first =
-// kSplitKvCopyBulk + d (d > 0, ROCFLASH_SPLITKV_BULK_PREFETCH) runs the bulk kernel that also prefetches each warp's
-// tile d tiles past its newest copy into L2 (cp.async.bulk.prefetch): bytes in flight beyond the shared-memory ring.
+// completing on an mbarrier per ring stage (sm_90, ROCFLASH_SPLITKV_BULK; fmha_bulk_copy.h).
 inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyKFirst = 1, kSplitKvCopyBulk = 2;
 
 // Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe). kCopy: one of the values above.
@@ -196,24 +194,6 @@ struct FmhaFwdSplitKvMmaPipeline {
     }
   }
 
-  // kBulk, kv_k_first > kSplitKvCopyBulk: keys [n0, n0 + NW) of K and V into L2 only, one row per lane as
-  // issue_tile_bulk (rows at or past k_end are not touched). block: tile_block(k, n0, k_end).
-  RF_DEVICE static void prefetch_tile_l2(const GlobalRows<E>& k, const GlobalRows<E>& v, int n0, int k_end, int lane,
-                                         int64_t block) {
-    constexpr MmaSplitKvShape T = Tile::kShape;
-    const bool is_v = lane >= NW;
-    const int r = is_v ? lane - NW : lane;
-    if (r >= k_end - n0) return;
-    const char* base = is_v ? v.base : k.base;
-    const int64_t row_stride = is_v ? v.row_stride_bytes : k.row_stride_bytes;
-    int64_t off = int64_t(n0 + r) * row_stride;
-    if (k.pages != nullptr) {
-      const int in_page = n0 - (n0 / k.page_size) * k.page_size;
-      off = block * (is_v ? v.page_stride_bytes : k.page_stride_bytes) + int64_t(in_page + r) * row_stride;
-    }
-    bulk::prefetch_l2(base + off, T.headdim * E::kBytes);
-  }
-
   // The non-finite V elements of a masked tile: rows add those of the keys they see, then they become 0.
   template <class Visible>
   RF_DEVICE static void clean_v(char* lds_v, float (&o)[2][TD], int lane, Visible visible) {
@@ -324,14 +304,6 @@ struct FmhaFwdSplitKvMmaPipeline {
       mma::cp_async_commit();
     }
     int64_t next_block = first_blocks[S - 1];  // the main loop's first copy
-    // bulk + L2 prefetch distance pf: tiles [S - 1, S - 1 + pf) now, then tile nxt + pf with each copy of tile nxt
-    const int pf = kBulk ? p.kv_k_first - kSplitKvCopyBulk : 0;
-    int64_t far_block = 0;  // the block-table entry of the next prefetched tile (read one iteration ahead)
-    if constexpr (kBulk) {
-      for (int c = S - 1; c < S - 1 + pf && c < count; ++c)
-        prefetch_tile_l2(k, v, tile_n0(c), ke, lane, tile_block(k, tile_n0(c), ke));
-      far_block = pf > 0 && S - 1 + pf < count ? tile_block(k, tile_n0(S - 1 + pf), ke) : 0;
-    }
     // ---- this thread's two accumulator rows (g, g + 8): query position, ALiBi slope; Q's A fragments
     int qi[2];
     float slope[2];
@@ -387,10 +359,6 @@ struct FmhaFwdSplitKvMmaPipeline {
           issue_tile_bulk(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), barrier(lds, warp, nxt % S), k,
                           v, tile_n0(nxt), ke, lane, next_block);
           next_block = nxt + 1 < count ? tile_block(k, tile_n0(nxt + 1), ke) : 0;  // used one iteration later
-        }
-        if (pf > 0 && nxt + pf < count) {  // uniform
-          prefetch_tile_l2(k, v, tile_n0(nxt + pf), ke, lane, far_block);
-          far_block = nxt + pf + 1 < count ? tile_block(k, tile_n0(nxt + pf + 1), ke) : 0;
         }
         bulk::wait_parity(barrier(lds, warp, c % S), uint32_t(c / S) & 1u);
       } else if constexpr (kKFirst) {  // groups K(nxt), V(nxt): 2 S in flight at most; wait for K(c) (V(c) may still fly)

@@ -11,17 +11,17 @@ the L2 (perf/decode_bench.py input_sets). Call kinds per case:
   paged16  flash_attn_with_kvcache on a paged-16 copy (shuffled block table, cache_seqlens tensor = seqlen_k, no
            append; the step folded: dec7's and integ20's "kvcache16")
   dense    flash_attn_func on the dense K/V (the decode preset's public call)
-Variants (environment switches, read per call; each its own kept plan): base (defaults), bulk, bulk+pf2, bulk+pf4
-(ROCFLASH_SPLITKV_BULK_PREFETCH: L2 prefetch 2 / 4 tiles ahead), pdl, bulk+pdl, fused, bulk+fused. Each variant:
+Variants (environment switches, read per call; each its own kept plan): base (defaults), bulk, pdl, bulk+pdl, fused,
+bulk+fused (the L2-prefetch variants bulk+pf2 / bulk+pf4 of the first H200 run were removed after it). Each variant:
 eager (the Python call) and graph (CUDA-graph replays: the kernels alone), two rounds in alternating order (mean
 reported, rounds listed). Batch 1, paged16: a num_splits sweep of base and bulk (graph; flash_attn_func has no
 num_splits). cuDNN (F.scaled_dot_product_attention, cuDNN backend, enable_gqa, dense tensors): eager and graph.
 Effective GB/s = bytes of Q, K, V, O / median time (as perf/decode_kernel_bench.py).
-Checks (last input set; a failed one marks the case FAIL): bulk, bulk+pf2, bulk+pf4, pdl, bulk+pdl = base bit for
-bit and bulk+fused = fused (both kinds, the heuristic's count; bulk also at the swept counts), base, bulk and fused
-within FlashAttention's rule against fp64 on sequences 0 and batch - 1 (max|out - ref| <= 2 max|bf16 eager - ref| +
-1e-3), each variant's graph replay = its eager call, bulk with the output poisoned with NaN first
-(ROCFLASH_POISON_OUTPUTS=1) = bulk, bulk repeated = bulk.
+Checks (last input set; a failed one marks the case FAIL): bulk, pdl, bulk+pdl = base bit for bit and bulk+fused =
+fused (both kinds, the heuristic's count; bulk also at the swept counts); base, bulk and fused within FlashAttention's
+rule against fp64 on sequences 0 and batch - 1 (max|out - ref| <= 2 max|bf16 eager - ref| + 1e-3); each variant's
+graph replay = its eager call; bulk with the output poisoned with NaN first (ROCFLASH_POISON_OUTPUTS=1) = bulk; bulk
+repeated = bulk.
 Last line: "VERDICT" with, per case and kind, each variant's graph (eager) ratio to base, marked better / worse /
 level (|ratio - 1| < NOISE), the best variant's graph GB/s against cuDNN's graph, and pass / FAIL.
 """
@@ -46,16 +46,13 @@ from rocflash.backends import compiled  # noqa: E402
 
 DEV, H, HK, D, DT = db.DEV, db.H, db.HK, db.D, db.DT
 BULK, PDL, FUSED = compiled.SPLITKV_BULK_ENV, compiled.SPLITKV_PDL_ENV, compiled.SPLITKV_FUSED_COMBINE_ENV
-PF = compiled.SPLITKV_BULK_PREFETCH_ENV
 NOISE = 0.03  # same-process repeat spread of graph columns in runs K1 / D5-1 / integ20: up to ~3 %
-VARIANTS = {"base": {}, "bulk": {BULK: "1"}, "bulk+pf2": {BULK: "1", PF: "2"}, "bulk+pf4": {BULK: "1", PF: "4"},
-            "pdl": {PDL: "1"}, "bulk+pdl": {BULK: "1", PDL: "1"}, "fused": {FUSED: "1"},
-            "bulk+fused": {BULK: "1", FUSED: "1"}}
+VARIANTS = {"base": {}, "bulk": {BULK: "1"}, "pdl": {PDL: "1"}, "bulk+pdl": {BULK: "1", PDL: "1"},
+            "fused": {FUSED: "1"}, "bulk+fused": {BULK: "1", FUSED: "1"}}
 # the variant whose bits each must give (the fused combine merges in its own order: not the combine kernel's bits)
-SAME_BITS_AS = {"base": None, "bulk": "base", "bulk+pf2": "base", "bulk+pf4": "base", "pdl": "base", "bulk+pdl": "base",
-                "fused": None, "bulk+fused": "fused"}
+SAME_BITS_AS = {"base": None, "bulk": "base", "pdl": "base", "bulk+pdl": "base", "fused": None, "bulk+fused": "fused"}
 SWEEP = {(1, 4096): (16, 32, 48, 64), (1, 16384): (24, 32, 48, 64)}
-ALL_ENV = (BULK, PF, PDL, FUSED, compiled.SPLITKV_K_FIRST_ENV, compiled.SPLITKV_SPLITS_ENV, "ROCFLASH_POISON_OUTPUTS")
+ALL_ENV = (BULK, PDL, FUSED, compiled.SPLITKV_K_FIRST_ENV, compiled.SPLITKV_SPLITS_ENV, "ROCFLASH_POISON_OUTPUTS")
 
 
 def under(fn, **values):

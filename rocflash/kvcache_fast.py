@@ -102,10 +102,10 @@ _PLANS = SignatureCache()
 # The environment a step depends on, read as one tuple per call (the plan's key holds it, so a changed variable
 # takes the full path once, like any other changed argument): ROCFLASH_BACKEND, ROCFLASH_INDEX_CHECKS,
 # ROCFLASH_POISON_OUTPUTS, ROCFLASH_KERNEL, ROCFLASH_SPLITKV_L2_PREFETCH, ROCFLASH_SPLITKV_FUSED_COMBINE,
-# ROCFLASH_SPLITKV_PDL, ROCFLASH_SPLITKV_SPLITS, ROCFLASH_SPLITKV_K_FIRST, ROCFLASH_SPLITKV_BULK(_PREFETCH).
+# ROCFLASH_SPLITKV_PDL, ROCFLASH_SPLITKV_SPLITS, ROCFLASH_SPLITKV_K_FIRST, ROCFLASH_SPLITKV_BULK.
 _ENV_NAMES = (ENV_VAR, INDEX_CHECKS_ENV, compiled.POISON_ENV, compiled.KERNEL_ENV, compiled.SPLITKV_L2_PREFETCH_ENV,
               compiled.SPLITKV_FUSED_COMBINE_ENV, compiled.SPLITKV_PDL_ENV, compiled.SPLITKV_SPLITS_ENV,
-              compiled.SPLITKV_K_FIRST_ENV, compiled.SPLITKV_BULK_ENV, compiled.SPLITKV_BULK_PREFETCH_ENV)
+              compiled.SPLITKV_K_FIRST_ENV, compiled.SPLITKV_BULK_ENV)
 _ENV_KEYS = tuple(n.encode() for n in _ENV_NAMES)
 
 

@@ -153,17 +153,6 @@ def test_bulk_switch(monkeypatch):
         monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, k_first)
         assert compiled.splitkv_copy_mode(cuda) == want, (cap, value, k_first)
         assert compiled.splitkv_copy_mode(torch.device("cpu")) == int(k_first), (cap, value, k_first)
-    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (9, 0))
-    monkeypatch.setenv(compiled.SPLITKV_BULK_ENV, "1")
-    for pf in ("0", "1", "2", "4"):  # the L2 prefetch distance rides on the bulk value (2 + d)
-        monkeypatch.setenv(compiled.SPLITKV_BULK_PREFETCH_ENV, pf)
-        assert compiled.splitkv_copy_mode(cuda) == 2 + int(pf), pf
-    monkeypatch.setenv(compiled.SPLITKV_BULK_PREFETCH_ENV, "3")
-    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_BULK_PREFETCH must be one of 0, 1, 2, 4, got '3'"):
-        compiled.splitkv_copy_mode(cuda)
-    monkeypatch.setenv(compiled.SPLITKV_BULK_ENV, "0")
-    assert compiled.splitkv_copy_mode(cuda) == 0  # the prefetch distance alone does nothing
-    monkeypatch.delenv(compiled.SPLITKV_BULK_PREFETCH_ENV)
     monkeypatch.setattr(torch.version, "cuda", None)  # a ROCm torch: never bulk
     monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, "0")
     assert compiled.splitkv_copy_mode(cuda) == 0
@@ -171,13 +160,11 @@ def test_bulk_switch(monkeypatch):
     with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_BULK must be one of 0, 1, got 'yes'"):
         compiled.splitkv_bulk(cuda)
     assert compiled.SPLITKV_BULK_ENV in kvcache_fast._ENV_NAMES
-    assert compiled.SPLITKV_BULK_PREFETCH_ENV in kvcache_fast._ENV_NAMES
     for fn in (compiled._launch_fwd, compiled._plan_launch, kvcache_fast._make_launch):
         src = inspect.getsource(fn)
         assert "kv_k_first = " in src and "splitkv_copy_mode(q.device)" in src, fn.__name__
         assert "splitkv_k_first()" not in src, fn.__name__
     assert "getenv(SPLITKV_BULK_ENV)" in inspect.getsource(compiled.forward_planned)
-    assert "getenv(SPLITKV_BULK_PREFETCH_ENV)" in inspect.getsource(compiled.forward_planned)
     assert compiled.SPLITKV_COPY_BULK == 2
 
 

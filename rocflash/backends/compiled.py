@@ -209,7 +209,6 @@ def splitkv_k_first() -> int:
 
 
 SPLITKV_BULK_ENV = "ROCFLASH_SPLITKV_BULK"
-SPLITKV_BULK_PREFETCH_ENV = "ROCFLASH_SPLITKV_BULK_PREFETCH"
 SPLITKV_COPY_BULK = 2  # FmhaFwdParams::kv_k_first's bulk value (hip_src/fmha_splitkv_mma.h kSplitKvCopyBulk)
 
 
@@ -226,18 +225,10 @@ def splitkv_bulk(device) -> bool:
     return torch.cuda.get_device_capability(device)[0] >= 9
 
 
-def splitkv_bulk_prefetch() -> int:
-    """``ROCFLASH_SPLITKV_BULK_PREFETCH`` (0 | 1 | 2 | 4; unset = 0): with bulk copies, how many tiles past its newest
-    copy each warp of the tensor-core split-KV kernel prefetches its K/V rows into L2 (``cp.async.bulk.prefetch``:
-    more bytes in flight than the shared-memory ring holds; a hint only, results identical). ValueError for another
-    value."""
-    return int(envvars.switch(SPLITKV_BULK_PREFETCH_ENV))
-
-
 def splitkv_copy_mode(device) -> int:
-    """FmhaFwdParams::kv_k_first of a tensor-core split-KV launch: 2 + ROCFLASH_SPLITKV_BULK_PREFETCH (bulk copies,
-    ROCFLASH_SPLITKV_BULK on an sm_90+ device; takes precedence), else 1 with ROCFLASH_SPLITKV_K_FIRST=1, else 0."""
-    return SPLITKV_COPY_BULK + splitkv_bulk_prefetch() if splitkv_bulk(device) else splitkv_k_first()
+    """FmhaFwdParams::kv_k_first of a tensor-core split-KV launch: 2 (bulk copies, ROCFLASH_SPLITKV_BULK on an
+    sm_90+ device; takes precedence), else 1 with ROCFLASH_SPLITKV_K_FIRST=1, else 0."""
+    return SPLITKV_COPY_BULK if splitkv_bulk(device) else splitkv_k_first()
 
 
 # Arrival counters of the fused combine, one int32 per (sequence, kv-head, row chunk): every launch leaves them 0
@@ -762,8 +753,7 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
         torch.empty(q.shape, dtype=q.dtype, device=q.device)
     key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV),
            getenv(SPLITKV_L2_PREFETCH_ENV), getenv(SPLITKV_FUSED_COMBINE_ENV), getenv(SPLITKV_PDL_ENV),
-           getenv(SPLITKV_SPLITS_ENV), getenv(SPLITKV_K_FIRST_ENV), getenv(SPLITKV_BULK_ENV),
-           getenv(SPLITKV_BULK_PREFETCH_ENV))
+           getenv(SPLITKV_SPLITS_ENV), getenv(SPLITKV_K_FIRST_ENV), getenv(SPLITKV_BULK_ENV))
     mod = load_module(platform)
     hit = state.get(key)
     if hit is None:
