@@ -30,6 +30,7 @@ rfError_t launch_fmha_fwd_splitkv(const FmhaFwdParams& p, rfStream_t stream) {
           return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyBulk>;
         }
       }
+      if (p.kv_k_first == kSplitKvCopyNear) return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyNear>;
       return p.kv_k_first == kSplitKvCopyKFirst ? fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyKFirst>
                                                 : fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyAsync>;
     } else

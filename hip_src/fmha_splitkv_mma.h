@@ -31,14 +31,18 @@ namespace rf {
 // How a tile's K/V rows reach shared memory (FmhaFwdParams::kv_k_first picks the kernel at launch, each value its
 // own kernel): kSplitKvCopyAsync, cp.async 16 bytes per lane, one group per tile (the default); kSplitKvCopyKFirst,
 // the same as two groups, K first (ROCFLASH_SPLITKV_K_FIRST); kSplitKvCopyBulk, one cp.async.bulk per K or V row
-// completing on an mbarrier per ring stage (sm_90, ROCFLASH_SPLITKV_BULK; fmha_bulk_copy.h).
-inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyKFirst = 1, kSplitKvCopyBulk = 2;
+// completing on an mbarrier per ring stage (sm_90, ROCFLASH_SPLITKV_BULK; fmha_bulk_copy.h); kSplitKvCopyNear, the
+// default copies with one tile (not kStages - 1) in flight per warp while it computes (ROCFLASH_SPLITKV_INFLIGHT=1).
+inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyKFirst = 1, kSplitKvCopyBulk = 2, kSplitKvCopyNear = 3;
 
 // Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe). kCopy: one of the values above.
 template <class E, class Tile, bool kAligned, int kCopy = kSplitKvCopyAsync>
 struct FmhaFwdSplitKvMmaPipeline {
   static constexpr bool kKFirst = kCopy == kSplitKvCopyKFirst;
   static constexpr bool kBulk = kCopy == kSplitKvCopyBulk;
+  // tiles a warp has in flight while it computes one: kStages - 1, or 1 (kSplitKvCopyNear; the ring's third stage
+  // then idles)
+  static constexpr int kAhead = kCopy == kSplitKvCopyNear ? 1 : MmaSplitKvShape::kStages - 1;
   static constexpr MmaSplitKvShape T = Tile::kShape;
   static constexpr int NW = T.warp_keys();
   static constexpr int TN = T.s_cols_per_thread();
@@ -282,7 +286,7 @@ struct FmhaFwdSplitKvMmaPipeline {
     // first, and the main loop waits for V only before O += P V, so S = Q K^T and the softmax of a tile overlap its
     // V copies; the same arithmetic in the same order (bitwise the default's results).
 #pragma unroll
-    for (int c = 0; c < S - 1; ++c) {
+    for (int c = 0; c < kAhead; ++c) {
       if constexpr (kBulk) {
         if (c < count)
           issue_tile_bulk(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), barrier(lds, warp, c), k, v, tile_n0(c), ke,
@@ -303,7 +307,7 @@ struct FmhaFwdSplitKvMmaPipeline {
       }
       mma::cp_async_commit();
     }
-    int64_t next_block = first_blocks[S - 1];  // the main loop's first copy
+    int64_t next_block = first_blocks[kAhead];  // the main loop's first copy
     // ---- this thread's two accumulator rows (g, g + 8): query position, ALiBi slope; Q's A fragments
     int qi[2];
     float slope[2];
@@ -353,7 +357,7 @@ struct FmhaFwdSplitKvMmaPipeline {
     // ---- main loop
 #pragma unroll 1
     for (int c = 0; c < count; ++c) {
-      const int nxt = c + S - 1;
+      const int nxt = c + kAhead;
       if constexpr (kBulk) {  // tile nxt into the stage tile c - 1 used; wait for tile c's barrier phase
         if (nxt < count) {
           issue_tile_bulk(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), barrier(lds, warp, nxt % S), k,
@@ -380,7 +384,7 @@ struct FmhaFwdSplitKvMmaPipeline {
           next_block = nxt + 1 < count ? tile_block(k, tile_n0(nxt + 1), ke) : 0;  // used one iteration later
         }
         mma::cp_async_commit();
-        mma::cp_async_wait<S - 1>();
+        mma::cp_async_wait<kAhead>();
       }
       __syncwarp();
       char* tk = lds + T.k_tile(warp, c % S);

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# dec8's GPU stage (issue 9 item 6, decode speed: the bulk-copy split-KV kernel), for the lead's merged-tree call:
+# dec8's GPU stage (issue 9 item 6, decode speed: the split-KV kernel's copy variants), for the lead's merged-tree call:
 # rocflash ALREADY built and installed (ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0a), run from the tree root:
 #     OUT=$OUT bash perf/dec8_stage.sh        (DEC8_LIMIT_S, default HELPER_S, else 150: the whole stage)
-# 1 tests  pytest -m gpu tests/test_gpu_splitkv_dec8.py: ROCFLASH_SPLITKV_BULK=1 bitwise the default (KV-cache cases
-#          of test_gpu_kvstep_fold.py, decode shapes, stale NaN rows in a reused ring stage, graph replay), fp64 rule
-#          (limit 45 s)
-# 2 bench  perf/dec8_stage.py: base / bulk / pdl / bulk+pdl / fused / bulk+fused at 1x4k, 1x16k, 8x16k, 32x16k on the
-#          paged-16 KV-cache call (step folded) and flash_attn_func (dense), eager + graph, two rounds, cuDNN beside;
-#          batch-1 split sweep of base and bulk; checks (bitwise = base, fp64 rule, graph = eager) (the rest, less ncu's)
-# 3 ncu    Nsight Compute of one 32 x 16k step (default split kernel, bulk split kernel, cuDNN) when >= 25 s are left
+# 1 tests  pytest -m gpu tests/test_gpu_splitkv_dec8.py: ROCFLASH_SPLITKV_BULK=1 and ROCFLASH_SPLITKV_INFLIGHT=1
+#          bitwise the default (KV-cache cases of test_gpu_kvstep_fold.py, decode shapes, stale NaN rows in a reused
+#          ring stage, graph replay), fp64 rule (limit 45 s)
+# 2 bench  perf/dec8_stage.py: base / bulk / inflight1 / inflight1+pdl / pdl / fused at 1x4k, 1x16k, 8x16k, 32x16k on
+#          the paged-16 KV-cache call (step folded) and flash_attn_func (dense), eager + graph, two rounds, cuDNN
+#          beside; batch-1 split sweep of base and inflight1; checks (bitwise = base, fp64 rule, graph = eager) (the
+#          rest, less ncu's)
+# 3 ncu    Nsight Compute of one 32 x 16k step (default split kernel, inflight1 split kernel, cuDNN) when >= 25 s
+#          are left (DEC8_NCU_S, default 30, kept for it; 0: none)
 # Everything goes to "$OUT/dec8.txt" (one file); the last line printed (and written) is the summary.
 set -uo pipefail
 OUT=${OUT:-/tmp/dec8_out}

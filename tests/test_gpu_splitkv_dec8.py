@@ -1,19 +1,21 @@
-"""dec8's bulk-copy variant of the tensor-core split-KV decode kernel on a GPU (marker ``gpu``):
+"""dec8's two copy variants of the tensor-core split-KV decode kernel on a GPU (marker ``gpu``), each giving the
+default kernel's bits:
 ``ROCFLASH_SPLITKV_BULK=1`` (hip_src/fmha_splitkv_mma.h kSplitKvCopyBulk: one cp.async.bulk per K and V row of a
-tile, completing on an mbarrier per ring stage; sm_90+) gives the default kernel's bits:
+tile, completing on an mbarrier per ring stage; sm_90+) and ``ROCFLASH_SPLITKV_INFLIGHT=1`` (kSplitKvCopyNear: the
+default cp.async copies with one tile in flight per warp instead of two):
 
 - output, LSE and cache of flash_attn_with_kvcache on tests/test_gpu_kvstep_fold.py's cases (dense appends that
   straddle a split boundary, speculative causal rows in two row chunks, paged 16 / 256 with NaN in unused pages and
-  past each sequence, cache_batch_idx), and every launch made under it carries ``kv_k_first`` 2;
-- decode shapes of flash_attn_with_kvcache (masked windows, many tiles per warp, one split) within FlashAttention's
-  rule against fp64;
+  past each sequence, cache_batch_idx), and every launch made under it carries its ``kv_k_first`` (2, 3);
+- decode shapes of flash_attn_with_kvcache (masked windows, many tiles per warp, one split, issue 9's 1 x 4k) within
+  FlashAttention's rule against fp64, repeated calls bitwise equal;
 - the rows the bulk kernel does not copy (keys at or past the split's end) keep an older tile's bytes in shared
   memory: a window that masks NaN keys in a warp's first tile, whose stage the same warp's partial last tile reuses,
   gives no NaN and the default's bits; NaN cache slots past cache_seqlens are never read;
-- a CUDA graph of the bulk call replays its eager bits, repeated calls are bitwise equal.
+- a CUDA graph of each variant's paged-16 call replays its eager bits.
 
-Outputs poisoned with NaN (conftest); fresh random inputs. Skipped where the split kernel is the vector one or the
-device is below sm_90 (the switch acts on the tensor-core kernel on sm_90+ only).
+Outputs poisoned with NaN (conftest); fresh random inputs. Skipped where the split kernel is the vector one, and
+for bulk where the device is below sm_90 (the switches act on the tensor-core kernel only).
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ from rocflash import kvcache_fast
 from rocflash.backends import compiled
 
 pytestmark = pytest.mark.gpu
-BULK = compiled.SPLITKV_BULK_ENV
+# variant: (environment, FmhaFwdParams::kv_k_first of its launches)
+VARIANTS = {"bulk": ({compiled.SPLITKV_BULK_ENV: "1"}, compiled.SPLITKV_COPY_BULK),
+            "inflight1": ({compiled.SPLITKV_INFLIGHT_ENV: "1"}, compiled.SPLITKV_COPY_NEAR)}
+OFF = {compiled.SPLITKV_BULK_ENV: "0", compiled.SPLITKV_INFLIGHT_ENV: "2"}
 
 
 @pytest.fixture
@@ -36,18 +41,28 @@ def platform():
     return gpu_platform()
 
 
-def _require_bulk(platform):
-    """Skip unless the last call ran the tensor-core split kernel on an sm_90+ device (whatever the switch is now)."""
+@pytest.fixture(params=list(VARIANTS))
+def variant(request):
+    return request.param
+
+
+def _set(monkeypatch, env):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+
+def _require(platform, variant):
+    """Skip unless the last call ran the tensor-core split kernel (and, for bulk, on an sm_90+ device)."""
     if platform != "cuda" or compiled.last_kernels().get("fwd") != "mma":
-        pytest.skip("the switch acts on the CUDA build's tensor-core split kernel only")
-    if torch.cuda.get_device_capability()[0] < 9:
+        pytest.skip("the switches act on the CUDA build's tensor-core split kernel only")
+    if variant == "bulk" and torch.cuda.get_device_capability()[0] < 9:
         pytest.skip("bulk copies need an sm_90+ device")
 
 
-def _kvcache(call, platform, monkeypatch, bulk: str, **kw):
-    """flash_attn_with_kvcache twice (full path, then fast path) under ROCFLASH_SPLITKV_BULK=bulk: the fast path's
-    (out, lse), its cache copy and the kv_k_first of every launch the plans hold."""
-    monkeypatch.setenv(BULK, bulk)
+def _kvcache(call, platform, monkeypatch, env, **kw):
+    """flash_attn_with_kvcache twice (full path, then fast path) under env: the fast path's (out, lse), its cache
+    copy and the kv_k_first of every launch the plans hold."""
+    _set(monkeypatch, env)
     kvcache_fast._PLANS.clear()
     for _ in range(2):
         c = fold._clone(call)
@@ -60,7 +75,7 @@ def _kvcache(call, platform, monkeypatch, bulk: str, **kw):
 
 
 @pytest.mark.parametrize("name", list(fold.CASES))
-def test_gpu_bulk_same_bits_kvcache(platform, monkeypatch, name):
+def test_gpu_copy_variant_same_bits_kvcache(platform, monkeypatch, variant, name):
     case = dict(fold.CASES[name])
     causal = case.pop("causal", False)
     batch_idx = case.pop("batch_idx", None)
@@ -70,10 +85,11 @@ def test_gpu_bulk_same_bits_kvcache(platform, monkeypatch, name):
         call["cache_seqlens"] = case["lens"][0]
     if batch_idx is not None:
         call["cache_batch_idx"] = torch.tensor(batch_idx, dtype=torch.int32, device="cuda")
-    (out0, lse0), c0, flags0 = _kvcache(call, platform, monkeypatch, "0", causal=causal)
-    _require_bulk(platform)
-    (out1, lse1), c1, flags1 = _kvcache(call, platform, monkeypatch, "1", causal=causal)
-    assert flags0 and set(flags0) == {0} and flags1 and set(flags1) == {compiled.SPLITKV_COPY_BULK}, (flags0, flags1)
+    (out0, lse0), c0, flags0 = _kvcache(call, platform, monkeypatch, OFF, causal=causal)
+    _require(platform, variant)
+    env, flag = VARIANTS[variant]
+    (out1, lse1), c1, flags1 = _kvcache(call, platform, monkeypatch, env, causal=causal)
+    assert flags0 and set(flags0) == {0} and flags1 and set(flags1) == {flag}, (flags0, flags1)
     assert not out1.isnan().any()
     for a, b in ((out0, out1), (lse0, lse1), (c0["k_cache"], c1["k_cache"]), (c0["v_cache"], c1["v_cache"])):
         assert torch.equal(fold._bits(a), fold._bits(b)), name
@@ -87,25 +103,25 @@ def test_gpu_bulk_same_bits_kvcache(platform, monkeypatch, name):
     (3, 1, 257, 16, 4, 128, 1, False, (-1, -1)),  # one split: the kernel writes O itself
     (1, 1, 4096, 32, 8, 128, 32, False, (-1, -1)),  # issue 9's 1 x 4k point, 32 splits of 2 tiles per warp
 ])
-def test_gpu_bulk_same_bits_decode(platform, monkeypatch, dtype, shape):
+def test_gpu_copy_variant_same_bits_decode(platform, monkeypatch, variant, dtype, shape):
     b, sq, sk, h, hk, d, n, causal, window = shape
     g = torch.Generator().manual_seed(11 + sk)
     q, k, v = (t.cuda() for t in rand_qkv(b, sq, sk, h, hk, d, dtype, generator=g))
     outs = []
-    for value in ("0", "1", "1"):
-        monkeypatch.setenv(BULK, value)
+    for env in (OFF, VARIANTS[variant][0], VARIANTS[variant][0]):
+        _set(monkeypatch, env)
         out, lse = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=sk, causal=causal, window_size=window,
                                                     num_splits=n, return_softmax_lse=True, backend=platform)
         outs.append((out, lse))
-    _require_bulk(platform)
+    _require(platform, variant)
     (o0, l0), (o1, l1), (o2, l2) = outs
     assert torch.equal(fold._bits(o0), fold._bits(o1)) and torch.equal(l0, l1)
-    assert torch.equal(fold._bits(o1), fold._bits(o2)) and torch.equal(l1, l2), "bulk: repeated calls differ"
-    assert_close_to_reference(o1, l1, q, k, v, fwd_args(d, causal, window), f"bulk {shape}")
+    assert torch.equal(fold._bits(o1), fold._bits(o2)) and torch.equal(l1, l2), f"{variant}: repeated calls differ"
+    assert_close_to_reference(o1, l1, q, k, v, fwd_args(d, causal, window), f"{variant} {shape}")
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
-def test_gpu_bulk_stale_rows_masked_nan(platform, monkeypatch, dtype):
+def test_gpu_copy_variant_stale_rows_masked_nan(platform, monkeypatch, variant, dtype):
     """seqlen_k 965, one split, window_left 164: the block's keys start at 768 (a multiple of block_n 64), keys
     768..799 lie outside the window and hold NaN in K and V; warp 0's first tile (keys 768..783, all NaN) and its
     fourth (keys 960..964: 5 rows, the split's end) share ring stage 0, so the bulk kernel's K rows 5..15 of that
@@ -121,27 +137,27 @@ def test_gpu_bulk_stale_rows_masked_nan(platform, monkeypatch, dtype):
         t[:, sk:] = float("nan")
     window = (164, 0)
     outs = []
-    for value in ("0", "1"):
-        monkeypatch.setenv(BULK, value)
+    for env in (OFF, VARIANTS[variant][0]):
+        _set(monkeypatch, env)
         outs.append(rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=sk, window_size=window, num_splits=1,
                                                      return_softmax_lse=True, backend=platform))
-    _require_bulk(platform)
+    _require(platform, variant)
     (o0, l0), (o1, l1) = outs
     assert not o1.isnan().any() and not l1.isnan().any()
     assert torch.equal(fold._bits(o0), fold._bits(o1)) and torch.equal(l0, l1)
-    assert_close_to_reference(o1, l1, q, k[:, :sk], v[:, :sk], fwd_args(d, False, window), "bulk stale rows")
+    assert_close_to_reference(o1, l1, q, k[:, :sk], v[:, :sk], fwd_args(d, False, window), f"{variant} stale rows")
 
 
-def test_gpu_bulk_graph_replay_same_bits(platform, monkeypatch):
-    """A CUDA graph of the bulk kernel's paged-16 KV-cache call (the fast path) replays the eager call's bits."""
+def test_gpu_copy_variant_graph_replay_same_bits(platform, monkeypatch, variant):
+    """A CUDA graph of the variant's paged-16 KV-cache call (the fast path) replays the eager call's bits."""
     call = fold._inputs(seed=31, lens=[100, 300, 511, 1], page=16)
-    monkeypatch.setenv(BULK, "1")
+    _set(monkeypatch, VARIANTS[variant][0])
     kvcache_fast._PLANS.clear()
 
     def step():
         return rocflash.flash_attn_with_kvcache(**call, num_splits=fold.SPLITS, backend=platform)
     eager = [step() for _ in range(3)][-1]
-    _require_bulk(platform)
+    _require(platform, variant)
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):

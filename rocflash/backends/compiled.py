@@ -209,7 +209,9 @@ def splitkv_k_first() -> int:
 
 
 SPLITKV_BULK_ENV = "ROCFLASH_SPLITKV_BULK"
-SPLITKV_COPY_BULK = 2  # FmhaFwdParams::kv_k_first's bulk value (hip_src/fmha_splitkv_mma.h kSplitKvCopyBulk)
+SPLITKV_INFLIGHT_ENV = "ROCFLASH_SPLITKV_INFLIGHT"
+# FmhaFwdParams::kv_k_first's values (hip_src/fmha_splitkv_mma.h kSplitKvCopy*): bulk copies, one tile in flight
+SPLITKV_COPY_BULK, SPLITKV_COPY_NEAR = 2, 3
 
 
 def splitkv_bulk(device) -> bool:
@@ -225,10 +227,22 @@ def splitkv_bulk(device) -> bool:
     return torch.cuda.get_device_capability(device)[0] >= 9
 
 
+def splitkv_inflight() -> int:
+    """``ROCFLASH_SPLITKV_INFLIGHT`` (2 | 1; unset = 2): how many K/V tiles each warp of the tensor-core split-KV
+    kernel keeps in flight while it computes one (2 = kStages - 1, the default kernel; 1: the kSplitKvCopyNear
+    kernel, half the bytes in flight; the same arithmetic in the same order, results identical). ValueError for
+    another value."""
+    return int(envvars.switch(SPLITKV_INFLIGHT_ENV))
+
+
 def splitkv_copy_mode(device) -> int:
     """FmhaFwdParams::kv_k_first of a tensor-core split-KV launch: 2 (bulk copies, ROCFLASH_SPLITKV_BULK on an
-    sm_90+ device; takes precedence), else 1 with ROCFLASH_SPLITKV_K_FIRST=1, else 0."""
-    return SPLITKV_COPY_BULK if splitkv_bulk(device) else splitkv_k_first()
+    sm_90+ device), else 1 (ROCFLASH_SPLITKV_K_FIRST=1), else 3 (ROCFLASH_SPLITKV_INFLIGHT=1), else 0; in that order
+    of precedence (each is its own kernel)."""
+    if splitkv_bulk(device):
+        return SPLITKV_COPY_BULK
+    k_first = splitkv_k_first()
+    return k_first if k_first else SPLITKV_COPY_NEAR if splitkv_inflight() == 1 else 0
 
 
 # Arrival counters of the fused combine, one int32 per (sequence, kv-head, row chunk): every launch leaves them 0
@@ -753,7 +767,8 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
         torch.empty(q.shape, dtype=q.dtype, device=q.device)
     key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV),
            getenv(SPLITKV_L2_PREFETCH_ENV), getenv(SPLITKV_FUSED_COMBINE_ENV), getenv(SPLITKV_PDL_ENV),
-           getenv(SPLITKV_SPLITS_ENV), getenv(SPLITKV_K_FIRST_ENV), getenv(SPLITKV_BULK_ENV))
+           getenv(SPLITKV_SPLITS_ENV), getenv(SPLITKV_K_FIRST_ENV), getenv(SPLITKV_BULK_ENV),
+           getenv(SPLITKV_INFLIGHT_ENV))
     mod = load_module(platform)
     hit = state.get(key)
     if hit is None:
