@@ -130,7 +130,8 @@ struct FmhaFwdParams {
   // 0 cp.async, one group per tile (default); 1 two cp.async groups, K first, V waited for only before O += P V
   // (ROCFLASH_SPLITKV_K_FIRST); 2 one bulk copy per K/V row on an mbarrier (ROCFLASH_SPLITKV_BULK, sm_90+ only; the
   // launcher keeps 0 where the rows are unaligned, headdim is below its bucket or a paged tile spans pages); 3 the
-  // default copies with one tile in flight per warp while it computes, not two (ROCFLASH_SPLITKV_INFLIGHT=1).
+  // default copies with one tile in flight per warp while it computes, not two (ROCFLASH_SPLITKV_INFLIGHT=1); 4 the
+  // default kernel with a block barrier per main-loop round (ROCFLASH_SPLITKV_LOCKSTEP=1).
   int32_t kv_k_first;
   // The KV-cache step folded into the split-KV kernels (step.fold = 1; fmha_kvstep.h folded_kv_step):
   // every block of sequence b checks b's cache_seqlens / cache_batch_idx and the block-table entries of its own

@@ -31,6 +31,8 @@ rfError_t launch_fmha_fwd_splitkv(const FmhaFwdParams& p, rfStream_t stream) {
         }
       }
       if (p.kv_k_first == kSplitKvCopyNear) return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyNear>;
+      if (p.kv_k_first == kSplitKvCopyLockstep)
+        return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyLockstep>;
       return p.kv_k_first == kSplitKvCopyKFirst ? fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyKFirst>
                                                 : fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyAsync>;
     } else

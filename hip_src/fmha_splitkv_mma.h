@@ -32,8 +32,12 @@ namespace rf {
 // own kernel): kSplitKvCopyAsync, cp.async 16 bytes per lane, one group per tile (the default); kSplitKvCopyKFirst,
 // the same as two groups, K first (ROCFLASH_SPLITKV_K_FIRST); kSplitKvCopyBulk, one cp.async.bulk per K or V row
 // completing on an mbarrier per ring stage (sm_90, ROCFLASH_SPLITKV_BULK; fmha_bulk_copy.h); kSplitKvCopyNear, the
-// default copies with one tile (not kStages - 1) in flight per warp while it computes (ROCFLASH_SPLITKV_INFLIGHT=1).
-inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyKFirst = 1, kSplitKvCopyBulk = 2, kSplitKvCopyNear = 3;
+// default copies with one tile (not kStages - 1) in flight per warp while it computes (ROCFLASH_SPLITKV_INFLIGHT=1);
+// kSplitKvCopyLockstep, the default kernel whose warps meet at a block barrier every main-loop round, so the block
+// copies and computes 64 consecutive keys per round as one (ROCFLASH_SPLITKV_LOCKSTEP=1; cuDNN's decode kernel
+// works in block-wide 128-key tiles: perf/RESULTS.md, dec8).
+inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyKFirst = 1, kSplitKvCopyBulk = 2, kSplitKvCopyNear = 3,
+                     kSplitKvCopyLockstep = 4;
 
 // Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe). kCopy: one of the values above.
 template <class E, class Tile, bool kAligned, int kCopy = kSplitKvCopyAsync>
@@ -43,6 +47,7 @@ struct FmhaFwdSplitKvMmaPipeline {
   // tiles a warp has in flight while it computes one: kStages - 1, or 1 (kSplitKvCopyNear; the ring's third stage
   // then idles)
   static constexpr int kAhead = kCopy == kSplitKvCopyNear ? 1 : MmaSplitKvShape::kStages - 1;
+  static constexpr bool kLockstep = kCopy == kSplitKvCopyLockstep;
   static constexpr MmaSplitKvShape T = Tile::kShape;
   static constexpr int NW = T.warp_keys();
   static constexpr int TN = T.s_cols_per_thread();
@@ -385,6 +390,11 @@ struct FmhaFwdSplitKvMmaPipeline {
         }
         mma::cp_async_commit();
         mma::cp_async_wait<kAhead>();
+      }
+      // kLockstep: every warp of the block has round c's tile before any computes it, so the next round's copies of
+      // the 4 warps leave together; rounds below tiles / warps only, which every warp runs (barrier counts equal)
+      if constexpr (kLockstep) {
+        if (c < tiles / T.warps()) __syncthreads();
       }
       __syncwarp();
       char* tk = lds + T.k_tile(warp, c % S);

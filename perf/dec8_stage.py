@@ -1,7 +1,7 @@
 """dec8's GPU stage (issue 9 item 6, decode speed): the copy variants of the tensor-core split-KV kernel
-(ROCFLASH_SPLITKV_BULK: bulk copies; ROCFLASH_SPLITKV_INFLIGHT=1: one tile in flight per warp, not two) beside the
-existing launch switches (ROCFLASH_SPLITKV_PDL, ROCFLASH_SPLITKV_FUSED_COMBINE), measured in ONE process against SDPA
-cuDNN.
+(ROCFLASH_SPLITKV_BULK: bulk copies; ROCFLASH_SPLITKV_INFLIGHT=1: one tile in flight per warp, not two;
+ROCFLASH_SPLITKV_LOCKSTEP=1: a block barrier per main-loop round) beside the existing launch switches
+(ROCFLASH_SPLITKV_PDL, ROCFLASH_SPLITKV_FUSED_COMBINE), measured in ONE process against SDPA cuDNN.
 
     python3 perf/dec8_stage.py [--cases 1x4096,1x16384,8x16384,32x16384] [--kinds paged16,dense] [--budget-s 0.03]
         [--rounds 2] [--deadline-s 150] [--json OUT.json]
@@ -12,18 +12,18 @@ the L2 (perf/decode_bench.py input_sets). Call kinds per case:
   paged16  flash_attn_with_kvcache on a paged-16 copy (shuffled block table, cache_seqlens tensor = seqlen_k, no
            append; the step folded: dec7's and integ20's "kvcache16")
   dense    flash_attn_func on the dense K/V (the decode preset's public call)
-Variants (environment switches, read per call; each its own kept plan): base (defaults), bulk, inflight1,
-inflight1+pdl, pdl, fused (the first H200 run, perf/RESULTS.md "dec8", had bulk+pf2, bulk+pf4 (an L2 prefetch, since
-removed), bulk+pdl and bulk+fused instead of the inflight1 pair). Each variant:
+Variants (environment switches, read per call; each its own kept plan): base (defaults), bulk, inflight1, lockstep,
+pdl, fused (the first H200 run, perf/RESULTS.md "dec8", had bulk+pf2, bulk+pf4 (an L2 prefetch, since removed),
+bulk+pdl and bulk+fused instead of inflight1 and lockstep). Each variant:
 eager (the Python call) and graph (CUDA-graph replays: the kernels alone), two rounds in alternating order (mean
 reported, rounds listed). Batch 1, paged16: a num_splits sweep of base and inflight1 (graph; flash_attn_func has no
 num_splits). cuDNN (F.scaled_dot_product_attention, cuDNN backend, enable_gqa, dense tensors): eager and graph.
 Effective GB/s = bytes of Q, K, V, O / median time (as perf/decode_kernel_bench.py).
-Checks (last input set; a failed one marks the case FAIL): bulk, inflight1, inflight1+pdl, pdl = base bit for bit
-(both kinds, the heuristic's count; inflight1 also at the swept counts); base, bulk, inflight1 and fused within
-FlashAttention's rule against fp64 on sequences 0 and batch - 1 (max|out - ref| <= 2 max|bf16 eager - ref| + 1e-3);
-each variant's graph replay = its eager call; bulk with the output poisoned with NaN first (ROCFLASH_POISON_OUTPUTS=1)
-= bulk; bulk repeated = bulk.
+Checks (last input set; a failed one marks the case FAIL): bulk, inflight1, lockstep, pdl = base bit for bit
+(both kinds, the heuristic's count; inflight1 also at the swept counts); base, bulk, inflight1, lockstep and fused
+within FlashAttention's rule against fp64 on sequences 0 and batch - 1 (max|out - ref| <= 2 max|bf16 eager - ref| +
+1e-3); each variant's graph replay = its eager call; bulk with the output poisoned with NaN first
+(ROCFLASH_POISON_OUTPUTS=1) = bulk; bulk repeated = bulk.
 Last line: "VERDICT" with, per case and kind, each variant's graph (eager) ratio to base, marked better / worse /
 level (|ratio - 1| < NOISE), the best variant's graph GB/s against cuDNN's graph, and pass / FAIL.
 """
@@ -48,14 +48,15 @@ from rocflash.backends import compiled  # noqa: E402
 
 DEV, H, HK, D, DT = db.DEV, db.H, db.HK, db.D, db.DT
 BULK, PDL, FUSED = compiled.SPLITKV_BULK_ENV, compiled.SPLITKV_PDL_ENV, compiled.SPLITKV_FUSED_COMBINE_ENV
-NEAR = compiled.SPLITKV_INFLIGHT_ENV
+NEAR, LOCK = compiled.SPLITKV_INFLIGHT_ENV, compiled.SPLITKV_LOCKSTEP_ENV
 NOISE = 0.03  # same-process repeat spread of graph columns in runs K1 / D5-1 / integ20: up to ~3 %
-VARIANTS = {"base": {}, "bulk": {BULK: "1"}, "inflight1": {NEAR: "1"}, "inflight1+pdl": {NEAR: "1", PDL: "1"},
-            "pdl": {PDL: "1"}, "fused": {FUSED: "1"}}
+VARIANTS = {"base": {}, "bulk": {BULK: "1"}, "inflight1": {NEAR: "1"}, "lockstep": {LOCK: "1"}, "pdl": {PDL: "1"},
+            "fused": {FUSED: "1"}}
 # the variant whose bits each must give (the fused combine merges in its own order: not the combine kernel's bits)
-SAME_BITS_AS = {"base": None, "bulk": "base", "inflight1": "base", "inflight1+pdl": "base", "pdl": "base", "fused": None}
+SAME_BITS_AS = {"base": None, "bulk": "base", "inflight1": "base", "lockstep": "base", "pdl": "base", "fused": None}
 SWEEP = {(1, 4096): (16, 32, 48, 64), (1, 16384): (24, 32, 48, 64)}
-ALL_ENV = (BULK, NEAR, PDL, FUSED, compiled.SPLITKV_K_FIRST_ENV, compiled.SPLITKV_SPLITS_ENV, "ROCFLASH_POISON_OUTPUTS")
+ALL_ENV = (BULK, NEAR, LOCK, PDL, FUSED, compiled.SPLITKV_K_FIRST_ENV, compiled.SPLITKV_SPLITS_ENV,
+           "ROCFLASH_POISON_OUTPUTS")
 
 
 def under(fn, **values):
@@ -128,7 +129,7 @@ def case(batch: int, seqlen_k: int, g, kinds, rounds: int) -> dict:
             same_as = SAME_BITS_AS[name]
             if same_as:
                 row["check"][f"{kind}_{name}_bitwise_{same_as}"] = bool(torch.equal(out, outs[same_as]))
-            if name in ("base", "bulk", "inflight1", "fused"):
+            if name in ("base", "bulk", "inflight1", "lockstep", "fused"):
                 ok, err = within_rule(out, refs)
                 row["check"][f"{kind}_{name}_fp64_rule"], row["check"][f"{kind}_{name}_max_err"] = ok, err
         row["check"][f"{kind}_bulk_repeat_bitwise"] = bool(torch.equal(run(**VARIANTS["bulk"]), run(**VARIANTS["bulk"])))
@@ -197,13 +198,14 @@ def verdict(row, kinds) -> str:
 
 def ncu_program(spec: str) -> None:
     """One decode step of the preset at BxS through flash_attn_func with the default kernel, then with one tile in
-    flight per warp (ROCFLASH_SPLITKV_INFLIGHT=1), then SDPA cuDNN, each twice (the first calls plan): the kernels
-    perf/dec8_stage.sh's ncu step compares (the first H200 run compared the bulk kernel instead)."""
+    flight per warp (ROCFLASH_SPLITKV_INFLIGHT=1), then in block lockstep (ROCFLASH_SPLITKV_LOCKSTEP=1), then SDPA
+    cuDNN, each twice (the first calls plan): the kernels perf/dec8_stage.sh's ncu step compares (the first H200 run
+    compared the bulk kernel instead)."""
     b, s = (int(x) for x in spec.split("x"))
     g = torch.Generator(device="cuda").manual_seed(0)
     q = torch.randn(b, 1, H, D, device="cuda", dtype=DT, generator=g)
     k, v = (torch.randn(b, s, HK, D, device="cuda", dtype=DT, generator=g) for _ in range(2))
-    for env in ({}, {NEAR: "1"}):
+    for env in ({}, {NEAR: "1"}, {LOCK: "1"}):
         for _ in range(2):
             under(lambda: rocflash.flash_attn_func(q, k, v), **env)()
     import torch.nn.functional as F

@@ -2,14 +2,14 @@
 # dec8's GPU stage (issue 9 item 6, decode speed: the split-KV kernel's copy variants), for the lead's merged-tree call:
 # rocflash ALREADY built and installed (ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0a), run from the tree root:
 #     OUT=$OUT bash perf/dec8_stage.sh        (DEC8_LIMIT_S, default HELPER_S, else 150: the whole stage)
-# 1 tests  pytest -m gpu tests/test_gpu_splitkv_dec8.py: ROCFLASH_SPLITKV_BULK=1 and ROCFLASH_SPLITKV_INFLIGHT=1
+# 1 tests  pytest -m gpu tests/test_gpu_splitkv_dec8.py: ROCFLASH_SPLITKV_BULK=1, _INFLIGHT=1 and _LOCKSTEP=1
 #          bitwise the default (KV-cache cases of test_gpu_kvstep_fold.py, decode shapes, stale NaN rows in a reused
 #          ring stage, graph replay), fp64 rule (limit 45 s)
-# 2 bench  perf/dec8_stage.py: base / bulk / inflight1 / inflight1+pdl / pdl / fused at 1x4k, 1x16k, 8x16k, 32x16k on
+# 2 bench  perf/dec8_stage.py: base / bulk / inflight1 / lockstep / pdl / fused at 1x4k, 1x16k, 8x16k, 32x16k on
 #          the paged-16 KV-cache call (step folded) and flash_attn_func (dense), eager + graph, two rounds, cuDNN
 #          beside; batch-1 split sweep of base and inflight1; checks (bitwise = base, fp64 rule, graph = eager) (the
 #          rest, less ncu's)
-# 3 ncu    Nsight Compute of one 32 x 16k step (default split kernel, inflight1 split kernel, cuDNN) when >= 25 s
+# 3 ncu    Nsight Compute of one 32 x 16k step (default, inflight1 and lockstep split kernels, cuDNN) when >= 25 s
 #          are left (DEC8_NCU_S, default 30, kept for it; 0: none)
 # Everything goes to "$OUT/dec8.txt" (one file); the last line printed (and written) is the summary.
 set -uo pipefail
@@ -51,7 +51,7 @@ T=$(( $(left) - 2 ))
 if [ "$NCU_S" -gt 0 ] && [ "$T" -ge 25 ] && command -v ncu > /dev/null; then
   echo "##### ncu (limit $T s) perf/dec8_stage.py --ncu-program 32x16384" >> "$F"
   (cd /tmp && timeout "$T" ncu --clock-control none --section SpeedOfLight --section Occupancy --section WarpStateStats \
-    --section LaunchStats -k "regex:splitkv|cudnn|sdpa|fmha|flash|attn" -c 6 python3 "$REPO/perf/dec8_stage.py" \
+    --section LaunchStats -k "regex:splitkv|cudnn|sdpa|fmha|flash|attn" -c 8 python3 "$REPO/perf/dec8_stage.py" \
     --ncu-program 32x16384 > /tmp/dec8_ncu.txt 2>&1; echo "ncu exit $?" >> /tmp/dec8_ncu.txt)
   grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Memory Throughput|L2 Cache Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Grid Size|Stall|Warp Cycles Per Issued|Issued Warp|ncu exit|ERR" \
     /tmp/dec8_ncu.txt | head -90 >> "$F"

@@ -1,12 +1,14 @@
-"""dec8's two copy variants of the tensor-core split-KV decode kernel on a GPU (marker ``gpu``), each giving the
+"""dec8's three copy variants of the tensor-core split-KV decode kernel on a GPU (marker ``gpu``), each giving the
 default kernel's bits:
 ``ROCFLASH_SPLITKV_BULK=1`` (hip_src/fmha_splitkv_mma.h kSplitKvCopyBulk: one cp.async.bulk per K and V row of a
-tile, completing on an mbarrier per ring stage; sm_90+) and ``ROCFLASH_SPLITKV_INFLIGHT=1`` (kSplitKvCopyNear: the
-default cp.async copies with one tile in flight per warp instead of two):
+tile, completing on an mbarrier per ring stage; sm_90+), ``ROCFLASH_SPLITKV_INFLIGHT=1`` (kSplitKvCopyNear: the
+default cp.async copies with one tile in flight per warp instead of two) and ``ROCFLASH_SPLITKV_LOCKSTEP=1``
+(kSplitKvCopyLockstep: the default kernel with a block barrier per main-loop round; the decode shapes with 13-47
+tiles per block cover rounds past the last barrier):
 
 - output, LSE and cache of flash_attn_with_kvcache on tests/test_gpu_kvstep_fold.py's cases (dense appends that
   straddle a split boundary, speculative causal rows in two row chunks, paged 16 / 256 with NaN in unused pages and
-  past each sequence, cache_batch_idx), and every launch made under it carries its ``kv_k_first`` (2, 3);
+  past each sequence, cache_batch_idx), and every launch made under it carries its ``kv_k_first`` (2, 3, 4);
 - decode shapes of flash_attn_with_kvcache (masked windows, many tiles per warp, one split, issue 9's 1 x 4k) within
   FlashAttention's rule against fp64, repeated calls bitwise equal;
 - the rows the bulk kernel does not copy (keys at or past the split's end) keep an older tile's bytes in shared
@@ -32,8 +34,9 @@ from rocflash.backends import compiled
 pytestmark = pytest.mark.gpu
 # variant: (environment, FmhaFwdParams::kv_k_first of its launches)
 VARIANTS = {"bulk": ({compiled.SPLITKV_BULK_ENV: "1"}, compiled.SPLITKV_COPY_BULK),
-            "inflight1": ({compiled.SPLITKV_INFLIGHT_ENV: "1"}, compiled.SPLITKV_COPY_NEAR)}
-OFF = {compiled.SPLITKV_BULK_ENV: "0", compiled.SPLITKV_INFLIGHT_ENV: "2"}
+            "inflight1": ({compiled.SPLITKV_INFLIGHT_ENV: "1"}, compiled.SPLITKV_COPY_NEAR),
+            "lockstep": ({compiled.SPLITKV_LOCKSTEP_ENV: "1"}, compiled.SPLITKV_COPY_LOCKSTEP)}
+OFF = {compiled.SPLITKV_BULK_ENV: "0", compiled.SPLITKV_INFLIGHT_ENV: "2", compiled.SPLITKV_LOCKSTEP_ENV: "0"}
 
 
 @pytest.fixture

@@ -210,8 +210,10 @@ def splitkv_k_first() -> int:
 
 SPLITKV_BULK_ENV = "ROCFLASH_SPLITKV_BULK"
 SPLITKV_INFLIGHT_ENV = "ROCFLASH_SPLITKV_INFLIGHT"
-# FmhaFwdParams::kv_k_first's values (hip_src/fmha_splitkv_mma.h kSplitKvCopy*): bulk copies, one tile in flight
-SPLITKV_COPY_BULK, SPLITKV_COPY_NEAR = 2, 3
+SPLITKV_LOCKSTEP_ENV = "ROCFLASH_SPLITKV_LOCKSTEP"
+# FmhaFwdParams::kv_k_first's values (hip_src/fmha_splitkv_mma.h kSplitKvCopy*): bulk copies, one tile in flight,
+# block-lockstep rounds
+SPLITKV_COPY_BULK, SPLITKV_COPY_NEAR, SPLITKV_COPY_LOCKSTEP = 2, 3, 4
 
 
 def splitkv_bulk(device) -> bool:
@@ -235,14 +237,26 @@ def splitkv_inflight() -> int:
     return int(envvars.switch(SPLITKV_INFLIGHT_ENV))
 
 
+def splitkv_lockstep() -> bool:
+    """``ROCFLASH_SPLITKV_LOCKSTEP`` (1 | 0; unset = off): whether the warps of the tensor-core split-KV kernel meet
+    at a block barrier every main-loop round (the kSplitKvCopyLockstep kernel: the block copies and computes 64
+    consecutive keys per round together, as cuDNN's block-wide tiles do; the same arithmetic, results identical).
+    ValueError for another value."""
+    return envvars.switch(SPLITKV_LOCKSTEP_ENV) == "1"
+
+
 def splitkv_copy_mode(device) -> int:
     """FmhaFwdParams::kv_k_first of a tensor-core split-KV launch: 2 (bulk copies, ROCFLASH_SPLITKV_BULK on an
-    sm_90+ device), else 1 (ROCFLASH_SPLITKV_K_FIRST=1), else 3 (ROCFLASH_SPLITKV_INFLIGHT=1), else 0; in that order
-    of precedence (each is its own kernel)."""
+    sm_90+ device), else 1 (ROCFLASH_SPLITKV_K_FIRST=1), else 4 (ROCFLASH_SPLITKV_LOCKSTEP=1), else 3
+    (ROCFLASH_SPLITKV_INFLIGHT=1), else 0; in that order of precedence (each is its own kernel)."""
     if splitkv_bulk(device):
         return SPLITKV_COPY_BULK
     k_first = splitkv_k_first()
-    return k_first if k_first else SPLITKV_COPY_NEAR if splitkv_inflight() == 1 else 0
+    if k_first:
+        return k_first
+    if splitkv_lockstep():
+        return SPLITKV_COPY_LOCKSTEP
+    return SPLITKV_COPY_NEAR if splitkv_inflight() == 1 else 0
 
 
 # Arrival counters of the fused combine, one int32 per (sequence, kv-head, row chunk): every launch leaves them 0
@@ -768,7 +782,7 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
     key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV),
            getenv(SPLITKV_L2_PREFETCH_ENV), getenv(SPLITKV_FUSED_COMBINE_ENV), getenv(SPLITKV_PDL_ENV),
            getenv(SPLITKV_SPLITS_ENV), getenv(SPLITKV_K_FIRST_ENV), getenv(SPLITKV_BULK_ENV),
-           getenv(SPLITKV_INFLIGHT_ENV))
+           getenv(SPLITKV_INFLIGHT_ENV), getenv(SPLITKV_LOCKSTEP_ENV))
     mod = load_module(platform)
     hit = state.get(key)
     if hit is None:
