@@ -27,7 +27,8 @@ F="$OUT/dec8.txt"
 } > "$F" 2>&1
 
 T=$(( $(left) < 45 ? $(left) : 45 ))
-(cd "$REPO/tests" && timeout "$T" python3 -m pytest -q -rfEs -m gpu -p no:cacheprovider --tb=short \
+XDIST=$(python3 -c "import xdist" 2>/dev/null && echo "-n 4")  # 51 tests: 4 workers where pytest-xdist exists
+(cd "$REPO/tests" && timeout "$T" python3 -m pytest -q -rfEs -m gpu -p no:cacheprovider --tb=short $XDIST \
   test_gpu_splitkv_dec8.py > /tmp/dec8_tests.txt 2>&1)
 RC=$?
 { echo "##### pytest -m gpu tests/test_gpu_splitkv_dec8.py (limit $T s): exit $RC"; tail -40 /tmp/dec8_tests.txt; } >> "$F"
