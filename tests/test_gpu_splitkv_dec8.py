@@ -3,8 +3,8 @@ default kernel's bits:
 ``ROCFLASH_SPLITKV_BULK=1`` (hip_src/fmha_splitkv_mma.h kSplitKvCopyBulk: one cp.async.bulk per K and V row of a
 tile, completing on an mbarrier per ring stage; sm_90+), ``ROCFLASH_SPLITKV_INFLIGHT=1`` (kSplitKvCopyNear: the
 default cp.async copies with one tile in flight per warp instead of two) and ``ROCFLASH_SPLITKV_LOCKSTEP=1``
-(kSplitKvCopyLockstep: the default kernel with a block barrier per main-loop round; the decode shapes with 13-47
-tiles per block cover rounds past the last barrier):
+(kSplitKvCopyLockstep: the default kernel with a block barrier per main-loop round; the 257-key one-split shape's 17
+tiles and the stale-row case's 13 give warp 0 one round past the last barrier):
 
 - output, LSE and cache of flash_attn_with_kvcache on tests/test_gpu_kvstep_fold.py's cases (dense appends that
   straddle a split boundary, speculative causal rows in two row chunks, paged 16 / 256 with NaN in unused pages and
