@@ -23,15 +23,28 @@ RF_DEVICE float quiet_nan() { return __uint_as_float(0x7fc00000u); }
 // exp(-3e40 - m) = 0 in fp64 too).
 RF_DEVICE float empty_row_inv_l(bool sees_key) { return sees_key ? quiet_nan() : 0.f; }
 RF_DEVICE float empty_row_lse(bool sees_key) { return sees_key ? quiet_nan() : neg_inf(); }
-// A split-KV partial of a row that sees a key but met no finite score in the split (fmha_splitkv_kernel.h
-// SplitRowEnd): LSE_s = -FLT_MAX and O_s = 0 (a real LSE is >= -FLT_MAX * ln 2, above it). The combine weighs it as
-// an ordinary split when another split of the row has a finite score (it then weighs 0, as the overflowed scores do
-// in the dense kernel) and makes the row NaN when its largest LSE_s is this marker (splitkv_combined_lse).
-RF_DEVICE float overflow_split_lse() { return -__uint_as_float(0x7f7fffffu); }
-// The combine's LSE of a row from its largest partial LSE `mx`, base (mx, or 0 when -inf) and sum_s exp(LSE_s -
-// base) `sum`: -inf when every split is empty, NaN when the largest partial is overflow_split_lse.
-RF_DEVICE float splitkv_combined_lse(float mx, float base, float sum) {
-  return sum == 0.f ? neg_inf() : mx == overflow_split_lse() ? quiet_nan() : base + rf_log2(sum) * kLn2;
+// Split-KV partial statistics (eco14). Each split writes, per (split, head, row), kSplitStats consecutive float32 of
+// FmhaFwdParams::lse_accum ((num_splits, nheads, total_q, kSplitStats)): its max score m_s (log2 units,
+// the state its O_s and l_s were summed against), its row sum l_s and the row's ALiBi constant (row_shift, natural
+// units; 0 without ALiBi). The combine weighs split s by exp2(m_s - M) * l_s, M = max_s m_s, and writes
+// LSE = (M + log2 sum) * ln 2 + shift: differences of the splits' float32 max scores, exact where they are equal.
+// One float32 LSE_s per split (before eco14) rounded log2(l_s) away at |LSE| ~ 1e19 (fp32, every score ~ -1e19):
+// the splits were weighed equally, not by their key counts (adv16: errors 0.35 / 1.9 / 1.8 with 2 / 3 / 7 splits).
+// A row with no key in the split: m_s = -inf, l_s = 0. A row that sees a key but met no finite score in the split
+// (fmha_splitkv_kernel.h SplitRowEnd): m_s = overflow_split_m() = -FLT_MAX, l_s = 0, O_s = 0 (a real split has
+// l_s >= 1: its max key weighs exp2(0)). Either weighs 0 beside a real split; a row with neither real split is -inf
+// (all empty) or NaN (an overflow split: every visible score overflowed, splitkv_combined_lse).
+inline constexpr int kSplitStats = 3;
+RF_DEVICE float overflow_split_m() { return -__uint_as_float(0x7f7fffffu); }
+// The combine's LSE of a row from the largest m_s `mx`, the base (mx, or 0 when -inf), sum_s exp2(m_s - base) * l_s
+// `sum` and the row's ALiBi constant `shift`: -inf when every split is empty, NaN when only overflow splits remain.
+RF_DEVICE float splitkv_combined_lse(float mx, float base, float sum, float shift) {
+  return sum == 0.f ? (mx == neg_inf() ? neg_inf() : quiet_nan()) : (base + rf_log2(sum)) * kLn2 + shift;
+}
+// The factor of each split's weight exp2(m_s - base) * l_s: 1 / sum; 0 when every split is empty (O = 0), NaN when
+// only overflow splits remain (O NaN).
+RF_DEVICE float splitkv_combined_inv(float mx, float sum) {
+  return sum == 0.f ? (mx == neg_inf() ? 0.f : quiet_nan()) : rf_rcp(sum);
 }
 
 // Butterfly reductions across the `kWidth` consecutive lanes of one row group (kWidth <= 32 divides the
@@ -234,9 +247,40 @@ struct ScoreTransform {
 
   // The per-row ALiBi constant the scores leave out, natural units (0 without ALiBi): LSE = (m + log2 l) * ln 2 +
   // row_shift(row) (the forward's epilogue); a backward from an LSE subtracts it first (compiled.stats_from_lse).
-  RF_DEVICE float row_shift(int row) const {
-    if (alibi_slope == 0.f) return 0.f;
-    return -alibi_slope * rf_abs(float(int64_t(row) + diag - alibi_anchor(row)));
+  RF_DEVICE float row_shift(int row) const { return row_shift_of(alibi_slope, row); }
+  // The same for a row's own slope (the split-KV kernels: one slope per row of a GQA group).
+  RF_DEVICE float row_shift_of(float slope, int row) const {
+    if (slope == 0.f) return 0.f;
+    return -slope * rf_abs(float(int64_t(row) + diag - alibi_anchor(row)));
+  }
+  // alibi_anchor of a query row (row < seqlen_q, so row + diag <= seqlen_k - 1: only the lower clamp binds), int32:
+  // max(row + diag, 0), one instruction and no seqlen_k live in the loop (the split-KV kernels sit at 256 VGPRs on
+  // gfx906), and its row constant: -slope * |row + diag - anchor| = slope * min(row + diag, 0), the same bits as
+  // row_shift_of.
+  RF_DEVICE int32_t query_anchor32(int row) const {
+    int32_t d = row + diag;
+#if defined(RF_PLATFORM_HIP)
+    asm volatile("" : "+v"(d));  // recomputed per use, not one more VGPR per row across the split kernel's loop (eco14)
+#endif
+    return d > 0 ? d : 0;
+  }
+  RF_DEVICE float query_row_shift(float slope, int row) const {
+    const int32_t d = row + diag;
+    return slope * float(d < 0 ? d : 0);
+  }
+
+  // float32 inputs (eco14): what the fp64 sum of Q.K^T is multiplied by before its one rounding to float32
+  // (tile_rowdot_fp64's epilogue, VectorTileMath::qk; the split-KV kernel's lane sums): scale_log2_64 without
+  // softcap, so the score is float32(raw * scale_log2) rounded once (from_fp64_sum); 1 with softcap (exact: the
+  // capped score keeps the float32 raw sum, as the backward). Rounding q.k to float32 first made a sum past FLT_MAX
+  // -inf before the scale: at softmax_scale 1e-37 a key of exact weight 0.49 weighed 0 (adv16), while the fp32
+  // backward (shifted_log2) scales the fp64 sum first.
+  RF_DEVICE double fp64_multiplier() const { return softcap == 0.f ? scale_log2_64 : 1.0; }
+  // The score in log2 units from float32(raw * fp64_multiplier()): without softcap that value, less ALiBi's term in
+  // float32 (shifted_alibi_log2, as the fp32 backward's shifted score with ref 0); with softcap operator() on it.
+  RF_DEVICE float from_fp64_sum(float x, int row, int col) const {
+    if (softcap == 0.f) return alibi_slope == 0.f ? x : shifted_alibi_log2(x, row, col);
+    return (*this)(x, row, col);
   }
 
   RF_DEVICE float operator()(float raw, int row, int col) const {

@@ -79,6 +79,9 @@ struct FmhaFwdPipeline {
   // Plain-score kernels: how far (log2 units of the scaled scores) a row's max may rise before the running max,
   // and with it O and l, is rescaled. 8: P <= 256, far inside fp16's and bf16's range; l and O stay fp32.
   static constexpr float kRescaleThresholdLog2 = 8.f;
+  // float32 inputs (the vector policy only: the tensor-core one takes fp16/bf16): the score from Q.K^T's fp64 sum
+  // scaled before its one rounding (VectorTileMath::qk_fp64, ScoreTransform::from_fp64_sum; eco14).
+  static constexpr bool kFp64Score = E::kDType == DType::kFp32;
 
   // ---- stage 2: online softmax over one S tile (in place: scores in, probabilities out)
   // kPlain (ScoreTransform::plain(): no softcap, no ALiBi, softmax_scale > 0): the row max is taken on the raw
@@ -111,7 +114,7 @@ struct FmhaFwdPipeline {
 #pragma unroll
       for (int c = 0; c < TN; ++c) {
         const int col = n0 + Math::s_col(tid, c);
-        float x = kPlain ? s[i][c] : score(s[i][c], row, col);
+        float x = kPlain ? s[i][c] : kFp64Score ? score.from_fp64_sum(s[i][c], row, col) : score(s[i][c], row, col);
         if constexpr (kMask && kPlain) {
           const int rel = Math::s_col(tid, c);
           if (rel < lo || rel > hi) x = neg_inf();  // same set as rule.visible(row, col), one int32 span test
@@ -277,7 +280,8 @@ struct FmhaFwdPipeline {
         for (int i = 0; i < TM; ++i)
 #pragma unroll
           for (int c = 0; c < TN; ++c) s[i][c] = 0.f;
-        math.qk(lds, tid, s);
+        if constexpr (kFp64Score) math.qk_fp64(lds, tid, s, score.fp64_multiplier());
+        else math.qk(lds, tid, s);
 
         // stage 2: mask (boundary tiles only) and online softmax
         float alpha[TM];

@@ -10,8 +10,9 @@
 //      forward kernel: m' = max(m, s), O = O*exp2(m - m') + exp2(s - m')*V, l likewise);
 //   3. merges the key groups' (m, l, O) through LDS (a tree), then writes O/l and LSE: straight to the output
 //      when there is one split, else to the fp32 partial buffers that the combine kernel reads.
-// Combine (per query row and head): LSE = log(sum_s exp(LSE_s)), O = sum_s exp(LSE_s - LSE) * O_s. A split
-// that saw no key has LSE_s = -inf and O_s = 0 and weighs nothing. The order of every sum is fixed, so
+// Combine (per query row and head), from each split's max score m_s and row sum l_s (fmha_common.h kSplitStats):
+// M = max_s m_s, L = sum_s exp2(m_s - M) l_s, LSE = (M + log2 L) ln 2 + the row's ALiBi shift,
+// O = sum_s (exp2(m_s - M) l_s / L) O_s. A split that saw no key has m_s = -inf, l_s = 0, O_s = 0 and weighs nothing. The order of every sum is fixed, so
 // results are bitwise identical across calls with the same num_splits.
 //
 // Split s covers keys [s*kps, (s+1)*kps) of every sequence, kps = roundup(ceil(max_seqlen_k / num_splits),
@@ -44,8 +45,8 @@ RF_HDC int split_keys(int max_seqlen_k, int num_splits, int block_n) {
 
 // A split's row that ends with l == 0 although it sees a key (MaskRule::sees_any_key): every score it met here was
 // -inf (fmha_common.h empty_row_inv_l). One split writes the output: O and LSE NaN. Several write the partial O_s 0
-// and LSE_s overflow_split_lse(), which the combine turns into NaN only when no split of the row has a finite score
-// (splitkv_combined_lse). A split that holds none of the row's keys writes the marker too: it weighs 0 beside a
+// and the statistics m_s = overflow_split_m(), l_s = 0, which the combine turns into NaN only when no split of the row
+// has a finite score (splitkv_combined_lse). A split that holds none of the row's keys writes the marker too: it weighs 0 beside a
 // finite split, and when no split is finite every key the row sees overflowed. Rows that see no key: 0 and -inf.
 //
 // Where the vector kernel decides it is the one register-dependent choice (measured with hipcc -S / ptxas -v,
@@ -67,10 +68,21 @@ struct SplitRowEnd {
     return !seq.bad && l == 0.f && rule.sees_any_key(row);
   }
   RF_DEVICE static float o_value(const FmhaFwdParams& p) { return p.num_splits == 1 ? quiet_nan() : 0.f; }
+  // one split: the output's LSE (NaN); several: the partial's m_s (overflow_split_m, with l_s = 0)
   RF_DEVICE static float lse_value(const FmhaFwdParams& p) {
-    return p.num_splits == 1 ? quiet_nan() : overflow_split_lse();
+    return p.num_splits == 1 ? quiet_nan() : overflow_split_m();
   }
 };
+
+// The partial statistics of one (split, head, row) `part` (fmha_common.h kSplitStats): m_s, l_s and the row's ALiBi
+// constant, kSplitStats consecutive floats (interleaved, not planes: a plane's 64-bit offset was one more uniform
+// value, and the gfx906 bf16 d256 split kernel, at 256 VGPRs with its SGPRs spilling into VGPR lanes, spilled 12 B).
+RF_DEVICE void store_split_stats(const FmhaFwdParams& p, int64_t part, float m, float l, float shift) {
+  float* dst = p.lse_accum + part * kSplitStats;
+  dst[0] = m;
+  dst[1] = l;
+  dst[2] = shift;
+}
 
 template <class E, class Tile, bool kAligned>
 struct FmhaFwdSplitKvPipeline {
@@ -130,14 +142,38 @@ struct FmhaFwdSplitKvPipeline {
     for (int u = 0; u < U; ++u)
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        float acc = 0.f;
+        if constexpr (E::kDType == DType::kFp32) {
+          // float32 (eco14): each lane sums its exact products in fp64, scales its sum in fp64 and rounds it once
+          // (ScoreTransform::fp64_multiplier), then the group's lanes add the scaled partials in float32
+          // (from_fp64_sum takes the score on): a q.k past FLT_MAX keeps its finite score at a small softmax_scale,
+          // as the dense forward (before: fp32 FMAs, -inf past FLT_MAX). The tree stays float32: an fp64 tree
+          // (two shuffles per step) took the gfx906 fp32 d128 vector kernel from 215 VGPRs to 256 + 36 B of scratch.
+          double acc = 0.0;
 #pragma unroll
-        for (int x = 0; x < VL; ++x) {
-          const Words<4> a = to_words(q[r][x]), b = to_words(kv[u][x]);
+          for (int x = 0; x < VL; ++x) {
+            Words<4> a = to_words(q[r][x]);
+            const Words<4> b = to_words(kv[u][x]);
 #pragma unroll
-          for (int w = 0; w < 4; ++w) acc = dot_word<E>(a.w[w], b.w[w], acc);
+            for (int w = 0; w < 4; ++w) {
+#if defined(RF_PLATFORM_CUDA)
+              // Q widened per use: hoisted out of the main loop, the R x VL x 4 fp64 copies of Q took the CUDA
+              // fp32 d64 / d128 kernels to 40 B of spill at their 168-register cap (gfx906: no spill without it)
+              asm volatile("" : "+r"(a.w[w]));
+#endif
+              acc = rf_fma_f64(double(__uint_as_float(a.w[w])), double(__uint_as_float(b.w[w])), acc);
+            }
+          }
+          s[u][r] = group_sum<T.threads_n>(float(rf_mul_rn_f64(acc, score.fp64_multiplier())));
+        } else {
+          float acc = 0.f;
+#pragma unroll
+          for (int x = 0; x < VL; ++x) {
+            const Words<4> a = to_words(q[r][x]), b = to_words(kv[u][x]);
+#pragma unroll
+            for (int w = 0; w < 4; ++w) acc = dot_word<E>(a.w[w], b.w[w], acc);
+          }
+          s[u][r] = group_sum<T.threads_n>(acc);
         }
-        s[u][r] = group_sum<T.threads_n>(acc);
       }
     // ---- online softmax (log2 domain) and O += P.V. A masked (row, key) contributes exactly nothing: its P is 0
     // and its V operand is selected to 0 (0 * NaN would be NaN: masked keys inside a sequence may hold garbage).
@@ -148,8 +184,10 @@ struct FmhaFwdSplitKvPipeline {
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         const int j = T.key_of(tid, n0, u);
-        float x = score(s[u][r], qi[r], j);
-        if (slope[r] != 0.f) x -= slope[r] * kLog2e * rf_abs(float(int64_t(qi[r]) + score.diag - j));
+        float x = E::kDType == DType::kFp32 ? score.from_fp64_sum(s[u][r], qi[r], j) : score(s[u][r], qi[r], j);
+        // ALiBi from the row's anchor, as the dense kernels (ScoreTransform); the row constant goes to the LSE or the
+        // partial statistics' shift (eco14: the full distance overflowed float32 on rows far from every key)
+        if (slope[r] != 0.f) x -= slope[r] * kLog2e * rf_abs(float(score.query_anchor32(qi[r]) - j));
         visible[u][r] = !kMask || (j < k_end && rule.visible(qi[r], j));
         if (!visible[u][r]) x = neg_inf();
         s[u][r] = x;
@@ -307,8 +345,9 @@ struct FmhaFwdSplitKvPipeline {
       const bool ovf = !SplitRowEnd::kPassAfterStores && !seq.bad && m[r] == neg_inf();
       if constexpr (SplitRowEnd::kPassAfterStores) overflow_rows |= uint32_t(SplitRowEnd::overflow(seq, rule, qi[r], l[r])) << r;
       const float inv_l = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::o_value(p) : l[r] == 0.f ? 0.f : rf_rcp(l[r]);
-      const float lse = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::lse_value(p) : l[r] == 0.f ? neg_inf() : (m[r] + rf_log2(l[r])) * kLn2;
+      const float shift = score.query_row_shift(slope[r], qi[r]);  // ALiBi's row constant (0 without)
       if (p.num_splits == 1) {
+        const float lse = seq.bad ? quiet_nan() : ovf ? SplitRowEnd::lse_value(p) : l[r] == 0.f ? neg_inf() : (m[r] + rf_log2(l[r])) * kLn2 + shift;
         const auto out = q_side_rows<E>(p.o, p.o_batch_stride, p.o_row_stride, p.o_head_stride, seq, batch, head, p.headdim);
         char* row = const_cast<char*>(out.base) + int64_t(qi[r]) * out.row_stride_bytes;
 #pragma unroll
@@ -327,7 +366,11 @@ struct FmhaFwdSplitKvPipeline {
         for (int x = 0; x < VL; ++x)
 #pragma unroll
           for (int e = 0; e < CE; ++e) dst[T.vec_of(tid, x) * CE + e] = o[r][x * CE + e] * inv_l;
-        if (tx == 0) p.lse_accum[part] = lse;
+        // (m_s, l_s): -inf and 0 for a row without keys here (CUDA: its m may be initial_m's -FLT_MAX), the overflow
+        // marker (overflow_split_m, 0) on CUDA here, on AMD by the pass below
+        if (tx == 0)
+          store_split_stats(p, part, seq.bad ? quiet_nan() : ovf ? SplitRowEnd::lse_value(p) : l[r] == 0.f ? neg_inf() : m[r],
+                            seq.bad ? quiet_nan() : ovf ? 0.f : l[r], shift);
       }
     }
     // Rows that see a key but met only -inf scores (SplitRowEnd), rewritten after the stores above, when O's
@@ -348,9 +391,9 @@ struct FmhaFwdSplitKvPipeline {
             if (col < p.headdim) store_elem<E>(row + int64_t(col) * E::kBytes, SplitRowEnd::o_value(p));
           }
         if (tx == 0) p.lse[lse_index(p.seq, seq, batch, head, qi[r])] = SplitRowEnd::lse_value(p);
-      } else if (tx == 0) {  // O_s is 0 already
+      } else if (tx == 0) {  // O_s is 0 already, and l_s (m_s only: overflow_split_m)
         const int64_t flat = (p.seq.cu_seqlens_q ? seq.q_row0 : int64_t(batch) * p.seqlen_q) + qi[r];
-        p.lse_accum[(int64_t(split) * p.nheads + head) * p.seq.total_q + flat] = SplitRowEnd::lse_value(p);
+        p.lse_accum[((int64_t(split) * p.nheads + head) * p.seq.total_q + flat) * kSplitStats] = SplitRowEnd::lse_value(p);
       }
     }
   }
@@ -359,11 +402,15 @@ struct FmhaFwdSplitKvPipeline {
 // Resident blocks per SM asked of the CUDA build: decode streams K/V, so warps in flight matter more than
 // registers (3 x 128 threads fit the bf16 d128 tile without spills on sm_90; ptxas -v, 2026-11-30).
 inline constexpr int kSplitKvCudaBlocksPerSm = 3;
+// float32 (eco14): 2, whose 255-register cap holds the fp64 lane sums of Q.K; under 3 blocks (168 registers) the fp32
+// d64 / d128 vector kernels spilled 24-40 B (ptxas -v, sm_90; perf/RESULTS.md "eco14"). fp32 decode only.
+template <class E>
+inline constexpr int kSplitKvCudaBlocksPerSmOf = E::kDType == DType::kFp32 ? 2 : kSplitKvCudaBlocksPerSm;
 
 // Blocks: row chunk fastest, then split, kv-head, batch (the chunks and splits of one kv-head run together);
 // a grid-stride loop covers grids larger than the launch grid.
 template <class E, class Tile, bool kAligned>
-__global__ void RF_LAUNCH_BOUNDS_MIN_BLOCKS(Tile::kShape.threads, Tile::kWavesPerSimd, kSplitKvCudaBlocksPerSm)
+__global__ void RF_LAUNCH_BOUNDS_MIN_BLOCKS(Tile::kShape.threads, Tile::kWavesPerSimd, kSplitKvCudaBlocksPerSmOf<E>)
     fmha_fwd_splitkv_kernel(const FmhaFwdParams p) {
   extern __shared__ uint4 rf_lds[];
   const int group = p.nheads / p.nheads_k;
@@ -415,9 +462,12 @@ __global__ void __launch_bounds__(kThreads) fmha_fwd_splitkv_combine_kernel(cons
   for (int64_t id = blockIdx.x; id < pairs; id += gridDim.x) {  // (head, flat row), flat row fastest
     const int64_t flat = id % total_q;
     const int head = int(id / total_q);
-    const float* lse_s = p.lse_accum + int64_t(head) * total_q + flat;  // split s at s * split_stride
+    // the splits' statistics (kSplitStats floats each): m_s, l_s, the row shift; split s kSplitStats * split_stride on
+    const int64_t stat_stride = kSplitStats * split_stride;
+    const float* m_s = p.lse_accum + (int64_t(head) * total_q + flat) * kSplitStats;
+    const float* l_s = m_s + 1;
     float mx = neg_inf();
-    for (int s = tid; s < p.num_splits; s += kThreads) mx = rf_max(mx, lse_s[s * split_stride]);
+    for (int s = tid; s < p.num_splits; s += kThreads) mx = rf_max(mx, m_s[s * stat_stride]);
     mx = group_max<kGroup>(mx);
     if (tid % kGroup == 0) red[0][tid / kGroup] = mx;
     __syncthreads();
@@ -426,23 +476,24 @@ __global__ void __launch_bounds__(kThreads) fmha_fwd_splitkv_combine_kernel(cons
     for (int w = 1; w < kGroups; ++w) mx = rf_max(mx, red[0][w]);
     const float base = mx == neg_inf() ? 0.f : mx;
     float sum = 0.f;
-    for (int s = tid; s < p.num_splits; s += kThreads) sum += rf_exp2((lse_s[s * split_stride] - base) * kLog2e);
+    for (int s = tid; s < p.num_splits; s += kThreads) sum += rf_exp2(m_s[s * stat_stride] - base) * l_s[s * stat_stride];
     sum = group_sum<kGroup>(sum);
     if (tid % kGroup == 0) red[1][tid / kGroup] = sum;
     __syncthreads();
     sum = red[1][0];
 #pragma unroll
     for (int w = 1; w < kGroups; ++w) sum += red[1][w];
-    // sum == 0: every split empty (no visible key): O = 0, LSE = -inf; NaN when the largest partial is a split
-    // whose visible scores all overflowed (splitkv_combined_lse: then every weight, and O, is NaN)
-    const float lse = splitkv_combined_lse(mx, base, sum);
+    // sum == 0: every split empty (no visible key): O = 0, LSE = -inf; NaN when only splits whose visible scores all
+    // overflowed remain (splitkv_combined_lse / _inv: then every weight, and O, is NaN)
+    const float lse = splitkv_combined_lse(mx, base, sum, m_s[2]);
+    const float inv = splitkv_combined_inv(mx, sum);
     float4 acc[kVecs];
 #pragma unroll
     for (int c = 0; c < kVecs; ++c) acc[c] = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll 4
     for (int s = par; s < p.num_splits; s += kPar) {
       const int64_t part = int64_t(s) * split_stride + int64_t(head) * total_q + flat;
-      const float w = sum == 0.f ? 0.f : rf_exp2((p.lse_accum[part] - lse) * kLog2e);
+      const float w = rf_exp2(p.lse_accum[part * kSplitStats] - base) * p.lse_accum[part * kSplitStats + 1] * inv;
       const float4* src = reinterpret_cast<const float4*>(p.o_accum + part * kHeaddim);
 #pragma unroll
       for (int c = 0; c < kVecs; ++c) {

@@ -46,8 +46,9 @@ RF_DEVICE Words<kWords> lds_read(const char* p) {
 // but for sums within that distance of an fp32 rounding boundary. An fp32 FMA chain over headdim (the 16-bit
 // types' arithmetic) rounds at every step: at |softmax_scale * S| in the thousands its few-ulp error, amplified
 // by exp2 when the backward rebuilds P = exp2(S2 - m), left FlashAttention's rule (issue 8: ALiBi far rows,
-// softmax_scale 50, dq 2.15x on the H200). The forward uses the same arithmetic: a backward from its LSE
-// rebuilds P from S bits that must match its own. Ascending d, one FMA per element, as dot_word's order (the
+// softmax_scale 50, dq 2.15x on the H200). The forward uses the same sums; since eco14 its score without softcap is
+// the sum times softmax_scale * log2(e) in fp64, rounded once (qk_fp64), as the fp32 autograd backward's shifted score
+// (the backward from an LSE alone, the ring's, keeps float32(S) * scale_log2: one rounding of |S2| apart). Ascending d, one FMA per element, as dot_word's order (the
 // preprocess's D = dO . O for fp32 is the same fp64 sum, bit for bit a one-hot row's dP).
 // The one rounding of each fp64 sum to fp32 (tile_rowdot_fp64's default epilogue).
 struct RoundFp64 {
@@ -275,6 +276,16 @@ struct VectorTileMath {
     constexpr FwdTileShape T = Tile::kShape;
     tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.q_read(tid, i, d); },
                            [&](int c, int d) { return T.k_read(tid, c, d); }, s);
+  }
+
+  // stage 1 for float32 inputs (eco14): s[i][c] = float32(fp64 sum of Q[row(i)] . K[s_col(c)] * mult), one rounding;
+  // mult = ScoreTransform::fp64_multiplier() (softmax_scale * log2(e) in fp64 without softcap, else 1): the pipeline
+  // then takes the score through ScoreTransform::from_fp64_sum.
+  RF_DEVICE void qk_fp64(const char* lds, int tid, float (&s)[TM][TN], double mult) const {
+    constexpr FwdTileShape T = Tile::kShape;
+    tile_rowdot_fp64<TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.q_read(tid, i, d); },
+                             [&](int c, int d) { return T.k_read(tid, c, d); }, s,
+                             [mult](int, int, double wide) { return float(rf_mul_rn_f64(wide, mult)); });
   }
 
   // stage 3a: every lane is done reading K: V, P -> LDS; the next K tile in flight (registers).

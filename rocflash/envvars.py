@@ -33,6 +33,12 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     "ROCFLASH_SPLITKV_SPLITS": (("wave", "fill"), "wave"),
     # tensor-core split-KV kernel: each tile's K and V copies as two cp.async groups, V awaited only before O += P V
     "ROCFLASH_SPLITKV_K_FIRST": (("0", "1"), "0"),
+    # tensor-core split-KV kernel on sm_90+: one bulk copy (cp.async.bulk, mbarrier) per K and V row of a tile
+    "ROCFLASH_SPLITKV_BULK": (("0", "1"), "0"),
+    # tensor-core split-KV kernel: K/V tiles each warp keeps in flight while it computes one (kStages - 1 = 2, or 1)
+    "ROCFLASH_SPLITKV_INFLIGHT": (("2", "1"), "2"),
+    # tensor-core split-KV kernel: the block's warps meet at a barrier every main-loop round (one 64-key round at a time)
+    "ROCFLASH_SPLITKV_LOCKSTEP": (("0", "1"), "0"),
     # tensor-core backward, sm_90a builds on compute capability 9 only (hip_src/fmha_mma_bwd_wgmma.h; read by the
     # launcher at every launch, exactly "1" / "2"): the atomic-dQ kernel's dQ product on wgmma (1), its S^T / dP^T
     # on wgmma over a core-matrix shared-memory layout (1) or that layout on mma.sync (2); 0 = mma.sync (default)

@@ -25,6 +25,15 @@ MIN_KEYS_PER_SPLIT = 256  # below this a split's fixed cost (Q load, LDS merge, 
 # The tensor-core kernel (fmha_splitkv_mma.h) is bound by its shared-memory K/V rings: 2 blocks of 104,448 B
 # (bf16/fp16 d128) per sm_90 SM.
 BLOCKS_PER_CU = {"cuda": 3, "hip": 2, "cuda-mma": 2}
+# The CUDA vector kernel's float32 instances are compiled for 2 blocks per SM (kSplitKvCudaBlocksPerSmOf, eco14: their
+# fp64 lane sums of Q.K need 241 registers, 3 blocks' 168 spilled): the heuristic's slots for fp32 decode there.
+FP32_BLOCKS_PER_CU = {"cuda": 2}
+
+
+def vector_blocks_per_cu(platform: str, dtype: str) -> int | None:
+    """Resident blocks per CU/SM of the vector split-KV kernel for ``dtype`` ("fp16", "bf16", "fp32") where they
+    differ from BLOCKS_PER_CU[platform] (fp32 on CUDA), else None (the platform's)."""
+    return FP32_BLOCKS_PER_CU.get(platform) if dtype == "fp32" else None
 MIN_EFFICIENCY = 0.9  # of the best wave efficiency: the smallest split count that reaches it wins
 # The tensor-core kernel (2 blocks per SM) wants its resident slots all but full: at batch 1 the 0.9 rule took 30
 # splits (240 of 264 slots) where one full wave, 32-33 splits, measured faster (perf/RESULTS.md, D1 sweep: 1 x
@@ -44,6 +53,10 @@ MIN_EFFICIENCY_BY_KEY = {"cuda-mma": 0.95}
 #           Other keys (AMD, the CUDA vector kernel) pick the same count as "wave".
 SPLIT_RULES = ("wave", "fill")
 MIN_KEYS_PER_SPLIT_FILL = {"cuda-mma": 128}
+# float32 statistics per (split, head, row) in the split kernels' partial buffer lse_accum, shape (num_splits, nheads,
+# total_q, SPLIT_STATS) (hip_src/fmha_common.h kSplitStats): the split's max score m_s (log2 units), its row sum l_s
+# and the row's ALiBi shift (eco14: one float32 LSE_s swamped log(l_s) at |LSE| ~ 1e19, adv16).
+SPLIT_STATS = 3
 
 
 def use_split_kernel(max_seqlen_q: int, group: int, num_splits: int) -> bool:

@@ -130,7 +130,13 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
             n0 = t * bn
             cols = torch.arange(n0, n0 + bn, device=dev)
             k_tile, v_tile = pb.rows(kf, n0, bn), pb.rows(vf, n0, bn)
-            if q.dtype == torch.float32:  # the kernels' fp32 score: fp64 sum of the exact products, one rounding
+            if q.dtype == torch.float32 and args.softcap == 0:  # eco14: the fp64 sum scaled in fp64, one rounding
+                c = float(torch.tensor(args.softmax_scale, dtype=torch.float32)) * LOG2E
+                s2 = (q_tile.double() @ k_tile.double().transpose(-1, -2) * c).float()
+                if pb.slopes is not None:  # ScoreTransform::from_fp64_sum: ALiBi's term after, in float32
+                    a = alibi_anchor(rows.view(-1, 1), pb.seqlen_q, pb.seqlen_k)
+                    s2 = s2 - (pb.slopes * LOG2E) * (a - cols.view(1, -1)).abs().to(pb.acc)
+            elif q.dtype == torch.float32:  # the kernels' fp32 score: fp64 sum of the exact products, one rounding
                 s2, _ = pb.scores_log2((q_tile.double() @ k_tile.double().transpose(-1, -2)).float(), rows, cols)
             else:
                 s2, _ = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)

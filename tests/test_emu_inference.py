@@ -126,7 +126,8 @@ def test_emulated_dense_decode_through_combine():
 def test_decode_model_trace_streams_the_split_keys():
     """The decode cycle MODEL's trace of split-KV workgroup 0 (rocflash.emu.cycles_decode) moves exactly the bytes
     the kernel addresses: its split's K and V rows plus the pipeline's one prefetch past the end (key k_end - 1
-    re-read), Q once per key group, and the fp32 partial O rows and LSE of its block_m rows."""
+    re-read), Q once per key group, and the fp32 partial O rows and statistics (m_s, l_s, ALiBi shift: 3 floats
+    since eco14, was one LSE) of its block_m rows."""
     from rocflash.configs import select_config
     from rocflash.emu.cycles import group_cost
     from rocflash.emu.cycles_decode import _trace
@@ -135,7 +136,7 @@ def test_decode_model_trace_streams_the_split_keys():
     d, keys = 64, 4 * cfg.block_n  # keys per split (2 splits)
     (prog, waves), (cprog, cwaves) = _trace("fp16", 4, 1, 2 * keys, d, 2, [0])
     key_groups = cfg.threads // cfg.threads_n
-    expect = (keys + cfg.block_n) * d * 2 * 2 + key_groups * cfg.block_m * d * 2 + cfg.block_m * (d * 4 + 4)
+    expect = (keys + cfg.block_n) * d * 2 * 2 + key_groups * cfg.block_m * d * 2 + cfg.block_m * (d * 4 + 3 * 4)
     cost = group_cost(prog, waves)
     assert cost.mem_bytes == expect and cost.simd > 0 and group_cost(cprog, cwaves).mem_bytes > 0
 

@@ -124,14 +124,17 @@ def test_lse_carries_the_row_constant(sq, sk, causal, window, dtype):
 def test_sim_fp32_score_is_the_fp64_sum_rounded_once():
     """The sim's float32 forward score is the compiled kernels' (hip_src/fmha_tile_math.h tile_rowdot_fp64): the
     fp64 sum of the exact products over headdim, rounded once to float32. With one key, each row's final row max
-    m is that score times softmax_scale * log2(e) in float32, bit for bit. torch's float32 product (the sim's score
+    m is that score, bit for bit: since eco14 the fp64 sum times softmax_scale * log2(e) (in fp64) rounded once
+    (before: the rounded sum times the float32 scale, a second rounding). torch's float32 product (the sim's score
     before eco10, like an fp32 FMA chain) differs from it on some rows at headdim 128."""
     g = torch.Generator().manual_seed(5)
     q, k, v = torch.randn(1, 64, 1, 128, generator=g), torch.randn(1, 1, 1, 128, generator=g), torch.randn(1, 1, 1, 128, generator=g)
     scale = 50.0
     _, _, stats = sim.forward(q, k, v, FwdArgs(scale, -1, -1, 0.0, None), with_stats=True)
-    s64 = (q[0, :, 0].double() @ k[0, 0, 0].double()).float()
-    assert torch.equal(stats[0, 0, :, 0], s64 * (scale * sim.LOG2E))
+    s64 = (q[0, :, 0].double() @ k[0, 0, 0].double())
+    assert torch.equal(stats[0, 0, :, 0], (s64 * (scale * sim.LOG2E)).float())
+    assert not torch.equal(stats[0, 0, :, 0], s64.float() * (scale * sim.LOG2E)), "the case tells one rounding from two"
+    s64 = s64.float()
     s32 = q[0, :, 0] @ k[0, 0, 0]
     assert not torch.equal(s32, s64), "the case must tell the two products apart"
 

@@ -177,8 +177,8 @@ def test_wave_size_check_flags_a_wave32_kernel(compile_fixture):
 KNOWN_SPILLS = {
     # (the sm_90 bf16 d32 narrow vector forward's 8 B spill is gone since eco11's epilogue: 230 registers, 0 B,
     # integ20's audit; removed here)
-    ("rocflash_fmha_fwd_splitkv_cuda_fp32_d64_b4x32_t128x16_p16_vec", "sm_80"): "36/56 B spill stores/loads (28/40 before the bad-index epilogue, dec3)",
-    ("rocflash_fmha_fwd_splitkv_cuda_fp32_d128_b4x16_t128x32_p16_vec", "sm_80"): "36/56 B spill stores/loads (28/40 before the bad-index epilogue, dec3)",
+    # (the sm_80 fp32 d64 / d128 vector split-KV kernels' 36/56 B spill is gone since eco14: fp32 split kernels are
+    # compiled for 2 blocks per SM (kSplitKvCudaBlocksPerSmOf), 240 registers, 0 B; removed here)
 }
 
 

@@ -92,15 +92,16 @@ def test_softcap_with_scaled_score_past_float32(backend, grad):
     assert lerr <= 1e-6, f"{backend}: LSE relative error {lerr:.3g}"
 
 
-# ---------------------------------------------------------------- open: ALiBi's full distance overflows (adv16)
+# ---------------------------------------------------------------- ALiBi's full distance overflowed (adv16; fixed: eco14)
 # The dense forward and backward kernels (and the sim's model of them) split ALiBi's bias at the row's anchor: the
 # score keeps -slope * |a - j| and the row constant goes to the LSE (hip_src/fmha_common.h ScoreTransform). The
-# split-KV decode kernel (fmha_splitkv_kernel.h, sim: _Problem.scores_log2) and the torch backend (reference._Parts)
-# still subtract the full -slope * |i + sk - sq - j| from each score: on rows far from every key (seqlen_q > seqlen_k,
-# no causal mask) with a large slope every visible score overflows float32 to -inf there, and eco11's rule turns the
-# row NaN, where the exact answer is finite and the dense kernel returns it (O exact; LSE the float32 rounding of the
-# exact one, -inf where that is below -FLT_MAX). Loud, not silent; a fix changes the split-KV kernel (GPU) and the
-# torch backend, which is also the tests' eager float32 baseline (tighter tolerances for ALiBi far rows).
+# split-KV decode kernels (fmha_splitkv_kernel.h, fmha_splitkv_mma.h; sim: _Problem.scores_log2) and the torch
+# backend (reference._Parts) subtracted the full -slope * |i + sk - sq - j| from each score: on rows far from every key
+# (seqlen_q > seqlen_k, no causal mask) with a large slope every visible score overflowed float32 to -inf there, and
+# eco11's rule turned the row NaN, where the exact answer is finite and the dense kernel returns it (O exact; LSE the
+# float32 rounding of the exact one, -inf where that is below -FLT_MAX). Since eco14 they split it at the anchor too
+# (the torch backend is also the tests' eager float32 baseline: tighter tolerances for ALiBi far rows). The strict
+# xfails of adv16 below failed before (NaN rows) and pass now.
 
 def _far_rows(sq, sk, slope, h=2, hk=1, d=8):
     g = torch.Generator().manual_seed(0)
@@ -112,7 +113,7 @@ def _far_rows(sq, sk, slope, h=2, hk=1, d=8):
 
 
 def test_alibi_far_rows_dense_sim_is_exact():
-    """The passing half: the sim's dense forward (the kernels' anchor split) is exact on the rows below."""
+    """The dense forward (the kernels' anchor split) is exact on the rows below."""
     q, k, v, slopes, ref, ref_lse = _far_rows(40, 4, 1e37)
     out, lse, _ = rocflash.flash_attn_func(q.requires_grad_(), k, v, alibi_slopes=slopes, return_attn_probs=True,
                                            backend="sim")
@@ -120,44 +121,103 @@ def test_alibi_far_rows_dense_sim_is_exact():
     assert torch.equal(torch.isneginf(lse), torch.isneginf(ref_lse.float())), "LSE: the float32 rounding of fp64's"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open (adv16): the torch backend subtracts ALiBi's full "
-                   "distance in float32; rows 0-1 of seqlen_q 40 > seqlen_k 4 at slope 1e37 overflow to -inf and are "
-                   "NaN (eco11's rule), the exact O is finite (the sim's dense path returns it)")
-def test_alibi_far_rows_torch_backend():
-    q, k, v, slopes, ref, _ = _far_rows(40, 4, 1e37)
-    out = rocflash.flash_attn_func(q, k, v, alibi_slopes=slopes, backend="torch")
+@pytest.mark.parametrize("grad", [False, True])
+def test_alibi_far_rows_torch_backend(grad):
+    """Was a strict xfail (adv16): rows 0-1 of seqlen_q 40 > seqlen_k 4 at slope 1e37 overflowed to -inf and were NaN
+    (eco11's rule); the exact O is finite. The LSE is the float32 rounding of the exact one (-inf below -FLT_MAX),
+    and the backward from it (explicit_backward subtracts the row shift) gives the fp64 gradients."""
+    q, k, v, slopes, ref, ref_lse = _far_rows(40, 4, 1e37)
+    qq = q.clone().requires_grad_(grad)
+    out, lse, _ = rocflash.flash_attn_func(qq, k, v, alibi_slopes=slopes, return_attn_probs=True, backend="torch")
     assert not out.isnan().any(), f"NaN rows {out.isnan().any(-1).any(-1)[0].nonzero().flatten().tolist()}"
-    assert (out.double() - ref).abs().max().item() <= 1e-6
+    assert (out.detach().double() - ref).abs().max().item() <= 1e-6
+    assert torch.equal(torch.isneginf(lse), torch.isneginf(ref_lse.float())), "LSE: the float32 rounding of fp64's"
+    fin = torch.isfinite(ref_lse)
+    assert ((lse.double() - ref_lse)[fin].abs() <= 1e-6 * ref_lse[fin].abs().clamp(min=1)).all()
+    if grad:
+        dout = torch.randn_like(out)
+        out.backward(dout)
+        qd = q.double().requires_grad_()
+        ref_out, _ = attention_reference(qd, k.double(), v.double(), FwdArgs(8 ** -0.5, -1, -1, 0.0, slopes),
+                                         torch.float64)
+        ref_out.backward(dout.double())
+        assert (qq.grad.double() - qd.grad).abs().max().item() <= 1e-5
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open (adv16): the split-KV decode kernel subtracts "
-                   "ALiBi's full distance; row 1 of seqlen_q 6 > seqlen_k 2 at slope 1e38 (exact LSE -3e38, O finite) "
-                   "is NaN with 1 and 3 splits (sim; the compiled kernel has the same score: not run)")
 @pytest.mark.parametrize("num_splits", [1, 3])
 def test_alibi_far_rows_split_kv(num_splits):
+    """Was a strict xfail (adv16): the split-KV decode kernel subtracted ALiBi's full distance; row 1 of seqlen_q 6 >
+    seqlen_k 2 at slope 1e38 (exact LSE -3e38, O finite) was NaN with 1 and 3 splits (sim). Now the anchor split,
+    the row's constant in the LSE (one split) or in the combine (several: the partial statistics' shift plane)."""
     q, k, v, slopes, ref, ref_lse = _far_rows(6, 2, 1e38)
     assert torch.isfinite(ref_lse[0, :, 1]).all(), "test setup: row 1's exact LSE is a float32"
     out, lse = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=2, alibi_slopes=slopes, num_splits=num_splits,
                                                 return_softmax_lse=True, backend="sim")
     assert not out[0, 1].isnan().any() and not lse[0, :, 1].isnan().any(), "row 1 NaN"
     assert (out.double() - ref).abs().max().item() <= 1e-6
+    assert torch.equal(torch.isneginf(lse), torch.isneginf(ref_lse.float())), "LSE: the float32 rounding of fp64's"
+    fin = torch.isfinite(ref_lse)
+    assert ((lse.double() - ref_lse)[fin].abs() <= 1e-6 * ref_lse[fin].abs()).all()
 
 
-# ---------------------------------------------------------------- open: q.k past float32 at a small softmax_scale
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open (adv16): the fp32 forward rounds q.k's fp64 sum to "
-                   "float32 BEFORE the scale (-3.404e38 -> -inf), so at softmax_scale 1e-37 a key whose scaled score "
-                   "is -34.04 (exact weight 0.49) weighs 0 beside one at -34.00: out [1, 0] instead of [0.51, 0.49], "
-                   "silently (eco11's 'a row with one finite score among overflowed ones is exact' needs |scale| * "
-                   "FLT_MAX >> 100). eco12's fp32 backward scales the fp64 sum before rounding (shifted_log2), so its "
-                   "gradients are those of the exact softmax, not of the returned out. Fix: the fp32 forward's score "
-                   "as float32(raw_fp64 * scale * log2 e) (sim and kernels together; GPU)")
-@pytest.mark.parametrize("backend", ["sim"])
-def test_fp32_sum_past_float32_small_scale(backend):
+# ---------------------------------------------------------------- q.k past float32 at a small softmax_scale (adv16; eco14)
+def _sum_past_float32():
     q = torch.ones(1, 1, 1, 4)
     k = torch.zeros(1, 2, 1, 4)
     k[0, 0], k[0, 1] = -8.5e37, -8.51e37  # q.k = -3.400e38 (a float32) and -3.404e38 (past it)
     v = torch.eye(4)[:2].view(1, 2, 1, 4)
     ref, _ = attention_reference(q.double(), k.double(), v.double(), FwdArgs(1e-37, -1, -1, 0.0, None), torch.float64)
-    out = rocflash.flash_attn_func(q, k, v, softmax_scale=1e-37, backend=backend)
+    return q, k, v, ref
+
+
+@pytest.mark.parametrize("path", ["dense", "dense-grad", "split1", "split2"])
+def test_fp32_sum_past_float32_small_scale(path):
+    """Was a strict xfail (adv16): the fp32 forward rounded q.k's fp64 sum to float32 BEFORE the scale (-3.404e38 ->
+    -inf), so at softmax_scale 1e-37 a key whose scaled score is -34.04 (exact weight 0.49) weighed 0 beside one at
+    -34.00: out [1, 0] instead of [0.51, 0.49], silently. eco12's fp32 backward scaled the fp64 sum before rounding
+    (shifted_log2), so its gradients were those of the exact softmax, not of the returned out. Now the fp32
+    forward's score is float32(raw_fp64 * scale * log2 e) (ScoreTransform::fp64_multiplier, the vector kernels' qk
+    epilogue; the split-KV kernel sums q.k in fp64 for float32 inputs) on the dense and the split path."""
+    q, k, v, ref = _sum_past_float32()
+    if path.startswith("dense"):
+        out = rocflash.flash_attn_func(q.requires_grad_(path == "dense-grad"), k, v, softmax_scale=1e-37,
+                                       backend="sim").detach()
+    else:
+        out = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=2, softmax_scale=1e-37,
+                                               num_splits=int(path[-1]), backend="sim")
     err = (out.double() - ref).abs().max().item()
-    assert err <= 1e-3 or out.isnan().all(), f"out {out.flatten().tolist()[:2]} vs fp64 {ref.flatten().tolist()[:2]}"
+    assert err <= 1e-3, f"out {out.flatten().tolist()[:2]} vs fp64 {ref.flatten().tolist()[:2]}"
+
+
+def test_fp32_sum_past_float32_torch_backend_is_eager():
+    """The torch backend is eager float32 (the reference's float32 path and the tests' low-precision baseline): its
+    q.k is a float32 matmul, -inf past FLT_MAX before any scale, as torch's own math attention. Kept so on purpose
+    (an fp64 matmul there would make the eager baseline, and with it FlashAttention's rule, tighter than eager
+    float32): this pins the documented limit (README, "Known limits"). The fused backends (sim, kernels) are exact."""
+    q, k, v, ref = _sum_past_float32()
+    out = rocflash.flash_attn_func(q, k, v, softmax_scale=1e-37, backend="torch")
+    assert torch.equal(out.flatten()[:2], torch.tensor([1.0, 0.0])), "the eager float32 answer (the second key -inf)"
+    assert ref.flatten()[1].item() > 0.4
+
+
+# ---------------------------------------------------------------- split combine at |LSE| ~ 1e19 (adv16 finding 5; eco14)
+@pytest.mark.parametrize("num_splits", [2, 3, 7])
+def test_split_combine_large_lse(num_splits):
+    """fp32, causal 9 x 130, every key's q.k = -1e20 (all scores equal, ~ -3.5e19): each row's exact O is the mean of
+    the V rows it sees. The combine kept each split's LSE as one float32, (m_s + log2 l_s) ln 2 at |LSE| ~ 2.5e19
+    rounded log2 l_s away, and the splits were weighed equally, not by their key counts: errors 0.35 / 1.9 / 1.8
+    with 2 / 3 / 7 splits where the dense path and one split are exact (adv16). Now each split writes its max score
+    m_s and its row sum l_s and the combine weighs exp2(m_s - M) l_s (splits.combine_partials)."""
+    g = torch.Generator().manual_seed(5)
+    q = torch.zeros(1, 9, 2, 16)
+    q[..., 0] = 1.0
+    k = torch.randn(1, 130, 1, 16, generator=g) * 1e-3
+    k[..., 0] = -1e20
+    v = torch.randn(1, 130, 1, 16, generator=g)
+    ref, ref_lse = attention_reference(q.double(), k.double(), v.double(), FwdArgs(16 ** -0.5, -1, 0, 0.0, None),
+                                       torch.float64)
+    out, lse = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=130, causal=True, num_splits=num_splits,
+                                                return_softmax_lse=True, backend="sim")
+    err = (out.double() - ref).abs().max().item()
+    assert err <= 1e-4, f"{num_splits} splits: max|out - ref| {err:.3g} (splits weighed equally?)"
+    assert ((lse.double() - ref_lse).abs() <= 1e-6 * ref_lse.abs()).all()

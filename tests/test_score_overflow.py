@@ -243,6 +243,26 @@ def test_combine_overflow_split_marker():
     assert torch.equal(out[2], torch.zeros(4)) and torch.isneginf(lse[2])
 
 
+def test_combine_partials_overflow_split_marker():
+    """splits.combine_partials (the combine kernels since eco14, from each split's (m_s, l_s)): an overflow split
+    (m_s OVERFLOW_SPLIT_M, l_s 0, O 0) weighs 0 beside a finite split and makes the row NaN when no split is finite;
+    empty splits (-inf, 0) stay empty; the row's ALiBi shift is added to the LSE."""
+    from rocflash.backends.splits import LN2, OVERFLOW_SPLIT_M, combine_partials
+    ninf = -math.inf
+    ms = torch.tensor([[OVERFLOW_SPLIT_M, ninf, OVERFLOW_SPLIT_M], [1.5, OVERFLOW_SPLIT_M, ninf],
+                       [ninf, ninf, ninf], [-4e19, -4e19, ninf]]).T  # rows x splits -> (splits, rows)
+    ls = torch.tensor([[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 0.0], [3.0, 1.0, 0.0]]).T
+    outs = torch.zeros(3, 4, 4)
+    outs[0, 1] = 2.0
+    outs[0, 3], outs[1, 3] = 1.0, 5.0
+    out, lse = combine_partials(outs, ms, ls, torch.tensor([0.0, -7.0, 0.0, 0.0]))
+    assert out[0].isnan().all() and lse[0].isnan()
+    assert torch.equal(out[1], torch.full((4,), 2.0)) and abs(lse[1].item() - ((1.5 + 1.0) * LN2 - 7.0)) < 1e-6
+    assert torch.equal(out[2], torch.zeros(4)) and torch.isneginf(lse[2])
+    # equal max scores at |m| 4e19: weighed by l_s (3 : 1), not equally (one float32 LSE_s per split lost log2 l_s)
+    assert torch.allclose(out[3], torch.full((4,), 2.0)) and abs(lse[3].item() / (-4e19 * LN2) - 1) < 1e-6
+
+
 def test_ck_overflow_rows_to_nan():
     """The ck backend's post-fix (CK's epilogue is not ours; no CK device here: the helper alone, on both layouts):
     rows with LSE -inf that see a key become NaN, rows that see none stay 0 / -inf, finite rows are untouched."""

@@ -152,10 +152,17 @@ class _Parts:
         rows = torch.arange(seqlen_q, device=q.device).view(-1, 1)
         cols = torch.arange(seqlen_k, device=q.device).view(1, -1)
         diag = rows + seqlen_k - seqlen_q  # the key aligned with each query row (bottom-right)
+        self.row_shift = None
         if args.alibi_slopes is not None:
+            # ALiBi split at the row's anchor a = clamp(i + sk - sq, 0, sk - 1), as the kernels (ScoreTransform):
+            # the score keeps -slope * |a - j| and the row constant -slope * |i + sk - sq - a| (it cancels in
+            # softmax) goes to the LSE. Subtracting the full distance overflowed float32 to -inf on rows far from
+            # every key (seqlen_q > seqlen_k, no causal, slope ~1e37): NaN rows where the exact O is finite (adv16)
             slopes = args.alibi_slopes.to(compute_dtype)
             slopes = slopes.view(1, nheads, 1, 1) if slopes.dim() == 1 else slopes.view(batch, nheads, 1, 1)
-            scores = scores - slopes * (diag - cols).abs().to(compute_dtype)
+            anchor = diag.clamp(max=seqlen_k - 1).clamp(min=0)
+            scores = scores - slopes * (anchor - cols).abs().to(compute_dtype)
+            self.row_shift = -(slopes.squeeze(-1) * (diag - anchor).abs().view(-1).to(compute_dtype))  # (b|1, h, sq)
         visible = MaskRule(seqlen_q, seqlen_k, args.window_left, args.window_right).visible_grid(rows, cols)
         scores = scores.masked_fill(~visible, float("-inf"))
         self.visible, self.scores = visible, scores
@@ -175,6 +182,8 @@ class _Parts:
         total = e.sum(dim=-1, keepdim=True)
         self.probs = e / total.masked_fill(total == 0, 1.0)  # fully masked rows: P = 0, out 0
         self.lse = (row_max + torch.log(total)).squeeze(-1)  # -inf for fully masked rows
+        if self.row_shift is not None:
+            self.lse = self.lse + self.row_shift
         # NaN where a row sees a non-finite K or V element (the selects above must not hide visible NaN):
         # out[i, :] and LSE[i] when it sees a non-finite K element (every score of the row is), out[i, c] when it
         # sees a non-finite V element in column c (P @ V mixes columns separately); sees_bad (either) for the
@@ -216,7 +225,10 @@ def explicit_backward(q, k, v, dout, args: FwdArgs, out=None, lse=None):
     if lse is None:
         p = parts.probs
     else:
-        lse_x = lse.detach().to(acc).unsqueeze(-1)
+        lse_x = lse.detach().to(acc)
+        if parts.row_shift is not None:  # the scores leave ALiBi's row constant out (the LSE holds it)
+            lse_x = lse_x - parts.row_shift
+        lse_x = lse_x.unsqueeze(-1)
         p = torch.exp(parts.scores - torch.where(torch.isneginf(lse_x), torch.full_like(lse_x, float("inf")), lse_x))
         p = torch.where(visible, p, zero)
     dv = torch.matmul(p.transpose(-1, -2), do)

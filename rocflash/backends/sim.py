@@ -122,20 +122,36 @@ class _Problem:
                                self.seqlen_k, self.device, self.acc)
 
     def scores_log2(self, raw, rows, cols):
-        """Raw Q.K^T -> score in log2 units with the full ALiBi distance |i + sk - sq - j|: the split-KV decode
-        kernel's score (hip_src/fmha_splitkv_kernel.h, sim_splitkv). The forward and backward kernels' score
-        (ScoreTransform in hip_src/fmha_common.h) is _Tiles.scores_log2: the distance from the row's anchor.
+        """Raw Q.K^T -> score in log2 units, the split-KV decode kernel's score (hip_src/fmha_splitkv_kernel.h,
+        sim_splitkv): ALiBi as -slope * |anchor(i) - j| (seqlayout.alibi_anchor) as the dense kernels' ScoreTransform
+        (_Tiles.scores_log2), the row's constant left to the LSE (row_shift; eco14: the full distance overflowed
+        float32 on rows far from every key at slopes ~1e37). ``raw`` float64 for float32 inputs (the kernels' fp64
+        sum): without softcap scaled in fp64 and rounded once, float32(raw * scale_log2) (q.k past float32 with a
+        small softmax_scale keeps its finite score; eco14), ALiBi's term then in float32.
         Returns (score_log2, g) with g = d(score)/d(raw) / softmax_scale."""
         a = self.args
+        dist = None
+        if self.slopes is not None:
+            dist = (alibi_anchor(rows.view(-1, 1), self.seqlen_q, self.seqlen_k) - cols.view(1, -1)).abs().to(self.acc)
+        if raw.dtype == torch.float64 and self.acc == torch.float32:
+            if a.softcap == 0:
+                x = (raw * _scale_log2_64(a.softmax_scale)).float()
+                return (x if dist is None else x - (self.slopes * LOG2E) * dist), 1.0
+            raw = raw.float()
         if a.softcap == 0 and self.slopes is None:
             return raw * (a.softmax_scale * LOG2E), 1.0
         x, g = raw * a.softmax_scale, 1.0
         if a.softcap > 0:
             t = torch.tanh(raw * (a.softmax_scale / a.softcap))
             x, g = a.softcap * t, 1 - t * t
-        if self.slopes is not None:
-            x = x - self.slopes * (rows.view(-1, 1) + self.seqlen_k - self.seqlen_q - cols.view(1, -1)).abs().to(self.acc)
+        if dist is not None:
+            x = x - self.slopes * dist
         return x * LOG2E, g
+
+
+def _scale_log2_64(softmax_scale: float) -> float:
+    """ScoreTransform::scale_log2_64: float32(softmax_scale) * log2(e) in fp64 (one rounding)."""
+    return float(torch.tensor(softmax_scale, dtype=torch.float32)) * LOG2E
 
 
 def masked_product(a, b, keep):
@@ -372,12 +388,23 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     # float32: S = Q.K^T accumulated in fp64 and rounded once (_score_operands), as hip_src's tile_rowdot_fp64
     qs, kst = _score_operands(qt, kt, pb.dtype)
     kst_norm = kst.norm(dim=-2, keepdim=True) if pb.dtype == torch.float32 else None
+    c64 = _scale_log2_64(args.softmax_scale)
+
+    def scale64(t):
+        return t * c64
+
     for blocks, tiles in _schedule(ranges):
         masked = [pb.rule.tile_needs_mask(*bounds[i], t * bn, bn) for i, t in zip(blocks, tiles)]
         pairs = _Tiles(pb, [bounds[i][0] for i in blocks], [t * bn for t in tiles], bm, bn, masked)
-        s = (_fp64_ascending(_pick(qs, blocks), kst, tiles, kst_norm) if kst_norm is not None
-             else _matmul(_pick(qs, blocks), kst, tiles))
-        s2, _ = pairs.scores_log2(pb, s.to(pb.acc))
+        if kst_norm is not None and args.softcap == 0:
+            # float32 without softcap: the fp64 sum scaled in fp64, rounded once (the vector kernel's qk epilogue,
+            # VectorTileMath::qk with ScoreTransform::fp64_multiplier), ALiBi's term after it in float32 (eco14: q.k
+            # past float32 rounded to -inf before the scale weighed 0 at softmax_scale 1e-37, adv16)
+            s2 = pairs.shifted_alibi_log2(pb, _fp64_ascending(_pick(qs, blocks), kst, tiles, kst_norm, post=scale64))
+        else:
+            s = (_fp64_ascending(_pick(qs, blocks), kst, tiles, kst_norm) if kst_norm is not None
+                 else _matmul(_pick(qs, blocks), kst, tiles))
+            s2, _ = pairs.scores_log2(pb, s.to(pb.acc))
         if pairs.keep is not None:
             s2 = torch.where(pairs.keep, s2, neg_inf)
         m_old = _pick(m, blocks)
@@ -682,7 +709,8 @@ def split_plan(target: str, dtype: torch.dtype, headdim: int, nheads: int, nhead
     if num_splits == 0:
         chunks = splitkv.row_chunks(max_seqlen_q, group, cfg.block_m)
         num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k, SIM_CUS[target],
-                                                  _PLATFORM[target])
+                                                  _PLATFORM[target],
+                                                  splitkv.vector_blocks_per_cu(_PLATFORM[target], cfg.dtype))
     return True, max(1, num_splits), cfg
 
 
@@ -700,11 +728,13 @@ def _split_kv(qs, ks, vs, args: FwdArgs, target: str, max_seqlen_k: int, num_spl
         if trace is not None:
             trace.splits.append((index, i, keys, t))
     if num_splits == 1:  # the kernel writes O / l and the LSE straight to the output
-        o, l = parts[0]
-    else:
-        o, l = sim_splitkv.combine(torch.stack([p[0] for p in parts]),  # (splits, 1, sq, h, d)
-                                   torch.stack([p[1].transpose(1, 2) for p in parts]))  # (splits, 1, sq, h)
-        l = l.transpose(1, 2)
+        o, l = parts[0][:2]
+    else:  # (m_s, l_s) per split and the row's ALiBi shift (eco14), (splits, 1, h, sq)
+        shift = _Problem(qs, ks, vs, args, "fwd_splitkv", target).row_shift()
+        o, l = sim_splitkv.combine_partials(torch.stack([p[0] for p in parts]).transpose(2, 3),  # (splits, 1, h, sq, d)
+                                            torch.stack([p[2] for p in parts]), torch.stack([p[3] for p in parts]),
+                                            shift)
+        o = o.transpose(1, 2)
     return o.to(qs.dtype), l
 
 

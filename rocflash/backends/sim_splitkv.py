@@ -11,8 +11,11 @@ One split of one sequence, with the kernel's fwd_splitkv tile config (ck_configs
   a masked (row, key) gives P = 0 and its V operand is selected to 0;
 - at the end of the split the key groups' (m, l, O) merge through LDS in a tree: for half = G/2, ..., 1 group
   g < half takes group g + half: ``O = O * exp2(m - m') + O2 * exp2(m2 - m')``, l likewise;
-- the split writes O / l and LSE = (m + log2 l) * ln 2 (0 and -inf for l == 0), and :func:`combine` merges the
-  splits in the combine kernel's order (:func:`rocflash.backends.splits.combine`).
+- one split writes O / l and LSE = (m + log2 l) * ln 2 + the row's ALiBi shift (0 and -inf for l == 0); several
+  write O / l and the partial statistics (m, l), which :func:`rocflash.backends.splits.combine_partials` merges in
+  the combine kernel's order (eco14; a float32 LSE_s per split lost log2 l_s at |LSE| ~ 1e19).
+- scores: ALiBi's distance from the row's anchor as the dense kernels (ScoreTransform; the row constant goes to
+  the LSE), float32 inputs from Q.K^T's fp64 sum scaled before its one rounding (eco14).
 
 Each row chunk of the kernel narrows the split's keys to what its query positions can see, from a block_n
 boundary; iterations a row cannot see leave its state unchanged (alpha 1, P 0), so the simulation walks the
@@ -27,7 +30,7 @@ import torch
 
 from .. import splitkv
 from . import FwdArgs
-from .splits import OVERFLOW_SPLIT_LSE, combine  # noqa: F401  (the combine kernel; re-exported for the sim)
+from .splits import OVERFLOW_SPLIT_LSE, OVERFLOW_SPLIT_M, combine, combine_partials  # noqa: F401  (re-exported)
 from .sim import SimTrace, _Problem
 
 LN2 = math.log(2.0)
@@ -37,11 +40,13 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
                   num_splits: int = 2):
     """One split of the split-KV kernel on one sequence: keys ``[keys[0], keys[1])`` (split_bounds).
 
-    q (1, seqlen_q, nheads, headdim), k/v (1, seqlen_k, nheads_k, headdim). Returns the partial result as the
-    kernel writes it for the combine: O (1, seqlen_q, nheads, headdim) in the accumulation dtype, normalised
-    by the split's own row sums, and LSE (1, nheads, seqlen_q), natural log (-inf for rows that see no key;
-    for rows that see a key but met only -inf scores in the split: NaN when ``num_splits`` is 1, the kernel's
-    output, else O 0 and LSE ``OVERFLOW_SPLIT_LSE``, which :func:`combine` turns into NaN when no split is finite).
+    q (1, seqlen_q, nheads, headdim), k/v (1, seqlen_k, nheads_k, headdim). Returns the split's result as the
+    kernel writes it, ``(out, lse, m, l)``: O (1, seqlen_q, nheads, headdim) in the accumulation dtype, normalised
+    by the split's own row sums; with one split (``num_splits`` 1) the output's LSE (1, nheads, seqlen_q), natural
+    log with the row's ALiBi shift (-inf for rows that see no key, NaN for rows that see a key but met only -inf
+    scores); for the combine (:func:`rocflash.backends.splits.combine_partials`) the partial statistics m (the
+    split's max score, log2 units) and l (its row sum), (1, nheads, seqlen_q) each: -inf and 0 for a row without
+    keys here, OVERFLOW_SPLIT_M and 0 (O 0) for a row that sees a key but met no finite score in the split.
     ``trace`` gets the config and per row chunk ``(chunk, [(iteration, masked)])``, iteration = n0 /
     keys_per_iter (:func:`keys_per_iter`).
     """
@@ -83,7 +88,11 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
         cols = n0 + torch.arange(per_iter, device=dev).view(1, -1)  # key u * groups + g at column u * groups + g
         idx = cols.view(-1).clamp(max=pb.seqlen_k - 1)  # keys past the sequence re-read its last key
         kt, vt = kf.index_select(2, idx), vf.index_select(2, idx)  # (1, h, per_iter, bucket)
-        s2, _ = pb.scores_log2(qf @ kt.transpose(-1, -2), rows, cols)
+        # float32 inputs: Q.K^T's fp64 sum, scaled in fp64 and rounded once (the kernel's fp64 lane sums and group
+        # tree: another order, the same value but near a float32 rounding boundary); 16-bit: the fp32 product
+        raw = (qf.double() @ kt.double().transpose(-1, -2) if pb.dtype == torch.float32
+               else qf @ kt.transpose(-1, -2))
+        s2, _ = pb.scores_log2(raw, rows, cols)
         visible = (cols >= keys[0]) & (cols < keys[1]) & rule_grid(rule, rows, cols)
         visible = visible.expand(pb.seqlen_q, per_iter)
         s2 = torch.where(visible, s2, neg_inf)
@@ -116,14 +125,17 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
         half //= 2
     m, l, o = m[..., 0], l[..., 0], o[..., 0, :]
     # the kernel's SplitRowEnd: l == 0 on a row that sees a key (every score it met -inf): NaN for one split, else
-    # the partial O 0, LSE OVERFLOW_SPLIT_LSE that the combine turns into NaN; l == 0 otherwise: 0 and -inf
+    # the partial O 0 and (m, l) = (OVERFLOW_SPLIT_M, 0) that the combine turns into NaN; l == 0 otherwise: 0, -inf
     ovf = (l == 0) & rule.sees_any_key_grid(torch.arange(pb.seqlen_q, device=dev))
     one_split = num_splits == 1
     inv_l = torch.where(ovf, math.nan if one_split else 0.0, torch.where(l == 0, 0.0, 1.0 / l)).to(acc)
-    lse = torch.where(ovf, math.nan if one_split else OVERFLOW_SPLIT_LSE,
-                      torch.where(l == 0, -math.inf, (m + torch.log2(l)) * LN2)).to(acc)
+    lse = torch.where(ovf, math.nan, torch.where(l == 0, -math.inf, (m + torch.log2(l)) * LN2)).to(acc)
+    shift = pb.row_shift()
+    if shift is not None:  # the ALiBi constant the scores left out (ScoreTransform::row_shift)
+        lse = lse + shift
+    m_part = torch.where(ovf, OVERFLOW_SPLIT_M, torch.where(l == 0, -math.inf, m)).to(acc)
     out = (o * inv_l.unsqueeze(-1))[..., :pb.headdim]
-    return out.transpose(1, 2), lse
+    return out.transpose(1, 2), lse, m_part, l
 
 
 def keys_per_iter(cfg) -> int:

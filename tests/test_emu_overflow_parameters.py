@@ -1,0 +1,94 @@
+"""adv16's last defects of issue 8 (fixed by eco14) on the emulated gfx906 machine code (marker ``toolchain``, as
+tests/test_emu_kernels.py; the same problems as tests/test_overflow_parameters.py on sim and torch and
+tests/test_gpu_overflow_parameters.py on a GPU):
+
+(A) fp32 q.k past FLT_MAX at softmax_scale 1e-37: the forward kernel's score float32(raw_fp64 * scale_log2)
+    (VectorTileMath::qk_fp64) and the split-KV kernel's fp64 lane sums (one split and two + the combine kernel);
+(B) ALiBi far rows through the split-KV kernel (the anchor split; one split and three + combine);
+(C) the combine at |LSE| ~ 1e19: the splits' (m_s, l_s) statistics (2 and 3 splits).
+Functional semantics as the emulator reads the Vega ISA manual: no timing, not silicon.
+"""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from rocflash.backends import FwdArgs
+from rocflash.backends.reference import attention_reference
+from test_emu_kernels import _toolchain  # noqa: F401  (autouse: skip / fail without hipcc and clang++)
+
+pytestmark = pytest.mark.toolchain
+
+
+def _ref(q, k, v, args):
+    return attention_reference(q.double(), k.double(), v.double(), args, torch.float64)
+
+
+def _sum_past_float32():
+    q = torch.ones(1, 1, 1, 4)
+    k = torch.zeros(1, 2, 1, 4)
+    k[0, 0], k[0, 1] = -8.5e37, -8.51e37  # q.k = -3.400e38 (a float32) and -3.404e38 (past it)
+    v = torch.eye(4)[:2].view(1, 2, 1, 4)
+    return q, k, v, _ref(q, k, v, FwdArgs(1e-37, -1, -1, 0.0, None))[0]
+
+
+def test_emulated_fp32_forward_sum_past_float32():
+    from rocflash.emu.driver import run_forward
+
+    q, k, v, ref = _sum_past_float32()
+    out, _, info = run_forward(q, k, v, softmax_scale=1e-37)
+    err = (out.double() - ref).abs().max().item()
+    assert err <= 1e-3, f"emulated {info['kernel']}: out {out.flatten().tolist()[:2]}, fp64 {ref.flatten().tolist()[:2]}"
+
+
+@pytest.mark.parametrize("num_splits", [1, 2])
+def test_emulated_splitkv_fp32_sum_past_float32(num_splits):
+    from rocflash.emu.driver_varlen import run_forward_seq
+
+    q, k, v, ref = _sum_past_float32()
+    out, _, info = run_forward_seq(q, k, v, FwdArgs(1e-37, -1, -1, 0.0, None), num_splits=num_splits)
+    assert info["kernels"][0].startswith("rocflash_fmha_fwd_splitkv_gfx9_fp32"), info["kernels"]
+    err = (out.double() - ref).abs().max().item()
+    assert err <= 1e-3, f"emulated {info['kernels']}: out {out.flatten().tolist()[:2]}"
+
+
+@pytest.mark.parametrize("num_splits", [1, 3])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["fp32", "fp16"])
+def test_emulated_splitkv_alibi_far_rows(dtype, num_splits):
+    """seqlen_q 6 > seqlen_k 2 (GQA 2:1), slope 1e38: rows 0-3 far from both keys, every O finite (the full distance
+    overflowed to -inf there: NaN rows)."""
+    from rocflash.emu.driver_varlen import run_forward_seq
+
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, s, n, 64, generator=g).to(dtype) for s, n in ((6, 2), (2, 1), (2, 1)))
+    slopes = torch.full((2,), 1e38, dtype=torch.float32)
+    args = FwdArgs(64 ** -0.5, -1, -1, 0.0, slopes)
+    ref, ref_lse = _ref(q, k, v, args)
+    out, lse, info = run_forward_seq(q, k, v, args, num_splits=num_splits)
+    assert info["kernels"][0].startswith("rocflash_fmha_fwd_splitkv_gfx9_"), info["kernels"]
+    assert not out.isnan().any() and not lse.isnan().any(), f"NaN rows {out.isnan().any(-1).any(-1)[0].tolist()}"
+    tol = 1e-5 if dtype == torch.float32 else 1e-2
+    assert (out.double() - ref).abs().max().item() <= tol
+    assert torch.equal(torch.isneginf(lse), torch.isneginf(ref_lse.float()))
+    fin = torch.isfinite(ref_lse)
+    assert ((lse.double() - ref_lse)[fin].abs() <= 2e-3 * ref_lse[fin].abs().clamp(min=1)).all()
+
+
+@pytest.mark.parametrize("num_splits", [2, 3])
+def test_emulated_split_combine_large_lse(num_splits):
+    """fp32 causal 9 x 130, every q.k = -1e20 (scores ~ -3.6e19): each row's O the mean of the V rows it sees."""
+    from rocflash.emu.driver_varlen import run_forward_seq
+
+    g = torch.Generator().manual_seed(5)
+    q = torch.zeros(1, 9, 2, 16)
+    q[..., 0] = 1.0
+    k = torch.zeros(1, 130, 1, 16)
+    k[..., 0] = -1e20
+    v = torch.randn(1, 130, 1, 16, generator=g)
+    args = FwdArgs(0.25, -1, 0, 0.0, None)
+    ref, ref_lse = _ref(q, k, v, args)
+    out, lse, info = run_forward_seq(q, k, v, args, num_splits=num_splits)
+    assert info["num_splits"] == num_splits and len(info["kernels"]) == 2, info["kernels"]
+    err = (out.double() - ref).abs().max().item()
+    assert err <= 1e-4, f"emulated {info['kernels']}: max|out - ref| {err:.3g} (splits weighed equally?)"
+    assert ((lse.double() - ref_lse).abs() <= 1e-6 * ref_lse.abs()).all()
