@@ -127,9 +127,13 @@ struct FmhaFwdParams {
   // it (the KV-cache step kernel) and the combine kernel as a dependent of the split kernel; both wait for their
   // predecessor (rf_wait_prior_grid) before touching memory, so results are identical. 0: plain launches.
   int32_t pdl;
-  // 1: the tensor-core split kernel copies each K/V tile as two cp.async groups, K first, and waits for V only
-  // before O += P V (fmha_splitkv_mma.h; set from ROCFLASH_SPLITKV_K_FIRST, off by default; results identical).
-  // Other kernels ignore it.
+  // How the tensor-core split kernel copies K/V tiles (fmha_splitkv_mma.h kSplitKvCopy*; set by
+  // rocflash/backends/compiled.py splitkv_copy_mode, results identical for every value; other kernels ignore it):
+  // 0 cp.async, one group per tile (default); 1 two cp.async groups, K first, V waited for only before O += P V
+  // (ROCFLASH_SPLITKV_K_FIRST); 2 one bulk copy per K/V row on an mbarrier (ROCFLASH_SPLITKV_BULK, sm_90+ only; the
+  // launcher keeps 0 where the rows are unaligned, headdim is below its bucket or a paged tile spans pages); 3 the
+  // default copies with one tile in flight per warp while it computes, not two (ROCFLASH_SPLITKV_INFLIGHT=1); 4 the
+  // default kernel with a block barrier per main-loop round (ROCFLASH_SPLITKV_LOCKSTEP=1).
   int32_t kv_k_first;
   // The KV-cache step folded into the split-KV kernels (step.fold = 1; fmha_kvstep.h folded_kv_step):
   // every block of sequence b checks b's cache_seqlens / cache_batch_idx and the block-table entries of its own

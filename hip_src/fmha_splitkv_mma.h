@@ -22,15 +22,32 @@
 // non-finite V elements of the keys it sees, then they are zeroed), so 0 * NaN never reaches a row.
 #pragma once
 
+#include "fmha_bulk_copy.h"
 #include "fmha_mma.h"
 #include "fmha_splitkv_kernel.h"
 
 namespace rf {
 
-// Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe). kKFirst: the K-first copy order
-// (FmhaFwdParams::kv_k_first picks the kernel at launch; false compiles the default order alone).
-template <class E, class Tile, bool kAligned, bool kKFirst = false>
+// How a tile's K/V rows reach shared memory (FmhaFwdParams::kv_k_first picks the kernel at launch, each value its
+// own kernel): kSplitKvCopyAsync, cp.async 16 bytes per lane, one group per tile (the default); kSplitKvCopyKFirst,
+// the same as two groups, K first (ROCFLASH_SPLITKV_K_FIRST); kSplitKvCopyBulk, one cp.async.bulk per K or V row
+// completing on an mbarrier per ring stage (sm_90, ROCFLASH_SPLITKV_BULK; fmha_bulk_copy.h); kSplitKvCopyNear, the
+// default copies with one tile (not kStages - 1) in flight per warp while it computes (ROCFLASH_SPLITKV_INFLIGHT=1);
+// kSplitKvCopyLockstep, the default kernel whose warps meet at a block barrier every main-loop round, so the block
+// copies and computes 64 consecutive keys per round as one (ROCFLASH_SPLITKV_LOCKSTEP=1; cuDNN's decode kernel
+// works in block-wide 128-key tiles: perf/RESULTS.md, dec8).
+inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyKFirst = 1, kSplitKvCopyBulk = 2, kSplitKvCopyNear = 3,
+                     kSplitKvCopyLockstep = 4;
+
+// Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe). kCopy: one of the values above.
+template <class E, class Tile, bool kAligned, int kCopy = kSplitKvCopyAsync>
 struct FmhaFwdSplitKvMmaPipeline {
+  static constexpr bool kKFirst = kCopy == kSplitKvCopyKFirst;
+  static constexpr bool kBulk = kCopy == kSplitKvCopyBulk;
+  // tiles a warp has in flight while it computes one: kStages - 1, or 1 (kSplitKvCopyNear; the ring's third stage
+  // then idles)
+  static constexpr int kAhead = kCopy == kSplitKvCopyNear ? 1 : MmaSplitKvShape::kStages - 1;
+  static constexpr bool kLockstep = kCopy == kSplitKvCopyLockstep;
   static constexpr MmaSplitKvShape T = Tile::kShape;
   static constexpr int NW = T.warp_keys();
   static constexpr int TN = T.s_cols_per_thread();
@@ -43,6 +60,14 @@ struct FmhaFwdSplitKvMmaPipeline {
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
   static_assert(kWaveSize == MmaSplitKvShape::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
   static_assert((NW * CPR) % MmaSplitKvShape::kWarpLanes == 0, "a tile copy must be whole warp rounds");
+  static_assert(!kBulk || (kAligned && 2 * NW == MmaSplitKvShape::kWarpLanes),
+                "bulk copies: one K or V row per lane (aligned rows)");
+  // the bulk variant's mbarriers, one per (warp, stage), after the tile's shared memory (T.lds_bytes())
+  static constexpr int kBarrierBytes = kBulk ? T.warps() * S * 8 : 0;
+  static constexpr int kLdsBytes = T.lds_bytes() + kBarrierBytes;
+  RF_DEVICE static uint32_t barrier(const char* lds, int warp, int stage) {
+    return mma::smem_address(lds + T.lds_bytes() + (warp * S + stage) * 8);
+  }
 
   static constexpr int kLanes = MmaSplitKvShape::kWarpLanes;
   // A lane copies the same 16-byte column of every row it copies when a warp round covers whole rows (d64 and
@@ -150,6 +175,34 @@ struct FmhaFwdSplitKvMmaPipeline {
     }
   }
 
+  // kBulk: keys [n0, n0 + NW) as one bulk copy per row, lane r < NW K row n0 + r and lane NW + r V row n0 + r
+  // (headdim x 2 bytes each: the launcher picks this kernel only when headdim fills the bucket), completing on the
+  // stage's barrier `bar`, whose bytes lane 0 declares first. Rows at or past k_end are not copied: their shared
+  // memory keeps an older tile's (or never written) bytes, which contribute nothing: the tile holding k_end is
+  // always masked (their scores -inf, P = 0), and clean_v zeroes non-finite V elements of a masked tile after adding
+  // those of visible keys only. block: as issue_tile (paged tiles lie in one page: the launcher asks
+  // page_block_size % NW == 0).
+  RF_DEVICE static void issue_tile_bulk(char* lds_k, char* lds_v, uint32_t bar, const GlobalRows<E>& k,
+                                        const GlobalRows<E>& v, int n0, int k_end, int lane, int64_t block) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+    constexpr int kRowData = T.headdim * E::kBytes;
+    const int rows = k_end - n0 < NW ? k_end - n0 : NW;  // >= 1: tiles start before k_end
+    if (lane == 0) bulk::arrive_expect_tx(bar, uint32_t(rows) * 2u * kRowData);
+    __syncwarp();  // the bytes are declared before any of them can complete
+    const bool is_v = lane >= NW;
+    const int r = is_v ? lane - NW : lane;
+    if (r < rows) {  // (fields picked one by one: a reference to k or v would put both on the stack)
+      const char* base = is_v ? v.base : k.base;
+      const int64_t row_stride = is_v ? v.row_stride_bytes : k.row_stride_bytes;
+      int64_t off = int64_t(n0 + r) * row_stride;  // dense
+      if (k.pages != nullptr) {
+        const int in_page = n0 - (n0 / k.page_size) * k.page_size;
+        off = block * (is_v ? v.page_stride_bytes : k.page_stride_bytes) + int64_t(in_page + r) * row_stride;
+      }
+      bulk::copy(mma::smem_address((is_v ? lds_v : lds_k) + r * T.row_bytes()), base + off, kRowData, bar);
+    }
+  }
+
   // The non-finite V elements of a masked tile: rows add those of the keys they see, then they become 0.
   template <class Visible>
   RF_DEVICE static void clean_v(char* lds_v, float (&o)[2][TD], int lane, Visible visible) {
@@ -176,6 +229,7 @@ struct FmhaFwdSplitKvMmaPipeline {
       uint4* p = reinterpret_cast<uint4*>(lds_v + (id / CPR) * T.row_bytes() + (id % CPR) * kVectorBytes);
       *p = mma::zero_nonfinite<E>(*p);
     }
+    if constexpr (kBulk) bulk::fence_proxy_async();  // these stores come before a later bulk copy into the stage
     __syncwarp();
   }
 
@@ -225,12 +279,25 @@ struct FmhaFwdSplitKvMmaPipeline {
     int64_t first_blocks[S];
 #pragma unroll
     for (int c = 0; c < S; ++c) first_blocks[c] = c < count ? tile_block(k, tile_n0(c), ke) : 0;
+    if constexpr (kBulk) {  // this block item's barriers; earlier stores to shared memory (the fold's flag, a previous
+      // grid-stride item's merge) ordered before the bulk copies that overwrite it
+      if (lane == 0)
+        for (int st = 0; st < S; ++st) bulk::mbar_init(barrier(lds, warp, st), 1);
+      bulk::fence_mbar_init();
+      bulk::fence_proxy_async();
+      __syncthreads();  // uniform (r0 < rows_total above is per block)
+    }
     // kKFirst (ROCFLASH_SPLITKV_K_FIRST -> kv_k_first, opt-in): each tile's K and V rows are two cp.async groups, K
     // first, and the main loop waits for V only before O += P V, so S = Q K^T and the softmax of a tile overlap its
     // V copies; the same arithmetic in the same order (bitwise the default's results).
 #pragma unroll
-    for (int c = 0; c < S - 1; ++c) {
-      if constexpr (kKFirst) {
+    for (int c = 0; c < kAhead; ++c) {
+      if constexpr (kBulk) {
+        if (c < count)
+          issue_tile_bulk(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), barrier(lds, warp, c), k, v, tile_n0(c), ke,
+                          lane, first_blocks[c]);
+        continue;  // no cp.async groups
+      } else if constexpr (kKFirst) {
         if (c < count)
           issue_tile<kCopyK>(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
                              first_blocks[c]);
@@ -245,7 +312,7 @@ struct FmhaFwdSplitKvMmaPipeline {
       }
       mma::cp_async_commit();
     }
-    int64_t next_block = first_blocks[S - 1];  // the main loop's first copy
+    int64_t next_block = first_blocks[kAhead];  // the main loop's first copy
     // ---- this thread's two accumulator rows (g, g + 8): query position, ALiBi slope; Q's A fragments
     int qi[2];
     float slope[2];
@@ -295,8 +362,15 @@ struct FmhaFwdSplitKvMmaPipeline {
     // ---- main loop
 #pragma unroll 1
     for (int c = 0; c < count; ++c) {
-      const int nxt = c + S - 1;
-      if constexpr (kKFirst) {  // groups K(nxt), V(nxt): 2 S in flight at most; wait for K(c) (V(c) may still fly)
+      const int nxt = c + kAhead;
+      if constexpr (kBulk) {  // tile nxt into the stage tile c - 1 used; wait for tile c's barrier phase
+        if (nxt < count) {
+          issue_tile_bulk(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), barrier(lds, warp, nxt % S), k,
+                          v, tile_n0(nxt), ke, lane, next_block);
+          next_block = nxt + 1 < count ? tile_block(k, tile_n0(nxt + 1), ke) : 0;  // used one iteration later
+        }
+        bulk::wait_parity(barrier(lds, warp, c % S), uint32_t(c / S) & 1u);
+      } else if constexpr (kKFirst) {  // groups K(nxt), V(nxt): 2 S in flight at most; wait for K(c) (V(c) may still fly)
         if (nxt < count)
           issue_tile<kCopyK>(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane,
                              prefetch, next_block);
@@ -315,7 +389,12 @@ struct FmhaFwdSplitKvMmaPipeline {
           next_block = nxt + 1 < count ? tile_block(k, tile_n0(nxt + 1), ke) : 0;  // used one iteration later
         }
         mma::cp_async_commit();
-        mma::cp_async_wait<S - 1>();
+        mma::cp_async_wait<kAhead>();
+      }
+      // kLockstep: every warp of the block has round c's tile before any computes it, so the next round's copies of
+      // the 4 warps leave together; rounds below tiles / warps only, which every warp runs (barrier counts equal)
+      if constexpr (kLockstep) {
+        if (c < tiles / T.warps()) __syncthreads();
       }
       __syncwarp();
       char* tk = lds + T.k_tile(warp, c % S);
@@ -401,6 +480,10 @@ struct FmhaFwdSplitKvMmaPipeline {
       __syncwarp();  // every lane is done with this stage before the next round's copies refill it
     }
     mma::cp_async_wait<0>();  // (only empty groups can remain)
+    if constexpr (kBulk) {  // every issued tile was waited for (the loop ends with __syncwarp): no copy pending
+      if (lane == 0)
+        for (int st = 0; st < S; ++st) bulk::mbar_inval(barrier(lds, warp, st));
+    }
     rf_allow_dependent_grid();  // the combine kernel may be scheduled now (it waits for this grid's end)
 
     // ---- merge the warps' states through shared memory (warp order), then the epilogue
@@ -547,7 +630,7 @@ struct FmhaFwdSplitKvMmaPipeline {
 };
 
 // Blocks as the vector kernel's (row chunk fastest, then split, kv-head, batch), grid-stride loop.
-template <class E, class Tile, bool kAligned, bool kKFirst = false>
+template <class E, class Tile, bool kAligned, int kCopy = kSplitKvCopyAsync>
 __global__ void __launch_bounds__(Tile::kShape.threads)
     fmha_fwd_splitkv_mma_kernel(const FmhaFwdParams p) {
   extern __shared__ uint4 rf_lds[];
@@ -563,8 +646,8 @@ __global__ void __launch_bounds__(Tile::kShape.threads)
 #if defined(RF_MMA_UNSUPPORTED)
     __trap();
 #else
-    FmhaFwdSplitKvMmaPipeline<E, Tile, kAligned, kKFirst>::run(p, reinterpret_cast<char*>(rf_lds), chunk, split,
-                                                               int(rest % p.nheads_k), int(rest / p.nheads_k));
+    FmhaFwdSplitKvMmaPipeline<E, Tile, kAligned, kCopy>::run(p, reinterpret_cast<char*>(rf_lds), chunk, split,
+                                                             int(rest % p.nheads_k), int(rest / p.nheads_k));
 #endif
     __syncthreads();  // the next block of the loop reuses shared memory
   }

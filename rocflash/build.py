@@ -320,8 +320,12 @@ def build_module(platform: str, archs: list, out_path: str | Path, build_dir: st
         "-c", str(src / "bindings.cpp"), "-o", str(binding_obj),
     ])
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for fut in [pool.submit(_run, c, platform, log) for c in cmds]:
+        futures = {pool.submit(_run, c, platform, log): Path(c[-1]).name for c in cmds}
+        for done, fut in enumerate(concurrent.futures.as_completed(futures), 1):
             fut.result()
+            if verbose:  # pip -v shows it as it happens: a build of many minutes is not silent (newuser8)
+                print(f"rocflash: [{platform} {done}/{len(cmds)}] {futures[fut]} compiled after "
+                      f"{time.time() - t0:.0f} s", file=sys.stderr, flush=True)
 
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)

@@ -33,6 +33,12 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     "ROCFLASH_SPLITKV_SPLITS": (("wave", "fill"), "wave"),
     # tensor-core split-KV kernel: each tile's K and V copies as two cp.async groups, V awaited only before O += P V
     "ROCFLASH_SPLITKV_K_FIRST": (("0", "1"), "0"),
+    # tensor-core split-KV kernel on sm_90+: one bulk copy (cp.async.bulk, mbarrier) per K and V row of a tile
+    "ROCFLASH_SPLITKV_BULK": (("0", "1"), "0"),
+    # tensor-core split-KV kernel: K/V tiles each warp keeps in flight while it computes one (kStages - 1 = 2, or 1)
+    "ROCFLASH_SPLITKV_INFLIGHT": (("2", "1"), "2"),
+    # tensor-core split-KV kernel: the block's warps meet at a barrier every main-loop round (one 64-key round at a time)
+    "ROCFLASH_SPLITKV_LOCKSTEP": (("0", "1"), "0"),
     # tensor-core backward, sm_90a builds on compute capability 9 only (hip_src/fmha_mma_bwd_wgmma.h; read by the
     # launcher at every launch, exactly "1" / "2"): the atomic-dQ kernel's dQ product on wgmma (1), its S^T / dP^T
     # on wgmma over a core-matrix shared-memory layout (1) or that layout on mma.sync (2); 0 = mma.sync (default)
@@ -41,6 +47,11 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     # the atomic-dQ kernel's dQ warp tile (sm_90a builds; mma.sync, any compute capability): 32 query rows (1) or
     # 16 (0, default); the two switches above take precedence when set
     "ROCFLASH_BWD_DQ_TILE": (("0", "1"), "0"),
+    # the atomic-dQ kernel (deterministic=False; hip_src/fmha_mma_bwd_lean.h; the 128-bit path without softcap /
+    # ALiBi): auto (default) = the lean kernel, variant 3 (block_n 128 over 8 warps) when its grid covers every SM,
+    # else 2; 2 / 3 = that variant; 0 = the kernel before tcbwd8; 1, 8, 9 = the A/B's step and timing diagnostics
+    # (dq wrong) in builds with -DRF_TCBWD8_DIAG only, else auto. The three switches above take precedence
+    "ROCFLASH_BWD_LEAN": (("auto", "0", "1", "2", "3", "8", "9"), "auto"),
 }
 # read at install / tool time (setup.py, rocflash.ck.build), not by check_switches
 BUILD_SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {

@@ -131,6 +131,66 @@ def test_k_first_switch(monkeypatch):
     assert "getenv(SPLITKV_K_FIRST_ENV)" in inspect.getsource(compiled.forward_planned)
 
 
+def test_bulk_switch(monkeypatch):
+    """ROCFLASH_SPLITKV_BULK (0/1, unset 0): FmhaFwdParams::kv_k_first = 2 (the bulk-copy kernel) on an sm_90+ CUDA
+    device only, taking precedence over ROCFLASH_SPLITKV_K_FIRST, then ROCFLASH_SPLITKV_LOCKSTEP=1 (kv_k_first 4: a
+    block barrier per round), then ROCFLASH_SPLITKV_INFLIGHT=1 (kv_k_first 3: one tile in flight per warp); each is
+    part of the KV-cache plans' key and of flash_attn_func's kept launches; every launch site sets kv_k_first through
+    splitkv_copy_mode; a bad value raises naming the variable."""
+    torch = pytest.importorskip("torch")
+    import inspect
+
+    from rocflash import envvars, kvcache_fast
+    from rocflash.backends import compiled
+
+    assert envvars.SWITCHES[compiled.SPLITKV_BULK_ENV] == (("0", "1"), "0")
+    cuda = torch.device("cuda", 0)
+    monkeypatch.setattr(torch.version, "cuda", "13.0")
+    for cap, value, k_first, want in (((9, 0), "1", "0", 2), ((9, 0), "1", "1", 2), ((9, 0), "0", "1", 1),
+                                      ((9, 0), "", "0", 0), ((8, 0), "1", "0", 0), ((8, 0), "1", "1", 1),
+                                      ((10, 0), " 1 ", "0", 2)):
+        monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None, cap=cap: cap)
+        monkeypatch.setenv(compiled.SPLITKV_BULK_ENV, value)
+        monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, k_first)
+        assert compiled.splitkv_copy_mode(cuda) == want, (cap, value, k_first)
+        assert compiled.splitkv_copy_mode(torch.device("cpu")) == int(k_first), (cap, value, k_first)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (9, 0))
+    for bulk, k_first, lockstep, inflight, want in (
+            ("0", "0", "0", "1", 3), ("0", "0", "0", "2", 0), ("0", "0", "", "", 0), ("0", "1", "0", "1", 1),
+            ("1", "0", "0", "1", 2), ("0", "0", "0", " 1 ", 3), ("0", "0", "1", "2", 4), ("0", "0", "1", "1", 4),
+            ("0", "1", "1", "1", 1), ("1", "1", "1", "1", 2)):
+        monkeypatch.setenv(compiled.SPLITKV_BULK_ENV, bulk)
+        monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, k_first)
+        monkeypatch.setenv(compiled.SPLITKV_LOCKSTEP_ENV, lockstep)
+        monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, inflight)
+        assert compiled.splitkv_copy_mode(cuda) == want, (bulk, k_first, lockstep, inflight)
+    monkeypatch.setenv(compiled.SPLITKV_LOCKSTEP_ENV, "0")
+    monkeypatch.setenv(compiled.SPLITKV_BULK_ENV, "0")
+    monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, "0")
+    monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, "3")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_INFLIGHT must be one of 2, 1, got '3'"):
+        compiled.splitkv_copy_mode(cuda)
+    monkeypatch.delenv(compiled.SPLITKV_INFLIGHT_ENV)
+    assert compiled.splitkv_inflight() == 2
+    monkeypatch.setattr(torch.version, "cuda", None)  # a ROCm torch: never bulk
+    monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, "0")
+    assert compiled.splitkv_copy_mode(cuda) == 0
+    monkeypatch.setenv(compiled.SPLITKV_BULK_ENV, "yes")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_BULK must be one of 0, 1, got 'yes'"):
+        compiled.splitkv_bulk(cuda)
+    assert compiled.SPLITKV_BULK_ENV in kvcache_fast._ENV_NAMES
+    assert compiled.SPLITKV_INFLIGHT_ENV in kvcache_fast._ENV_NAMES
+    assert compiled.SPLITKV_LOCKSTEP_ENV in kvcache_fast._ENV_NAMES
+    for fn in (compiled._launch_fwd, compiled._plan_launch, kvcache_fast._make_launch):
+        src = inspect.getsource(fn)
+        assert "kv_k_first = " in src and "splitkv_copy_mode(q.device)" in src, fn.__name__
+        assert "splitkv_k_first()" not in src, fn.__name__
+    assert "getenv(SPLITKV_BULK_ENV)" in inspect.getsource(compiled.forward_planned)
+    assert "getenv(SPLITKV_INFLIGHT_ENV)" in inspect.getsource(compiled.forward_planned)
+    assert "getenv(SPLITKV_LOCKSTEP_ENV)" in inspect.getsource(compiled.forward_planned)
+    assert compiled.SPLITKV_COPY_BULK == 2
+
+
 def test_split_kernel_rule():
     assert splitkv.use_split_kernel(1, 4, 1) and splitkv.use_split_kernel(4, 4, 0)
     assert not splitkv.use_split_kernel(8, 4, 1) and splitkv.use_split_kernel(8, 4, 2)

@@ -208,6 +208,57 @@ def splitkv_k_first() -> int:
     return int(envvars.switch(SPLITKV_K_FIRST_ENV) == "1")
 
 
+SPLITKV_BULK_ENV = "ROCFLASH_SPLITKV_BULK"
+SPLITKV_INFLIGHT_ENV = "ROCFLASH_SPLITKV_INFLIGHT"
+SPLITKV_LOCKSTEP_ENV = "ROCFLASH_SPLITKV_LOCKSTEP"
+# FmhaFwdParams::kv_k_first's values (hip_src/fmha_splitkv_mma.h kSplitKvCopy*): bulk copies, one tile in flight,
+# block-lockstep rounds
+SPLITKV_COPY_BULK, SPLITKV_COPY_NEAR, SPLITKV_COPY_LOCKSTEP = 2, 3, 4
+
+
+def splitkv_bulk(device) -> bool:
+    """``ROCFLASH_SPLITKV_BULK`` (1 | 0; unset = off): whether the tensor-core split-KV kernel copies each K and V row
+    of a tile with one Hopper bulk copy (``cp.async.bulk`` completing on an mbarrier per ring stage,
+    hip_src/fmha_bulk_copy.h) instead of 16-byte ``cp.async`` per lane; the same arithmetic in the same order
+    (results identical). Only on NVIDIA sm_90+ (False elsewhere, like ROCFLASH_SPLITKV_PDL); the launcher keeps the
+    default copies for unaligned rows, headdim below its bucket and paged tiles that span pages. ValueError for
+    another value."""
+    want = envvars.switch(SPLITKV_BULK_ENV) == "1"  # valid but meaningless off sm_90+: accepted, no effect
+    if not want or getattr(device, "type", None) != "cuda" or torch.version.cuda is None:
+        return False
+    return torch.cuda.get_device_capability(device)[0] >= 9
+
+
+def splitkv_inflight() -> int:
+    """``ROCFLASH_SPLITKV_INFLIGHT`` (2 | 1; unset = 2): how many K/V tiles each warp of the tensor-core split-KV
+    kernel keeps in flight while it computes one (2 = kStages - 1, the default kernel; 1: the kSplitKvCopyNear
+    kernel, half the bytes in flight; the same arithmetic in the same order, results identical). ValueError for
+    another value."""
+    return int(envvars.switch(SPLITKV_INFLIGHT_ENV))
+
+
+def splitkv_lockstep() -> bool:
+    """``ROCFLASH_SPLITKV_LOCKSTEP`` (1 | 0; unset = off): whether the warps of the tensor-core split-KV kernel meet
+    at a block barrier every main-loop round (the kSplitKvCopyLockstep kernel: the block copies and computes 64
+    consecutive keys per round together, as cuDNN's block-wide tiles do; the same arithmetic, results identical).
+    ValueError for another value."""
+    return envvars.switch(SPLITKV_LOCKSTEP_ENV) == "1"
+
+
+def splitkv_copy_mode(device) -> int:
+    """FmhaFwdParams::kv_k_first of a tensor-core split-KV launch: 2 (bulk copies, ROCFLASH_SPLITKV_BULK on an
+    sm_90+ device), else 1 (ROCFLASH_SPLITKV_K_FIRST=1), else 4 (ROCFLASH_SPLITKV_LOCKSTEP=1), else 3
+    (ROCFLASH_SPLITKV_INFLIGHT=1), else 0; in that order of precedence (each is its own kernel)."""
+    if splitkv_bulk(device):
+        return SPLITKV_COPY_BULK
+    k_first = splitkv_k_first()
+    if k_first:
+        return k_first
+    if splitkv_lockstep():
+        return SPLITKV_COPY_LOCKSTEP
+    return SPLITKV_COPY_NEAR if splitkv_inflight() == 1 else 0
+
+
 # Arrival counters of the fused combine, one int32 per (sequence, kv-head, row chunk): every launch leaves them 0
 # (the last block of a slot resets its counter), so one zeroed buffer per (device, stream) serves every call on
 # that stream (calls on one stream never overlap). Inside a CUDA graph capture a call gets a fresh zeroed buffer
@@ -412,7 +463,7 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, sbcast: bool
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0  # checked before launch
-        p.kv_k_first = splitkv_k_first() if math == "mma" else 0
+        p.kv_k_first = splitkv_copy_mode(q.device) if math == "mma" else 0
         p.pdl = int(math == "mma" and splitkv_pdl(q.device))
         buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
         counters = None
@@ -739,7 +790,8 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
         torch.empty(q.shape, dtype=q.dtype, device=q.device)
     key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV),
            getenv(SPLITKV_L2_PREFETCH_ENV), getenv(SPLITKV_FUSED_COMBINE_ENV), getenv(SPLITKV_PDL_ENV),
-           getenv(SPLITKV_SPLITS_ENV), getenv(SPLITKV_K_FIRST_ENV))
+           getenv(SPLITKV_SPLITS_ENV), getenv(SPLITKV_K_FIRST_ENV), getenv(SPLITKV_BULK_ENV),
+           getenv(SPLITKV_INFLIGHT_ENV), getenv(SPLITKV_LOCKSTEP_ENV))
     mod = load_module(platform)
     hit = state.get(key)
     if hit is None:
@@ -817,7 +869,7 @@ def _plan_launch(platform, mod, q, k, v, args, out) -> _PlannedLaunch:
     if split:
         p.num_splits = num_splits
         p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0
-        p.kv_k_first = splitkv_k_first() if math == "mma" else 0
+        p.kv_k_first = splitkv_copy_mode(q.device) if math == "mma" else 0
         p.pdl = int(math == "mma" and splitkv_pdl(q.device))
         fuse = splitkv_fused_combine()  # checked for every split call, as _launch_fwd does
         if num_splits > 1:

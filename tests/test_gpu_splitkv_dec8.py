@@ -1,0 +1,175 @@
+"""dec8's three copy variants of the tensor-core split-KV decode kernel on a GPU (marker ``gpu``), each giving the
+default kernel's bits:
+``ROCFLASH_SPLITKV_BULK=1`` (hip_src/fmha_splitkv_mma.h kSplitKvCopyBulk: one cp.async.bulk per K and V row of a
+tile, completing on an mbarrier per ring stage; sm_90+), ``ROCFLASH_SPLITKV_INFLIGHT=1`` (kSplitKvCopyNear: the
+default cp.async copies with one tile in flight per warp instead of two) and ``ROCFLASH_SPLITKV_LOCKSTEP=1``
+(kSplitKvCopyLockstep: the default kernel with a block barrier per main-loop round; the 257-key one-split shape's 17
+tiles and the stale-row case's 13 give warp 0 one round past the last barrier):
+
+- output, LSE and cache of flash_attn_with_kvcache on tests/test_gpu_kvstep_fold.py's cases (dense appends that
+  straddle a split boundary, speculative causal rows in two row chunks, paged 16 / 256 with NaN in unused pages and
+  past each sequence, cache_batch_idx), and every launch made under it carries its ``kv_k_first`` (2, 3, 4);
+- decode shapes of flash_attn_with_kvcache (masked windows, many tiles per warp, one split, issue 9's 1 x 4k) within
+  FlashAttention's rule against fp64, repeated calls bitwise equal;
+- the rows the bulk kernel does not copy (keys at or past the split's end) keep an older tile's bytes in shared
+  memory: a window that masks NaN keys in a warp's first tile, whose stage the same warp's partial last tile reuses,
+  gives no NaN and the default's bits; NaN cache slots past cache_seqlens are never read;
+- a CUDA graph of each variant's paged-16 call replays its eager bits.
+
+Outputs poisoned with NaN (conftest); fresh random inputs. Skipped where the split kernel is the vector one, and
+for bulk where the device is below sm_90 (the switches act on the tensor-core kernel only).
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import rocflash
+import test_gpu_kvstep_fold as fold
+from conftest import assert_close_to_reference, fwd_args, gpu_platform, rand_qkv
+from rocflash import kvcache_fast
+from rocflash.backends import compiled
+
+pytestmark = pytest.mark.gpu
+# variant: (environment, FmhaFwdParams::kv_k_first of its launches)
+VARIANTS = {"bulk": ({compiled.SPLITKV_BULK_ENV: "1"}, compiled.SPLITKV_COPY_BULK),
+            "inflight1": ({compiled.SPLITKV_INFLIGHT_ENV: "1"}, compiled.SPLITKV_COPY_NEAR),
+            "lockstep": ({compiled.SPLITKV_LOCKSTEP_ENV: "1"}, compiled.SPLITKV_COPY_LOCKSTEP)}
+OFF = {compiled.SPLITKV_BULK_ENV: "0", compiled.SPLITKV_INFLIGHT_ENV: "2", compiled.SPLITKV_LOCKSTEP_ENV: "0"}
+
+
+@pytest.fixture
+def platform():
+    return gpu_platform()
+
+
+@pytest.fixture(params=list(VARIANTS))
+def variant(request):
+    return request.param
+
+
+def _set(monkeypatch, env):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+
+def _require(platform, variant):
+    """Skip unless the last call ran the tensor-core split kernel (and, for bulk, on an sm_90+ device)."""
+    if platform != "cuda" or compiled.last_kernels().get("fwd") != "mma":
+        pytest.skip("the switches act on the CUDA build's tensor-core split kernel only")
+    if variant == "bulk" and torch.cuda.get_device_capability()[0] < 9:
+        pytest.skip("bulk copies need an sm_90+ device")
+
+
+def _kvcache(call, platform, monkeypatch, env, **kw):
+    """flash_attn_with_kvcache twice (full path, then fast path) under env: the fast path's (out, lse), its cache
+    copy and the kv_k_first of every launch the plans hold."""
+    _set(monkeypatch, env)
+    kvcache_fast._PLANS.clear()
+    for _ in range(2):
+        c = fold._clone(call)
+        out = rocflash.flash_attn_with_kvcache(**c, return_softmax_lse=True, num_splits=fold.SPLITS,
+                                               backend=platform, **kw)
+    torch.cuda.synchronize()
+    flags = [ln.params.kv_k_first for plan in kvcache_fast._PLANS.values() for key, ln in plan.launch.items()
+             if isinstance(key, tuple) and hasattr(ln, "params")]
+    return out, c, flags
+
+
+@pytest.mark.parametrize("name", list(fold.CASES))
+def test_gpu_copy_variant_same_bits_kvcache(platform, monkeypatch, variant, name):
+    case = dict(fold.CASES[name])
+    causal = case.pop("causal", False)
+    batch_idx = case.pop("batch_idx", None)
+    int_lens = case.pop("int_lens", False)
+    call = fold._inputs(seed=29, **case)
+    if int_lens:
+        call["cache_seqlens"] = case["lens"][0]
+    if batch_idx is not None:
+        call["cache_batch_idx"] = torch.tensor(batch_idx, dtype=torch.int32, device="cuda")
+    (out0, lse0), c0, flags0 = _kvcache(call, platform, monkeypatch, OFF, causal=causal)
+    _require(platform, variant)
+    env, flag = VARIANTS[variant]
+    (out1, lse1), c1, flags1 = _kvcache(call, platform, monkeypatch, env, causal=causal)
+    assert flags0 and set(flags0) == {0} and flags1 and set(flags1) == {flag}, (flags0, flags1)
+    assert not out1.isnan().any()
+    for a, b in ((out0, out1), (lse0, lse1), (c0["k_cache"], c1["k_cache"]), (c0["v_cache"], c1["v_cache"])):
+        assert torch.equal(fold._bits(a), fold._bits(b)), name
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("shape", [
+    # (batch, seqlen_q, seqlen_k, nheads, nheads_k, headdim, num_splits, causal, window)
+    (2, 1, 3000, 8, 2, 128, 3, False, (-1, -1)),  # ~16 tiles per warp: the steady-state loop
+    (1, 4, 700, 8, 2, 64, 5, True, (100, 0)),  # speculative causal rows + window: masked tiles (clean_v)
+    (3, 1, 257, 16, 4, 128, 1, False, (-1, -1)),  # one split: the kernel writes O itself
+    (1, 1, 4096, 32, 8, 128, 32, False, (-1, -1)),  # issue 9's 1 x 4k point, 32 splits of 2 tiles per warp
+])
+def test_gpu_copy_variant_same_bits_decode(platform, monkeypatch, variant, dtype, shape):
+    b, sq, sk, h, hk, d, n, causal, window = shape
+    g = torch.Generator().manual_seed(11 + sk)
+    q, k, v = (t.cuda() for t in rand_qkv(b, sq, sk, h, hk, d, dtype, generator=g))
+    outs = []
+    for env in (OFF, VARIANTS[variant][0], VARIANTS[variant][0]):
+        _set(monkeypatch, env)
+        out, lse = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=sk, causal=causal, window_size=window,
+                                                    num_splits=n, return_softmax_lse=True, backend=platform)
+        outs.append((out, lse))
+    _require(platform, variant)
+    (o0, l0), (o1, l1), (o2, l2) = outs
+    assert torch.equal(fold._bits(o0), fold._bits(o1)) and torch.equal(l0, l1)
+    assert torch.equal(fold._bits(o1), fold._bits(o2)) and torch.equal(l1, l2), f"{variant}: repeated calls differ"
+    assert_close_to_reference(o1, l1, q, k, v, fwd_args(d, causal, window), f"{variant} {shape}")
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_gpu_copy_variant_stale_rows_masked_nan(platform, monkeypatch, variant, dtype):
+    """seqlen_k 965, one split, window_left 164: the block's keys start at 768 (a multiple of block_n 64), keys
+    768..799 lie outside the window and hold NaN in K and V; warp 0's first tile (keys 768..783, all NaN) and its
+    fourth (keys 960..964: 5 rows, the split's end) share ring stage 0, so the bulk kernel's K rows 5..15 of that
+    tile hold the NaN of the first (its V rows were zeroed by clean_v, the first tile being masked). Slots 965..1023
+    of the cache (past cache_seqlens) are NaN too. Same bits as the default kernel (which zero-fills those rows), no
+    NaN, within the rule against fp64 on the clean keys."""
+    sk, cap, h, hk, d = 965, 1024, 8, 2, 128
+    g = torch.Generator().manual_seed(965)
+    q, k, v = (t.cuda() for t in rand_qkv(2, 1, cap, h, hk, d, dtype, generator=g))
+    kc, vc = k.clone(), v.clone()
+    for t in (kc, vc):
+        t[:, 768:800] = float("nan")
+        t[:, sk:] = float("nan")
+    window = (164, 0)
+    outs = []
+    for env in (OFF, VARIANTS[variant][0]):
+        _set(monkeypatch, env)
+        outs.append(rocflash.flash_attn_with_kvcache(q, kc, vc, cache_seqlens=sk, window_size=window, num_splits=1,
+                                                     return_softmax_lse=True, backend=platform))
+    _require(platform, variant)
+    (o0, l0), (o1, l1) = outs
+    assert not o1.isnan().any() and not l1.isnan().any()
+    assert torch.equal(fold._bits(o0), fold._bits(o1)) and torch.equal(l0, l1)
+    assert_close_to_reference(o1, l1, q, k[:, :sk], v[:, :sk], fwd_args(d, False, window), f"{variant} stale rows")
+
+
+def test_gpu_copy_variant_graph_replay_same_bits(platform, monkeypatch, variant):
+    """A CUDA graph of the variant's paged-16 KV-cache call (the fast path) replays the eager call's bits."""
+    call = fold._inputs(seed=31, lens=[100, 300, 511, 1], page=16)
+    _set(monkeypatch, VARIANTS[variant][0])
+    kvcache_fast._PLANS.clear()
+
+    def step():
+        return rocflash.flash_attn_with_kvcache(**call, num_splits=fold.SPLITS, backend=platform)
+    eager = [step() for _ in range(3)][-1]
+    _require(platform, variant)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = step()
+    out.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(fold._bits(out), fold._bits(eager))
