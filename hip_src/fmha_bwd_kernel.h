@@ -89,17 +89,19 @@ RF_DEVICE bool shifted_variant(const FmhaBwdParams& p) {
   return E::kDType == DType::kFp32 && p.bwd_stats != nullptr && p.softcap == 0.f;
 }
 
-// The thread index the kShifted per-element loops derive their rows from (ALiBi's distance needs the row on
+// The thread index the float32 per-element loops derive their rows from (ALiBi's distance needs the row on
 // interior tiles too), through an empty asm: the compiler recomputes the row from it there instead of keeping the
-// thread's row across the main loop (gfx906 fp32 d32 dQ: a 4-VGPR spill at its 128 VGPRs without it). On CUDA
-// only where it helps (kCudaToo: the dK/dV kernel, sm_90 fp32 d256 193 -> 167 registers, d128 159 -> 128; in the
-// dQ kernel it cost d64 128 -> 145: ptxas -v, RESULTS "eco13").
-template <bool kShifted, bool kCudaToo = false>
+// thread's row across the main loop (gfx906 fp32 d32 dQ: a 4-VGPR spill at its 128 VGPRs without it, eco13; eco15:
+// the from-LSE path's from_fp64_sum too, else 8 / 12 B of scratch there). kHip: float32, both variants. On CUDA
+// only where it helps (kCuda: the dK/dV kernel's kShifted loop, sm_90 fp32 d256 193 -> 167 registers, d128 159 ->
+// 128; in the dQ kernel it cost d64 128 -> 145: ptxas -v, RESULTS "eco13"; on the dK/dV kernel's from-LSE loop
+// d256 167 -> 193, d32 96 -> 118: eco15).
+template <bool kHip, bool kCuda = false>
 RF_DEVICE int shifted_row_tid(int tid) {
 #if defined(RF_PLATFORM_HIP)
-  if constexpr (kShifted) asm volatile("" : "+v"(tid));
+  if constexpr (kHip) asm volatile("" : "+v"(tid));
 #else
-  if constexpr (kShifted && kCudaToo) asm volatile("" : "+r"(tid));
+  if constexpr (kCuda) asm volatile("" : "+r"(tid));
 #endif
   return tid;
 }
@@ -183,7 +185,7 @@ RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule
                                   float (&dp)[TM][TN]) {
   constexpr auto T = Tile::kShape;
   tile_s_and_dp<E, Tile, kShifted>(lds, tid, score, row_max, s, dp);
-  const auto row_of = [&](int i) { return m0 + T.row(shifted_row_tid<kShifted, kCudaOpaqueRow>(tid), i); };
+  const auto row_of = [&](int i) { return m0 + T.row(shifted_row_tid<E::kDType == DType::kFp32, kShifted && kCudaOpaqueRow>(tid), i); };
   const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
   const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
   if (boundary)
@@ -394,7 +396,7 @@ struct FmhaBwdDqPipeline {
       const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
-        const int row = m0 + T.row(shifted_row_tid<kShifted>(tid), i);
+        const int row = m0 + T.row(shifted_row_tid<E::kDType == DType::kFp32>(tid), i);
         float tile_max = neg_inf();
 #pragma unroll
         for (int c = 0; c < TN; ++c) {
