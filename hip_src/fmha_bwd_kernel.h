@@ -10,7 +10,9 @@
 //                final row max and 1 / row sum, the values it normalised O with)
 //                (float32: P = exp2(x - shift) * inv_l, x = score_log2(S) - m; shift and inv_l: the statistics
 //                pass's, or 0 and the forward's; with the pass and no softcap x comes from S's fp64 sum,
-//                rounded once, ALiBi's term after it in float32: ScoreTransform::shifted_log2, kShifted)
+//                rounded once, ALiBi's term after it in float32: ScoreTransform::shifted_log2, kShifted;
+//                from an LSE alone, score_log2(S) is the forward's own: float32(S_fp64 * fp64_multiplier())
+//                through from_fp64_sum, as VectorTileMath::qk_fp64, then - m in float32)
 //                dS = P o (dP - D) o g,   g = 1, or 1 - tanh^2 under softcap   (dS = dL/d(raw S) / scale)
 //   dK/dV kernel dV += P^T.dO,  dK += dS^T.Q          (dK scaled by softmax_scale once, at the end)
 //   dQ kernel    dQ += dS.K                           (scaled by softmax_scale once, at the end)
@@ -72,9 +74,14 @@ RF_DEVICE float head_alibi_slope(const FmhaBwdParams& p, int batch, int head) {
 // kShifted (float32 with the statistics pass, p.bwd_stats, no softcap: shifted_variant): tile_s_and_dp forms
 // x = S * scale_log2 - row_max from S's fp64 sum (ScoreTransform::shifted_log2), rounded once, ALiBi's term is
 // subtracted from that in float32 (shifted_score: ScoreTransform::shifted_alibi_log2, issue 8, eco13), and the
-// pass's own max of x (the row's shift) cancels row_max's float32 rounding. Else x = score_log2(S) - row_max from
-// the float32 S: a backward from an LSE has no such shift, and its m shares the forward's float32 S2 rounding,
-// which an fp64 S2 would not (the sim: 3.7x the rule on adv15's case from the LSE); softcap bounds the score.
+// pass's own max of x (the row's shift) cancels row_max's float32 rounding. Else x = score_log2(S) - row_max with
+// score_log2(S) the forward's float32 score bit for bit: a backward from an LSE has no such shift, and its m
+// (compiled.stats_from_lse) shares the forward's rounding of S2 only if P is rebuilt from the same S2 bits (an S2
+// rounded otherwise: the sim 3.7x the rule on adv15's case from the LSE, eco12). float32 (eco15): S's fp64 sum
+// times ScoreTransform::fp64_multiplier(), rounded once, then from_fp64_sum (the forward's qk_fp64 since eco14;
+// the float32 S times the float32 scale_log2 left the H200's far-row ALiBi cases from the LSE, fp32 softmax_scale
+// 50 / 100, past the rule); with softcap the multiplier is 1: s is the float32 S, which grad_factor takes.
+// 16-bit: the float32 S through operator(), as their forward.
 // A template parameter, not a runtime test per element: the runtime select cost the fp32 d32 dQ kernel 8 VGPRs
 // and a spill on gfx906 at its 2 waves per SIMD (ISA audit).
 template <class E>
@@ -82,31 +89,36 @@ RF_DEVICE bool shifted_variant(const FmhaBwdParams& p) {
   return E::kDType == DType::kFp32 && p.bwd_stats != nullptr && p.softcap == 0.f;
 }
 
-// The thread index the kShifted per-element loops derive their rows from (ALiBi's distance needs the row on
+// The thread index the float32 per-element loops derive their rows from (ALiBi's distance needs the row on
 // interior tiles too), through an empty asm: the compiler recomputes the row from it there instead of keeping the
-// thread's row across the main loop (gfx906 fp32 d32 dQ: a 4-VGPR spill at its 128 VGPRs without it). On CUDA
-// only where it helps (kCudaToo: the dK/dV kernel, sm_90 fp32 d256 193 -> 167 registers, d128 159 -> 128; in the
-// dQ kernel it cost d64 128 -> 145: ptxas -v, RESULTS "eco13").
-template <bool kShifted, bool kCudaToo = false>
+// thread's row across the main loop (gfx906 fp32 d32 dQ: a 4-VGPR spill at its 128 VGPRs without it, eco13; eco15:
+// the from-LSE path's from_fp64_sum too, else 8 / 12 B of scratch there). kHip: float32, both variants. On CUDA
+// only where it helps (kCuda: the dK/dV kernel's kShifted loop, sm_90 fp32 d256 193 -> 167 registers, d128 159 ->
+// 128; in the dQ kernel it cost d64 128 -> 145: ptxas -v, RESULTS "eco13"; on the dK/dV kernel's from-LSE loop
+// d256 167 -> 193, d32 96 -> 118: eco15).
+template <bool kHip, bool kCuda = false>
 RF_DEVICE int shifted_row_tid(int tid) {
 #if defined(RF_PLATFORM_HIP)
-  if constexpr (kShifted) asm volatile("" : "+v"(tid));
+  if constexpr (kHip) asm volatile("" : "+v"(tid));
 #else
-  if constexpr (kShifted && kCudaToo) asm volatile("" : "+r"(tid));
+  if constexpr (kCuda) asm volatile("" : "+r"(tid));
 #endif
   return tid;
 }
 
-// x = score_log2(S) - row_max of one element: under kShifted s holds S * scale_log2 - row_max (fp64, rounded once)
-// and ALiBi's term (+0 without ALiBi) comes off here, in float32; else s holds S.
-template <bool kShifted>
+// x = score_log2(S) - row_max of one element, s as tile_s_and_dp leaves it: under kShifted S * scale_log2 - row_max
+// (fp64, rounded once), ALiBi's term (+0 without ALiBi) comes off here, in float32; else float32 inputs:
+// float32(S * fp64_multiplier()), the forward's score through from_fp64_sum (eco15); 16-bit: S through operator().
+template <class E, bool kShifted>
 RF_DEVICE float shifted_score(float s, float row_max, const ScoreTransform& score, int row, int col) {
   if constexpr (kShifted) return score.shifted_alibi_log2(s, row, col);
+  else if constexpr (E::kDType == DType::kFp32) return score.from_fp64_sum(s, row, col) - row_max;
   else return score(s, row, col) - row_max;
 }
 
-// One S tile's P and dS (in place: s holds S on entry and P on exit, dp holds dP on entry and dS on exit).
-// float32: P = exp2(x - shift) * inv_l (shift: the statistics pass's own max of x, or 0); 16-bit: exp2(x) * inv_l.
+// One S tile's P and dS (in place: s holds tile_s_and_dp's score on entry and P on exit, dp holds dP on entry and
+// dS on exit). float32: P = exp2(x - shift) * inv_l (shift: the statistics pass's own max of x, or 0); 16-bit:
+// exp2(x) * inv_l. grad_factor reads s only under softcap, where s is the raw float32 S (multiplier 1).
 template <class E, bool kShifted, bool kMask, int TM, int TN, class RowOf, class ColOf>
 RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], const float (&row_max)[TM],
                                     const float (&inv_l)[TM], const float (&delta)[TM], const float (&shift)[TM],
@@ -116,7 +128,7 @@ RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], con
 #pragma unroll
     for (int c = 0; c < TN; ++c) {
       const int row = row_of(i), col = col_of(c);
-      float x = shifted_score<kShifted>(s[i][c], row_max[i], score, row, col);
+      float x = shifted_score<E, kShifted>(s[i][c], row_max[i], score, row, col);
       if constexpr (E::kDType == DType::kFp32) x -= shift[i];
       float prob = rf_exp2(x) * inv_l[i];
       float ds = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
@@ -137,7 +149,9 @@ RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], con
 // S = Q.K^T and dP = dO.V^T of the tile in LDS (each element one dot product over headdim in a fixed order:
 // the same bits in the dK/dV kernel, the dQ kernel and the dQ kernel's statistics pass). kShifted: s gets x =
 // score_log2(S) - row_max from S's fp64 sum instead (ScoreTransform::shifted_log2, rounded once; ALiBi's term
-// comes off in the callers' per-element loops, shifted_score).
+// comes off in the callers' per-element loops, shifted_score). Else float32: s = S's fp64 sum times
+// ScoreTransform::fp64_multiplier(), rounded once (the forward's VectorTileMath::qk_fp64 bits; shifted_score takes
+// it through from_fp64_sum); 16-bit: s = S.
 template <class E, class Tile, bool kShifted, int TM, int TN>
 RF_DEVICE void tile_s_and_dp(const char* lds, int tid, const ScoreTransform& score, const float (&row_max)[TM],
                              float (&s)[TM][TN], float (&dp)[TM][TN]) {
@@ -153,6 +167,10 @@ RF_DEVICE void tile_s_and_dp(const char* lds, int tid, const ScoreTransform& sco
     tile_rowdot_fp64<TM, TN>(lds, T.chunks_per_row(), q_at, k_at, s, [&](int i, int c, double wide) {
       return score.shifted_log2(wide, row_max[i]);
     });
+  } else if constexpr (E::kDType == DType::kFp32) {
+    const double mult = score.fp64_multiplier();
+    tile_rowdot_fp64<TM, TN>(lds, T.chunks_per_row(), q_at, k_at, s,
+                             [mult](int, int, double wide) { return float(rf_mul_rn_f64(wide, mult)); });
   } else {
     tile_rowdot<E, TM, TN>(lds, T.chunks_per_row(), q_at, k_at, s);
   }
@@ -167,7 +185,7 @@ RF_DEVICE bool recompute_p_and_ds(const char* lds, int tid, const MaskRule& rule
                                   float (&dp)[TM][TN]) {
   constexpr auto T = Tile::kShape;
   tile_s_and_dp<E, Tile, kShifted>(lds, tid, score, row_max, s, dp);
-  const auto row_of = [&](int i) { return m0 + T.row(shifted_row_tid<kShifted, kCudaOpaqueRow>(tid), i); };
+  const auto row_of = [&](int i) { return m0 + T.row(shifted_row_tid<E::kDType == DType::kFp32, kShifted && kCudaOpaqueRow>(tid), i); };
   const auto col_of = [&](int c) { return n0 + T.s_col(tid, c); };
   const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
   if (boundary)
@@ -378,12 +396,12 @@ struct FmhaBwdDqPipeline {
       const bool boundary = tile_needs_mask(rule, m0, m_end, n0, T.block_n);  // uniform per block
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
-        const int row = m0 + T.row(shifted_row_tid<kShifted>(tid), i);
+        const int row = m0 + T.row(shifted_row_tid<E::kDType == DType::kFp32>(tid), i);
         float tile_max = neg_inf();
 #pragma unroll
         for (int c = 0; c < TN; ++c) {
           const int col = n0 + T.s_col(tid, c);
-          float x = shifted_score<kShifted>(s[i][c], row_max[i], score, row, col);
+          float x = shifted_score<E, kShifted>(s[i][c], row_max[i], score, row, col);
           if (boundary && !(row < rule.seqlen_q && rule.visible(row, col))) x = neg_inf();
           s[i][c] = x;
           tile_max = rf_max(tile_max, x);

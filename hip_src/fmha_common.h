@@ -270,7 +270,8 @@ struct ScoreTransform {
   }
 
   // float32 inputs (eco14): what the fp64 sum of Q.K^T is multiplied by before its one rounding to float32
-  // (tile_rowdot_fp64's epilogue, VectorTileMath::qk; the split-KV kernel's lane sums): scale_log2_64 without
+  // (tile_rowdot_fp64's epilogue, VectorTileMath::qk_fp64 and the backward from an LSE, fmha_bwd_kernel.h
+  // tile_s_and_dp, eco15: the same score bits; the split-KV kernel's lane sums): scale_log2_64 without
   // softcap, so the score is float32(raw * scale_log2) rounded once (from_fp64_sum); 1 with softcap (exact: the
   // capped score keeps the float32 raw sum, as the backward). Rounding q.k to float32 first made a sum past FLT_MAX
   // -inf before the scale: at softmax_scale 1e-37 a key of exact weight 0.49 weighed 0 (adv16), while the fp32

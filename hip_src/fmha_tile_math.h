@@ -47,16 +47,19 @@ RF_DEVICE Words<kWords> lds_read(const char* p) {
 // types' arithmetic) rounds at every step: at |softmax_scale * S| in the thousands its few-ulp error, amplified
 // by exp2 when the backward rebuilds P = exp2(S2 - m), left FlashAttention's rule (issue 8: ALiBi far rows,
 // softmax_scale 50, dq 2.15x on the H200). The forward uses the same sums; since eco14 its score without softcap is
-// the sum times softmax_scale * log2(e) in fp64, rounded once (qk_fp64), as the fp32 autograd backward's shifted score
-// (the backward from an LSE alone, the ring's, keeps float32(S) * scale_log2: one rounding of |S2| apart). Ascending d, one FMA per element, as dot_word's order (the
+// the sum times softmax_scale * log2(e) in fp64, rounded once (qk_fp64), as the fp32 autograd backward's shifted score;
+// the backward from an LSE alone (the ring's) forms the same bits (fmha_bwd_kernel.h tile_s_and_dp, eco15: it rebuilds
+// P = exp2(S2 - m) with m from the LSE, so S2 must be the forward's S2, not float32(S) * scale_log2, one rounding of
+// |S2| apart). Ascending d, one FMA per element, as dot_word's order (the
 // preprocess's D = dO . O for fp32 is the same fp64 sum, bit for bit a one-hot row's dP).
 // The one rounding of each fp64 sum to fp32 (tile_rowdot_fp64's default epilogue).
 struct RoundFp64 {
   RF_DEVICE float operator()(int, int, double wide) const { return float(wide); }
 };
 
-// `epi(i, c, wide)` maps each element's fp64 sum to its fp32 result (RoundFp64: the sum rounded; the fp32
-// backward's scores: ScoreTransform::shifted_log2, the shifted score rounded once).
+// `epi(i, c, wide)` maps each element's fp64 sum to its fp32 result (RoundFp64: the sum rounded; the fp32 scores:
+// the sum times ScoreTransform::fp64_multiplier() rounded once (the forward's qk_fp64, the backward from an LSE), or
+// ScoreTransform::shifted_log2, the autograd backward's shifted score rounded once).
 template <int TM, int TN, class AddrA, class AddrB, class Epi = RoundFp64>
 RF_DEVICE void tile_rowdot_fp64(const char* lds, int num_vecs, AddrA a, AddrB b, float (&acc)[TM][TN], Epi epi = {}) {
   double wide[TM][TN];

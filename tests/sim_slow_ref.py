@@ -214,18 +214,20 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     m_shift = torch.zeros_like(row_max)
 
     def x_of(q_tile, k_tile, rows, cols, ref):  # ref (b, h, bm) -> (x (b, h, bm, bn), g)
-        if shifted and pb.dtype == torch.float32 and args.softcap == 0:
+        if pb.dtype == torch.float32 and args.softcap == 0:
+            # with the statistics pass: x = raw * c - ref in fp64, rounded once; from an LSE (eco15): the forward's
+            # score float32(raw * c), then - ref in float32; ALiBi's term after the rounding in float32 in both
             c = float(torch.tensor(args.softmax_scale, dtype=torch.float32)) * LOG2E
             ref64 = ref.double().unsqueeze(-1).unsqueeze(2)
 
             def post(raw):  # raw (b, h, 1, bm, bn)
-                return raw * c - ref64
+                return raw * c - ref64 if shifted else raw * c
             a, b = q_tile.double().unsqueeze(2), k_tile.double().transpose(-1, -2).unsqueeze(2)
             x = sim._fp64_ascending(a, b, [0], post=post).squeeze(2)
-            if pb.slopes is not None:  # ScoreTransform::shifted_alibi_log2
+            if pb.slopes is not None:  # ScoreTransform::shifted_alibi_log2 / from_fp64_sum
                 dist = (alibi_anchor(rows.view(-1, 1), pb.seqlen_q, pb.seqlen_k) - cols.view(1, -1)).abs().to(pb.acc)
                 x = x - (pb.slopes * LOG2E) * dist
-            return x, 1.0
+            return (x if shifted else x - ref.unsqueeze(-1)), 1.0
         s2, g = pb.scores_log2(dot(q_tile, k_tile), rows, cols)
         return s2 - ref.unsqueeze(-1), g
 

@@ -94,6 +94,48 @@ def test_fp32_alibi_far_rows(backend, scale, hd, sk, seed):
     _rule(_grads(q, k, v, dout, slopes, scale, backend), q, k, v, dout, args)
 
 
+@pytest.mark.parametrize("scale,hd,sk,seed", CASES)
+def test_sim_fp32_alibi_far_rows_from_lse(scale, hd, sk, seed):
+    """The same cases through a backward from the LSE alone (the ring's path, compiled.backward with an LSE): P is
+    rebuilt as exp2(S2 - m), m = (LSE - shift) * log2(e), so S2 must be the forward's score bits. Since eco14 the
+    float32 forward scores float32(S_fp64 * scale_log2_64); a backward that kept float32(S) * scale_log2 was one
+    rounding of |S2| off it: dv 1.47x the rule at softmax_scale 50 and 1.29x at 100 (sim, main 89495f5), as the
+    H200's test_gpu_alibi_far_rows fp32 cases below. eco15: the from-LSE backward forms the forward's score."""
+    q, k, v, dout, slopes, args = _inputs(scale, hd, sk, seed)
+    out, lse = sim.forward(q, k, v, args)
+    _rule(sim.backward(q, k, v, out, lse, dout, args), q, k, v, dout, args)
+
+
+def _one_key_rows(seed=7, heads=256, hd=128, scale=50.0, device="cpu"):
+    """One query row and one key per head: the forward's P is exp2(0) = 1 and its LSE is m * ln 2 (l = 1)."""
+    g = torch.Generator().manual_seed(seed)
+    q, k, v, dout = (torch.randn(1, 1, heads, hd, generator=g).to(device) for _ in range(4))
+    return q, k, v, dout, FwdArgs(scale, -1, -1, 0.0, None)
+
+
+def _check_one_key_rows(stats, lse, grads, dout, what):
+    """On the rows whose m survives the trip through the LSE (stats_from_lse(LSE) == the forward's m, bit for
+    bit: most rows), a backward from the LSE must give P = exp2(x - m) = 1 exactly, i.e. dV = P * dO = dO bit for
+    bit (the one row of its key), and dS = P * (dP - D) = 0 (D is that key's dP): dQ = dK = 0."""
+    dq, dk, dv = (t.cpu() for t in grads)
+    exact = (stats_from_lse(lse.cpu())[..., 0] == stats.cpu()[..., 0])[0, :, 0]  # (heads,)
+    assert int(exact.sum()) >= exact.numel() // 2, f"{what}: too few rows whose m survives the LSE"
+    same = (dv[0, 0] == dout.cpu()[0, 0]).all(-1)
+    bad = exact & ~same
+    assert not bad.any(), (f"{what}: P != 1 on {int(bad.sum())} of {int(exact.sum())} one-key rows (the backward's "
+                           "score is not the forward's)")
+    assert (dq == 0).all() and (dk == 0).all(), what
+
+
+def test_sim_fp32_one_key_rows_from_lse_rebuild_p_exactly():
+    """The backward from an LSE rebuilds P from the forward's score bits (float32, no softcap): one-key rows get
+    P = 1 bit for bit. On main 89495f5 (the backward's float32(S) * scale_log2) 67 of the 227 such rows got P != 1
+    (seed 7, 256 heads, headdim 128, softmax_scale 50)."""
+    q, k, v, dout, args = _one_key_rows()
+    out, lse, stats = sim.forward(q, k, v, args, with_stats=True)
+    _check_one_key_rows(stats, lse, sim.backward(q, k, v, out, lse, dout, args), dout, "sim")
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_16bit_alibi_far_rows(dtype):
     """The same class in 16-bit: every tile math shares ScoreTransform, the sim models it for every dtype."""
@@ -189,3 +231,15 @@ def test_gpu_alibi_far_rows(scale, hd, sk, seed, dtype):
                                            backend=platform)
     _assert_lse(lse, q, k, v, args, f"{platform} {dtype}")
     _rule(compiled.backward(platform, q, k, v, out, lse, dout, args), q, k, v, dout, args)
+
+
+@pytest.mark.gpu
+def test_gpu_fp32_one_key_rows_from_lse_rebuild_p_exactly():
+    """The compiled backward from an LSE alone (the ring's path) rebuilds P = 1 bit for bit on one-key rows: its
+    float32 score is the forward's (hip_src/fmha_bwd_kernel.h tile_s_and_dp, eco15)."""
+    from rocflash.backends import compiled
+
+    platform = gpu_platform()
+    q, k, v, dout, args = _one_key_rows(device="cuda")
+    out, lse, stats = compiled.forward(platform, q, k, v, args, with_stats=True)
+    _check_one_key_rows(stats, lse, compiled.backward(platform, q, k, v, out, lse, dout, args), dout, platform)

@@ -238,8 +238,11 @@ def _kernel_plan(target, dtype, headdim, nheads, nheads_k, batch, max_seqlen_q, 
     block_m = select_config("fwd_splitkv", target, dtype, headdim).block_m
     if num_splits == 0:
         chunks = -(-max_seqlen_q * group // block_m)
+        platform = {"gfx9": "hip", "cuda": "cuda"}[target]
+        # the vector kernel's blocks per CU / SM (eco14: 2 for the CUDA fp32 split kernels), as compiled.split_plan
         num_splits = splitkv.num_splits_heuristic(batch, nheads_k, chunks, max_seqlen_k,
-                                                  {"gfx9": 60, "cuda": 132}[target], {"gfx9": "hip", "cuda": "cuda"}[target])
+                                                  {"gfx9": 60, "cuda": 132}[target], platform,
+                                                  splitkv.vector_blocks_per_cu(platform, dtype))
     return True, max(1, num_splits)
 
 

@@ -28,7 +28,9 @@ Backward (hip_src/fmha_bwd_kernel.h)::
                                    with the statistics pass P = exp2(x - shift) * (1/l), x = S2 - m (the forward's
                                    m) and shift, 1/l, D the pass's, over x; float32 without softcap: x from
                                    S's fp64 sum, rounded once, _Tiles.shifted_log2, ALiBi's term
-                                   after it in float32, _Tiles.shifted_alibi_log2)
+                                   after it in float32, _Tiles.shifted_alibi_log2; from an LSE alone,
+                                   float32 without softcap: S2 the forward's own, the fp64 sum times
+                                   scale_log2 rounded once, ALiBi's term after it in float32, then - m)
     dS = P * (dP - D) * g,  dP = dO . V^T,  g = 1 or 1 - tanh^2 (softcap)
                                   (S and dP correctly rounded: for float32 inputs the kernels' fp64 sum of exact
                                   products, rounded once (tile_rowdot_fp64); for 16-bit dP the model of the
@@ -564,12 +566,20 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     # With the statistics pass (own_stats): P = exp2(x - m_shift) * (1/l), x the score relative to the row's
     # reference row_max (the forward's row max), in fp64 before the one rounding to float32 for float32 without
     # softcap (_Tiles.shifted_log2; ALiBi's term after the rounding, _Tiles.shifted_alibi_log2); m_shift = the
-    # pass's own max of x. Else (16-bit inputs; a backward from an LSE): P = exp2(S2 - m) * (1/l) from the float32
-    # S2, whose rounding the forward's m or LSE shares (the same S bits): an fp64 S2 against an m carrying the
-    # forward's float32 rounding left the rule (3.7x on the from-LSE run of adv15's case), where the pass's own
-    # shift cancels it.
+    # pass's own max of x. Else (16-bit inputs; a backward from an LSE): P = exp2(S2 - m) * (1/l) from the
+    # forward's own S2 bits, whose rounding its m or LSE shares: an S2 rounded otherwise against an m carrying the
+    # forward's rounding left the rule (3.7x on the from-LSE run of adv15's case, where the pass's own shift cancels
+    # it). float32 without softcap (eco15): the forward's score since eco14, S's fp64 sum times scale_log2 rounded
+    # once, ALiBi's term after it in float32 (hip_src/fmha_bwd_kernel.h tile_s_and_dp); the float32 S times the
+    # float32 scale, one rounding of |S2| off the forward's, left the far-row ALiBi cases from the LSE past the rule
+    # (tests/test_fp32_alibi_far_rows.py: dv 1.47x at softmax_scale 50, 1.29x at 100). Softcap, 16-bit: scores_log2
+    # of the float32 S, as their forward.
     shifted = own_stats
     m_shift = torch.zeros_like(row_max)
+    c64 = _scale_log2_64(args.softmax_scale)
+
+    def scale64(t):  # the forward's fp32 score epilogue (ScoreTransform::fp64_multiplier without softcap)
+        return t * c64
 
     def row_stats(bm):  # (b, h, blocks, Br) each: m (+inf past seqlen_q), 1/l, D (0 past seqlen_q) and the shift
         n_blocks = -(-pb.seqlen_q // bm)
@@ -590,6 +600,9 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         if shifted and pb.dtype == torch.float32 and args.softcap == 0:  # fp64, shifted; ALiBi after, float32
             x = exact_dot(qt, q_blocks, kt, k_tiles, post=pairs.shifted_log2(pb, m_t))
             x, g = pairs.shifted_alibi_log2(pb, x), 1.0
+        elif pb.dtype == torch.float32 and args.softcap == 0:  # from an LSE: the forward's score bits, then - m
+            x = pairs.shifted_alibi_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles, post=scale64)) - m_t
+            g = 1.0
         else:
             s2, g = pairs.scores_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles))
             x = s2 - m_t

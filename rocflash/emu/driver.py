@@ -252,6 +252,7 @@ def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, wi
     addr = {"o": _put(mem, out), "dout": _put(mem, dout), "lse": _put(mem, lse.to(torch.float32).contiguous()),
             "delta": _put(mem, delta), "dq": _put(mem, dq), "dk": _put(mem, dk), "dv": _put(mem, dv)}
     layout = params_layout("rf::FmhaBwdParams")
+    from_lse = stats is None  # compiled.backward with an LSE: no statistics pass (compiled.own_stats_scratch)
     if "softmax_stats" in layout.fields:
         if stats is None:
             from ..backends.compiled import stats_from_lse
@@ -269,7 +270,9 @@ def run_backward(q, k, v, out, lse, dout, softmax_scale: float | None = None, wi
     _dense_seq(layout, p, batch, nheads, seqlen_q)
     # float32 with the forward's own statistics: the dQ kernel's statistics pass first (fmha_api.hip fmha_bwd,
     # compiled.own_stats_scratch), then dK/dV reading the statistics and D it wrote; no preprocess
-    own = dtype == "fp32" and stats is not None and stats.dim() == 4 and "bwd_stats" in layout.fields
+    # (from an LSE the statistics derived above are not the forward's own: eco15, the emulated from-LSE backward ran
+    # the statistics pass on them before, not the compiled backend's from-LSE kernels)
+    own = dtype == "fp32" and not from_lse and stats.dim() == 4 and "bwd_stats" in layout.fields
     if own:
         own_stats = _nan_like(q, (batch, nheads, seqlen_q, 2), torch.float32)
         addr["bwd_stats"] = p["bwd_stats"] = _put(mem, own_stats)
