@@ -23,8 +23,8 @@ _FP32_MAX = 3.4028234663852886e38  # the kernels take softmax_scale and softcap 
 # +inf in the row, or every visible score of the row -inf (a row that sees no key stays 0 / LSE -inf; the kernels'
 # epilogues tell the two apart from the mask bounds, hip_src/fmha_common.h empty_row_inv_l). fp32 two-key rows meet the
 # backward rule at scale 50-100 with and without ALiBi (eco12, eco13: the fp64-shifted backward score). Open (issue 8,
-# tests/test_overflow_parameters.py strict xfails): a tiny softmax_scale on float32 q.k past 3.4e38, ALiBi at full
-# distance in the split-KV kernel.
+# tests/test_overflow_parameters.py strict xfail): with softcap, float32 q.k past 3.4e38 at a tiny softmax_scale.
+# ALiBi's negative slopes are bounded by the call's largest distance (min_alibi_slope, eco17).
 MAX_SOFTMAX_SCALE = _FP32_MAX / math.log2(math.e)  # 2.3587e38
 
 
@@ -90,7 +90,9 @@ def flash_attn_func(
         softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` to the scores (Gemma 2 style);
             at most MAX_SOFTMAX_SCALE (softcap * log2(e) must be a finite float32; ValueError beyond).
         alibi_slopes: float32 (nheads,) or (batch, nheads): adds ``-slope * |i + seqlen_k - seqlen_q - j|``;
-            |slope| at most MAX_SOFTMAX_SCALE (slope * log2(e) must be a finite float32; ValueError beyond).
+            |slope| at most MAX_SOFTMAX_SCALE (slope * log2(e) must be a finite float32; ValueError beyond), and a
+            negative slope at least min_alibi_slope(seqlen_k - 1, softcap) (its term -slope * log2(e) * distance
+            must stay a finite float32 at the largest distance, seqlen_k - 1; ValueError beyond).
             Not differentiable (as in flash-attn).
         deterministic: the backward's dQ, as in flash-attn. The forward never uses atomics (bitwise
             repeatable either way), and dK/dV are summed over GQA groups in registers. "cuda" with the
