@@ -136,3 +136,28 @@ def test_huge_positive_slope_far_keys_weigh_zero(backend):
         out2 = rocflash.flash_attn_func(q2, k2, v2, alibi_slopes=torch.tensor([slope]), softmax_scale=0.125,
                                         backend=backend)
         assert (out2.double() - ref2).abs().max().item() <= 1e-4
+
+
+@pytest.mark.parametrize("cap", [1e37, 1e38])
+def test_softcap_margin(cap):
+    """With softcap the term is added to the capped score (natural units) before the factor log2(e): at a saturated
+    cap (q.k past FLT_MAX in float32: x = softcap) the no-softcap limit gives a NaN row (the sim, check bypassed),
+    the softcap limit min_alibi_slope(199, softcap) is exact on sim (dense, 1 and 3 splits) and torch, and the
+    entry points reject the no-softcap limit."""
+    from rocflash.backends import sim
+
+    q, k = torch.full((1, 1, 1, 64), 1e19), torch.full((1, 200, 1, 64), 1e19)
+    v = torch.randn(1, 200, 1, 64, generator=torch.Generator().manual_seed(0))
+    plain, capped = min_alibi_slope(199), min_alibi_slope(199, cap)
+    assert torch.isnan(sim.forward(q, k, v, FwdArgs(0.125, -1, 0, cap, torch.tensor([plain])))[0]).any()
+    args = FwdArgs(0.125, -1, 0, cap, torch.tensor([capped]))
+    ref = attention_reference(q.double(), k.double(), v.double(), args, torch.float64)[0]
+    with torch.no_grad():
+        outs = [sim.forward(q, k, v, args)[0]]
+        for backend, ns in (("sim", 1), ("sim", 3), ("torch", 1)):
+            kw = dict(cache_seqlens=200, causal=True, softcap=cap, num_splits=ns, softmax_scale=0.125, backend=backend)
+            outs.append(rocflash.flash_attn_with_kvcache(q, k, v, alibi_slopes=torch.tensor([capped]), **kw))
+            with pytest.raises(ValueError, match="and softcap"):
+                rocflash.flash_attn_with_kvcache(q, k, v, alibi_slopes=torch.tensor([plain]), **kw)
+    for out in outs:
+        assert (out.double() - ref).abs().max().item() <= 1e-4
