@@ -23,8 +23,8 @@ _FP32_MAX = 3.4028234663852886e38  # the kernels take softmax_scale and softcap 
 # +inf in the row, or every visible score of the row -inf (a row that sees no key stays 0 / LSE -inf; the kernels'
 # epilogues tell the two apart from the mask bounds, hip_src/fmha_common.h empty_row_inv_l). fp32 two-key rows meet the
 # backward rule at scale 50-100 with and without ALiBi (eco12, eco13: the fp64-shifted backward score). Open (issue 8,
-# tests/test_overflow_parameters.py strict xfails): a tiny softmax_scale on float32 q.k past 3.4e38, ALiBi at full
-# distance in the split-KV kernel.
+# tests/test_overflow_parameters.py strict xfail): with softcap, float32 q.k past 3.4e38 at a tiny softmax_scale.
+# ALiBi's negative slopes are bounded by the call's largest distance (min_alibi_slope, eco17).
 MAX_SOFTMAX_SCALE = _FP32_MAX / math.log2(math.e)  # 2.3587e38
 
 
@@ -90,7 +90,9 @@ def flash_attn_func(
         softcap: > 0 applies ``softcap * tanh(S * softmax_scale / softcap)`` to the scores (Gemma 2 style);
             at most MAX_SOFTMAX_SCALE (softcap * log2(e) must be a finite float32; ValueError beyond).
         alibi_slopes: float32 (nheads,) or (batch, nheads): adds ``-slope * |i + seqlen_k - seqlen_q - j|``;
-            |slope| at most MAX_SOFTMAX_SCALE (slope * log2(e) must be a finite float32; ValueError beyond).
+            |slope| at most MAX_SOFTMAX_SCALE (slope * log2(e) must be a finite float32; ValueError beyond), and a
+            negative slope at least min_alibi_slope(seqlen_k - 1, softcap) (its term -slope * log2(e) * distance
+            must stay a finite float32 at the largest distance, seqlen_k - 1; ValueError beyond).
             Not differentiable (as in flash-attn).
         deterministic: the backward's dQ, as in flash-attn. The forward never uses atomics (bitwise
             repeatable either way), and dK/dV are summed over GQA groups in registers. "cuda" with the
@@ -359,27 +361,70 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
                              f"got {tuple(alibi_slopes.shape)}")
         if alibi_slopes.device != q.device:
             raise ValueError(f"alibi_slopes must be on q's device {q.device}, got {alibi_slopes.device}")
-        check_alibi_finite(alibi_slopes)
+        check_alibi_finite(alibi_slopes, max(seqlen_k - 1, 0), cap)
     if alibi_slopes is not None:
         alibi_slopes = alibi_slopes.detach()  # not differentiable, in every backend
     return FwdArgs(scale, int(left), int(right), cap, alibi_slopes)
 
 
-def check_alibi_finite(alibi_slopes: torch.Tensor) -> None:
+def _f32(x) -> torch.Tensor:
+    return torch.tensor(x, dtype=torch.float32)
+
+
+_LOG2E_F32 = _f32(math.log2(math.e))  # hip_src/fmha_common.h kLog2e
+
+
+def _alibi_log2_term(slope: torch.Tensor, max_distance: int) -> float:
+    """|ALiBi's term| at distance max_distance in log2 units as the kernels form it: float32(slope * log2(e)) (the
+    float32 product, ScoreTransform::alibi_slope_log2) times the distance, the product in fp64 (exact to 2^-53)."""
+    return abs(float(slope * _LOG2E_F32)) * max_distance
+
+
+def min_alibi_slope(max_distance: int, softcap: float = 0.0) -> float:
+    """The most negative slope the kernels represent at ALiBi distance max_distance (|anchor(i) - j| <= seqlen_k - 1,
+    hip_src/fmha_common.h ScoreTransform: the anchor and the key are both in [0, seqlen_k)): the float32 slope s of
+    largest |s| with float32(s * log2(e)) * max_distance <= 3.4028e38 (exact: the next float32 fails). A negative
+    slope makes the term -slope * log2(e) * |a - j| positive: past FLT_MAX it was +inf and the row NaN (adv17).
+    With softcap the term is added to the capped score (|x| <= softcap) in natural units before the factor log2(e):
+    the budget is FLT_MAX less softcap * log2(e), less 2^-20 relative for those roundings. A positive slope needs no
+    bound beyond MAX_SOFTMAX_SCALE: far keys go to -inf, weight 0, and the row's anchor key (term 0) keeps the row
+    finite (tests/test_alibi_slope_range.py). Host arithmetic only (CPU float32 scalars), no device sync."""
+    top = _f32(MAX_SOFTMAX_SCALE)
+    if max_distance == 0:
+        return -float(top)
+    budget = _FP32_MAX if softcap == 0 else (_FP32_MAX - softcap * math.log2(math.e)) * (1 - 2.0 ** -20)
+    s = torch.minimum(_f32(budget / max_distance / math.log2(math.e)), top)
+    up, down = _f32(math.inf), _f32(0.0)
+    while _alibi_log2_term(s, max_distance) > budget:
+        s = torch.nextafter(s, down)
+    while s < top and _alibi_log2_term(torch.nextafter(s, up), max_distance) <= budget:
+        s = torch.nextafter(s, up)
+    return -float(s)
+
+
+def check_alibi_finite(alibi_slopes: torch.Tensor, max_distance: int = 0, softcap: float = 0.0) -> None:
     """ValueError for a NaN or infinite slope: its head's bias -slope * |i + seqlen_k - seqlen_q - j| would be NaN
     (or NaN at distance 0, inf * 0) in every score of the head, a silently NaN output. Also for |slope| above
     MAX_SOFTMAX_SCALE: the kernels multiply the slope by log2(e) in float32 (hip_src/fmha_common.h ScoreTransform
-    alibi_slope_log2), inf there, and inf * 0 at the row's own key made every row of the head NaN (adv16). One
-    device sync."""
-    bad = ~(alibi_slopes.abs() <= MAX_SOFTMAX_SCALE)  # NaN, inf and too large, in one pass and one sync
+    alibi_slope_log2), inf there, and inf * 0 at the row's own key made every row of the head NaN (adv16). And for a
+    negative slope below min_alibi_slope(max_distance, softcap): its term -slope * log2(e) * |anchor(i) - j| at the
+    call's largest distance (seqlen_k - 1; varlen max_seqlen_k, the KV cache's capacity) passed FLT_MAX, +inf and a
+    NaN row (adv17). One pass and one device sync."""
+    lo = min_alibi_slope(max_distance, softcap)
+    bad = ~((alibi_slopes.abs() <= MAX_SOFTMAX_SCALE) & (alibi_slopes >= lo))  # NaN fails both
     if bool(bad.any()):
         nonfinite = ~torch.isfinite(alibi_slopes)
         where = tuple((nonfinite if bool(nonfinite.any()) else bad).nonzero()[0].tolist())
         value = alibi_slopes[where].item()
         if not math.isfinite(value):
             raise ValueError(f"alibi_slopes must be finite (one float32 slope per head), got {value} at index {where}")
-        raise ValueError(f"alibi_slopes must be in [-{MAX_SOFTMAX_SCALE:.5g}, {MAX_SOFTMAX_SCALE:.5g}] (slope * log2(e) "
-                         f"must be a finite float32), got {value} at index {where}")
+        if abs(value) > MAX_SOFTMAX_SCALE:
+            raise ValueError(f"alibi_slopes must be in [-{MAX_SOFTMAX_SCALE:.5g}, {MAX_SOFTMAX_SCALE:.5g}] (slope * "
+                             f"log2(e) must be a finite float32), got {value} at index {where}")
+        cap = f" and softcap {softcap:.5g} (the capped score it is added to)" if softcap else ""
+        raise ValueError(f"alibi_slopes must be >= {lo!r} at ALiBi distance up to {max_distance} (seqlen_k - 1; varlen: "
+                         f"max_seqlen_k - 1; KV cache: its capacity - 1){cap}: a negative slope's term -slope * log2(e) "
+                         f"* |anchor(i) - j| must stay a finite float32 (3.4028e38), got {value!r} at index {where}")
 
 
 def _real(x) -> float | None:

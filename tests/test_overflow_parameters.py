@@ -312,22 +312,15 @@ def test_fp64_split_combine_below_the_overflow_marker(num_splits):
     assert (out - ref).abs().max().item() <= 1e-12, out.flatten().tolist()
 
 
-@pytest.mark.xfail(strict=True, reason="adv17, open: a negative ALiBi slope's term -slope * log2(e) * |a - j| passes "
-                   "FLT_MAX in the kernels' log2 units while the natural-units score is a float32: NaN row (sim and the "
-                   "emulated split kernel) where fp64 and the torch backend are finite; either the kernels keep it "
-                   "finite or the host rejects the slope for that seqlen_k with a ValueError naming the range")
 @pytest.mark.parametrize("num_splits", [1, 3])
 def test_negative_alibi_slope_far_keys(num_splits):
-    """Causal 1 x 200, slope -1.25e36: the farthest key's bias is +2.49e38 (natural units, a float32; fp64 LSE
-    2.4875e38), 3.59e38 in log2 units (past FLT_MAX: +inf, then NaN). Accepted today (|slope| <= MAX_SOFTMAX_SCALE)."""
+    """Was a strict xfail (adv17): causal 1 x 200, slope -1.25e36: the farthest key's bias is +2.49e38 (natural units,
+    a float32; fp64 LSE 2.4875e38), 3.59e38 in log2 units (past FLT_MAX: +inf, then NaN in the sim and the emulated
+    split kernel). eco17: rejected before any launch (the limit at distance 199 is -1.18525e36,
+    rocflash.interface.min_alibi_slope; the limit's exactness: tests/test_alibi_slope_range.py)."""
     g = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(1, s, 1, 64, generator=g) for s in (1, 200, 200))
     slopes = torch.tensor([-1.25e36])
-    ref, _ = attention_reference(q.double(), k.double(), v.double(), FwdArgs(0.125, -1, 0, 0.0, slopes), torch.float64)
-    try:
-        out = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=200, causal=True, alibi_slopes=slopes,
-                                               num_splits=num_splits, softmax_scale=0.125, backend="sim")
-    except ValueError as e:
-        assert "alibi_slopes" in str(e)
-        return
-    assert (out.double() - ref).abs().max().item() <= 1e-4, f"out {out.flatten()[:2].tolist()}"
+    with pytest.raises(ValueError, match=r"alibi_slopes must be >= -1\.18525\d*e\+36 at ALiBi distance up to 199"):
+        rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=200, causal=True, alibi_slopes=slopes,
+                                         num_splits=num_splits, softmax_scale=0.125, backend="sim")

@@ -123,21 +123,23 @@ class _Problem:
         return alibi_row_shift(self.slopes.view(self.batch, self.nheads), self.batch, self.nheads, self.seqlen_q,
                                self.seqlen_k, self.device, self.acc)
 
-    def scores_log2(self, raw, rows, cols):
+    def scores_log2(self, raw, rows, cols, prescaled: bool = False):
         """Raw Q.K^T -> score in log2 units, the split-KV decode kernel's score (hip_src/fmha_splitkv_kernel.h,
         sim_splitkv): ALiBi as -slope * |anchor(i) - j| (seqlayout.alibi_anchor) as the dense kernels' ScoreTransform
         (_Tiles.scores_log2), the row's constant left to the LSE (row_shift; eco14: the full distance overflowed
         float32 on rows far from every key at slopes ~1e37). ``raw`` float64 for float32 inputs (the kernels' fp64
         sum): without softcap scaled in fp64 and rounded once, float32(raw * scale_log2) (q.k past float32 with a
-        small softmax_scale keeps its finite score; eco14), ALiBi's term then in float32.
+        small softmax_scale keeps its finite score; eco14), ALiBi's term then in float32. ``prescaled``: ``raw`` is
+        already the split-KV kernel's float32 lane tree of its rounded, fp64_multiplier-scaled lane partials
+        (sim_splitkv.lane_tree_fp32; ScoreTransform::from_fp64_sum takes it on).
         Returns (score_log2, g) with g = d(score)/d(raw) / softmax_scale."""
         a = self.args
         dist = None
         if self.slopes is not None:
             dist = (alibi_anchor(rows.view(-1, 1), self.seqlen_q, self.seqlen_k) - cols.view(1, -1)).abs().to(self.acc)
-        if raw.dtype == torch.float64 and self.acc == torch.float32:
+        if prescaled or (raw.dtype == torch.float64 and self.acc == torch.float32):
             if a.softcap == 0:
-                x = (raw * _scale_log2_64(a.softmax_scale)).float()
+                x = raw if prescaled else (raw * _scale_log2_64(a.softmax_scale)).float()
                 return (x if dist is None else x - (self.slopes * LOG2E) * dist), 1.0
             raw = raw.float()
         if a.softcap == 0 and self.slopes is None:

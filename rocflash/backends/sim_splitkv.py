@@ -15,7 +15,9 @@ One split of one sequence, with the kernel's fwd_splitkv tile config (ck_configs
   write O / l and the partial statistics (m, l), which :func:`rocflash.backends.splits.combine_partials` merges in
   the combine kernel's order (eco14; a float32 LSE_s per split lost log2 l_s at |LSE| ~ 1e19).
 - scores: ALiBi's distance from the row's anchor as the dense kernels (ScoreTransform; the row constant goes to
-  the LSE), float32 inputs from Q.K^T's fp64 sum scaled before its one rounding (eco14).
+  the LSE); float32 inputs: each lane's fp64 partial of Q.K^T scaled and rounded to float32, then the key group's
+  float32 lane tree (lane_tree_fp32, the kernel's arithmetic bit for bit; eco17: eco14's one fp64 sum no longer
+  modelled the kernel where lane partials cancel).
 
 Each row chunk of the kernel narrows the split's keys to what its query positions can see, from a block_n
 boundary; iterations a row cannot see leave its state unchanged (alpha 1, P 0), so the simulation walks the
@@ -88,11 +90,13 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
         cols = n0 + torch.arange(per_iter, device=dev).view(1, -1)  # key u * groups + g at column u * groups + g
         idx = cols.view(-1).clamp(max=pb.seqlen_k - 1)  # keys past the sequence re-read its last key
         kt, vt = kf.index_select(2, idx), vf.index_select(2, idx)  # (1, h, per_iter, bucket)
-        # float32 inputs: Q.K^T's fp64 sum, scaled in fp64 and rounded once (the kernel's fp64 lane sums and group
-        # tree: another order, the same value but near a float32 rounding boundary); 16-bit: the fp32 product
-        raw = (qf.double() @ kt.double().transpose(-1, -2) if pb.dtype == torch.float32
-               else qf @ kt.transpose(-1, -2))
-        s2, _ = pb.scores_log2(raw, rows, cols)
+        # float32 inputs: the kernel's per-lane fp64 partials of Q.K^T, each scaled and rounded to float32, then
+        # the key group's float32 butterfly (lane_tree_fp32); 16-bit: the fp32 product
+        if pb.dtype == torch.float32:
+            s2, _ = pb.scores_log2(lane_tree_fp32(qf, kt, cfg.threads_n, _fp64_multiplier(args)), rows, cols,
+                                   prescaled=True)
+        else:
+            s2, _ = pb.scores_log2(qf @ kt.transpose(-1, -2), rows, cols)
         visible = (cols >= keys[0]) & (cols < keys[1]) & rule_grid(rule, rows, cols)
         visible = visible.expand(pb.seqlen_q, per_iter)
         s2 = torch.where(visible, s2, neg_inf)
@@ -136,6 +140,39 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
     m_part = torch.where(ovf, OVERFLOW_SPLIT_M, torch.where(l == 0, -math.inf, m)).to(acc)
     out = (o * inv_l.unsqueeze(-1))[..., :pb.headdim]
     return out.transpose(1, 2), lse, m_part, l
+
+
+def _fp64_multiplier(args: FwdArgs) -> float:
+    """ScoreTransform::fp64_multiplier: scale_log2_64 without softcap, 1 with it."""
+    from .sim import _scale_log2_64
+
+    return _scale_log2_64(args.softmax_scale) if args.softcap == 0 else 1.0
+
+
+def lane_tree_fp32(qf, kt, threads_n: int, multiplier: float):
+    """The float32 split-KV kernel's Q.K^T (hip_src/fmha_splitkv_kernel.h, eco14), bit for bit: lane t of a key
+    group of ``threads_n`` lanes owns the 128-bit vectors t, t + threads_n, ... of the (zero-padded) headdim bucket
+    (SplitKvShape::vec_of), 4 float32 elements each; it sums their products in fp64 in that order (vector, then
+    element; fp32 x fp32 products are exact in fp64, so rf_fma_f64 is one rounding per step as here), multiplies
+    the sum by ``multiplier`` in fp64 and rounds it to float32 once; group_sum then adds the lanes in float32 as a
+    butterfly (step s adds lane t ^ (threads_n >> s): lanes t and t + threads_n / 2 first; each step's addition is
+    symmetric, so every lane holds the same tree). Partials that cancel across lanes lose what float32 cannot hold
+    (adv17: out [0.5, 0.5] where fp64 gives [0.9526, 0.0474], as eager float32; the dense kernels sum the whole
+    row in fp64 first). qf (1, h, sq, bucket), kt (1, h, n, bucket) float32 -> (1, h, sq, n) float32."""
+    bucket = qf.shape[-1]
+    vl = bucket // (4 * threads_n)
+    qv = qf.double().reshape(*qf.shape[:-1], vl, threads_n, 4)
+    kv = kt.double().reshape(*kt.shape[:-1], vl, threads_n, 4)
+    acc = None
+    for x in range(vl):
+        for w in range(4):
+            term = qv[..., x, :, w].unsqueeze(-2) * kv[..., x, :, w].unsqueeze(-3)  # (1, h, sq, n, threads_n)
+            acc = term + 0.0 if acc is None else acc + term
+    lanes = (acc * multiplier).float()
+    while lanes.shape[-1] > 1:
+        half = lanes.shape[-1] // 2
+        lanes = lanes[..., :half] + lanes[..., half:]
+    return lanes[..., 0]
 
 
 def keys_per_iter(cfg) -> int:
