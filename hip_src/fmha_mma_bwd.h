@@ -289,8 +289,10 @@ struct MmaBwdDkdvPipeline {
   }
 
   // P^T and dS^T of one tile (in place: s holds S^T on entry, P^T on exit; dp holds dP^T, then dS^T), for the R
-  // accumulator rows from i0 (R = TK: all of the warp's keys).
-  template <bool kMask, int R>
+  // accumulator rows from i0 (R = TK: all of the warp's keys). kPlain (the lean kernels of fmha_mma_bwd_lean.h,
+  // launched only without softcap and ALiBi): the score is raw * scale_log2 with no run-time test per element,
+  // the same arithmetic as ScoreTransform's plain case (one rounded product, then the subtraction; grad factor 1).
+  template <bool kMask, int R, bool kPlain = false>
   RF_DEVICE static void probs_and_grads(const char* lds, int buf, const ScoreTransform& score, const MaskRule& rule,
                                         int m0, int n0, int tid, int i0, float (&s)[R][TN], float (&dp)[R][TN]) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
@@ -306,8 +308,14 @@ struct MmaBwdDkdvPipeline {
 #pragma unroll
       for (int i = 0; i < R; ++i) {
         const int col = n0 + T.key(tid, i0 + i);
-        float prob = rf_exp2(score(s[i][c], row, col) - row_max) * st.y;
-        float ds = prob * (dp[i][c] - delta) * score.grad_factor(s[i][c]);
+        float prob, ds;
+        if constexpr (kPlain) {
+          prob = rf_exp2(__fmul_rn(s[i][c], score.scale_log2) - row_max) * st.y;  // (__fmul_rn: no contraction)
+          ds = prob * (dp[i][c] - delta);
+        } else {
+          prob = rf_exp2(score(s[i][c], row, col) - row_max) * st.y;
+          ds = prob * (dp[i][c] - delta) * score.grad_factor(s[i][c]);
+        }
         if constexpr (kMask) {  // selects, not products: S^T and dP^T of a masked pair may be NaN
           if (col < lo || col > hi) prob = ds = 0.f;
         }
@@ -323,7 +331,7 @@ struct MmaBwdDkdvPipeline {
   static constexpr int kDqChunkCols = T.grid() ? 32 : 64;
   // dS^T (accumulator layout, rounded to E) into its shared-memory rows (kWgmmaDq: the wgmma dQ product's core
   // matrices, MmaBwdWgmmaOps::store_ds).
-  RF_DEVICE static void store_ds(char* lds, int tid, const float (&ds)[TK][TN]) {
+  RF_DEVICE static void store_ds(char* lds, int tid, const float (&ds)[TK][TN], int ds_off = 0) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
     if constexpr (kWgmmaDq) {
       Wg::store_ds(lds, tid, ds);
@@ -332,7 +340,7 @@ struct MmaBwdDkdvPipeline {
       for (int i = 0; i < TK; ++i)
 #pragma unroll
         for (int c = 0; c < TN; c += 2)
-          *reinterpret_cast<uint32_t*>(lds + T.ds_write(tid, i, c)) = mma::pack2<E>(ds[i][c], ds[i][c + 1]);
+          *reinterpret_cast<uint32_t*>(lds + ds_off + T.ds_write(tid, i, c)) = mma::pack2<E>(ds[i][c], ds[i][c + 1]);
     }
   }
   // Publishes dS (and K^T) to the wgmma operand reads of every warp; on a K with a non-finite element, the K
@@ -365,9 +373,14 @@ struct MmaBwdDkdvPipeline {
 
   // dQ rows m0.. of head `head` += dS.K (dS^T and K in shared memory): warp tile of DM = dq_m_tiles m16 tiles of
   // rows x dq_cols_per_warp() columns, in chunks of kDqChunkCols columns (each B fragment serves the DM tiles),
-  // each added to p.dq_accum atomically.
+  // each added to p.dq_accum atomically. ds_off: the dS^T buffer (the deferred lean kernel's second one);
+  // kDiag = 1 (a timing diagnostic, RF_TCBWD8_DIAG builds only: dq is wrong): the atomics are skipped (behind a
+  // data-dependent test that never passes, so the product is not optimised away).
+  // kFastRed (the lean kernels): a chunk whose columns all lie inside headdim (uniform) adds its rows with one
+  // address per row and constant offsets, no per-element column test (the default kernel's 16 branch regions).
+  template <int kDiag = 0, bool kFastRed = false>
   RF_DEVICE static void add_dq(const FmhaBwdParams& p, const SeqInfo& seq, const char* lds, int tid, int batch, int head,
-                               int m0) {
+                               int m0, int ds_off = 0) {
     constexpr MmaBwdDkdvShape T = Tile::kShape;
     constexpr int KN = T.block_n / MmaBwdTileBase::kMmaK;  // k-steps over the block's keys
     constexpr int COLS = T.dq_cols_per_warp();
@@ -392,7 +405,7 @@ struct MmaBwdDkdvPipeline {
         uint32_t a[DM][4];
 #pragma unroll
         for (int mt = 0; mt < DM; ++mt)
-          mma::ldmatrix_x4_trans(a[mt], mma::smem_address(lds + T.ds_read(tid, qrow0 + mt * MmaBwdTileBase::kMmaM, kk)));
+          mma::ldmatrix_x4_trans(a[mt], mma::smem_address(lds + ds_off + T.ds_read(tid, qrow0 + mt * MmaBwdTileBase::kMmaM, kk)));
 #pragma unroll
         for (int dp = 0; dp < NT / 2; ++dp) {
           uint32_t b[4];
@@ -407,6 +420,23 @@ struct MmaBwdDkdvPipeline {
             }
         }
       }
+      if (kFastRed && kAligned && c0 + CHUNK <= p.headdim) {
+#pragma unroll
+        for (int r = 0; r < 2 * DM; ++r) {
+          const int row = m0 + qrow0 + 8 * r + l / MmaBwdTileBase::kRowLanes;
+          if (row >= seq.seqlen_q) continue;
+          float* dst = reinterpret_cast<float*>(const_cast<char*>(acc_rows.base) + row * acc_rows.row_stride_bytes) + c0 +
+                       2 * (l % MmaBwdTileBase::kRowLanes);
+#pragma unroll
+          for (int n = 0; n < NT; ++n) {
+            if constexpr (kDiag == 1) {
+              if (acc[r][2 * n] != -1.0e-30f) continue;
+            }
+            mma::atomic_add2(dst + n * MmaBwdTileBase::kMmaN, acc[r][2 * n], acc[r][2 * n + 1]);
+          }
+        }
+        continue;
+      }
 #pragma unroll
       for (int r = 0; r < 2 * DM; ++r) {
         const int row = m0 + qrow0 + 8 * r + l / MmaBwdTileBase::kRowLanes;
@@ -415,6 +445,9 @@ struct MmaBwdDkdvPipeline {
 #pragma unroll
         for (int n = 0; n < NT; ++n) {
           const int col = c0 + n * MmaBwdTileBase::kMmaN + 2 * (l % MmaBwdTileBase::kRowLanes);
+          if constexpr (kDiag == 1) {
+            if (acc[r][2 * n] != -1.0e-30f) continue;
+          }
           if (kAligned && col + 1 < p.headdim) {
             mma::atomic_add2(dst + col, acc[r][2 * n], acc[r][2 * n + 1]);
           } else {
@@ -732,6 +765,12 @@ inline bool dq_tile2_enabled() {
   return env != nullptr && env[0] == '1' && env[1] == '\0';
 }
 
+}  // namespace rf
+
+#include "fmha_mma_bwd_lean.h"  // the lean atomic-dQ kernels (ROCFLASH_BWD_LEAN, sm_90a builds)
+
+namespace rf {
+
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
   if (p.dq_accum != nullptr) {
@@ -758,6 +797,30 @@ rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
       }
     }
 #endif
+    // The lean kernels (fmha_mma_bwd_lean.h; every CUDA arch; the 128-bit path without softcap and ALiBi, whose plain
+    // score they take; one block per key block): ROCFLASH_BWD_LEAN (bwd_lean_mode) auto / 2 / 3, else the kernel below.
+    if constexpr (!T.grid() && kAligned) {
+      if (p.softcap == 0.f && p.alibi_slopes == nullptr && total <= kMaxGridBlocks) {
+        using Wide = WideAtomicTile<Tile>;
+        constexpr MmaBwdDkdvShape W = Wide::kShape;
+        const int64_t wide_total = (int64_t(p.seqlen_k) + W.block_n - 1) / W.block_n * p.nheads_k * p.batch;
+        int mode = bwd_lean_mode();
+        if (mode == kLeanAuto) mode = W.valid() && wide_total >= multiprocessor_count() ? 3 : 2;
+        switch (mode) {
+          case 2: return launch_grid_stride(fmha_bwd_dkdvq_lean_kernel<E, Atomic, kAligned, 2>, p, total, T.threads, MmaBwdDkdvLean<E, Atomic, kAligned, 2>::lds_bytes(), stream);
+          case 3:
+            if constexpr (W.valid())
+              return launch_grid_stride(fmha_bwd_dkdvq_lean_kernel<E, Wide, kAligned, 3>, p, wide_total, W.threads, MmaBwdDkdvLean<E, Wide, kAligned, 3>::lds_bytes(), stream);
+            break;
+#if defined(RF_TCBWD8_DIAG)
+          case 1: return launch_grid_stride(fmha_bwd_dkdvq_lean_kernel<E, Atomic, kAligned, 1>, p, total, T.threads, MmaBwdDkdvLean<E, Atomic, kAligned, 1>::lds_bytes(), stream);
+          case 8: return launch_grid_stride(fmha_bwd_dkdvq_lean_kernel<E, Atomic, kAligned, 8>, p, total, T.threads, MmaBwdDkdvLean<E, Atomic, kAligned, 8>::lds_bytes(), stream);
+          case 9: return launch_grid_stride(fmha_bwd_dkdvq_lean_kernel<E, Atomic, kAligned, 9>, p, total, T.threads, MmaBwdDkdvLean<E, Atomic, kAligned, 9>::lds_bytes(), stream);
+#endif
+          default: break;
+        }
+      }
+    }
     return launch_grid_stride(fmha_bwd_dkdvq_mma_kernel<E, Atomic, kAligned>, p, total, T.threads, T.lds_bytes_atomic_dq(), stream);
   }
   constexpr MmaBwdDkdvShape T = Tile::kShape;

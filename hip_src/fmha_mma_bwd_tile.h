@@ -219,6 +219,16 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
     return s;
   }
 
+  // ---- this shape with twice the keys over twice the warps (block_n 128 over 8 warps at the atomic tiles of d64 /
+  // d128; the lean kernel's variant 3, fmha_mma_bwd_lean.h): the same warp tile (16 keys per warp), half the dQ
+  // atomics and half the Q / dO / statistics copies per key, one block per SM (registers) instead of two.
+  RF_HDC MmaBwdDkdvShape wide() const {
+    MmaBwdDkdvShape s = *this;
+    s.block_n *= 2;
+    s.threads *= 2;
+    return s;
+  }
+
   RF_HDC bool valid() const {
     return base_valid() && (core_rows == 0 || (!grid() && lds_pad_bytes == 0 && core_rows >= block_m && core_rows >= block_n)) &&
            (s_query_warps == 1 || s_query_warps == 2) && warps() % s_query_warps == 0 &&

@@ -47,6 +47,11 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     # the atomic-dQ kernel's dQ warp tile (sm_90a builds; mma.sync, any compute capability): 32 query rows (1) or
     # 16 (0, default); the two switches above take precedence when set
     "ROCFLASH_BWD_DQ_TILE": (("0", "1"), "0"),
+    # the atomic-dQ kernel (deterministic=False; hip_src/fmha_mma_bwd_lean.h; the 128-bit path without softcap /
+    # ALiBi): auto (default) = the lean kernel, variant 3 (block_n 128 over 8 warps) when its grid covers every SM,
+    # else 2; 2 / 3 = that variant; 0 = the kernel before tcbwd8; 1, 8, 9 = the A/B's step and timing diagnostics
+    # (dq wrong) in builds with -DRF_TCBWD8_DIAG only, else auto. The three switches above take precedence
+    "ROCFLASH_BWD_LEAN": (("auto", "0", "1", "2", "3", "8", "9"), "auto"),
 }
 # read at install / tool time (setup.py, rocflash.ck.build), not by check_switches
 BUILD_SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {

@@ -118,6 +118,11 @@ def lds_bytes(cfg: TileConfig, kind: str | None = None) -> int:
                 + a.block_n * (a.block_m * a.elem_bytes + 16))
     if (kind or cfg.kind) == "bwd_dkdvq_dq2":  # bwd_dkdvq's tile and shared memory (only dQ's warp split differs)
         return lds_bytes(cfg, "bwd_dkdvq")
+    if (kind or cfg.kind) == "bwd_dkdvq_lean2":  # and a second dS^T buffer (MmaBwdDkdvLean<..., 2>::lds_bytes)
+        a = cfg.atomic_config()
+        return lds_bytes(cfg, "bwd_dkdvq") + a.block_n * (a.block_m * a.elem_bytes + a.lds_pad_bytes)
+    if (kind or cfg.kind) == "bwd_dkdvq_lean3":  # lean2's on the wide tile
+        return lds_bytes(wide_atomic(cfg), "bwd_dkdvq_lean2")
     if (kind or cfg.kind) == "bwd_dkdvq" and cfg.atomic_config() != cfg:  # its own tile (atomic_* fields)
         return lds_bytes(cfg.atomic_config(), kind)
     row = cfg.headdim * cfg.elem_bytes + cfg.lds_pad_bytes
@@ -139,11 +144,19 @@ WGMMA_VARIANTS = 1  # of that kernel (MmaBwdDkdvPipeline's kWgmma)
 _WGMMA_SDP_KERNEL = "fmha_bwd_dkdvq_wgsdp_kernel"  # sm_90a builds, from those that wgmma_sdp() admits: kSdp 1, 2
 _SDP_MODE = re.compile(r"fmha_bwd_dkdvq_wgsdp_kernel.*Lb[01]ELi([12])E")
 _DQ2_KERNEL = "fmha_bwd_dkdvq_dq2_kernel"  # sm_90a builds, from those that dq_tile2() admits (ROCFLASH_BWD_DQ_TILE)
+# every CUDA build, from every layout-1 atomic tile on the 128-bit path (lean(), ROCFLASH_BWD_LEAN; the default
+# atomic-dQ kernel since tcbwd8): kLean 2, and 3 on the wide tile (twice the keys over twice the warps,
+# wide_atomic(); one block per SM); 1, 8, 9 only with -DRF_TCBWD8_DIAG, which the audit does not build. Audited on
+# sm_80 and sm_90 (the sm_90a pass skips them, as the other kernels of an instance)
+_LEAN_KERNEL = "fmha_bwd_dkdvq_lean_kernel"
+_LEAN_MODE = re.compile(r"fmha_bwd_dkdvq_lean_kernel.*Lb[01]ELi([12389])E")
+LEAN_VARIANTS = 2
 PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dkdvq": 5, "bwd_dq": 3, "bwd_dkdvq_wg": 4, "bwd_dkdvq_sdp": 3,
-            "bwd_dkdvq_core": 5, "bwd_dkdvq_dq2": 5}  # mma.sync tile products per main-loop iteration (bwd_dkdvq_wg: its fifth product,
+            "bwd_dkdvq_core": 5, "bwd_dkdvq_dq2": 5, "bwd_dkdvq_lean2": 5, "bwd_dkdvq_lean3": 5}  # mma.sync tile products per main-loop iteration (bwd_dkdvq_wg: its fifth product,
 # dQ, is wgmma_per_tile; bwd_dkdvq_sdp: S^T and dP^T are)
 _WG_KINDS = ("bwd_dkdvq_wg", "bwd_dkdvq_sdp")
-_ATOMIC_KINDS = ("bwd_dkdvq", "bwd_dkdvq_wg", "bwd_dkdvq_sdp", "bwd_dkdvq_core", "bwd_dkdvq_dq2")
+_ATOMIC_KINDS = ("bwd_dkdvq", "bwd_dkdvq_wg", "bwd_dkdvq_sdp", "bwd_dkdvq_core", "bwd_dkdvq_dq2", "bwd_dkdvq_lean2",
+                 "bwd_dkdvq_lean3")
 
 
 def wgmma_dq(cfg: TileConfig) -> bool:
@@ -172,6 +185,19 @@ def dq_tile2(cfg: TileConfig) -> bool:
     warps = a.threads // WARP
     row_warps = min(a.block_m // 32, warps)
     return warps % row_warps == 0 and a.headdim % (warps // row_warps) == 0 and (a.headdim // (warps // row_warps)) % 16 == 0
+
+
+def lean(cfg: TileConfig) -> bool:
+    """Whether a tensor-core dK/dV config's atomic-dQ kernel has the lean variants (MmaBwdDkdvLean,
+    hip_src/fmha_mma_bwd_lean.h): every layout-1 atomic tile (s_query_warps 1), on the 128-bit load path only."""
+    return cfg.kind == "bwd_dkdv" and cfg.impl == "mma" and cfg.atomic_config().s_query_warps == 1
+
+
+def wide_atomic(cfg: TileConfig) -> TileConfig:
+    """The lean variant 3's tile (MmaBwdDkdvShape::wide, hip_src/fmha_mma_bwd_tile.h): the atomic tile with twice the
+    keys over twice the warps, one block per SM by its registers (255 x 256 threads)."""
+    a = cfg.atomic_config()
+    return dataclasses.replace(a, block_n=2 * a.block_n, threads=2 * a.threads, waves_per_simd=2 * a.threads // (SM_SUBPARTITIONS * WARP))
 
 
 def wgmma_per_tile(cfg: TileConfig, kind: str = "bwd_dkdvq_wg") -> int:
@@ -280,10 +306,14 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
                 kind = "bwd_dkdvq_sdp" if m.group(1) == "1" else "bwd_dkdvq_core"
             elif _DQ2_KERNEL in symbol:
                 kind = "bwd_dkdvq_dq2"
-            else:
+            else:  # (the lean kernels too: the same mma.sync code as on sm_90)
                 continue
         elif _WGMMA_DQ_KERNEL in symbol or _WGMMA_SDP_KERNEL in symbol:  # sm_80 / sm_90: a trap (never launched)
             continue
+        elif (m := _LEAN_MODE.search(symbol)):
+            if m.group(1) not in "23":
+                raise RuntimeError(f"{name}: lean variant {m.group(1)} is built only with -DRF_TCBWD8_DIAG")
+            kind = f"bwd_dkdvq_lean{m.group(1)}"
         elif cfg.kind == "bwd_dkdv" and _ATOMIC_DQ_KERNEL in symbol:
             kind = "bwd_dkdvq"
         elif _KERNELS[cfg.kind] in symbol:
@@ -291,16 +321,17 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
         else:
             continue
         general, rows = _rows_per_warp(symbol, cfg, kind)
+        occ = wide_atomic(cfg) if kind == "bwd_dkdvq_lean3" else cfg  # (the same rows per warp: 16 keys)
         out.append(MmaKernelAudit(
             instance=name, symbol=symbol, arch=arch, general=general, rows_per_warp=rows, kind=kind,
             registers=r.get("registers", 0), spill_bytes=r.get("spill_bytes", 0), stack_frame=r.get("stack_frame", 0),
             mma_in_loop=main_loop_mma_count(entries.get(symbol, [])),
             mma_per_tile=mma_per_tile(cfg, rows, kind, general),
-            register_limit=register_limit(cfg), lds_bytes=lds_bytes(cfg, kind), blocks=designed_blocks(cfg),
+            register_limit=register_limit(occ), lds_bytes=lds_bytes(cfg, kind), blocks=designed_blocks(occ),
             wgmma_in_loop=main_loop_mma_count(entries.get(symbol, []), "wgmma.mma_async") if kind in _WG_KINDS else 0,
             wgmma_per_tile=wgmma_per_tile(cfg, kind) if kind in _WG_KINDS else 0))
     expected = (WGMMA_VARIANTS * wgmma_dq(cfg) + 2 * wgmma_sdp(cfg) + dq_tile2(cfg)) if arch == WGMMA_ARCH[0] else \
-        2 if cfg.kind in ("fwd", "bwd_dkdv") else 1
+        2 + LEAN_VARIANTS * (lean(cfg) and aligned) if cfg.kind == "bwd_dkdv" else 2 if cfg.kind == "fwd" else 1
     if len(out) != expected:
         what = f"{_WGMMA_DQ_KERNEL} / {_WGMMA_SDP_KERNEL} / {_DQ2_KERNEL}" if arch == WGMMA_ARCH[0] else "a plain and a general kernel" if cfg.kind == "fwd" else \
             f"{_KERNELS[cfg.kind]} and {_ATOMIC_DQ_KERNEL}" if cfg.kind == "bwd_dkdv" else f"one {_KERNELS[cfg.kind]}"

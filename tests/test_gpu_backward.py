@@ -134,6 +134,7 @@ def test_dq_product_switch(_dq_mode, headdim, dtype, monkeypatch):
     g = torch.Generator().manual_seed(11)
     q, k, v = rand_qkv(2, 257, 300, 4, 2, headdim, DTYPES[dtype], "cuda", g)
     dout = torch.randn(q.shape, generator=g).to("cuda", DTYPES[dtype])
+    monkeypatch.setenv("ROCFLASH_BWD_LEAN", "0")  # "0" below: the kernel this variant replaces (not the lean one)
     runs = {}
     for switch in ("1", "0"):
         monkeypatch.setenv("ROCFLASH_BWD_DQ_WGMMA", switch)
@@ -168,6 +169,7 @@ def test_sdp_product_switch(_dq_mode, headdim, dtype, monkeypatch):
     dout = torch.randn(q.shape, generator=g).to("cuda", DTYPES[dtype])
     variant = "sm_90a" in (selector.compiled_archs(gpu_platform()) or []) and \
         torch.cuda.get_device_capability()[0] == 9 and gpu_platform() == "cuda"
+    monkeypatch.setenv("ROCFLASH_BWD_LEAN", "0")  # "0" below: the kernel these variants replace (not the lean one)
     for switch in ("1", "2", "0"):
         monkeypatch.setenv("ROCFLASH_BWD_SDP_WGMMA", switch)
         grads = _grads(q, k, v, dout, causal=True)
@@ -195,6 +197,7 @@ def test_dq_tile_switch(_dq_mode, headdim, dtype, monkeypatch):
     q, k, v = rand_qkv(2, 257, 300, 4, 2, headdim, DTYPES[dtype], "cuda", g)
     dout = torch.randn(q.shape, generator=g).to("cuda", DTYPES[dtype])
     variant = "sm_90a" in (selector.compiled_archs(gpu_platform()) or []) and gpu_platform() == "cuda"
+    monkeypatch.setenv("ROCFLASH_BWD_LEAN", "0")  # "0" below: the kernel this variant replaces (not the lean one)
     runs = {}
     for switch in ("1", "0"):
         monkeypatch.setenv("ROCFLASH_BWD_DQ_TILE", switch)
@@ -209,6 +212,46 @@ def test_dq_tile_switch(_dq_mode, headdim, dtype, monkeypatch):
     scale = runs["0"][0].abs().max().item()
     err = (runs["1"][0].float() - runs["0"][0].float()).abs().max().item()
     assert err <= 4 * torch.finfo(torch.bfloat16).eps * scale, f"dq tile 32 vs 16 rows: {err:.3g} (max |dq| {scale:.3g})"
+
+
+@pytest.mark.parametrize("headdim,dtype", [(128, "bf16"), (128, "fp16"), (64, "bf16"), (96, "fp16"), (32, "bf16")])
+@pytest.mark.parametrize("causal,window", [(True, (-1, -1)), (False, (-1, -1)), (False, (40, 7))], ids=["causal", "dense", "window"])
+def test_lean_switch(_dq_mode, headdim, dtype, causal, window, monkeypatch):
+    """The atomic-dQ kernel (deterministic=False) since tcbwd8: the lean kernel of fmha_mma_bwd_lean.h
+    (ROCFLASH_BWD_LEAN=auto, the default: variant 3 when its grid covers every SM, else 2; =2: plain score,
+    fixed-column Q/dO copies, (head, tile) counters, the dQ product of tile t - 1 after tile t's barrier; =3: the
+    same on twice the keys over 8 warps) and the kernel before it (=0): each within the tolerance rule against
+    fp64, dk and dv bitwise equal to the old kernel's (the same products in the same order), dq within float32
+    atomic order of it, and, on the CUDA backend, the kernel that ran is the one the switch names. Causal, dense and
+    a window (boundary tiles on both sides), GQA 4:2 (the head counter's wrap), seqlens off the tile multiples,
+    headdim 96 in the 128 bucket. With softcap the launcher keeps the old kernel (the lean ones take the plain
+    score only). Masked NaN K/V: test_gpu_masked_garbage.py test_unseen_garbage_lean_switch."""
+    if _dq_mode:
+        pytest.skip("deterministic=True runs the dK/dV and dQ kernels: no atomic-dQ kernel")
+    from rocflash.backends import compiled
+    g = torch.Generator().manual_seed(14)
+    q, k, v = rand_qkv(2, 257, 300, 4, 2, headdim, DTYPES[dtype], "cuda", g)
+    dout = torch.randn(q.shape, generator=g).to("cuda", DTYPES[dtype])
+    runs = {}
+    kw = dict(causal=causal, window_size=window)
+    for switch in ("auto", "2", "3", "0"):
+        monkeypatch.setenv("ROCFLASH_BWD_LEAN", switch)
+        runs[switch] = _grads(q, k, v, dout, **kw)
+        assert_grads_close(runs[switch], q, k, v, dout, fwd_args(headdim, causal, window),
+                           f"ROCFLASH_BWD_LEAN={switch} d{headdim} {dtype} causal={causal} window={window}")
+        if gpu_platform() == "cuda" and compiled.last_kernels()["bwd"] == "mma":
+            ran = _atomic_kernels_run(q, k, v, dout, **kw)
+            want = "dkdvq_lean" if switch != "0" else "dkdvq_mma"
+            assert ran and all(want in name for name in ran), (switch, ran)
+    scale = runs["0"][0].abs().max().item()
+    for switch in ("auto", "2", "3"):
+        assert torch.equal(runs[switch][1], runs["0"][1]) and torch.equal(runs[switch][2], runs["0"][2]), switch
+        err = (runs[switch][0].float() - runs["0"][0].float()).abs().max().item()
+        assert err <= 4 * torch.finfo(torch.bfloat16).eps * scale, f"lean {switch} dq vs old kernel: {err:.3g} (max |dq| {scale:.3g})"
+    if gpu_platform() == "cuda":  # softcap: the launcher keeps the old kernel
+        monkeypatch.setenv("ROCFLASH_BWD_LEAN", "auto")
+        ran = _atomic_kernels_run(q, k, v, dout, causal=True, softcap=20.0)
+        assert not ran or all("dkdvq_mma" in name for name in ran), ran
 
 
 @pytest.mark.parametrize("kind", ["expanded", "transposed", "strided_last"])

@@ -128,6 +128,18 @@ def test_unseen_garbage_dq_tile_switch(monkeypatch, narrow, dtype):
         test_unseen_garbage_changes_nothing(case, dtype, narrow, NAN, "kv", False)
 
 
+@pytest.mark.parametrize("switch", ["2", "3", "0"])
+@pytest.mark.parametrize("narrow", [False, True], ids=["aligned", "narrow"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["fp16", "bf16"])
+def test_unseen_garbage_lean_switch(monkeypatch, switch, narrow, dtype):
+    """The same rule for each atomic-dQ kernel (ROCFLASH_BWD_LEAN=2 / 3: the lean variants, the default picks one
+    of them, on the 128-bit path; =0: the kernel before them; the narrow path always runs that one): every case,
+    NaN in K and V rows (the K guard, and the K reload, which in the lean kernels precedes the next tile's S^T)."""
+    monkeypatch.setenv("ROCFLASH_BWD_LEAN", switch)
+    for case in CASES:
+        test_unseen_garbage_changes_nothing(case, dtype, narrow, NAN, "kv", False)
+
+
 def test_issue_example_v90():
     platform = gpu_platform()
     g = torch.Generator().manual_seed(8)

@@ -99,3 +99,18 @@ def test_split_combine_large_lse(kernel, dtype, num_splits):
     tol = 1e-4 if dtype == torch.float32 else 5e-3
     assert err <= tol, f"{kernel} {num_splits} splits: max|out - ref| {err:.3g} (splits weighed equally?)"
     assert ((lse.double().cpu() - ref_lse).abs() <= 1e-6 * ref_lse.abs()).all()
+
+
+@pytest.mark.parametrize("num_splits", [1, 3])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["fp32", "fp16"])
+def test_alibi_no_key_rows_keep_neg_inf_lse(kernel, dtype, num_splits):
+    """adv17: causal 4 x 1, slope -2e38: rows 0-2 see no key and their ALiBi row shift is +inf in float32; the kernels
+    add it only where l > 0 (emulated gfx906: LSE -inf; the sim and torch backend gave NaN before adv17)."""
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, s, 1, 64, generator=g).to(dtype).to(DEV) for s in (4, 1, 1))
+    slopes = torch.tensor([-2e38], device=DEV)
+    out, lse = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=1, causal=True, alibi_slopes=slopes,
+                                                num_splits=num_splits, return_softmax_lse=True, backend=gpu_platform())
+    out, lse = out.cpu(), lse.cpu()
+    assert (out[0, :3] == 0).all() and torch.isneginf(lse[0, 0, :3]).all(), lse.flatten().tolist()
+    assert torch.isfinite(lse[0, 0, 3]) and torch.isfinite(out[0, 3]).all()

@@ -41,6 +41,10 @@ def test_every_mma_kernel_passes(audits):
     dq2 = {(c.kernel_name(al), mma_audit.WGMMA_ARCH[0]) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",))
            if mma_audit.dq_tile2(c)}
     assert dq2 and any("_d128_" in n for n, _ in dq2) and any("_d64_" in n for n, _ in dq2)
+    # ... and the atomic-dQ kernel's lean variants 2 and 3 (ROCFLASH_BWD_LEAN), from every layout-1 atomic tile
+    lean = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",)) if mma_audit.lean(c)
+            for arch in mma_audit.ARCHS}
+    assert lean and any("_d128_" in n for n, _ in lean) and any("_d64_" in n for n, _ in lean)
     expected |= wg | sdp | dq2
     assert {(a.instance, a.arch) for a in audits} == expected
     fwd = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances(kinds=("fwd",)) for arch in mma_audit.ARCHS}
@@ -50,13 +54,16 @@ def test_every_mma_kernel_passes(audits):
     bwd = [a for a in audits if a.kind != "fwd"]
     dkdv = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",)) for arch in mma_audit.ARCHS}
     assert {a.kind for a in bwd} == {"bwd_dkdv", "bwd_dkdvq", "bwd_dq", "bwd_dkdvq_wg", "bwd_dkdvq_sdp", "bwd_dkdvq_core",
-                                     "bwd_dkdvq_dq2"}
-    assert len(bwd) == (len(expected - fwd - wg - sdp - dq2) + len(dkdv) + mma_audit.WGMMA_VARIANTS * len(wg) + 2 * len(sdp)
-                        + len(dq2))
+                                     "bwd_dkdvq_dq2", "bwd_dkdvq_lean2", "bwd_dkdvq_lean3"}
+    assert len(bwd) == (len(expected - fwd - wg - sdp - dq2) + len(dkdv) + mma_audit.WGMMA_VARIANTS * len(wg)
+                        + 2 * len(sdp) + len(dq2) + mma_audit.LEAN_VARIANTS * len(lean))
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_wg"} == wg
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_sdp"} == sdp
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_core"} == sdp
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_dq2"} == dq2
+    assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_lean2"} == lean
+    assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_lean3"} == lean
+    assert all(a.blocks == 1 for a in bwd if a.kind == "bwd_dkdvq_lean3")
     assert all(a.wgmma_in_loop >= a.wgmma_per_tile > 0 for a in bwd if a.kind in ("bwd_dkdvq_wg", "bwd_dkdvq_sdp"))
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq"} == dkdv
     # per key x query pair of a warp's tile (the atomic-dQ kernel may have its own tile: the atomic_* fields)

@@ -221,3 +221,113 @@ def test_split_combine_large_lse(num_splits):
     err = (out.double() - ref).abs().max().item()
     assert err <= 1e-4, f"{num_splits} splits: max|out - ref| {err:.3g} (splits weighed equally?)"
     assert ((lse.double() - ref_lse).abs() <= 1e-6 * ref_lse.abs()).all()
+
+
+# ---------------------------------------------------------------- the torch backend's backward from an LSE (adv17)
+@pytest.mark.parametrize("slope", [3e4, 1e10, 2e36])
+def test_torch_backward_from_lse_far_rows(slope):
+    """reference.backward(q, k, v, out, lse, dout) (the torch backend's from-LSE backward, ring attention's) on ALiBi
+    far rows (seqlen_q 40 > seqlen_k 4, no causal mask; slopes (s, -s/3)). Since eco14 the LSE holds the row's
+    shift (-slope * distance to the nearest key) and the backward subtracted it back: one float32 of shift +
+    log-sum lost the log-sum once |shift| * 2^-24 is not negligible, so P of the anchor key came back as
+    exp(scale * q.k) instead of ~1: dv off by 0.14 at slope 3e4 and NaN at 1e10 / 2e36, where the exact gradients
+    are finite (before eco14 and on the autograd path: within 2e-6). Fixed (adv17): those rows rebuild P from the
+    full-distance score, rounded as the LSE was."""
+    g = torch.Generator().manual_seed(1)
+    q, k, v = (torch.randn(1, s, 2, 8, generator=g) for s in (40, 4, 4))
+    args = FwdArgs(8 ** -0.5, -1, -1, 0.0, torch.tensor([slope, -slope / 3]))
+    qd, kd, vd = (x.double().requires_grad_() for x in (q, k, v))
+    ref, _ = attention_reference(qd, kd, vd, args, torch.float64)
+    dout = torch.randn(1, 40, 2, 8, generator=g)
+    ref.backward(dout.double())
+    from rocflash.backends import reference
+    out, lse = reference.forward(q, k, v, args)
+    grads = reference.backward(q, k, v, out, lse, dout, args)
+    for name, got, want in zip("qkv", grads, (qd.grad, kd.grad, vd.grad)):
+        err = (got.double() - want).abs().max().item()
+        assert err <= 1e-4, f"d{name}: max|err| {err:.3g}"
+
+
+# ---------------------------------------------------------------- softcap: q.k past float32 at a small scale (adv17; open)
+@pytest.mark.xfail(strict=True, reason="adv17, kernel change: with softcap the fp32 score keeps float32(q.k) "
+                   "(ScoreTransform::fp64_multiplier is 1 with softcap), -inf past FLT_MAX before the cap; needs the "
+                   "fp64 sum times scale / softcap rounded once (the cap's argument) in the kernels and the sim")
+@pytest.mark.parametrize("path", ["dense", "dense-grad", "split1", "split2"])
+def test_fp32_softcap_sum_past_float32_small_scale(path):
+    """eco14's fix (A) without softcap, with it: q.k = -3.400e38 and -3.404e38 (past float32), softmax_scale 1e-38,
+    softcap 5: capped scores 5 tanh(-0.680) and 5 tanh(-0.681), exact weights 0.5006 / 0.4994. The sim (every
+    path, as the kernels) rounds q.k to float32 first: the second key's cap argument is -inf, its score -5, out
+    [0.885, 0.115] (silent). The torch backend is eager float32 (documented, as without softcap)."""
+    q, k, v, _ = _sum_past_float32()
+    ref, _ = attention_reference(q.double(), k.double(), v.double(), FwdArgs(1e-38, -1, -1, 5.0, None), torch.float64)
+    if path.startswith("dense"):
+        out = rocflash.flash_attn_func(q.requires_grad_(path == "dense-grad"), k, v, softmax_scale=1e-38, softcap=5.0,
+                                       backend="sim").detach()
+    else:
+        out = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=2, softmax_scale=1e-38, softcap=5.0,
+                                               num_splits=int(path[-1]), backend="sim")
+    err = (out.double() - ref).abs().max().item()
+    assert err <= 1e-3, f"out {out.flatten().tolist()[:2]} vs fp64 {ref.flatten().tolist()[:2]}"
+
+
+# ---------------------------------------------------------------- rows without keys keep LSE -inf (adv17)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["fp32", "fp16"])
+@pytest.mark.parametrize("path", ["dense", "dense-grad", "torch", "split1", "split2", "split3"])
+def test_alibi_no_key_rows_keep_neg_inf_lse(path, dtype):
+    """Causal, seqlen_q 4 > seqlen_k 1: rows 0-2 see no key (O 0, LSE -inf). ALiBi slope -2e38 (allowed: |slope| <=
+    MAX_SOFTMAX_SCALE) makes their row shift -slope * |i + sk - sq - anchor| = +4e38 and +6e38: +inf in float32, and
+    -inf + inf = NaN. The kernels add the shift only where l > 0 (fmha_fwd_kernel.h empty_row_lse, the split kernel's
+    l == 0 branch, splitkv_combined_lse's sum == 0). Since eco14 the torch backend and the sim's split path (and the
+    sim's dense forward before) added it to every row: LSE NaN beside O 0, a row class no backend has elsewhere."""
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, s, 1, 8, generator=g).to(dtype) for s in (4, 1, 1))
+    slopes = torch.tensor([-2e38])
+    if path.startswith("split"):
+        out, lse = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=1, causal=True, alibi_slopes=slopes,
+                                                    num_splits=int(path[-1]), return_softmax_lse=True, backend="sim")
+    else:
+        out, lse, _ = rocflash.flash_attn_func(q.requires_grad_(path == "dense-grad"), k, v, causal=True,
+                                               alibi_slopes=slopes, return_attn_probs=True,
+                                               backend="torch" if path == "torch" else "sim")
+    assert (out[0, :3] == 0).all()
+    assert torch.isneginf(lse[0, 0, :3]).all(), f"LSE of the rows without keys {lse[0, 0, :3].tolist()}"
+    assert torch.isfinite(lse[0, 0, 3]) and torch.isfinite(out[0, 3]).all()
+
+
+@pytest.mark.parametrize("num_splits", [2, 3])
+def test_fp64_split_combine_below_the_overflow_marker(num_splits):
+    """float64 (sim): one query, 300 keys, window (10, 0): split 0 holds none of the row's keys and writes the overflow
+    marker (OVERFLOW_SPLIT_M = -FLT_MAX, l 0); every visible q.k is ~ -1e300, so the real split's max score is below
+    the marker. The combine took the marker as M: every real weight exp2(m_s - M) * l_s = 0 and the row NaN, where
+    the dense path, one split and fp64 are finite (adv17; float32 partials cannot go below the marker)."""
+    g = torch.Generator().manual_seed(0)
+    q = torch.full((1, 1, 1, 4), 1e150, dtype=torch.float64)
+    k = torch.zeros(1, 300, 1, 4, dtype=torch.float64)
+    k[0, :, 0, 0] = -1e150
+    k[0, -3:, 0, 1] = 1e-150 * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    v = torch.randn(1, 300, 1, 4, generator=g, dtype=torch.float64)
+    ref, _ = attention_reference(q, k, v, FwdArgs(0.5, 10, 0, 0.0, None), torch.float64)
+    out = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=300, window_size=(10, 0), num_splits=num_splits,
+                                           backend="sim")
+    assert (out - ref).abs().max().item() <= 1e-12, out.flatten().tolist()
+
+
+@pytest.mark.xfail(strict=True, reason="adv17, open: a negative ALiBi slope's term -slope * log2(e) * |a - j| passes "
+                   "FLT_MAX in the kernels' log2 units while the natural-units score is a float32: NaN row (sim and the "
+                   "emulated split kernel) where fp64 and the torch backend are finite; either the kernels keep it "
+                   "finite or the host rejects the slope for that seqlen_k with a ValueError naming the range")
+@pytest.mark.parametrize("num_splits", [1, 3])
+def test_negative_alibi_slope_far_keys(num_splits):
+    """Causal 1 x 200, slope -1.25e36: the farthest key's bias is +2.49e38 (natural units, a float32; fp64 LSE
+    2.4875e38), 3.59e38 in log2 units (past FLT_MAX: +inf, then NaN). Accepted today (|slope| <= MAX_SOFTMAX_SCALE)."""
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, s, 1, 64, generator=g) for s in (1, 200, 200))
+    slopes = torch.tensor([-1.25e36])
+    ref, _ = attention_reference(q.double(), k.double(), v.double(), FwdArgs(0.125, -1, 0, 0.0, slopes), torch.float64)
+    try:
+        out = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=200, causal=True, alibi_slopes=slopes,
+                                               num_splits=num_splits, softmax_scale=0.125, backend="sim")
+    except ValueError as e:
+        assert "alibi_slopes" in str(e)
+        return
+    assert (out.double() - ref).abs().max().item() <= 1e-4, f"out {out.flatten()[:2].tolist()}"

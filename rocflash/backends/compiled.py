@@ -467,7 +467,7 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, sbcast: bool
         p.pdl = int(math == "mma" and splitkv_pdl(q.device))
         buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
         counters = None
-        # the last block keeps (row, split) LSEs in its shared memory: 16 + block_m * num_splits * 4 bytes
+        # the last block keeps (row, split) m_s and l_s in its shared memory: 16 + block_m * num_splits * 8 bytes
         if (math == "mma" and num_splits > 1 and fused_combine_fits(inst, num_splits)
                 and splitkv_fused_combine()):
             slots = p.batch * p.nheads_k * splitkv.row_chunks(p.seqlen_q, p.nheads // p.nheads_k, inst["block_m"])

@@ -182,8 +182,8 @@ class _Parts:
         total = e.sum(dim=-1, keepdim=True)
         self.probs = e / total.masked_fill(total == 0, 1.0)  # fully masked rows: P = 0, out 0
         self.lse = (row_max + torch.log(total)).squeeze(-1)  # -inf for fully masked rows
-        if self.row_shift is not None:
-            self.lse = self.lse + self.row_shift
+        if self.row_shift is not None:  # rows without a visible key keep -inf (a negative slope's shift may be +inf)
+            self.lse = torch.where(torch.isneginf(self.lse), self.lse, self.lse + self.row_shift)
         # NaN where a row sees a non-finite K or V element (the selects above must not hide visible NaN):
         # out[i, :] and LSE[i] when it sees a non-finite K element (every score of the row is), out[i, c] when it
         # sees a non-finite V element in column c (P @ V mixes columns separately); sees_bad (either) for the
@@ -225,12 +225,20 @@ def explicit_backward(q, k, v, dout, args: FwdArgs, out=None, lse=None):
     if lse is None:
         p = parts.probs
     else:
-        lse_x = lse.detach().to(acc)
-        if parts.row_shift is not None:  # the scores leave ALiBi's row constant out (the LSE holds it)
-            lse_x = lse_x - parts.row_shift
-        lse_x = lse_x.unsqueeze(-1)
-        p = torch.exp(parts.scores - torch.where(torch.isneginf(lse_x), torch.full_like(lse_x, float("inf")), lse_x))
-        p = torch.where(visible, p, zero)
+        lse_x = lse.detach().to(acc).unsqueeze(-1)
+        inf = torch.full_like(lse_x, float("inf"))
+        z = parts.scores - torch.where(torch.isneginf(lse_x), inf, lse_x)
+        if parts.row_shift is not None:
+            # The scores leave ALiBi's row constant out, the LSE holds it. Rows whose anchor is their diagonal
+            # (shift 0): exp(S - LSE) as above. Rows with a shift (seqlen_q > seqlen_k, far from every key): the LSE
+            # is one float32 of shift + the row's own log-sum, so LSE - shift loses that log-sum once |shift| * 2^-24
+            # is not negligible (adv17: slope 2e36, seqlen_q 40, seqlen_k 4: P = exp(scale * q.k) for the anchor
+            # key, dv off by 17, silently). There the score takes the full distance back, rounded as the LSE was:
+            # exp((S + shift) - LSE), as before eco14. A -inf LSE on a row that sees a key (its exact LSE below
+            # -FLT_MAX) gives NaN, not 0: the gradient is not representable from it.
+            shift = parts.row_shift.to(acc).unsqueeze(-1)
+            z = torch.where(shift == 0, z, (parts.scores + shift) - lse_x)
+        p = torch.where(visible, torch.exp(z), zero)
     dv = torch.matmul(p.transpose(-1, -2), do)
     dp = torch.matmul(do, parts.vc.transpose(-1, -2))
     if out is None:

@@ -429,7 +429,9 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     lse = torch.where(l_valid == 0, empty - math.inf, (m_valid + torch.log2(l_valid)) / LOG2E)
     shift = pb.row_shift()
     if shift is not None:  # the ALiBi constant the scores left out (the kernel's epilogue: LSE + row_shift)
-        lse = lse + shift
+        # only where l > 0, as the kernel (l == 0: empty_row_lse alone): a row without keys keeps -inf even where a
+        # negative slope makes its shift +inf (-inf + inf = NaN; adv17)
+        lse = torch.where(l_valid == 0, lse, lse + shift)
     if key_tiles is not None:
         # one split's partial as the split-KV kernels write it for the combine (fmha_splitkv_kernel.h SplitRowEnd,
         # several splits): a row that sees a key but met no finite score in this split (none of its keys here, or

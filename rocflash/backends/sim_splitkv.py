@@ -132,7 +132,7 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
     lse = torch.where(ovf, math.nan, torch.where(l == 0, -math.inf, (m + torch.log2(l)) * LN2)).to(acc)
     shift = pb.row_shift()
     if shift is not None:  # the ALiBi constant the scores left out (ScoreTransform::row_shift)
-        lse = lse + shift
+        lse = torch.where(l == 0, lse, lse + shift)  # l == 0: -inf / NaN alone, as the kernel (adv17)
     m_part = torch.where(ovf, OVERFLOW_SPLIT_M, torch.where(l == 0, -math.inf, m)).to(acc)
     out = (o * inv_l.unsqueeze(-1))[..., :pb.headdim]
     return out.transpose(1, 2), lse, m_part, l

@@ -56,17 +56,21 @@ def combine_partials(outs: torch.Tensor, ms: torch.Tensor, ls: torch.Tensor, shi
     not from float32 LSE_s: at |LSE| ~ 1e19 (fp32, every score ~ -1e19) LSE_s = (m_s + log2 l_s) ln 2 rounded
     log2 l_s away and the splits were weighed equally, not by their key counts (adv16 finding 5: errors 0.35-1.9).
     L == 0: every split empty (M -inf): O 0, LSE -inf; else (only overflow splits, OVERFLOW_SPLIT_M): NaN."""
+    empty = torch.isneginf(ms.amax(dim=0))  # every split without keys (NaN propagates)
+    # the overflow marker weighs 0 and is not the base: float32 partials are all >= OVERFLOW_SPLIT_M, but a float64
+    # split's real max can be below it (q.k ~ -1e300), and M = the marker then gave exp2(m_s - M) * l_s = 0 for every
+    # real split, NaN rows where the dense path and one split are finite (adv17)
+    ms = torch.where((ls == 0) & (ms == OVERFLOW_SPLIT_M), torch.full_like(ms, float("-inf")), ms)
     m_max = ms.amax(dim=0)
-    empty = torch.isneginf(m_max)
-    base = torch.where(empty, torch.zeros_like(m_max), m_max)
+    base = torch.where(torch.isneginf(m_max), torch.zeros_like(m_max), m_max)
     total = torch.zeros_like(base)
     for s in range(ms.shape[0]):
         total = total + torch.exp2(ms[s] - base) * ls[s]
     nan = torch.full_like(total, float("nan"))
     lse = torch.where(total == 0, torch.where(empty, torch.full_like(total, float("-inf")), nan),
                       (base + torch.log2(total)) * LN2)
-    if shift is not None:
-        lse = lse + shift
+    if shift is not None:  # not on L == 0 rows (-inf / NaN alone, as splitkv_combined_lse): -inf + inf is NaN (adv17)
+        lse = torch.where(total == 0, lse, lse + shift)
     inv = torch.where(total == 0, torch.where(empty, torch.zeros_like(total), nan), 1.0 / total)
     out = torch.zeros_like(outs[0])
     for s in range(ms.shape[0]):
