@@ -276,7 +276,9 @@ struct ScoreTransform {
   // float32 cap_scale widened (exact), so the float32 value is the cap's argument t = float32(raw * cap_scale) rounded
   // once, which from_fp64_sum and grad_factor_of_cap_arg take. Rounding q.k to float32 first made a sum past FLT_MAX
   // -inf before the scale: at softmax_scale 1e-37 a key of exact weight 0.49 weighed 0 (adv16); with softcap 5 at
-  // softmax_scale 1e-38 the capped row [0.5006, 0.4994] came out [0.885, 0.115] (adv17).
+  // softmax_scale 1e-38 the capped row [0.5006, 0.4994] came out [0.885, 0.115] (adv17). cap_scale is subnormal
+  // there (2e-39; gfx906 keeps fp32 subnormals, .amdhsa_float_denorm_mode_32 3, CUDA without ftz; the gfx906 emulator
+  // does not: its v_div_fmas_f32 rescale of a subnormal quotient, so its tests take a normal cap_scale).
   RF_DEVICE double fp64_multiplier() const { return softcap == 0.f ? scale_log2_64 : double(cap_scale); }
   // The score in log2 units from float32(raw * fp64_multiplier()): without softcap that value, less ALiBi's term in
   // float32 (shifted_alibi_log2, as the fp32 backward's shifted score with ref 0); with softcap the capped score of

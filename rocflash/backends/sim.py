@@ -160,7 +160,8 @@ def _scale_log2_64(softmax_scale: float) -> float:
 
 def _cap_scale_64(softmax_scale: float, softcap: float) -> float:
     """ScoreTransform::cap_scale widened to fp64 (fp64_multiplier with softcap, eco16): float32(softmax_scale) /
-    float32(softcap), one float32 division."""
+    float32(softcap), one float32 division (subnormal below FLT_MIN, e.g. 1e-38 / 5: the kernels keep subnormals
+    there, gfx906 denorm mode 3 and CUDA without ftz)."""
     f32 = torch.float32
     return float(torch.tensor(softmax_scale, dtype=f32) / torch.tensor(softcap, dtype=f32))
 
