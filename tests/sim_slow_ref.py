@@ -143,8 +143,8 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
                     s2 = s2 - (pb.slopes * LOG2E) * (a - cols.view(1, -1)).abs().to(pb.acc)
             elif q.dtype == torch.float32:  # softcap (eco16): the fp64 sum times cap_scale, one rounding: the cap's t
                 c = sim._cap_scale_64(args.softmax_scale, args.softcap)
-                t = (q_tile.double() @ k_tile.double().transpose(-1, -2) * c).float()
-                s2, _ = pb.capped_log2(t, rows, cols)
+                cap_arg = (q_tile.double() @ k_tile.double().transpose(-1, -2) * c).float()
+                s2, _ = pb.capped_log2(cap_arg, rows, cols)
             else:
                 s2, _ = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
             masked = pb.rule.tile_needs_mask(m0, m_end, n0, bn)
