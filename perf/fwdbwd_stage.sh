@@ -26,7 +26,7 @@ echo "fwdbwd stage $(date -u +%FT%TZ), limit $BUDGET s" >> "$F"
 echo "memcheck exit $mc" >> "$F"
 t=$(( $(left) - 35 ))
 (cd /tmp && timeout "$(( t > 20 ? t : 20 ))" python3 -m rocflash.perf --preset "$REPO/perf/presets/fwd_bwd.yaml" --bwd \
-  --backends cuda flash --baseline sdpa-flash --budget-s 0.3 --time-limit-s "$(( t > 30 ? t - 10 : 20 ))" --no-progress \
+  --backends cuda flash --baseline sdpa-flash --warmup 3 --repeats 10 --budget-s 0.3 --time-limit-s "$(( t > 30 ? t - 10 : 20 ))" --no-progress \
   --json "$OUT/fwdbwd.json" >> "$F" 2>&1); tb=$?
 echo "table exit $tb" >> "$F"
 (cd /tmp && timeout "$(lim 30)" python3 "$REPO/perf/train_check.py" --out /tmp/train_check > /tmp/train_check.log 2>&1); tr=$?
