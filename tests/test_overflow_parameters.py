@@ -248,7 +248,7 @@ def test_torch_backward_from_lse_far_rows(slope):
         assert err <= 1e-4, f"d{name}: max|err| {err:.3g}"
 
 
-# ---------------------------------------------------------------- softcap: q.k past float32 at a small scale (adv17; eco16)
+# ------------------------------------------------------------ softcap: q.k past float32 at a small scale (adv17; eco16)
 def _softcap_sum_past_float32():
     q, k, v, _ = _sum_past_float32()
     args = FwdArgs(1e-38, -1, -1, 5.0, None)
