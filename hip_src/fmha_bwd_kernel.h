@@ -80,7 +80,8 @@ RF_DEVICE float head_alibi_slope(const FmhaBwdParams& p, int batch, int head) {
 // rounded otherwise: the sim 3.7x the rule on adv15's case from the LSE, eco12). float32 (eco15): S's fp64 sum
 // times ScoreTransform::fp64_multiplier(), rounded once, then from_fp64_sum (the forward's qk_fp64 since eco14;
 // the float32 S times the float32 scale_log2 left the H200's far-row ALiBi cases from the LSE, fp32 softmax_scale
-// 50 / 100, past the rule); with softcap the multiplier is 1: s is the float32 S, which grad_factor takes.
+// 50 / 100, past the rule); with softcap the multiplier is cap_scale: s is the cap's argument t (eco16), which the
+// score (from_fp64_sum) and dS's factor (softcap_grad_factor) both take.
 // 16-bit: the float32 S through operator(), as their forward.
 // A template parameter, not a runtime test per element: the runtime select cost the fp32 d32 dQ kernel 8 VGPRs
 // and a spill on gfx906 at its 2 waves per SIMD (ISA audit).
@@ -116,9 +117,19 @@ RF_DEVICE float shifted_score(float s, float row_max, const ScoreTransform& scor
   else return score(s, row, col) - row_max;
 }
 
+// dS's softcap factor 1 - tanh^2(t) from s as tile_s_and_dp leaves it (read only under softcap, never kShifted):
+// float32: s is the cap's argument t = float32(S * fp64_multiplier()), the score's own (eco16: the float32 S was
+// -inf past FLT_MAX); 16-bit: s = S, t = S * cap_scale in float32 (grad_factor), as their forward.
+template <class E, bool kShifted>
+RF_DEVICE float softcap_grad_factor(float s, const ScoreTransform& score) {
+  if constexpr (kShifted) return 1.f;
+  else if constexpr (E::kDType == DType::kFp32) return score.grad_factor_of_cap_arg(s);
+  else return score.grad_factor(s);
+}
+
 // One S tile's P and dS (in place: s holds tile_s_and_dp's score on entry and P on exit, dp holds dP on entry and
 // dS on exit). float32: P = exp2(x - shift) * inv_l (shift: the statistics pass's own max of x, or 0); 16-bit:
-// exp2(x) * inv_l. grad_factor reads s only under softcap, where s is the raw float32 S (multiplier 1).
+// exp2(x) * inv_l. The softcap factor reads s only under softcap (softcap_grad_factor).
 template <class E, bool kShifted, bool kMask, int TM, int TN, class RowOf, class ColOf>
 RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], const float (&row_max)[TM],
                                     const float (&inv_l)[TM], const float (&delta)[TM], const float (&shift)[TM],
@@ -131,7 +142,7 @@ RF_DEVICE void tile_probs_and_grads(float (&s)[TM][TN], float (&dp)[TM][TN], con
       float x = shifted_score<E, kShifted>(s[i][c], row_max[i], score, row, col);
       if constexpr (E::kDType == DType::kFp32) x -= shift[i];
       float prob = rf_exp2(x) * inv_l[i];
-      float ds = prob * (dp[i][c] - delta[i]) * score.grad_factor(s[i][c]);
+      float ds = prob * (dp[i][c] - delta[i]) * softcap_grad_factor<E, kShifted>(s[i][c], score);
       if constexpr (kMask) {  // selects, not products: S and dP of a masked key may be NaN (0 * NaN = NaN).
         // Masked: -0.0, the mark the dQ product drops K rows under (DropMaskedA); visible dS: +0 for -0.
         if (!(row < rule.seqlen_q && rule.visible(row, col))) prob = ds = -0.f;

@@ -272,24 +272,32 @@ struct ScoreTransform {
   // float32 inputs (eco14): what the fp64 sum of Q.K^T is multiplied by before its one rounding to float32
   // (tile_rowdot_fp64's epilogue, VectorTileMath::qk_fp64 and the backward from an LSE, fmha_bwd_kernel.h
   // tile_s_and_dp, eco15: the same score bits; the split-KV kernel's lane sums): scale_log2_64 without
-  // softcap, so the score is float32(raw * scale_log2) rounded once (from_fp64_sum); 1 with softcap (exact: the
-  // capped score keeps the float32 raw sum, as the backward). Rounding q.k to float32 first made a sum past FLT_MAX
-  // -inf before the scale: at softmax_scale 1e-37 a key of exact weight 0.49 weighed 0 (adv16), while the fp32
-  // backward (shifted_log2) scales the fp64 sum first.
-  RF_DEVICE double fp64_multiplier() const { return softcap == 0.f ? scale_log2_64 : 1.0; }
+  // softcap, so the score is float32(raw * scale_log2) rounded once (from_fp64_sum); with softcap (eco16) the
+  // float32 cap_scale widened (exact), so the float32 value is the cap's argument t = float32(raw * cap_scale) rounded
+  // once, which from_fp64_sum and grad_factor_of_cap_arg take. Rounding q.k to float32 first made a sum past FLT_MAX
+  // -inf before the scale: at softmax_scale 1e-37 a key of exact weight 0.49 weighed 0 (adv16); with softcap 5 at
+  // softmax_scale 1e-38 the capped row [0.5006, 0.4994] came out [0.885, 0.115] (adv17). cap_scale is subnormal
+  // there (2e-39; gfx906 keeps fp32 subnormals, .amdhsa_float_denorm_mode_32 3, CUDA without ftz; the gfx906 emulator
+  // does not: its v_div_fmas_f32 rescale of a subnormal quotient, so its tests take a normal cap_scale).
+  RF_DEVICE double fp64_multiplier() const { return softcap == 0.f ? scale_log2_64 : double(cap_scale); }
   // The score in log2 units from float32(raw * fp64_multiplier()): without softcap that value, less ALiBi's term in
-  // float32 (shifted_alibi_log2, as the fp32 backward's shifted score with ref 0); with softcap operator() on it.
+  // float32 (shifted_alibi_log2, as the fp32 backward's shifted score with ref 0); with softcap the capped score of
+  // the argument t (capped_log2, as operator()).
   RF_DEVICE float from_fp64_sum(float x, int row, int col) const {
     if (softcap == 0.f) return alibi_slope == 0.f ? x : shifted_alibi_log2(x, row, col);
-    return (*this)(x, row, col);
+    return capped_log2(x, row, col);
+  }
+  // softcap * tanh(t), ALiBi's term, * log2(e): the capped score of the cap's argument t = raw * scale / softcap.
+  RF_DEVICE float capped_log2(float t, int row, int col) const {
+    float x = softcap * tanh_exp2(t);
+    if (alibi_slope != 0.f) x -= alibi_slope * rf_abs(float(alibi_anchor(row) - col));
+    return x * kLog2e;
   }
 
   RF_DEVICE float operator()(float raw, int row, int col) const {
     if (softcap == 0.f && alibi_slope == 0.f) return raw * scale_log2;
     if (softcap == 0.f) return raw * scale_log2 - alibi_slope_log2 * rf_abs(float(alibi_anchor(row) - col));
-    float x = softcap * tanh_exp2(raw * cap_scale);  // softcap * tanh(raw * scale / softcap)
-    if (alibi_slope != 0.f) x -= alibi_slope * rf_abs(float(alibi_anchor(row) - col));
-    return x * kLog2e;
+    return capped_log2(raw * cap_scale, row, col);  // softcap * tanh(raw * scale / softcap)
   }
 
   // The fp32 backward's score without softcap (ALiBi's term: shifted_alibi_log2) relative to its row's reference `ref` (the row max its
@@ -324,8 +332,13 @@ struct ScoreTransform {
   // d(score)/d(raw) / softmax_scale: 1, or 1 - tanh^2(raw * scale / softcap) with softcap (ALiBi is additive).
   RF_DEVICE float grad_factor(float raw) const {
     if (softcap == 0.f) return 1.f;
-    const float t = tanh_exp2(raw * cap_scale);
-    return 1.f - t * t;
+    return grad_factor_of_cap_arg(raw * cap_scale);
+  }
+  // The same from the cap's argument t (float32 inputs: tile_s_and_dp's float32(S * fp64_multiplier()), eco16).
+  RF_DEVICE float grad_factor_of_cap_arg(float t) const {
+    if (softcap == 0.f) return 1.f;
+    const float th = tanh_exp2(t);
+    return 1.f - th * th;
   }
 };
 

@@ -146,7 +146,8 @@ struct FmhaFwdSplitKvPipeline {
           // float32 (eco14): each lane sums its exact products in fp64, scales its sum in fp64 and rounds it once
           // (ScoreTransform::fp64_multiplier), then the group's lanes add the scaled partials in float32
           // (from_fp64_sum takes the score on): a q.k past FLT_MAX keeps its finite score at a small softmax_scale,
-          // as the dense forward (before: fp32 FMAs, -inf past FLT_MAX). The tree stays float32: an fp64 tree
+          // as the dense forward (before: fp32 FMAs, -inf past FLT_MAX); with softcap the sum is the cap's
+          // argument t, each partial times cap_scale (eco16). The tree stays float32: an fp64 tree
           // (two shuffles per step) took the gfx906 fp32 d128 vector kernel from 215 VGPRs to 256 + 36 B of scratch.
           double acc = 0.0;
 #pragma unroll

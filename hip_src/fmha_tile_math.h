@@ -282,8 +282,8 @@ struct VectorTileMath {
   }
 
   // stage 1 for float32 inputs (eco14): s[i][c] = float32(fp64 sum of Q[row(i)] . K[s_col(c)] * mult), one rounding;
-  // mult = ScoreTransform::fp64_multiplier() (softmax_scale * log2(e) in fp64 without softcap, else 1): the pipeline
-  // then takes the score through ScoreTransform::from_fp64_sum.
+  // mult = ScoreTransform::fp64_multiplier() (softmax_scale * log2(e) in fp64 without softcap, else cap_scale: the
+  // cap's argument, eco16): the pipeline then takes the score through ScoreTransform::from_fp64_sum.
   RF_DEVICE void qk_fp64(const char* lds, int tid, float (&s)[TM][TN], double mult) const {
     constexpr FwdTileShape T = Tile::kShape;
     tile_rowdot_fp64<TM, TN>(lds, T.chunks_per_row(), [&](int i, int d) { return T.q_read(tid, i, d); },

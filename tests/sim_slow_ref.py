@@ -77,11 +77,16 @@ class _Problem:
             (alibi_anchor(rows.view(-1, 1), self.seqlen_q, self.seqlen_k) - cols.view(1, -1)).abs().to(self.acc)
         if a.softcap == 0:  # ALiBi alone: one product in log2 units, the row's constant left to the LSE
             return raw * (a.softmax_scale * LOG2E) - (self.slopes * LOG2E) * dist, 1.0
-        t = torch.tanh(raw * (a.softmax_scale / a.softcap))
-        x, g = a.softcap * t, 1 - t * t
-        if dist is not None:
-            x = x - self.slopes * dist
-        return x * LOG2E, g
+        return self.capped_log2(raw * (a.softmax_scale / a.softcap), rows, cols)
+
+    def capped_log2(self, t, rows, cols):
+        """The capped score of the cap's argument t (ScoreTransform::capped_log2; float32: t from the fp64 sum)."""
+        th = torch.tanh(t)
+        x = self.args.softcap * th
+        if self.slopes is not None:
+            x = x - self.slopes * (alibi_anchor(rows.view(-1, 1), self.seqlen_q, self.seqlen_k)
+                                   - cols.view(1, -1)).abs().to(self.acc)
+        return x * LOG2E, 1 - th * th
 
     def row_shift(self):
         return None if self.slopes is None else alibi_row_shift(self.slopes.view(self.batch, self.nheads), self.batch,
@@ -136,8 +141,10 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
                 if pb.slopes is not None:  # ScoreTransform::from_fp64_sum: ALiBi's term after, in float32
                     a = alibi_anchor(rows.view(-1, 1), pb.seqlen_q, pb.seqlen_k)
                     s2 = s2 - (pb.slopes * LOG2E) * (a - cols.view(1, -1)).abs().to(pb.acc)
-            elif q.dtype == torch.float32:  # the kernels' fp32 score: fp64 sum of the exact products, one rounding
-                s2, _ = pb.scores_log2((q_tile.double() @ k_tile.double().transpose(-1, -2)).float(), rows, cols)
+            elif q.dtype == torch.float32:  # softcap (eco16): the fp64 sum times cap_scale, one rounding: the cap's t
+                c = sim._cap_scale_64(args.softmax_scale, args.softcap)
+                cap_arg = (q_tile.double() @ k_tile.double().transpose(-1, -2) * c).float()
+                s2, _ = pb.capped_log2(cap_arg, rows, cols)
             else:
                 s2, _ = pb.scores_log2(q_tile @ k_tile.transpose(-1, -2), rows, cols)
             masked = pb.rule.tile_needs_mask(m0, m_end, n0, bn)
@@ -228,6 +235,11 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
                 dist = (alibi_anchor(rows.view(-1, 1), pb.seqlen_q, pb.seqlen_k) - cols.view(1, -1)).abs().to(pb.acc)
                 x = x - (pb.slopes * LOG2E) * dist
             return (x if shifted else x - ref.unsqueeze(-1)), 1.0
+        if pb.dtype == torch.float32:  # softcap (eco16): t = float32(S_fp64 * cap_scale) for the score and g
+            c = sim._cap_scale_64(args.softmax_scale, args.softcap)
+            a, b = q_tile.double().unsqueeze(2), k_tile.double().transpose(-1, -2).unsqueeze(2)
+            s2, g = pb.capped_log2(sim._fp64_ascending(a, b, [0], post=lambda raw: raw * c).squeeze(2), rows, cols)
+            return s2 - ref.unsqueeze(-1), g
         s2, g = pb.scores_log2(dot(q_tile, k_tile), rows, cols)
         return s2 - ref.unsqueeze(-1), g
 

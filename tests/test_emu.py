@@ -232,6 +232,28 @@ def test_div_scale_fmas_fixup_sequence_divides():
     assert (as_f32(w.V[8]) == n / d).all()
 
 
+def test_div_sequence_subnormal_and_huge_quotients():
+    """The same sequence where V_DIV_SCALE_F32 sets VCC: a subnormal quotient (numerator scaled up by 2^64; 1e-38 / 5,
+    the cap_scale of softmax_scale 1e-38, softcap 5) and a quotient past 2^95 (denominator scaled up). V_DIV_FMAS
+    must scale back by 2^-64 / 2^64; a fixed 2^32 gave the subnormal quotient 2^96 too large (eco16)."""
+    w = new_wave()
+    n = np.concatenate([np.float32([1e-38, 3e-39, -1e-38, 1e30, 3e38, 1.0]),
+                        rng.standard_normal(58).astype(np.float32) * 1e-38]).astype(np.float32)
+    d = np.concatenate([np.float32([5.0, 7.0, 3.0, 1e-5, 1e-3, 3.0]),
+                        rng.uniform(1.0, 1e3, 58).astype(np.float32)]).astype(np.float32)
+    w.V[1], w.V[2] = f32(n), f32(d)
+    run_snippet([
+        "v_div_scale_f32 v3, s[0:1], v2, v2, v1", "v_div_scale_f32 v4, vcc, v1, v2, v1", "v_rcp_f32_e32 v5, v3",
+        "v_fma_f32 v6, -v3, v5, 1.0", "v_fma_f32 v5, v6, v5, v5", "v_mul_f32_e32 v6, v4, v5",
+        "v_fma_f32 v7, -v3, v6, v4", "v_fma_f32 v6, v7, v5, v6", "v_fma_f32 v3, -v3, v6, v4",
+        "v_div_fmas_f32 v3, v3, v5, v6", "v_div_fixup_f32 v8, v3, v2, v1"], w)
+    with np.errstate(all="ignore"):
+        want = n / d
+    got = as_f32(w.V[8])
+    assert (got == want).all(), [(float(a), float(b), float(x), float(y))
+                                 for a, b, x, y in zip(n, d, got, want) if x != y][:4]
+
+
 def test_cvt_and_ldexp():
     w = new_wave()
     w.V[1] = f32([-1.5, 3e9, np.nan, 7.9] + [1.0] * 60)

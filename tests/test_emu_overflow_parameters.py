@@ -200,3 +200,48 @@ def test_emulated_alibi_no_key_rows_keep_neg_inf_lse(num_splits):
         out, lse, _ = run_forward_seq(q, k, v, FwdArgs(0.125, -1, 0, 0.0, slopes), num_splits=num_splits)
     assert (out[0, :3] == 0).all() and torch.isneginf(lse[0, 0, :3]).all(), lse.flatten().tolist()
     assert torch.isfinite(lse[0, 0, 3])
+
+
+# ---------------------------------------------------------------- softcap: q.k past float32 at a small scale (eco16)
+def _softcap_sum_past_float32():
+    """q.k = -3.400e38 / -3.404e38, softmax_scale 1e-38, softcap 5: fp64 out [0.5006, 0.4994] (adv17: [0.885, 0.115]
+    when the cap's argument came from the float32 q.k, -inf past FLT_MAX)."""
+    q, k, v, _ = _sum_past_float32()
+    args = FwdArgs(1e-38, -1, -1, 5.0, None)
+    return q, k, v, args, _ref(q, k, v, args)[0]
+
+
+@pytest.mark.parametrize("num_splits", [0, 1, 2], ids=["dense", "split1", "split2"])
+def test_emulated_fp32_softcap_sum_past_float32(num_splits):
+    """The cap's argument t = float32(q.k_fp64 * cap_scale) (ScoreTransform::fp64_multiplier with softcap) in the
+    dense forward's qk_fp64 and the split-KV kernel's lane sums."""
+    from rocflash.emu.driver import run_forward
+    from rocflash.emu.driver_varlen import run_forward_seq
+
+    q, k, v, args, ref = _softcap_sum_past_float32()
+    if num_splits == 0:
+        out, _, info = run_forward(q, k, v, softmax_scale=1e-38, softcap=5.0)
+        kernels = [info["kernel"]]
+    else:
+        out, _, info = run_forward_seq(q, k, v, args, num_splits=num_splits)
+        kernels = info["kernels"]
+        assert kernels[0].startswith("rocflash_fmha_fwd_splitkv_gfx9_fp32"), kernels
+    err = (out.double() - ref).abs().max().item()
+    assert err <= 1e-3, f"emulated {kernels}: out {out.flatten().tolist()[:2]}, fp64 {ref.flatten().tolist()[:2]}"
+
+
+@pytest.mark.parametrize("from_lse", [False, True], ids=["stats", "from-lse"])
+def test_emulated_fp32_softcap_sum_past_float32_backward(from_lse):
+    """The backward's score and dS's factor 1 - tanh^2(t) from the same t (fmha_bwd_kernel.h tile_s_and_dp,
+    softcap_grad_factor): with the forward's statistics (the dQ kernel's statistics pass first) and from the LSE."""
+    from rocflash.emu.driver import reference_grads, run_backward, run_forward
+
+    q, k, v, args, ref = _softcap_sum_past_float32()
+    do = torch.randn(1, 1, 1, 4, generator=torch.Generator().manual_seed(3))
+    kw = dict(softmax_scale=1e-38, softcap=5.0)
+    out, lse, finfo = run_forward(q, k, v, with_stats=True, **kw)
+    dq, dk, dv, info = run_backward(q, k, v, out, lse, do, stats=None if from_lse else finfo["softmax_stats"], **kw)
+    want = reference_grads(q, k, v, do, args, torch.float64)
+    for name, got, w in (("dq", dq, want[0]), ("dv", dv, want[2])):
+        err = (got.double() - w).abs().max().item()
+        assert err <= 1e-3, f"emulated {info['kernels']}: {name} {got.flatten().tolist()} vs {w.flatten().tolist()}"

@@ -101,6 +101,55 @@ def test_split_combine_large_lse(kernel, dtype, num_splits):
     assert ((lse.double().cpu() - ref_lse).abs() <= 1e-6 * ref_lse.abs()).all()
 
 
+def _softcap_sum_past_float32():
+    """q.k = -3.400e38 / -3.404e38, softmax_scale 1e-38, softcap 5: fp64 out [0.5006, 0.4994]."""
+    q = torch.ones(1, 1, 1, 4)
+    k = torch.zeros(1, 2, 1, 4)
+    k[0, 0], k[0, 1] = -8.5e37, -8.51e37
+    v = torch.eye(4)[:2].view(1, 2, 1, 4)
+    return q, k, v, FwdArgs(1e-38, -1, -1, 5.0, None)
+
+
+@pytest.mark.parametrize("path", ["dense", "dense-grad", "split1", "split2"])
+def test_fp32_softcap_sum_past_float32_small_scale(kernel, path):
+    """eco16 (adv17's strict xfail on the sim): with softcap the cap's argument is float32(q.k_fp64 * cap_scale)
+    (ScoreTransform::fp64_multiplier): the dense forward's qk_fp64 and the vector split-KV kernel's lane sums. The
+    float32 q.k (-inf past FLT_MAX) gave out [0.885, 0.115]."""
+    q, k, v, args = _softcap_sum_past_float32()
+    ref, _ = _ref(q, k, v, args)
+    q, k, v = q.to(DEV), k.to(DEV), v.to(DEV)
+    if path.startswith("dense"):
+        out = rocflash.flash_attn_func(q.requires_grad_(path == "dense-grad"), k, v, softmax_scale=1e-38, softcap=5.0,
+                                       backend=gpu_platform()).detach()
+    else:
+        out = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=2, softmax_scale=1e-38, softcap=5.0,
+                                               num_splits=int(path[-1]), backend=gpu_platform())
+    err = (out.double().cpu() - ref).abs().max().item()
+    assert err <= 1e-3, f"{kernel} {path}: out {out.flatten().tolist()[:2]} vs fp64 {ref.flatten().tolist()[:2]}"
+
+
+@pytest.mark.parametrize("from_lse", [False, True], ids=["autograd", "from-lse"])
+def test_fp32_softcap_sum_past_float32_grads(kernel, from_lse):
+    """The backward (eco16): the score and dS's factor 1 - tanh^2(t) from the same t (fmha_bwd_kernel.h
+    tile_s_and_dp, softcap_grad_factor), through autograd (the forward's statistics) and from the LSE."""
+    q, k, v, args = _softcap_sum_past_float32()
+    dout = torch.randn(1, 1, 1, 4, generator=torch.Generator().manual_seed(3))
+    qd, kd, vd = (x.double().requires_grad_() for x in (q, k, v))
+    ref, _ = attention_reference(qd, kd, vd, args, torch.float64)
+    ref.backward(dout.double())
+    q, k, v, dout = q.to(DEV), k.to(DEV), v.to(DEV), dout.to(DEV)
+    if from_lse:
+        out, lse, _ = compiled.forward(gpu_platform(), q, k, v, args, with_stats=True)
+        grads = compiled.backward(gpu_platform(), q, k, v, out, lse, dout, args)
+    else:
+        qs, ks, vs = (x.clone().requires_grad_() for x in (q, k, v))
+        rocflash.flash_attn_func(qs, ks, vs, softmax_scale=1e-38, softcap=5.0, backend=gpu_platform()).backward(dout)
+        grads = qs.grad, ks.grad, vs.grad
+    for name, got, want in (("dq", grads[0], qd.grad), ("dv", grads[2], vd.grad)):
+        err = (got.double().cpu() - want).abs().max().item()
+        assert err <= 1e-3, f"{kernel} d{name} {got.flatten().tolist()} vs fp64 {want.flatten().tolist()}"
+
+
 @pytest.mark.parametrize("num_splits", [1, 3])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["fp32", "fp16"])
 def test_alibi_no_key_rows_keep_neg_inf_lse(kernel, dtype, num_splits):

@@ -248,18 +248,23 @@ def test_torch_backward_from_lse_far_rows(slope):
         assert err <= 1e-4, f"d{name}: max|err| {err:.3g}"
 
 
-# ---------------------------------------------------------------- softcap: q.k past float32 at a small scale (adv17; open)
-@pytest.mark.xfail(strict=True, reason="adv17, kernel change: with softcap the fp32 score keeps float32(q.k) "
-                   "(ScoreTransform::fp64_multiplier is 1 with softcap), -inf past FLT_MAX before the cap; needs the "
-                   "fp64 sum times scale / softcap rounded once (the cap's argument) in the kernels and the sim")
+# ------------------------------------------------------------ softcap: q.k past float32 at a small scale (adv17; eco16)
+def _softcap_sum_past_float32():
+    q, k, v, _ = _sum_past_float32()
+    args = FwdArgs(1e-38, -1, -1, 5.0, None)
+    return q, k, v, args
+
+
 @pytest.mark.parametrize("path", ["dense", "dense-grad", "split1", "split2"])
 def test_fp32_softcap_sum_past_float32_small_scale(path):
-    """eco14's fix (A) without softcap, with it: q.k = -3.400e38 and -3.404e38 (past float32), softmax_scale 1e-38,
-    softcap 5: capped scores 5 tanh(-0.680) and 5 tanh(-0.681), exact weights 0.5006 / 0.4994. The sim (every
-    path, as the kernels) rounds q.k to float32 first: the second key's cap argument is -inf, its score -5, out
-    [0.885, 0.115] (silent). The torch backend is eager float32 (documented, as without softcap)."""
-    q, k, v, _ = _sum_past_float32()
-    ref, _ = attention_reference(q.double(), k.double(), v.double(), FwdArgs(1e-38, -1, -1, 5.0, None), torch.float64)
+    """Was a strict xfail (adv17). eco14's fix (A) without softcap, with it: q.k = -3.400e38 and -3.404e38 (past
+    float32), softmax_scale 1e-38, softcap 5: capped scores 5 tanh(-0.680) and 5 tanh(-0.681), exact weights 0.5006 /
+    0.4994. The sim (every path, as the kernels) rounded q.k to float32 first: the second key's cap argument was
+    -inf, its score -5, out [0.885, 0.115] (silent). Now (eco16) the cap's argument is float32(q.k_fp64 * cap_scale),
+    rounded once (ScoreTransform::fp64_multiplier with softcap). The torch backend is eager float32 (documented,
+    as without softcap)."""
+    q, k, v, args = _softcap_sum_past_float32()
+    ref, _ = attention_reference(q.double(), k.double(), v.double(), args, torch.float64)
     if path.startswith("dense"):
         out = rocflash.flash_attn_func(q.requires_grad_(path == "dense-grad"), k, v, softmax_scale=1e-38, softcap=5.0,
                                        backend="sim").detach()
@@ -268,6 +273,30 @@ def test_fp32_softcap_sum_past_float32_small_scale(path):
                                                num_splits=int(path[-1]), backend="sim")
     err = (out.double() - ref).abs().max().item()
     assert err <= 1e-3, f"out {out.flatten().tolist()[:2]} vs fp64 {ref.flatten().tolist()[:2]}"
+
+
+@pytest.mark.parametrize("from_lse", [False, True], ids=["autograd", "from-lse"])
+def test_fp32_softcap_sum_past_float32_grads(from_lse):
+    """The backward of the case above (eco16): the score and dS's factor 1 - tanh^2(t) take the same cap argument
+    t = float32(q.k_fp64 * cap_scale) (fmha_bwd_kernel.h tile_s_and_dp, softcap_grad_factor; the sim's tile_grads).
+    Before: t = -inf for the second key, its g = 0 and P off (dv [0.885, 0.115] where fp64 has [0.50, 0.50])."""
+    q, k, v, args = _softcap_sum_past_float32()
+    g = torch.Generator().manual_seed(3)
+    dout = torch.randn(1, 1, 1, 4, generator=g)
+    qd, kd, vd = (x.double().requires_grad_() for x in (q, k, v))
+    ref, _ = attention_reference(qd, kd, vd, args, torch.float64)
+    ref.backward(dout.double())
+    if from_lse:
+        from rocflash.backends import sim
+        out, lse = sim.forward(q, k, v, args)
+        grads = sim.backward(q, k, v, out, lse, dout, args)
+    else:
+        qs, ks, vs = (x.clone().requires_grad_() for x in (q, k, v))
+        rocflash.flash_attn_func(qs, ks, vs, softmax_scale=1e-38, softcap=5.0, backend="sim").backward(dout)
+        grads = qs.grad, ks.grad, vs.grad
+    for name, got, want in zip("qv", (grads[0], grads[2]), (qd.grad, vd.grad)):
+        err = (got.double() - want).abs().max().item()
+        assert err <= 1e-3, f"d{name} {got.flatten().tolist()[:4]} vs fp64 {want.flatten().tolist()[:4]}"
 
 
 # ---------------------------------------------------------------- rows without keys keep LSE -inf (adv17)

@@ -98,7 +98,8 @@ def test_bitwise_equal_to_loop_model(case):
             assert t_new.blocks == t_old.blocks
             for name, a, b in zip(("split out", "split lse"), new, old):
                 assert_bitwise(a, b, f"forward key_tiles={tiles} {name}")
-    if extra in (None, "alibi"):  # the LSE path (P = exp2(S2 - LSE log2 e); fp32: the forward's score, eco15)
+    if extra in (None, "alibi", "both"):  # the LSE path (P = exp2(S2 - LSE log2 e); fp32: the forward's score, eco15;
+        # with softcap the cap's argument from the fp64 sum, eco16)
         for name, a, b in zip(("dq", "dk", "dv"), sim.backward(q, k, v, out, lse, dout, args),
                               slow.backward(q, k, v, out, lse, dout, args)):
             assert_bitwise(a, b, f"backward (lse) {name}")

@@ -129,9 +129,10 @@ class _Problem:
         (_Tiles.scores_log2), the row's constant left to the LSE (row_shift; eco14: the full distance overflowed
         float32 on rows far from every key at slopes ~1e37). ``raw`` float64 for float32 inputs (the kernels' fp64
         sum): without softcap scaled in fp64 and rounded once, float32(raw * scale_log2) (q.k past float32 with a
-        small softmax_scale keeps its finite score; eco14), ALiBi's term then in float32. ``prescaled``: ``raw`` is
-        already the split-KV kernel's float32 lane tree of its rounded, fp64_multiplier-scaled lane partials
-        (sim_splitkv.lane_tree_fp32; ScoreTransform::from_fp64_sum takes it on).
+        small softmax_scale keeps its finite score; eco14), ALiBi's term then in float32; with softcap the sum times
+        cap_scale rounded once, the cap's argument t (eco16: the float32 q.k was -inf past FLT_MAX). ``prescaled``:
+        ``raw`` is already the split-KV kernel's float32 lane tree of its rounded, fp64_multiplier-scaled lane
+        partials (sim_splitkv.lane_tree_fp32; ScoreTransform::from_fp64_sum takes it on): the score, or with softcap t.
         Returns (score_log2, g) with g = d(score)/d(raw) / softmax_scale."""
         a = self.args
         dist = None
@@ -141,21 +142,41 @@ class _Problem:
             if a.softcap == 0:
                 x = raw if prescaled else (raw * _scale_log2_64(a.softmax_scale)).float()
                 return (x if dist is None else x - (self.slopes * LOG2E) * dist), 1.0
-            raw = raw.float()
+            t = raw if prescaled else (raw * _cap_scale_64(a.softmax_scale, a.softcap)).float()
+            return capped_log2(a.softcap, t, None if dist is None else self.slopes * dist)
         if a.softcap == 0 and self.slopes is None:
             return raw * (a.softmax_scale * LOG2E), 1.0
-        x, g = raw * a.softmax_scale, 1.0
         if a.softcap > 0:
-            t = torch.tanh(raw * (a.softmax_scale / a.softcap))
-            x, g = a.softcap * t, 1 - t * t
+            return capped_log2(a.softcap, raw * (a.softmax_scale / a.softcap),
+                               None if dist is None else self.slopes * dist)
+        x = raw * a.softmax_scale
         if dist is not None:
             x = x - self.slopes * dist
-        return x * LOG2E, g
+        return x * LOG2E, 1.0
 
 
 def _scale_log2_64(softmax_scale: float) -> float:
     """ScoreTransform::scale_log2_64: float32(softmax_scale) * log2(e) in fp64 (one rounding)."""
     return float(torch.tensor(softmax_scale, dtype=torch.float32)) * LOG2E
+
+
+def _cap_scale_64(softmax_scale: float, softcap: float) -> float:
+    """ScoreTransform::cap_scale widened to fp64 (fp64_multiplier with softcap, eco16): float32(softmax_scale) /
+    float32(softcap), one float32 division (subnormal below FLT_MIN, e.g. 1e-38 / 5: the kernels keep subnormals
+    there, gfx906 denorm mode 3 and CUDA without ftz)."""
+    f32 = torch.float32
+    return float(torch.tensor(softmax_scale, dtype=f32) / torch.tensor(softcap, dtype=f32))
+
+
+def capped_log2(softcap: float, t, bias=None):
+    """ScoreTransform::capped_log2: the cap's argument t (raw * softmax_scale / softcap) -> (score_log2, g):
+    softcap * tanh(t), less ALiBi's ``bias`` (slope * distance, natural units), * log2(e); g = 1 - tanh(t)^2
+    (d(score)/d(raw) / softmax_scale; fmha_bwd_kernel.h softcap_grad_factor takes the same t)."""
+    th = torch.tanh(t)
+    x = softcap * th
+    if bias is not None:
+        x = x - bias
+    return x * LOG2E, 1 - th * th
 
 
 def masked_product(a, b, keep):
@@ -308,11 +329,13 @@ class _Tiles:
         dist = None if pb.slopes is None else self.alibi_dist(pb)
         if a.softcap == 0:  # ALiBi alone: one product in log2 units (no second rounding of a large score by log2(e))
             return raw * (a.softmax_scale * LOG2E) - (pb.slopes * LOG2E).unsqueeze(-1) * dist, 1.0
-        t = torch.tanh(raw * (a.softmax_scale / a.softcap))
-        x, g = a.softcap * t, 1 - t * t
-        if dist is not None:
-            x = x - pb.slopes.unsqueeze(-1) * dist
-        return x * LOG2E, g
+        return self.capped_log2(pb, raw * (a.softmax_scale / a.softcap))
+
+    def capped_log2(self, pb: _Problem, t):
+        """The capped score of the cap's argument t on the pairs (ScoreTransform::capped_log2): float32 inputs pass
+        t = float32(S_fp64 * cap_scale) (fp64_multiplier, eco16), 16-bit raw * (softmax_scale / softcap)."""
+        bias = None if pb.slopes is None else pb.slopes.unsqueeze(-1) * self.alibi_dist(pb)
+        return capped_log2(pb.args.softcap, t, bias)
 
     def alibi_dist(self, pb: _Problem):
         """|anchor(i) - j| of the pairs, in the accumulation dtype (ALiBi's distance, seqlayout.alibi_anchor)."""
@@ -393,9 +416,13 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     qs, kst = _score_operands(qt, kt, pb.dtype)
     kst_norm = kst.norm(dim=-2, keepdim=True) if pb.dtype == torch.float32 else None
     c64 = _scale_log2_64(args.softmax_scale)
+    cap64 = _cap_scale_64(args.softmax_scale, args.softcap) if args.softcap > 0 else 0.0
 
     def scale64(t):
         return t * c64
+
+    def cap_arg64(t):  # float32 with softcap (eco16): S's fp64 sum times cap_scale, the cap's argument
+        return t * cap64
 
     for blocks, tiles in _schedule(ranges):
         masked = [pb.rule.tile_needs_mask(*bounds[i], t * bn, bn) for i, t in zip(blocks, tiles)]
@@ -405,6 +432,8 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
             # VectorTileMath::qk with ScoreTransform::fp64_multiplier), ALiBi's term after it in float32 (eco14: q.k
             # past float32 rounded to -inf before the scale weighed 0 at softmax_scale 1e-37, adv16)
             s2 = pairs.shifted_alibi_log2(pb, _fp64_ascending(_pick(qs, blocks), kst, tiles, kst_norm, post=scale64))
+        elif kst_norm is not None:  # float32 with softcap: t rounded once (ScoreTransform::fp64_multiplier, eco16)
+            s2, _ = pairs.capped_log2(pb, _fp64_ascending(_pick(qs, blocks), kst, tiles, kst_norm, post=cap_arg64))
         else:
             s = (_fp64_ascending(_pick(qs, blocks), kst, tiles, kst_norm) if kst_norm is not None
                  else _matmul(_pick(qs, blocks), kst, tiles))
@@ -578,8 +607,13 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     m_shift = torch.zeros_like(row_max)
     c64 = _scale_log2_64(args.softmax_scale)
 
+    cap64 = _cap_scale_64(args.softmax_scale, args.softcap) if args.softcap > 0 else 0.0
+
     def scale64(t):  # the forward's fp32 score epilogue (ScoreTransform::fp64_multiplier without softcap)
         return t * c64
+
+    def cap_arg64(t):  # with softcap (eco16): the cap's argument t, for the score and dS's factor alike
+        return t * cap64
 
     def row_stats(bm):  # (b, h, blocks, Br) each: m (+inf past seqlen_q), 1/l, D (0 past seqlen_q) and the shift
         n_blocks = -(-pb.seqlen_q // bm)
@@ -603,6 +637,9 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
         elif pb.dtype == torch.float32 and args.softcap == 0:  # from an LSE: the forward's score bits, then - m
             x = pairs.shifted_alibi_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles, post=scale64)) - m_t
             g = 1.0
+        elif pb.dtype == torch.float32:  # softcap (eco16): t = float32(S_fp64 * cap_scale), the forward's score
+            s2, g = pairs.capped_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles, post=cap_arg64))
+            x = s2 - m_t
         else:
             s2, g = pairs.scores_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles))
             x = s2 - m_t

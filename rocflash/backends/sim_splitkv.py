@@ -143,10 +143,10 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
 
 
 def _fp64_multiplier(args: FwdArgs) -> float:
-    """ScoreTransform::fp64_multiplier: scale_log2_64 without softcap, 1 with it."""
-    from .sim import _scale_log2_64
+    """ScoreTransform::fp64_multiplier: scale_log2_64 without softcap, double(cap_scale) with it (eco16)."""
+    from .sim import _cap_scale_64, _scale_log2_64
 
-    return _scale_log2_64(args.softmax_scale) if args.softcap == 0 else 1.0
+    return _scale_log2_64(args.softmax_scale) if args.softcap == 0 else _cap_scale_64(args.softmax_scale, args.softcap)
 
 
 def lane_tree_fp32(qf, kt, threads_n: int, multiplier: float):

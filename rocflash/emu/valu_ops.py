@@ -201,9 +201,16 @@ def _div_scale_f32(s0, s1, s2):
 
 
 def _div_fmas_f32(a, b, c, vcc):
+    """V_DIV_FMAS_F32: fma(a, b, c), on VCC lanes rescaled by 2^64 or 2^-64 after V_DIV_SCALE_F32 scaled the
+    denominator up (quotient near FLT_MAX: c, the scaled quotient, >= 1) or the numerator up (subnormal quotient:
+    c < 1): exponent(c) >= 127 selects 2^64. A fixed 2^32 (before eco16) left a subnormal n / d 2^96 too large
+    (cap_scale = 1e-38 / 5 came out 1.6e-10); tests/test_emu.py test_div_sequence_subnormal_and_huge_quotients.
+    On VCC lanes the fma is formed in fp64 (a * b exact) and rounded once to float32 after the scale."""
     r = fma_f32(a, b, c)
+    scale = np.where(exponent32(c) >= 127, 2.0 ** 64, 2.0 ** -64)
     with np.errstate(all="ignore"):
-        return np.where(vcc, (r.astype(F64) * 2.0 ** 32).astype(F32), r).astype(F32)
+        wide = (_f32(a).astype(F64) * _f32(b).astype(F64) + _f32(c).astype(F64)) * scale
+        return np.where(vcc, wide.astype(F32), r).astype(F32)
 
 
 def _cvt_f16_f32(x):
