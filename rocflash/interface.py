@@ -91,8 +91,10 @@ def flash_attn_func(
             at most MAX_SOFTMAX_SCALE (softcap * log2(e) must be a finite float32; ValueError beyond).
         alibi_slopes: float32 (nheads,) or (batch, nheads): adds ``-slope * |i + seqlen_k - seqlen_q - j|``;
             |slope| at most MAX_SOFTMAX_SCALE (slope * log2(e) must be a finite float32; ValueError beyond), and a
-            negative slope at least min_alibi_slope(seqlen_k - 1, softcap) (its term -slope * log2(e) * distance
-            must stay a finite float32 at the largest distance, seqlen_k - 1; ValueError beyond).
+            negative slope at least min_alibi_slope(distance, softcap) (its term -slope * log2(e) * distance
+            must stay a finite float32 at the largest distance: seqlen_k - 1, or where larger seqlen_q - 1
+            (window_size[1] when >= 0, at most seqlen_q - 1), the rows left of key 0 whose LSE carries
+            -slope * |i + seqlen_k - seqlen_q|; ValueError beyond).
             Not differentiable (as in flash-attn).
         deterministic: the backward's dQ, as in flash-attn. The forward never uses atomics (bitwise
             repeatable either way), and dK/dV are summed over GQA groups in registers. "cuda" with the
@@ -361,7 +363,10 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
                              f"got {tuple(alibi_slopes.shape)}")
         if alibi_slopes.device != q.device:
             raise ValueError(f"alibi_slopes must be on q's device {q.device}, got {alibi_slopes.device}")
-        check_alibi_finite(alibi_slopes, max(seqlen_k - 1, 0), cap)
+        # the largest ALiBi distance of a row that sees a key: seqlen_k - 1 (the scores' term, anchors clamped to
+        # key 0), and where seqlen_q > seqlen_k the rows left of key 0 with their LSE's row constant (adv18)
+        far_row = seqlen_q - 1 if right < 0 else min(seqlen_q - 1, right)
+        check_alibi_finite(alibi_slopes, max(seqlen_k - 1, far_row, 0), cap)
     if alibi_slopes is not None:
         alibi_slopes = alibi_slopes.detach()  # not differentiable, in every backend
     return FwdArgs(scale, int(left), int(right), cap, alibi_slopes)
@@ -423,7 +428,8 @@ def check_alibi_finite(alibi_slopes: torch.Tensor, max_distance: int = 0, softca
                              f"log2(e) must be a finite float32), got {value} at index {where}")
         cap = f" and softcap {softcap:.5g} (the capped score it is added to)" if softcap else ""
         raise ValueError(f"alibi_slopes must be >= {lo!r} at ALiBi distance up to {max_distance} (seqlen_k - 1; varlen: "
-                         f"max_seqlen_k - 1; KV cache: its capacity - 1){cap}: a negative slope's term -slope * log2(e) "
+                         f"max_seqlen_k - 1; KV cache: its capacity - 1; seqlen_q - 1 or window_size[1] where it "
+                         f"is larger: the LSE's row constant){cap}: a negative slope's term -slope * log2(e) "
                          f"* |anchor(i) - j| must stay a finite float32 (3.4028e38), got {value!r} at index {where}")
 
 
