@@ -2,7 +2,9 @@
 # Toolchain of the Composable Kernel compile checks (python -m rocflash.isa --ck, tests/test_ck_isa.py) on a
 # fresh Debian 12 machine without GPU; about 30 s and 120 MB. Called by ci/setup.sh (as root).
 #   - clang-22 from Debian bookworm (apt): Debian's hipcc / clang-15 cannot parse this CK, clang-19 lacks gfx950;
-#     lld-22 (its device linker: the `pip install` build path of rocflash._C_ck through ci/ck_hipcc_standin.sh)
+#     lld-22 (its device linker: the `pip install` build path of rocflash._C_ck through ci/ck_hipcc_standin.sh) and
+#     clang-tools-22 (clang-offload-bundler, which that path's HIP compile runs after the device link: Debian's
+#     clang-22 1:22.1.8 does not ship it, and clang then fails with "posix_spawn failed: No such file or directory")
 #   - HIP headers and ROCm device-libs newer than Debian 12's 5.2: Debian forky's libamdhip64-dev and
 #     rocm-device-libs-21 (gfx950 bitcode), DOWNLOADED (not installed) through a private apt list and unpacked
 #     into <cache>/ck-sysroot (what rocflash.isa.ck looks for)
@@ -19,8 +21,9 @@ SUITE=${ROCFLASH_CK_DEBIAN_SUITE:-forky}
 MIRROR=$(sed -n 's/^URIs: *\(http[^ ]*debian\)\/*$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 
-if ! command -v clang++-22 >/dev/null || [ ! -x /usr/lib/llvm-22/bin/ld.lld ]; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang-22 lld-22 >/dev/null
+if ! command -v clang++-22 >/dev/null || [ ! -x /usr/lib/llvm-22/bin/ld.lld ] \
+    || [ ! -x /usr/lib/llvm-22/bin/clang-offload-bundler ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang-22 lld-22 clang-tools-22 >/dev/null
 fi
 
 if [ ! -f "$SYSROOT/usr/include/hip/hip_runtime.h" ]; then
