@@ -168,6 +168,12 @@ def _cap_scale_64(softmax_scale: float, softcap: float) -> float:
     return float(torch.tensor(softmax_scale, dtype=f32) / torch.tensor(softcap, dtype=f32))
 
 
+def fp64_multiplier(args: FwdArgs) -> float:
+    """ScoreTransform::fp64_multiplier: what float32 inputs' fp64 sum of Q.K^T is multiplied by before its one
+    rounding: scale_log2_64 without softcap, double(cap_scale) with it (eco14, eco16)."""
+    return _scale_log2_64(args.softmax_scale) if args.softcap == 0 else _cap_scale_64(args.softmax_scale, args.softcap)
+
+
 def capped_log2(softcap: float, t, bias=None):
     """ScoreTransform::capped_log2: the cap's argument t (raw * softmax_scale / softcap) -> (score_log2, g):
     softcap * tanh(t), less ALiBi's ``bias`` (slope * distance, natural units), * log2(e); g = 1 - tanh(t)^2
@@ -415,14 +421,10 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
     # float32: S = Q.K^T accumulated in fp64 and rounded once (_score_operands), as hip_src's tile_rowdot_fp64
     qs, kst = _score_operands(qt, kt, pb.dtype)
     kst_norm = kst.norm(dim=-2, keepdim=True) if pb.dtype == torch.float32 else None
-    c64 = _scale_log2_64(args.softmax_scale)
-    cap64 = _cap_scale_64(args.softmax_scale, args.softcap) if args.softcap > 0 else 0.0
+    mult64 = fp64_multiplier(args)
 
-    def scale64(t):
-        return t * c64
-
-    def cap_arg64(t):  # float32 with softcap (eco16): S's fp64 sum times cap_scale, the cap's argument
-        return t * cap64
+    def post64(t):  # float32: S's fp64 sum times fp64_multiplier (the score, or with softcap the cap's argument)
+        return t * mult64
 
     for blocks, tiles in _schedule(ranges):
         masked = [pb.rule.tile_needs_mask(*bounds[i], t * bn, bn) for i, t in zip(blocks, tiles)]
@@ -431,9 +433,9 @@ def forward(q, k, v, args: FwdArgs, target: str = "gfx9", trace: SimTrace | None
             # float32 without softcap: the fp64 sum scaled in fp64, rounded once (the vector kernel's qk epilogue,
             # VectorTileMath::qk with ScoreTransform::fp64_multiplier), ALiBi's term after it in float32 (eco14: q.k
             # past float32 rounded to -inf before the scale weighed 0 at softmax_scale 1e-37, adv16)
-            s2 = pairs.shifted_alibi_log2(pb, _fp64_ascending(_pick(qs, blocks), kst, tiles, kst_norm, post=scale64))
+            s2 = pairs.shifted_alibi_log2(pb, _fp64_ascending(_pick(qs, blocks), kst, tiles, kst_norm, post=post64))
         elif kst_norm is not None:  # float32 with softcap: t rounded once (ScoreTransform::fp64_multiplier, eco16)
-            s2, _ = pairs.capped_log2(pb, _fp64_ascending(_pick(qs, blocks), kst, tiles, kst_norm, post=cap_arg64))
+            s2, _ = pairs.capped_log2(pb, _fp64_ascending(_pick(qs, blocks), kst, tiles, kst_norm, post=post64))
         else:
             s = (_fp64_ascending(_pick(qs, blocks), kst, tiles, kst_norm) if kst_norm is not None
                  else _matmul(_pick(qs, blocks), kst, tiles))
@@ -605,15 +607,10 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
     # of the float32 S, as their forward.
     shifted = own_stats
     m_shift = torch.zeros_like(row_max)
-    c64 = _scale_log2_64(args.softmax_scale)
+    mult64 = fp64_multiplier(args)
 
-    cap64 = _cap_scale_64(args.softmax_scale, args.softcap) if args.softcap > 0 else 0.0
-
-    def scale64(t):  # the forward's fp32 score epilogue (ScoreTransform::fp64_multiplier without softcap)
-        return t * c64
-
-    def cap_arg64(t):  # with softcap (eco16): the cap's argument t, for the score and dS's factor alike
-        return t * cap64
+    def post64(t):  # the forward's fp32 score epilogue; with softcap the cap's argument t, for the score and dS alike
+        return t * mult64
 
     def row_stats(bm):  # (b, h, blocks, Br) each: m (+inf past seqlen_q), 1/l, D (0 past seqlen_q) and the shift
         n_blocks = -(-pb.seqlen_q // bm)
@@ -635,10 +632,10 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
             x = exact_dot(qt, q_blocks, kt, k_tiles, post=pairs.shifted_log2(pb, m_t))
             x, g = pairs.shifted_alibi_log2(pb, x), 1.0
         elif pb.dtype == torch.float32 and args.softcap == 0:  # from an LSE: the forward's score bits, then - m
-            x = pairs.shifted_alibi_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles, post=scale64)) - m_t
+            x = pairs.shifted_alibi_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles, post=post64)) - m_t
             g = 1.0
         elif pb.dtype == torch.float32:  # softcap (eco16): t = float32(S_fp64 * cap_scale), the forward's score
-            s2, g = pairs.capped_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles, post=cap_arg64))
+            s2, g = pairs.capped_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles, post=post64))
             x = s2 - m_t
         else:
             s2, g = pairs.scores_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles))

@@ -33,7 +33,7 @@ import torch
 from .. import splitkv
 from . import FwdArgs
 from .splits import OVERFLOW_SPLIT_LSE, OVERFLOW_SPLIT_M, combine, combine_partials  # noqa: F401  (re-exported)
-from .sim import SimTrace, _Problem
+from .sim import SimTrace, _Problem, fp64_multiplier
 
 LN2 = math.log(2.0)
 
@@ -86,6 +86,7 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
     rows = torch.arange(pb.seqlen_q, device=dev).view(-1, 1)
     neg_inf = torch.tensor(float("-inf"), dtype=acc, device=dev)
     zero = torch.zeros((), dtype=acc, device=dev)
+    mult64 = fp64_multiplier(args) if pb.dtype == torch.float32 else None  # once per split, not per key round
     for n0 in range(begin, end, per_iter):
         cols = n0 + torch.arange(per_iter, device=dev).view(1, -1)  # key u * groups + g at column u * groups + g
         idx = cols.view(-1).clamp(max=pb.seqlen_k - 1)  # keys past the sequence re-read its last key
@@ -93,7 +94,7 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
         # float32 inputs: the kernel's per-lane fp64 partials of Q.K^T, each scaled and rounded to float32, then
         # the key group's float32 butterfly (lane_tree_fp32); 16-bit: the fp32 product
         if pb.dtype == torch.float32:
-            s2, _ = pb.scores_log2(lane_tree_fp32(qf, kt, cfg.threads_n, _fp64_multiplier(args)), rows, cols,
+            s2, _ = pb.scores_log2(lane_tree_fp32(qf, kt, cfg.threads_n, mult64), rows, cols,
                                    prescaled=True)
         else:
             s2, _ = pb.scores_log2(qf @ kt.transpose(-1, -2), rows, cols)
@@ -140,13 +141,6 @@ def split_partial(q, k, v, args: FwdArgs, target: str, keys: tuple[int, int], tr
     m_part = torch.where(ovf, OVERFLOW_SPLIT_M, torch.where(l == 0, -math.inf, m)).to(acc)
     out = (o * inv_l.unsqueeze(-1))[..., :pb.headdim]
     return out.transpose(1, 2), lse, m_part, l
-
-
-def _fp64_multiplier(args: FwdArgs) -> float:
-    """ScoreTransform::fp64_multiplier: scale_log2_64 without softcap, double(cap_scale) with it (eco16)."""
-    from .sim import _cap_scale_64, _scale_log2_64
-
-    return _scale_log2_64(args.softmax_scale) if args.softcap == 0 else _cap_scale_64(args.softmax_scale, args.softcap)
 
 
 def lane_tree_fp32(qf, kt, threads_n: int, multiplier: float):
