@@ -20,18 +20,8 @@ import rocflash
 from rocflash.backends import FwdArgs, compiled
 from rocflash.backends.reference import attention_reference
 
-
-def graph_of(fn):
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        fn()
-        fn()
-    torch.cuda.current_stream().wait_stream(side)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        out = fn()
-    return g.replay, out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from decode_bench import graph_of  # noqa: E402  (one CUDA-graph helper for the perf scripts)
 
 
 def time_ms(replay, reps=50):
