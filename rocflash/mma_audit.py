@@ -4,6 +4,7 @@ sm_80 and sm_90 (and the atomic-dQ kernel's wgmma and dQ-tile variants on sm_90a
 
     python -m rocflash.mma_audit                     # every mma instance, aligned path, sm_80 and sm_90
     python -m rocflash.mma_audit --paths both --check   # both load paths; exit 1 when a rule fails
+    python -m rocflash.mma_audit --kinds bwd_dkdv --only fp16_d128 --arch sm_80   # one instance on one arch
 
 Each instance source (rocflash.codegen, target "cuda") is compiled with the real build's flags plus
 ``--cubin -Xptxas -v -keep``: the ptxas report gives registers, spills, stack frame and static shared memory of
@@ -394,39 +395,52 @@ def mma_instances(paths: str = "vec", kinds: tuple[str, ...] = tuple(_KERNELS)) 
 
 
 def run_audit(archs=tuple(ARCHS), paths: str = "vec", jobs: int | None = None,
-              kinds: tuple[str, ...] = tuple(_KERNELS), wgmma: bool = True) -> list[MmaKernelAudit]:
+              kinds: tuple[str, ...] = tuple(_KERNELS), wgmma: bool = True, only: str = "",
+              keep: str | None = None) -> list[MmaKernelAudit]:
     """Audits of every mma instance of ``kinds`` on ``archs``, plus (``wgmma``) the sm_90a wgmma variants of the
-    atomic-dQ kernel."""
+    atomic-dQ kernel; ``only``: just the instances whose name contains that substring; ``keep``: a folder that
+    keeps the generated sources, PTX and cubins (for cuobjdump), else a temporary one."""
     with tempfile.TemporaryDirectory(prefix="rocflash_mma_audit_") as tmp:
+        tmp = keep or tmp
         gen = Path(tmp) / "gen"
         codegen.generate("cuda", gen)
         jobs = jobs or os.cpu_count() or 1
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            insts = [(c, al) for c, al in mma_instances(paths, kinds) if only in c.kernel_name(al)]
             futures = [pool.submit(compile_instance, c, al, arch, gen, Path(tmp) / "work")
-                       for c, al in mma_instances(paths, kinds) for arch in archs]
+                       for c, al in insts for arch in archs]
             if wgmma:
                 futures += [pool.submit(compile_instance, c, al, WGMMA_ARCH[0], gen, Path(tmp) / "work")
-                            for c, al in mma_instances(paths, kinds) if wgmma_dq(c) or wgmma_sdp(c) or dq_tile2(c)]
+                            for c, al in insts if wgmma_dq(c) or wgmma_sdp(c) or dq_tile2(c)]
             return [a for f in futures for a in f.result()]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m rocflash.mma_audit", description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("\n\n")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--arch", default=",".join(ARCHS), help=f"comma-separated, among {', '.join(ARCHS)}")
+    every = (*ARCHS, WGMMA_ARCH[0])
+    ap.add_argument("--arch", default=",".join(every),
+                    help=f"comma-separated, among {', '.join(every)} ({WGMMA_ARCH[0]}: the atomic-dQ kernel's sm_90a variants)")
     ap.add_argument("--paths", choices=("vec", "both"), default="vec", help="aligned path only, or both load paths")
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--check", action="store_true", help="exit 1 when a rule fails")
     ap.add_argument("--kinds", default=",".join(_KERNELS), help=f"comma-separated, among {', '.join(_KERNELS)}")
+    ap.add_argument("--only", default="", metavar="SUBSTRING",
+                    help="only the instances whose name contains SUBSTRING (e.g. bf16_d128): one compile per arch")
+    ap.add_argument("--keep", default=None, metavar="DIR", help="keep sources, PTX and cubins under DIR")
     args = ap.parse_args(argv)
     archs = [a.strip() for a in args.arch.split(",") if a.strip()]
-    bad = [a for a in archs if a not in ARCHS]
+    bad = [a for a in archs if a not in every]
     if bad:
-        ap.error(f"--arch must be among {', '.join(ARCHS)}, got {', '.join(bad)}")
+        ap.error(f"--arch must be among {', '.join(every)}, got {', '.join(bad)}")
+    wgmma = WGMMA_ARCH[0] in archs
+    archs = [a for a in archs if a != WGMMA_ARCH[0]]
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
     if bad := [k for k in kinds if k not in _KERNELS]:
         ap.error(f"--kinds must be among {', '.join(_KERNELS)}, got {', '.join(bad)}")
-    audits = run_audit(archs, args.paths, args.jobs, kinds)
+    audits = run_audit(archs, args.paths, args.jobs, kinds, wgmma, args.only, args.keep)
+    if not audits:
+        ap.error(f"no instance of {', '.join(kinds)} matches --only {args.only!r} on {args.arch}")
     print(f"{'instance':58s} {'kernel':7s} {'arch':5s} {'rows/w':>6s} {'regs':>4s} {'limit':>5s} {'spill':>5s} "
           f"{'mma/loop':>8s} {'per tile':>8s} {'LDS B':>6s} {'blocks':>6s}")
     violations = []
@@ -436,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{a.lds_bytes:6d} {a.blocks:6d}" + (f"  wgmma/loop {a.wgmma_in_loop} per tile {a.wgmma_per_tile}"
                                                if a.kind in _WG_KINDS else ""))
         violations += check(a)
-    for cfg in dict.fromkeys(c for c, _ in mma_instances(args.paths, kinds)):
+    for cfg in dict.fromkeys(c for c, al in mma_instances(args.paths, kinds) if args.only in c.kernel_name(al)):
         padded, unpadded = bank_conflicts(cfg), bank_conflicts(cfg, lds_pad_bytes=0)
         print(f"{cfg.tile_name}: ldmatrix conflict degree {padded} (unpadded layout: {unpadded})")
         violations += check_bank_conflicts(cfg)
