@@ -517,8 +517,17 @@ struct MmaBwdDkdvPipeline {
     const int tiles = tile_end - tile_begin;
     const int total = tiles * group;  // (query head of the group, query tile), tile fastest
     if (total > 0) {                  // uniform
-      Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row(), decltype(k_at), kCore>(lds, k, n0, k_at, tid);
-      Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row(), decltype(v_at), kCore>(lds, v, n0, v_at, tid);
+      // sm_80, the deterministic kernel: tid re-read for the K, V copies (rf_vendor.h), whose lane addresses, kept
+      // across the tile loop beside the grid walk's 64-bit index, spilled 48 B at fp16 d128 (ptxas, nvcc 13.0).
+      // Elsewhere tid as it was: on sm_90a the re-read made the atomic-dQ kernels spill 48-56 B, and the sm_90
+      // deterministic kernel needs none (its SASS stays that of branch tc80's base).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+      constexpr bool kKvReread = !kAtomicDq;
+#else
+      constexpr bool kKvReread = false;
+#endif
+      Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row(), decltype(k_at), kCore>(lds, k, n0, k_at, kKvReread ? rf_thread_index_here() : tid);
+      Ops::template copy_rows<T.block_n, T.threads, T.chunks_per_row(), decltype(v_at), kCore>(lds, v, n0, v_at, kKvReread ? rf_thread_index_here() : tid);
       issue_tile(p, seq, lds, batch, head_k * group, tile_begin * T.block_m, 0, tid);  // one group with K, V
       const int key0 = T.key_warp(tid) * T.rows_per_warp();
       bool k_nonfinite = false;  // kAtomicDq: K holds a non-finite element (uniform; set once K is visible)
