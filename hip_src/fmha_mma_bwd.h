@@ -44,6 +44,7 @@
 #pragma once
 
 #include <cstdlib>
+#include <type_traits>
 
 #include "fmha_bwd_kernel.h"
 #include "fmha_mma.h"
@@ -199,9 +200,10 @@ struct MmaBwdOps {
   }
 
   // acc[2*MT][TD] += A . B, A = MT m16 tiles of rows a_row0.. of a row-major [rows][k] buffer at a_base (pitch
-  // a_pitch bytes, ldmatrix), k over KS k-steps; B row-major [k][headdim] at b_base (ldmatrix.trans), TD / 4 pairs
-  // of 8-column tiles from column col0. Each B fragment load serves the MT tiles.
-  template <int KS, int MT, int TD>
+  // a_pitch bytes, ldmatrix; kStCore: the P^T / dS^T core matrices of MmaBwdDkdvShape::st_elem instead), k over KS
+  // k-steps; B row-major [k][headdim] at b_base (ldmatrix.trans), TD / 4 pairs of 8-column tiles from column col0.
+  // Each B fragment load serves the MT tiles.
+  template <int KS, int MT, int TD, bool kStCore = false>
   RF_DEVICE static void gemm_lds_by_rows(const char* lds, const Shape& T, int tid, int a_base, int a_pitch, int a_row0,
                                          int b_base, int col0, float (&acc)[2 * MT][TD]) {
     const int l = T.lane(tid);
@@ -209,9 +211,13 @@ struct MmaBwdOps {
     for (int kk = 0; kk < KS; ++kk) {
       uint32_t a[MT][4];
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-        mma::ldmatrix_x4(a[mt], mma::smem_address(lds + a_base + (a_row0 + mt * 16 + l % 16) * a_pitch +
-                                                  (kk * 2 + l / 16) * kVectorBytes));
+      for (int mt = 0; mt < MT; ++mt) {
+        if constexpr (kStCore)
+          mma::ldmatrix_x4(a[mt], mma::smem_address(lds + a_base + T.st_elem(a_row0 + mt * 16 + l % 16, (kk * 2 + l / 16) * T.vec_elems())));
+        else
+          mma::ldmatrix_x4(a[mt], mma::smem_address(lds + a_base + (a_row0 + mt * 16 + l % 16) * a_pitch +
+                                                    (kk * 2 + l / 16) * kVectorBytes));
+      }
 #pragma unroll
       for (int dp = 0; dp < TD / 4; ++dp) {
         uint32_t b[4];
@@ -262,7 +268,8 @@ struct MmaBwdDkdvPipeline {
   static constexpr bool kCore = T.core_rows > 0;
   static_assert(kSdp == 0 || (kAtomicDq && !kWgmmaDq && kCore && T.wgmma_sdp() && kFusedLoop && (kSdp == 1 || kSdp == 2)),
                 "the wgmma S^T / dP^T variant needs MmaBwdDkdvShape::wgmma_sdp() in the core layout");
-  static_assert(kCore == (kSdp != 0), "the core-matrix layout is the kSdp variants' only");
+  static_assert(kCore == (kSdp != 0) || (T.st_core() && !kAtomicDq),
+                "the core-matrix layout: the kSdp variants' and the deterministic kernel's compact grid tile (sm_80)");
   using Wg = MmaBwdWgmmaOps<E, Tile, kAligned>;
 
   // Q, dO rows and the row statistics of query tile m0 (head `head`) into buffer `buf`, one cp.async group.
@@ -586,7 +593,8 @@ struct MmaBwdDkdvPipeline {
 #pragma unroll
               for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
           }
-          const int qoff = T.s_query0(tid) * T.row_bytes(), krow = key0 + sp * RM * MmaBwdTileBase::kMmaM;
+          const int qoff = kCore ? T.write(0, T.s_query0(tid), 0) : T.s_query0(tid) * T.row_bytes();
+          const int krow = key0 + sp * RM * MmaBwdTileBase::kMmaM;
           if constexpr (kSdp == 1) {
             Wg::sdp_issue(lds, buf, s, dp);
             Wg::template sdp_wait<0>(s, dp);
@@ -610,8 +618,8 @@ struct MmaBwdDkdvPipeline {
           constexpr int KM = T.block_m / MmaBwdTileBase::kMmaK;
           // tid re-read (rf_vendor.h): the lane addresses computed here, not kept across the loop
           const int t = rf_thread_index_here(), col0 = T.dkv_col0(t), row0 = T.key_warp(t) * T.rows_per_warp();
-          Ops::template gemm_lds_by_rows<KM, MT>(lds, T, t, T.pt_offset(), T.ds_row_bytes(), row0, T.do_offset(buf), col0, dv);
-          Ops::template gemm_lds_by_rows<KM, MT>(lds, T, t, T.ds_offset(), T.ds_row_bytes(), row0, T.q_offset(buf), col0, dk);
+          Ops::template gemm_lds_by_rows<KM, MT, TD, T.st_core()>(lds, T, t, T.pt_offset(), T.ds_row_bytes(), row0, T.do_offset(buf), col0, dv);
+          Ops::template gemm_lds_by_rows<KM, MT, TD, T.st_core()>(lds, T, t, T.ds_offset(), T.ds_row_bytes(), row0, T.q_offset(buf), col0, dk);
         } else {
           // (kSdp = 1: tid re-read per product, rf_vendor.h; the lane addresses of these products, hoisted out of the
           // loop beside the wgmma S^T / dP^T, spilled 84 B at d128; 48 B remain, perf/RESULTS.md tcws6)
@@ -659,11 +667,25 @@ struct MmaBwdDkdvPipeline {
   }
 };
 
+// The deterministic kernel's tile below sm_90: the grid tile in the core-matrix layout (MmaBwdDkdvShape::compact;
+// the other tiles unchanged). The launcher asks for its shared memory on devices of compute capability < 9
+// (compact_lds): only code compiled for those runs there.
+template <class Tile>
+struct CompactTile {
+  static constexpr MmaBwdDkdvShape kShape = Tile::kShape.compact();
+  static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
+};
+
 template <class E, class Tile, bool kAligned>
 __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdv_mma_kernel(const FmhaBwdParams p) {
   extern __shared__ uint4 rf_lds[];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  using Run = MmaBwdDkdvPipeline<E, std::conditional_t<Tile::kShape.grid(), CompactTile<Tile>, Tile>, kAligned>;
+#else
+  using Run = MmaBwdDkdvPipeline<E, Tile, kAligned>;
+#endif
   bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
-    MmaBwdDkdvPipeline<E, Tile, kAligned>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
+    Run::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
   });
 }
 
@@ -780,6 +802,18 @@ inline bool dq_tile2_enabled() {
 
 namespace rf {
 
+// Compute capability major of the current device (cached per device index; 9 when it cannot be read: the padded
+// tile's shared memory, which covers every tile).
+inline int compute_capability_major() {
+  static int cached[64] = {};
+  int device = 0, major = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0) return 9;
+  if (device < 64 && cached[device] > 0) return cached[device];
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return 9;
+  if (device < 64) cached[device] = major;
+  return major;
+}
+
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
   if (p.dq_accum != nullptr) {
@@ -834,7 +868,11 @@ rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
   }
   constexpr MmaBwdDkdvShape T = Tile::kShape;
   const int64_t total = (int64_t(p.seqlen_k) + T.block_n - 1) / T.block_n * p.nheads_k * p.batch;
-  return launch_grid_stride(fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned>, p, total, T.threads, T.lds_bytes(), stream);
+  // below compute capability 9 the kernel runs CompactTile (code for those devices is compiled below sm_90); on 9+
+  // the padded tile's bytes, which also cover the compact tile's (code compiled for compute_8x, JIT-run there)
+  static_assert(CompactTile<Tile>::kShape.lds_bytes() <= T.lds_bytes(), "the compact tile needs no more shared memory");
+  const int lds = compute_capability_major() < 9 ? CompactTile<Tile>::kShape.lds_bytes() : T.lds_bytes();
+  return launch_grid_stride(fmha_bwd_dkdv_mma_kernel<E, Tile, kAligned>, p, total, T.threads, lds, stream);
 }
 
 }  // namespace rf

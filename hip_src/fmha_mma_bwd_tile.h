@@ -143,16 +143,26 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
     return 2 * k_rows() * row_bytes() + 2 * q_buffers * q_rows() * row_bytes() + buf * 12 * block_m;
   }
   RF_HDC int delta_offset(int buf) const { return stats_offset(buf) + 8 * block_m; }
-  RF_HDC int lds_bytes() const { return grid() ? pt_offset() + block_n * ds_row_bytes() : stats_offset(q_buffers); }
+  RF_HDC int lds_bytes() const { return grid() ? pt_offset() + st_bytes() : stats_offset(q_buffers); }
 
   // ---- dS^T (and P^T in layout 2) of the tile, rounded to E, as [block_n keys][block_m queries] rows padded by
   // lds_pad_bytes: with an odd number of 16-byte units per row (block_m 32: 80 B, 64: 144 B) the eight rows of an
   // ldmatrix phase and the 8 x 4 lanes' 32-bit writes fall in distinct banks. Layout 1 keeps dS^T there only in
   // its atomic-dQ kernel (deterministic=False). dQ = dS.K is split over the warps as dq_row_warps() x
   // dq_col_warps() tiles of 16 query rows x dq_cols_per_warp() columns.
+  // The grid tile in the core-matrix layout (compact(): sm_80) stores P^T and dS^T as core matrices too: 16-byte
+  // chunk ch (queries 8ch..8ch+7) of key row r at ch * block_n * 16 + r * 16 (st_core(); no padding: the eight rows
+  // of an ldmatrix phase and the 8 x 4 lanes' 32-bit writes are 128 contiguous bytes).
+  RF_HDC bool st_core() const { return core_rows > 0 && grid(); }
   RF_HDC int ds_row_bytes() const { return block_m * elem_bytes + (core_rows ? kVectorBytes : lds_pad_bytes); }
+  RF_HDC int st_bytes() const { return st_core() ? block_n * block_m * elem_bytes : block_n * ds_row_bytes(); }
+  // byte offset (within the P^T or dS^T buffer) of key row r, query column q
+  RF_HDC int st_elem(int r, int q) const {
+    return st_core() ? (q / vec_elems()) * block_n * kVectorBytes + r * kVectorBytes + (q % vec_elems()) * elem_bytes
+                     : r * ds_row_bytes() + q * elem_bytes;
+  }
   RF_HDC int ds_offset() const { return stats_offset(q_buffers); }
-  RF_HDC int pt_offset() const { return ds_offset() + block_n * ds_row_bytes(); }
+  RF_HDC int pt_offset() const { return ds_offset() + st_bytes(); }
   RF_HDC int lds_bytes_atomic_dq() const { return grid() ? lds_bytes() : ds_offset() + block_n * ds_row_bytes(); }
   RF_HDC int dq_rows_per_warp() const { return kMmaM * dq_m_tiles; }
   RF_HDC int dq_row_warps() const { return block_m / dq_rows_per_warp() < warps() ? block_m / dq_rows_per_warp() : warps(); }
@@ -160,7 +170,9 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
   RF_HDC int dq_cols_per_warp() const { return headdim / dq_col_warps(); }
   // byte offset (within the dS^T or P^T rows) of the accumulator element pair (i, c), c even: key row, query
   // columns c, c + 1
-  RF_HDC int st_index(int tid, int i, int c) const { return key(tid, i) * ds_row_bytes() + query(tid, c) * elem_bytes; }
+  RF_HDC int st_index(int tid, int i, int c) const {
+    return st_core() ? st_elem(key(tid, i), query(tid, c)) : key(tid, i) * ds_row_bytes() + query(tid, c) * elem_bytes;
+  }
   RF_HDC int ds_write(int tid, int i, int c) const { return ds_offset() + st_index(tid, i, c); }
   // A operand dS (query rows qrow0..+15, k-step kk over the block's keys) from dS^T through ldmatrix.trans:
   // matrices (queries 0-7 | 8-15) x (keys 0-7 | 8-15), i.e. stored rows keys + 8 * (i / 2), columns + 8 * (i % 2).
@@ -207,6 +219,12 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
     s.lds_pad_bytes = 0;
     return s;
   }
+  // The deterministic grid tile on sm_80 (fmha_bwd_dkdv_mma_kernel below sm_90; the launcher's compact_lds()):
+  // every buffer in the core-matrix layout, no row padding: at bf16 d128 (block_m = block_n = 64, one Q/dO buffer)
+  // 4 x 64 x 256 + 768 + 2 x 64 x 128 = 82688 B instead of 88832 B, so that the designed 2 blocks per SM fit sm_80's
+  // 164 KB (2 x (82688 + 1 KB reserved) = 167424 B; sm_90's 228 KB keep the padded tile). Same products in the
+  // same order: only the shared-memory addresses differ (dK, dV bitwise equal to the padded tile's).
+  RF_HDC MmaBwdDkdvShape compact() const { return grid() && block_m == block_n ? core_layout() : *this; }
   RF_HDC int core_lead() const { return core_rows * kVectorBytes; }  // bytes between core matrices adjacent in K
 
   // ---- this shape with the dQ warp tile of 32 query rows (dq_m_tiles 2): warps split as dq_row_warps() x
@@ -230,7 +248,9 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
   }
 
   RF_HDC bool valid() const {
-    return base_valid() && (core_rows == 0 || (!grid() && lds_pad_bytes == 0 && core_rows >= block_m && core_rows >= block_n)) &&
+    return base_valid() &&
+           (core_rows == 0 || (lds_pad_bytes == 0 && core_rows >= block_m && core_rows >= block_n &&
+                               (!grid() || (core_rows == block_m && core_rows == block_n)))) &&
            (s_query_warps == 1 || s_query_warps == 2) && warps() % s_query_warps == 0 &&
            (q_buffers == 2 || (q_buffers == 1 && grid())) && block_n % (kMmaM * s_key_warps()) == 0 &&
            (m_tiles() == 1 || m_tiles() == 2) && s_queries_per_warp() % kMmaM == 0 &&

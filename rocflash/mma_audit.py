@@ -26,7 +26,8 @@ Rules, per kernel (``check``):
   config's waves_per_simd is warps per SM sub-partition, rf_vendor.h RF_LAUNCH_BOUNDS): registers
   <= 65536 / (threads * blocks) and blocks * dynamic shared memory within the SM's shared memory
   (CUDA C Programming Guide, "Compute Capabilities": 164 KiB per SM on sm_80, 228 KiB on sm_90; 1 KiB of
-  each block's share is reserved by the system);
+  each block's share is reserved by the system); the shared memory is the kernel's on that arch (the deterministic
+  dK/dV kernel's grid tile is compact() below sm_90: ``lds_bytes``);
 - conflict-free operand reads: every ldmatrix of the main loop (Q, K, V row addresses of
   ``MmaFwdTileShape::q_read / k_read / v_read``, evaluated per lane by the host probe, rocflash._probe) has
   conflict degree 1 in the ISA audit's bank model (rocflash.isa ``lds_conflict_degree``: 32 banks of 4 bytes,
@@ -105,10 +106,15 @@ def register_limit(cfg: TileConfig) -> int:
     return min(255, REGISTERS_PER_SM // (cfg.threads * designed_blocks(cfg)) // 8 * 8)
 
 
-def lds_bytes(cfg: TileConfig, kind: str | None = None) -> int:
+def lds_bytes(cfg: TileConfig, kind: str | None = None, arch: str | None = None) -> int:
     """Dynamic shared memory of the plain kernel (MmaFwdTileShape::lds_bytes, hip_src/fmha_mma_tile.h); the
     general kernel's tile has fewer rows, so this bounds both. Backward: MmaBwdDkdvShape / MmaBwdDqShape::lds_bytes
-    (hip_src/fmha_mma_bwd_tile.h)."""
+    (hip_src/fmha_mma_bwd_tile.h); on sm_80 the deterministic dK/dV kernel of a grid tile (s_query_warps 2, block_m
+    = block_n) runs MmaBwdDkdvShape::compact(): every buffer in the core-matrix layout, no row padding."""
+    if (kind or cfg.kind) == "bwd_dkdv" and arch == "sm_80" and cfg.s_query_warps > 1 and cfg.block_m == cfg.block_n:
+        e = cfg.elem_bytes
+        return ((2 * cfg.block_n + 2 * cfg.q_buffers * cfg.block_m) * cfg.headdim * e + cfg.q_buffers * 12 * cfg.block_m
+                + 2 * cfg.block_n * cfg.block_m * e)
     if (kind or cfg.kind) == "bwd_dkdvq_wg":  # bwd_dkdvq's, plus K^T in wgmma core matrices
         a = cfg.atomic_config()
         return lds_bytes(cfg, "bwd_dkdvq") + a.headdim * a.block_n * a.elem_bytes
@@ -328,7 +334,7 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
             registers=r.get("registers", 0), spill_bytes=r.get("spill_bytes", 0), stack_frame=r.get("stack_frame", 0),
             mma_in_loop=main_loop_mma_count(entries.get(symbol, [])),
             mma_per_tile=mma_per_tile(cfg, rows, kind, general),
-            register_limit=register_limit(occ), lds_bytes=lds_bytes(cfg, kind), blocks=designed_blocks(occ),
+            register_limit=register_limit(occ), lds_bytes=lds_bytes(cfg, kind, arch), blocks=designed_blocks(occ),
             wgmma_in_loop=main_loop_mma_count(entries.get(symbol, []), "wgmma.mma_async") if kind in _WG_KINDS else 0,
             wgmma_per_tile=wgmma_per_tile(cfg, kind) if kind in _WG_KINDS else 0))
     expected = (WGMMA_VARIANTS * wgmma_dq(cfg) + 2 * wgmma_sdp(cfg) + dq_tile2(cfg)) if arch == WGMMA_ARCH[0] else \

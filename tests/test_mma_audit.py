@@ -194,6 +194,13 @@ def test_backward_counts_and_lds():
     dq = TileConfig(**kw, block_m=64, block_n=64, kind="bwd_dq")
     assert mma_audit.mma_per_tile(dkdv, 16) == 4 * 2 * 16 and mma_audit.mma_per_tile(dq, 16) == 3 * 4 * 16
     assert mma_audit.lds_bytes(dkdv) == (128 + 128) * 272 + 24 * 32 and mma_audit.lds_bytes(dq) == (128 + 256) * 272
+    # the grid tile (bf16 d128's deterministic one): padded on sm_90, compact (core-matrix layout) on sm_80, where
+    # 2 blocks must fit 164 KB: 2 * (82688 + 1024) <= 167936
+    grid = TileConfig(**{**kw, "waves_per_simd": 2}, block_m=64, block_n=64, kind="bwd_dkdv", s_query_warps=2, q_buffers=1)
+    assert mma_audit.lds_bytes(grid, arch="sm_90") == 88832 == (128 + 128) * 272 + 12 * 64 + 2 * 64 * 144
+    assert mma_audit.lds_bytes(grid, arch="sm_80") == 82688 == 4 * 64 * 256 + 12 * 64 + 2 * 64 * 128
+    assert 2 * (82688 + mma_audit.SMEM_RESERVED_PER_BLOCK) <= mma_audit.SMEM_PER_SM["sm_80"] < 2 * (88832 + 1024)
+    assert mma_audit.lds_bytes(dkdv, arch="sm_80") == mma_audit.lds_bytes(dkdv)  # layout 1: padded everywhere
     a = _good(kind="bwd_dq", mma_per_tile=192, mma_in_loop=192)
     assert mma_audit.check(a) == [] and any("whole products of 64" in v for v in mma_audit.check(_good(
         kind="bwd_dq", mma_per_tile=192, mma_in_loop=224)))
