@@ -90,12 +90,14 @@ def test_every_mma_kernel_passes(audits):
     # either arch: its 48 B sm_80 spill is gone; fp16 d128 keeps the old tile and its spill) with 88832 B of shared
     # memory: 2 blocks per SM on sm_90 (228 KB) as designed, but only 1 on sm_80 (164 KB): the sm_80 occupancy rule
     # fails there (open; sm_80 was never executed).
+    # Both sm_80 entries are gone since branch tc80: the fp16 d128 deterministic dK/dV kernel re-reads tid for its
+    # K/V copies on sm_80 (255 registers, 0 B; the 48 B spill was the grid walk's index and those copies' lane
+    # addresses), and below sm_90 the bf16 d128 grid tile runs in the core-matrix layout (MmaBwdDkdvShape::compact,
+    # 82688 B: 2 blocks per sm_80 SM; sm_90 keeps the padded 88832 B tile). sm_90a SASS of every dK/dV instance unchanged.
     # Branch tcws6 (opt-in, sm_90a only): the d128 atomic-dQ kernel with S^T / dP^T on wgmma spills 12 B stores +
     # 36 B loads (ptxas, nvcc 13.0; its mma.sync control in the same layout: 248 registers, none). Entries name
     # (instance, arch, kind), kind None = any kernel of the instance on that arch.
     known: set[tuple[str, str, str | None]] = {
-        ("rocflash_fmha_bwd_dkdv_cuda_mma_fp16_d128_b32x64_t128x4_p16_vec", "sm_80", None),
-        ("rocflash_fmha_bwd_dkdv_cuda_mma_bf16_d128_b64x64_t128x4_p16_g2q1_a32g1q2_vec", "sm_80", None),
         ("rocflash_fmha_bwd_dkdv_cuda_mma_fp16_d128_b32x64_t128x4_p16_vec", "sm_90a", "bwd_dkdvq_sdp"),
         ("rocflash_fmha_bwd_dkdv_cuda_mma_bf16_d128_b64x64_t128x4_p16_g2q1_a32g1q2_vec", "sm_90a", "bwd_dkdvq_sdp"),
     }
