@@ -35,10 +35,10 @@
 //
 // sm_90a builds (RF_CUDA_SM90A) also compile opt-in variants of the atomic-dQ kernel with products on a Hopper
 // warpgroup (fmha_mma_bwd_wgmma.h, wgmma from shared-memory descriptors): its dQ product (ROCFLASH_BWD_DQ_WGMMA=1;
-// measured 7-10 % slower than mma.sync, perf/RESULTS.md tcbwd5 run W1), or its S^T and dP^T over K, V, Q, dO in
-// wgmma's core-matrix layout (ROCFLASH_BWD_SDP_WGMMA=1; =2 that layout on mma.sync; branch tcws6, measured 7-9 %
-// slower, perf/RESULTS.md integ20). Also sm_90a builds only, mma.sync only: the atomic-dQ kernel with a dQ warp tile
-// of 32 query rows (ROCFLASH_BWD_DQ_TILE=1; fmha_bwd_dkdvq_dq2_kernel; branch tcws7).
+// measured 7-10 % slower than mma.sync, perf/RESULTS.md tcbwd5 run W1). (Branch tcws6's S^T and dP^T on wgmma,
+// ROCFLASH_BWD_SDP_WGMMA, measured 7-9 % slower in integ20 and spilling at d128, were removed in branch tc80.) Also
+// sm_90a builds only, mma.sync only: the atomic-dQ kernel with a dQ warp tile of 32 query rows
+// (ROCFLASH_BWD_DQ_TILE=1; fmha_bwd_dkdvq_dq2_kernel; branch tcws7).
 //
 // Only the CUDA build includes this file (fmha_bwd_launch.h under RF_PLATFORM_CUDA).
 #pragma once
@@ -242,9 +242,7 @@ struct MmaBwdOps {
 // (MmaBwdWgmmaOps::dq_issue / dq_add) after dK += dS^T.Q. Measured slower than the mma.sync product in one process on
 // the H200 (perf/RESULTS.md, tcbwd5 run W1: +9 % d128, +7 % d64 bf16 4k), as was a variant that issued its first
 // tile between the dV and dK products (+10 %, removed).
-// kSdp (with kAtomicDq, sm_90a builds only, opt-in: ROCFLASH_BWD_SDP_WGMMA; Tile in the core-matrix layout,
-// CoreLayoutTile): 1 = S^T and dP^T on the warpgroup (MmaBwdWgmmaOps::sdp_issue), 2 = mma.sync on that layout.
-template <class E, class Tile, bool kAligned, bool kAtomicDq = false, int kWgmma = 0, int kSdp = 0>
+template <class E, class Tile, bool kAligned, bool kAtomicDq = false, int kWgmma = 0>
 struct MmaBwdDkdvPipeline {
   static constexpr MmaBwdDkdvShape T = Tile::kShape;
   static constexpr int TN = T.s_cols_per_thread();
@@ -266,10 +264,8 @@ struct MmaBwdDkdvPipeline {
   static constexpr bool kWgmmaDq = kWgmma != 0;
   static_assert(!kWgmmaDq || (kAtomicDq && T.wgmma_dq() && kWgmma == 1 && T.core_rows == 0), "the wgmma dQ product needs MmaBwdDkdvShape::wgmma_dq()");
   static constexpr bool kCore = T.core_rows > 0;
-  static_assert(kSdp == 0 || (kAtomicDq && !kWgmmaDq && kCore && T.wgmma_sdp() && kFusedLoop && (kSdp == 1 || kSdp == 2)),
-                "the wgmma S^T / dP^T variant needs MmaBwdDkdvShape::wgmma_sdp() in the core layout");
-  static_assert(kCore == (kSdp != 0) || (T.st_core() && !kAtomicDq),
-                "the core-matrix layout: the kSdp variants' and the deterministic kernel's compact grid tile (sm_80)");
+  static_assert(!kCore || (T.st_core() && !kAtomicDq),
+                "the core-matrix layout is the deterministic kernel's compact grid tile's only (sm_80)");
   using Wg = MmaBwdWgmmaOps<E, Tile, kAligned>;
 
   // Q, dO rows and the row statistics of query tile m0 (head `head`) into buffer `buf`, one cp.async group.
@@ -552,7 +548,6 @@ struct MmaBwdDkdvPipeline {
           __syncthreads();  // tile it (and K, V) visible to every warp
         } else if constexpr (kFusedLoop || T.grid()) {
           mma::cp_async_wait<0>();  // this thread's copies of tile it (and K, V)
-          if constexpr (kSdp == 1) wgmma::fence_proxy_async();  // ... and to the wgmma operand reads
           __syncthreads();          // visible to every warp; every warp is done with buffer buf ^ 1 and dS^T (tile it - 1)
           if (it + 1 < total) issue_tile(p, seq, lds, batch, next_head, next_m0, buf ^ 1, tid);  // in flight during tile it
         } else {
@@ -587,18 +582,13 @@ struct MmaBwdDkdvPipeline {
         float s[2 * RM][TN], dp[2 * RM][TN];
 #pragma unroll
         for (int sp = 0; sp < SP; ++sp) {
-          if constexpr (kSdp != 1) {  // (wgmma's first k-step overwrites)
 #pragma unroll
-            for (int i = 0; i < 2 * RM; ++i)
+          for (int i = 0; i < 2 * RM; ++i)
 #pragma unroll
-              for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
-          }
+            for (int c = 0; c < TN; ++c) s[i][c] = dp[i][c] = 0.f;
           const int qoff = kCore ? T.write(0, T.s_query0(tid), 0) : T.s_query0(tid) * T.row_bytes();
           const int krow = key0 + sp * RM * MmaBwdTileBase::kMmaM;
-          if constexpr (kSdp == 1) {
-            Wg::sdp_issue(lds, buf, s, dp);
-            Wg::template sdp_wait<0>(s, dp);
-          } else if constexpr (kFusedLoop) {
+          if constexpr (kFusedLoop) {
             Ops::template gemm_rows_by_rows2<SQ, KD, RM>(lds, T, tid, krow, T.k_offset(), T.q_offset(buf) + qoff, s,
                                                          T.v_offset(), T.do_offset(buf) + qoff, dp);
           } else {
@@ -621,13 +611,10 @@ struct MmaBwdDkdvPipeline {
           Ops::template gemm_lds_by_rows<KM, MT, TD, T.st_core()>(lds, T, t, T.pt_offset(), T.ds_row_bytes(), row0, T.do_offset(buf), col0, dv);
           Ops::template gemm_lds_by_rows<KM, MT, TD, T.st_core()>(lds, T, t, T.ds_offset(), T.ds_row_bytes(), row0, T.q_offset(buf), col0, dk);
         } else {
-          // (kSdp = 1: tid re-read per product, rf_vendor.h; the lane addresses of these products, hoisted out of the
-          // loop beside the wgmma S^T / dP^T, spilled 84 B at d128; 48 B remain, perf/RESULTS.md tcws6)
-          const int t = kSdp == 1 ? rf_thread_index_here() : tid;
-          if constexpr (kAtomicDq) store_ds(lds, t, dp);
+          if constexpr (kAtomicDq) store_ds(lds, tid, dp);
           // dV += P^T.dO, dK += dS^T.Q (the accumulators are the A fragments)
-          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, kSdp == 1 ? rf_thread_index_here() : t, s, T.do_offset(buf), dv);
-          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, kSdp == 1 ? rf_thread_index_here() : t, dp, T.q_offset(buf), dk);
+          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, s, T.do_offset(buf), dv);
+          Ops::template gemm_frag_by_rows<TN, KD, MT>(lds, T, tid, dp, T.q_offset(buf), dk);
         }
         if constexpr (kAtomicDq) {
           if constexpr (kWgmmaDq) {
@@ -713,20 +700,6 @@ __global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha
 #endif
 }
 
-// The atomic-dQ kernel in the core-matrix layout with S^T / dP^T on the warpgroup (kSdp = 1) or on mma.sync (2):
-// launched only by RF_CUDA_SM90A builds on a compute capability 9.x device under ROCFLASH_BWD_SDP_WGMMA (sdp_mode).
-template <class E, class Tile, bool kAligned, int kSdp>
-__global__ void RF_LAUNCH_BOUNDS(Tile::kShape.threads, Tile::kWavesPerSimd) fmha_bwd_dkdvq_wgsdp_kernel(const FmhaBwdParams p) {
-#if defined(RF_WGMMA)
-  extern __shared__ uint4 rf_lds[];
-  bwd_grid_walk((p.seqlen_k + Tile::kShape.block_n - 1) / Tile::kShape.block_n, p.nheads_k, p.batch, [&](int n_block, int head_k, int batch) {
-    MmaBwdDkdvPipeline<E, Tile, kAligned, true, 0, kSdp>::run(p, reinterpret_cast<char*>(rf_lds), n_block, head_k, batch);
-  });
-#else
-  __trap();
-#endif
-}
-
 // dK/dV and atomic dQ on the atomic tile with the dQ warp tile of 32 query rows (MmaBwdDkdvShape::dq_tile2; opt-in
 // ROCFLASH_BWD_DQ_TILE=1, dq_tile2_enabled): each K fragment (ldmatrix.trans) serves two m16 tiles of dS rows, 4
 // ldmatrix per 8 mma per k-step instead of 5 (block_m 32: 1 x 4 warps of 32 rows x headdim / 4; block_m 64: 2 x 2
@@ -749,13 +722,6 @@ struct AtomicDqTile {
   static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
 };
 
-// The atomic-dQ tile in the core-matrix layout (the kSdp variants).
-template <class Tile>
-struct CoreLayoutTile {
-  static constexpr MmaBwdDkdvShape kShape = Tile::kAtomicShape.core_layout();
-  static constexpr int kWavesPerSimd = Tile::kWavesPerSimd;
-};
-
 // The tile of fmha_bwd_dkdvq_dq2_kernel: the config's atomic tile with the dQ warp tile of 32 query rows.
 template <class Tile>
 struct Dq2Tile {
@@ -775,22 +741,10 @@ inline bool wgmma_dq_enabled() {
   return major == 9;
 }
 
-// ROCFLASH_BWD_SDP_WGMMA as the atomic-dQ kernel's kSdp: 1 (S^T / dP^T on the warpgroup) or 2 (the core-matrix
-// layout with mma.sync; a control for the A/B) on a compute capability 9 device, else 0 (read at each launch: the
-// same-process A/B, perf/tcbwd5_ab.py --switch). Only builds with RF_CUDA_SM90A ask.
-inline int sdp_mode() {
-  const char* env = std::getenv("ROCFLASH_BWD_SDP_WGMMA");
-  if (env == nullptr || (env[0] != '1' && env[0] != '2') || env[1] != '\0') return 0;
-  int device = 0, major = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return 0;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return 0;
-  return major == 9 ? env[0] - '0' : 0;
-}
-
 // ROCFLASH_BWD_DQ_TILE as the atomic-dQ kernel's dQ warp tile: "1" = 32 query rows (fmha_bwd_dkdvq_dq2_kernel),
 // else 16 (the default). Read at each launch (the same-process A/B, perf/tcbwd5_ab.py --switch); any compute
-// capability (mma.sync only), but only builds with RF_CUDA_SM90A ask. ROCFLASH_BWD_DQ_WGMMA / _SDP_WGMMA, when
-// set, take precedence.
+// capability (mma.sync only), but only builds with RF_CUDA_SM90A ask. ROCFLASH_BWD_DQ_WGMMA, when set, takes
+// precedence.
 inline bool dq_tile2_enabled() {
   const char* env = std::getenv("ROCFLASH_BWD_DQ_TILE");
   return env != nullptr && env[0] == '1' && env[1] == '\0';
@@ -824,14 +778,6 @@ rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {
     if constexpr (T.wgmma_dq()) {
       if (wgmma_dq_enabled())
         return launch_grid_stride(fmha_bwd_dkdvq_wgmma_kernel<E, Atomic, kAligned, 1>, p, total, T.threads, T.lds_bytes_wgmma_dq(), stream);
-    }
-    if constexpr (T.wgmma_sdp()) {
-      using Core = CoreLayoutTile<Tile>;
-      constexpr MmaBwdDkdvShape C = Core::kShape;
-      if (const int mode = sdp_mode()) {
-        return mode == 1 ? launch_grid_stride(fmha_bwd_dkdvq_wgsdp_kernel<E, Core, kAligned, 1>, p, total, C.threads, C.lds_bytes_atomic_dq(), stream)
-                         : launch_grid_stride(fmha_bwd_dkdvq_wgsdp_kernel<E, Core, kAligned, 2>, p, total, C.threads, C.lds_bytes_atomic_dq(), stream);
-      }
     }
     if constexpr (Dq2Tile<Tile>::kShape.valid()) {
       if (dq_tile2_enabled()) {

@@ -39,10 +39,10 @@ struct MmaBwdTileBase {
   int threads_n;      // lanes sharing one accumulator row: 4, fixed by the mma fragment
   int lds_pad_bytes;  // padding after each Q/dO/K/V row
   int elem_bytes;     // 2: fp16 or bf16
-  // 0: Q/dO/K/V rows padded by lds_pad_bytes (ldmatrix only). > 0 (the dK/dV kernel's wgmma S^T/dP^T variant,
-  // fmha_mma_bwd_wgmma.h; lds_pad_bytes 0): wgmma's K-major no-swizzle core-matrix layout, 16-byte column chunk
-  // ch of row r at ch * core_rows * 16 + r * 16 (8 rows x 16 bytes = one 128-byte core matrix; ldmatrix reads
-  // 8 consecutive rows of one chunk, 128 contiguous bytes: no bank conflict either)
+  // 0: Q/dO/K/V rows padded by lds_pad_bytes (ldmatrix only). > 0 (the deterministic dK/dV kernel's compact grid
+  // tile below sm_90, MmaBwdDkdvShape::compact; lds_pad_bytes 0): the K-major no-swizzle core-matrix layout (wgmma's),
+  // 16-byte column chunk ch of row r at ch * core_rows * 16 + r * 16 (8 rows x 16 bytes = one 128-byte core matrix;
+  // ldmatrix reads 8 consecutive rows of one chunk, 128 contiguous bytes: no bank conflict either)
   int core_rows = 0;
 
   static constexpr int kWarpLanes = 32;
@@ -204,15 +204,9 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
   RF_HDC int wg_kt_offset() const { return ds_offset() + block_n * ds_row_bytes(); }
   RF_HDC int lds_bytes_wgmma_dq() const { return wg_kt_offset() + headdim * block_n * elem_bytes; }
 
-  // ---- the atomic-dQ kernel's S^T = K.Q^T and dP^T = V.dO^T on the warpgroup (wgmma m64nNk16, N = block_m;
-  // fmha_mma_bwd_wgmma.h): layout 1, one warpgroup whose 4 warps own the 64 keys (warp w: keys 16w.., the
-  // accumulator layout of mma.m16n8 per warp), K, V, Q, dO in the core-matrix layout (core_layout()).
-  RF_HDC bool wgmma_sdp() const {
-    return !grid() && threads == 4 * kWarpLanes && block_n == 64 && (block_m == 32 || block_m == 64) &&
-           headdim % kMmaK == 0 && q_buffers == 2;
-  }
   // this shape with K, V, Q, dO in the core-matrix layout (core_rows = the larger of block_m, block_n: one chunk
-  // stride for all four buffers; Q/dO buffers of block_m < block_n rows leave the rest unused)
+  // stride for all four buffers; Q/dO buffers of block_m < block_n rows would leave the rest unused); on the grid
+  // tile (compact()) also P^T and dS^T (st_core)
   RF_HDC MmaBwdDkdvShape core_layout() const {
     MmaBwdDkdvShape s = *this;
     s.core_rows = block_n > block_m ? block_n : block_m;
@@ -225,7 +219,6 @@ struct MmaBwdDkdvShape : MmaBwdTileBase {
   // 164 KB (2 x (82688 + 1 KB reserved) = 167424 B; sm_90's 228 KB keep the padded tile). Same products in the
   // same order: only the shared-memory addresses differ (dK, dV bitwise equal to the padded tile's).
   RF_HDC MmaBwdDkdvShape compact() const { return grid() && block_m == block_n ? core_layout() : *this; }
-  RF_HDC int core_lead() const { return core_rows * kVectorBytes; }  // bytes between core matrices adjacent in K
 
   // ---- this shape with the dQ warp tile of 32 query rows (dq_m_tiles 2): warps split as dq_row_warps() x
   // dq_col_warps() tiles of 32 rows x dq_cols_per_warp() columns (block_m 64, 4 warps: 2 x 2 tiles of 32 x

@@ -1,20 +1,14 @@
-// fmha_mma_bwd_wgmma.h - the tensor-core backward's opt-in products on a Hopper warpgroup (wgmma, sm_90a;
+// fmha_mma_bwd_wgmma.h - the tensor-core backward's opt-in dQ product on a Hopper warpgroup (wgmma, sm_90a;
 // primitives in fmha_wgmma.h), for the atomic-dQ dK/dV kernel (MmaBwdDkdvPipeline, fmha_mma_bwd.h) on layout 1
-// (one warpgroup: 4 warps, block_n = 64 keys, warp w owns keys 16w..16w+15). Two independent switches, read at each
-// launch (fmha_mma_bwd.h wgmma_dq_enabled / sdp_mode):
+// (one warpgroup: 4 warps, block_n = 64 keys, warp w owns keys 16w..16w+15), read at each launch (fmha_mma_bwd.h
+// wgmma_dq_enabled):
 //
 //   ROCFLASH_BWD_DQ_WGMMA=1  dQ^T = K^T . dS^T (kWgmma = 1): dS in wgmma core matrices in place of the padded dS^T
 //       rows, K^T a second copy of K built once per block. Measured 7-10 % slower than the mma.sync product
 //       (perf/RESULTS.md, tcbwd5 run W1).
-//   ROCFLASH_BWD_SDP_WGMMA=1 S^T = K.Q^T and dP^T = V.dO^T (kSdp = 1): two m64nNk16 chains (N = block_m queries,
-//       k over headdim), both operands K-major in shared memory: K, V, Q and dO are stored in the core-matrix
-//       layout (MmaBwdDkdvShape::core_layout) that the kernel's other (mma.sync) products read by ldmatrix as
-//       well. The accumulators land in the registers mma.sync's S^T / dP^T used (one m16 row tile per warp), so
-//       P^T, dS^T and the three other products are unchanged: dK, dV bitwise equal to the mma.sync S^T / dP^T
-//       only if the products' fp32 sums come out in the same order, which is not promised (the tests hold them to
-//       the fp64 tolerance rule and compare dk, dv across modes within it).
-//   ROCFLASH_BWD_SDP_WGMMA=2 (kSdp = 2, a control for the A/B): the core-matrix layout with mma.sync S^T / dP^T.
 //
+// (Branch tcws6's S^T = K.Q^T and dP^T = V.dO^T on the warpgroup, ROCFLASH_BWD_SDP_WGMMA, measured 7-9 % slower than
+// the mma.sync kernel in integ20 and spilling 48 B at d128, was removed in branch tc80.)
 // Facts used (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate": matrix descriptor, K-major
 // no-swizzle core matrices, the m64nNk16 accumulator fragment, wgmma.fence / commit_group / wait_group, the async
 // proxy fence for operands written by ordinary or cp.async stores). No code copied.
@@ -33,44 +27,6 @@ struct MmaBwdWgmmaOps {
   static constexpr int TN = T.s_cols_per_thread();
   static constexpr int TK = 2 * T.m_tiles();
   static constexpr int KD = T.headdim / MmaBwdTileBase::kMmaK;
-
-  // ---- S^T and dP^T (kSdp = 1)
-  // S^T = K.Q^T into s and dP^T = V.dO^T into dp (Q, dO of buffer buf), issued as two commit groups (the first
-  // k-step overwrites: no zeroing). The operands were published to the async proxy (fence_proxy_async after the
-  // thread's cp.async wait, then the barrier) by the caller; sdp_wait<1> returns with s ready, sdp_wait<0> with both.
-  RF_DEVICE static void sdp_issue(const char* lds, int buf, float (&s)[TK][TN], float (&dp)[TK][TN]) {
-    constexpr MmaBwdDkdvShape T = Tile::kShape;
-    static_assert(TK == 2 && T.wgmma_sdp() && T.core_rows > 0, "wgmma S^T / dP^T needs MmaBwdDkdvShape::wgmma_sdp() and the core layout");
-    // (opaque per call: descriptors hoisted out of the query-tile loop spilled in the dQ variant.) One descriptor
-    // per operand, advanced per k16 step in its start-address field (address >> 4 < 2^14 for every shared-memory
-    // byte: no carry into the next field).
-    const uint32_t base = wgmma::opaque(mma::smem_address(lds));
-    constexpr uint32_t lead = T.core_lead();  // bytes between core matrices adjacent in K; a k16 step is two
-    uint64_t a = wgmma::desc(base + T.k_offset(), lead, T.kCoreBytes);
-    uint64_t b = wgmma::desc(base + T.q_offset(buf), lead, T.kCoreBytes);
-    wgmma::fence();
-#pragma unroll
-    for (int kk = 0; kk < KD; ++kk) {
-      wgmma::mma_async_rows<E, T.block_m>(s, a, b, kk > 0);
-      a += (2 * lead) >> 4, b += (2 * lead) >> 4;
-    }
-    wgmma::commit();
-    a = wgmma::desc(base + T.v_offset(), lead, T.kCoreBytes);
-    b = wgmma::desc(base + T.do_offset(buf), lead, T.kCoreBytes);
-#pragma unroll
-    for (int kk = 0; kk < KD; ++kk) {
-      wgmma::mma_async_rows<E, T.block_m>(dp, a, b, kk > 0);
-      a += (2 * lead) >> 4, b += (2 * lead) >> 4;
-    }
-    wgmma::commit();
-  }
-
-  template <int kPending>
-  RF_DEVICE static void sdp_wait(float (&s)[TK][TN], float (&dp)[TK][TN]) {
-    wgmma::wait<kPending>();
-    wgmma::hold(s);
-    if constexpr (kPending == 0) wgmma::hold(dp);
-  }
 
   // ---- dQ (kWgmma = 1)
   // dQ rows m0.. += dS.K on the warpgroup: dQ^T = K^T . dS^T in kDqTiles m64n32k16 tiles.

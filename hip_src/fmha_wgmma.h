@@ -3,7 +3,7 @@
 // fmha_mma_bwd.h is included under RF_PLATFORM_CUDA, so the HIP build never sees this file.
 //
 // A warpgroup (4 consecutive warps, the first one's index divisible by 4) issues
-//   D[64 x N] (+)= A[64 x 16] . B[16 x N]     (here N = 32 or 64)     (f32 accumulators in registers, A and B from shared memory)
+//   D[64 x N] (+)= A[64 x 16] . B[16 x N]     (here N = 32)     (f32 accumulators in registers, A and B from shared memory)
 // with both operands described by 64-bit shared-memory matrix descriptors (PTX ISA "Matrix Descriptor Format"):
 // bits 0-13 start address >> 4, 16-29 leading-dimension byte offset >> 4, 32-45 stride-dimension byte offset >> 4,
 // 62-63 swizzle mode (0: none). Operands here are K-major without swizzle: "core matrices" of 8 rows (M or N) x
@@ -101,69 +101,6 @@ RF_DEVICE void mma_async_m64n32(float (&d)[16], uint64_t desc_a, uint64_t desc_b
 }
 
 #undef RF_WGMMA_M64N32K16
-
-// The same m64nNk16 step (N = 32 or 64) with the accumulators as two m16n8 rows of a warp, d[2][N / 4]: d[0][2j + e]
-// = row 16w + l/4, column 8j + 2(l%4) + e; d[1][2j + e] = row 16w + 8 + l/4 (mma.m16n8's accumulator arrays
-// acc[2][TN] of fmha_mma_bwd.h, so the product drops into the mma.sync code's registers).
-#define RF_WGMMA_M64N32K16_ROWS(type, c, d, desc_a, desc_b, scale_d)                                                \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"                                                          \
-               "wgmma.mma_async.sync.aligned.m64n32k16.f32." type "." type                                            \
-               " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, 0, 0;\n}\n" \
-               : c(d[0][0]), c(d[0][1]), c(d[1][0]), c(d[1][1]), c(d[0][2]), c(d[0][3]), c(d[1][2]), c(d[1][3]),  \
-                 c(d[0][4]), c(d[0][5]), c(d[1][4]), c(d[1][5]), c(d[0][6]), c(d[0][7]), c(d[1][6]), c(d[1][7])  \
-               : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-
-#define RF_WGMMA_M64N64K16_ROWS(type, c, d, desc_a, desc_b, scale_d)                                                \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                          \
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32." type "." type                                            \
-               " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n" \
-               : c(d[0][0]), c(d[0][1]), c(d[1][0]), c(d[1][1]), c(d[0][2]), c(d[0][3]), c(d[1][2]), c(d[1][3]),  \
-                 c(d[0][4]), c(d[0][5]), c(d[1][4]), c(d[1][5]), c(d[0][6]), c(d[0][7]), c(d[1][6]), c(d[1][7]),  \
-                 c(d[0][8]), c(d[0][9]), c(d[1][8]), c(d[1][9]), c(d[0][10]), c(d[0][11]), c(d[1][10]), c(d[1][11]),  \
-                 c(d[0][12]), c(d[0][13]), c(d[1][12]), c(d[1][13]), c(d[0][14]), c(d[0][15]), c(d[1][14]), c(d[1][15])  \
-               : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-
-template <class E, int N>
-RF_DEVICE void mma_async_rows(float (&d)[2][N / 4], uint64_t desc_a, uint64_t desc_b, bool accumulate) {
-  static_assert(N == 32 || N == 64, "mma_async_rows: N is 32 or 64");
-#if defined(RF_WGMMA)
-  // accumulate = false: d is written only ("=f": its old values need no registers)
-#define RF_WG_ACC(x) "+f"(x)
-#define RF_WG_OUT(x) "=f"(x)
-  const int scale_d = accumulate ? 1 : 0;
-  if constexpr (N == 32) {
-    if constexpr (E::kDType == DType::kBf16) {
-      if (accumulate) RF_WGMMA_M64N32K16_ROWS("bf16", RF_WG_ACC, d, desc_a, desc_b, scale_d);
-      else RF_WGMMA_M64N32K16_ROWS("bf16", RF_WG_OUT, d, desc_a, desc_b, scale_d);
-    } else {
-      if (accumulate) RF_WGMMA_M64N32K16_ROWS("f16", RF_WG_ACC, d, desc_a, desc_b, scale_d);
-      else RF_WGMMA_M64N32K16_ROWS("f16", RF_WG_OUT, d, desc_a, desc_b, scale_d);
-    }
-  } else {
-    if constexpr (E::kDType == DType::kBf16) {
-      if (accumulate) RF_WGMMA_M64N64K16_ROWS("bf16", RF_WG_ACC, d, desc_a, desc_b, scale_d);
-      else RF_WGMMA_M64N64K16_ROWS("bf16", RF_WG_OUT, d, desc_a, desc_b, scale_d);
-    } else {
-      if (accumulate) RF_WGMMA_M64N64K16_ROWS("f16", RF_WG_ACC, d, desc_a, desc_b, scale_d);
-      else RF_WGMMA_M64N64K16_ROWS("f16", RF_WG_OUT, d, desc_a, desc_b, scale_d);
-    }
-  }
-#undef RF_WG_ACC
-#undef RF_WG_OUT
-#else
-  (void)d, (void)desc_a, (void)desc_b, (void)accumulate;
-  __trap();
-#endif
-}
-
-#undef RF_WGMMA_M64N32K16_ROWS
-#undef RF_WGMMA_M64N64K16_ROWS
-
-template <int R, int C>
-RF_DEVICE void hold(float (&d)[R][C]) {
-#pragma unroll
-  for (int i = 0; i < R; ++i) hold(d[i]);
-}
 
 }  // namespace wgmma
 }  // namespace rf

@@ -10,13 +10,13 @@
 #   3 memcheck  compute-sanitizer memcheck: perf/sanitize_cases.py --seq-only, and eco11's two overflow cases
 #   4 scan      perf/fp32_class_scan.py --backend cuda (every autograd line must say ok)
 #   5 fold      perf/decode_kernel_bench.py --variants fold (FOLD_STEP A/B in one process, bitwise check)
-#   6 sdp       perf/tcbwd5_ab.py --switch ROCFLASH_BWD_SDP_WGMMA --modes 1,2,0 (same process)
+#   6 sdp       (removed in branch tc80 with the ROCFLASH_BWD_SDP_WGMMA kernel: logged as skipped if asked for)
 #   7 helpers   each of HELPER_STAGES (scripts, e.g. "perf/eco13_stage.sh perf/dec7_stage.sh"), in order: a helper's
 #               bounded GPU stage on the installed build, writing "$OUT/<name>.txt" itself; limit HELPER_S each
 #               (default 120), or what is left
-# STAGES (default "tests memcheck scan fold sdp helpers") picks stages; DEBUG_TESTS (pytest node ids, auto mode, no
+# STAGES (default "tests memcheck scan fold helpers") picks stages; DEBUG_TESTS (pytest node ids, auto mode, no
 # xdist, long tracebacks into $OUT/debug.txt) runs right after the build. Stages past the deadline are skipped and
-# logged as such. Results in $OUT: summary.txt setup.txt tests.txt memcheck.txt scan.txt fold.txt sdp.txt
+# logged as such. Results in $OUT: summary.txt setup.txt tests.txt memcheck.txt scan.txt fold.txt
 # json.tar.gz and the helpers' files (the device tool brings back what is under $OUT).
 #   cd <tree> && OUT=$OUT bash perf/merged_gpu_run.sh
 set -uo pipefail
@@ -35,7 +35,7 @@ test_one_key_rows.py test_cases.py test_fp32_alibi_far_rows.py test_alibi_anchor
 export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0a}
 BUILD_TIMEOUT=$(stage_limit ${BUILD_TIMEOUT:-220}) bash "$REPO/perf/final_run.sh" build || { log "build failed"; exit 1; }
 
-STAGES=${STAGES:-tests memcheck scan fold sdp helpers}
+STAGES=${STAGES:-tests memcheck scan fold helpers}
 want_stage() { case " $STAGES " in *" $1 "*) return 0;; esac; return 1; }
 skipped() { if want_stage "$1"; then log "$1: SKIPPED (deadline)"; else log "$1: not in STAGES"; fi; }
 if [ -n "${DEBUG_TESTS:-}" ]; then
@@ -87,13 +87,7 @@ if want_stage fold && [ "$t" -gt 0 ]; then
   log "fold: $(tail -1 "$OUT/fold.txt")"
 else skipped fold; fi
 
-t=$(stage_limit 60)
-if want_stage sdp && [ "$t" -gt 0 ]; then
-  log "python3 perf/tcbwd5_ab.py --switch ROCFLASH_BWD_SDP_WGMMA --modes 1,2,0 --cases d128causal,d128,d64"
-  (cd /tmp && timeout "$t" python3 "$REPO/perf/tcbwd5_ab.py" --switch ROCFLASH_BWD_SDP_WGMMA --modes 1,2,0 \
-    --cases d128causal,d128,d64 > "$OUT/sdp.txt" 2>&1; echo "exit $?" >> "$OUT/sdp.txt")
-  log "sdp: $(tail -1 "$OUT/sdp.txt")"
-else skipped sdp; fi
+if want_stage sdp; then log "sdp: the ROCFLASH_BWD_SDP_WGMMA kernel was removed in branch tc80"; fi
 
 for script in ${HELPER_STAGES:-}; do
   t=$(stage_limit "${HELPER_S:-120}")

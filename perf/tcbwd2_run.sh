@@ -10,9 +10,9 @@
 #   breakdown  perf/bwd_breakdown.py bf16 4k: d128 and d64, both dQ modes, then d128 causal atomic (BREAKDOWN_QUICK=1:
 #              d128 atomic only)
 #   ab5        perf/tcbwd5_ab.py: the atomic-dQ kernel's opt-in wgmma variants (sm_90a builds) against mma.sync, one
-#              process: AB_SWITCH (default ROCFLASH_BWD_DQ_WGMMA, the dQ product; ROCFLASH_BWD_SDP_WGMMA: S^T / dP^T,
-#              branch tcws6), AB_MODES (default 1,0; tcws6: 1,2,0), AB_CASES (default d128,d64,d128causal,d128fp16)
-#   Environment of the whole script reaches every stage: e.g. ROCFLASH_BWD_SDP_WGMMA=1 runs test and sanitize on
+#              process: AB_SWITCH (default ROCFLASH_BWD_DQ_WGMMA, the dQ product; ROCFLASH_BWD_DQ_TILE: the dQ warp
+#              tile), AB_MODES (default 1,0), AB_CASES (default d128,d64,d128causal,d128fp16)
+#   Environment of the whole script reaches every stage: e.g. ROCFLASH_BWD_DQ_WGMMA=1 runs test and sanitize on
 #   that variant (the A/B sets the switch itself per mode).
 #   ncu        Nsight Compute (--clock-control none) on the atomic-dQ and the deterministic dK/dV kernel, d128 4k
 #              (perf/tcbwd3_ncu.py)

@@ -1,9 +1,9 @@
 """Same-process A/B of the atomic-dQ kernel's opt-in warpgroup (wgmma, sm_90a builds) variants against the default
 mma.sync kernel, through a switch read at each launch (hip_src/fmha_mma_bwd.h): --switch ROCFLASH_BWD_DQ_WGMMA (the dQ
-product; modes 1, 0; tcbwd5 run W1) or ROCFLASH_BWD_SDP_WGMMA (S^T and dP^T: 1 = wgmma, 2 = the same core-matrix
-layout on mma.sync, 0 = default; tcws6) or ROCFLASH_BWD_DQ_TILE (the dQ warp tile: 1 = 32 query rows, 0 = 16, the
+product; modes 1, 0; tcbwd5 run W1) or ROCFLASH_BWD_DQ_TILE (the dQ warp tile: 1 = 32 query rows, 0 = 16, the
 default; tcws7) or ROCFLASH_BWD_LEAN (the lean kernel, 2; in -DRF_TCBWD8_DIAG builds also its steps and timing
-diagnostics 1, 8, 9, whose dq is wrong by design; tcbwd8).
+diagnostics 1, 8, 9, whose dq is wrong by design; tcbwd8). (tcws6's ROCFLASH_BWD_SDP_WGMMA, S^T and dP^T on wgmma,
+measured 7-9 % slower in integ20, was removed in branch tc80.)
 
 Per case and round, every mode in turn: device time of the dK/dV + atomic-dQ kernel and of the whole backward
 (torch profiler, as perf/bwd_breakdown.py: mean of --repeats steps), which kernel ran (its name), and per non-zero
@@ -40,7 +40,7 @@ def _device_ms(prof, repeats: int) -> dict[str, float]:
             continue
         us = getattr(evt, "device_time_total", None)
         us = getattr(evt, "cuda_time_total", 0.0) if us is None else us
-        kind = "wgsdp" if "dkdvq_wgsdp" in evt.key else "wgmma" if "dkdvq_wgmma" in evt.key else \
+        kind = "wgmma" if "dkdvq_wgmma" in evt.key else \
             "dq2" if "dkdvq_dq2" in evt.key else "lean" if "dkdvq_lean" in evt.key else \
             "mma" if "dkdvq_mma" in evt.key else "fwd" if "fmha_fwd" in evt.key else "other"
         totals[kind] += us / 1000.0 / repeats
@@ -49,8 +49,8 @@ def _device_ms(prof, repeats: int) -> dict[str, float]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--switch", default="ROCFLASH_BWD_DQ_WGMMA", choices=("ROCFLASH_BWD_DQ_WGMMA", "ROCFLASH_BWD_SDP_WGMMA",
-                                                                           "ROCFLASH_BWD_DQ_TILE", "ROCFLASH_BWD_LEAN"))
+    ap.add_argument("--switch", default="ROCFLASH_BWD_DQ_WGMMA", choices=("ROCFLASH_BWD_DQ_WGMMA", "ROCFLASH_BWD_DQ_TILE",
+                                                                           "ROCFLASH_BWD_LEAN"))
     ap.add_argument("--modes", default="1,0", help="comma-separated switch values, timed in this order per round")
     ap.add_argument("--cases", default="d128,d64,d128causal,d128fp16")
     ap.add_argument("--batch", type=int, default=4)
@@ -88,9 +88,9 @@ def main(argv=None) -> int:
                         step()
                     torch.cuda.synchronize()
                 t = _device_ms(prof, args.repeats)
-                ran = [x for x in ("wgsdp", "wgmma", "dq2", "lean", "mma") if t[x]]
+                ran = [x for x in ("wgmma", "dq2", "lean", "mma") if t[x]]
                 kernel = "+".join(ran) or "?"
-                main = sum(t[x] for x in ("wgsdp", "wgmma", "dq2", "lean", "mma"))
+                main = sum(t[x] for x in ("wgmma", "dq2", "lean", "mma"))
                 print(f"  {name:11s} round {r} {args.switch}={mode}: kernel {kernel:5s} "
                       f"dK/dV+dQ {main:8.3f} ms  backward {main + t['other']:8.3f} ms  forward {t['fwd']:7.3f} ms")
         ref = grads.get("0")

@@ -40,17 +40,16 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     # tensor-core split-KV kernel: the block's warps meet at a barrier every main-loop round (one 64-key round at a time)
     "ROCFLASH_SPLITKV_LOCKSTEP": (("0", "1"), "0"),
     # tensor-core backward, sm_90a builds on compute capability 9 only (hip_src/fmha_mma_bwd_wgmma.h; read by the
-    # launcher at every launch, exactly "1" / "2"): the atomic-dQ kernel's dQ product on wgmma (1), its S^T / dP^T
-    # on wgmma over a core-matrix shared-memory layout (1) or that layout on mma.sync (2); 0 = mma.sync (default)
+    # launcher at every launch, exactly "1"): the atomic-dQ kernel's dQ product on wgmma (1); 0 = mma.sync (default).
+    # (ROCFLASH_BWD_SDP_WGMMA, S^T / dP^T on wgmma, was removed in branch tc80: measured slower, it spilled.)
     "ROCFLASH_BWD_DQ_WGMMA": (("0", "1"), "0"),
-    "ROCFLASH_BWD_SDP_WGMMA": (("0", "1", "2"), "0"),
     # the atomic-dQ kernel's dQ warp tile (sm_90a builds; mma.sync, any compute capability): 32 query rows (1) or
-    # 16 (0, default); the two switches above take precedence when set
+    # 16 (0, default); the switch above takes precedence when set
     "ROCFLASH_BWD_DQ_TILE": (("0", "1"), "0"),
     # the atomic-dQ kernel (deterministic=False; hip_src/fmha_mma_bwd_lean.h; the 128-bit path without softcap /
     # ALiBi): auto (default) = the lean kernel, variant 3 (block_n 128 over 8 warps) when its grid covers every SM,
     # else 2; 2 / 3 = that variant; 0 = the kernel before tcbwd8; 1, 8, 9 = the A/B's step and timing diagnostics
-    # (dq wrong) in builds with -DRF_TCBWD8_DIAG only, else auto. The three switches above take precedence
+    # (dq wrong) in builds with -DRF_TCBWD8_DIAG only, else auto. The two switches above take precedence
     "ROCFLASH_BWD_LEAN": (("auto", "0", "1", "2", "3", "8", "9"), "auto"),
 }
 # read at install / tool time (setup.py, rocflash.ck.build), not by check_switches

@@ -81,8 +81,6 @@ class MmaKernelAudit:
     rows_per_warp: int
     kind: str = "fwd"  # "fwd" | "bwd_dkdv" | "bwd_dkdvq" (the dK/dV instance's atomic-dQ kernel) | "bwd_dq"
     #                    | "bwd_dkdvq_wg" (that kernel with its dQ product on wgmma, sm_90a)
-    #                    | "bwd_dkdvq_sdp" (with S^T and dP^T on wgmma, core-matrix layout, sm_90a)
-    #                    | "bwd_dkdvq_core" (the core-matrix layout on mma.sync: the A/B control, sm_90a)
     #                    | "bwd_dkdvq_dq2" (the dQ warp tile of 32 query rows, mma.sync, sm_90a builds)
     registers: int = 0
     spill_bytes: int = 0
@@ -92,7 +90,7 @@ class MmaKernelAudit:
     register_limit: int = 0
     lds_bytes: int = 0
     blocks: int = 1
-    wgmma_in_loop: int = 0  # bwd_dkdvq_wg / _sdp: wgmma.mma_async in the main loop (its dQ / S^T and dP^T products)
+    wgmma_in_loop: int = 0  # bwd_dkdvq_wg: wgmma.mma_async in the main loop (its dQ product)
     wgmma_per_tile: int = 0
 
 
@@ -118,11 +116,6 @@ def lds_bytes(cfg: TileConfig, kind: str | None = None, arch: str | None = None)
     if (kind or cfg.kind) == "bwd_dkdvq_wg":  # bwd_dkdvq's, plus K^T in wgmma core matrices
         a = cfg.atomic_config()
         return lds_bytes(cfg, "bwd_dkdvq") + a.headdim * a.block_n * a.elem_bytes
-    if (kind or cfg.kind) in ("bwd_dkdvq_sdp", "bwd_dkdvq_core"):  # MmaBwdDkdvShape::core_layout: no row padding,
-        a = cfg.atomic_config()  # every K/V/Q/dO buffer of max(block_m, block_n) rows; dS^T rows padded by 16 B
-        rows = max(a.block_m, a.block_n)
-        return ((2 + 2 * a.q_buffers) * rows * a.headdim * a.elem_bytes + a.q_buffers * 12 * a.block_m
-                + a.block_n * (a.block_m * a.elem_bytes + 16))
     if (kind or cfg.kind) == "bwd_dkdvq_dq2":  # bwd_dkdvq's tile and shared memory (only dQ's warp split differs)
         return lds_bytes(cfg, "bwd_dkdvq")
     if (kind or cfg.kind) == "bwd_dkdvq_lean2":  # and a second dS^T buffer (MmaBwdDkdvLean<..., 2>::lds_bytes)
@@ -148,8 +141,6 @@ _KERNELS = {"fwd": "fmha_fwd_kernel", "bwd_dkdv": "fmha_bwd_dkdv_mma_kernel", "b
 _ATOMIC_DQ_KERNEL = "fmha_bwd_dkdvq_mma_kernel"  # built from each bwd_dkdv mma instance
 _WGMMA_DQ_KERNEL = "fmha_bwd_dkdvq_wgmma_kernel"  # and, in sm_90a builds, from those that wgmma_dq() admits
 WGMMA_VARIANTS = 1  # of that kernel (MmaBwdDkdvPipeline's kWgmma)
-_WGMMA_SDP_KERNEL = "fmha_bwd_dkdvq_wgsdp_kernel"  # sm_90a builds, from those that wgmma_sdp() admits: kSdp 1, 2
-_SDP_MODE = re.compile(r"fmha_bwd_dkdvq_wgsdp_kernel.*Lb[01]ELi([12])E")
 _DQ2_KERNEL = "fmha_bwd_dkdvq_dq2_kernel"  # sm_90a builds, from those that dq_tile2() admits (ROCFLASH_BWD_DQ_TILE)
 # every CUDA build, from every layout-1 atomic tile on the 128-bit path (lean(), ROCFLASH_BWD_LEAN; the default
 # atomic-dQ kernel since tcbwd8): kLean 2, and 3 on the wide tile (twice the keys over twice the warps,
@@ -158,11 +149,10 @@ _DQ2_KERNEL = "fmha_bwd_dkdvq_dq2_kernel"  # sm_90a builds, from those that dq_t
 _LEAN_KERNEL = "fmha_bwd_dkdvq_lean_kernel"
 _LEAN_MODE = re.compile(r"fmha_bwd_dkdvq_lean_kernel.*Lb[01]ELi([12389])E")
 LEAN_VARIANTS = 2
-PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dkdvq": 5, "bwd_dq": 3, "bwd_dkdvq_wg": 4, "bwd_dkdvq_sdp": 3,
-            "bwd_dkdvq_core": 5, "bwd_dkdvq_dq2": 5, "bwd_dkdvq_lean2": 5, "bwd_dkdvq_lean3": 5}  # mma.sync tile products per main-loop iteration (bwd_dkdvq_wg: its fifth product,
-# dQ, is wgmma_per_tile; bwd_dkdvq_sdp: S^T and dP^T are)
-_WG_KINDS = ("bwd_dkdvq_wg", "bwd_dkdvq_sdp")
-_ATOMIC_KINDS = ("bwd_dkdvq", "bwd_dkdvq_wg", "bwd_dkdvq_sdp", "bwd_dkdvq_core", "bwd_dkdvq_dq2", "bwd_dkdvq_lean2",
+PRODUCTS = {"fwd": 2, "bwd_dkdv": 4, "bwd_dkdvq": 5, "bwd_dq": 3, "bwd_dkdvq_wg": 4, "bwd_dkdvq_dq2": 5, "bwd_dkdvq_lean2": 5, "bwd_dkdvq_lean3": 5}  # mma.sync tile products per main-loop iteration (bwd_dkdvq_wg: its fifth product,
+# dQ, is wgmma_per_tile; branch tcws6's bwd_dkdvq_sdp / _core, S^T and dP^T on wgmma, were removed in branch tc80)
+_WG_KINDS = ("bwd_dkdvq_wg",)
+_ATOMIC_KINDS = ("bwd_dkdvq", "bwd_dkdvq_wg", "bwd_dkdvq_dq2", "bwd_dkdvq_lean2",
                  "bwd_dkdvq_lean3")
 
 
@@ -172,14 +162,6 @@ def wgmma_dq(cfg: TileConfig) -> bool:
     a = cfg.atomic_config()
     return (cfg.kind == "bwd_dkdv" and cfg.impl == "mma" and a.s_query_warps == 1 and a.threads == 4 * WARP
             and a.headdim % 64 == 0 and a.block_m in (32, 64) and a.block_n % 16 == 0)
-
-
-def wgmma_sdp(cfg: TileConfig) -> bool:
-    """Whether a tensor-core dK/dV config's atomic-dQ kernel has the wgmma S^T / dP^T variants
-    (MmaBwdDkdvShape::wgmma_sdp, hip_src/fmha_mma_bwd_tile.h)."""
-    a = cfg.atomic_config()
-    return (cfg.kind == "bwd_dkdv" and cfg.impl == "mma" and a.s_query_warps == 1 and a.threads == 4 * WARP
-            and a.block_n == 64 and a.block_m in (32, 64) and a.headdim % 16 == 0 and a.q_buffers == 2)
 
 
 def dq_tile2(cfg: TileConfig) -> bool:
@@ -209,10 +191,8 @@ def wide_atomic(cfg: TileConfig) -> TileConfig:
 
 def wgmma_per_tile(cfg: TileConfig, kind: str = "bwd_dkdvq_wg") -> int:
     """wgmma of one query tile: the dQ product's m64n32k16, headdim / 64 x block_m / 32 tiles x block_n / 16
-    k-steps; bwd_dkdvq_sdp: S^T and dP^T, m64nNk16 (N = block_m) x headdim / 16 k-steps each."""
+    k-steps."""
     a = cfg.atomic_config()
-    if kind == "bwd_dkdvq_sdp":
-        return 2 * a.headdim // 16
     return a.headdim // 64 * (a.block_m // 32) * a.block_n // 16
 
 
@@ -309,13 +289,11 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
         if arch == WGMMA_ARCH[0]:  # the other kernels of the instance are audited on sm_90
             if _WGMMA_DQ_KERNEL in symbol:
                 kind = "bwd_dkdvq_wg"
-            elif (m := _SDP_MODE.search(symbol)):
-                kind = "bwd_dkdvq_sdp" if m.group(1) == "1" else "bwd_dkdvq_core"
             elif _DQ2_KERNEL in symbol:
                 kind = "bwd_dkdvq_dq2"
             else:  # (the lean kernels too: the same mma.sync code as on sm_90)
                 continue
-        elif _WGMMA_DQ_KERNEL in symbol or _WGMMA_SDP_KERNEL in symbol:  # sm_80 / sm_90: a trap (never launched)
+        elif _WGMMA_DQ_KERNEL in symbol:  # sm_80 / sm_90: a trap (never launched)
             continue
         elif (m := _LEAN_MODE.search(symbol)):
             if m.group(1) not in "23":
@@ -337,10 +315,10 @@ def compile_instance(cfg: TileConfig, aligned: bool, arch: str, gen: Path, work:
             register_limit=register_limit(occ), lds_bytes=lds_bytes(cfg, kind, arch), blocks=designed_blocks(occ),
             wgmma_in_loop=main_loop_mma_count(entries.get(symbol, []), "wgmma.mma_async") if kind in _WG_KINDS else 0,
             wgmma_per_tile=wgmma_per_tile(cfg, kind) if kind in _WG_KINDS else 0))
-    expected = (WGMMA_VARIANTS * wgmma_dq(cfg) + 2 * wgmma_sdp(cfg) + dq_tile2(cfg)) if arch == WGMMA_ARCH[0] else \
+    expected = (WGMMA_VARIANTS * wgmma_dq(cfg) + dq_tile2(cfg)) if arch == WGMMA_ARCH[0] else \
         2 + LEAN_VARIANTS * (lean(cfg) and aligned) if cfg.kind == "bwd_dkdv" else 2 if cfg.kind == "fwd" else 1
     if len(out) != expected:
-        what = f"{_WGMMA_DQ_KERNEL} / {_WGMMA_SDP_KERNEL} / {_DQ2_KERNEL}" if arch == WGMMA_ARCH[0] else "a plain and a general kernel" if cfg.kind == "fwd" else \
+        what = f"{_WGMMA_DQ_KERNEL} / {_DQ2_KERNEL}" if arch == WGMMA_ARCH[0] else "a plain and a general kernel" if cfg.kind == "fwd" else \
             f"{_KERNELS[cfg.kind]} and {_ATOMIC_DQ_KERNEL}" if cfg.kind == "bwd_dkdv" else f"one {_KERNELS[cfg.kind]}"
         raise RuntimeError(f"{name} [{arch}]: expected {what}, ptxas reported {sorted(report)}")
     return out
@@ -380,7 +358,7 @@ def check(a: MmaKernelAudit) -> list[str]:
         v.append(f"{what}: main loop must hold >= {a.mma_per_tile} mma.sync in whole products of {half}, "
                  f"got {a.mma_in_loop}")
     if a.kind in _WG_KINDS and (a.wgmma_in_loop < a.wgmma_per_tile or a.wgmma_in_loop % a.wgmma_per_tile):
-        which = "the dQ product" if a.kind == "bwd_dkdvq_wg" else "S^T and dP^T"
+        which = "the dQ product"
         v.append(f"{what}: main loop must hold >= {a.wgmma_per_tile} wgmma.mma_async ({which}) in whole "
                  f"products, got {a.wgmma_in_loop}")
     if a.spill_bytes:
@@ -417,7 +395,7 @@ def run_audit(archs=tuple(ARCHS), paths: str = "vec", jobs: int | None = None,
                        for c, al in insts for arch in archs]
             if wgmma:
                 futures += [pool.submit(compile_instance, c, al, WGMMA_ARCH[0], gen, Path(tmp) / "work")
-                            for c, al in insts if wgmma_dq(c) or wgmma_sdp(c) or dq_tile2(c)]
+                            for c, al in insts if wgmma_dq(c) or dq_tile2(c)]
             return [a for f in futures for a in f.result()]
 
 

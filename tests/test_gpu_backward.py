@@ -153,35 +153,6 @@ def _atomic_kernels_run(q, k, v, dout, **kw) -> set[str]:
 
 
 @pytest.mark.parametrize("headdim,dtype", [(128, "bf16"), (128, "fp16"), (64, "bf16"), (96, "fp16"), (32, "bf16")])
-def test_sdp_product_switch(_dq_mode, headdim, dtype, monkeypatch):
-    """The atomic-dQ kernel's S^T = K.Q^T and dP^T = V.dO^T on wgmma over the core-matrix K/V/Q/dO layout
-    (ROCFLASH_BWD_SDP_WGMMA=1, sm_90a builds on an H100/H200; opt-in), that layout on mma.sync (=2, the A/B's
-    control) and the default (0): each within the tolerance rule against fp64 and, where an sm_90a build runs on a
-    compute capability 9 device, the variant kernel is the one that ran (its name in the profile). Causal, GQA,
-    seqlens off the tile multiples, headdim 96 in the 128 bucket. Masked NaN K/V: test_gpu_masked_garbage.py,
-    run with the switch set (perf/tcbwd2_run.sh)."""
-    if _dq_mode:
-        pytest.skip("deterministic=True runs the dK/dV and dQ kernels: no atomic-dQ kernel")
-    from rocflash import selector
-    from rocflash.backends import compiled
-    g = torch.Generator().manual_seed(12)
-    q, k, v = rand_qkv(2, 257, 300, 4, 2, headdim, DTYPES[dtype], "cuda", g)
-    dout = torch.randn(q.shape, generator=g).to("cuda", DTYPES[dtype])
-    variant = "sm_90a" in (selector.compiled_archs(gpu_platform()) or []) and \
-        torch.cuda.get_device_capability()[0] == 9 and gpu_platform() == "cuda"
-    monkeypatch.setenv("ROCFLASH_BWD_LEAN", "0")  # "0" below: the kernel these variants replace (not the lean one)
-    for switch in ("1", "2", "0"):
-        monkeypatch.setenv("ROCFLASH_BWD_SDP_WGMMA", switch)
-        grads = _grads(q, k, v, dout, causal=True)
-        assert_grads_close(grads, q, k, v, dout, fwd_args(headdim, True),
-                           f"ROCFLASH_BWD_SDP_WGMMA={switch} d{headdim} {dtype}")
-        if variant and compiled.last_kernels()["bwd"] == "mma":
-            ran = _atomic_kernels_run(q, k, v, dout, causal=True)
-            want = "wgsdp" if switch != "0" else "dkdvq_mma"
-            assert ran and all(want in name for name in ran), (switch, ran)
-
-
-@pytest.mark.parametrize("headdim,dtype", [(128, "bf16"), (128, "fp16"), (64, "bf16"), (96, "fp16"), (32, "bf16")])
 def test_dq_tile_switch(_dq_mode, headdim, dtype, monkeypatch):
     """The atomic-dQ kernel with its dQ warp tile of 32 query rows (ROCFLASH_BWD_DQ_TILE=1, sm_90a builds; opt-in,
     branch tcws7) and the default 16 rows (0): each within the tolerance rule against fp64, dk and dv bitwise equal

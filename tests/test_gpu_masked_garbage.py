@@ -104,19 +104,6 @@ def test_unseen_garbage_changes_nothing(case, dtype, narrow, value, what, determ
         assert not torch.isfinite(dirty[0][:, ~blind]).all(), f"{what_}: visible NaN did not propagate"
 
 
-@pytest.mark.parametrize("switch", ["1", "2"])
-@pytest.mark.parametrize("narrow", [False, True], ids=["aligned", "narrow"])
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["fp16", "bf16"])
-def test_unseen_garbage_sdp_switch(monkeypatch, switch, narrow, dtype):
-    """The same rule for the atomic-dQ kernel's opt-in S^T / dP^T variants (ROCFLASH_BWD_SDP_WGMMA=1: wgmma, =2: its
-    core-matrix layout on mma.sync; they run in sm_90a builds on compute capability 9 only, elsewhere this repeats the
-    default kernel): every case, NaN in K and V rows (the K guard, the K reload, the wgmma operand fences), both
-    load paths."""
-    monkeypatch.setenv("ROCFLASH_BWD_SDP_WGMMA", switch)
-    for case in CASES:
-        test_unseen_garbage_changes_nothing(case, dtype, narrow, NAN, "kv", False)
-
-
 @pytest.mark.parametrize("narrow", [False, True], ids=["aligned", "narrow"])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["fp16", "bf16"])
 def test_unseen_garbage_dq_tile_switch(monkeypatch, narrow, dtype):

@@ -32,11 +32,6 @@ def test_every_mma_kernel_passes(audits):
     wg = {(c.kernel_name(al), mma_audit.WGMMA_ARCH[0]) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",))
           if mma_audit.wgmma_dq(c)}
     assert wg and all("_d64_" in n or "_d128_" in n for n, _ in wg)
-    # ... and the atomic-dQ kernel with S^T / dP^T on wgmma plus its mma.sync control (both in the core-matrix
-    # layout), for the configs they serve
-    sdp = {(c.kernel_name(al), mma_audit.WGMMA_ARCH[0]) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",))
-           if mma_audit.wgmma_sdp(c)}
-    assert sdp >= wg
     # ... and the atomic-dQ kernel with the dQ warp tile of 32 query rows (mma.sync; ROCFLASH_BWD_DQ_TILE=1)
     dq2 = {(c.kernel_name(al), mma_audit.WGMMA_ARCH[0]) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",))
            if mma_audit.dq_tile2(c)}
@@ -45,7 +40,7 @@ def test_every_mma_kernel_passes(audits):
     lean = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",)) if mma_audit.lean(c)
             for arch in mma_audit.ARCHS}
     assert lean and any("_d128_" in n for n, _ in lean) and any("_d64_" in n for n, _ in lean)
-    expected |= wg | sdp | dq2
+    expected |= wg | dq2
     assert {(a.instance, a.arch) for a in audits} == expected
     fwd = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances(kinds=("fwd",)) for arch in mma_audit.ARCHS}
     assert sorted(a.general for a in audits if a.kind == "fwd") == [False] * len(fwd) + [True] * len(fwd)
@@ -53,18 +48,16 @@ def test_every_mma_kernel_passes(audits):
     # deterministic one and the atomic-dQ one of deterministic=False, five products per tile)
     bwd = [a for a in audits if a.kind != "fwd"]
     dkdv = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",)) for arch in mma_audit.ARCHS}
-    assert {a.kind for a in bwd} == {"bwd_dkdv", "bwd_dkdvq", "bwd_dq", "bwd_dkdvq_wg", "bwd_dkdvq_sdp", "bwd_dkdvq_core",
-                                     "bwd_dkdvq_dq2", "bwd_dkdvq_lean2", "bwd_dkdvq_lean3"}
-    assert len(bwd) == (len(expected - fwd - wg - sdp - dq2) + len(dkdv) + mma_audit.WGMMA_VARIANTS * len(wg)
-                        + 2 * len(sdp) + len(dq2) + mma_audit.LEAN_VARIANTS * len(lean))
+    assert {a.kind for a in bwd} == {"bwd_dkdv", "bwd_dkdvq", "bwd_dq", "bwd_dkdvq_wg", "bwd_dkdvq_dq2", "bwd_dkdvq_lean2",
+                                     "bwd_dkdvq_lean3"}
+    assert len(bwd) == (len(expected - fwd - wg - dq2) + len(dkdv) + mma_audit.WGMMA_VARIANTS * len(wg)
+                        + len(dq2) + mma_audit.LEAN_VARIANTS * len(lean))
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_wg"} == wg
-    assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_sdp"} == sdp
-    assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_core"} == sdp
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_dq2"} == dq2
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_lean2"} == lean
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq_lean3"} == lean
     assert all(a.blocks == 1 for a in bwd if a.kind == "bwd_dkdvq_lean3")
-    assert all(a.wgmma_in_loop >= a.wgmma_per_tile > 0 for a in bwd if a.kind in ("bwd_dkdvq_wg", "bwd_dkdvq_sdp"))
+    assert all(a.wgmma_in_loop >= a.wgmma_per_tile > 0 for a in bwd if a.kind == "bwd_dkdvq_wg")
     assert {(a.instance, a.arch) for a in bwd if a.kind == "bwd_dkdvq"} == dkdv
     # per key x query pair of a warp's tile (the atomic-dQ kernel may have its own tile: the atomic_* fields)
     cfgs = {c.kernel_name(al): c for c, al in mma_audit.mma_instances(kinds=("bwd_dkdv",))}
@@ -94,13 +87,10 @@ def test_every_mma_kernel_passes(audits):
     # K/V copies on sm_80 (255 registers, 0 B; the 48 B spill was the grid walk's index and those copies' lane
     # addresses), and below sm_90 the bf16 d128 grid tile runs in the core-matrix layout (MmaBwdDkdvShape::compact,
     # 82688 B: 2 blocks per sm_80 SM; sm_90 keeps the padded 88832 B tile). sm_90a SASS of every dK/dV instance unchanged.
-    # Branch tcws6 (opt-in, sm_90a only): the d128 atomic-dQ kernel with S^T / dP^T on wgmma spills 12 B stores +
-    # 36 B loads (ptxas, nvcc 13.0; its mma.sync control in the same layout: 248 registers, none). Entries name
-    # (instance, arch, kind), kind None = any kernel of the instance on that arch.
-    known: set[tuple[str, str, str | None]] = {
-        ("rocflash_fmha_bwd_dkdv_cuda_mma_fp16_d128_b32x64_t128x4_p16_vec", "sm_90a", "bwd_dkdvq_sdp"),
-        ("rocflash_fmha_bwd_dkdv_cuda_mma_bf16_d128_b64x64_t128x4_p16_g2q1_a32g1q2_vec", "sm_90a", "bwd_dkdvq_sdp"),
-    }
+    # Branch tcws6's opt-in sm_90a kernel with S^T / dP^T on wgmma (ROCFLASH_BWD_SDP_WGMMA; 12 B stores + 36 B loads
+    # of spill at d128, 7-9 % slower than the default in integ20) was removed in branch tc80: no entry is open. Entries
+    # name (instance, arch, kind), kind None = any kernel of the instance on that arch.
+    known: set[tuple[str, str, str | None]] = set()
 
     def listed(a):
         return next((e for e in ((a.instance, a.arch, a.kind), (a.instance, a.arch, None)) if e in known), None)

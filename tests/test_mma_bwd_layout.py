@@ -1,17 +1,8 @@
 """Host-side check of the tensor-core dK/dV kernel's shared-memory layouts (hip_src/fmha_mma_bwd_tile.h, plain
 C++17 outside nvcc), compiled with the host C++ compiler: no GPU, no nvcc.
 
-The core-matrix layout (MmaBwdDkdvShape::core_layout, branch tcws6: the atomic-dQ kernel with S^T / dP^T on wgmma,
-opt-in ROCFLASH_BWD_SDP_WGMMA) must be, for every tile it serves:
-- one byte per element: K, V and both Q/dO buffers map (row, column) to distinct bytes below the statistics, and
-  the dS^T rows and statistics fit lds_bytes_atomic_dq();
-- what the wgmma descriptors of MmaBwdWgmmaOps::sdp_issue describe: element (m, k) of a K-major no-swizzle operand
-  at start + (k / 8) * LBO + (m / 8) * SBO + (m % 8) * 16 + (k % 8) * 2 with LBO = core_lead(), SBO = 128 (PTX ISA,
-  "Matrix Descriptor Format" and the K-major core-matrix layout), k16 step kk starting 2 * kk * LBO further;
-- what the mma.sync products read: each lane's ldmatrix row address (a_read, b_read, bt_read) is the address of
-  the first element of the row it stands for, and the eight rows of every ldmatrix phase fall in eight different
-  16-byte bank groups (no bank conflict).
-And the padded layout of the default kernels keeps the addresses it had before the core layout existed.
+The padded layout of the default kernels keeps the addresses it had before the core-matrix layout existed (branch
+tcws6 added that layout for an opt-in wgmma kernel, removed in branch tc80).
 
 The compact grid tile (MmaBwdDkdvShape::compact, branch tc80: the deterministic dK/dV kernel's FlashAttention-2 warp
 grid below sm_90, every buffer incl. P^T / dS^T in core matrices) must give every K, V, Q, dO, P^T and dS^T element
@@ -85,33 +76,6 @@ static void check_reads(const MmaBwdDkdvShape& T) {
       }
       check_phases(T, b, "bt_read");
     }
-}
-
-static void check_core(MmaBwdDkdvShape P) {
-  const MmaBwdDkdvShape T = P.core_layout();
-  CHECK(T.valid() && T.wgmma_sdp() && T.core_rows == 64 && T.lds_pad_bytes == 0, "core shape hd %d bm %d invalid", P.headdim, P.block_m);
-  const int bytes = T.lds_bytes_atomic_dq();
-  static unsigned char owner[1 << 20];
-  for (int i = 0; i < bytes; ++i) owner[i] = 0;
-  struct Buf { int base, rows; } bufs[6] = {{T.k_offset(), T.block_n}, {T.v_offset(), T.block_n}, {T.q_offset(0), T.block_m},
-                                           {T.do_offset(0), T.block_m}, {T.q_offset(1), T.block_m}, {T.do_offset(1), T.block_m}};
-  for (int b = 0; b < 6; ++b)
-    for (int r = 0; r < bufs[b].rows; ++r)
-      for (int c = 0; c < T.headdim; ++c) {
-        const int at = T.elem(bufs[b].base, r, c);
-        CHECK(at >= 0 && at + 1 < T.stats_offset(0), "buffer %d (%d, %d) at %d outside [0, %d)", b, r, c, at, T.stats_offset(0));
-        if (at < 0 || at + 1 >= bytes) continue;
-        CHECK(owner[at] == 0 && owner[at + 1] == 0, "buffer %d (%d, %d) at %d overlaps buffer %d", b, r, c, at, owner[at] - 1);
-        owner[at] = owner[at + 1] = (unsigned char)(b + 1);
-        // the wgmma descriptor's view (K-major, no swizzle; rows m = key or query, k = head dimension)
-        const int lbo = T.core_lead(), sbo = T.kCoreBytes, kk = c / 16, k = c % 16;
-        const int desc_view = bufs[b].base + 2 * kk * lbo + (k / 8) * lbo + (r / 8) * sbo + (r % 8) * 16 + (k % 8) * 2;
-        CHECK(desc_view == at, "buffer %d (%d, %d): descriptor view %d, layout %d", b, r, c, desc_view, at);
-      }
-  CHECK(T.delta_offset(1) + 4 * T.block_m <= T.ds_offset() && T.ds_offset() + T.block_n * T.ds_row_bytes() == bytes &&
-        T.ds_row_bytes() == T.block_m * 2 + 16, "statistics / dS^T region");
-  CHECK(T.k_offset() % 16 == 0 && T.v_offset() % 16 == 0 && T.q_offset(1) % 16 == 0 && T.do_offset(1) % 16 == 0, "alignment");
-  check_reads(T);
 }
 
 static void check_padded(MmaBwdDkdvShape T) {  // the default kernels: the formulas as they were
@@ -202,10 +166,7 @@ int main() {
   check_compact(shape(128, 64), 82688);  // bf16 d128's deterministic tile: 2 * (82688 + 1024) <= 164 KB
   check_compact(shape(64, 64), 4 * 64 * 128 + 768 + 2 * 64 * 128);
   const int tiles[][2] = {{128, 32}, {64, 64}, {32, 64}, {128, 64}};
-  for (auto& t : tiles) {
-    check_core(shape(t[0], t[1]));
-    check_padded(shape(t[0], t[1]));
-  }
+  for (auto& t : tiles) check_padded(shape(t[0], t[1]));
   std::printf("%d failures\n", failures);
   return failures != 0;
 }

@@ -254,7 +254,7 @@ def test_dropout_error_says_what_to_do(call):
                                   "ROCFLASH_SPLITKV_L2_PREFETCH", "ROCFLASH_SPLITKV_FUSED_COMBINE",
                                   "ROCFLASH_SPLITKV_PDL", "ROCFLASH_SPLITKV_SPLITS", "ROCFLASH_SPLITKV_BULK",
                                   "ROCFLASH_SPLITKV_INFLIGHT", "ROCFLASH_SPLITKV_LOCKSTEP", "ROCFLASH_BWD_DQ_WGMMA",
-                                  "ROCFLASH_BWD_SDP_WGMMA", "ROCFLASH_BWD_DQ_TILE", "ROCFLASH_BWD_LEAN"])
+                                  "ROCFLASH_BWD_DQ_TILE", "ROCFLASH_BWD_LEAN"])
 @pytest.mark.parametrize("backend", ["torch", "sim"])
 def test_bad_env_switch_raises_on_cpu_backends(monkeypatch, name, backend):
     """14: a typo in any run-time switch raises (variable, accepted values, value) on the CPU backends too,
@@ -276,7 +276,7 @@ def test_bad_env_switch_raises_on_cpu_backends(monkeypatch, name, backend):
 
 def test_kernel_switch_reads_are_checked_switches():
     """Every switch the compiled kernels' launchers read themselves (std::getenv in hip_src/, e.g. the tensor-core
-    backward's ROCFLASH_BWD_DQ_WGMMA / _SDP_WGMMA / _DQ_TILE) is a checked run-time switch (envvars.SWITCHES), and the
+    backward's ROCFLASH_BWD_DQ_WGMMA / _DQ_TILE) is a checked run-time switch (envvars.SWITCHES), and the
     values the launcher acts on ('1', '2': the characters it compares) are among the accepted ones: a typo raises
     ValueError before any launch instead of silently running the default kernel."""
     import re
@@ -291,7 +291,7 @@ def test_kernel_switch_reads_are_checked_switches():
         for m in re.finditer(r'std::getenv\("(ROCFLASH_\w+)"\)', text):
             body = text[m.end():text.find("\n}", m.end())]  # the reading function's rest
             reads[m.group(1)] = set(re.findall(r"env\[0\] [!=]= '(\w)'", body))
-    assert {"ROCFLASH_BWD_DQ_WGMMA", "ROCFLASH_BWD_SDP_WGMMA", "ROCFLASH_BWD_DQ_TILE", "ROCFLASH_BWD_LEAN"} <= set(reads), sorted(reads)
+    assert {"ROCFLASH_BWD_DQ_WGMMA", "ROCFLASH_BWD_DQ_TILE", "ROCFLASH_BWD_LEAN"} <= set(reads), sorted(reads)
     for name, values in reads.items():
         assert name in envvars.SWITCHES, f"{name} is read by a launcher but not checked (rocflash/envvars.py)"
         accepted = set(envvars.SWITCHES[name][0])
