@@ -158,7 +158,10 @@ def flash_attn_func(
         return (out, lse, None) if return_attn_probs else out
     args = _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
                        deterministic, return_attn_probs)
-    name = _backend_name(q.device, backend)
+    # one selection per call: eager calls keep it for ck.resolve; under torch.compile the name is a trace-time
+    # constant (_backend_name) and a ck call selects again there, at trace time
+    sel = None if torch.compiler.is_compiling() else select_backend(q.device, backend)
+    name = _backend_name(q.device, backend) if sel is None else sel.backend
     if key is not None and name in ("hip", "cuda") and alibi_slopes is None and q.dtype != torch.float64 \
             and dropout_p == 0 and q.stride(-1) == k.stride(-1) == v.stride(-1) == 1 and _hashable(key):
         if len(_CHECKED) >= _CHECKED_SIZE:
@@ -170,7 +173,7 @@ def flash_attn_func(
         needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
         # torch.use_deterministic_algorithms(True) asks for the deterministic backward, as on the cuda backend
         deterministic = deterministic or torch.are_deterministic_algorithms_enabled()
-        sel, ck_arch = ck.resolve(select_backend(q.device, backend), q, k, args, dropout_p=dropout_p,
+        sel, ck_arch = ck.resolve(sel or select_backend(q.device, backend), q, k, args, dropout_p=dropout_p,
                                   needs_grad=needs_grad, deterministic=deterministic)
         name = sel.backend
     if q.dtype == torch.float64 and name not in _FP64_BACKENDS:
