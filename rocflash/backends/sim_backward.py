@@ -28,14 +28,12 @@ Backward (hip_src/fmha_bwd_kernel.h)::
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import torch
 import torch.nn.functional as F
 
 from ..configs import select_config
 from . import FwdArgs, SeqArgs
-from .seqlayout import alibi_for, sequences
+from .seqlayout import backward_by_sequence
 from .sim_tiles import (LOG2E, _DTYPE_NAMES, SimTrace, _Problem, _Tiles, _fp64_ascending, _matmul, _pick, _put,
                         _schedule, _tiles, _update, empty_row, fp64_multiplier, masked_product)
 
@@ -277,22 +275,13 @@ def backward(q, k, v, out, lse, dout, args: FwdArgs, target: str = "gfx9", trace
 
 
 def varlen_backward(q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs, target: str = "gfx9", out_fp32=None):
-    """Simulate the varlen backward: per sequence the dense backward launches; varlen K/V layout only.
-    lse (nheads, total_q) as the forward returned it, or its softmax stats (nheads, total_q, 2) (``varlen_forward(
-    ..., with_stats=True)``: P exactly as the forward weighted V); ``out_fp32`` its float32 O (None or empty: D
-    from out). Returns (dq, dk, dv) like q, k, v."""
-    if seq.cu_seqlens_k is None:
-        raise NotImplementedError("the backward of a KV-cache / paged layout is not implemented (forward only)")
-    dq, dk, dv = (torch.zeros_like(x, memory_format=torch.contiguous_format) for x in (q, k, v))
-    for s in sequences(seq):
-        if s.seqlen_q == 0 or s.seqlen_k == 0:  # no visible key: every gradient of the sequence is 0
-            continue
-        rows, keys = slice(s.q_begin, s.q_end), slice(s.k_begin, s.k_begin + s.seqlen_k)
-        a = replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index))
-        stats = lse[:, rows].unsqueeze(0)
-        o32 = out_fp32[rows].unsqueeze(0) if out_fp32 is not None and out_fp32.numel() else None
-        g = backward(q[rows].unsqueeze(0), k[keys].unsqueeze(0), v[keys].unsqueeze(0), out[rows].unsqueeze(0),
-                     None if stats.dim() == 4 else stats, dout[rows].unsqueeze(0), a, target,
-                     stats=stats if stats.dim() == 4 else None, out_fp32=o32)
-        dq[rows], dk[keys], dv[keys] = (x[0] for x in g)
-    return dq, dk, dv
+    """Simulate the varlen backward: per sequence the dense backward launches (seqlayout.backward_by_sequence);
+    varlen K/V layout only. lse (nheads, total_q) as the forward returned it, or its softmax stats
+    (nheads, total_q, 2) (``varlen_forward(..., with_stats=True)``: P exactly as the forward weighted V);
+    ``out_fp32`` its float32 O (None or empty: D from out). Returns (dq, dk, dv) like q, k, v."""
+    def dense(q, k, v, out, lse, dout, args, out_fp32=None):
+        stats = lse if lse.dim() == 4 else None
+        return backward(q, k, v, out, None if stats is not None else lse, dout, args, target, stats=stats,
+                        out_fp32=out_fp32)
+
+    return backward_by_sequence(dense, q, k, v, out, lse, dout, seq, args, out_fp32)
