@@ -55,18 +55,22 @@ def _calls(q, k, v, slopes, backend, causal=True, window=(-1, -1)):
                                                                              **kw)
 
 
+def _assert_calls_close(q, k, v, slope, backend, ref, **kw):
+    """Every entry point of _calls at ``slope`` (no grad) within 1e-4 of the fp64 ``ref``."""
+    with torch.no_grad():
+        for name, call in _calls(q, k, v, torch.tensor([slope]), backend, **kw):
+            out = call()
+            err = (out.double() - ref).abs().max().item()
+            assert err <= 1e-4, f"{backend} {name}: err {err}, out {out.flatten()[:2].tolist()}"
+
+
 @pytest.mark.parametrize("backend", ["sim", "torch"])
 def test_slope_at_limit_is_finite_and_exact(backend):
     """Causal 1 x 200 at the limit: the farthest key's term is FLT_MAX in log2 units, finite; out within 1e-4 of fp64
     on every entry point (the old xfail's case at slope -1.25e36 is past the limit, -1.18525e36)."""
     q, k, v = _qkv(1, 200)
     lo = min_alibi_slope(199)
-    ref = _ref(q, k, v, lo)
-    with torch.no_grad():
-        for name, call in _calls(q, k, v, torch.tensor([lo]), backend):
-            out = call()
-            err = (out.double() - ref).abs().max().item()
-            assert err <= 1e-4, f"{backend} {name}: err {err}, out {out.flatten()[:2].tolist()}"
+    _assert_calls_close(q, k, v, lo, backend, _ref(q, k, v, lo))
 
 
 @pytest.mark.parametrize("backend", ["sim", "torch", "hip"])
@@ -148,12 +152,7 @@ def test_left_window_slope_at_its_limit_is_accepted(backend, window, causal, dis
     q, k, v = _qkv(200, 200)
     slope = min_alibi_slope(dist)
     assert slope < min_alibi_slope(199)
-    ref = _ref(q, k, v, slope, causal, window)
-    with torch.no_grad():
-        for name, call in _calls(q, k, v, torch.tensor([slope]), backend, causal, window):
-            out = call()
-            err = (out.double() - ref).abs().max().item()
-            assert err <= 1e-4, f"{backend} {name}: err {err}"
+    _assert_calls_close(q, k, v, slope, backend, _ref(q, k, v, slope, causal, window), causal=causal, window=window)
     t = [x.clone().requires_grad_() for x in (q, k, v)]
     out = rocflash.flash_attn_func(*t, causal=causal, window_size=window, alibi_slopes=torch.tensor([slope]),
                                    softmax_scale=0.125, backend=backend)
@@ -206,12 +205,8 @@ def test_huge_positive_slope_far_keys_weigh_zero(backend):
     non-causal seqlen_q > seqlen_k (the anchor key, term 0, keeps each row finite)."""
     q, k, v = _qkv(1, 200)
     slope = 2e36  # float32(slope * log2(e)) * d passes FLT_MAX from d = 118
-    ref = _ref(q, k, v, slope)
+    _assert_calls_close(q, k, v, slope, backend, _ref(q, k, v, slope))
     with torch.no_grad():
-        for name, call in _calls(q, k, v, torch.tensor([slope]), backend):
-            out = call()
-            err = (out.double() - ref).abs().max().item()
-            assert err <= 1e-4, f"{backend} {name}: err {err}"
         q2, k2, v2 = _qkv(6, 130, seed=1)
         ref2 = _ref(q2, k2, v2, slope, causal=False)
         out2 = rocflash.flash_attn_func(q2, k2, v2, alibi_slopes=torch.tensor([slope]), softmax_scale=0.125,
