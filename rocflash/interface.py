@@ -393,7 +393,8 @@ def alibi_max_distance(seqlen_q: int, seqlen_k: int, window_left: int = -1, wind
     |i + seqlen_k - seqlen_q - anchor(i)| (the two add up to it). Keys left of the diagonal: at most seqlen_k - 1,
     or window_left (a (w, 0) window over a 128k KV cache sees w keys back, not the capacity: adv18's nit on
     eco17); right of it: at most seqlen_q - 1 (rows left of key 0 where seqlen_q > seqlen_k, adv18), or
-    window_right. Pairs outside the window are masked by selects in every kernel, so their term may overflow."""
+    window_right. Pairs outside the window are masked by selects (rocflash's kernels, the sim, the torch reference;
+    CK's forward pipeline sets them to -inf with set_tile_if after its ALiBi update), so their term may overflow."""
     left = seqlen_k - 1 if window_left < 0 else min(seqlen_k - 1, window_left)
     right = seqlen_q - 1 if window_right < 0 else min(seqlen_q - 1, window_right)
     return max(left, right, 0)
