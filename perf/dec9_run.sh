@@ -5,7 +5,7 @@
 # DEADLINE_S (default 255): the whole call. Everything under $OUT in one archive (dec9.tar.gz) + summary.txt.
 set -uo pipefail
 . "$(dirname "$0")/gpu_lib.sh"  # OUT, REPO, T0, log, gpu_build
-DEADLINE_S=${DEADLINE_S:-255}
+DEADLINE_S=${DEADLINE_S:-255}  # call 2: DEADLINE_S=320
 left() { echo $(( DEADLINE_S - ($(date +%s) - T0) )); }
 gpu_info
 BUILD_TIMEOUT=${BUILD_TIMEOUT:-230} TORCH_CUDA_ARCH_LIST=9.0a gpu_build "$OUT/setup.txt" || { tail -30 "$OUT/setup.txt"; exit 1; }
@@ -23,6 +23,6 @@ else
   log "exit $?"
   F="$OUT/dec9.txt"
 fi
-grep -E "^PROFILE|graph:|eager:|floor|^BENCH|GB/s|VERDICT|check:.*False|Traceback|Error|passed|failed|ERROR SUMMARY" "$F" | cut -c1-700 | tail -80
+grep -E "^PROFILE|graph:|eager:|floor|^BENCH|GB/s|VERDICT|SUMMARY|check:.*False|Traceback|Error|passed|failed|ERROR SUMMARY|^#####|^dec9:" "$F" | cut -c1-900 | tail -90
 (cd "$OUT" && tar -czf /tmp/dec9.tar.gz --exclude=summary.txt . && find . -mindepth 1 ! -name summary.txt -delete \
   && mv /tmp/dec9.tar.gz "$OUT/dec9.tar.gz")

@@ -2,7 +2,7 @@
 in ONE process.
 
     python3 perf/dec9_stage.py [--cases 1x4096,1x16384,8x16384,32x16384] [--kinds paged16,dense]
-        [--variants base,inflight1,...] [--profile-cases 1x4096,1x16384,32x16384] [--budget-s 0.03] [--rounds 2]
+        [--variants base,old,...] [--profile-cases 1x4096,1x16384,32x16384] [--budget-s 0.03] [--rounds 2] [--preset]
         [--sweep] [--deadline-s 150] [--json OUT.json]
 
 Shape: issue 9's decode preset (seqlen_q 1, nheads 32, nheads_k 8, headdim 128, bf16), inputs rotated over > 2x the
@@ -12,11 +12,11 @@ same with page 256, dense = flash_attn_func (the preset's public call).
 1 profile  torch.profiler (CUPTI) of CUDA-graph replays (and of one eager call) of each kind's default, of the
            variants named by --profile-variants and of SDPA cuDNN at --profile-cases: the kernels of one call, each
            one's duration, the gaps between them and the span (first kernel start to last kernel end); beside them an
-           empty graph's and a one-kernel graph's event-timed replay (the timing floor of a graph replay).
+           one- and a two-kernel graph's event-timed replay (4-byte adds: the timing floor of a graph replay).
 2 bench    each variant (environment switches SET AROUND A WHOLE MEASUREMENT, not toggled per call; "base-toggled"
            is the default kernel with a switch set and restored around every call, dec8's method, to show what that
            costs an eager call) eager and graph, --rounds rounds in alternating order (mean reported, rounds listed),
-           cuDNN eager and graph beside; --sweep: batch-1 paged16 num_splits sweep (graph) of base and inflight1.
+           cuDNN eager and graph beside; --sweep: batch-1 paged16 num_splits sweep (graph) of base and old. --preset: issue 9's grid (PRESET).
 Checks (last input set; a failed one marks the case FAIL): every variant within FlashAttention's rule against fp64
 on sequences 0 and batch - 1; variants of the same kernel arithmetic bit for bit the default's (SAME_BITS_AS); each
 graph replay = its eager call.
@@ -42,17 +42,21 @@ import rocflash  # noqa: E402
 
 DEV, H, HK, D, DT = db.DEV, db.H, db.HK, db.D, db.DT
 INFLIGHT, SPLITS, PDL = "ROCFLASH_SPLITKV_INFLIGHT", "ROCFLASH_SPLITKV_SPLITS", "ROCFLASH_SPLITKV_PDL"
-COMBINE = "ROCFLASH_SPLITKV_COMBINE"
 NOISE = 0.03  # same-process repeat spread of graph columns (runs K1, D5-1, integ20, dec8): up to ~3 %
-# the variants (environment switches, unset = the default); the kernel whose bits each must give (None: its own)
-VARIANTS = {"base": {}, "inflight1": {INFLIGHT: "1"}, "inflight2": {INFLIGHT: "2"}, "fill": {SPLITS: "fill"},
-            "inflight1+fill": {INFLIGHT: "1", SPLITS: "fill"}, "inflight1+pdl": {INFLIGHT: "1", PDL: "1"},
-            "pdl": {PDL: "1"}, "combine0": {COMBINE: "0"}, "combine1": {COMBINE: "1"}}
-SAME_BITS_AS = {"inflight1": "base", "inflight2": "base", "inflight1+pdl": "inflight1", "pdl": "base",
-                "combine0": "base", "combine1": "base", "inflight1+fill": "fill"}
+# the variants (environment switches, unset = the default: since dec9 one tile in flight per warp and PDL on sm_90+;
+# "old" = the defaults before dec9); the variant whose bits each must give
+FUSED = "ROCFLASH_SPLITKV_FUSED_COMBINE"
+VARIANTS = {"base": {}, "old": {INFLIGHT: "2", PDL: "0"}, "inflight2": {INFLIGHT: "2"}, "pdl0": {PDL: "0"},
+            "fill": {SPLITS: "fill"}, "old+fill": {INFLIGHT: "2", PDL: "0", SPLITS: "fill"}, "fused": {FUSED: "1"}}
+SAME_BITS_AS = {"old": "base", "inflight2": "base", "pdl0": "base", "old+fill": "fill"}
 SWEEP = {(1, 4096): (8, 16, 24, 32, 48, 64), (1, 16384): (16, 24, 32, 48, 64)}
-ALL_ENV = (INFLIGHT, SPLITS, PDL, COMBINE, "ROCFLASH_SPLITKV_FUSED_COMBINE", "ROCFLASH_POISON_OUTPUTS",
-           "ROCFLASH_KERNEL")
+SWEEP_VARIANTS = ("base", "old")
+ALL_ENV = (INFLIGHT, SPLITS, PDL, FUSED, "ROCFLASH_POISON_OUTPUTS", "ROCFLASH_KERNEL")
+# --preset: issue 9's decode grid and its paged variants, the new defaults against the old and each lever alone
+PRESET = dict(cases="1x4096,1x16384,1x131072,8x4096,8x16384,8x131072,32x4096,32x16384,32x131072",
+              kinds="paged16,paged256,dense", variants="base,old,inflight2,pdl0,fill,fused",
+              profile_cases="1x4096,1x16384,32x16384",
+              profile_variants="base,old")
 
 
 def with_env(env: dict, fn):
@@ -100,13 +104,17 @@ def kernel_trace(fn, calls: int = 8) -> list[list[tuple[str, float, float]]]:
     with open(path) as f:
         evs = json.load(f)["traceEvents"]
     os.unlink(path)
-    ks = sorted((e["ts"], e.get("dur", 0.0), e["name"]) for e in evs
+    def launch(e):  # grid, block, registers, shared memory of a kernel record (CUPTI's, as kineto names them)
+        a = e.get("args", {})
+        return {k: a[k] for k in ("grid", "block", "registers per thread", "shared memory", "blocks per SM",
+                                  "warps per SM") if k in a}
+    ks = sorted((e["ts"], e.get("dur", 0.0), e["name"], launch(e)) for e in evs
                 if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memset", "gpu_memcpy"))
     groups, last_end = [], None
-    for ts, dur, name in ks:
+    for ts, dur, name, args in ks:
         if last_end is None or ts - last_end > 150.0:
             groups.append([])
-        groups[-1].append((name, ts, dur))
+        groups[-1].append((name, ts, dur, args))
         last_end = ts + dur
     return groups
 
@@ -119,7 +127,7 @@ def summarize_trace(groups) -> dict:
     n = statistics.mode(len(g) for g in groups)
     gs = [g for g in groups if len(g) == n]
     med = statistics.median
-    kernels = [{"name": gs[0][i][0][:90], "us": med(g[i][2] for g in gs)} for i in range(n)]
+    kernels = [{"name": gs[0][i][0][:90], "us": med(g[i][2] for g in gs), "launch": gs[0][i][3]} for i in range(n)]
     gaps = [med(g[i + 1][1] - (g[i][1] + g[i][2]) for g in gs) for i in range(n - 1)]
     span = med(g[-1][1] + g[-1][2] - g[0][1] for g in gs)
     return {"kernels": kernels, "gaps_us": gaps, "span_us": span, "runs": len(gs), "kernels_per_run": n}
@@ -128,7 +136,8 @@ def summarize_trace(groups) -> dict:
 def fmt_trace(t: dict) -> str:
     if not t["kernels"]:
         return "no kernels seen"
-    ks = " + ".join(f"{k['name'][:48]} {k['us']:.1f}" for k in t["kernels"])
+    ks = " + ".join(f"{k['name'][:48]} {k['us']:.1f} (grid {k['launch'].get('grid')} x {k['launch'].get('block')}, "
+                    f"{k['launch'].get('registers per thread')} regs)" for k in t["kernels"])
     gaps = "/".join(f"{x:.1f}" for x in t.get("gaps_us", []))
     return f"span {t['span_us']:.1f} us = [{ks}] gaps [{gaps}] ({t['runs']} runs)"
 
@@ -194,11 +203,11 @@ def bench_case(batch, seqlen_k, g, kinds, variants, rounds, sweep) -> dict:
         for name, same in SAME_BITS_AS.items():
             if name in outs and same in outs:
                 row["check"][f"{kind}_{name}_bitwise_{same}"] = bool(torch.equal(outs[name], outs[same]))
-        if "base" in variants:  # dec8's per-call switch (the same kernel as base: INFLIGHT=2 is the default)
-            eager[f"{kind}/base-toggled"] = ({}, [db.under(c, **{INFLIGHT: "2"}) for c in calls[kind]()])
+        if "base" in variants:  # dec8's per-call switch, set to its default (the same kernel as base)
+            eager[f"{kind}/base-toggled"] = ({}, [db.under(c, **{INFLIGHT: "1"}) for c in calls[kind]()])
         if sweep and kind == "paged16":
             for n in SWEEP.get((batch, seqlen_k), ()):
-                for name in ("base", "inflight1"):
+                for name in SWEEP_VARIANTS:
                     env = VARIANTS[name]
                     cs = with_env(env, lambda: calls[kind](n))
                     gr = with_env(env, lambda: [db.graph_of(c)[0] for c in cs])
@@ -248,19 +257,42 @@ def verdict(row, kinds, variants) -> str:
             + " / ".join(parts) + f"; {'pass' if not row['fail'] else 'FAIL ' + ','.join(row['fail'])}")
 
 
+def summary(rows, kinds) -> str:
+    """One line: per case the default's graph GB/s per kind over cuDNN's graph, and the default over the old."""
+    parts = []
+    for r in rows:
+        gb = r["gbps"]
+        cells = []
+        for kind in kinds:
+            b = gb.get(f"{kind}/base-graph")
+            if b is None:
+                continue
+            vs = f" {b / gb['cudnn-graph']:.2f}x" if "cudnn-graph" in gb else ""
+            old = f" (old {b / gb[f'{kind}/old-graph']:.3f})" if f"{kind}/old-graph" in gb else ""
+            cells.append(f"{kind} {b:.0f}{vs}{old}")
+        parts.append(f"{r['batch']}x{r['seqlen_k'] // 1024}k cuDNN {gb.get('cudnn-graph', float('nan')):.0f}: "
+                     + ", ".join(cells) + ("" if not r["fail"] else " FAIL"))
+    return "SUMMARY graph GB/s (x cuDNN graph; default / old defaults): " + " | ".join(parts)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default="1x4096,1x16384,8x16384,32x16384")
     ap.add_argument("--kinds", default="paged16,dense")
-    ap.add_argument("--variants", default="base,inflight1,fill,inflight1+fill,pdl,inflight1+pdl")
+    ap.add_argument("--variants", default="base,old,inflight2,pdl0,fill")
     ap.add_argument("--profile-cases", default="1x4096,1x16384,32x16384", help="'' = no profile")
-    ap.add_argument("--profile-variants", default="base,inflight1")
+    ap.add_argument("--profile-variants", default="base,old")
     ap.add_argument("--budget-s", type=float, default=0.03, help="timing budget per method and case (s)")
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--sweep", action="store_true", help="batch-1 paged16 num_splits sweep")
+    ap.add_argument("--sweep", action="store_true", help="batch-1 paged16 num_splits sweep (SWEEP)")
     ap.add_argument("--deadline-s", type=float, default=150.0, help="start no case after this many seconds")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--preset", action="store_true", help="issue 9's grid: " + ", ".join(f"--{k.replace('_', '-')} {v}"
+                                                                                        for k, v in PRESET.items()))
     a = ap.parse_args()
+    if a.preset:
+        for k, v in PRESET.items():
+            setattr(a, k, v)
     for name in ALL_ENV:
         os.environ.pop(name, None)
     db.BUDGET_S = a.budget_s
@@ -321,6 +353,7 @@ def main():
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)
     print(f"total {time.time() - t0:.0f} s")
+    print(summary(res["bench"], kinds), flush=True)
     print("VERDICT " + " | ".join(lines), flush=True)
 
 
