@@ -5,9 +5,9 @@
 #     OUT=$OUT bash perf/dec9_stage.sh [LIMIT_S]      (default DEC9_LIMIT_S, else HELPER_S, else 200: the whole stage)
 # 1 tests     ROCFLASH_KERNEL=auto pytest -m gpu test_gpu_splitkv_dec8.py (INFLIGHT=2 / PDL=0 bitwise the new
 #             defaults), test_gpu_splitkv_dec7.py, test_gpu_kvstep_fold.py, test_gpu_inference.py, and
-#             test_gpu_varlen.py -k "split or paged or kvcache" (about 30 % of the limit)
+#             test_gpu_varlen.py::test_split_fused_combine_and_inflight (27 % of the limit)
 # 2 memcheck  compute-sanitizer --tool memcheck perf/sanitize_cases.py --seq-only (paged decode with 0 / 3 / 1 splits,
-#             the KV-cache fast path dense and paged: the new defaults) (about 20 %)
+#             the KV-cache fast path dense and paged: the new defaults) (25 %)
 # 3 bench     perf/dec9_stage.py: the new defaults ("base") against the old ("old": INFLIGHT=2, PDL=0) and each
 #             lever alone, eager + graph, two rounds, SDPA cuDNN beside, over issue 9's decode grid (batch 1/8/32 x
 #             4k/16k/128k) on paged16 / paged256 / dense calls, plus the kernel profile at 1 x 4k and 1 x 16k (the rest)
@@ -26,7 +26,7 @@ F="$OUT/dec9.txt"
   (cd /tmp && python3 -c "import torch, rocflash; print('torch', torch.__version__, torch.cuda.get_device_name(0), 'rocflash', rocflash.__file__)")
 } > "$F" 2>&1
 
-T=$(( LIMIT * 3 / 10 )); [ "$T" -gt "$(left)" ] && T=$(left)
+T=$(( LIMIT * 27 / 100 )); [ "$T" -gt "$(left)" ] && T=$(left)
 XDIST=$(python3 -c "import xdist" 2>/dev/null && echo "-n 8")
 (cd "$REPO/tests" && ROCFLASH_KERNEL=auto timeout "$T" python3 -m pytest -q -rfE -m gpu -p no:cacheprovider --tb=short \
   $XDIST test_gpu_splitkv_dec8.py test_gpu_splitkv_dec7.py test_gpu_kvstep_fold.py test_gpu_inference.py \
@@ -36,7 +36,7 @@ RC=$?
 TESTS=$(tail -1 /tmp/dec9_tests.txt | tr -d '=' | sed 's/^ *//')
 [ "$RC" -eq 124 ] && TESTS="TIMEOUT after $T s ($TESTS)"
 
-T=$(( LIMIT * 2 / 10 )); [ "$T" -gt "$(left)" ] && T=$(left)
+T=$(( LIMIT * 25 / 100 )); [ "$T" -gt "$(left)" ] && T=$(left)
 if command -v compute-sanitizer > /dev/null && [ "$T" -ge 15 ]; then
   (cd /tmp && PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout "$T" compute-sanitizer --tool memcheck --error-exitcode 9 \
     python3 "$REPO/perf/sanitize_cases.py" --seq-only > /tmp/dec9_memcheck.txt 2>&1)
@@ -50,7 +50,7 @@ fi
 
 T=$(( $(left) - 3 ))
 if [ "$T" -gt 20 ]; then
-  D=$(( T * 6 / 10 ))
+  D=$(( T * 3 / 4 ))
   echo "##### python3 perf/dec9_stage.py --preset (limit $T s, deadline $D s)" >> "$F"
   (cd /tmp && timeout "$T" python3 "$REPO/perf/dec9_stage.py" --preset --sweep --deadline-s "$D" --json /tmp/dec9.json >> "$F" 2>&1)
   BRC=$?
