@@ -14,10 +14,11 @@ seqlen_k 4k/16k/128k). Methods per case (effective GB/s = bytes of Q, K, V, O / 
   paged16 / paged256          compiled.varlen_forward on shuffled paged copies (host path of the compiled call)
   paged16-graph               the paged-16 call replayed from a CUDA graph
   (--variants pdl) rocflash-pdl1-graph / paged16-pdl1-graph   rocflash-graph / paged16-graph with
-                    ROCFLASH_SPLITKV_PDL=1 (programmatic dependent launches on sm_90+; default 0: plain launches)
+                    ROCFLASH_SPLITKV_PDL=1 (programmatic dependent launches on sm_90+; the default since dec9, so
+                    these columns equal the plain ones unless the run sets ROCFLASH_SPLITKV_PDL=0)
   (--variants pdl) kvcache16 / kvcache16-graph / kvcache16-pdl1-graph   flash_attn_with_kvcache on the paged-16
                     copy (cache_seqlens tensor, no append: step kernel + split kernel + combine), Python call and
-                    graph replays with PDL off (default) / on
+                    graph replays with PDL as the environment says (on by default since dec9) / on
   (run D5-1 ran the commit where PDL was the default: its columns were named -pdl0- for the plain launches)
   (--variants fold) kvcache16 / kvcache16-graph as above with the step folded into the tensor-core split kernel
                     (rocflash.kvcache_fast.FOLD_STEP = True) beside kvcache16-nofold / kvcache16-nofold-graph
