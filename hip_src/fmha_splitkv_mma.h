@@ -29,7 +29,7 @@ namespace rf {
 
 // How many K/V tiles each warp keeps in flight while it computes one (FmhaFwdParams::kv_k_first picks the kernel at
 // launch, each value its own kernel): kSplitKvCopyNear, one (the default since dec9: the ring's third stage idles;
-// on the H200 level or faster than two at every decode point measured, 1.02-1.09x with CUDA graphs at batch 1,
+// on the H200 level with or faster than two at every decode point measured, up to 1.09x with CUDA graphs at batch 1,
 // perf/RESULTS.md "dec9"), kSplitKvCopyAsync, kStages - 1 = 2 (ROCFLASH_SPLITKV_INFLIGHT=2). cp.async, 16 bytes per
 // lane, one group per tile, in both. (dec7 / dec8's K-first, bulk-copy and lockstep variants lost and were removed.)
 inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyNear = 3;

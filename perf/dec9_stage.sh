@@ -12,7 +12,8 @@
 #             lever alone, eager + graph, two rounds, SDPA cuDNN beside, over issue 9's decode grid (batch 1/8/32 x
 #             4k/16k/128k) on paged16 / paged256 / dense calls, plus the kernel profile at 1 x 4k and 1 x 16k (the rest)
 # Everything goes to "$OUT/dec9.txt" (+ dec9.json); the last line printed (and written) is the summary.
-# Timing (H200, installed build): about 150-200 s with the default limit; each step is cut by its own timeout.
+# Timing (H200, installed build; run D9-2): 79 s with a 154 s limit (tests 30 s, memcheck ~25 s, bench 19 s); each
+# step is cut by its own timeout, the bench starts no case after 3/4 of its share.
 set -uo pipefail
 OUT=${OUT:-/tmp/dec9_out}
 mkdir -p "$OUT"
