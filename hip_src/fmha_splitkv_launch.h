@@ -20,10 +20,12 @@ rfError_t launch_fmha_fwd_splitkv(const FmhaFwdParams& p, rfStream_t stream) {
   const int lds_bytes = T.lds_bytes();
   const auto kernel = [&] {
 #if defined(RF_PLATFORM_CUDA)
-    if constexpr (Tile::kMath == TileMath::kMma)  // kv_k_first: tiles in flight per warp (fmha_splitkv_mma.h)
+    if constexpr (Tile::kMath == TileMath::kMma) {  // kv_k_first: the copy variant's kernel (fmha_splitkv_mma.h)
+      if (p.kv_k_first == kSplitKvCopyNearLazy)
+        return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyNearLazy>;
       return p.kv_k_first == kSplitKvCopyNear ? fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyNear>
                                               : fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyAsync>;
-    else
+    } else
 #endif
       return fmha_fwd_splitkv_kernel<E, Tile, kAligned>;
   }();

@@ -31,15 +31,19 @@ namespace rf {
 // launch, each value its own kernel): kSplitKvCopyNear, one (the default since dec9: the ring's third stage idles;
 // on the H200 level with or faster than two at every decode point measured, up to 1.09x with CUDA graphs at batch 1,
 // perf/RESULTS.md "dec9"), kSplitKvCopyAsync, kStages - 1 = 2 (ROCFLASH_SPLITKV_INFLIGHT=2). cp.async, 16 bytes per
-// lane, one group per tile, in both. (dec7 / dec8's K-first, bulk-copy and lockstep variants lost and were removed.)
-inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyNear = 3;
+// lane, one group per tile, in both. kSplitKvCopyNearLazy (ROCFLASH_SPLITKV_LAZY_RESCALE=1, opt-in, dec9, NOT yet
+// executed): kSplitKvCopyNear whose warps skip the per-tile rescale of O (o *= alpha, 64 multiplies per thread at
+// headdim 128) when every row of the warp has alpha == 1 (its running max did not move): bitwise the same results.
+// (dec7 / dec8's K-first, bulk-copy and lockstep variants lost and were removed.)
+inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyNear = 3, kSplitKvCopyNearLazy = 5;
 
 // Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe). kCopy: one of the values above.
 template <class E, class Tile, bool kAligned, int kCopy = kSplitKvCopyAsync>
 struct FmhaFwdSplitKvMmaPipeline {
   // tiles a warp has in flight while it computes one: kStages - 1, or 1 (kSplitKvCopyNear; the ring's third stage
   // then idles)
-  static constexpr int kAhead = kCopy == kSplitKvCopyNear ? 1 : MmaSplitKvShape::kStages - 1;
+  static constexpr int kAhead = kCopy == kSplitKvCopyNear || kCopy == kSplitKvCopyNearLazy ? 1 : MmaSplitKvShape::kStages - 1;
+  static constexpr bool kLazyRescale = kCopy == kSplitKvCopyNearLazy;
   static constexpr MmaSplitKvShape T = Tile::kShape;
   static constexpr int NW = T.warp_keys();
   static constexpr int TN = T.s_cols_per_thread();
@@ -313,6 +317,7 @@ struct FmhaFwdSplitKvMmaPipeline {
       const bool masked = n0 + NW > ke || tile_needs_mask(rule, i_first, i_last + 1, n0, NW);
       const auto key_of = [&](int x) { return n0 + (x / 2) * MmaSplitKvShape::kMmaN + 2 * t4 + x % 2; };
       const auto visible = [&](int i, int j) { return j < ke && rule.visible(qi[i], j); };  // j: absolute key
+      float alphas[2];  // kLazyRescale: each row's alpha, for the warp-wide test below
 #pragma unroll
       for (int i = 0; i < 2; ++i) {
         float row_max = neg_inf();
@@ -338,8 +343,20 @@ struct FmhaFwdSplitKvMmaPipeline {
           sum += s[i][x];
         }
         l[i] = l[i] * alpha + sum;
+        if constexpr (kLazyRescale) {
+          alphas[i] = alpha;
+        } else {
 #pragma unroll
-        for (int x = 0; x < TD; ++x) o[i][x] *= alpha;
+          for (int x = 0; x < TD; ++x) o[i][x] *= alpha;
+        }
+      }
+      if constexpr (kLazyRescale) {  // uniform: o * 1 == o, so skipping it changes no bit
+        if (!__all_sync(0xffffffffu, alphas[0] == 1.f && alphas[1] == 1.f)) {
+#pragma unroll
+          for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int x = 0; x < TD; ++x) o[i][x] *= alphas[i];
+        }
       }
       if (masked) clean_v(tv, o, lane, [&](int i, int jt) { return visible(i, n0 + jt); });
 

@@ -3,13 +3,14 @@
 # and programmatic dependent launches), for the lead's merged-tree call: rocflash ALREADY built and installed
 # (ROCFLASH_BUILD=cuda TORCH_CUDA_ARCH_LIST=9.0a), run from the tree root:
 #     OUT=$OUT bash perf/dec9_stage.sh [LIMIT_S]      (default DEC9_LIMIT_S, else HELPER_S, else 200: the whole stage)
-# 1 tests     ROCFLASH_KERNEL=auto pytest -m gpu test_gpu_splitkv_dec8.py (INFLIGHT=2 / PDL=0 bitwise the new
+# 1 tests     ROCFLASH_KERNEL=auto pytest -m gpu test_gpu_splitkv_dec8.py (INFLIGHT=2 / PDL=0 / LAZY_RESCALE=1 bitwise the new
 #             defaults), test_gpu_splitkv_dec7.py, test_gpu_kvstep_fold.py, test_gpu_inference.py, and
 #             test_gpu_varlen.py::test_split_fused_combine_and_inflight (27 % of the limit)
 # 2 memcheck  compute-sanitizer --tool memcheck perf/sanitize_cases.py --seq-only (paged decode with 0 / 3 / 1 splits,
 #             the KV-cache fast path dense and paged: the new defaults) (25 %)
 # 3 bench     perf/dec9_stage.py: the new defaults ("base") against the old ("old": INFLIGHT=2, PDL=0) and each
-#             lever alone, eager + graph, two rounds, SDPA cuDNN beside, over issue 9's decode grid (batch 1/8/32 x
+#             lever alone, fill, the fused combine and the opt-in lazy O rescale (LAZY_RESCALE=1, bitwise checked),
+#             eager + graph, two rounds, SDPA cuDNN beside, over issue 9's decode grid (batch 1/8/32 x
 #             4k/16k/128k) on paged16 / paged256 / dense calls, plus the kernel profile at 1 x 4k and 1 x 16k (the rest)
 # Everything goes to "$OUT/dec9.txt" (+ dec9.json); the last line printed (and written) is the summary.
 # Timing (H200, installed build; run D9-2): 79 s with a 154 s limit (tests 30 s, memcheck ~25 s, bench 19 s); each

@@ -33,6 +33,9 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     "ROCFLASH_SPLITKV_SPLITS": (("wave", "fill"), "wave"),
     # tensor-core split-KV kernel: K/V tiles each warp keeps in flight while it computes one (1 since dec9, or 2)
     "ROCFLASH_SPLITKV_INFLIGHT": (("1", "2"), "1"),
+    # tensor-core split-KV kernel (one tile in flight): skip the O rescale of a tile whose warp's running max did not
+    # move (opt-in, dec9; bitwise the default's results)
+    "ROCFLASH_SPLITKV_LAZY_RESCALE": (("0", "1"), "0"),
     # tensor-core backward, sm_90a builds on compute capability 9 only (hip_src/fmha_mma_bwd_wgmma.h; read by the
     # launcher at every launch, exactly "1" / "2"): the atomic-dQ kernel's dQ product on wgmma (1), its S^T / dP^T
     # on wgmma over a core-matrix shared-memory layout (1) or that layout on mma.sync (2); 0 = mma.sync (default)

@@ -1,12 +1,13 @@
 """The tensor-core split-KV decode kernel's launch switches on a GPU (marker ``gpu``), each giving the default's
 bits (dec9's defaults: one K/V tile in flight per warp, hip_src/fmha_splitkv_mma.h kSplitKvCopyNear, and
 programmatic dependent launches on sm_90+): ``ROCFLASH_SPLITKV_INFLIGHT=2`` (kSplitKvCopyAsync: two tiles in flight,
-the default before dec9) and ``ROCFLASH_SPLITKV_PDL=0`` (plain launches). (dec8's bulk-copy and lockstep kernels
+the default before dec9), ``ROCFLASH_SPLITKV_PDL=0`` (plain launches) and ``ROCFLASH_SPLITKV_LAZY_RESCALE=1``
+(kSplitKvCopyNearLazy, opt-in: no O rescale in a tile where the warp's running max stayed). (dec8's bulk-copy and lockstep kernels
 lost on the H200 and were removed by dec9.)
 
 - output, LSE and cache of flash_attn_with_kvcache on tests/test_gpu_kvstep_fold.py's cases (dense appends that
   straddle a split boundary, speculative causal rows in two row chunks, paged 16 / 256 with NaN in unused pages and
-  past each sequence, cache_batch_idx), and every launch made under it carries its ``kv_k_first`` (3 or 0);
+  past each sequence, cache_batch_idx), and every launch made under it carries its ``kv_k_first`` (3, 0 or 5);
 - decode shapes of flash_attn_with_kvcache (masked windows, many tiles per warp, one split, issue 9's 1 x 4k) within
   FlashAttention's rule against fp64, repeated calls bitwise equal;
 - a window that masks NaN keys in a warp's first tile, whose ring stage the same warp's partial last tile reuses,
@@ -31,8 +32,9 @@ from rocflash.backends import compiled
 pytestmark = pytest.mark.gpu
 # variant: (environment, FmhaFwdParams::kv_k_first of its launches); OFF: the defaults, set explicitly
 VARIANTS = {"inflight2": ({compiled.SPLITKV_INFLIGHT_ENV: "2"}, compiled.SPLITKV_COPY_TWO),
-            "pdl0": ({compiled.SPLITKV_PDL_ENV: "0"}, compiled.SPLITKV_COPY_NEAR)}
-OFF = {compiled.SPLITKV_INFLIGHT_ENV: "1", compiled.SPLITKV_PDL_ENV: "1"}
+            "pdl0": ({compiled.SPLITKV_PDL_ENV: "0"}, compiled.SPLITKV_COPY_NEAR),
+            "lazy": ({compiled.SPLITKV_LAZY_RESCALE_ENV: "1"}, compiled.SPLITKV_COPY_NEAR_LAZY)}
+OFF = {compiled.SPLITKV_INFLIGHT_ENV: "1", compiled.SPLITKV_PDL_ENV: "1", compiled.SPLITKV_LAZY_RESCALE_ENV: "0"}
 
 
 @pytest.fixture

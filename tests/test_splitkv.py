@@ -148,11 +148,24 @@ def test_inflight_and_pdl_defaults(monkeypatch):
     with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_INFLIGHT must be one of 1, 2, got '3'"):
         compiled.splitkv_copy_mode(cuda)
     monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, "1")
+    # the opt-in lazy O rescale (kv_k_first 5) needs one tile in flight; a bad value raises
+    assert envvars.SWITCHES[compiled.SPLITKV_LAZY_RESCALE_ENV] == (("0", "1"), "0")
+    monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "1")
+    assert compiled.splitkv_copy_mode(cuda) == compiled.SPLITKV_COPY_NEAR_LAZY == 5
+    monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, "2")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_LAZY_RESCALE=1 needs ROCFLASH_SPLITKV_INFLIGHT=1 .*got "
+                                         r"ROCFLASH_SPLITKV_INFLIGHT=2"):
+        compiled.splitkv_copy_mode(cuda)
+    monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "on")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_LAZY_RESCALE must be one of 0, 1, got 'on'"):
+        compiled.splitkv_lazy_rescale()
+    monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "0")
+    monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, "1")
     monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, "yes")
     with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_PDL must be one of 0, 1, got 'yes'"):
         compiled.splitkv_pdl(cuda)
     for name in (compiled.SPLITKV_INFLIGHT_ENV, compiled.SPLITKV_PDL_ENV, compiled.SPLITKV_FUSED_COMBINE_ENV,
-                 compiled.SPLITKV_SPLITS_ENV):
+                 compiled.SPLITKV_SPLITS_ENV, compiled.SPLITKV_LAZY_RESCALE_ENV):
         assert name in splitkv_env.PLAN_ENV_NAMES and name in kvcache_fast._ENV_NAMES
     assert "PLAN_ENV_NAMES" in inspect.getsource(compiled.forward_planned)
     for fn in (compiled._launch_fwd, compiled._plan_launch, kvcache_fast._make_launch):

@@ -252,7 +252,8 @@ def test_dropout_error_says_what_to_do(call):
 
 @pytest.mark.parametrize("name", ["ROCFLASH_KERNEL", "ROCFLASH_INDEX_CHECKS", "ROCFLASH_POISON_OUTPUTS",
                                   "ROCFLASH_SPLITKV_FUSED_COMBINE", "ROCFLASH_SPLITKV_PDL",
-                                  "ROCFLASH_SPLITKV_SPLITS", "ROCFLASH_SPLITKV_INFLIGHT", "ROCFLASH_BWD_DQ_WGMMA",
+                                  "ROCFLASH_SPLITKV_SPLITS", "ROCFLASH_SPLITKV_INFLIGHT",
+                                  "ROCFLASH_SPLITKV_LAZY_RESCALE", "ROCFLASH_BWD_DQ_WGMMA",
                                   "ROCFLASH_BWD_SDP_WGMMA", "ROCFLASH_BWD_DQ_TILE", "ROCFLASH_BWD_LEAN"])
 @pytest.mark.parametrize("backend", ["torch", "sim"])
 def test_bad_env_switch_raises_on_cpu_backends(monkeypatch, name, backend):

@@ -19,10 +19,13 @@ SPLITKV_FUSED_COMBINE_ENV = "ROCFLASH_SPLITKV_FUSED_COMBINE"
 SPLITKV_PDL_ENV = "ROCFLASH_SPLITKV_PDL"
 SPLITKV_SPLITS_ENV = "ROCFLASH_SPLITKV_SPLITS"
 SPLITKV_INFLIGHT_ENV = "ROCFLASH_SPLITKV_INFLIGHT"
+SPLITKV_LAZY_RESCALE_ENV = "ROCFLASH_SPLITKV_LAZY_RESCALE"
 # the switches a kept plan depends on (compiled.forward_planned, kvcache_fast: part of the plan's key)
-PLAN_ENV_NAMES = (SPLITKV_FUSED_COMBINE_ENV, SPLITKV_PDL_ENV, SPLITKV_SPLITS_ENV, SPLITKV_INFLIGHT_ENV)
-# FmhaFwdParams::kv_k_first's values (hip_src/fmha_splitkv_mma.h kSplitKvCopy*): two tiles in flight per warp, one
-SPLITKV_COPY_TWO, SPLITKV_COPY_NEAR = 0, 3
+PLAN_ENV_NAMES = (SPLITKV_FUSED_COMBINE_ENV, SPLITKV_PDL_ENV, SPLITKV_SPLITS_ENV, SPLITKV_INFLIGHT_ENV,
+                  SPLITKV_LAZY_RESCALE_ENV)
+# FmhaFwdParams::kv_k_first's values (hip_src/fmha_splitkv_mma.h kSplitKvCopy*): two tiles in flight per warp, one,
+# one with the lazy O rescale
+SPLITKV_COPY_TWO, SPLITKV_COPY_NEAR, SPLITKV_COPY_NEAR_LAZY = 0, 3, 5
 
 
 def splitkv_fused_combine() -> bool:
@@ -61,10 +64,25 @@ def splitkv_inflight() -> int:
     return int(envvars.switch(SPLITKV_INFLIGHT_ENV))
 
 
+def splitkv_lazy_rescale() -> bool:
+    """``ROCFLASH_SPLITKV_LAZY_RESCALE`` (1 | 0; unset = off; opt-in, dec9, not yet measured on a GPU): whether the
+    tensor-core split-KV kernel's warps skip the rescale of their O accumulators (o *= alpha) in a tile where every
+    row's running max stayed (alpha == 1): the kSplitKvCopyNearLazy kernel, results bitwise the default's. Needs one
+    tile in flight (ROCFLASH_SPLITKV_INFLIGHT=1). ValueError for another value."""
+    return envvars.switch(SPLITKV_LAZY_RESCALE_ENV) == "1"
+
+
 def splitkv_copy_mode(device=None) -> int:
     """FmhaFwdParams::kv_k_first of a tensor-core split-KV launch: SPLITKV_COPY_NEAR (3, one tile in flight per
-    warp, the default) or SPLITKV_COPY_TWO (0, ROCFLASH_SPLITKV_INFLIGHT=2)."""
-    return SPLITKV_COPY_NEAR if splitkv_inflight() == 1 else SPLITKV_COPY_TWO
+    warp, the default), SPLITKV_COPY_NEAR_LAZY (5, ROCFLASH_SPLITKV_LAZY_RESCALE=1) or SPLITKV_COPY_TWO (0,
+    ROCFLASH_SPLITKV_INFLIGHT=2). ValueError for LAZY_RESCALE=1 with INFLIGHT=2 (no such kernel)."""
+    inflight, lazy = splitkv_inflight(), splitkv_lazy_rescale()
+    if lazy and inflight != 1:
+        raise ValueError(f"{SPLITKV_LAZY_RESCALE_ENV}=1 needs {SPLITKV_INFLIGHT_ENV}=1 (the lazy-rescale kernel keeps "
+                         f"one K/V tile in flight per warp), got {SPLITKV_INFLIGHT_ENV}={inflight}")
+    if lazy:
+        return SPLITKV_COPY_NEAR_LAZY
+    return SPLITKV_COPY_NEAR if inflight == 1 else SPLITKV_COPY_TWO
 
 
 # Arrival counters of the fused combine, one int32 per (sequence, kv-head, row chunk): every launch leaves them 0
