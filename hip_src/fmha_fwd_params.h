@@ -115,25 +115,23 @@ struct FmhaFwdParams {
   // (num_splits, nheads, total_q, kSplitStats = 3) fp32: m_s (the split's max score, log2 units; -inf: the split
   // saw no key), l_s (its row sum) and the row's ALiBi constant (fmha_common.h; eco14, was one LSE_s per split)
   float* lse_accum;
-  // L2 prefetch-size hint of the tensor-core split kernel's K/V copies (fmha_splitkv_mma.h, CUDA): 0 (none),
-  // 64, 128 or 256 bytes; other kernels ignore it. Set from ROCFLASH_SPLITKV_L2_PREFETCH (rocflash/backends/compiled.py).
+  // Unused since dec9 (the tensor-core split kernel's L2 prefetch hint is its constant kL2Prefetch = 128 bytes;
+  // ROCFLASH_SPLITKV_L2_PREFETCH was removed); kept so the struct's layout (the gfx906 kernarg) does not move.
   int32_t kv_prefetch_l2;
   // Fused combine of the tensor-core split kernel (fmha_splitkv_mma.h): nullptr = the combine kernel merges the
   // partials; else int32 (batch, nheads_k, row chunks) arrival counters, all 0 at launch and 0 again after it
   // (the last block of each slot merges and resets); the launcher then skips the combine kernel.
   int32_t* split_counters;
-  // 1: programmatic dependent launch (rf_vendor.h rfLaunch; CUDA sm_90+ only, set from ROCFLASH_SPLITKV_PDL, off by
-  // default, by rocflash/backends/compiled.py): the tensor-core split kernel is launched as a dependent of the kernel before
-  // it (the KV-cache step kernel) and the combine kernel as a dependent of the split kernel; both wait for their
-  // predecessor (rf_wait_prior_grid) before touching memory, so results are identical. 0: plain launches.
+  // 1: programmatic dependent launch (rf_vendor.h rfLaunch; CUDA sm_90+ only, set from ROCFLASH_SPLITKV_PDL, on by
+  // default since dec9, by rocflash/backends/splitkv_env.py): the tensor-core split kernel is launched as a dependent
+  // of the kernel before it (the KV-cache step kernel, or the caller's) and the combine kernel as a dependent of the
+  // split kernel; both wait for their predecessor (rf_wait_prior_grid, their first statement before any memory
+  // access) so results are identical. 0: plain launches.
   int32_t pdl;
-  // How the tensor-core split kernel copies K/V tiles (fmha_splitkv_mma.h kSplitKvCopy*; set by
-  // rocflash/backends/compiled.py splitkv_copy_mode, results identical for every value; other kernels ignore it):
-  // 0 cp.async, one group per tile (default); 1 two cp.async groups, K first, V waited for only before O += P V
-  // (ROCFLASH_SPLITKV_K_FIRST); 2 one bulk copy per K/V row on an mbarrier (ROCFLASH_SPLITKV_BULK, sm_90+ only; the
-  // launcher keeps 0 where the rows are unaligned, headdim is below its bucket or a paged tile spans pages); 3 the
-  // default copies with one tile in flight per warp while it computes, not two (ROCFLASH_SPLITKV_INFLIGHT=1); 4 the
-  // default kernel with a block barrier per main-loop round (ROCFLASH_SPLITKV_LOCKSTEP=1).
+  // K/V tiles each warp of the tensor-core split kernel keeps in flight while it computes one (fmha_splitkv_mma.h
+  // kSplitKvCopy*; set by rocflash/backends/splitkv_env.py splitkv_copy_mode, results identical for every value;
+  // other kernels ignore it): 3 one (the default since dec9), 0 two (ROCFLASH_SPLITKV_INFLIGHT=2). (1, 2 and 4, dec7
+  // and dec8's K-first, bulk-copy and lockstep kernels, were removed.)
   int32_t kv_k_first;
   // The KV-cache step folded into the split-KV kernels (step.fold = 1; fmha_kvstep.h folded_kv_step):
   // every block of sequence b checks b's cache_seqlens / cache_batch_idx and the block-table entries of its own

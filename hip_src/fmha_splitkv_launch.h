@@ -17,24 +17,14 @@ inline constexpr int kCombineThreads = 256;  // block of the combine kernel: one
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_fwd_splitkv(const FmhaFwdParams& p, rfStream_t stream) {
   constexpr auto T = Tile::kShape;
-  int lds_bytes = T.lds_bytes();
+  const int lds_bytes = T.lds_bytes();
   const auto kernel = [&] {
 #if defined(RF_PLATFORM_CUDA)
     if constexpr (Tile::kMath == TileMath::kMma) {  // kv_k_first: the copy variant's kernel (fmha_splitkv_mma.h)
-      if constexpr (kAligned) {
-        // bulk copies (sm_90; the host asks for them on sm_90+ only): whole rows of headdim elements, paged tiles in
-        // one page; other calls keep the default kernel
-        const bool one_page = p.seq.block_table == nullptr || p.seq.page_block_size % T.warp_keys() == 0;
-        if (p.kv_k_first == kSplitKvCopyBulk && p.headdim == T.headdim && one_page) {
-          lds_bytes = FmhaFwdSplitKvMmaPipeline<E, Tile, kAligned, kSplitKvCopyBulk>::kLdsBytes;
-          return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyBulk>;
-        }
-      }
-      if (p.kv_k_first == kSplitKvCopyNear) return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyNear>;
-      if (p.kv_k_first == kSplitKvCopyLockstep)
-        return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyLockstep>;
-      return p.kv_k_first == kSplitKvCopyKFirst ? fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyKFirst>
-                                                : fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyAsync>;
+      if (p.kv_k_first == kSplitKvCopyNearLazy)
+        return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyNearLazy>;
+      return p.kv_k_first == kSplitKvCopyNear ? fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyNear>
+                                              : fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyAsync>;
     } else
 #endif
       return fmha_fwd_splitkv_kernel<E, Tile, kAligned>;

@@ -22,32 +22,28 @@
 // non-finite V elements of the keys it sees, then they are zeroed), so 0 * NaN never reaches a row.
 #pragma once
 
-#include "fmha_bulk_copy.h"
 #include "fmha_mma.h"
 #include "fmha_splitkv_kernel.h"
 
 namespace rf {
 
-// How a tile's K/V rows reach shared memory (FmhaFwdParams::kv_k_first picks the kernel at launch, each value its
-// own kernel): kSplitKvCopyAsync, cp.async 16 bytes per lane, one group per tile (the default); kSplitKvCopyKFirst,
-// the same as two groups, K first (ROCFLASH_SPLITKV_K_FIRST); kSplitKvCopyBulk, one cp.async.bulk per K or V row
-// completing on an mbarrier per ring stage (sm_90, ROCFLASH_SPLITKV_BULK; fmha_bulk_copy.h); kSplitKvCopyNear, the
-// default copies with one tile (not kStages - 1) in flight per warp while it computes (ROCFLASH_SPLITKV_INFLIGHT=1);
-// kSplitKvCopyLockstep, the default kernel whose warps meet at a block barrier every main-loop round, so the block
-// copies and computes 64 consecutive keys per round as one (ROCFLASH_SPLITKV_LOCKSTEP=1; cuDNN's decode kernel
-// works in block-wide 128-key tiles: perf/RESULTS.md, dec8).
-inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyKFirst = 1, kSplitKvCopyBulk = 2, kSplitKvCopyNear = 3,
-                     kSplitKvCopyLockstep = 4;
+// How many K/V tiles each warp keeps in flight while it computes one (FmhaFwdParams::kv_k_first picks the kernel at
+// launch, each value its own kernel): kSplitKvCopyNear, one (the default since dec9: the ring's third stage idles;
+// on the H200 level with or faster than two at every decode point measured, up to 1.09x with CUDA graphs at batch 1,
+// perf/RESULTS.md "dec9"), kSplitKvCopyAsync, kStages - 1 = 2 (ROCFLASH_SPLITKV_INFLIGHT=2). cp.async, 16 bytes per
+// lane, one group per tile, in both. kSplitKvCopyNearLazy (ROCFLASH_SPLITKV_LAZY_RESCALE=1, opt-in, dec9, NOT yet
+// executed): kSplitKvCopyNear whose warps skip the per-tile rescale of O (o *= alpha, 64 multiplies per thread at
+// headdim 128) when every row of the warp has alpha == 1 (its running max did not move): bitwise the same results.
+// (dec7 / dec8's K-first, bulk-copy and lockstep variants lost and were removed.)
+inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyNear = 3, kSplitKvCopyNearLazy = 5;
 
 // Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe). kCopy: one of the values above.
 template <class E, class Tile, bool kAligned, int kCopy = kSplitKvCopyAsync>
 struct FmhaFwdSplitKvMmaPipeline {
-  static constexpr bool kKFirst = kCopy == kSplitKvCopyKFirst;
-  static constexpr bool kBulk = kCopy == kSplitKvCopyBulk;
   // tiles a warp has in flight while it computes one: kStages - 1, or 1 (kSplitKvCopyNear; the ring's third stage
   // then idles)
-  static constexpr int kAhead = kCopy == kSplitKvCopyNear ? 1 : MmaSplitKvShape::kStages - 1;
-  static constexpr bool kLockstep = kCopy == kSplitKvCopyLockstep;
+  static constexpr int kAhead = kCopy == kSplitKvCopyNear || kCopy == kSplitKvCopyNearLazy ? 1 : MmaSplitKvShape::kStages - 1;
+  static constexpr bool kLazyRescale = kCopy == kSplitKvCopyNearLazy;
   static constexpr MmaSplitKvShape T = Tile::kShape;
   static constexpr int NW = T.warp_keys();
   static constexpr int TN = T.s_cols_per_thread();
@@ -60,14 +56,6 @@ struct FmhaFwdSplitKvMmaPipeline {
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
   static_assert(kWaveSize == MmaSplitKvShape::kWarpLanes, "mma.sync fragments are laid out over 32 lanes");
   static_assert((NW * CPR) % MmaSplitKvShape::kWarpLanes == 0, "a tile copy must be whole warp rounds");
-  static_assert(!kBulk || (kAligned && 2 * NW == MmaSplitKvShape::kWarpLanes),
-                "bulk copies: one K or V row per lane (aligned rows)");
-  // the bulk variant's mbarriers, one per (warp, stage), after the tile's shared memory (T.lds_bytes())
-  static constexpr int kBarrierBytes = kBulk ? T.warps() * S * 8 : 0;
-  static constexpr int kLdsBytes = T.lds_bytes() + kBarrierBytes;
-  RF_DEVICE static uint32_t barrier(const char* lds, int warp, int stage) {
-    return mma::smem_address(lds + T.lds_bytes() + (warp * S + stage) * 8);
-  }
 
   static constexpr int kLanes = MmaSplitKvShape::kWarpLanes;
   // A lane copies the same 16-byte column of every row it copies when a warp round covers whole rows (d64 and
@@ -76,14 +64,15 @@ struct FmhaFwdSplitKvMmaPipeline {
   static constexpr bool kLaneColumnFixed = kLanes % CPR == 0;
   static constexpr int kRowsPerRound = kLaneColumnFixed ? kLanes / CPR : 1;
   static constexpr int kRounds = NW * CPR / kLanes;
-  static constexpr int kCopyK = 1, kCopyV = 2, kCopyKV = kCopyK | kCopyV;  // issue_tile's parts
+
+  // L2 prefetch-size hint of the fast path's copies (PTX cp.async ... .L2::128B), CUTLASS's and flash-attn 2's
+  // cp.async default; dec8's switch over 0 / 64 / 256 bytes (ROCFLASH_SPLITKV_L2_PREFETCH) measured no gain: removed.
+  static constexpr int kL2Prefetch = 128;
 
   // The fast path's copies: rounds it < kRounds copy row (lane's first row) + it * kRowsPerRound of K and V from
   // kp / vp + it * (k_round / v_round) into sk / sv + it * kRowsPerRound rows; `rows` is the number of rows from
   // the lane's first row that lie before the split's end (<= 0: none); the others are zero-filled (never read).
-  // kParts: which of the tile's K (kCopyK) and V (kCopyV) rows are copied (ROCFLASH_SPLITKV_K_FIRST issues them
-  // as two cp.async groups: kv_k_first below).
-  template <int kPrefetch, int kParts>
+  // kL2Prefetch: the copies' L2 prefetch-size hint.
   RF_DEVICE static void copy_tile(uint32_t sk, uint32_t sv, const char* kp, const char* vp, int64_t k_round,
                                   int64_t v_round, int rows, const char* kz, const char* vz) {
     constexpr MmaSplitKvShape T = Tile::kShape;
@@ -91,10 +80,8 @@ struct FmhaFwdSplitKvMmaPipeline {
     for (int it = 0; it < kRounds; ++it) {
       const bool inside = it * kRowsPerRound < rows;
       const int bytes = inside ? kVectorBytes : 0;
-      if constexpr ((kParts & kCopyK) != 0)
-        mma::cp_async_16_l2<kPrefetch>(sk + it * kRowsPerRound * T.row_bytes(), inside ? kp + it * k_round : kz, bytes);
-      if constexpr ((kParts & kCopyV) != 0)
-        mma::cp_async_16_l2<kPrefetch>(sv + it * kRowsPerRound * T.row_bytes(), inside ? vp + it * v_round : vz, bytes);
+      mma::cp_async_16_l2<kL2Prefetch>(sk + it * kRowsPerRound * T.row_bytes(), inside ? kp + it * k_round : kz, bytes);
+      mma::cp_async_16_l2<kL2Prefetch>(sv + it * kRowsPerRound * T.row_bytes(), inside ? vp + it * v_round : vz, bytes);
     }
   }
 
@@ -109,13 +96,10 @@ struct FmhaFwdSplitKvMmaPipeline {
   // Keys [n0, n0 + NW) of K and V into a warp's tiles; keys >= k_end and columns past headdim are zero-filled
   // (never read). Tiles start on multiples of NW (16) and pages hold multiples of 16 rows (the API's rule), so a
   // tile lies in one page: one block-table lookup per tile serves every row of K and V (a per-row lookup, with
-  // its integer division, is kept for other page sizes). prefetch: the L2 prefetch-size hint of the copies
-  // (FmhaFwdParams::kv_prefetch_l2; 0, 64, 128, 256 bytes; the fast path only). block: tile_block(k, n0, k_end),
-  // read earlier by the caller.
-  // kParts (kCopyK, kCopyV or kCopyKV): the rows of K, of V or of both.
-  template <int kParts = kCopyKV>
+  // its integer division, is kept for other page sizes). block: tile_block(k, n0, k_end), read earlier by the
+  // caller.
   RF_DEVICE static void issue_tile(char* lds_k, char* lds_v, const GlobalRows<E>& k, const GlobalRows<E>& v, int n0,
-                                   int k_end, int lane, int prefetch, int64_t block) {
+                                   int k_end, int lane, int64_t block) {
     constexpr MmaSplitKvShape T = Tile::kShape;
     const bool paged = k.pages != nullptr;
     const bool one_page = !paged || k.page_size % NW == 0;
@@ -135,12 +119,8 @@ struct FmhaFwdSplitKvMmaPipeline {
         const int64_t k_round = kRowsPerRound * k.row_stride_bytes, v_round = kRowsPerRound * v.row_stride_bytes;
         const uint32_t sk = mma::smem_address(lds_k + r * T.row_bytes() + d * kVectorBytes);
         const uint32_t sv = mma::smem_address(lds_v + r * T.row_bytes() + d * kVectorBytes);
-        switch (prefetch) {  // uniform: one param for the whole launch
-          case 256: copy_tile<256, kParts>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
-          case 128: copy_tile<128, kParts>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
-          case 64: copy_tile<64, kParts>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
-          default: copy_tile<0, kParts>(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base); return;
-        }
+        copy_tile(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base);
+        return;
       }
     }
 #pragma unroll
@@ -161,45 +141,13 @@ struct FmhaFwdSplitKvMmaPipeline {
       char* dv = lds_v + r * T.row_bytes() + d * kVectorBytes;
       if constexpr (kAligned) {
         const int bytes = inside ? kVectorBytes : 0;
-        if constexpr ((kParts & kCopyK) != 0)
-          mma::cp_async_16(mma::smem_address(dk), inside ? k.base + ko + d * kVectorBytes : k.base, bytes);
-        if constexpr ((kParts & kCopyV) != 0)
-          mma::cp_async_16(mma::smem_address(dv), inside ? v.base + vo + d * kVectorBytes : v.base, bytes);
+        mma::cp_async_16(mma::smem_address(dk), inside ? k.base + ko + d * kVectorBytes : k.base, bytes);
+        mma::cp_async_16(mma::smem_address(dv), inside ? v.base + vo + d * kVectorBytes : v.base, bytes);
       } else {
         const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
-        if constexpr ((kParts & kCopyK) != 0)
-          *reinterpret_cast<uint4*>(dk) = inside ? k.template load_vec_at<false>(k.base + ko, d) : zero;
-        if constexpr ((kParts & kCopyV) != 0)
-          *reinterpret_cast<uint4*>(dv) = inside ? v.template load_vec_at<false>(v.base + vo, d) : zero;
+        *reinterpret_cast<uint4*>(dk) = inside ? k.template load_vec_at<false>(k.base + ko, d) : zero;
+        *reinterpret_cast<uint4*>(dv) = inside ? v.template load_vec_at<false>(v.base + vo, d) : zero;
       }
-    }
-  }
-
-  // kBulk: keys [n0, n0 + NW) as one bulk copy per row, lane r < NW K row n0 + r and lane NW + r V row n0 + r
-  // (headdim x 2 bytes each: the launcher picks this kernel only when headdim fills the bucket), completing on the
-  // stage's barrier `bar`, whose bytes lane 0 declares first. Rows at or past k_end are not copied: their shared
-  // memory keeps an older tile's (or never written) bytes, which contribute nothing: the tile holding k_end is
-  // always masked (their scores -inf, P = 0), and clean_v zeroes non-finite V elements of a masked tile after adding
-  // those of visible keys only. block: as issue_tile (paged tiles lie in one page: the launcher asks
-  // page_block_size % NW == 0).
-  RF_DEVICE static void issue_tile_bulk(char* lds_k, char* lds_v, uint32_t bar, const GlobalRows<E>& k,
-                                        const GlobalRows<E>& v, int n0, int k_end, int lane, int64_t block) {
-    constexpr MmaSplitKvShape T = Tile::kShape;
-    constexpr int kRowData = T.headdim * E::kBytes;
-    const int rows = k_end - n0 < NW ? k_end - n0 : NW;  // >= 1: tiles start before k_end
-    if (lane == 0) bulk::arrive_expect_tx(bar, uint32_t(rows) * 2u * kRowData);
-    __syncwarp();  // the bytes are declared before any of them can complete
-    const bool is_v = lane >= NW;
-    const int r = is_v ? lane - NW : lane;
-    if (r < rows) {  // (fields picked one by one: a reference to k or v would put both on the stack)
-      const char* base = is_v ? v.base : k.base;
-      const int64_t row_stride = is_v ? v.row_stride_bytes : k.row_stride_bytes;
-      int64_t off = int64_t(n0 + r) * row_stride;  // dense
-      if (k.pages != nullptr) {
-        const int in_page = n0 - (n0 / k.page_size) * k.page_size;
-        off = block * (is_v ? v.page_stride_bytes : k.page_stride_bytes) + int64_t(in_page + r) * row_stride;
-      }
-      bulk::copy(mma::smem_address((is_v ? lds_v : lds_k) + r * T.row_bytes()), base + off, kRowData, bar);
     }
   }
 
@@ -229,7 +177,6 @@ struct FmhaFwdSplitKvMmaPipeline {
       uint4* p = reinterpret_cast<uint4*>(lds_v + (id / CPR) * T.row_bytes() + (id % CPR) * kVectorBytes);
       *p = mma::zero_nonfinite<E>(*p);
     }
-    if constexpr (kBulk) bulk::fence_proxy_async();  // these stores come before a later bulk copy into the stage
     __syncwarp();
   }
 
@@ -267,9 +214,8 @@ struct FmhaFwdSplitKvMmaPipeline {
     const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
     const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
     const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, 0.f, seq.seqlen_k - seq.seqlen_q, seq.seqlen_k);
-    const int prefetch = p.kv_prefetch_l2;
 
-    // ---- this warp's tiles n0 = kb + (warp + c * warps) * NW, c < count: the first kStages - 1 go in flight
+    // ---- this warp's tiles n0 = kb + (warp + c * warps) * NW, c < count: the first kAhead go in flight
     // before Q is read, so the block's first K/V and Q latencies overlap
     const int tiles = kb < ke ? (ke - kb + NW - 1) / NW : 0;
     const int count = tiles > warp ? (tiles - warp + T.warps() - 1) / T.warps() : 0;
@@ -279,37 +225,10 @@ struct FmhaFwdSplitKvMmaPipeline {
     int64_t first_blocks[S];
 #pragma unroll
     for (int c = 0; c < S; ++c) first_blocks[c] = c < count ? tile_block(k, tile_n0(c), ke) : 0;
-    if constexpr (kBulk) {  // this block item's barriers; earlier stores to shared memory (the fold's flag, a previous
-      // grid-stride item's merge) ordered before the bulk copies that overwrite it
-      if (lane == 0)
-        for (int st = 0; st < S; ++st) bulk::mbar_init(barrier(lds, warp, st), 1);
-      bulk::fence_mbar_init();
-      bulk::fence_proxy_async();
-      __syncthreads();  // uniform (r0 < rows_total above is per block)
-    }
-    // kKFirst (ROCFLASH_SPLITKV_K_FIRST -> kv_k_first, opt-in): each tile's K and V rows are two cp.async groups, K
-    // first, and the main loop waits for V only before O += P V, so S = Q K^T and the softmax of a tile overlap its
-    // V copies; the same arithmetic in the same order (bitwise the default's results).
 #pragma unroll
     for (int c = 0; c < kAhead; ++c) {
-      if constexpr (kBulk) {
-        if (c < count)
-          issue_tile_bulk(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), barrier(lds, warp, c), k, v, tile_n0(c), ke,
-                          lane, first_blocks[c]);
-        continue;  // no cp.async groups
-      } else if constexpr (kKFirst) {
-        if (c < count)
-          issue_tile<kCopyK>(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
-                             first_blocks[c]);
-        mma::cp_async_commit();
-        if (c < count)
-          issue_tile<kCopyV>(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
-                             first_blocks[c]);
-      } else {
-        if (c < count)
-          issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, prefetch,
-                     first_blocks[c]);
-      }
+      if (c < count)
+        issue_tile(lds + T.k_tile(warp, c), lds + T.v_tile(warp, c), k, v, tile_n0(c), ke, lane, first_blocks[c]);
       mma::cp_async_commit();
     }
     int64_t next_block = first_blocks[kAhead];  // the main loop's first copy
@@ -363,39 +282,13 @@ struct FmhaFwdSplitKvMmaPipeline {
 #pragma unroll 1
     for (int c = 0; c < count; ++c) {
       const int nxt = c + kAhead;
-      if constexpr (kBulk) {  // tile nxt into the stage tile c - 1 used; wait for tile c's barrier phase
-        if (nxt < count) {
-          issue_tile_bulk(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), barrier(lds, warp, nxt % S), k,
-                          v, tile_n0(nxt), ke, lane, next_block);
-          next_block = nxt + 1 < count ? tile_block(k, tile_n0(nxt + 1), ke) : 0;  // used one iteration later
-        }
-        bulk::wait_parity(barrier(lds, warp, c % S), uint32_t(c / S) & 1u);
-      } else if constexpr (kKFirst) {  // groups K(nxt), V(nxt): 2 S in flight at most; wait for K(c) (V(c) may still fly)
-        if (nxt < count)
-          issue_tile<kCopyK>(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane,
-                             prefetch, next_block);
-        mma::cp_async_commit();
-        if (nxt < count) {
-          issue_tile<kCopyV>(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane,
-                             prefetch, next_block);
-          next_block = nxt + 1 < count ? tile_block(k, tile_n0(nxt + 1), ke) : 0;  // used one iteration later
-        }
-        mma::cp_async_commit();
-        mma::cp_async_wait<2 * S - 1>();
-      } else {
-        if (nxt < count) {
-          issue_tile(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane, prefetch,
-                     next_block);
-          next_block = nxt + 1 < count ? tile_block(k, tile_n0(nxt + 1), ke) : 0;  // used one iteration later
-        }
-        mma::cp_async_commit();
-        mma::cp_async_wait<kAhead>();
+      if (nxt < count) {
+        issue_tile(lds + T.k_tile(warp, nxt % S), lds + T.v_tile(warp, nxt % S), k, v, tile_n0(nxt), ke, lane,
+                   next_block);
+        next_block = nxt + 1 < count ? tile_block(k, tile_n0(nxt + 1), ke) : 0;  // used one iteration later
       }
-      // kLockstep: every warp of the block has round c's tile before any computes it, so the next round's copies of
-      // the 4 warps leave together; rounds below tiles / warps only, which every warp runs (barrier counts equal)
-      if constexpr (kLockstep) {
-        if (c < tiles / T.warps()) __syncthreads();
-      }
+      mma::cp_async_commit();
+      mma::cp_async_wait<kAhead>();
       __syncwarp();
       char* tk = lds + T.k_tile(warp, c % S);
       char* tv = lds + T.v_tile(warp, c % S);
@@ -424,6 +317,7 @@ struct FmhaFwdSplitKvMmaPipeline {
       const bool masked = n0 + NW > ke || tile_needs_mask(rule, i_first, i_last + 1, n0, NW);
       const auto key_of = [&](int x) { return n0 + (x / 2) * MmaSplitKvShape::kMmaN + 2 * t4 + x % 2; };
       const auto visible = [&](int i, int j) { return j < ke && rule.visible(qi[i], j); };  // j: absolute key
+      float alphas[2];  // kLazyRescale: each row's alpha, for the warp-wide test below
 #pragma unroll
       for (int i = 0; i < 2; ++i) {
         float row_max = neg_inf();
@@ -449,12 +343,20 @@ struct FmhaFwdSplitKvMmaPipeline {
           sum += s[i][x];
         }
         l[i] = l[i] * alpha + sum;
+        if constexpr (kLazyRescale) {
+          alphas[i] = alpha;
+        } else {
 #pragma unroll
-        for (int x = 0; x < TD; ++x) o[i][x] *= alpha;
+          for (int x = 0; x < TD; ++x) o[i][x] *= alpha;
+        }
       }
-      if constexpr (kKFirst) {  // V(c) before anything reads it: the K and V groups of later tiles may still fly
-        mma::cp_async_wait<2 * S - 2>();
-        __syncwarp();
+      if constexpr (kLazyRescale) {  // uniform: o * 1 == o, so skipping it changes no bit
+        if (!__all_sync(0xffffffffu, alphas[0] == 1.f && alphas[1] == 1.f)) {
+#pragma unroll
+          for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int x = 0; x < TD; ++x) o[i][x] *= alphas[i];
+        }
       }
       if (masked) clean_v(tv, o, lane, [&](int i, int jt) { return visible(i, n0 + jt); });
 
@@ -480,10 +382,6 @@ struct FmhaFwdSplitKvMmaPipeline {
       __syncwarp();  // every lane is done with this stage before the next round's copies refill it
     }
     mma::cp_async_wait<0>();  // (only empty groups can remain)
-    if constexpr (kBulk) {  // every issued tile was waited for (the loop ends with __syncwarp): no copy pending
-      if (lane == 0)
-        for (int st = 0; st < S; ++st) bulk::mbar_inval(barrier(lds, warp, st));
-    }
     rf_allow_dependent_grid();  // the combine kernel may be scheduled now (it waits for this grid's end)
 
     // ---- merge the warps' states through shared memory (warp order), then the epilogue

@@ -112,6 +112,55 @@ def sdpa_methods(sets) -> dict:
             for name, be in (("sdpa-flash", SDPBackend.FLASH_ATTENTION), ("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION))}
 
 
+def under(fn, **values):
+    """fn called with the environment switches ``values`` set (None: unset), restored after (per call: a host cost of
+    microseconds that an eager batch-1 timing sees; perf/dec9_stage.py sets a variant's switches around a whole
+    measurement instead)."""
+    def call():
+        old = {k: os.environ.get(k) for k in values}
+        set_env(values)
+        try:
+            return fn()
+        finally:
+            set_env(old)
+    return call
+
+
+def set_env(values: dict) -> None:
+    """Set the environment variables ``values`` (None: unset)."""
+    for k, v in values.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+def references(q, k, v, rows):
+    """{sequence: (fp64 reference (H, D), max|bf16 eager - ref|)} of the decode attention (q (batch, 1, H, D), k / v
+    (batch, seqlen_k, HK, D)) for the listed sequences."""
+    res = {}
+    for b in rows:
+        qg = q[b, 0].view(HK, H // HK, D)
+        kt, vt = k[b].transpose(0, 1), v[b].transpose(0, 1)  # (HK, seqlen_k, D)
+        s64 = torch.einsum("hgd,hsd->hgs", qg.double(), kt.double()) * D ** -0.5
+        ref = torch.einsum("hgs,hsd->hgd", torch.softmax(s64, dim=-1), vt.double()).reshape(H, D)
+        s16 = torch.einsum("hgd,hsd->hgs", qg, kt) * D ** -0.5  # bf16 ops throughout (FlashAttention's baseline)
+        low = torch.einsum("hgs,hsd->hgd", torch.softmax(s16, dim=-1), vt).reshape(H, D)
+        res[b] = (ref, (low.double() - ref).abs().max().item())
+    return res
+
+
+def within_rule(out, refs) -> tuple[bool, float]:
+    """(every listed sequence of out (batch, 1, H, D) within FlashAttention's rule max|out - ref| <= 2 max|bf16 eager
+    - ref| + 1e-3, the worst max|out - ref|) against references(...)."""
+    ok, worst = True, 0.0
+    for b, (ref, low_err) in refs.items():
+        err = (out[b, 0].double() - ref).abs().max().item()
+        worst = max(worst, err)
+        ok = ok and err <= 2 * low_err + 1e-3
+    return ok, worst
+
+
 BUDGET_S = 1.0
 
 

@@ -2,7 +2,7 @@
 work) beside SDPA flash and cuDNN, also from graphs and through their Python calls, all in one process.
 
     python3 perf/decode_kernel_bench.py [--json OUT.json] [--budget-s S] [--quick] [--no-sweep]
-        [--variants fused,prefetch,pdl | none]
+        [--variants fused,pdl | none]
 
 Decode preset of perf/decode_bench.py (seqlen_q 1, nheads 32, nheads_k 8, headdim 128, bf16; batch 1/8/32 x
 seqlen_k 4k/16k/128k). Methods per case (effective GB/s = bytes of Q, K, V, O / median time):
@@ -11,14 +11,14 @@ seqlen_k 4k/16k/128k). Methods per case (effective GB/s = bytes of Q, K, V, O / 
                     (+ combine kernel) alone, with this build's defaults (ROCFLASH_SPLITKV_* unset)
   rocflash-fused-graph   the same with ROCFLASH_SPLITKV_FUSED_COMBINE=1 (the last block of a slot combines;
                     the graph also holds the counters' memset)
-  rocflash-pf0-graph / -pf256-graph   the same with ROCFLASH_SPLITKV_L2_PREFETCH=0 / 256 (default 128)
   paged16 / paged256          compiled.varlen_forward on shuffled paged copies (host path of the compiled call)
   paged16-graph               the paged-16 call replayed from a CUDA graph
   (--variants pdl) rocflash-pdl1-graph / paged16-pdl1-graph   rocflash-graph / paged16-graph with
-                    ROCFLASH_SPLITKV_PDL=1 (programmatic dependent launches on sm_90+; default 0: plain launches)
+                    ROCFLASH_SPLITKV_PDL=1 (programmatic dependent launches on sm_90+; the default since dec9, so
+                    these columns equal the plain ones unless the run sets ROCFLASH_SPLITKV_PDL=0)
   (--variants pdl) kvcache16 / kvcache16-graph / kvcache16-pdl1-graph   flash_attn_with_kvcache on the paged-16
                     copy (cache_seqlens tensor, no append: step kernel + split kernel + combine), Python call and
-                    graph replays with PDL off (default) / on
+                    graph replays with PDL as the environment says (on by default since dec9) / on
   (run D5-1 ran the commit where PDL was the default: its columns were named -pdl0- for the plain launches)
   (--variants fold) kvcache16 / kvcache16-graph as above with the step folded into the tensor-core split kernel
                     (rocflash.kvcache_fast.FOLD_STEP = True) beside kvcache16-nofold / kvcache16-nofold-graph
@@ -106,8 +106,8 @@ def reference_fp64(q, k, v):
     kt, vt = k.double().transpose(0, 1), v.double().transpose(0, 1)  # (HK, seqlen_k, D)
     p = torch.softmax(torch.einsum("hgd,hsd->hgs", qg, kt) * D ** -0.5, dim=-1)
     return torch.einsum("hgs,hsd->hgd", p, vt).reshape(H, D)
-FUSED, PREFETCH, PDL = compiled.SPLITKV_FUSED_COMBINE_ENV, compiled.SPLITKV_L2_PREFETCH_ENV, compiled.SPLITKV_PDL_ENV
-VARIANTS = ("fused", "prefetch", "pdl", "fold")
+FUSED, PDL = compiled.SPLITKV_FUSED_COMBINE_ENV, compiled.SPLITKV_PDL_ENV
+VARIANTS = ("fused", "pdl", "fold")  # (dec9 removed the L2-prefetch switch and its "prefetch" columns)
 
 
 def fold_append_methods(sets, batch, seqlen_k, ref, row, methods) -> None:
@@ -141,12 +141,9 @@ def case(batch, seqlen_k, g, variants, results: list) -> dict:
     seq = db.dense_seq(batch, seqlen_k)
     dense = [lambda s=s: compiled.varlen_forward("cuda", s[0].view(batch, H, D), s[1], s[2], seq, ARGS) for s in sets]
     methods = {"rocflash": [lambda s=s: rocflash.flash_attn_func(*s) for s in sets],
-               "rocflash-graph": [graphed_under(c, **{FUSED: None, PREFETCH: None}) for c in dense]}
+               "rocflash-graph": [graphed_under(c, **{FUSED: None}) for c in dense]}
     if "fused" in variants:
-        methods["rocflash-fused-graph"] = [graphed_under(c, **{FUSED: 1, PREFETCH: None}) for c in dense]
-    if "prefetch" in variants:
-        methods["rocflash-pf0-graph"] = [graphed_under(c, **{FUSED: None, PREFETCH: 0}) for c in dense]
-        methods["rocflash-pf256-graph"] = [graphed_under(c, **{FUSED: None, PREFETCH: 256}) for c in dense]
+        methods["rocflash-fused-graph"] = [graphed_under(c, **{FUSED: 1}) for c in dense]
     if "pdl" in variants:
         methods["rocflash-pdl1-graph"] = [graphed_under(c, **{PDL: 1}) for c in dense]
     # correctness on the last set: API call vs compiled call vs fused vs vector kernel (bitwise where expected)
@@ -247,8 +244,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="batch 1/8 x 4k/16k only")
     ap.add_argument("--cases", default=None, help="BxS,... (e.g. 1x16384,8x131072): these points only")
     ap.add_argument("--no-sweep", action="store_true")
-    ap.add_argument("--variants", default="fused,prefetch",
-                    help=f"switch columns, comma-separated among {', '.join(VARIANTS)}, or none (default fused,prefetch)")
+    ap.add_argument("--variants", default="fused",
+                    help=f"switch columns, comma-separated among {', '.join(VARIANTS)}, or none (default fused)")
     ap.add_argument("--no-variants", action="store_true", help="same as --variants none")
     a = ap.parse_args()
     variants = () if a.no_variants or a.variants == "none" else tuple(x for x in a.variants.split(",") if x)
@@ -260,7 +257,7 @@ def main():
     results: list[dict] = []
     t0 = time.time()
     print(f"device {torch.cuda.get_device_name(0)}, torch {torch.__version__}, L2 {l2_bytes(DEV) >> 20} MiB, "
-          f"defaults: fused combine {compiled.splitkv_fused_combine()}, L2 prefetch {compiled.splitkv_l2_prefetch()} B, "
+          f"defaults: fused combine {compiled.splitkv_fused_combine()}, "
           f"PDL {compiled.splitkv_pdl(torch.device(DEV))}")
     grid = [(b, s) for b in (1, 8, 32) for s in (4096, 16384, 131072)]
     if a.quick:

@@ -2,7 +2,7 @@
 # The lead's one device call of 2026-12-01/02 (stop 22): build, the GPU files of the session's kernel changes under
 # ROCFLASH_KERNEL=auto, then the helpers' stages with their own limits, all before DEADLINE_S (default 505 s):
 #   eco15 (fp32 backward from an LSE), eco16 (fp32 softcap score from the fp64 sum), fwdbwd (issue 12: memcheck of the
-#   lean atomic-dQ kernel, the fwd_bwd table against SDPA flash, the training check), dec8 (split-KV copy variants).
+#   lean atomic-dQ kernel, the fwd_bwd table against SDPA flash, the training check), dec9 (split-KV defaults; dec8's stage was removed by dec9).
 #   cd <tree> && OUT=$OUT bash perf/final_1202_run.sh
 set -uo pipefail
 . "$(dirname "$0")/gpu_lib.sh"  # OUT, REPO, T0, log
@@ -14,7 +14,7 @@ OUT=$OUT DEADLINE_S=$(( 150 + ${AUTO_TIMEOUT:-100} + 15 )) BUILD_TIMEOUT=200 STA
   test_gpu_masked_garbage.py test_gpu_varlen.py test_fp32_alibi_far_rows.py test_gpu_overflow_parameters.py \
   test_gpu_splitkv_dec8.py test_gpu_inference.py test_gpu_score_overflow.py}" bash "$REPO/perf/merged_gpu_run.sh" \
   || { log "merged_gpu_run failed ($?)"; }
-for spec in ${STAGE_SPECS:-eco15_stage.sh:50 eco16_stage.sh:45 fwdbwd_stage.sh:160 dec8_stage.sh:120}; do
+for spec in ${STAGE_SPECS:-eco15_stage.sh:50 eco16_stage.sh:45 fwdbwd_stage.sh:160 dec9_stage.sh:200}; do
   script=${spec%%:*}; want=${spec##*:}; t=$(lim "$want")
   [ -f "$REPO/perf/$script" ] || { log "$script: missing"; continue; }
   if [ "$t" -eq 0 ]; then log "$script: SKIPPED (deadline)"; continue; fi
@@ -26,7 +26,7 @@ log "done ($(left) s before the deadline)"
 for f in tests.txt debug.txt fwdbwd.txt eco15.txt eco16.txt; do  # the reply's output tail: the key lines
   [ -f "$OUT/$f" ] && { echo "##### $f"; grep -E "FAILED|ERROR|passed|failed|exit|verdict|VERDICT|pass|fail|x$|ms|PASS|FAIL" "$OUT/$f" | tail -40; }
 done
-[ -f "$OUT/dec8.txt" ] && { echo "##### dec8.txt"; tail -25 "$OUT/dec8.txt"; }
+[ -f "$OUT/dec9.txt" ] && { echo "##### dec9.txt"; tail -25 "$OUT/dec9.txt"; }
 # the device tool brings back at most 8 files: everything in one archive, the summary beside it
 (cd "$OUT" && tar -czf /tmp/final_1202.tar.gz --exclude=summary.txt . && find . -mindepth 1 ! -name summary.txt -delete \
   && mv /tmp/final_1202.tar.gz "$OUT/final_1202.tar.gz")

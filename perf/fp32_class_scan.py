@@ -6,19 +6,20 @@ accepted softmax_scale (ops.MAX_BACKWARD_SCALE), softcap, GQA, causal, headdim 2
     python3 perf/fp32_class_scan.py --backend sim|cuda|hip [--model chain]   (run outside the source tree)
 
 ``--model chain`` (sim only) replaces the sim's score and dP products by fp32 FMA chains over headdim, ascending
-(the compiled kernels' arithmetic before eco10), in a patched copy of rocflash/backends/sim.py: the CPU
+(the compiled kernels' arithmetic before eco10), in a patched copy of rocflash/backends/sim*.py: the CPU
 reproduction of the defect the fp64 sums fixed (and without eco12's fp64-shifted backward score).
 """
 import argparse
 import importlib.util
 import inspect
+import re
 import sys
 
 import torch
 
 import rocflash
 from rocflash.backends import FwdArgs, compiled
-from rocflash.backends import sim as sim_module
+from rocflash.backends import sim as sim_module, sim_backward, sim_tiles
 from rocflash.backends.reference import attention_reference
 
 # (name, scale, headdim, seqlen_q, seqlen_k, nheads, nheads_k, alibi, softcap, causal, seed)
@@ -42,10 +43,13 @@ CASES += [
 
 def chain_sim():
     """rocflash.backends.sim with the score and dP products as fp32 FMA chains (ascending d), fp32 inputs only."""
-    src = inspect.getsource(sim_module)
+    # one module of the sim's three (sim_tiles, sim_backward, sim: the forward), their imports of each other left out
+    parts = [inspect.getsource(m) for m in (sim_tiles, sim_backward, sim_module)]
+    src = parts[0] + "".join(p.replace("from __future__ import annotations\n", "") for p in parts[1:])
+    src = re.sub(r"^from \.sim_(?:tiles|backward) import (?:\([^)]*\)|.*)\n", "", src, flags=re.M)
     src = src.replace("from .. import", "from rocflash import").replace("from ..", "from rocflash.")
     src = src.replace("from . import", "from rocflash.backends import")
-    src = src.replace("from .seqlayout", "from rocflash.backends.seqlayout")
+    src = re.sub(r"^from \.(\w+) import", r"from rocflash.backends.\1 import", src, flags=re.M)
     src = src.replace("if shifted and pb.dtype == torch.float32 and args.softcap == 0:", "if False:")  # pre-eco12
     src = src.replace("_matmul(_pick(qs, blocks), kst, tiles)", "_chain(_pick(qt, blocks), _pick(kt, tiles))")
     src = src.replace("s2, g = pairs.scores_log2(pb, exact_dot(qt, q_blocks, kt, k_tiles))",
@@ -66,7 +70,7 @@ def _chain(a, b):
         acc = (A[..., :, d, None] * B[..., None, :, d] + acc).float().double()
     return acc.float()
 '''
-    assert src.count("_chain(") >= 5, "sim.py changed: the chain model's patch points moved"
+    assert src.count("_chain(") >= 5, "rocflash/backends/sim*.py changed: the chain model's patch points moved"
     spec = importlib.util.spec_from_loader("sim_chain", loader=None)
     mod = importlib.util.module_from_spec(spec)
     sys.modules["sim_chain"] = mod  # dataclasses look their module up

@@ -11,7 +11,7 @@
 #   4 scan      perf/fp32_class_scan.py --backend cuda (every autograd line must say ok)
 #   5 fold      perf/decode_kernel_bench.py --variants fold (FOLD_STEP A/B in one process, bitwise check)
 #   6 sdp       (removed in branch tc80 with the ROCFLASH_BWD_SDP_WGMMA kernel: logged as skipped if asked for)
-#   7 helpers   each of HELPER_STAGES (scripts, e.g. "perf/eco13_stage.sh perf/dec7_stage.sh"), in order: a helper's
+#   7 helpers   each of HELPER_STAGES (scripts, e.g. "perf/eco13_stage.sh perf/dec9_stage.sh"), in order: a helper's
 #               bounded GPU stage on the installed build, writing "$OUT/<name>.txt" itself; limit HELPER_S each
 #               (default 120), or what is left
 # STAGES (default "tests memcheck scan fold helpers") picks stages; DEBUG_TESTS (pytest node ids, auto mode, no

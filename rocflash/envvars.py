@@ -26,19 +26,16 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     "ROCFLASH_KERNEL": (("auto", "vector", "mma", "sbcast"), "auto"),
     "ROCFLASH_INDEX_CHECKS": (("device", "host", "off"), "device"),
     "ROCFLASH_POISON_OUTPUTS": (("0", "1"), "0"),
-    "ROCFLASH_SPLITKV_L2_PREFETCH": (("0", "64", "128", "256"), "128"),
     "ROCFLASH_SPLITKV_FUSED_COMBINE": (("0", "1"), "0"),
-    "ROCFLASH_SPLITKV_PDL": (("0", "1"), "0"),
+    # programmatic dependent launches of the tensor-core split-KV and combine kernels (sm_90+; on since dec9)
+    "ROCFLASH_SPLITKV_PDL": (("0", "1"), "1"),
     # num_splits = 0's rule (rocflash.splitkv.SPLIT_RULES; "fill": the tensor-core kernel's lower keys-per-split floor)
     "ROCFLASH_SPLITKV_SPLITS": (("wave", "fill"), "wave"),
-    # tensor-core split-KV kernel: each tile's K and V copies as two cp.async groups, V awaited only before O += P V
-    "ROCFLASH_SPLITKV_K_FIRST": (("0", "1"), "0"),
-    # tensor-core split-KV kernel on sm_90+: one bulk copy (cp.async.bulk, mbarrier) per K and V row of a tile
-    "ROCFLASH_SPLITKV_BULK": (("0", "1"), "0"),
-    # tensor-core split-KV kernel: K/V tiles each warp keeps in flight while it computes one (kStages - 1 = 2, or 1)
-    "ROCFLASH_SPLITKV_INFLIGHT": (("2", "1"), "2"),
-    # tensor-core split-KV kernel: the block's warps meet at a barrier every main-loop round (one 64-key round at a time)
-    "ROCFLASH_SPLITKV_LOCKSTEP": (("0", "1"), "0"),
+    # tensor-core split-KV kernel: K/V tiles each warp keeps in flight while it computes one (1 since dec9, or 2)
+    "ROCFLASH_SPLITKV_INFLIGHT": (("1", "2"), "1"),
+    # tensor-core split-KV kernel (one tile in flight): skip the O rescale of a tile whose warp's running max did not
+    # move (opt-in, dec9; bitwise the default's results)
+    "ROCFLASH_SPLITKV_LAZY_RESCALE": (("0", "1"), "0"),
     # tensor-core backward, sm_90a builds on compute capability 9 only (hip_src/fmha_mma_bwd_wgmma.h; read by the
     # launcher at every launch, exactly "1"): the atomic-dQ kernel's dQ product on wgmma (1); 0 = mma.sync (default).
     # (ROCFLASH_BWD_SDP_WGMMA, S^T / dP^T on wgmma, was removed in branch tc80: measured slower, it spilled.)

@@ -24,7 +24,7 @@ _FP32_MAX = 3.4028234663852886e38  # the kernels take softmax_scale and softcap 
 # epilogues tell the two apart from the mask bounds, hip_src/fmha_common.h empty_row_inv_l). fp32 two-key rows meet the
 # backward rule at scale 50-100 with and without ALiBi (eco12, eco13: the fp64-shifted backward score). Open (issue 8,
 # tests/test_overflow_parameters.py strict xfail): with softcap, float32 q.k past 3.4e38 at a tiny softmax_scale.
-# ALiBi's negative slopes are bounded by the call's largest distance (min_alibi_slope, eco17).
+# ALiBi's negative slopes are bounded by the call's largest distance (min_alibi_slope, eco17; alibi_max_distance).
 MAX_SOFTMAX_SCALE = _FP32_MAX / math.log2(math.e)  # 2.3587e38
 
 
@@ -92,8 +92,9 @@ def flash_attn_func(
         alibi_slopes: float32 (nheads,) or (batch, nheads): adds ``-slope * |i + seqlen_k - seqlen_q - j|``;
             |slope| at most MAX_SOFTMAX_SCALE (slope * log2(e) must be a finite float32; ValueError beyond), and a
             negative slope at least min_alibi_slope(distance, softcap) (its term -slope * log2(e) * distance
-            must stay a finite float32 at the largest distance: seqlen_k - 1, or where larger seqlen_q - 1
-            (window_size[1] when >= 0, at most seqlen_q - 1), the rows left of key 0 whose LSE carries
+            must stay a finite float32 at the largest distance a row sees, alibi_max_distance: seqlen_k - 1
+            (window_size[0] when >= 0, at most seqlen_k - 1), or where larger seqlen_q - 1 (window_size[1]
+            when >= 0, at most seqlen_q - 1), the rows left of key 0 whose LSE carries
             -slope * |i + seqlen_k - seqlen_q|; ValueError beyond).
             Not differentiable (as in flash-attn).
         deterministic: the backward's dQ, as in flash-attn. The forward never uses atomics (bitwise
@@ -157,7 +158,10 @@ def flash_attn_func(
         return (out, lse, None) if return_attn_probs else out
     args = _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
                        deterministic, return_attn_probs)
-    name = _backend_name(q.device, backend)
+    # one selection per call: eager calls keep it for ck.resolve; under torch.compile the name is a trace-time
+    # constant (_backend_name) and a ck call selects again there, at trace time
+    sel = None if torch.compiler.is_compiling() else select_backend(q.device, backend)
+    name = _backend_name(q.device, backend) if sel is None else sel.backend
     if key is not None and name in ("hip", "cuda") and alibi_slopes is None and q.dtype != torch.float64 \
             and dropout_p == 0 and q.stride(-1) == k.stride(-1) == v.stride(-1) == 1 and _hashable(key):
         if len(_CHECKED) >= _CHECKED_SIZE:
@@ -169,7 +173,7 @@ def flash_attn_func(
         needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
         # torch.use_deterministic_algorithms(True) asks for the deterministic backward, as on the cuda backend
         deterministic = deterministic or torch.are_deterministic_algorithms_enabled()
-        sel, ck_arch = ck.resolve(select_backend(q.device, backend), q, k, args, dropout_p=dropout_p,
+        sel, ck_arch = ck.resolve(sel or select_backend(q.device, backend), q, k, args, dropout_p=dropout_p,
                                   needs_grad=needs_grad, deterministic=deterministic)
         name = sel.backend
     if q.dtype == torch.float64 and name not in _FP64_BACKENDS:
@@ -363,10 +367,7 @@ def _check_args(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
                              f"got {tuple(alibi_slopes.shape)}")
         if alibi_slopes.device != q.device:
             raise ValueError(f"alibi_slopes must be on q's device {q.device}, got {alibi_slopes.device}")
-        # the largest ALiBi distance of a row that sees a key: seqlen_k - 1 (the scores' term, anchors clamped to
-        # key 0), and where seqlen_q > seqlen_k the rows left of key 0 with their LSE's row constant (adv18)
-        far_row = seqlen_q - 1 if right < 0 else min(seqlen_q - 1, right)
-        check_alibi_finite(alibi_slopes, max(seqlen_k - 1, far_row, 0), cap)
+        check_alibi_finite(alibi_slopes, alibi_max_distance(seqlen_q, seqlen_k, left, right), cap)
     if alibi_slopes is not None:
         alibi_slopes = alibi_slopes.detach()  # not differentiable, in every backend
     return FwdArgs(scale, int(left), int(right), cap, alibi_slopes)
@@ -383,6 +384,20 @@ def _alibi_log2_term(slope: torch.Tensor, max_distance: int) -> float:
     """|ALiBi's term| at distance max_distance in log2 units as the kernels form it: float32(slope * log2(e)) (the
     float32 product, ScoreTransform::alibi_slope_log2) times the distance, the product in fp64 (exact to 2^-53)."""
     return abs(float(slope * _LOG2E_F32)) * max_distance
+
+
+def alibi_max_distance(seqlen_q: int, seqlen_k: int, window_left: int = -1, window_right: int = -1) -> int:
+    """The largest ALiBi distance |i + seqlen_k - seqlen_q - j| of a query row i and a key j it sees (the window
+    after normalisation: -1 unbounded; causal is window_right 0). It bounds both parts the kernels compute
+    (hip_src/fmha_common.h ScoreTransform): the scores' term |anchor(i) - j| and the LSE's row constant
+    |i + seqlen_k - seqlen_q - anchor(i)| (the two add up to it). Keys left of the diagonal: at most seqlen_k - 1,
+    or window_left (a (w, 0) window over a 128k KV cache sees w keys back, not the capacity: adv18's nit on
+    eco17); right of it: at most seqlen_q - 1 (rows left of key 0 where seqlen_q > seqlen_k, adv18), or
+    window_right. Pairs outside the window are masked by selects (rocflash's kernels, the sim, the torch reference;
+    CK's forward pipeline sets them to -inf with set_tile_if after its ALiBi update), so their term may overflow."""
+    left = seqlen_k - 1 if window_left < 0 else min(seqlen_k - 1, window_left)
+    right = seqlen_q - 1 if window_right < 0 else min(seqlen_q - 1, window_right)
+    return max(left, right, 0)
 
 
 def min_alibi_slope(max_distance: int, softcap: float = 0.0) -> float:
@@ -413,8 +428,8 @@ def check_alibi_finite(alibi_slopes: torch.Tensor, max_distance: int = 0, softca
     MAX_SOFTMAX_SCALE: the kernels multiply the slope by log2(e) in float32 (hip_src/fmha_common.h ScoreTransform
     alibi_slope_log2), inf there, and inf * 0 at the row's own key made every row of the head NaN (adv16). And for a
     negative slope below min_alibi_slope(max_distance, softcap): its term -slope * log2(e) * |anchor(i) - j| at the
-    call's largest distance (seqlen_k - 1; varlen max_seqlen_k, the KV cache's capacity) passed FLT_MAX, +inf and a
-    NaN row (adv17). One pass and one device sync."""
+    call's largest distance (alibi_max_distance: seqlen_k - 1 or the left window; varlen max_seqlen_k, the KV cache's
+    capacity) passed FLT_MAX, +inf and a NaN row (adv17). One pass and one device sync."""
     lo = min_alibi_slope(max_distance, softcap)
     bad = ~((alibi_slopes.abs() <= MAX_SOFTMAX_SCALE) & (alibi_slopes >= lo))  # NaN fails both
     if bool(bad.any()):
@@ -427,10 +442,11 @@ def check_alibi_finite(alibi_slopes: torch.Tensor, max_distance: int = 0, softca
             raise ValueError(f"alibi_slopes must be in [-{MAX_SOFTMAX_SCALE:.5g}, {MAX_SOFTMAX_SCALE:.5g}] (slope * "
                              f"log2(e) must be a finite float32), got {value} at index {where}")
         cap = f" and softcap {softcap:.5g} (the capped score it is added to)" if softcap else ""
-        raise ValueError(f"alibi_slopes must be >= {lo!r} at ALiBi distance up to {max_distance} (seqlen_k - 1; varlen: "
-                         f"max_seqlen_k - 1; KV cache: its capacity - 1; seqlen_q - 1 or window_size[1] where it "
-                         f"is larger: the LSE's row constant){cap}: a negative slope's term -slope * log2(e) "
-                         f"* |anchor(i) - j| must stay a finite float32 (3.4028e38), got {value!r} at index {where}")
+        raise ValueError(f"alibi_slopes must be >= {lo!r} at ALiBi distance up to {max_distance} (the larger of "
+                         f"seqlen_k - 1 or window_size[0] and seqlen_q - 1 or window_size[1]; varlen: max_seqlen_k, "
+                         f"max_seqlen_q; KV cache: its capacity as seqlen_k){cap}: a negative slope's term -slope * "
+                         f"log2(e) * |anchor(i) - j| must stay a finite float32 (3.4028e38), got {value!r} at index "
+                         f"{where}")
 
 
 def _real(x) -> float | None:

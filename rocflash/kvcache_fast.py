@@ -101,13 +101,8 @@ _PLANS = SignatureCache()
 
 # The environment a step depends on, read as one tuple per call (the plan's key holds it, so a changed variable
 # takes the full path once, like any other changed argument): ROCFLASH_BACKEND, ROCFLASH_INDEX_CHECKS,
-# ROCFLASH_POISON_OUTPUTS, ROCFLASH_KERNEL, ROCFLASH_SPLITKV_L2_PREFETCH, ROCFLASH_SPLITKV_FUSED_COMBINE,
-# ROCFLASH_SPLITKV_PDL, ROCFLASH_SPLITKV_SPLITS, ROCFLASH_SPLITKV_K_FIRST, ROCFLASH_SPLITKV_BULK,
-# ROCFLASH_SPLITKV_INFLIGHT, ROCFLASH_SPLITKV_LOCKSTEP.
-_ENV_NAMES = (ENV_VAR, INDEX_CHECKS_ENV, compiled.POISON_ENV, compiled.KERNEL_ENV, compiled.SPLITKV_L2_PREFETCH_ENV,
-              compiled.SPLITKV_FUSED_COMBINE_ENV, compiled.SPLITKV_PDL_ENV, compiled.SPLITKV_SPLITS_ENV,
-              compiled.SPLITKV_K_FIRST_ENV, compiled.SPLITKV_BULK_ENV, compiled.SPLITKV_INFLIGHT_ENV,
-              compiled.SPLITKV_LOCKSTEP_ENV)
+# ROCFLASH_POISON_OUTPUTS, ROCFLASH_KERNEL and the split-KV switches (rocflash.backends.splitkv_env PLAN_ENV_NAMES).
+_ENV_NAMES = (ENV_VAR, INDEX_CHECKS_ENV, compiled.POISON_ENV, compiled.KERNEL_ENV, *compiled.PLAN_ENV_NAMES)
 _ENV_KEYS = tuple(n.encode() for n in _ENV_NAMES)
 
 
@@ -269,9 +264,7 @@ def _make_launch(plan: Plan, q, k_cache, v_cache, k, v, out, block_table, cache_
     p.softmax_stats, p.o_fp32 = 0, 0
     p.num_splits = splits if split else 1
     math = inst.get("impl", "vector") if split else compiled.forward_tile_math(platform, mod, q, p.aligned)
-    p.kv_prefetch_l2 = compiled.splitkv_l2_prefetch() if split and math == "mma" else 0
-    p.kv_k_first = compiled.splitkv_copy_mode(q.device) if split and math == "mma" else 0
-    p.pdl = int(split and math == "mma" and compiled.splitkv_pdl(q.device))
+    compiled.set_split_switches(p, math if split else "", q.device)
     n_o = n_l = 0
     fused = 0
     if split and splits > 1:

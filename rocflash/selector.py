@@ -10,7 +10,7 @@ first call raises :class:`UnsupportedDeviceError` naming the detected arch and t
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -44,6 +44,7 @@ class Selection:
     backend: str
     reason: str
     probed: bool = False  # chosen by the device probe (not by argument or environment): may fall back
+    arch: str | None = None  # ck: the device's arch as the selection probed it (ck.resolve's instances are per arch)
 
 
 def probe_device(device: torch.device | str) -> DeviceProbe:
@@ -116,9 +117,11 @@ def select_backend(device: torch.device, backend: str | None = None, probe: Devi
     if sel.backend in ("hip", "cuda"):
         check_compiled_backend(sel.backend, device, probe)
     elif sel.backend == "ck":
-        why_not = ck_unavailable(probe or probe_device(device))
+        probe = probe or probe_device(device)
+        why_not = None if sel.probed else ck_unavailable(probe)  # the probe chose ck only where it is available
         if why_not:
             raise UnsupportedDeviceError(f"backend 'ck': {why_not}")
+        sel = replace(sel, arch=probe.arch)
     return sel
 
 

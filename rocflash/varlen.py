@@ -19,7 +19,7 @@ from .backends.seqlayout import alibi_for, sequence_kv, sequences
 from .interface import _FP64_BACKENDS, _backend_name, _check_args, _NoWork
 from .kvcache_fast import SignatureCache, _capturing, _env_state, _error_flag, index_checks
 from .ops import check_backward_scale
-from .selector import select_backend
+from .selector import Selection, select_backend
 
 LOG2E = 1.0 / math.log(2.0)
 PAGE_SIZES = tuple(range(16, 257, 16))  # page_block_size: every multiple of 16 from 16 to 256
@@ -120,13 +120,13 @@ def flash_attn_varlen_func(
     if plan is not None:  # an inference signature that passed every host check before (see _plan_key)
         out, lse = _run_plan(plan, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, block_table)
         return (out, lse, None) if return_attn_probs else out
-    on_device = _checks_on_device(q, backend)
+    on_device, sel = _checks_on_device(q, backend)
     seq, args, no_work = _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p,
                                   softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic,
                                   return_attn_probs, block_table, on_device=on_device)
     needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
     name = select_varlen_backend(q, backend, dropout_p,
-                                 ck_call=(k, args, block_table is not None, needs_grad, deterministic))
+                                 ck_call=(k, args, block_table is not None, needs_grad, deterministic), sel=sel)
     if block_table is not None and name != "torch" and torch.is_grad_enabled() and \
             any(t.requires_grad for t in (q, k, v)):
         raise NotImplementedError(f"flash_attn_varlen_func: backend '{name}' has no backward for paged K/V "
@@ -201,20 +201,22 @@ def _run_plan(plan: _VarlenPlan, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen
     return compiled.varlen_forward(plan.platform, q, k, v, seq, plan.args)
 
 
-def _checks_on_device(q, backend) -> str | None:
-    """The compiled module's platform ("hip" or "cuda") when flash_attn_varlen_func checks the index values on the
-    device (no host read, no sync): the call runs on a compiled backend (hip, cuda; ck with the hip module's check
-    kernel) and ROCFLASH_INDEX_CHECKS is not ``host``; else None."""
+def _checks_on_device(q, backend) -> tuple[str | None, Selection | None]:
+    """(platform, selection): the compiled module's platform ("hip" or "cuda") when flash_attn_varlen_func checks
+    the index values on the device (no host read, no sync): the call runs on a compiled backend (hip, cuda; ck with
+    the hip module's check kernel) and ROCFLASH_INDEX_CHECKS is not ``host``, else None; and the backend selection
+    it read, which select_varlen_backend takes on (one selection per call), None where it raised (the error comes
+    later, from select_varlen_backend, after the argument checks)."""
     if not isinstance(q, torch.Tensor) or torch.compiler.is_compiling():
-        return None
+        return None, None
     mode = index_checks()  # ValueError for a bad ROCFLASH_INDEX_CHECKS on every backend, never ignored
     try:
-        name = select_backend(q.device, backend).backend
+        sel = select_backend(q.device, backend)
     except Exception:  # noqa: BLE001 - the selection's own error comes later, from select_varlen_backend
-        return None
-    if name not in ("hip", "cuda", "ck") or mode == "host":
-        return None
-    return "hip" if name == "ck" else name
+        return None, None
+    if sel.backend not in ("hip", "cuda", "ck") or mode == "host":
+        return None, sel
+    return "hip" if sel.backend == "ck" else sel.backend, sel
 
 
 def _prepare(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal,
@@ -459,7 +461,8 @@ def _traced_ck_fallback(device: torch.device, backend: str | None) -> str:
     return "hip"
 
 
-def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0, *, ck_call=None) -> str:
+def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0, *, ck_call=None,
+                          sel: Selection | None = None) -> str:
     """The backend a SeqArgs call runs on (selector rules), checked to run it: raises before any side effect.
 
     ``ck_call`` = (k, FwdArgs, paged, needs_grad, deterministic) of a flash_attn_varlen_func call: when the
@@ -468,8 +471,9 @@ def select_varlen_backend(q, backend: str | None, dropout_p: float = 0.0, *, ck_
     torch.use_deterministic_algorithms picks the deterministic backward). Every other call (flash_attn_with_kvcache,
     paged K/V, the context-parallel ring, torch.compile) and every call CK does not cover runs on rocflash's
     ``hip`` kernel when ck was chosen by the probe, and raises NotImplementedError naming the reason when
-    backend='ck' (argument or ROCFLASH_BACKEND) asked for it."""
-    sel = select_backend(q.device, backend)
+    backend='ck' (argument or ROCFLASH_BACKEND) asked for it. ``sel``: the call's select_backend(q.device, backend)
+    when the caller made it already (one selection per call)."""
+    sel = sel or select_backend(q.device, backend)
     name = sel.backend
     if name == "ck":
         if ck_call is None or ck_call[2]:  # KV cache / paged K/V: CK's split-KV kernels are not mapped

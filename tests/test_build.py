@@ -272,15 +272,15 @@ def test_kernel_switch_is_checked(monkeypatch):
 
 
 def test_splitkv_switches_are_checked(monkeypatch):
-    """ROCFLASH_SPLITKV_L2_PREFETCH (0/64/128/256, unset 128) and ROCFLASH_SPLITKV_FUSED_COMBINE (0/1, unset 0)."""
+    """ROCFLASH_SPLITKV_INFLIGHT (1/2, unset 1) and ROCFLASH_SPLITKV_FUSED_COMBINE (0/1, unset 0)."""
     from rocflash.backends import compiled
-    for value, expect in (("", 128), ("0", 0), ("64", 64), (" 256 ", 256)):
-        monkeypatch.setenv(compiled.SPLITKV_L2_PREFETCH_ENV, value)
-        assert compiled.splitkv_l2_prefetch() == expect
-    for bad in ("512", "-128", "128B", "yes"):
-        monkeypatch.setenv(compiled.SPLITKV_L2_PREFETCH_ENV, bad)
-        with pytest.raises(ValueError, match=rf"ROCFLASH_SPLITKV_L2_PREFETCH must be one of 0, 64, 128, 256, got '{bad}'"):
-            compiled.splitkv_l2_prefetch()
+    for value, expect in (("", 1), ("1", 1), ("2", 2), (" 2 ", 2)):
+        monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, value)
+        assert compiled.splitkv_inflight() == expect
+    for bad in ("3", "0", "two", "yes"):
+        monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, bad)
+        with pytest.raises(ValueError, match=rf"ROCFLASH_SPLITKV_INFLIGHT must be one of 1, 2, got '{bad}'"):
+            compiled.splitkv_inflight()
     for value, expect in (("", False), ("0", False), ("1", True)):
         monkeypatch.setenv(compiled.SPLITKV_FUSED_COMBINE_ENV, value)
         assert compiled.splitkv_fused_combine() is expect
@@ -290,13 +290,14 @@ def test_splitkv_switches_are_checked(monkeypatch):
 
 
 def test_splitkv_pdl_switch(monkeypatch):
-    """ROCFLASH_SPLITKV_PDL (0/1, unset 0): programmatic dependent launches only on an NVIDIA sm_90+ device."""
+    """ROCFLASH_SPLITKV_PDL (0/1, unset 1 since dec9): programmatic dependent launches only on an NVIDIA sm_90+
+    device."""
     import torch
 
     from rocflash.backends import compiled
     cuda = torch.device("cuda", 0)
     monkeypatch.setattr(torch.version, "cuda", "13.0")
-    for cap, value, expect in (((9, 0), "", False), ((9, 0), "1", True), ((9, 0), "0", False), ((10, 0), "1", True),
+    for cap, value, expect in (((9, 0), "", True), ((9, 0), "1", True), ((9, 0), "0", False), ((10, 0), "1", True),
                                ((8, 0), "1", False), ((8, 9), "1", False)):
         monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None, cap=cap: cap)
         monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, value)

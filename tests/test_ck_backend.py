@@ -212,3 +212,53 @@ def test_deterministic_algorithms_take_the_deterministic_backward(monkeypatch, f
     finally:
         torch.use_deterministic_algorithms(was)
     assert seen["deterministic"] is flag
+
+
+def _spy(monkeypatch, module, name):
+    """Calls of module.name (still run), as a list of their arguments."""
+    calls, real = [], getattr(module, name)
+
+    def spy(*a, **kw):
+        calls.append(a)
+        return real(*a, **kw)
+    monkeypatch.setattr(module, name, spy)
+    return calls
+
+
+@pytest.mark.parametrize("backend", [None, "ck"])
+def test_a_ck_call_selects_once(hip_built, monkeypatch, backend):
+    """One backend selection per flash_attn_func / flash_attn_varlen_func call on ck (probe-chosen or asked for):
+    select_backend, ck_unavailable and the device probe run once each; ck.resolve takes the selection and its probed
+    arch. Before: flash_attn_func selected in _backend_name and again for ck.resolve, which probed the device once
+    more, and a probe-chosen ck asked ck_unavailable twice per selection; flash_attn_varlen_func selected in
+    _checks_on_device and again in select_varlen_backend."""
+    import rocflash.interface as interface
+    import rocflash.varlen as varlen
+    from rocflash.backends import ck_varlen
+
+    _fake_ck(monkeypatch, ["gfx942"])
+    monkeypatch.setattr(selector, "probe_device", lambda device: MI300X)
+    monkeypatch.setenv("ROCFLASH_INDEX_CHECKS", "host")  # the varlen index checks on the host (no check kernel)
+    launched = []
+
+    def fake_forward(q, k, v, args, arch, **kw):  # CK's launch, stubbed: the arch it got, zeros of the right shapes
+        launched.append(arch)
+        return torch.zeros_like(q), torch.zeros(q.shape[0], q.shape[2], q.shape[1]), None
+    monkeypatch.setattr(ck, "forward", fake_forward)
+    probes, unavailable = _spy(monkeypatch, selector, "probe_device"), _spy(monkeypatch, selector, "ck_unavailable")
+    selects = _spy(monkeypatch, interface, "select_backend")
+    q = torch.zeros(1, 4, 2, 64, dtype=torch.float16)
+    for _ in range(2):
+        rocflash.flash_attn_func(q, q, q, backend=backend)
+    assert launched == ["gfx942", "gfx942"]
+    assert (len(selects), len(probes), len(unavailable)) == (2, 2, 2)
+
+    varlen_launched = []
+    monkeypatch.setattr(ck_varlen, "varlen_forward", lambda arch, det, q, *a, **kw: varlen_launched.append(arch) or
+                        (torch.zeros_like(q), torch.zeros(q.shape[1], q.shape[0])))
+    vselects = _spy(monkeypatch, varlen, "select_backend")
+    del probes[:], unavailable[:]
+    cu = torch.tensor([0, 4], dtype=torch.int32)
+    rocflash.flash_attn_varlen_func(q[0], q[0], q[0], cu, cu, 4, 4, backend=backend)
+    assert varlen_launched == ["gfx942"]
+    assert (len(vselects), len(probes), len(unavailable)) == (1, 1, 1)

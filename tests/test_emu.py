@@ -218,17 +218,21 @@ def test_integer_bit_ops():
     assert (w.V[7] == np.where(x >> 31, 0xFFFFFFFF, 0)).all()
 
 
+# the compiler's fp32 division n / d (v1 / v2 -> v8): div_scale, rcp, fma refinement, div_fmas, div_fixup
+_DIV_F32 = [
+    "v_div_scale_f32 v3, s[0:1], v2, v2, v1", "v_div_scale_f32 v4, vcc, v1, v2, v1", "v_rcp_f32_e32 v5, v3",
+    "v_fma_f32 v6, -v3, v5, 1.0", "v_fma_f32 v5, v6, v5, v5", "v_mul_f32_e32 v6, v4, v5",
+    "v_fma_f32 v7, -v3, v6, v4", "v_fma_f32 v6, v7, v5, v6", "v_fma_f32 v3, -v3, v6, v4",
+    "v_div_fmas_f32 v3, v3, v5, v6", "v_div_fixup_f32 v8, v3, v2, v1"]
+
+
 def test_div_scale_fmas_fixup_sequence_divides():
     """The compiler's fp32 division (div_scale, rcp, fma refinement, div_fmas, div_fixup) gives n / d."""
     w = new_wave()
     n = rng.standard_normal(64).astype(np.float32) * 100
     d = rng.standard_normal(64).astype(np.float32)
     w.V[1], w.V[2] = f32(n), f32(d)
-    run_snippet([
-        "v_div_scale_f32 v3, s[0:1], v2, v2, v1", "v_div_scale_f32 v4, vcc, v1, v2, v1", "v_rcp_f32_e32 v5, v3",
-        "v_fma_f32 v6, -v3, v5, 1.0", "v_fma_f32 v5, v6, v5, v5", "v_mul_f32_e32 v6, v4, v5",
-        "v_fma_f32 v7, -v3, v6, v4", "v_fma_f32 v6, v7, v5, v6", "v_fma_f32 v3, -v3, v6, v4",
-        "v_div_fmas_f32 v3, v3, v5, v6", "v_div_fixup_f32 v8, v3, v2, v1"], w)
+    run_snippet(_DIV_F32, w)
     assert (as_f32(w.V[8]) == n / d).all()
 
 
@@ -242,11 +246,7 @@ def test_div_sequence_subnormal_and_huge_quotients():
     d = np.concatenate([np.float32([5.0, 7.0, 3.0, 1e-5, 1e-3, 3.0]),
                         rng.uniform(1.0, 1e3, 58).astype(np.float32)]).astype(np.float32)
     w.V[1], w.V[2] = f32(n), f32(d)
-    run_snippet([
-        "v_div_scale_f32 v3, s[0:1], v2, v2, v1", "v_div_scale_f32 v4, vcc, v1, v2, v1", "v_rcp_f32_e32 v5, v3",
-        "v_fma_f32 v6, -v3, v5, 1.0", "v_fma_f32 v5, v6, v5, v5", "v_mul_f32_e32 v6, v4, v5",
-        "v_fma_f32 v7, -v3, v6, v4", "v_fma_f32 v6, v7, v5, v6", "v_fma_f32 v3, -v3, v6, v4",
-        "v_div_fmas_f32 v3, v3, v5, v6", "v_div_fixup_f32 v8, v3, v2, v1"], w)
+    run_snippet(_DIV_F32, w)
     with np.errstate(all="ignore"):
         want = n / d
     got = as_f32(w.V[8])

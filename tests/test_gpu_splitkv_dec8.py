@@ -1,23 +1,21 @@
-"""dec8's three copy variants of the tensor-core split-KV decode kernel on a GPU (marker ``gpu``), each giving the
-default kernel's bits:
-``ROCFLASH_SPLITKV_BULK=1`` (hip_src/fmha_splitkv_mma.h kSplitKvCopyBulk: one cp.async.bulk per K and V row of a
-tile, completing on an mbarrier per ring stage; sm_90+), ``ROCFLASH_SPLITKV_INFLIGHT=1`` (kSplitKvCopyNear: the
-default cp.async copies with one tile in flight per warp instead of two) and ``ROCFLASH_SPLITKV_LOCKSTEP=1``
-(kSplitKvCopyLockstep: the default kernel with a block barrier per main-loop round; the 257-key one-split shape's 17
-tiles and the stale-row case's 13 give warp 0 one round past the last barrier):
+"""The tensor-core split-KV decode kernel's launch switches on a GPU (marker ``gpu``), each giving the default's
+bits (dec9's defaults: one K/V tile in flight per warp, hip_src/fmha_splitkv_mma.h kSplitKvCopyNear, and
+programmatic dependent launches on sm_90+): ``ROCFLASH_SPLITKV_INFLIGHT=2`` (kSplitKvCopyAsync: two tiles in flight,
+the default before dec9), ``ROCFLASH_SPLITKV_PDL=0`` (plain launches) and ``ROCFLASH_SPLITKV_LAZY_RESCALE=1``
+(kSplitKvCopyNearLazy, opt-in: no O rescale in a tile where the warp's running max stayed). (dec8's bulk-copy and lockstep kernels
+lost on the H200 and were removed by dec9.)
 
 - output, LSE and cache of flash_attn_with_kvcache on tests/test_gpu_kvstep_fold.py's cases (dense appends that
   straddle a split boundary, speculative causal rows in two row chunks, paged 16 / 256 with NaN in unused pages and
-  past each sequence, cache_batch_idx), and every launch made under it carries its ``kv_k_first`` (2, 3, 4);
+  past each sequence, cache_batch_idx), and every launch made under it carries its ``kv_k_first`` (3, 0 or 5);
 - decode shapes of flash_attn_with_kvcache (masked windows, many tiles per warp, one split, issue 9's 1 x 4k) within
   FlashAttention's rule against fp64, repeated calls bitwise equal;
-- the rows the bulk kernel does not copy (keys at or past the split's end) keep an older tile's bytes in shared
-  memory: a window that masks NaN keys in a warp's first tile, whose stage the same warp's partial last tile reuses,
+- a window that masks NaN keys in a warp's first tile, whose ring stage the same warp's partial last tile reuses,
   gives no NaN and the default's bits; NaN cache slots past cache_seqlens are never read;
 - a CUDA graph of each variant's paged-16 call replays its eager bits.
 
-Outputs poisoned with NaN (conftest); fresh random inputs. Skipped where the split kernel is the vector one, and
-for bulk where the device is below sm_90 (the switches act on the tensor-core kernel only).
+Outputs poisoned with NaN (conftest); fresh random inputs. Skipped where the split kernel is the vector one (the
+switches act on the tensor-core kernel only).
 """
 
 from __future__ import annotations
@@ -32,11 +30,11 @@ from rocflash import kvcache_fast
 from rocflash.backends import compiled
 
 pytestmark = pytest.mark.gpu
-# variant: (environment, FmhaFwdParams::kv_k_first of its launches)
-VARIANTS = {"bulk": ({compiled.SPLITKV_BULK_ENV: "1"}, compiled.SPLITKV_COPY_BULK),
-            "inflight1": ({compiled.SPLITKV_INFLIGHT_ENV: "1"}, compiled.SPLITKV_COPY_NEAR),
-            "lockstep": ({compiled.SPLITKV_LOCKSTEP_ENV: "1"}, compiled.SPLITKV_COPY_LOCKSTEP)}
-OFF = {compiled.SPLITKV_BULK_ENV: "0", compiled.SPLITKV_INFLIGHT_ENV: "2", compiled.SPLITKV_LOCKSTEP_ENV: "0"}
+# variant: (environment, FmhaFwdParams::kv_k_first of its launches); OFF: the defaults, set explicitly
+VARIANTS = {"inflight2": ({compiled.SPLITKV_INFLIGHT_ENV: "2"}, compiled.SPLITKV_COPY_TWO),
+            "pdl0": ({compiled.SPLITKV_PDL_ENV: "0"}, compiled.SPLITKV_COPY_NEAR),
+            "lazy": ({compiled.SPLITKV_LAZY_RESCALE_ENV: "1"}, compiled.SPLITKV_COPY_NEAR_LAZY)}
+OFF = {compiled.SPLITKV_INFLIGHT_ENV: "1", compiled.SPLITKV_PDL_ENV: "1", compiled.SPLITKV_LAZY_RESCALE_ENV: "0"}
 
 
 @pytest.fixture
@@ -55,11 +53,9 @@ def _set(monkeypatch, env):
 
 
 def _require(platform, variant):
-    """Skip unless the last call ran the tensor-core split kernel (and, for bulk, on an sm_90+ device)."""
+    """Skip unless the last call ran the tensor-core split kernel."""
     if platform != "cuda" or compiled.last_kernels().get("fwd") != "mma":
         pytest.skip("the switches act on the CUDA build's tensor-core split kernel only")
-    if variant == "bulk" and torch.cuda.get_device_capability()[0] < 9:
-        pytest.skip("bulk copies need an sm_90+ device")
 
 
 def _kvcache(call, platform, monkeypatch, env, **kw):
@@ -92,7 +88,7 @@ def test_gpu_copy_variant_same_bits_kvcache(platform, monkeypatch, variant, name
     _require(platform, variant)
     env, flag = VARIANTS[variant]
     (out1, lse1), c1, flags1 = _kvcache(call, platform, monkeypatch, env, causal=causal)
-    assert flags0 and set(flags0) == {0} and flags1 and set(flags1) == {flag}, (flags0, flags1)
+    assert flags0 and set(flags0) == {compiled.SPLITKV_COPY_NEAR} and flags1 and set(flags1) == {flag}, (flags0, flags1)
     assert not out1.isnan().any()
     for a, b in ((out0, out1), (lse0, lse1), (c0["k_cache"], c1["k_cache"]), (c0["v_cache"], c1["v_cache"])):
         assert torch.equal(fold._bits(a), fold._bits(b)), name
@@ -127,10 +123,10 @@ def test_gpu_copy_variant_same_bits_decode(platform, monkeypatch, variant, dtype
 def test_gpu_copy_variant_stale_rows_masked_nan(platform, monkeypatch, variant, dtype):
     """seqlen_k 965, one split, window_left 164: the block's keys start at 768 (a multiple of block_n 64), keys
     768..799 lie outside the window and hold NaN in K and V; warp 0's first tile (keys 768..783, all NaN) and its
-    fourth (keys 960..964: 5 rows, the split's end) share ring stage 0, so the bulk kernel's K rows 5..15 of that
-    tile hold the NaN of the first (its V rows were zeroed by clean_v, the first tile being masked). Slots 965..1023
-    of the cache (past cache_seqlens) are NaN too. Same bits as the default kernel (which zero-fills those rows), no
-    NaN, within the rule against fp64 on the clean keys."""
+    fourth (keys 960..964: 5 rows, the split's end, zero-filled past it) share a ring stage (with two tiles in
+    flight; with one as well: the ring is 3 deep either way). Slots 965..1023 of the cache
+    (past cache_seqlens) are NaN too. Same bits for every variant, no NaN, within the rule against fp64 on the clean
+    keys."""
     sk, cap, h, hk, d = 965, 1024, 8, 2, 128
     g = torch.Generator().manual_seed(965)
     q, k, v = (t.cuda() for t in rand_qkv(2, 1, cap, h, hk, d, dtype, generator=g))

@@ -188,11 +188,12 @@ def test_decode_is_bitwise_deterministic():
         assert all(torch.equal(a, b) for a, b in zip(first, again))
 
 
-def test_split_fused_combine_and_l2_prefetch(monkeypatch):
-    """The tensor-core split kernel's switches (rocflash/backends/compiled.py; no effect on the vector kernel):
+def test_split_fused_combine_and_inflight(monkeypatch):
+    """The tensor-core split kernel's switches (rocflash/backends/splitkv_env.py; no effect on the vector kernel):
     ROCFLASH_SPLITKV_FUSED_COMBINE=1 (the last block of a slot combines) within fp64 tolerance on split decode,
-    several row chunks (speculative rows x GQA group > 16) and windows, and bitwise repeatable; the L2 prefetch
-    hint changes no bit of the output."""
+    several row chunks (speculative rows x GQA group > 16) and windows, and bitwise repeatable; two tiles in flight
+    per warp (ROCFLASH_SPLITKV_INFLIGHT=2, the default before dec9) and plain launches (ROCFLASH_SPLITKV_PDL=0)
+    change no bit of the output."""
     monkeypatch.setenv(compiled.SPLITKV_FUSED_COMBINE_ENV, "1")
     for layout in ("cache", "paged"):
         _check_forward([1, 1, 1, 1], [1, 300, 1000, 17], h=8, hk=2, d=128, dtype="bf16", layout=layout, num_splits=3)
@@ -206,9 +207,10 @@ def test_split_fused_combine_and_l2_prefetch(monkeypatch):
         assert all(torch.equal(a, b) for a, b in zip(fused, _forward(seqs, "paged", args, 16, 0)[:2]))
     monkeypatch.delenv(compiled.SPLITKV_FUSED_COMBINE_ENV)
     base = _forward(seqs, "paged", args, 16, 0)[:2]
-    for hint in ("0", "64", "256"):
-        monkeypatch.setenv(compiled.SPLITKV_L2_PREFETCH_ENV, hint)
-        assert all(torch.equal(a, b) for a, b in zip(base, _forward(seqs, "paged", args, 16, 0)[:2]))
+    for name, value in ((compiled.SPLITKV_INFLIGHT_ENV, "2"), (compiled.SPLITKV_PDL_ENV, "0")):
+        monkeypatch.setenv(name, value)
+        assert all(torch.equal(a, b) for a, b in zip(base, _forward(seqs, "paged", args, 16, 0)[:2])), name
+        monkeypatch.delenv(name)
 
 
 def test_split_heuristic_choices():

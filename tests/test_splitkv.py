@@ -4,6 +4,8 @@ hip_src/fmha_splitkv_tile.h), and the generated instances."""
 
 from __future__ import annotations
 
+import types
+
 import pytest
 
 from rocflash import codegen, splitkv
@@ -105,90 +107,70 @@ def test_split_rule_switch_reaches_the_plan(monkeypatch):
     assert kvcache_fast._env_state() != fill_state
 
 
-def test_k_first_switch(monkeypatch):
-    """ROCFLASH_SPLITKV_K_FIRST (0/1, unset 0) -> FmhaFwdParams::kv_k_first; part of the KV-cache plans' key and of
-    flash_attn_func's kept launches (a changed value re-plans); a bad value raises naming the variable."""
-    pytest.importorskip("torch")
-    import inspect
-
-    from rocflash import envvars, kvcache_fast
-    from rocflash.backends import compiled
-
-    assert envvars.SWITCHES[compiled.SPLITKV_K_FIRST_ENV] == (("0", "1"), "0")
-    monkeypatch.delenv(compiled.SPLITKV_K_FIRST_ENV, raising=False)
-    assert compiled.splitkv_k_first() == 0
-    for value, want in (("1", 1), ("0", 0), (" 1 ", 1), ("", 0)):
-        monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, value)
-        assert compiled.splitkv_k_first() == want, value
-    monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, "on")
-    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_K_FIRST must be one of 0, 1, got 'on'"):
-        compiled.splitkv_k_first()
-    assert compiled.SPLITKV_K_FIRST_ENV in kvcache_fast._ENV_NAMES
-    # every launch site that sets the L2 hint sets kv_k_first too (the tensor-core kernel's two run-time knobs)
-    for fn in (compiled._launch_fwd, compiled._plan_launch, kvcache_fast._make_launch):
-        src = inspect.getsource(fn)
-        assert ("kv_prefetch_l2" in src) == ("kv_k_first" in src), fn.__name__
-    assert "getenv(SPLITKV_K_FIRST_ENV)" in inspect.getsource(compiled.forward_planned)
-
-
-def test_bulk_switch(monkeypatch):
-    """ROCFLASH_SPLITKV_BULK (0/1, unset 0): FmhaFwdParams::kv_k_first = 2 (the bulk-copy kernel) on an sm_90+ CUDA
-    device only, taking precedence over ROCFLASH_SPLITKV_K_FIRST, then ROCFLASH_SPLITKV_LOCKSTEP=1 (kv_k_first 4: a
-    block barrier per round), then ROCFLASH_SPLITKV_INFLIGHT=1 (kv_k_first 3: one tile in flight per warp); each is
-    part of the KV-cache plans' key and of flash_attn_func's kept launches; every launch site sets kv_k_first through
-    splitkv_copy_mode; a bad value raises naming the variable."""
+def test_inflight_and_pdl_defaults(monkeypatch):
+    """dec9's defaults: ROCFLASH_SPLITKV_INFLIGHT (1 | 2, unset 1) -> FmhaFwdParams::kv_k_first 3 (one K/V tile in
+    flight per warp) or 0 (two), on every device; ROCFLASH_SPLITKV_PDL (0 | 1, unset 1) -> programmatic dependent
+    launches on an NVIDIA sm_90+ device only. Both are part of the KV-cache plans' key and of flash_attn_func's kept
+    launches (PLAN_ENV_NAMES); every launch site sets both through set_split_switches; a bad value raises naming the
+    variable; the removed switches (L2 prefetch, K-first, bulk, lockstep) are no longer accepted names."""
     torch = pytest.importorskip("torch")
     import inspect
 
     from rocflash import envvars, kvcache_fast
-    from rocflash.backends import compiled
+    from rocflash.backends import compiled, splitkv_env
 
-    assert envvars.SWITCHES[compiled.SPLITKV_BULK_ENV] == (("0", "1"), "0")
+    assert envvars.SWITCHES[compiled.SPLITKV_INFLIGHT_ENV] == (("1", "2"), "1")
+    assert envvars.SWITCHES[compiled.SPLITKV_PDL_ENV] == (("0", "1"), "1")
+    for gone in ("L2_PREFETCH", "K_FIRST", "BULK", "LOCKSTEP"):
+        assert f"ROCFLASH_SPLITKV_{gone}" not in envvars.SWITCHES
     cuda = torch.device("cuda", 0)
     monkeypatch.setattr(torch.version, "cuda", "13.0")
-    for cap, value, k_first, want in (((9, 0), "1", "0", 2), ((9, 0), "1", "1", 2), ((9, 0), "0", "1", 1),
-                                      ((9, 0), "", "0", 0), ((8, 0), "1", "0", 0), ((8, 0), "1", "1", 1),
-                                      ((10, 0), " 1 ", "0", 2)):
+    for cap, inflight, pdl, want in (((9, 0), None, None, (3, 1)), ((9, 0), "2", None, (0, 1)),
+                                     ((9, 0), " 1 ", "0", (3, 0)), ((8, 0), None, None, (3, 0)),
+                                     ((8, 0), "2", "1", (0, 0)), ((10, 0), "", "", (3, 1))):
         monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None, cap=cap: cap)
-        monkeypatch.setenv(compiled.SPLITKV_BULK_ENV, value)
-        monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, k_first)
-        assert compiled.splitkv_copy_mode(cuda) == want, (cap, value, k_first)
-        assert compiled.splitkv_copy_mode(torch.device("cpu")) == int(k_first), (cap, value, k_first)
+        for name, value in ((compiled.SPLITKV_INFLIGHT_ENV, inflight), (compiled.SPLITKV_PDL_ENV, pdl)):
+            if value is None:
+                monkeypatch.delenv(name, raising=False)
+            else:
+                monkeypatch.setenv(name, value)
+        p = types.SimpleNamespace()
+        compiled.set_split_switches(p, "mma", cuda)
+        assert (p.kv_k_first, p.pdl) == want, (cap, inflight, pdl)
+        compiled.set_split_switches(p, "vector", cuda)
+        assert (p.kv_k_first, p.pdl) == (0, 0)
+        assert not compiled.splitkv_pdl(torch.device("cpu"))
+    monkeypatch.setattr(torch.version, "cuda", None)  # a ROCm torch: never PDL
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (9, 0))
-    for bulk, k_first, lockstep, inflight, want in (
-            ("0", "0", "0", "1", 3), ("0", "0", "0", "2", 0), ("0", "0", "", "", 0), ("0", "1", "0", "1", 1),
-            ("1", "0", "0", "1", 2), ("0", "0", "0", " 1 ", 3), ("0", "0", "1", "2", 4), ("0", "0", "1", "1", 4),
-            ("0", "1", "1", "1", 1), ("1", "1", "1", "1", 2)):
-        monkeypatch.setenv(compiled.SPLITKV_BULK_ENV, bulk)
-        monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, k_first)
-        monkeypatch.setenv(compiled.SPLITKV_LOCKSTEP_ENV, lockstep)
-        monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, inflight)
-        assert compiled.splitkv_copy_mode(cuda) == want, (bulk, k_first, lockstep, inflight)
-    monkeypatch.setenv(compiled.SPLITKV_LOCKSTEP_ENV, "0")
-    monkeypatch.setenv(compiled.SPLITKV_BULK_ENV, "0")
-    monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, "0")
+    monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, "1")
+    assert not compiled.splitkv_pdl(cuda)
     monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, "3")
-    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_INFLIGHT must be one of 2, 1, got '3'"):
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_INFLIGHT must be one of 1, 2, got '3'"):
         compiled.splitkv_copy_mode(cuda)
-    monkeypatch.delenv(compiled.SPLITKV_INFLIGHT_ENV)
-    assert compiled.splitkv_inflight() == 2
-    monkeypatch.setattr(torch.version, "cuda", None)  # a ROCm torch: never bulk
-    monkeypatch.setenv(compiled.SPLITKV_K_FIRST_ENV, "0")
-    assert compiled.splitkv_copy_mode(cuda) == 0
-    monkeypatch.setenv(compiled.SPLITKV_BULK_ENV, "yes")
-    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_BULK must be one of 0, 1, got 'yes'"):
-        compiled.splitkv_bulk(cuda)
-    assert compiled.SPLITKV_BULK_ENV in kvcache_fast._ENV_NAMES
-    assert compiled.SPLITKV_INFLIGHT_ENV in kvcache_fast._ENV_NAMES
-    assert compiled.SPLITKV_LOCKSTEP_ENV in kvcache_fast._ENV_NAMES
+    monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, "1")
+    # the opt-in lazy O rescale (kv_k_first 5) needs one tile in flight; a bad value raises
+    assert envvars.SWITCHES[compiled.SPLITKV_LAZY_RESCALE_ENV] == (("0", "1"), "0")
+    monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "1")
+    assert compiled.splitkv_copy_mode(cuda) == compiled.SPLITKV_COPY_NEAR_LAZY == 5
+    monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, "2")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_LAZY_RESCALE=1 needs ROCFLASH_SPLITKV_INFLIGHT=1 .*got "
+                                         r"ROCFLASH_SPLITKV_INFLIGHT=2"):
+        compiled.splitkv_copy_mode(cuda)
+    monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "on")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_LAZY_RESCALE must be one of 0, 1, got 'on'"):
+        compiled.splitkv_lazy_rescale()
+    monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "0")
+    monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, "1")
+    monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, "yes")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_PDL must be one of 0, 1, got 'yes'"):
+        compiled.splitkv_pdl(cuda)
+    for name in (compiled.SPLITKV_INFLIGHT_ENV, compiled.SPLITKV_PDL_ENV, compiled.SPLITKV_FUSED_COMBINE_ENV,
+                 compiled.SPLITKV_SPLITS_ENV, compiled.SPLITKV_LAZY_RESCALE_ENV):
+        assert name in splitkv_env.PLAN_ENV_NAMES and name in kvcache_fast._ENV_NAMES
+    assert "PLAN_ENV_NAMES" in inspect.getsource(compiled.forward_planned)
     for fn in (compiled._launch_fwd, compiled._plan_launch, kvcache_fast._make_launch):
         src = inspect.getsource(fn)
-        assert "kv_k_first = " in src and "splitkv_copy_mode(q.device)" in src, fn.__name__
-        assert "splitkv_k_first()" not in src, fn.__name__
-    assert "getenv(SPLITKV_BULK_ENV)" in inspect.getsource(compiled.forward_planned)
-    assert "getenv(SPLITKV_INFLIGHT_ENV)" in inspect.getsource(compiled.forward_planned)
-    assert "getenv(SPLITKV_LOCKSTEP_ENV)" in inspect.getsource(compiled.forward_planned)
-    assert compiled.SPLITKV_COPY_BULK == 2
+        assert "set_split_switches(" in src and "kv_k_first = " not in src, fn.__name__
 
 
 def test_split_kernel_rule():

@@ -251,9 +251,9 @@ def test_dropout_error_says_what_to_do(call):
 
 
 @pytest.mark.parametrize("name", ["ROCFLASH_KERNEL", "ROCFLASH_INDEX_CHECKS", "ROCFLASH_POISON_OUTPUTS",
-                                  "ROCFLASH_SPLITKV_L2_PREFETCH", "ROCFLASH_SPLITKV_FUSED_COMBINE",
-                                  "ROCFLASH_SPLITKV_PDL", "ROCFLASH_SPLITKV_SPLITS", "ROCFLASH_SPLITKV_BULK",
-                                  "ROCFLASH_SPLITKV_INFLIGHT", "ROCFLASH_SPLITKV_LOCKSTEP", "ROCFLASH_BWD_DQ_WGMMA",
+                                  "ROCFLASH_SPLITKV_FUSED_COMBINE", "ROCFLASH_SPLITKV_PDL",
+                                  "ROCFLASH_SPLITKV_SPLITS", "ROCFLASH_SPLITKV_INFLIGHT",
+                                  "ROCFLASH_SPLITKV_LAZY_RESCALE", "ROCFLASH_BWD_DQ_WGMMA",
                                   "ROCFLASH_BWD_DQ_TILE", "ROCFLASH_BWD_LEAN"])
 @pytest.mark.parametrize("backend", ["torch", "sim"])
 def test_bad_env_switch_raises_on_cpu_backends(monkeypatch, name, backend):
@@ -309,14 +309,14 @@ def test_switch_snapshot_follows_the_environment(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     defaults = {name: default for name, (_, default) in envvars.SWITCHES.items()}
     assert envvars.snapshot() == defaults and envvars.check_switches() is None
-    assert compiled.kernel_choice() == "auto" and compiled.splitkv_l2_prefetch() == 128
+    assert compiled.kernel_choice() == "auto" and compiled.splitkv_inflight() == 1
     for value in ("mma", "VECTOR", " sbcast ", "", "auto"):
         monkeypatch.setenv("ROCFLASH_KERNEL", value)
         want = value.strip().lower() or "auto"
         assert compiled.kernel_choice() == want and envvars.choice("ROCFLASH_KERNEL") == want
         assert envvars.snapshot() == {**defaults, "ROCFLASH_KERNEL": want}
-    monkeypatch.setenv("ROCFLASH_SPLITKV_L2_PREFETCH", "64")
-    assert compiled.splitkv_l2_prefetch() == 64
+    monkeypatch.setenv("ROCFLASH_SPLITKV_INFLIGHT", "2")
+    assert compiled.splitkv_inflight() == 2
     monkeypatch.setenv("ROCFLASH_SPLITKV_FUSED_COMBINE", "1")
     assert compiled.splitkv_fused_combine() is True
     for _ in range(2):  # the second call finds no cached pass for the bad value

@@ -275,7 +275,7 @@ def resolve(sel, q, k, args: FwdArgs, *, dropout_p: float = 0.0, needs_grad: boo
     environment) or the ``hip`` kernel (ck chosen by the probe), with the reason in the selection."""
     from ..selector import Selection, check_compiled_backend, probe_device
 
-    arch = probe_device(q.device).arch
+    arch = sel.arch or probe_device(q.device).arch  # select_backend's probe (one per call); else probed here
     err = unsupported(q, k, args, arch, dropout_p=dropout_p, needs_grad=needs_grad, deterministic=deterministic,
                       group=group)
     if err is None:

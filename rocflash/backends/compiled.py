@@ -39,6 +39,11 @@ import threading
 import torch
 
 from .. import envvars, splitkv
+from .splitkv_env import (  # noqa: F401 - the split-KV switches (their module since dec9), re-exported
+    PLAN_ENV_NAMES, SPLITKV_COPY_NEAR, SPLITKV_COPY_NEAR_LAZY, SPLITKV_COPY_TWO, SPLITKV_FUSED_COMBINE_ENV,
+    SPLITKV_INFLIGHT_ENV, SPLITKV_LAZY_RESCALE_ENV, SPLITKV_PDL_ENV, SPLITKV_SPLITS_ENV, fused_combine_fits,
+    set_split_switches, split_counters, splitkv_copy_mode, splitkv_fused_combine, splitkv_inflight,
+    splitkv_lazy_rescale, splitkv_pdl, splitkv_split_rule)
 from . import FwdArgs, SeqArgs
 from .seqlayout import alibi_row_shift, alibi_row_shift_varlen
 
@@ -144,138 +149,6 @@ def kernel_choice() -> str:
     """``ROCFLASH_KERNEL`` (auto | vector | mma | sbcast; unset = auto). ValueError for another value
     (rocflash.envvars)."""
     return envvars.switch(KERNEL_ENV)
-
-
-SPLITKV_L2_PREFETCH_ENV = "ROCFLASH_SPLITKV_L2_PREFETCH"
-SPLITKV_L2_PREFETCHES = (0, 64, 128, 256)
-SPLITKV_L2_PREFETCH_DEFAULT = 128  # CUTLASS's and flash-attn 2's cp.async default (L2::128B)
-
-
-def splitkv_l2_prefetch() -> int:
-    """``ROCFLASH_SPLITKV_L2_PREFETCH``: the L2 prefetch-size hint, in bytes, of the tensor-core split-KV kernel's
-    K/V copies (hip_src/fmha_splitkv_mma.h; PTX ``cp.async ... .L2::<n>B``); 0 = no hint; unset = 128. A hint
-    only: results are identical for every value. ValueError for anything but 0, 64, 128, 256."""
-    return int(envvars.switch(SPLITKV_L2_PREFETCH_ENV))
-
-
-SPLITKV_FUSED_COMBINE_ENV = "ROCFLASH_SPLITKV_FUSED_COMBINE"
-SPLITKV_FUSED_COMBINE_DEFAULT = False
-
-
-def splitkv_fused_combine() -> bool:
-    """``ROCFLASH_SPLITKV_FUSED_COMBINE`` (1 | 0; unset = off): whether the tensor-core split-KV kernel merges its
-    splits itself (the last block of each (sequence, kv-head, row chunk) combines; hip_src/fmha_splitkv_mma.h)
-    instead of a second, combine kernel. ValueError for another value."""
-    return envvars.switch(SPLITKV_FUSED_COMBINE_ENV) == "1"
-
-
-SPLITKV_PDL_ENV = "ROCFLASH_SPLITKV_PDL"
-# Off by default: on the H200 it measured level with plain launches (perf/RESULTS.md, run D5-1: CUDA graphs of the
-# decode step, -2 to +3 % on the KV-cache call, within the run's noise elsewhere).
-SPLITKV_PDL_DEFAULT = False
-
-
-def splitkv_pdl(device) -> bool:
-    """``ROCFLASH_SPLITKV_PDL`` (1 | 0; unset = off): whether the tensor-core split-KV kernel and its combine kernel
-    are programmatic dependent launches (hip_src/rf_vendor.h rfLaunch: each may be scheduled while the kernel
-    before it finishes, and waits for it before touching memory; results are identical). Only on NVIDIA sm_90+
-    (the PTX griddepcontrol instructions); False elsewhere. ValueError for another value."""
-    want = envvars.switch(SPLITKV_PDL_ENV) == "1"  # valid but meaningless off sm_90+: accepted, no effect
-    if not want or getattr(device, "type", None) != "cuda" or torch.version.cuda is None:
-        return False
-    return torch.cuda.get_device_capability(device)[0] >= 9
-
-
-SPLITKV_SPLITS_ENV = "ROCFLASH_SPLITKV_SPLITS"
-
-
-def splitkv_split_rule() -> str:
-    """``ROCFLASH_SPLITKV_SPLITS`` (wave | fill; unset = wave): the rule num_splits = 0 picks the split count by
-    (rocflash.splitkv.num_splits_heuristic's ``rule``; "fill" changes only the tensor-core kernel's picks, where
-    the 256-keys-per-split floor left resident block slots empty or a count left splits without keys). Results of
-    each count are exact; the count is part of every kept plan's key. ValueError for another value."""
-    return envvars.switch(SPLITKV_SPLITS_ENV)
-
-
-SPLITKV_K_FIRST_ENV = "ROCFLASH_SPLITKV_K_FIRST"
-
-
-def splitkv_k_first() -> int:
-    """``ROCFLASH_SPLITKV_K_FIRST`` (1 | 0; unset = off), as FmhaFwdParams::kv_k_first: whether the tensor-core
-    split-KV kernel copies each K/V tile as two cp.async groups, K first, and waits for V only before O += P V
-    (hip_src/fmha_splitkv_mma.h; the same arithmetic in the same order: results identical). Other kernels ignore
-    it. ValueError for another value."""
-    return int(envvars.switch(SPLITKV_K_FIRST_ENV) == "1")
-
-
-SPLITKV_BULK_ENV = "ROCFLASH_SPLITKV_BULK"
-SPLITKV_INFLIGHT_ENV = "ROCFLASH_SPLITKV_INFLIGHT"
-SPLITKV_LOCKSTEP_ENV = "ROCFLASH_SPLITKV_LOCKSTEP"
-# FmhaFwdParams::kv_k_first's values (hip_src/fmha_splitkv_mma.h kSplitKvCopy*): bulk copies, one tile in flight,
-# block-lockstep rounds
-SPLITKV_COPY_BULK, SPLITKV_COPY_NEAR, SPLITKV_COPY_LOCKSTEP = 2, 3, 4
-
-
-def splitkv_bulk(device) -> bool:
-    """``ROCFLASH_SPLITKV_BULK`` (1 | 0; unset = off): whether the tensor-core split-KV kernel copies each K and V row
-    of a tile with one Hopper bulk copy (``cp.async.bulk`` completing on an mbarrier per ring stage,
-    hip_src/fmha_bulk_copy.h) instead of 16-byte ``cp.async`` per lane; the same arithmetic in the same order
-    (results identical). Only on NVIDIA sm_90+ (False elsewhere, like ROCFLASH_SPLITKV_PDL); the launcher keeps the
-    default copies for unaligned rows, headdim below its bucket and paged tiles that span pages. ValueError for
-    another value."""
-    want = envvars.switch(SPLITKV_BULK_ENV) == "1"  # valid but meaningless off sm_90+: accepted, no effect
-    if not want or getattr(device, "type", None) != "cuda" or torch.version.cuda is None:
-        return False
-    return torch.cuda.get_device_capability(device)[0] >= 9
-
-
-def splitkv_inflight() -> int:
-    """``ROCFLASH_SPLITKV_INFLIGHT`` (2 | 1; unset = 2): how many K/V tiles each warp of the tensor-core split-KV
-    kernel keeps in flight while it computes one (2 = kStages - 1, the default kernel; 1: the kSplitKvCopyNear
-    kernel, half the bytes in flight; the same arithmetic in the same order, results identical). ValueError for
-    another value."""
-    return int(envvars.switch(SPLITKV_INFLIGHT_ENV))
-
-
-def splitkv_lockstep() -> bool:
-    """``ROCFLASH_SPLITKV_LOCKSTEP`` (1 | 0; unset = off): whether the warps of the tensor-core split-KV kernel meet
-    at a block barrier every main-loop round (the kSplitKvCopyLockstep kernel: the block copies and computes 64
-    consecutive keys per round together, as cuDNN's block-wide tiles do; the same arithmetic, results identical).
-    ValueError for another value."""
-    return envvars.switch(SPLITKV_LOCKSTEP_ENV) == "1"
-
-
-def splitkv_copy_mode(device) -> int:
-    """FmhaFwdParams::kv_k_first of a tensor-core split-KV launch: 2 (bulk copies, ROCFLASH_SPLITKV_BULK on an
-    sm_90+ device), else 1 (ROCFLASH_SPLITKV_K_FIRST=1), else 4 (ROCFLASH_SPLITKV_LOCKSTEP=1), else 3
-    (ROCFLASH_SPLITKV_INFLIGHT=1), else 0; in that order of precedence (each is its own kernel)."""
-    if splitkv_bulk(device):
-        return SPLITKV_COPY_BULK
-    k_first = splitkv_k_first()
-    if k_first:
-        return k_first
-    if splitkv_lockstep():
-        return SPLITKV_COPY_LOCKSTEP
-    return SPLITKV_COPY_NEAR if splitkv_inflight() == 1 else 0
-
-
-# Arrival counters of the fused combine, one int32 per (sequence, kv-head, row chunk): every launch leaves them 0
-# (the last block of a slot resets its counter), so one zeroed buffer per (device, stream) serves every call on
-# that stream (calls on one stream never overlap). Inside a CUDA graph capture a call gets a fresh zeroed buffer
-# instead (a memset node that runs at every replay), so a graph replayed on another stream shares nothing.
-_SPLIT_COUNTERS: dict = {}
-
-
-def split_counters(device: torch.device, stream: int, slots: int) -> torch.Tensor:
-    """A zeroed int32 counter buffer of at least ``slots`` entries for a fused-combine launch on ``stream``."""
-    if torch.cuda.is_current_stream_capturing():
-        return torch.zeros(slots, dtype=torch.int32, device=device)
-    key = (device.index, stream)
-    buf = _SPLIT_COUNTERS.get(key)
-    if buf is None or buf.numel() < slots:
-        buf = torch.zeros(max(slots, 4096), dtype=torch.int32, device=device)
-        _SPLIT_COUNTERS[key] = buf
-    return buf
 
 
 def mma_unavailable(platform: str, device: torch.device, dtype: torch.dtype) -> str | None:
@@ -462,9 +335,7 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, sbcast: bool
             return
         math = inst.get("impl", "vector")
         _LAST["fwd"] = math
-        p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0  # checked before launch
-        p.kv_k_first = splitkv_copy_mode(q.device) if math == "mma" else 0
-        p.pdl = int(math == "mma" and splitkv_pdl(q.device))
+        set_split_switches(p, math, q.device)  # checked before launch
         buffers = fill_split_buffers(p, num_splits, inst["headdim"], torch.empty, q.device)
         counters = None
         # the last block keeps (row, split) m_s and l_s in its shared memory: 16 + block_m * num_splits * 8 bytes
@@ -476,12 +347,6 @@ def _launch_fwd(mod, p, q, out, num_splits: int, inst: dict | None, sbcast: bool
         mod.fwd_splitkv(p, stream, getattr(mod.TileMath, math))
         del counters
         del buffers  # the caching allocator keeps the partial buffers for the queued combine
-
-
-def fused_combine_fits(inst, num_splits: int) -> bool:
-    """Whether the tensor-core split kernel's fused combine fits its shared memory: a 16-byte flag, then each row's
-    m_s and l_s of every split, float32 (fmha_splitkv_mma.h combine_if_last)."""
-    return 16 + inst["block_m"] * num_splits * 8 <= inst["lds_bytes"]
 
 
 def fill_split_buffers(p, num_splits: int, bucket: int, alloc, device) -> tuple:
@@ -789,9 +654,7 @@ def forward_planned(platform: str, state: dict, q, k, v, args: FwdArgs, getenv=o
     out = torch.full(q.shape, float("nan"), dtype=q.dtype, device=q.device) if poison else \
         torch.empty(q.shape, dtype=q.dtype, device=q.device)
     key = ((q.data_ptr() | k.data_ptr() | v.data_ptr() | out.data_ptr()) % 16 == 0, getenv(KERNEL_ENV),
-           getenv(SPLITKV_L2_PREFETCH_ENV), getenv(SPLITKV_FUSED_COMBINE_ENV), getenv(SPLITKV_PDL_ENV),
-           getenv(SPLITKV_SPLITS_ENV), getenv(SPLITKV_K_FIRST_ENV), getenv(SPLITKV_BULK_ENV),
-           getenv(SPLITKV_INFLIGHT_ENV), getenv(SPLITKV_LOCKSTEP_ENV))
+           *map(getenv, PLAN_ENV_NAMES))
     mod = load_module(platform)
     hit = state.get(key)
     if hit is None:
@@ -868,9 +731,7 @@ def _plan_launch(platform, mod, q, k, v, args, out) -> _PlannedLaunch:
     n_o = n_l = fused = 0
     if split:
         p.num_splits = num_splits
-        p.kv_prefetch_l2 = splitkv_l2_prefetch() if math == "mma" else 0
-        p.kv_k_first = splitkv_copy_mode(q.device) if math == "mma" else 0
-        p.pdl = int(math == "mma" and splitkv_pdl(q.device))
+        set_split_switches(p, math, q.device)
         fuse = splitkv_fused_combine()  # checked for every split call, as _launch_fwd does
         if num_splits > 1:
             n_o, n_l = num_splits * n_lse * inst["headdim"], splitkv.SPLIT_STATS * num_splits * n_lse

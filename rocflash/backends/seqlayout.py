@@ -70,10 +70,12 @@ def alibi_for(args_alibi: torch.Tensor | None, b: int) -> torch.Tensor | None:
     return args_alibi[b]
 
 
-def backward_by_sequence(dense_backward, q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs):
+def backward_by_sequence(dense_backward, q, k, v, out, lse, dout, seq: SeqArgs, args: FwdArgs, out_fp32=None):
     """A varlen backward (SeqArgs' contract, varlen K/V layout only) as one dense backward per sequence:
     ``dense_backward(q, k, v, out, lse, dout, args)`` on the sequence's (1, n, heads, headdim) views and its
-    lse (1, nheads, n) cut from the given (nheads, total_q), which may be a larger problem's (ring attention).
+    lse (1, nheads, n) cut from the given (nheads, total_q), which may be a larger problem's (ring attention), or
+    softmax stats (1, nheads, n, 2) from (nheads, total_q, 2). ``out_fp32``: the forward's float32 O like q (None or
+    empty: none), the sequence's rows passed on as ``dense_backward(..., out_fp32=)``.
     Returns (dq, dk, dv) like q, k, v; sequences without rows or keys get zero gradients."""
     if seq.cu_seqlens_k is None:
         raise NotImplementedError("the backward of a KV-cache / paged layout is not implemented (forward only)")
@@ -83,8 +85,9 @@ def backward_by_sequence(dense_backward, q, k, v, out, lse, dout, seq: SeqArgs, 
             continue
         rows, keys = slice(s.q_begin, s.q_end), slice(s.k_begin, s.k_begin + s.seqlen_k)
         a = replace(args, alibi_slopes=alibi_for(args.alibi_slopes, s.index))
+        kw = {} if out_fp32 is None or not out_fp32.numel() else {"out_fp32": out_fp32[rows].unsqueeze(0)}
         g = dense_backward(q[rows].unsqueeze(0), k[keys].unsqueeze(0), v[keys].unsqueeze(0), out[rows].unsqueeze(0),
-                           lse[:, rows].unsqueeze(0), dout[rows].unsqueeze(0), a)
+                           lse[:, rows].unsqueeze(0), dout[rows].unsqueeze(0), a, **kw)
         dq[rows], dk[keys], dv[keys] = (x[0] for x in g)
     return dq, dk, dv
 

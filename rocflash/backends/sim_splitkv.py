@@ -33,7 +33,7 @@ import torch
 from .. import splitkv
 from . import FwdArgs
 from .splits import OVERFLOW_SPLIT_LSE, OVERFLOW_SPLIT_M, combine, combine_partials  # noqa: F401  (re-exported)
-from .sim import SimTrace, _Problem, fp64_multiplier
+from .sim_tiles import SimTrace, _Problem, fp64_multiplier
 
 LN2 = math.log(2.0)
 
