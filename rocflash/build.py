@@ -258,10 +258,14 @@ def cuda_feature_defines(archs: list[tuple[str, bool]]) -> list[str]:
 
 
 def arch_names(platform: str, archs: list) -> list[str]:
-    """The compiled arch list as the runtime probe names devices: gfx906..., sm_80..."""
+    """The compiled arch list as the runtime probe names devices: gfx906..., sm_80...; NVIDIA ``+PTX`` entries add
+    ``compute_XY`` (selector.running_code: the PTX runs on any later device)."""
     if platform == "hip":
         return [a.split(":")[0] for a in archs]
-    return [f"sm_{cc.replace('.', '')}" for cc, _ in archs]
+    names = []
+    for cc, ptx in archs:  # "8.0+PTX" -> sm_80 (the cubin) and compute_80 (the PTX the driver JIT-compiles)
+        names += [f"sm_{cc.replace('.', '')}"] + ([f"compute_{cc.replace('.', '')}"] if ptx else [])
+    return names
 
 
 @dataclass

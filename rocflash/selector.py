@@ -65,20 +65,51 @@ def probe_device(device: torch.device | str) -> DeviceProbe:
                        getattr(props, "warp_size", 32), getattr(props, "shared_memory_per_block_optin", None))
 
 
-def arch_compatible(platform: str, device_arch: str, compiled: list[str]) -> bool:
-    """AMD: the exact gfx name. NVIDIA: machine code for sm_XY runs on sm_XZ with Z >= Y (same major);
-    arch-specific sm_90a code only on sm_90."""
+def _cuda_cc(arch: str) -> tuple[int, int, bool]:
+    """``sm_86`` / ``compute_86`` / ``sm_90a`` -> (major, minor, arch-specific)."""
+    num = arch.split("_", 1)[1]
+    specific = num.endswith("a")
+    num = num.removesuffix("a")
+    return int(num[:-1]), int(num[-1]), specific
+
+
+def running_code(platform: str, device_arch: str, compiled: list[str]) -> str | None:
+    """The entry of a module's compiled list whose code the driver runs on ``device_arch``, or None (none runs).
+
+    AMD: the exact gfx name. NVIDIA (CUDA C++ Programming Guide, "Binary Compatibility" and "Application
+    Compatibility"): machine code ``sm_XY`` runs on devices of major X and minor >= Y (the highest such cubin is
+    taken), arch-specific ``sm_XYa`` only on ``sm_XY``; without a matching cubin the driver JIT-compiles PTX
+    ``compute_XY`` (builds with ``TORCH_CUDA_ARCH_LIST=X.Y+PTX``) for any device of compute capability >= X.Y
+    (the highest such PTX), ``compute_XYa`` only for ``sm_XY``. The kernels' ``__CUDA_ARCH__`` is the returned
+    entry's, not the device's: sm_90-only features (PDL's griddepcontrol) are compiled out of ``compute_80`` code
+    running on an sm_90 device, so launch options must follow the code, not the device."""
     if platform == "hip":
-        return device_arch in compiled
-    dev = device_arch.removeprefix("sm_")
+        return device_arch if device_arch in compiled else None
+    try:
+        dev = _cuda_cc(device_arch)[:2]
+    except (IndexError, ValueError):
+        return None
+    cubins, ptx = [], []
     for arch in compiled:
-        cc = arch.removeprefix("sm_")
-        if cc.endswith("a"):
-            if cc[:-1] == dev:
-                return True
-        elif cc[:-1] == dev[:-1] and cc[-1] <= dev[-1]:
-            return True
-    return False
+        try:
+            major, minor, specific = _cuda_cc(arch)
+        except (IndexError, ValueError):
+            continue
+        ok = (major, minor) == dev if specific else (major == dev[0] and minor <= dev[1] if arch.startswith("sm_")
+                                                     else (major, minor) <= dev)
+        if ok:
+            (cubins if arch.startswith("sm_") else ptx).append(((major, minor, specific), arch))
+    for found in (cubins, ptx):
+        if found:
+            return max(found)[1]
+    return None
+
+
+def arch_compatible(platform: str, device_arch: str, compiled: list[str]) -> bool:
+    """Whether some compiled code runs on ``device_arch`` (:func:`running_code`): AMD, the exact gfx name; NVIDIA,
+    machine code for sm_XY runs on sm_XZ with Z >= Y (same major), arch-specific sm_90a code only on sm_90, PTX
+    compute_XY (``+PTX`` builds) on any later device through the driver's JIT."""
+    return running_code(platform, device_arch, compiled) is not None
 
 
 def compiled_archs(platform: str) -> list[str] | None:

@@ -31,6 +31,8 @@ def test_amd_arch_list():  # C13
 
 def test_cuda_arch_list():
     assert build.parse_cuda_archs("8.0;9.0+PTX") == [("8.0", False), ("9.0", True)]
+    # the module's compiled list names the PTX too: the selector lets it run on later devices (driver JIT)
+    assert build.arch_names("cuda", [("8.0", True), ("9.0a", False)]) == ["sm_80", "compute_80", "sm_90a"]
     assert build.cuda_gencode_flags([("9.0", True)]) == ["-gencode=arch=compute_90,code=sm_90",
                                                           "-gencode=arch=compute_90,code=compute_90"]
     with pytest.raises(ValueError, match=r"TORCH_CUDA_ARCH_LIST: unknown compute capability '6.1'; accepted: 7.0"):
@@ -294,15 +296,26 @@ def test_splitkv_pdl_switch(monkeypatch):
     device."""
     import torch
 
-    from rocflash.backends import compiled
+    from rocflash.backends import compiled, splitkv_env
     cuda = torch.device("cuda", 0)
     monkeypatch.setattr(torch.version, "cuda", "13.0")
+    built = ("sm_80", "sm_90", "compute_90")
+    monkeypatch.setattr(splitkv_env, "_compiled_cuda_archs", lambda: built)
     for cap, value, expect in (((9, 0), "", True), ((9, 0), "1", True), ((9, 0), "0", False), ((10, 0), "1", True),
                                ((8, 0), "1", False), ((8, 9), "1", False)):
         monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None, cap=cap: cap)
         monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, value)
         assert compiled.splitkv_pdl(cuda) is expect, (cap, value)
         assert compiled.splitkv_pdl(torch.device("cpu")) is False
+    # PDL follows the code the driver runs, not the device: an 8.0+PTX build's compute_80 code on an sm_90 device
+    # has its griddepcontrol.wait compiled out (a dependent launch would race), so no PDL there
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
+    monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, "1")
+    for archs, expect in ((("sm_80", "compute_80"), False), (("sm_80", "compute_80", "sm_90a"), True),
+                          (("compute_90",), True), ((), False)):
+        monkeypatch.setattr(splitkv_env, "_compiled_cuda_archs", lambda archs=archs: archs)
+        assert compiled.splitkv_pdl(cuda) is expect, archs
+    monkeypatch.setattr(splitkv_env, "_compiled_cuda_archs", lambda: built)
     monkeypatch.setattr(torch.version, "cuda", None)  # a ROCm torch names its GPUs "cuda" too: no PDL there
     monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, "1")
     assert compiled.splitkv_pdl(cuda) is False

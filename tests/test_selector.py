@@ -85,9 +85,29 @@ def test_cpu_tensors_with_compiled_backend(built):
     ("cuda", "sm_100", ["sm_90a"], False),  # arch-specific code only on its own arch
     ("cuda", "sm_120", ["sm_100"], False),  # 12.0 is another major than 10.0
     ("cuda", "sm_103", ["sm_100"], True),
+    ("cuda", "sm_90", ["sm_80", "compute_80"], True),   # +PTX: the driver JIT-compiles compute_80 for sm_90
+    ("cuda", "sm_120", ["compute_90"], True),
+    ("cuda", "sm_75", ["sm_80", "compute_80"], False),  # PTX not downwards
+    ("cuda", "sm_100", ["sm_90a", "compute_90a"], False),  # arch-specific PTX only on its own arch
+    ("cuda", "sm_90", ["compute_90a"], True),
 ])
 def test_arch_compatible(platform, device, compiled, ok):
     assert arch_compatible(platform, device, compiled) is ok
+
+
+@pytest.mark.parametrize("device,compiled,code", [
+    ("sm_90", ["sm_80", "compute_80", "sm_90a"], "sm_90a"),  # a cubin before any PTX
+    ("sm_86", ["sm_80", "sm_86"], "sm_86"),                  # the highest cubin that runs
+    ("sm_90", ["compute_80", "compute_86"], "compute_86"),   # the highest PTX that runs
+    ("sm_90", ["sm_80", "compute_80"], "compute_80"),        # the sm_80 cubin cannot run on sm_90
+    ("sm_90", ["sm_80"], None),
+])
+def test_running_code(device, compiled, code):
+    from rocflash.selector import running_code
+
+    assert running_code("cuda", device, compiled) == code
+    assert running_code("hip", "gfx906", ["gfx906", "gfx90a"]) == "gfx906"
+    assert running_code("hip", "gfx908", ["gfx906"]) is None
 
 
 def test_cuda_minor_upgrade_selected(built):

@@ -125,6 +125,7 @@ def test_inflight_and_pdl_defaults(monkeypatch):
         assert f"ROCFLASH_SPLITKV_{gone}" not in envvars.SWITCHES
     cuda = torch.device("cuda", 0)
     monkeypatch.setattr(torch.version, "cuda", "13.0")
+    monkeypatch.setattr(splitkv_env, "_compiled_cuda_archs", lambda: ("sm_80", "sm_90", "sm_100"))
     for cap, inflight, pdl, want in (((9, 0), None, None, (3, 1)), ((9, 0), "2", None, (0, 1)),
                                      ((9, 0), " 1 ", "0", (3, 0)), ((8, 0), None, None, (3, 0)),
                                      ((8, 0), "2", "1", (0, 0)), ((10, 0), "", "", (3, 1))):

@@ -11,6 +11,8 @@ opt-ins (ROCFLASH_SPLITKV_L2_PREFETCH, _K_FIRST, _BULK, _LOCKSTEP) were removed 
 
 from __future__ import annotations
 
+import functools
+
 import torch
 
 from .. import envvars
@@ -35,9 +37,40 @@ def splitkv_fused_combine() -> bool:
     return envvars.switch(SPLITKV_FUSED_COMBINE_ENV) == "1"
 
 
+_ARCHS: dict[int, tuple] = {}
+
+
+def _compiled_cuda_archs() -> tuple[str, ...]:
+    """The CUDA module's compiled list (sm_XY cubins, compute_XY PTX; read once per module), () without one."""
+    from .compiled import load_module
+
+    mod = load_module("cuda")
+    if mod is None:
+        return ()
+    hit = _ARCHS.get(id(mod))
+    if hit is None or hit[0] is not mod:
+        hit = _ARCHS[id(mod)] = (mod, tuple(mod.compiled_archs()))
+    return hit[1]
+
+
+@functools.lru_cache(maxsize=None)
+def _code_major(device_arch: str, archs: tuple[str, ...]) -> int:
+    """Compute capability major of the code the driver runs on ``device_arch`` (selector.running_code), 0: none."""
+    from ..selector import running_code
+
+    code = running_code("cuda", device_arch, list(archs))
+    return 0 if code is None else int(code.split("_", 1)[1].removesuffix("a")[:-1])
+
+
 def _sm90(device) -> bool:
-    return (getattr(device, "type", None) == "cuda" and torch.version.cuda is not None
-            and torch.cuda.get_device_capability(device)[0] >= 9)
+    """Whether the CUDA code that runs on ``device`` was compiled for sm_90+: the device's compute capability is 9+
+    AND the driver runs machine code or PTX of 9+ there. A ``TORCH_CUDA_ARCH_LIST=8.0+PTX`` build on an sm_90
+    device runs compute_80 code, whose griddepcontrol instructions are compiled out (hip_src/rf_vendor.h): a
+    programmatic dependent launch of it would read its predecessor's output before it is complete."""
+    if getattr(device, "type", None) != "cuda" or torch.version.cuda is None:
+        return False
+    major, minor = torch.cuda.get_device_capability(device)
+    return major >= 9 and _code_major(f"sm_{major}{minor}", _compiled_cuda_archs()) >= 9
 
 
 def splitkv_pdl(device) -> bool:
