@@ -4,14 +4,15 @@ Usage (CPU, through the torch or sim backend):
     cd tests && ADV19_BACKEND=torch ADV19_MUTANT=NAME python -m pytest -p adv19_mutants test_gpu_adv19.py
 NAME (each wraps rocflash's public calls as the test file sees them):
     scale      flash_attn_func / with_kvcache computed with softmax_scale * 1.02 (out, LSE and grads off)
-    grad       dq, dk, dv scaled by 1.01 (the forward exact)
+    grad       dq, dk, dv scaled by 1.01 (ADV19_GRAD_FACTOR; the forward exact)
     lse        the returned LSE + 1e-2
-    nondet     out + 1 ulp-ish noise on every call (bitwise repeatability breaks)
+    nondet     out and dq + random noise of 1e-2 on every call (bitwise repeatability breaks)
     dqmode     deterministic=False gives dk scaled by 1 + 2^-8 (dk of the two dQ modes differ)
     leak       a non-finite K or V anywhere poisons the whole output (masked garbage reaches every row)
     nocheck    every exception of a call is swallowed: zeros are returned instead
     append     the KV-cache append also writes into the slot after the new tokens
     noappend   the KV-cache append writes nothing
+    nokeys     rows that see no key (LSE -inf) get out 1 instead of 0, and their dq 1 (flash_attn_func)
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class _ScaleGrad(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, g):
-        return g * 1.01
+        return g * float(os.environ.get("ADV19_GRAD_FACTOR", "1.01"))
 
 
 def func(q, k, v, *args, **kw):
@@ -53,19 +54,52 @@ def func(q, k, v, *args, **kw):
             return (out, lse, None) if kw.get("return_attn_probs") else out
     if MUTANT == "scale":
         kw = _scaled(kw, q)
+    if MUTANT == "nondet" and torch.is_grad_enabled() and q.requires_grad:
+        q = _NoisyGrad.apply(q)
     if MUTANT == "grad" and torch.is_grad_enabled():
         q, k, v = (_ScaleGrad.apply(x) if x.requires_grad else x for x in (q, k, v))
     if MUTANT == "dqmode" and not kw.get("deterministic", False) and k.requires_grad and torch.is_grad_enabled():
         k = _DkBump.apply(k)
+    if MUTANT == "nokeys":
+        _NoKeyRows.k, _NoKeyRows.v = k.detach(), v.detach()
+        _NoKeyRows.kw = {n: kw[n] for n in ("causal", "window_size", "softmax_scale", "backend") if n in kw}
     res = _func(q, k, v, *args, **kw)
     out, rest = (res[0], res[1:]) if isinstance(res, tuple) else (res, None)
     if MUTANT == "lse" and rest is not None:
         rest = (rest[0] + 1e-2, *rest[1:])
     if MUTANT == "nondet":
         out = out + (torch.rand((), device=out.device) * 1e-2).to(out.dtype)
+    if MUTANT == "nokeys":
+        out = _NoKeyRows.apply(out, q)
     if MUTANT == "leak" and not (torch.isfinite(k).all() and torch.isfinite(v).all()):
         out = out + float("nan")
     return (out, *rest) if rest is not None else out
+
+
+class _NoKeyRows(torch.autograd.Function):
+    """out 1 on rows without keys (seqlen_k 0, or causal rows above the diagonal when seqlen_q > seqlen_k); dq 1."""
+
+    @staticmethod
+    def forward(ctx, out, q):
+        lse = _func(q.detach(), _NoKeyRows.k, _NoKeyRows.v, return_attn_probs=True, **_NoKeyRows.kw)[1]
+        rows = torch.isneginf(lse).transpose(1, 2).unsqueeze(-1)  # (batch, seqlen_q, nheads, 1)
+        ctx.save_for_backward(rows)
+        return torch.where(rows, torch.ones_like(out), out)
+
+    @staticmethod
+    def backward(ctx, g):
+        (rows,) = ctx.saved_tensors
+        return torch.where(rows, torch.zeros_like(g), g), torch.where(rows, torch.ones_like(g), torch.zeros_like(g))
+
+
+class _NoisyGrad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g + (torch.rand((), device=g.device) * 1e-2).to(g.dtype)
 
 
 class _DkBump(torch.autograd.Function):
