@@ -258,6 +258,7 @@ def test_packed_fwd_bwd(packed, d, dtype):
     dout = _randn(q.shape, dt, g)
     _fwd_check(q, k, v, f"packed {packed} d{d}", causal=True)
     _grads_check(q, k, v, dout, f"packed {packed} d{d} bwd", causal=True)
+    _fwd_check(q[:, -1:], k, v, f"packed {packed} d{d} decode")  # seqlen_q 1: flash_attn_func's split-KV path
 
 
 @pytest.mark.parametrize("which", ["kv", "qkv"])
@@ -648,6 +649,25 @@ def test_cache_batch_idx(idx):
     for r in range(6):
         if r not in idx:
             assert torch.equal(kc[r].isnan(), kc0[r].isnan()) and torch.equal(kc[r].nan_to_num(), kc0[r].nan_to_num())
+
+
+@pytest.mark.parametrize("num_splits", [1, 3])
+@pytest.mark.parametrize("window", [(-1, -1), (1, 0)], ids=["nowin", "w1"])
+def test_kvcache_rows_without_keys(window, num_splits):
+    """seqlen_q 5 > the keys (cache_seqlens 0 / 1 + 2 new, causal): the first rows see no key (out 0, LSE -inf, as
+    flash-attn); the new k, v are non-contiguous views (transposed storage)."""
+    g = _gen(num_splits + window[0])
+    lens = [0, 1]
+    kc, vc = _caches(2, 40, 2, 64, lens, F16, g)
+    q = _randn((2, 5, 4, 64), F16, g)
+    k, v = (_transposed(_randn((2, 2, 2, 64), F16, g)) for _ in range(2))
+    out, lse = _kvcache(q, kc, vc, k, v, cache_seqlens=torch.tensor(lens, dtype=torch.int32, device=DEV), causal=True,
+                        window_size=window, num_splits=num_splits)
+    for b, n in enumerate(lens):
+        assert torch.equal(kc[b, n:n + 2], k[b]) and torch.equal(vc[b, n:n + 2], v[b])
+        assert torch.isneginf(lse[b, :, :3 - n]).all() and torch.equal(out[b, :3 - n], torch.zeros_like(out[b, :3 - n]))
+    _kv_check(out, lse, q, [kc[b, :n + 2] for b, n in enumerate(lens)], [vc[b, :n + 2] for b, n in enumerate(lens)],
+              fwd_args(64, True, window), f"rows without keys window {window} splits {num_splits}")
 
 
 def test_int_vs_tensor_cache_seqlens_same_bits():
