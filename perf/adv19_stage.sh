@@ -3,10 +3,10 @@
 # device where the tree is already built and installed (the lead's merged-tree build). From the tree root:
 #   OUT=<dir> bash perf/adv19_stage.sh [LIMIT_S]   -> $OUT/adv19.txt, last line "adv19: pass" or "adv19: fail (...)"
 # LIMIT_S (default: HELPER_S, else 100) bounds the whole stage. Steps, each under its own timeout:
-#   1. tests/test_gpu_adv19.py under the default tile math (ROCFLASH_KERNEL=auto: tensor cores on sm_80+), pytest -n XDIST
-#      (default 14), about 2/3 of the limit;
-#   2. the same file's forward, garbage and decode cases under ROCFLASH_KERNEL=vector (the gfx906 logic), the rest.
-# Failures are listed with their assertion lines (-rfE); the first 40 lines of each failure's traceback go to the file.
+#   1. tests/test_gpu_adv19.py and test_gpu_adv19_kvcache.py under the default tile math (ROCFLASH_KERNEL=auto: tensor
+#      cores on sm_80+), pytest -n XDIST (default 14), about 2/3 of the limit;
+#   2. the same files' forward, garbage, decode and KV-cache cases under ROCFLASH_KERNEL=vector (the gfx906 logic), the rest.
+# The file lists the FAILED / ERROR lines (-rfE, up to 60) and up to 40 of the tracebacks' E lines per step.
 set -uo pipefail
 : "${OUT:?set OUT}"
 LIMIT=${1:-${HELPER_S:-100}}
@@ -17,12 +17,12 @@ N=${XDIST:-14}
 cd "$(dirname "$0")/.."
 { echo "adv19 stage, $(date -u +%FT%TZ), tree $(git rev-parse --short HEAD 2>/dev/null || echo '?'), limit $LIMIT s"; } > "$R"
 T=$(( $(left) * 2 / 3 ))
-(cd tests && timeout "$T" python3 -m pytest -q -m gpu -rfE -p no:cacheprovider -n "$N" --tb=short test_gpu_adv19.py \
+(cd tests && timeout "$T" python3 -m pytest -q -m gpu -rfE -p no:cacheprovider -n "$N" --tb=short test_gpu_adv19.py test_gpu_adv19_kvcache.py \
   > "$OUT/.adv19_auto.txt" 2>&1; echo "exit $?" >> "$OUT/.adv19_auto.txt")
 T=$(( $(left) - 3 ))
 if [ "$T" -gt 10 ]; then
   (cd tests && ROCFLASH_KERNEL=vector timeout "$T" python3 -m pytest -q -m gpu -rfE -p no:cacheprovider -n "$N" \
-    --tb=short test_gpu_adv19.py -k "fwd_padded or seqlen_pairs or garbage or decode or paged or cache" \
+    --tb=short test_gpu_adv19.py test_gpu_adv19_kvcache.py -k "fwd_padded or seqlen_pairs or garbage or decode or paged or cache" \
     > "$OUT/.adv19_vector.txt" 2>&1; echo "exit $?" >> "$OUT/.adv19_vector.txt")
 else
   echo "exit skipped (no time left)" > "$OUT/.adv19_vector.txt"

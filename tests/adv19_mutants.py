@@ -1,7 +1,7 @@
-"""Deliberately wrong backends for tests/test_gpu_adv19.py: shows each of its tests can fail (not collected by CI).
+"""Deliberately wrong backends for tests/test_gpu_adv19*.py: shows each of its tests can fail (not collected by CI).
 
 Usage (CPU, through the torch or sim backend):
-    cd tests && ADV19_BACKEND=torch ADV19_MUTANT=NAME python -m pytest -p adv19_mutants test_gpu_adv19.py
+    cd tests && ADV19_BACKEND=torch ADV19_MUTANT=NAME python -m pytest -p adv19_mutants test_gpu_adv19.py test_gpu_adv19_kvcache.py
 NAME (each wraps rocflash's public calls as the test file sees them):
     scale      flash_attn_func / with_kvcache computed with softmax_scale * 1.02 (out, LSE and grads off)
     grad       dq, dk, dv scaled by 1.01 (ADV19_GRAD_FACTOR; the forward exact)
