@@ -23,7 +23,7 @@ for spec in ${STAGE_SPECS:-eco15_stage.sh:50 eco16_stage.sh:45 fwdbwd_stage.sh:1
   log "$script exit $?: $(tail -1 "/tmp/$script.log")"
 done
 log "done ($(left) s before the deadline)"
-for f in tests.txt debug.txt fwdbwd.txt eco15.txt eco16.txt; do  # the reply's output tail: the key lines
+for f in tests.txt debug.txt fwdbwd.txt eco15.txt eco16.txt adv19.txt tc12.txt; do  # the reply's output tail: the key lines
   [ -f "$OUT/$f" ] && { echo "##### $f"; grep -E "FAILED|ERROR|passed|failed|exit|verdict|VERDICT|pass|fail|x$|ms|PASS|FAIL" "$OUT/$f" | tail -40; }
 done
 [ -f "$OUT/dec9.txt" ] && { echo "##### dec9.txt"; tail -25 "$OUT/dec9.txt"; }
