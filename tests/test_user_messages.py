@@ -291,7 +291,7 @@ def test_removed_switch_raises_instead_of_being_ignored(monkeypatch, name):
         assert torch.isfinite(rocflash.flash_attn_func(q, q, q, backend="torch")).all()
     monkeypatch.setenv(name, "1")
     for backend in ("torch", "sim", None):
-        with pytest.raises(ValueError, match=rf"^{name} was removed \(dec9: .*\) and has no effect: unset it, got '1'"):
+        with pytest.raises(ValueError, match=rf"^{name} was removed \((dec9|tc80): .*\) and has no effect: unset it, got '1'"):
             rocflash.flash_attn_func(q, q, q, backend=backend)
     kc = torch.randn(1, 16, 1, 8)
     with pytest.raises(ValueError, match=rf"^{name} was removed"):
