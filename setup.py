@@ -86,6 +86,11 @@ def _plan():
     torch_platform = _torch_platform()
     try:
         plan = tools.plan_build(dict(os.environ), torch_platform and torch_platform[:2])
+        if plan.platforms:  # the compile's own switches, checked here too: one line, before anything is built
+            envvars = importlib.import_module("_rocflash_build.envvars")  # (was a traceback from the wheel build)
+            envvars.jobs()
+            if "hip" in plan.platforms:
+                envvars.choice("ROCFLASH_CK")
     except ValueError as e:
         sys.exit(f"rocflash: {e}")
     if not plan.platforms:

@@ -14,7 +14,9 @@ its own error (rocflash.backends.compiled).
 
 Free-form variables (paths: ``ROCFLASH_CACHE_DIR``, ``ROCFLASH_CK_CONFIGS``, ``ROCFLASH_CK_SYSROOT``, ...;
 ``ROCFLASH_DEBUG``, any non-empty value = on) are not checked here; build-time ones (``ROCFLASH_BUILD``,
-``ROCFLASH_CK``) are checked by setup.py / rocflash.build when read.
+``ROCFLASH_CK``) are checked by setup.py / rocflash.build when read. Removed switches (REMOVED_SWITCHES) set to a
+value raise ValueError saying so at the same check; other unknown ``ROCFLASH_*`` names (typos of a switch's name)
+are not detected.
 """
 
 from __future__ import annotations
@@ -48,6 +50,15 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     # else 2; 2 / 3 = that variant; 0 = the kernel before tcbwd8; 1, 8, 9 = the A/B's step and timing diagnostics
     # (dq wrong) in builds with -DRF_TCBWD8_DIAG only, else auto. The two switches above take precedence
     "ROCFLASH_BWD_LEAN": (("auto", "0", "1", "2", "3", "8", "9"), "auto"),
+}
+# removed run-time switches: set to a non-empty value, they raise ValueError (saying so) instead of being ignored
+# silently, so a script written for an older tree learns that the switch no longer does anything
+REMOVED_SWITCHES: dict[str, str] = {
+    "ROCFLASH_SPLITKV_L2_PREFETCH": "dec9: dec8's opt-in lost on the H200; the split-KV L2 prefetch is fixed at 128 B",
+    "ROCFLASH_SPLITKV_K_FIRST": "dec9: dec7's K-first copies lost on the H200 and were removed with their kernel",
+    "ROCFLASH_SPLITKV_BULK": "dec9: dec8's bulk-copy opt-in lost on the H200 and was removed with its kernel",
+    "ROCFLASH_SPLITKV_LOCKSTEP": "dec9: dec8's lockstep opt-in lost on the H200 and was removed with its kernel",
+    "ROCFLASH_BWD_SDP_WGMMA": "tc80: the S^T / dP^T on wgmma, 7-9 % slower on the H200 and spilling at d128, were removed",
 }
 # read at install / tool time (setup.py, rocflash.ck.build), not by check_switches
 BUILD_SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
@@ -95,16 +106,17 @@ def jobs() -> int:
     return int(value) or os.cpu_count() or 1
 
 
-_KEYS = tuple(os.fsencode(name) for name in SWITCHES)  # os.environ's own keys on POSIX (bytes)
+_NAMES = tuple(SWITCHES) + tuple(REMOVED_SWITCHES)  # the raw state's order: the switches, then the removed ones
+_KEYS = tuple(os.fsencode(name) for name in _NAMES)  # os.environ's own keys on POSIX (bytes)
 _CHECKED: dict = {}  # raw values (as stored in os.environ) -> ({name: checked value or its ValueError}, first error)
 
 
 def _raw_state() -> tuple:
-    """The raw values of the SWITCHES, in their order (None = unset): one lookup per switch in os.environ's bytes
-    mapping on POSIX, without os.environ.get's per-name encoding and decoding."""
+    """The raw values of the SWITCHES, then of the REMOVED_SWITCHES, in their order (None = unset): one lookup per
+    name in os.environ's bytes mapping on POSIX, without os.environ.get's per-name encoding and decoding."""
     data = getattr(os.environ, "_data", None)
     if data is None or os.name == "nt":
-        return tuple(map(os.environ.get, SWITCHES))
+        return tuple(map(os.environ.get, _NAMES))
     return tuple(map(data.get, _KEYS))
 
 
@@ -122,6 +134,12 @@ def _checked() -> tuple[dict, ValueError | None]:
             except ValueError as e:
                 checked[name] = e
                 first = first or e
+        for name, raw in zip(REMOVED_SWITCHES, state[len(SWITCHES):]):
+            if isinstance(raw, bytes):
+                raw = raw.decode(errors="replace")
+            if raw and raw.strip():
+                first = first or ValueError(
+                    f"{name} was removed ({REMOVED_SWITCHES[name]}) and has no effect: unset it, got {raw!r}")
         if len(_CHECKED) >= 64:
             _CHECKED.clear()
         entry = _CHECKED[state] = (checked, first)

@@ -192,7 +192,10 @@ def flash_attn_with_kvcache(
     else:
         raise TypeError(f"cache_seqlens must be an int, an int32 tensor (batch,) or None, got "
                         f"{type(cache_seqlens).__name__}")
-    bad = next((b for b, n in enumerate(lens) if n < 0 or n + seqlen_new > capacity), None)
+    neg = next((b for b, n in enumerate(lens) if n < 0), None)
+    if neg is not None:  # its own message: n + seqlen_new may well lie in [0, capacity] (newuser9: "got -1 + 1")
+        raise ValueError(f"cache_seqlens[{neg}] must be >= 0 (keys already in the cache), got {lens[neg]}")
+    bad = next((b for b, n in enumerate(lens) if n + seqlen_new > capacity), None)
     if bad is not None:
         where = (f"max_blocks_per_seq {capacity // k_cache.shape[1]} x page_block_size {k_cache.shape[1]}" if paged
                  else f"seqlen_cache (k_cache dimension 1)")

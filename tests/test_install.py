@@ -77,6 +77,19 @@ def test_setup_py_rejects_invalid_arch():
     assert "GPU_ARCHS: unknown AMD arch 'gfx1234'; accepted: gfx906, gfx908, gfx90a, gfx942, gfx950" in proc.stderr
 
 
+@pytest.mark.parametrize("env, message", [
+    ({"ROCFLASH_CK": "2"}, "rocflash: ROCFLASH_CK must be one of auto, 0, 1, got '2' (unset = auto)"),
+    ({"ROCFLASH_JOBS": "abc"}, "rocflash: ROCFLASH_JOBS must be a positive integer, got 'abc'"),
+])
+def test_setup_py_rejects_bad_compile_switch_in_one_line(env, message):
+    """newuser9: a bad ROCFLASH_CK / ROCFLASH_JOBS in a build that compiles kernels stops setup.py at once with one
+    'rocflash: ...' line, as a bad GPU_ARCHS does (ROCFLASH_CK was a Python traceback from the metadata step,
+    ROCFLASH_JOBS one from the wheel build after the code generation)."""
+    proc = _setup_py({"ROCFLASH_BUILD": "hip", "GPU_ARCHS": "gfx906", **env})
+    assert proc.returncode != 0
+    assert message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
 @pytest.mark.skipif(bool(torch.version.hip or torch.version.cuda), reason="needs a CPU-only torch")
 def test_setup_py_cpu_torch_says_no_kernels():
     proc = _setup_py({})

@@ -299,7 +299,10 @@ def _errors():
         (dict(cache_seqlens=i32(1, 2).long()), ValueError, "cache_seqlens must have dtype torch.int32, got torch.int64"),
         (dict(cache_seqlens=i32(1, 2, 3)), ValueError, r"cache_seqlens must have shape \(batch,\)=\(2,\), got \(3,\)"),
         (dict(cache_seqlens=2.0), TypeError, "cache_seqlens must be an int, an int32 tensor"),
-        (dict(cache_seqlens=i32(-1, 0)), ValueError, r"cache_seqlens\[0\] \+ seqlen_new must be in \[0, seqlen_cache"),
+        (dict(cache_seqlens=i32(-1, 0)), ValueError, r"^cache_seqlens\[0\] must be >= 0 \(keys already in the cache\), got -1$"),
+        (dict(cache_seqlens=i32(0, -1), k=k_new, v=k_new), ValueError,  # -1 + 1 = 0 is within the capacity
+         r"^cache_seqlens\[1\] must be >= 0 \(keys already in the cache\), got -1$"),
+        (dict(cache_seqlens=-3), ValueError, r"^cache_seqlens\[0\] must be >= 0 \(keys already in the cache\), got -3$"),
         (dict(cache_seqlens=i32(3, 16), k=k_new, v=k_new), ValueError,
          r"cache_seqlens\[1\] \+ seqlen_new must be in \[0, seqlen_cache \(k_cache dimension 1\) = 16\], got 16 \+ 1"),
         (dict(cache_seqlens=None, k=k_new, v=k_new), ValueError, "cache_seqlens must be given when k, v are appended"),

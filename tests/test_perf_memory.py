@@ -141,7 +141,9 @@ def test_inputs_that_do_not_fit_are_oom(monkeypatch, tmp_path):
     results = runner.run_cases([case], ["naive", "sdpa-flash"], CPU, _args("--no-progress"), None,
                                runner.Progress(2, False), [])
     assert [r.status for r in results] == ["oom", "oom"]
-    assert all("one input set needs" in r.note for r in results)
+    # each method's own estimate (inputs included) is over 1 MiB, so no inputs are made (newuser9; before: the
+    # inputs were attempted first and their note was "one input set needs ...")
+    assert all(r.note.startswith("skipped before running: needs ~") for r in results), [r.note for r in results]
 
 
 def test_help_has_no_doubled_words():
@@ -154,3 +156,23 @@ def test_help_has_no_doubled_words():
     for alias in [*methods.ALIASES, "rocflash", "all"]:
         assert backends.count(f" {alias},") + backends.count(f" {alias} (") + backends.count(f" {alias}.") <= 1, alias
     assert backends.count("sdpa,") + backends.count("sdpa ") <= 1 + backends.count("sdpa-")
+
+
+def test_case_whose_every_method_is_oom_makes_no_inputs(monkeypatch):
+    """newuser9: `--preset decode --time-limit-s 20 --backends torch` on a 24 GiB CPU machine ran 57 s: the
+    b8 x 131072-key case made 8.6 GB of random inputs (40 s) before rocflash-torch was skipped as oom. A case
+    whose every method is over the memory estimate now makes no inputs; the note names each term of the estimate
+    (here the K/V repeated over the GQA group dominates, not S and P)."""
+    def never(*a, **k):
+        raise AssertionError("a case whose every method is oom must not make inputs")
+
+    monkeypatch.setattr(memory, "host_available", lambda: 14 * GiB)
+    monkeypatch.setattr(methods, "make_inputs", never)
+    monkeypatch.setattr(methods, "prepare", never)
+    case = Case(batch=8, seqlen_q=1, seqlen_k=131072, nheads=32, nheads_k=8, headdim=128, dtype="bf16")
+    args = runner.build_parser().parse_args(["--device", "cpu", "--no-progress", "--time-limit-s", "20"])
+    results = runner.run_cases([case], ["rocflash-torch", "naive"], CPU, args, None, runner.Progress(0, False), [])
+    assert [r.status for r in results] == ["oom", "oom"], [(r.status, r.note) for r in results]
+    note = results[0].note
+    assert "S and P materialised: 8x32x1x131072 x 4 B, 0.5 GiB" in note, note
+    assert "K/V repeated over the GQA group: 16.0 GiB" in note and "2 x the inputs: 8.0 GiB" in note, note

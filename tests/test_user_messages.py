@@ -274,6 +274,34 @@ def test_bad_env_switch_raises_on_cpu_backends(monkeypatch, name, backend):
         assert torch.isfinite(rocflash.flash_attn_func(q, q, q, backend=backend)).all()
 
 
+@pytest.mark.parametrize("name", ["ROCFLASH_SPLITKV_L2_PREFETCH", "ROCFLASH_SPLITKV_K_FIRST", "ROCFLASH_SPLITKV_BULK",
+                                  "ROCFLASH_SPLITKV_LOCKSTEP", "ROCFLASH_BWD_SDP_WGMMA"])
+def test_removed_switch_raises_instead_of_being_ignored(monkeypatch, name):
+    """newuser9: dec9 removed these split-KV switches with their kernels (tc80 ROCFLASH_BWD_SDP_WGMMA); a script still setting one got no notice
+    (the variable was ignored). Set to a value, each raises ValueError saying it was removed, on every backend,
+    before any work (selector.select_backend); unset or empty is fine."""
+    import torch
+
+    from rocflash import envvars
+
+    q = torch.randn(1, 4, 1, 8)
+    assert name in envvars.REMOVED_SWITCHES and name not in envvars.SWITCHES
+    for value in ("", "  "):
+        monkeypatch.setenv(name, value)
+        assert torch.isfinite(rocflash.flash_attn_func(q, q, q, backend="torch")).all()
+    monkeypatch.setenv(name, "1")
+    for backend in ("torch", "sim", None):
+        with pytest.raises(ValueError, match=rf"^{name} was removed \((dec9|tc80): .*\) and has no effect: unset it, got '1'"):
+            rocflash.flash_attn_func(q, q, q, backend=backend)
+    kc = torch.randn(1, 16, 1, 8)
+    with pytest.raises(ValueError, match=rf"^{name} was removed"):
+        rocflash.flash_attn_with_kvcache(q[:, :1], kc, kc, cache_seqlens=4)
+    with pytest.raises(ValueError, match=rf"^{name} was removed"):
+        envvars.check_switches()
+    monkeypatch.delenv(name)
+    envvars.check_switches()
+
+
 def test_kernel_switch_reads_are_checked_switches():
     """Every switch the compiled kernels' launchers read themselves (std::getenv in hip_src/, e.g. the tensor-core
     backward's ROCFLASH_BWD_DQ_WGMMA / _DQ_TILE) is a checked run-time switch (envvars.SWITCHES), and the

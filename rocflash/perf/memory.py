@@ -58,8 +58,14 @@ def method_bytes(method: str, case: Case) -> tuple[int, str]:
         elem, fwd_factor, bwd_factor = QUADRATIC[method]
         elem = elem or e
         n = score_elements(case)
-        need = int(n * elem * (bwd_factor if bwd else fwd_factor)) + kv_repeat + 2 * inputs
-        return need, f"S and P materialised: {case.batch}x{case.nheads}x{case.seqlen_q}x{case.seqlen_k} x {elem} B"
+        quad = int(n * elem * (bwd_factor if bwd else fwd_factor))
+        need = quad + kv_repeat + 2 * inputs
+        # every term with its size (newuser9: a GQA decode case said only "S and P materialised" for a need that was
+        # 2 % S and P, 65 % the repeated K/V)
+        what = (f"S and P materialised: {case.batch}x{case.nheads}x{case.seqlen_q}x{case.seqlen_k} x {elem} B, "
+                f"{gib(quad)}" + (f"; K/V repeated over the GQA group: {gib(kv_repeat)}" if kv_repeat else "") +
+                f"; 2 x the inputs: {gib(2 * inputs)}")
+        return need, what
     if method == "rocflash-sim":
         copies = 4 * case.batch * case.nheads * (case.seqlen_q + 2 * case.seqlen_k) * case.headdim * (6 if bwd else 3)
         tiles = 4 * 4 * case.batch * case.nheads * min(case.seqlen_q, SIM_TILE_ROWS) * case.seqlen_k

@@ -270,13 +270,17 @@ def time_limit_s(a, device, left_s: float | None) -> tuple[float | None, str]:
 def case_time_limits(case: Case, method_names: list[str], device, a, left_s: float | None,
                      rates: dict) -> dict[str, str | None]:
     """method -> the note of a ``skipped`` result when its estimated time (duration.check) exceeds --max-case-s or
-    the time --time-limit-s leaves, else None. ``rates`` caches the probes over the run: (method, probe_case) ->
+    the time --time-limit-s leaves, or of an ``oom`` one when its memory estimate (memory.check) exceeds what is
+    available, else None. ``rates`` caches the probes over the run: (method, probe_case) ->
     (FLOP rate, the probe it was measured on)."""
     limit, what = time_limit_s(a, device, left_s)
     out: dict[str, str | None] = {}
     for m in method_names:
-        if not duration.needs_probe(case, limit, a.min_repeats) or \
-                memory.check(m, case, memory.available_bytes(device)) is not None:  # oom: run_one skips it unprobed
+        oom = memory.check(m, case, memory.available_bytes(device))
+        if oom is not None:  # run_one reports it as oom (its memory check comes first), unprobed; when every
+            out[m] = oom     # method of the case is, run_cases makes no inputs (newuser9: a decode case spent 40 s
+            continue         # past --time-limit-s on 8.6 GB of random inputs for a method it then skipped as oom)
+        if not duration.needs_probe(case, limit, a.min_repeats):
             out[m] = None
             continue
         key = (m, duration.probe_case(case))
