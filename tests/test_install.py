@@ -57,7 +57,7 @@ def test_plan_records_arch_names():
     plan = build.plan_build({"ROCFLASH_BUILD": "hip,cuda", "GPU_ARCHS": "gfx906:xnack-;gfx90a",
                              "TORCH_CUDA_ARCH_LIST": "9.0+PTX"}, CPU_TORCH)
     assert plan.platforms == {"hip": ["gfx906:xnack-", "gfx90a"], "cuda": [("9.0", True)]}
-    assert plan.record(None)["platforms"] == {"hip": ["gfx906", "gfx90a"], "cuda": ["sm_90"]}
+    assert plan.record(None)["platforms"] == {"hip": ["gfx906", "gfx90a"], "cuda": ["sm_90", "compute_90"]}  # +PTX: compute_90 too
     assert build.plan_build({}, (True, False)).platforms == {"hip": list(build.DEFAULT_AMD_ARCHS)}
 
 
