@@ -51,6 +51,10 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     # (dq wrong) in builds with -DRF_TCBWD8_DIAG only, else auto. The two switches above take precedence
     "ROCFLASH_BWD_LEAN": (("auto", "0", "1", "2", "3", "8", "9"), "auto"),
 }
+# run-time switches that the CUDA launchers also read themselves, verbatim (std::getenv in hip_src/fmha_mma_bwd_launch.h
+# and fmha_mma_bwd_lean.h compare exact characters): a value with surrounding whitespace would pass the stripped check
+# here and then be read as another value there (" 2" as auto), so it is rejected
+VERBATIM_SWITCHES = frozenset({"ROCFLASH_BWD_DQ_WGMMA", "ROCFLASH_BWD_DQ_TILE", "ROCFLASH_BWD_LEAN"})
 # removed run-time switches: set to a non-empty value, they raise ValueError (saying so) instead of being ignored
 # silently, so a script written for an older tree learns that the switch no longer does anything
 REMOVED_SWITCHES: dict[str, str] = {
@@ -79,6 +83,9 @@ def choice(name: str, raw: str | bytes | None = None, *, read: bool = True) -> s
     if isinstance(raw, bytes):
         raw = raw.decode(errors="replace")
     value = (raw or "").strip().lower() or default
+    if name in VERBATIM_SWITCHES and raw and raw != raw.strip():
+        raise ValueError(f"{name} is read verbatim by the CUDA launcher: no surrounding whitespace, got {raw!r} "
+                         f"(accepted: {', '.join(accepted)}; unset = {default})")
     if value not in accepted:
         raise ValueError(f"{name} must be one of {', '.join(accepted)}, got {raw!r} (unset = {default})")
     return value

@@ -5,6 +5,7 @@ part of the package. Fast (no compiler, no GPU)."""
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -409,3 +410,28 @@ def test_cp_summary_says_torch_cp_is_not_available_on_cpu(tmp_path):
     assert "not available on CPU (torch context_parallel needs CUDA)" in out and "failed" not in out
     script = (path.parent / "cp_final_run.sh").read_text()  # per-run scratch, never a fixed shared path
     assert "mktemp -d" in script and "rm -rf \"$WORK\"; mkdir" not in script
+
+
+@pytest.mark.parametrize("name", ["ROCFLASH_BWD_LEAN", "ROCFLASH_BWD_DQ_WGMMA", "ROCFLASH_BWD_DQ_TILE"])
+def test_switch_read_by_the_launcher_rejects_padding(monkeypatch, name):
+    """newuser9's note: the CUDA launchers read these switches verbatim (std::getenv, exact characters), so " 2"
+    passed the stripped Python check and then ran as auto there: an ignored value. Padded values now raise before
+    any work, naming the rule; the unpadded value and unset stay accepted."""
+    import torch
+
+    from rocflash import envvars
+
+    assert name in envvars.VERBATIM_SWITCHES
+    q = torch.randn(1, 4, 1, 8)
+    good = "2" if name == "ROCFLASH_BWD_LEAN" else "1"
+    for value in (good, ""):
+        monkeypatch.setenv(name, value)
+        envvars.check_switches()
+        assert torch.isfinite(rocflash.flash_attn_func(q, q, q, backend="torch")).all()
+    for value in (f" {good}", f"{good} ", f"\t{good}"):
+        monkeypatch.setenv(name, value)
+        with pytest.raises(ValueError, match="^" + re.escape(f"{name} is read verbatim by the CUDA launcher: no "
+                                                             f"surrounding whitespace, got {value!r}")):
+            rocflash.flash_attn_func(q, q, q, backend="torch")
+    monkeypatch.delenv(name)
+    envvars.check_switches()
