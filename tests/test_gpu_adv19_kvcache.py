@@ -344,7 +344,7 @@ BAD_CACHE = {
     "cache_seqlens_int64": (ValueError, r"cache_seqlens must have dtype torch.int32, got torch.int64"),
     "cache_seqlens_shape": (ValueError, r"cache_seqlens must have shape .*\(2,\).*got \(3,\)"),
     "cache_seqlens_overflow": (ValueError, r"cache_seqlens\[1\] \+ seqlen_new must be in \[0, .*61\], got 61 \+ 1"),
-    "cache_seqlens_negative": (ValueError, r"cache_seqlens\[0\] \+ seqlen_new must be in .*got -1 \+ 1"),
+    "cache_seqlens_negative": (ValueError, r"cache_seqlens\[0\] must be >= 0 \(keys already in the cache\), got -1"),
     "num_splits_129": (ValueError, r"num_splits must be an int in \[0, 128\].*got 129"),
     "num_splits_neg": (ValueError, r"num_splits must be an int in \[0, 128\].*got -1"),
     "cache_batch_idx_dup": (ValueError, r"cache_batch_idx must hold distinct rows.*\[1, 1\]"),
