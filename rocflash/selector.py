@@ -65,7 +65,7 @@ def probe_device(device: torch.device | str) -> DeviceProbe:
                        getattr(props, "warp_size", 32), getattr(props, "shared_memory_per_block_optin", None))
 
 
-def _cuda_cc(arch: str) -> tuple[int, int, bool]:
+def cuda_cc(arch: str) -> tuple[int, int, bool]:
     """``sm_86`` / ``compute_86`` / ``sm_90a`` -> (major, minor, arch-specific)."""
     num = arch.split("_", 1)[1]
     specific = num.endswith("a")
@@ -86,13 +86,13 @@ def running_code(platform: str, device_arch: str, compiled: list[str]) -> str | 
     if platform == "hip":
         return device_arch if device_arch in compiled else None
     try:
-        dev = _cuda_cc(device_arch)[:2]
+        dev = cuda_cc(device_arch)[:2]
     except (IndexError, ValueError):
         return None
     cubins, ptx = [], []
     for arch in compiled:
         try:
-            major, minor, specific = _cuda_cc(arch)
+            major, minor, specific = cuda_cc(arch)
         except (IndexError, ValueError):
             continue
         ok = (major, minor) == dev if specific else (major == dev[0] and minor <= dev[1] if arch.startswith("sm_")

@@ -14,14 +14,18 @@ import pytest
 from rocflash import build, mma_audit
 
 
-@pytest.fixture(scope="module")
-def audits():
+def _need_nvcc() -> None:
     try:
         build.find_nvcc()
     except build.BuildError as e:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI=true but nvcc is missing ({e}); CI installs it with ci/install_toolchain.sh")
         pytest.skip(f"nvcc is missing ({e})")
+
+
+@pytest.fixture(scope="module")
+def audits():
+    _need_nvcc()
     return mma_audit.run_audit()
 
 
@@ -104,12 +108,7 @@ def test_every_mma_kernel_passes(audits):
 
 @pytest.fixture(scope="module")
 def narrow_audits():
-    try:
-        build.find_nvcc()
-    except build.BuildError as e:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but nvcc is missing ({e}); CI installs it with ci/install_toolchain.sh")
-        pytest.skip(f"nvcc is missing ({e})")
+    _need_nvcc()
     return mma_audit.run_audit(paths="both", only="_narrow", wgmma=False)
 
 

@@ -56,10 +56,10 @@ def _compiled_cuda_archs() -> tuple[str, ...]:
 @functools.lru_cache(maxsize=None)
 def _code_major(device_arch: str, archs: tuple[str, ...]) -> int:
     """Compute capability major of the code the driver runs on ``device_arch`` (selector.running_code), 0: none."""
-    from ..selector import running_code
+    from ..selector import cuda_cc, running_code
 
     code = running_code("cuda", device_arch, list(archs))
-    return 0 if code is None else int(code.split("_", 1)[1].removesuffix("a")[:-1])
+    return 0 if code is None else cuda_cc(code)[0]
 
 
 def _sm90(device) -> bool:
