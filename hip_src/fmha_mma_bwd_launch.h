@@ -30,17 +30,9 @@ inline bool dq_tile2_enabled() {
 }
 
 
-// Compute capability major of the current device (cached per device index; 9 when it cannot be read: the padded
-// tile's shared memory, which covers every tile).
-inline int compute_capability_major() {
-  static int cached[64] = {};
-  int device = 0, major = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0) return 9;
-  if (device < 64 && cached[device] > 0) return cached[device];
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return 9;
-  if (device < 64) cached[device] = major;
-  return major;
-}
+// Compute capability major of the current device (fmha_mma_bwd_lean.h cached_device_attribute; 9 when it cannot be
+// read: the padded tile's shared memory, which covers every tile).
+inline int compute_capability_major() { return cached_device_attribute<cudaDevAttrComputeCapabilityMajor>(9); }
 
 template <class E, class Tile, bool kAligned>
 rfError_t launch_fmha_bwd_dkdv_mma(const FmhaBwdParams& p, rfStream_t stream) {

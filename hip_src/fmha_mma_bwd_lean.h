@@ -266,15 +266,20 @@ inline int bwd_lean_mode() {
   return env[0] == '2' || env[0] == '3' ? env[0] - '0' : kLeanAuto;
 }
 
-// SMs of the current device (cached per device index; 0 when it cannot be read: the auto rule then takes 3).
-inline int64_t multiprocessor_count() {
+// Device attribute kAttr of the current device (cached per device index and attribute); `fallback` when it cannot be
+// read.
+template <cudaDeviceAttr kAttr>
+inline int cached_device_attribute(int fallback) {
   static int cached[64] = {};
-  int device = 0, n = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0) return 0;
+  int device = 0, value = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0) return fallback;
   if (device < 64 && cached[device] > 0) return cached[device];
-  if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
-  if (device < 64) cached[device] = n;
-  return n;
+  if (cudaDeviceGetAttribute(&value, kAttr, device) != cudaSuccess) return fallback;
+  if (device < 64) cached[device] = value;
+  return value;
 }
+
+// SMs of the current device (0 when it cannot be read: the auto rule then takes 3).
+inline int64_t multiprocessor_count() { return cached_device_attribute<cudaDevAttrMultiProcessorCount>(0); }
 
 }  // namespace rf
