@@ -37,20 +37,13 @@ def splitkv_fused_combine() -> bool:
     return envvars.switch(SPLITKV_FUSED_COMBINE_ENV) == "1"
 
 
-_ARCHS: dict[int, tuple] = {}
-
-
+@functools.cache  # (compiled.load_module caches the import itself: the module cannot change in a process)
 def _compiled_cuda_archs() -> tuple[str, ...]:
-    """The CUDA module's compiled list (sm_XY cubins, compute_XY PTX; read once per module), () without one."""
+    """The CUDA module's compiled list (sm_XY cubins, compute_XY PTX), () without one."""
     from .compiled import load_module
 
     mod = load_module("cuda")
-    if mod is None:
-        return ()
-    hit = _ARCHS.get(id(mod))
-    if hit is None or hit[0] is not mod:
-        hit = _ARCHS[id(mod)] = (mod, tuple(mod.compiled_archs()))
-    return hit[1]
+    return () if mod is None else tuple(mod.compiled_archs())
 
 
 @functools.lru_cache(maxsize=None)
