@@ -235,6 +235,15 @@ struct MmaTileMath {
         }
         return;
       }
+      if constexpr (!kAligned) {  // two passes in flight per thread, not every pass: the element-wise loads hold few registers
+#pragma unroll 2
+        for (int it = 0; it < kPasses; ++it) {
+          const int r = r0 + it * kRowsPerPass;
+          if (kRows % kRowsPerPass != 0 && r >= kRows) break;
+          copy_vector(lds + write(r, d), src, first_row + r, d, col_inside && first_row + r < src.rows);
+        }
+        return;
+      }
 #pragma unroll
       for (int it = 0; it < kPasses; ++it) {
         const int r = r0 + it * kRowsPerPass;

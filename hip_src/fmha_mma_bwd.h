@@ -85,7 +85,8 @@ namespace rf {
 template <class E, class Shape, bool kAligned>
 struct MmaBwdOps {
   // kRows rows of `src` from first_row into shared memory (write(r, d): byte offset of vector d of row r):
-  // cp.async on the 128-bit path (zero-filled outside the tensor), else through registers. kCore (the core-matrix
+  // cp.async on the 128-bit path (zero-filled outside the tensor), else through registers, two passes unrolled (a
+  // full unroll held every pass's vector and addresses at once: up to 676 B of spill, ptxas sm_80). kCore (the core-matrix
   // layout, MmaBwdTileBase::core_rows): 8 consecutive threads take 8 rows of one chunk (128 contiguous bytes of
   // shared memory; a warp still reads 64 contiguous bytes of each of 8 rows), not one row's chunks (all in one bank
   // group there).
@@ -93,19 +94,25 @@ struct MmaBwdOps {
   RF_DEVICE static void copy_rows(char* lds, const GlobalRows<E>& src, int first_row, Write write, int tid) {
     constexpr int kVecElems = kVectorBytes / E::kBytes;
     static_assert(!kCore || kRows % 8 == 0, "the core-matrix copy takes rows in groups of 8");
+    if constexpr (!kAligned) {  // two passes in flight per thread, not every pass: the element-wise loads hold few registers
+#pragma unroll 2
+      for (int it = 0; it < (kRows * kChunks + kThreads - 1) / kThreads; ++it) {
+        const int id = tid + it * kThreads;
+        if (kRows * kChunks % kThreads != 0 && id >= kRows * kChunks) break;
+        const int r = kCore ? id % 8 + 8 * (id / (8 * kChunks)) : id / kChunks, d = kCore ? (id / 8) % kChunks : id % kChunks;
+        *reinterpret_cast<uint4*>(lds + write(r, d)) = src.template load_vec<false>(first_row + r, d);
+      }
+      return;
+    }
 #pragma unroll
     for (int it = 0; it < (kRows * kChunks + kThreads - 1) / kThreads; ++it) {
       const int id = tid + it * kThreads;
       if (kRows * kChunks % kThreads != 0 && id >= kRows * kChunks) break;
       const int r = kCore ? id % 8 + 8 * (id / (8 * kChunks)) : id / kChunks, d = kCore ? (id / 8) % kChunks : id % kChunks;
       char* dst = lds + write(r, d);
-      if constexpr (kAligned) {
-        const bool inside = first_row + r < src.rows && d * kVecElems < src.cols;
-        const char* from = inside ? src.base + src.row_offset(first_row + r) + d * kVectorBytes : src.base;
-        mma::cp_async_16(mma::smem_address(dst), from, inside ? kVectorBytes : 0);
-      } else {
-        *reinterpret_cast<uint4*>(dst) = src.template load_vec<false>(first_row + r, d);
-      }
+      const bool inside = first_row + r < src.rows && d * kVecElems < src.cols;
+      const char* from = inside ? src.base + src.row_offset(first_row + r) + d * kVectorBytes : src.base;
+      mma::cp_async_16(mma::smem_address(dst), from, inside ? kVectorBytes : 0);
     }
   }
 
