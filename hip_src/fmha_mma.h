@@ -191,6 +191,14 @@ struct MmaTileMath {
   // Q's A fragments stay in registers when they are few (4 words per m-tile and k-step); else ldmatrix each tile.
   // At most 4 fragments (16 registers): d64 at 32 rows per warp holds 8 and spilled (ptxas, sm_80 and sm_90).
   static constexpr bool kQInRegisters = MT * KQ <= QFragsInRegistersOf<Tile>::value;
+  // The narrow path's register-staged copies unroll every pass on sm_90 (no spill there; 18-20 % faster than two
+  // passes, perf/narrow_bench.py on the H200) and two passes below it: unrolled fully, the d128 plain kernel spilled
+  // 8 B on sm_80 (ptxas, nvcc 13.0; tests/test_mma_audit.py::test_narrow_path_kernels).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  static constexpr bool kNarrowUnrollAll = false;
+#else
+  static constexpr bool kNarrowUnrollAll = true;
+#endif
 
   static_assert(T.valid(), "invalid tensor-core tile config (see MmaFwdTileShape::valid)");
   static_assert(T.elem_bytes == E::kBytes && E::kBytes == 2, "the tensor-core tile math takes fp16 or bf16");
@@ -235,7 +243,7 @@ struct MmaTileMath {
         }
         return;
       }
-      if constexpr (!kAligned) {  // two passes in flight per thread, not every pass: the element-wise loads hold few registers
+      if constexpr (!kAligned && !kNarrowUnrollAll) {  // two passes in flight per thread: few registers
 #pragma unroll 2
         for (int it = 0; it < kPasses; ++it) {
           const int r = r0 + it * kRowsPerPass;
