@@ -16,12 +16,5 @@ python3 "$REPO/perf/subset_configs.py" --headdims 64,128 --dtypes fp16,bf16 "$W"
 REPO=$W TORCH_CUDA_ARCH_LIST=9.0a BUILD_TIMEOUT=150 gpu_build "$OUT/setup.txt" || exit 1
 (cd "$REPO/tests" && timeout 90 python3 -m pytest -q -m gpu -p no:cacheprovider -n 8 test_gpu_narrow_path.py > "$OUT/tests.txt" 2>&1)
 log "narrow tests exit $?: $(tail -1 "$OUT/tests.txt")"
-M="gpu__time_duration.sum,sm__cycles_active.avg,smsp__inst_executed.sum,smsp__warps_active.avg.per_cycle_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio"
-for case in 1x4096 1x16384; do
-  t=$(( $(left) / 2 - 5 )); [ "$t" -lt 20 ] && { log "ncu $case skipped"; continue; }
-  log "ncu $case (limit $t s)"
-  (cd /tmp && timeout $t ncu --clock-control none --cache-control none -k regex:"splitkv|sdpa|lean_reduction" -s 2 -c 4 \
-    --metrics "$M" python3 "$REPO/perf/decode_ncu.py" --case $case >> "$OUT/ncu_warm.txt" 2>&1)
-  log "ncu $case exit $?"
-done
+(cd "$REPO" && bash perf/ncu_warm_stage.sh $(( $(left) - 5 )))
 log "done"
