@@ -5,9 +5,9 @@
     rocflash.info()                                         # device, arch, compiled backends, selection
 """
 
-import importlib
-import sys
-import types
+import importlib as _importlib
+import sys as _sys
+import types as _types
 
 __version__ = "0.1.0"
 __all__ = ["flash_attn_func", "flash_attn_varlen_func", "flash_attn_with_kvcache", "info", "UnsupportedDeviceError",
@@ -20,19 +20,19 @@ _LAZY = {"flash_attn_func": ".interface", "info": ".info", "UnsupportedDeviceErr
          "MissingKernelWarning": ".selector", "flash_attn_varlen_func": ".varlen", "flash_attn_with_kvcache": ".kvcache"}
 
 
-class _Package(types.ModuleType):
+class _Package(_types.ModuleType):
     """The package module: resolves the API names on first access; ``rocflash.info`` stays the function even
     after the submodule of the same name is imported (the import system would set the attribute to it)."""
 
     def __getattr__(self, name):
         if name in _LAZY:
-            value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+            value = getattr(_importlib.import_module(_LAZY[name], __name__), name)
             super().__setattr__(name, value)
             return value
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
     def __setattr__(self, name, value):
-        if name in _LAZY and isinstance(value, types.ModuleType):
+        if name in _LAZY and isinstance(value, _types.ModuleType):
             return  # the submodule stays reachable as sys.modules["rocflash.info"]
         super().__setattr__(name, value)
 
@@ -40,4 +40,4 @@ class _Package(types.ModuleType):
         return sorted({*super().__dir__(), *_LAZY})
 
 
-sys.modules[__name__].__class__ = _Package
+_sys.modules[__name__].__class__ = _Package

@@ -198,3 +198,12 @@ def test_second_derivative_of_fused_backend_raises():
     q, k, v = (t.double().requires_grad_() for t in qkv(sq=4, sk=4, h=1, hk=1, d=8, dtype=torch.float32))
     with pytest.raises(RuntimeError, match="does not support second derivatives"):  # at the first backward
         torch.autograd.grad(rocflash.flash_attn_func(q, k, v, backend="sim").sum(), q, create_graph=True)
+
+
+def test_public_names_are_the_api():
+    """dir(rocflash)'s public names, besides its own submodules, are __all__'s (the stdlib modules the package
+    imports, sys, types and importlib, do not leak out)."""
+    public = {n for n in dir(rocflash) if not n.startswith("_")
+              and not getattr(getattr(rocflash, n), "__name__", "").startswith("rocflash.")}
+    assert public == set(rocflash.__all__) - {"__version__"}
+    assert all(callable(getattr(rocflash, n)) for n in public)
