@@ -6,7 +6,8 @@
 - every run id cited as `RESULTS run K1` / `RESULTS D1-D2` occurs in perf/RESULTS.md;
 - every `python -m MODULE` names an importable module, and no command is written as a bare `rocflash SUBCOMMAND`
   (pyproject.toml installs no console script: `rocflash info` is "command not found"; newuser10);
-- every repository path named (tests/..., perf/..., hip_src/..., rocflash/..., ck_configs/..., ci/...) exists.
+- every repository path named (tests/..., perf/..., hip_src/..., rocflash/..., ck_configs/..., ci/...) exists;
+- every checked ``ROCFLASH_*`` switch (rocflash.envvars SWITCHES, BUILD_SWITCHES) is in README's list of them.
 
 Fast: reads text files, imports nothing but module specs.
 """
@@ -99,3 +100,13 @@ def test_checks_can_fail():
     assert missing_sections('RESULTS "Device calls of stop 22" and the final call of 2026-12-01', heads) == []
     assert run_refs("(RESULTS D1-D2: 95 tests; RESULTS run K1, RESULTS.md run D5-1)") == {"D1", "D2", "K1", "D5-1"}
     assert bare_commands("`rocflash info` lists it; `python -m rocflash info` too") == ["rocflash info"]
+
+
+def test_every_switch_in_readme():
+    from rocflash import envvars
+
+    text = _text("README.md")
+    listed = text[text.index("Environment switches ("):][:600]
+    names = [*envvars.SWITCHES, *envvars.BUILD_SWITCHES, "ROCFLASH_BACKEND", "ROCFLASH_JOBS"]
+    missing = [n for n in names if f"`{n}`" not in listed]
+    assert not missing, f"README's environment switches list lacks {missing} (rocflash/envvars.py checks them)"
