@@ -117,8 +117,9 @@ def test_narrow_path_kernels(narrow_audits):
     """The narrow (unaligned-row, register-staged) load path of every mma instance on sm_80 and sm_90: the same rules
     as the 128-bit path. The H200 runs the sm_90 kernels whenever rows are not 16-byte aligned or headdim does not
     fill whole 16-byte vectors. Found 2026-12-02 with 6 spilling d128 kernels (8-676 B: the fully unrolled
-    element-wise copies held every pass's vector and addresses at once); since stop 24 the narrow copies keep two
-    vectors in flight per thread (fmha_mma.h, fmha_mma_bwd.h ``copy_rows``) and none spills."""
+    element-wise copies held every pass's vector and addresses at once); since stop 24 the backward's narrow copies
+    unroll two passes (fmha_mma_bwd.h ``MmaBwdOps::copy_rows``), the forward's two below sm_90 and all on sm_90
+    (fmha_mma.h ``kNarrowUnrollAll``: no spill there and faster), and none spills."""
     expected = {(c.kernel_name(al), arch) for c, al in mma_audit.mma_instances("both") if not al
                 for arch in mma_audit.ARCHS}
     assert expected and {(a.instance, a.arch) for a in narrow_audits} == expected
