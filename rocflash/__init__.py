@@ -10,14 +10,17 @@ import sys as _sys
 import types as _types
 
 __version__ = "0.1.0"
-__all__ = ["flash_attn_func", "flash_attn_varlen_func", "flash_attn_with_kvcache", "info", "UnsupportedDeviceError",
-           "MissingKernelWarning", "__version__"]
+__all__ = ["flash_attn_func", "flash_attn_varlen_func", "flash_attn_with_kvcache", "flash_attn_qkvpacked_func",
+           "flash_attn_kvpacked_func", "flash_attn_varlen_qkvpacked_func", "flash_attn_varlen_kvpacked_func", "info",
+           "UnsupportedDeviceError", "MissingKernelWarning", "__version__"]
 
 # The API imports torch on first use, so that the tools (python -m rocflash.isa, the build) run without it.
 # The first of them imports rocflash.selector, which warns once (MissingKernelWarning) when torch sees a GPU
 # that this build has no kernel for.
 _LAZY = {"flash_attn_func": ".interface", "info": ".info", "UnsupportedDeviceError": ".selector",
-         "MissingKernelWarning": ".selector", "flash_attn_varlen_func": ".varlen", "flash_attn_with_kvcache": ".kvcache"}
+         "MissingKernelWarning": ".selector", "flash_attn_varlen_func": ".varlen", "flash_attn_with_kvcache": ".kvcache",
+         **dict.fromkeys(("flash_attn_qkvpacked_func", "flash_attn_kvpacked_func", "flash_attn_varlen_qkvpacked_func",
+                          "flash_attn_varlen_kvpacked_func"), ".packed")}
 
 
 class _Package(_types.ModuleType):

@@ -15,13 +15,17 @@ its own error (rocflash.backends.compiled).
 Free-form variables (paths: ``ROCFLASH_CACHE_DIR``, ``ROCFLASH_CK_CONFIGS``, ``ROCFLASH_CK_SYSROOT``, ...;
 ``ROCFLASH_DEBUG``, any non-empty value = on) are not checked here; build-time ones (``ROCFLASH_BUILD``,
 ``ROCFLASH_CK``) are checked by setup.py / rocflash.build when read. Removed switches (REMOVED_SWITCHES) set to a
-value raise ValueError saying so at the same check; other unknown ``ROCFLASH_*`` names (typos of a switch's name)
-are not detected.
+value raise ValueError saying so at the same check. Any other ``ROCFLASH_*`` name in the environment (a typo of
+a switch's name: ``ROCFLASH_KERNELS=vector`` would otherwise be ignored silently) gives one UserWarning per name and
+process, with the closest known name, when the switches are first checked for an environment (OTHER_NAMES lists the
+free-form, build-time and test variables that are known).
 """
 
 from __future__ import annotations
 
+import difflib
 import os
+import warnings
 
 # name: (accepted values (lower case), the value when unset or empty)
 SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
@@ -64,6 +68,14 @@ REMOVED_SWITCHES: dict[str, str] = {
     "ROCFLASH_SPLITKV_LOCKSTEP": "dec9: dec8's lockstep opt-in lost on the H200 and was removed with its kernel",
     "ROCFLASH_BWD_SDP_WGMMA": "tc80: the S^T / dP^T on wgmma, 7-9 % slower on the H200 and spilling at d128, were removed",
 }
+# other ROCFLASH_* names the package, its build, tools, tests and CI scripts read (free-form values: paths, flags,
+# counts); a ROCFLASH_* name in none of these tables is reported by _warn_unknown_names as a probable typo
+OTHER_NAMES = frozenset({
+    "ROCFLASH_BACKEND", "ROCFLASH_JOBS", "ROCFLASH_BUILD", "ROCFLASH_REQUIRE_BUILDS", "ROCFLASH_DEBUG",
+    "ROCFLASH_CACHE_DIR", "ROCFLASH_CLANG", "ROCFLASH_DEVICE_LIB_PATH", "ROCFLASH_ISA_PATHS", "ROCFLASH_ISA_BUILD_DIR",
+    "ROCFLASH_CK_CONFIGS", "ROCFLASH_CK_SYSROOT", "ROCFLASH_CK_CLANG", "ROCFLASH_CK_DEBIAN_SUITE",
+    "ROCFLASH_FUZZ_EXAMPLES", "ROCFLASH_FUZZ_SEED", "ROCFLASH_FULL_MATRIX",
+})
 # read at install / tool time (setup.py, rocflash.ck.build), not by check_switches
 BUILD_SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     "ROCFLASH_CK": (("auto", "0", "1"), "auto"),
@@ -134,6 +146,7 @@ def _checked() -> tuple[dict, ValueError | None]:
     state = _raw_state()
     entry = _CHECKED.get(state)
     if entry is None:
+        _warn_unknown_names()
         checked, first = {}, None
         for name, raw in zip(SWITCHES, state):
             try:
@@ -151,6 +164,29 @@ def _checked() -> tuple[dict, ValueError | None]:
             _CHECKED.clear()
         entry = _CHECKED[state] = (checked, first)
     return entry
+
+
+_WARNED: set[str] = set()  # unknown names already reported in this process
+
+
+def unknown_names(environ=None) -> list[str]:
+    """The ``ROCFLASH_*`` names set in ``environ`` (default os.environ) that no table of this module knows."""
+    known = OTHER_NAMES.union(SWITCHES, REMOVED_SWITCHES, BUILD_SWITCHES)
+    return sorted(n for n in (os.environ if environ is None else environ) if n.startswith("ROCFLASH_") and n not in known)
+
+
+def _warn_unknown_names() -> None:
+    """One UserWarning per unknown ``ROCFLASH_*`` name and process (run when an environment is first checked)."""
+    for name in unknown_names():
+        if name in _WARNED:
+            continue
+        _WARNED.add(name)
+        known = {n[len("ROCFLASH_"):]: n for n in OTHER_NAMES.union(SWITCHES, BUILD_SWITCHES)}  # the prefix matches
+        close = difflib.get_close_matches(name[len("ROCFLASH_"):], sorted(known), n=1, cutoff=0.75)
+        hint = (f"did you mean {known[close[0]]}?" if close else
+                f"the run-time switches are ROCFLASH_BACKEND, {', '.join(SWITCHES)}")
+        warnings.warn(f"{name} is set, but rocflash reads no variable of that name (it has no effect): {hint} "
+                      "(README: Environment switches)", UserWarning, stacklevel=2)
 
 
 def switch(name: str) -> str:
