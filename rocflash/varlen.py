@@ -423,7 +423,7 @@ def check_block_table(block_table, batch: int, num_blocks: int, page_block_size:
     hits = (bad & (torch.arange(width, device=block_table.device).view(1, -1) < pages.view(-1, 1))).nonzero()
     if hits.numel():
         b, c = (int(x) for x in hits[0])  # row-major: the first sequence, then its first page
-        raise ValueError(f"block_table[{b}] must index blocks in [0, num_blocks={num_blocks}) for the "
+        raise ValueError(f"block_table[{b}, {c}] must index blocks in [0, num_blocks={num_blocks}) for the "
                          f"{-(-lens_k[b] // page_block_size)} pages holding its {lens_k[b]} keys, "
                          f"got {int(block_table[b, c])}")
 

@@ -340,7 +340,7 @@ BAD_CACHE = {
     "block_table_int64": (ValueError, r"block_table must have dtype torch.int32, got torch.int64"),
     "page_24": (ValueError, r"page_block_size .*must be a multiple of 16 from 16 to 256.*got 24"),
     "page_272": (ValueError, r"page_block_size.*got 272"),
-    "block_out_of_range": (ValueError, r"block_table\[1\] must index blocks in \[0, num_blocks=\d+\).*got \d+"),
+    "block_out_of_range": (ValueError, r"block_table\[1, \d+\] must index blocks in \[0, num_blocks=\d+\).*got \d+"),
     "cache_seqlens_int64": (ValueError, r"cache_seqlens must have dtype torch.int32, got torch.int64"),
     "cache_seqlens_shape": (ValueError, r"cache_seqlens must have shape .*\(2,\).*got \(3,\)"),
     "cache_seqlens_overflow": (ValueError, r"cache_seqlens\[1\] \+ seqlen_new must be in \[0, .*61\], got 61 \+ 1"),
