@@ -196,7 +196,8 @@ def _fwd_headdim_params():
         for j in range(2):
             sq, sk = SEQS[(2 * i + j) % len(SEQS)]
             causal = (i + j) % 2 == 1
-            out.append(pytest.param(d, sq, sk, causal, _dt(i + j // 2 + d), id=f"d{d}-{sq}x{sk}{'c' if causal else ''}"))
+            dtype = _dt(i + j)  # both dtypes and both causal values at every headdim
+            out.append(pytest.param(d, sq, sk, causal, dtype, id=f"d{d}-{dtype}-{sq}x{sk}{'c' if causal else ''}"))
     return out
 
 
@@ -483,3 +484,32 @@ def test_size_one_dims_odd_strides(spy):
     k2 = base.as_strided((1, 90, 1, d), (777, d + 3, 13, 1), 1200000)  # row stride d + 3: narrow
     k2.copy_(k)
     check(q, k2, v, None, "size-1 dims + narrow k", causal=True, rec=spy)
+
+
+# ------------------------------------------------------------------ 10. the atomic-dQ kernel's variants, planned calls
+# The narrow path never runs the lean kernels (fmha_mma_bwd_launch.h: kAligned only): deterministic=False runs
+# fmha_bwd_dkdvq_mma_kernel, or with an sm_90a build's opt-in switches (read at every launch) the wgmma-dQ or
+# 32-row dQ tile kernel; each has the changed MmaBwdOps::copy_rows.
+SWITCHES = [("ROCFLASH_BWD_DQ_WGMMA", "1"), ("ROCFLASH_BWD_DQ_TILE", "1"), ("ROCFLASH_BWD_LEAN", "0")]
+
+
+@pytest.mark.parametrize("switch", SWITCHES, ids=["wgmma_dq", "dq_tile2", "lean0"])
+@pytest.mark.parametrize("d,dtype,layout", [(57, "bf16", {}), (121, "fp16", dict(offset=3)),
+                                            (64, "bf16", dict(offset=1)), (128, "fp16", dict(pad=4))],
+                         ids=["d57", "d121-off3", "d64-off1", "d128-pad4"])
+def test_atomic_dq_variants(switch, d, dtype, layout, monkeypatch, spy):
+    monkeypatch.setenv(*switch)
+    q, k, v, dout = case(2, 200, 129, 4, 2, d, DTYPES[dtype], seed=d + len(switch[0]), grad=True, **layout)
+    check(q, k, v, dout, f"{switch[0]}={switch[1]} d{d} {dtype}", causal=d % 2 == 1, deterministic=False, rec=spy)
+
+
+def test_planned_calls_narrow_offsets():
+    """Repeated signatures (flash_attn_func's planned forward, keyed on the pointers' 16-byte alignment) with the
+    placement moving between calls: 1, 0, 3, 8 (aligned: 16 bytes), 7 elements in; prefill and decode shapes."""
+    for seq_q in (129, 1):
+        for i, off in enumerate((1, 0, 3, 8, 7, 1)):
+            q, k, v, _ = case(2, seq_q, 300, 4, 2, 64, F16, seed=60 + i, offset=off)
+            assert is_aligned(q, k, v) == (off % 8 == 0)
+            out, lse, _ = rocflash.flash_attn_func(q, k, v, causal=True, return_attn_probs=True, backend=_backend())
+            _sync()
+            assert_close_to_reference(out, lse, q, k, v, fwd_args(64, True), f"planned sq{seq_q} call {i} offset {off}")
