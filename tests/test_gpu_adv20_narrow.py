@@ -21,7 +21,8 @@ backward 1..127), pointers 1..7 elements off on q / k / v / dout alone, strides 
 elements on one tensor at a time (padded rows, transposed seq/head storage, heads-first storage, sliced heads),
 seqlens 1..257 around the tiles with seqlen_q != seqlen_k (causal bottom-right, windows), GQA 8:2 and 8:1,
 softcap and ALiBi, varlen with unaligned packed tensors, deterministic=True bitwise repeatability, results
-bitwise independent of the garbage around the views, size-1 dimensions with odd strides (the 128-bit path).
+bitwise independent of the garbage around the views, size-1 dimensions with odd strides (the 128-bit path), the
+atomic-dQ kernel's opt-in variants (ROCFLASH_BWD_DQ_WGMMA, ROCFLASH_BWD_DQ_TILE), planned calls, paged K/V.
 
 CPU validation of the test logic (not CI): ``ADV20_BACKEND=torch`` or ``=sim`` runs the same cases on CPU tensors
 through that backend (the gpu marker is then not applied): ``cd tests && ADV20_BACKEND=torch python -m pytest -q
@@ -513,3 +514,44 @@ def test_planned_calls_narrow_offsets():
             out, lse, _ = rocflash.flash_attn_func(q, k, v, causal=True, return_attn_probs=True, backend=_backend())
             _sync()
             assert_close_to_reference(out, lse, q, k, v, fwd_args(64, True), f"planned sq{seq_q} call {i} offset {off}")
+
+
+# ------------------------------------------------------------------ 11. paged K/V on the narrow path (forward)
+@pytest.mark.parametrize("page,d,layout,lq", [(16, 57, {}, [33, 1, 70]), (48, 128, dict(offset=3), [65, 129, 2]),
+                                              (256, 100, dict(pad=1), [17, 40, 5]), (32, 64, dict(pad=4), [1, 1, 1])],
+                         ids=["p16-d57", "p48-d128-off3", "p256-d100", "p32-d64-pad4-decode"])
+def test_paged_kv_narrow(page, d, layout, lq, spy):
+    """flash_attn_varlen_func with block_table: K/V pages in a cache whose rows are unaligned (the forward's per-row
+    page lookup on the narrow path: GlobalRows::row_offset with pages); decode-sized calls take the split-KV kernel."""
+    g = _gen(page + d)
+    dtype = DTYPES[_dt(page // 16)]
+    lk = [150, 37, 300]
+    blocks = [-(-n // page) for n in lk]
+    num_blocks = sum(blocks) + 3
+    h, hk = 4, 2
+    q = place(_randn((sum(lq), h, d), dtype, g), **layout)
+    kc = place(_randn((num_blocks, page, hk, d), dtype, g), **layout)
+    vc = place(_randn((num_blocks, page, hk, d), dtype, g), **layout)
+    perm = torch.randperm(num_blocks, generator=g)
+    table = torch.zeros(3, max(blocks), dtype=torch.int32)
+    used = 0
+    for b, n in enumerate(blocks):
+        table[b, :n] = perm[used:used + n].to(torch.int32)
+        used += n
+    table = table.to(DEV)
+    cu_q = torch.tensor([0, *itertools.accumulate(lq)], dtype=torch.int32, device=DEV)
+    cu_k = torch.tensor([0, *itertools.accumulate(lk)], dtype=torch.int32, device=DEV)
+    _fresh()
+    out, lse, _ = rocflash.flash_attn_varlen_func(q, kc, vc, cu_q, cu_k, max(lq), max(lk), causal=True,
+                                                  return_attn_probs=True, block_table=table, backend=_backend())
+    _sync()
+    ks, vs = [], []
+    for b, n in enumerate(lk):
+        j = torch.arange(n, device=DEV)
+        rows = table[b, j // page].long()
+        ks.append(kc[rows, j % page])
+        vs.append(vc[rows, j % page])
+    what = f"paged p{page} d{d}"
+    _varlen_check(q, torch.cat(ks), torch.cat(vs), cu_q.tolist(), cu_k.tolist(), out, lse, None, None,
+                  fwd_args(d, True), what)
+    assert_narrow(spy, (q, kc, vc), what, d=d, rows=max(lq) * (h // hk))
