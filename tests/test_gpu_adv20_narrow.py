@@ -22,7 +22,8 @@ elements on one tensor at a time (padded rows, transposed seq/head storage, head
 seqlens 1..257 around the tiles with seqlen_q != seqlen_k (causal bottom-right, windows), GQA 8:2 and 8:1,
 softcap and ALiBi, varlen with unaligned packed tensors, deterministic=True bitwise repeatability, results
 bitwise independent of the garbage around the views, size-1 dimensions with odd strides (the 128-bit path), the
-atomic-dQ kernel's opt-in variants (ROCFLASH_BWD_DQ_WGMMA, ROCFLASH_BWD_DQ_TILE), planned calls, paged K/V.
+atomic-dQ kernel's opt-in variants (ROCFLASH_BWD_DQ_WGMMA, ROCFLASH_BWD_DQ_TILE), planned calls, paged K/V, an
+unaligned KV cache appended to (flash_attn_with_kvcache). There is no out= argument in the API to attack.
 
 CPU validation of the test logic (not CI): ``ADV20_BACKEND=torch`` or ``=sim`` runs the same cases on CPU tensors
 through that backend (the gpu marker is then not applied): ``cd tests && ADV20_BACKEND=torch python -m pytest -q
@@ -555,3 +556,38 @@ def test_paged_kv_narrow(page, d, layout, lq, spy):
     _varlen_check(q, torch.cat(ks), torch.cat(vs), cu_q.tolist(), cu_k.tolist(), out, lse, None, None,
                   fwd_args(d, True), what)
     assert_narrow(spy, (q, kc, vc), what, d=d, rows=max(lq) * (h // hk))
+
+
+# ------------------------------------------------------------------ 12. KV cache with an unaligned cache (append + attend)
+@pytest.mark.parametrize("sq,d,layout", [(1, 64, dict(offset=3)), (20, 57, {}), (9, 128, dict(pad=4))],
+                         ids=["decode-d64-off3", "chunk20-d57", "spec9-d128-pad4"])
+def test_kvcache_narrow_cache(sq, d, layout, spy):
+    """flash_attn_with_kvcache appending 3 new keys into an unaligned cache, then causal attention (bottom-right:
+    row i at position cache_seqlens + 3 - sq + i); the cache's slots past each sequence hold NaN (never read), the
+    rest of the cache is unchanged but for the appended slots."""
+    from rocflash import kvcache_fast
+    g = _gen(sq + d)
+    dtype = DTYPES[_dt(sq)]
+    b, h, hk, cap, new = 3, 4, 2, 160, 3
+    seqlens = [5, 100, 0]
+    q = place(_randn((b, sq, h, d), dtype, g), **layout)
+    kc, vc = (place(_randn((b, cap, hk, d), dtype, g), **layout) for _ in range(2))
+    for i, n in enumerate(seqlens):
+        kc[i, n:], vc[i, n:] = NAN, NAN
+    kn, vn = _randn((b, new, hk, d), dtype, g), _randn((b, new, hk, d), dtype, g)
+    k0, v0 = kc.clone(), vc.clone()
+    cs = torch.tensor(seqlens, dtype=torch.int32, device=DEV)
+    _fresh()
+    kvcache_fast._PLANS.clear()
+    out, lse = rocflash.flash_attn_with_kvcache(q, kc, vc, kn, vn, cache_seqlens=cs, causal=True,
+                                                return_softmax_lse=True, backend=_backend())
+    _sync()
+    what = f"kvcache sq{sq} d{d}"
+    for i, n in enumerate(seqlens):
+        for c, c0, x in ((kc, k0, kn), (vc, v0, vn)):
+            assert torch.equal(c[i, n:n + new], x[i]), f"{what}: appended slots of sequence {i}"
+            assert torch.equal(c[i, :n], c0[i, :n]) and c[i, n + new:].isnan().all(), f"{what}: cache changed"
+        ks, vs = kc[i:i + 1, :n + new], vc[i:i + 1, :n + new]
+        assert_close_to_reference(out[i:i + 1], lse[i:i + 1], q[i:i + 1], ks, vs, fwd_args(d, True),
+                                  f"{what} sequence {i}")
+    assert_narrow(spy, (q, kc, vc), what, d=d, rows=sq * (h // hk))
