@@ -558,7 +558,7 @@ def test_paged_kv_narrow(page, d, layout, lq, spy):
     assert_narrow(spy, (q, kc, vc), what, d=d, rows=max(lq) * (h // hk))
 
 
-# ------------------------------------------------------------------ 12. KV cache with an unaligned cache (append + attend)
+# ------------------------------------------------------------------ 12. KV cache: an unaligned cache, appended to
 @pytest.mark.parametrize("sq,d,layout", [(1, 64, dict(offset=3)), (20, 57, {}), (9, 128, dict(pad=4))],
                          ids=["decode-d64-off3", "chunk20-d57", "spec9-d128-pad4"])
 def test_kvcache_narrow_cache(sq, d, layout, spy):
