@@ -102,17 +102,17 @@ struct MmaBwdOps {
         const int r = kCore ? id % 8 + 8 * (id / (8 * kChunks)) : id / kChunks, d = kCore ? (id / 8) % kChunks : id % kChunks;
         *reinterpret_cast<uint4*>(lds + write(r, d)) = src.template load_vec<false>(first_row + r, d);
       }
-      return;
-    }
+    } else {
 #pragma unroll
-    for (int it = 0; it < (kRows * kChunks + kThreads - 1) / kThreads; ++it) {
-      const int id = tid + it * kThreads;
-      if (kRows * kChunks % kThreads != 0 && id >= kRows * kChunks) break;
-      const int r = kCore ? id % 8 + 8 * (id / (8 * kChunks)) : id / kChunks, d = kCore ? (id / 8) % kChunks : id % kChunks;
-      char* dst = lds + write(r, d);
-      const bool inside = first_row + r < src.rows && d * kVecElems < src.cols;
-      const char* from = inside ? src.base + src.row_offset(first_row + r) + d * kVectorBytes : src.base;
-      mma::cp_async_16(mma::smem_address(dst), from, inside ? kVectorBytes : 0);
+      for (int it = 0; it < (kRows * kChunks + kThreads - 1) / kThreads; ++it) {
+        const int id = tid + it * kThreads;
+        if (kRows * kChunks % kThreads != 0 && id >= kRows * kChunks) break;
+        const int r = kCore ? id % 8 + 8 * (id / (8 * kChunks)) : id / kChunks, d = kCore ? (id / 8) % kChunks : id % kChunks;
+        char* dst = lds + write(r, d);
+        const bool inside = first_row + r < src.rows && d * kVecElems < src.cols;
+        const char* from = inside ? src.base + src.row_offset(first_row + r) + d * kVectorBytes : src.base;
+        mma::cp_async_16(mma::smem_address(dst), from, inside ? kVectorBytes : 0);
+      }
     }
   }
 
