@@ -23,37 +23,18 @@ Unset (CI, the GPU run) it is "cuda": the compiled backend of the GPU (gpu_platf
 
 from __future__ import annotations
 
-import os
-
 import pytest
 import torch
 
 import rocflash
-from conftest import DTYPES, assert_close_to_reference, fwd_args, gpu_platform, rand_qkv, reference_grads
+from adv_backend import AdvBackend, gen
+from conftest import DTYPES, assert_close_to_reference, fwd_args, rand_qkv, reference_grads
 
-BACKEND = os.environ.get("ADV19_BACKEND", "cuda")
-ON_GPU = BACKEND in ("cuda", "hip")
-DEV = "cuda" if ON_GPU else "cpu"
-pytestmark = [pytest.mark.gpu] if ON_GPU else []
+_B = AdvBackend("ADV19_BACKEND")
+ON_GPU, DEV, pytestmark = _B.on_gpu, _B.dev, _B.marks
+_backend, _sync, _randn, _gen = _B.name, _B.sync, _B.randn, gen
 NAN, INF = float("nan"), float("inf")
 F16, BF16 = torch.float16, torch.bfloat16
-
-
-def _backend():
-    return gpu_platform() if ON_GPU else BACKEND
-
-
-def _sync():
-    if ON_GPU:
-        torch.cuda.synchronize()
-
-
-def _gen(seed):
-    return torch.Generator().manual_seed(seed)
-
-
-def _randn(shape, dtype, g, scale=1.0):
-    return (torch.randn(shape, generator=g) * scale).to(DEV, dtype)
 
 
 # ------------------------------------------------------------------ forward / backward helpers

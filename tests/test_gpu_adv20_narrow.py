@@ -34,43 +34,24 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
-
 import pytest
 import torch
 
 import rocflash
 import rocflash.interface as rf_interface
-from conftest import (DTYPES, assert_close_to_reference, assert_grads_close, fwd_args, gpu_platform, rand_qkv,
+from adv_backend import AdvBackend, gen
+from conftest import (DTYPES, assert_close_to_reference, assert_grads_close, fwd_args, rand_qkv,
                       reference_grads)
 from rocflash.backends import compiled
 from rocflash.backends.compiled import is_aligned
 from rocflash.backends.reference import attention_reference
 
-BACKEND = os.environ.get("ADV20_BACKEND", "cuda")
-ON_GPU = BACKEND in ("cuda", "hip")
-DEV = "cuda" if ON_GPU else "cpu"
-pytestmark = [pytest.mark.gpu] if ON_GPU else []
+_B = AdvBackend("ADV20_BACKEND")
+ON_GPU, DEV, pytestmark = _B.on_gpu, _B.dev, _B.marks
+_backend, _sync, _randn, _gen = _B.name, _B.sync, _B.randn, gen
 NAN = float("nan")
 F16, BF16 = torch.float16, torch.bfloat16
 MAX_SPLIT_ROWS = 16  # rocflash.splitkv.MAX_ROWS: a forward without stats at seqlen_q * group <= 16 runs split-KV
-
-
-def _backend():
-    return gpu_platform() if ON_GPU else BACKEND
-
-
-def _sync():
-    if ON_GPU:
-        torch.cuda.synchronize()
-
-
-def _gen(seed):
-    return torch.Generator().manual_seed(seed)
-
-
-def _randn(shape, dtype, g, scale=1.0):
-    return (torch.randn(shape, generator=g) * scale).to(DEV, dtype)
 
 
 # ------------------------------------------------------------------ layouts: views inside garbage
