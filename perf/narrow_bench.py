@@ -10,12 +10,14 @@ medians of CUDA-event-timed calls after warm-up, in ms; "ratio" is narrow / alig
 from __future__ import annotations
 
 import argparse
-import statistics
 
 import torch
 
 import rocflash
 from rocflash.backends.compiled import is_aligned
+from rocflash.perf.timing import measure
+
+DEVICE = torch.device("cuda")
 
 
 def shifted(x: torch.Tensor) -> torch.Tensor:
@@ -26,17 +28,8 @@ def shifted(x: torch.Tensor) -> torch.Tensor:
 
 
 def median_ms(fn, repeats: int) -> float:
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(repeats):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
+    """rocflash.perf's timing (one CUDA-event pair per call, 3 warm-ups), exactly ``repeats`` timed calls."""
+    return measure([fn], DEVICE, warmup=3, repeats=repeats, min_repeats=repeats, budget_s=60.0, estimate_ms=1.0).median_ms
 
 
 def main() -> None:
