@@ -10,6 +10,9 @@
 #                             BUILD_TIMEOUT s, default 240), `rocflash info` into FILE (default $OUT/setup.txt);
 #                             returns 1 (logging BUILD FAILED and the log's tail) on failure
 #   build_cuda                gpu_build into $OUT/summary.txt; exits on failure
+#   gpu_subset_build W SRC HEADDIMS DTYPES [INFO]   a copy of tree SRC at W (no .git, no .wt) with only those
+#                             CUDA tables (perf/subset_configs.py; build time), gpu_build there into INFO
+#                             (TORCH_CUDA_ARCH_LIST, BUILD_TIMEOUT as gpu_build)
 #   gpu_pytest NAME LIMIT_S ARGS...   pytest -m gpu ARGS in tests/ under `timeout LIMIT_S` into $OUT/NAME.txt
 #   run_cp_gpu TIMEOUT_S ARGS...      python3 perf/cp_gpu.py ARGS from /tmp (the installed rocflash, not the source
 #                             tree), its own --timeout-s 10 s less (it kills hung ranks and keeps what was measured),
@@ -44,6 +47,13 @@ gpu_build() {
 }
 
 build_cuda() { gpu_build "$OUT/summary.txt" || exit 1; }
+
+gpu_subset_build() {
+  local w=$1 src=$2 heads=$3 dtypes=$4 info=${5:-$OUT/setup.txt}
+  rm -rf "$w" && mkdir -p "$w" && (cd "$src" && tar --exclude=./.wt --exclude=./.git -cf - .) | (cd "$w" && tar -xf -)
+  python3 "$REPO/perf/subset_configs.py" --headdims "$heads" --dtypes "$dtypes" "$w" >> "$OUT/summary.txt" 2>&1
+  REPO=$w gpu_build "$info"
+}
 
 gpu_pytest() {
   local name=$1 limit=$2

@@ -16,9 +16,7 @@ DEADLINE_S=${DEADLINE_S:-420}
 left() { echo $(( DEADLINE_S - ($(date +%s) - T0) )); }
 gpu_info
 W=/tmp/sm80_tree
-rm -rf "$W" && mkdir -p "$W" && (cd "$REPO" && tar --exclude=./.wt --exclude=./.git -cf - .) | (cd "$W" && tar -xf -)
-python3 "$REPO/perf/subset_configs.py" --headdims 128 --dtypes fp16,bf16 "$W" >> "$OUT/summary.txt" 2>&1
-REPO=$W TORCH_CUDA_ARCH_LIST="8.0+PTX" BUILD_TIMEOUT=${BUILD_TIMEOUT:-200} gpu_build "$OUT/summary.txt" || exit 1
+TORCH_CUDA_ARCH_LIST="8.0+PTX" BUILD_TIMEOUT=${BUILD_TIMEOUT:-200} gpu_subset_build "$W" "$REPO" 128 fp16,bf16 "$OUT/summary.txt" || exit 1
 export CUDA_CACHE_MAXSIZE=4294967296 CUDA_CACHE_PATH=/tmp/nv_cache
 F="$OUT/sm80.txt"
 log "warm-up (JIT of the compute_80 PTX), limit $(( $(left) / 3 )) s"

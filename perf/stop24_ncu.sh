@@ -10,10 +10,7 @@ set -uo pipefail
 DEADLINE_S=${DEADLINE_S:-300}
 left() { echo $(( DEADLINE_S - ($(date +%s) - T0) )); }
 gpu_info
-W=/tmp/s24_tree
-rm -rf "$W" && mkdir -p "$W" && (cd "$REPO" && tar --exclude=./.wt --exclude=./.git -cf - .) | (cd "$W" && tar -xf -)
-python3 "$REPO/perf/subset_configs.py" --headdims 64,128 --dtypes fp16,bf16 "$W" >> "$OUT/summary.txt" 2>&1
-REPO=$W TORCH_CUDA_ARCH_LIST=9.0a BUILD_TIMEOUT=150 gpu_build "$OUT/setup.txt" || exit 1
+TORCH_CUDA_ARCH_LIST=9.0a BUILD_TIMEOUT=150 gpu_subset_build /tmp/s24_tree "$REPO" 64,128 fp16,bf16 || exit 1
 (cd "$REPO/tests" && timeout 90 python3 -m pytest -q -m gpu -p no:cacheprovider -n 8 test_gpu_narrow_path.py > "$OUT/tests.txt" 2>&1)
 log "narrow tests exit $?: $(tail -1 "$OUT/tests.txt")"
 (cd "$REPO" && bash perf/ncu_warm_stage.sh $(( $(left) - 5 )))

@@ -15,16 +15,10 @@ DEADLINE_S=${DEADLINE_S:-400}
 left() { echo $(( DEADLINE_S - ($(date +%s) - T0) )); }
 gpu_info
 BASE=${BASE:-$REPO/.wt/base}
-subset_build() {  # NAME TREE: a headdim 64/128 fp16/bf16 copy of TREE at /tmp/NAME_tree, built and installed
-  local W=/tmp/$1_tree
-  rm -rf "$W" && mkdir -p "$W" && (cd "$2" && tar --exclude=./.wt --exclude=./.git -cf - .) | (cd "$W" && tar -xf -)
-  python3 "$REPO/perf/subset_configs.py" --headdims 64,128 --dtypes fp16,bf16 "$W" >> "$OUT/summary.txt" 2>&1
-  REPO=$W TORCH_CUDA_ARCH_LIST=9.0a BUILD_TIMEOUT=${BUILD_TIMEOUT:-150} gpu_build "$OUT/setup_$1.txt"
-}
 for name in old new; do
   tree=$BASE; [ "$name" = new ] && tree=$REPO
   log "build $name ($tree)"
-  subset_build "$name" "$tree" || { log "build $name failed"; continue; }
+  TORCH_CUDA_ARCH_LIST=9.0a BUILD_TIMEOUT=${BUILD_TIMEOUT:-150} gpu_subset_build "/tmp/${name}_tree" "$tree" 64,128 fp16,bf16 "$OUT/setup_$name.txt" || { log "build $name failed"; continue; }
   log "narrow bench $name"
   (cd /tmp && timeout 60 python3 "$REPO/perf/narrow_bench.py" --repeats 20 > "$OUT/narrow_$name.txt" 2>&1); log "exit $?"
 done
