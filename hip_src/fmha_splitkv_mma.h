@@ -36,13 +36,19 @@ namespace rf {
 // headdim 128) when every row of the warp has alpha == 1 (its running max did not move): bitwise the same results.
 // (dec7 / dec8's K-first, bulk-copy and lockstep variants lost and were removed.)
 inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyNear = 3, kSplitKvCopyNearLazy = 5;
+// kSplitKvCopyPlain (ROCFLASH_SPLITKV_PLAIN=1, dec11): kSplitKvCopyNear whose blocks of plain decode (run_plain's
+// rule: no softcap, no ALiBi, at most 8 query rows, headdim = the bucket, every key of the split visible from every
+// row) take a loop compiled for that case alone; the other blocks of the launch run kSplitKvCopyNear's loop. The
+// same products and softmax operations in the same order on the rows that are stored: bitwise kSplitKvCopyNear.
+inline constexpr int kSplitKvCopyPlain = 6;
 
 // Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe). kCopy: one of the values above.
 template <class E, class Tile, bool kAligned, int kCopy = kSplitKvCopyAsync>
 struct FmhaFwdSplitKvMmaPipeline {
   // tiles a warp has in flight while it computes one: kStages - 1, or 1 (kSplitKvCopyNear; the ring's third stage
   // then idles)
-  static constexpr int kAhead = kCopy == kSplitKvCopyNear || kCopy == kSplitKvCopyNearLazy ? 1 : MmaSplitKvShape::kStages - 1;
+  static constexpr int kAhead =
+      kCopy == kSplitKvCopyNear || kCopy == kSplitKvCopyNearLazy || kCopy == kSplitKvCopyPlain ? 1 : MmaSplitKvShape::kStages - 1;
   static constexpr bool kLazyRescale = kCopy == kSplitKvCopyNearLazy;
   static constexpr MmaSplitKvShape T = Tile::kShape;
   static constexpr int NW = T.warp_keys();
@@ -180,6 +186,224 @@ struct FmhaFwdSplitKvMmaPipeline {
     __syncwarp();
   }
 
+  // ---- plain decode (kCopy == kSplitKvCopyPlain; perf/RESULTS.md "dec11")
+  // Its blocks hold at most kPlainRows query rows: the rows g of the mma tile; the rows g + 8 are padding, whose
+  // softmax and O rescale it skips (their P fragments are 0; their accumulators are never stored).
+  static constexpr int kPlainRows = MmaSplitKvShape::kMmaM / 2;
+  // Copies: kPlainRowLanes lanes share a K/V row, lane `sub` of them copying its 16-byte chunks sub, sub + 4, ...,
+  // so one copy instruction moves 64 contiguous bytes of each of 8 rows, and a lane's copies of a tile are its
+  // kPlainRowsPerLane row pointers plus compile-time offsets (the copy instructions' immediates): per tile one row
+  // offset per tensor, not an address per 16 bytes (Near's issue_tile: ~100 integer instructions per tile, dec11).
+  static constexpr int kPlainRowLanes = 4;
+  static constexpr int kPlainRowsPerRound = kLanes / kPlainRowLanes;
+  static constexpr int kPlainRowsPerLane = NW / kPlainRowsPerRound;
+  static constexpr int kPlainChunksPerRow = CPR / kPlainRowLanes;
+  static constexpr int kPlainStages = 2;  // one tile in flight while one is computed (the ring's third stage idles)
+  // An A-fragment register of the padding rows g + 8: whatever the register holds (no instruction; zeros cost a move
+  // into every operand quad, dec11). Those rows' S and O are never read: mma rows are independent.
+  RF_DEVICE static uint32_t padding_fragment() {
+    uint32_t x;
+    asm("" : "=r"(x));
+    return x;
+  }
+
+  // Keys [n0, n0 + NW) of K and V into a warp's stage (plain loop). sk / sv: shared address of the lane's first row
+  // and chunk in the stage; k_row / v_row: byte offset of row n0 from k.base / v.base; rows_left: keys from the
+  // lane's first row to the split's end (rows at or past it are zero-filled, never read); k_lane / v_lane: the
+  // lane's row and chunk offset, k_round / v_round: kPlainRowsPerRound rows.
+  RF_DEVICE static void plain_copy(uint32_t sk, uint32_t sv, const GlobalRows<E>& k, const GlobalRows<E>& v,
+                                   int64_t k_row, int64_t v_row, int rows_left, int64_t k_lane, int64_t v_lane,
+                                   int64_t k_round, int64_t v_round) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+    static_assert(kLanes % kPlainRowLanes == 0 && NW % kPlainRowsPerRound == 0 && CPR % kPlainRowLanes == 0,
+                  "the plain loop's copy mapping must tile a K/V tile exactly");
+    const char* kp = k.base + k_row + k_lane;
+    const char* vp = v.base + v_row + v_lane;
+#pragma unroll
+    for (int rr = 0; rr < kPlainRowsPerLane; ++rr) {
+      const bool inside = rr * kPlainRowsPerRound < rows_left;
+      const int bytes = inside ? kVectorBytes : 0;
+      const char* kr = inside ? kp + rr * k_round : k.base;  // (nothing is read when bytes = 0)
+      const char* vr = inside ? vp + rr * v_round : v.base;
+#pragma unroll
+      for (int it = 0; it < kPlainChunksPerRow; ++it) {
+        const int s_off = rr * kPlainRowsPerRound * T.row_bytes() + it * kPlainRowLanes * kVectorBytes;
+        const int g_off = it * kPlainRowLanes * kVectorBytes;
+        mma::cp_async_16_l2<kL2Prefetch>(sk + s_off, kr + g_off, bytes);
+        mma::cp_async_16_l2<kL2Prefetch>(sv + s_off, vr + g_off, bytes);
+      }
+    }
+  }
+
+  // A block of plain decode from its first copy to its merged-out state (m, l, o as run's loop leaves them; rows
+  // g + 8: m -inf, l 0, o padding, never stored). Same warp tiles, key order, products and softmax operations as
+  // run's loop on rows g, so the stored rows are bitwise kSplitKvCopyNear's, but for a non-finite V at a key of the
+  // split's last tile whose P rounds to 0 (Near's clean_v adds it there; here 0 * inf is NaN, as in Near's unmasked
+  // tiles); masked keys are exactly those >= ke.
+  RF_DEVICE static void run_plain(const FmhaFwdParams& p, char* lds, const GlobalRows<E>& k, const GlobalRows<E>& v,
+                                  const ScoreTransform& score, int kb, int ke, int r0, int nrows, int head_k, int batch,
+                                  const SeqInfo& seq, float (&m)[2], float (&l)[2], float (&o)[2][TD]) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+    const int tid = threadIdx.x;
+    const int warp = tid / kLanes, lane = tid % kLanes;
+    const int g = lane / 4, t4 = lane % 4;
+    const int group = p.nheads / p.nheads_k;
+    const int tiles = kb < ke ? (ke - kb + NW - 1) / NW : 0;
+    const int count = tiles > warp ? (tiles - warp + T.warps() - 1) / T.warps() : 0;
+    constexpr int kStepKeys = T.warps() * NW;  // keys from one of a warp's tiles to its next
+    const bool paged = k.pages != nullptr;
+
+    // ---- the copy cursor: the next tile to copy (first key n_next; paged: its page and row in the page, and the
+    // page's block, read one tile ahead of its copy)
+    int n_next = kb + warp * NW;
+    int page = 0, in_page = 0, page_step = 0, in_step = 0;
+    if (paged) {
+      page = n_next / k.page_size;
+      in_page = n_next - page * k.page_size;
+      page_step = kStepKeys / k.page_size;
+      in_step = kStepKeys - page_step * k.page_size;
+    }
+    int64_t block = paged && count > 0 ? int64_t(k.pages[page]) : 0;
+    const int row0 = lane / kPlainRowLanes, sub = lane % kPlainRowLanes;
+    const int64_t k_lane = int64_t(row0) * k.row_stride_bytes + sub * kVectorBytes;
+    const int64_t v_lane = int64_t(row0) * v.row_stride_bytes + sub * kVectorBytes;
+    const int64_t k_round = kPlainRowsPerRound * k.row_stride_bytes, v_round = kPlainRowsPerRound * v.row_stride_bytes;
+    const uint32_t s_lane = mma::smem_address(lds + T.k_tile(warp, 0) + row0 * T.row_bytes() + sub * kVectorBytes);
+    constexpr int kStageBytes = 2 * T.tile_bytes();  // k_tile(w, s + 1) - k_tile(w, s); v_tile = k_tile + tile_bytes
+    const auto issue = [&](int stage) {  // the cursor's tile into `stage`, then the cursor moves to the next tile
+      const int64_t k_row = paged ? block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes
+                                  : int64_t(n_next) * k.row_stride_bytes;
+      const int64_t v_row = paged ? block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes
+                                  : int64_t(n_next) * v.row_stride_bytes;
+      const uint32_t sk = s_lane + stage * kStageBytes;
+      plain_copy(sk, sk + T.tile_bytes(), k, v, k_row, v_row, ke - n_next - row0, k_lane, v_lane, k_round, v_round);
+      n_next += kStepKeys;
+      if (paged) {
+        in_page += in_step;
+        page += page_step;
+        if (in_page >= k.page_size) {
+          in_page -= k.page_size;
+          ++page;
+        }
+      }
+    };
+    if (count > 0) issue(0);
+    mma::cp_async_commit();
+    block = paged && count > 1 ? int64_t(k.pages[page]) : 0;
+
+    // ---- Q's A fragments of rows g (32-bit pairs: the aligned path's rows start on 16 bytes); rows g + 8: padding
+    uint32_t qa[KQ][4];
+    {
+      const bool real = g < nrows;
+      const int rr = r0 + (real ? g : 0);
+      const auto qrows = q_side_rows<E>(p.q, p.q_batch_stride, p.q_row_stride, p.q_head_stride, seq, batch,
+                                        head_k * group + rr % group, p.headdim);
+      const char* row = qrows.base + int64_t(rr / group) * qrows.row_stride_bytes;
+#pragma unroll
+      for (int kk = 0; kk < KQ; ++kk) {
+        const int col = 16 * kk + 2 * t4;
+        qa[kk][0] = real ? *reinterpret_cast<const uint32_t*>(row + int64_t(col) * E::kBytes) : 0u;
+        qa[kk][2] = real ? *reinterpret_cast<const uint32_t*>(row + int64_t(col + 8) * E::kBytes) : 0u;
+        qa[kk][1] = padding_fragment();
+        qa[kk][3] = padding_fragment();
+      }
+    }
+
+    m[0] = m[1] = neg_inf();
+    l[0] = l[1] = 0.f;
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int x = 0; x < TD; ++x) o[i][x] = 0.f;
+
+    // ---- main loop
+#pragma unroll 1
+    for (int c = 0; c < count; ++c) {
+      if (c + 1 < count) {
+        issue((c + 1) % kPlainStages);
+        block = paged && c + 2 < count ? int64_t(k.pages[page]) : 0;  // used one iteration later
+      }
+      mma::cp_async_commit();
+      mma::cp_async_wait<1>();
+      __syncwarp();
+      char* tk = lds + T.k_tile(warp, c % kPlainStages);
+      char* tv = lds + T.v_tile(warp, c % kPlainStages);
+      const int n0 = kb + (warp + c * T.warps()) * NW;
+
+      // S = Q K^T
+      float s[2][TN];
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int x = 0; x < TN; ++x) s[i][x] = 0.f;
+#pragma unroll
+      for (int kk = 0; kk < KQ; ++kk)
+#pragma unroll
+        for (int np = 0; np < NW / 16; ++np) {
+          uint32_t b[4];
+          mma::ldmatrix_x4(b, mma::smem_address(tk + T.k_read(lane, np, kk)));
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int x = 2 * (2 * np + h);
+            mma::mma_16816<E>(s[0][x], s[0][x + 1], s[1][x], s[1][x + 1], qa[kk], b[2 * h], b[2 * h + 1]);
+          }
+        }
+
+      // scores (log2 domain: raw * scale_log2, ScoreTransform without softcap or ALiBi), keys >= ke masked, online
+      // softmax of rows g
+      const bool last = n0 + NW > ke;  // uniform: the split's last tile of this warp
+      float row_max = neg_inf();
+#pragma unroll
+      for (int x = 0; x < TN; ++x) {
+        float y = s[0][x] * score.scale_log2;
+        if (last && n0 + (x / 2) * MmaSplitKvShape::kMmaN + 2 * t4 + x % 2 >= ke) y = neg_inf();
+        s[0][x] = y;
+        row_max = rf_max(row_max, y);
+      }
+      row_max = group_max<4>(row_max);
+      const float m_new = rf_max(m[0], row_max);
+      const float base = m_new == neg_inf() ? 0.f : m_new;  // no visible key yet: exp2 stays 0, not NaN
+      const float alpha = rf_exp2(m[0] - base);
+      m[0] = m_new;
+      float sum = 0.f;
+#pragma unroll
+      for (int x = 0; x < TN; ++x) {
+        s[0][x] = rf_exp2(s[0][x] - base);
+        sum += s[0][x];
+      }
+      l[0] = l[0] * alpha + sum;
+      if (__any_sync(0xffffffffu, alpha != 1.f)) {  // uniform: o * 1 == o, so skipping it changes no bit
+#pragma unroll
+        for (int x = 0; x < TD; ++x) o[0][x] *= alpha;
+      }
+      // (no clean_v: keys at or past ke are zero-filled by the copies, and every key before ke is visible, so no
+      // masked key holds garbage; a non-finite V of a visible key meets its P as in any unmasked tile)
+
+      // O += P V (rows g + 8: padding, their A fragments whatever a register holds)
+#pragma unroll
+      for (int kk = 0; kk < KP; ++kk) {
+        uint32_t a[4];
+        a[0] = mma::pack2<E>(s[0][4 * kk], s[0][4 * kk + 1]);
+        a[1] = padding_fragment();
+        a[2] = mma::pack2<E>(s[0][4 * kk + 2], s[0][4 * kk + 3]);
+        a[3] = padding_fragment();
+#pragma unroll
+        for (int dp = 0; dp < T.headdim / 16; ++dp) {
+          uint32_t b[4];
+          mma::ldmatrix_x4_trans(b, mma::smem_address(tv + T.v_read(lane, kk, dp)));
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int x = 2 * (2 * dp + h);
+            mma::mma_16816<E>(o[0][x], o[0][x + 1], o[1][x], o[1][x + 1], a, b[2 * h], b[2 * h + 1]);
+          }
+        }
+      }
+      __syncwarp();  // every lane is done with this stage before the next round's copies refill it
+    }
+    mma::cp_async_wait<0>();  // (only empty groups can remain)
+    rf_allow_dependent_grid();  // the combine kernel may be scheduled now (it waits for this grid's end)
+  }
+
   RF_DEVICE static void run(const FmhaFwdParams& p, char* lds, int chunk, int split, int head_k, int batch) {
     constexpr MmaSplitKvShape T = Tile::kShape;
     const int tid = threadIdx.x;
@@ -214,6 +438,19 @@ struct FmhaFwdSplitKvMmaPipeline {
     const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
     const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
     const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, 0.f, seq.seqlen_k - seq.seqlen_q, seq.seqlen_k);
+    if constexpr (kCopy == kSplitKvCopyPlain) {
+      // uniform: plain decode (see kSplitKvCopyPlain): the keys [kb, ke) are visible from every row of the block, so
+      // a key is masked exactly when it lies at or past ke (Near's `masked && !visible` on these blocks)
+      const bool plain = kAligned && p.softcap == 0.f && p.alibi_slopes == nullptr && nrows <= kPlainRows &&
+                         k.cols == T.headdim && v.cols == T.headdim && (k.pages == nullptr || k.page_size % NW == 0) &&
+                         rule.first_key(i_last) <= kb && rule.last_key(i_first) >= int64_t(ke) - 1;
+      if (plain) {
+        float m[2], l[2], o[2][TD];
+        run_plain(p, lds, k, v, score, kb, ke, r0, nrows, head_k, batch, seq, m, l, o);
+        epilogue(p, lds, m, l, o, seq, rule, score, chunk, split, head_k, batch, r0, nrows);
+        return;
+      }
+    }
 
     // ---- this warp's tiles n0 = kb + (warp + c * warps) * NW, c < count: the first kAhead go in flight
     // before Q is read, so the block's first K/V and Q latencies overlap
@@ -383,7 +620,19 @@ struct FmhaFwdSplitKvMmaPipeline {
     }
     mma::cp_async_wait<0>();  // (only empty groups can remain)
     rf_allow_dependent_grid();  // the combine kernel may be scheduled now (it waits for this grid's end)
+    epilogue(p, lds, m, l, o, seq, rule, score, chunk, split, head_k, batch, r0, nrows);
+  }
 
+  // The end of a block item: the warps' states (m, l, o: rows g and g + 8 of each lane) merge through shared memory in
+  // warp order, then O / l and LSE go to the output (one split) or to the combine kernel's fp32 partials.
+  RF_DEVICE static void epilogue(const FmhaFwdParams& p, char* lds, float (&m)[2], float (&l)[2], float (&o)[2][TD],
+                                const SeqInfo& seq, const MaskRule& rule, const ScoreTransform& score, int chunk,
+                                int split, int head_k, int batch, int r0, int nrows) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+    const int tid = threadIdx.x;
+    const int warp = tid / MmaSplitKvShape::kWarpLanes, lane = tid % MmaSplitKvShape::kWarpLanes;
+    const int g = lane / 4, t4 = lane % 4;
+    const int group = p.nheads / p.nheads_k;
     // ---- merge the warps' states through shared memory (warp order), then the epilogue
 #pragma unroll
     for (int i = 0; i < 2; ++i) l[i] = group_sum<4>(l[i]);

@@ -43,17 +43,20 @@ import rocflash  # noqa: E402
 DEV, H, HK, D, DT = db.DEV, db.H, db.HK, db.D, db.DT
 INFLIGHT, SPLITS, PDL = "ROCFLASH_SPLITKV_INFLIGHT", "ROCFLASH_SPLITKV_SPLITS", "ROCFLASH_SPLITKV_PDL"
 LAZY = "ROCFLASH_SPLITKV_LAZY_RESCALE"
+PLAIN = "ROCFLASH_SPLITKV_PLAIN"  # dec11's plain-decode loop (kv_k_first 6)
 NOISE = 0.03  # same-process repeat spread of graph columns (runs K1, D5-1, integ20, dec8): up to ~3 %
 # the variants (environment switches, unset = the default: since dec9 one tile in flight per warp and PDL on sm_90+;
 # "old" = the defaults before dec9); the variant whose bits each must give
 FUSED = "ROCFLASH_SPLITKV_FUSED_COMBINE"
 VARIANTS = {"base": {}, "old": {INFLIGHT: "2", PDL: "0"}, "inflight2": {INFLIGHT: "2"}, "pdl0": {PDL: "0"},
             "fill": {SPLITS: "fill"}, "old+fill": {INFLIGHT: "2", PDL: "0", SPLITS: "fill"}, "fused": {FUSED: "1"},
-            "lazy": {LAZY: "1"}}
-SAME_BITS_AS = {"old": "base", "inflight2": "base", "pdl0": "base", "old+fill": "fill", "lazy": "base"}
+            "lazy": {LAZY: "1"}, "plain": {PLAIN: "1"}, "near": {PLAIN: "0"}}
+# (plain: bitwise the default on these finite inputs; it differs only for a non-finite V whose P rounds to 0)
+SAME_BITS_AS = {"old": "base", "inflight2": "base", "pdl0": "base", "old+fill": "fill", "lazy": "base",
+                "plain": "base", "near": "base"}
 SWEEP = {(1, 4096): (8, 16, 24, 32, 48, 64), (1, 16384): (16, 24, 32, 48, 64)}
 SWEEP_VARIANTS = ("base", "old")
-ALL_ENV = (INFLIGHT, SPLITS, PDL, FUSED, LAZY, "ROCFLASH_POISON_OUTPUTS", "ROCFLASH_KERNEL")
+ALL_ENV = (INFLIGHT, SPLITS, PDL, FUSED, LAZY, PLAIN, "ROCFLASH_POISON_OUTPUTS", "ROCFLASH_KERNEL")
 # --preset: issue 9's decode grid and its paged variants, the new defaults against the old and each lever alone
 PRESET = dict(cases="1x4096,1x16384,1x131072,8x4096,8x16384,8x131072,32x4096,32x16384,32x131072",
               kinds="paged16,paged256,dense", variants="base,old,inflight2,pdl0,fill,fused,lazy",

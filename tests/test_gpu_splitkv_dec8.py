@@ -2,8 +2,10 @@
 bits (dec9's defaults: one K/V tile in flight per warp, hip_src/fmha_splitkv_mma.h kSplitKvCopyNear, and
 programmatic dependent launches on sm_90+): ``ROCFLASH_SPLITKV_INFLIGHT=2`` (kSplitKvCopyAsync: two tiles in flight,
 the default before dec9), ``ROCFLASH_SPLITKV_PDL=0`` (plain launches) and ``ROCFLASH_SPLITKV_LAZY_RESCALE=1``
-(kSplitKvCopyNearLazy, opt-in: no O rescale in a tile where the warp's running max stayed). (dec8's bulk-copy and lockstep kernels
-lost on the H200 and were removed by dec9.)
+(kSplitKvCopyNearLazy, opt-in: no O rescale in a tile where the warp's running max stayed) and
+``ROCFLASH_SPLITKV_PLAIN=1`` (kSplitKvCopyPlain, dec11: plain-decode blocks take a loop compiled for that case; the
+other blocks of these cases, windows, speculative causal rows, run the default's loop). (dec8's bulk-copy and lockstep
+kernels lost on the H200 and were removed by dec9.)
 
 - output, LSE and cache of flash_attn_with_kvcache on tests/test_gpu_kvstep_fold.py's cases (dense appends that
   straddle a split boundary, speculative causal rows in two row chunks, paged 16 / 256 with NaN in unused pages and
@@ -33,8 +35,10 @@ pytestmark = pytest.mark.gpu
 # variant: (environment, FmhaFwdParams::kv_k_first of its launches); OFF: the defaults, set explicitly
 VARIANTS = {"inflight2": ({compiled.SPLITKV_INFLIGHT_ENV: "2"}, compiled.SPLITKV_COPY_TWO),
             "pdl0": ({compiled.SPLITKV_PDL_ENV: "0"}, compiled.SPLITKV_COPY_NEAR),
-            "lazy": ({compiled.SPLITKV_LAZY_RESCALE_ENV: "1"}, compiled.SPLITKV_COPY_NEAR_LAZY)}
-OFF = {compiled.SPLITKV_INFLIGHT_ENV: "1", compiled.SPLITKV_PDL_ENV: "1", compiled.SPLITKV_LAZY_RESCALE_ENV: "0"}
+            "lazy": ({compiled.SPLITKV_LAZY_RESCALE_ENV: "1"}, compiled.SPLITKV_COPY_NEAR_LAZY),
+            "plain": ({compiled.SPLITKV_PLAIN_ENV: "1"}, compiled.SPLITKV_COPY_PLAIN)}
+OFF = {compiled.SPLITKV_INFLIGHT_ENV: "1", compiled.SPLITKV_PDL_ENV: "1", compiled.SPLITKV_LAZY_RESCALE_ENV: "0",
+       compiled.SPLITKV_PLAIN_ENV: "0"}
 
 
 @pytest.fixture
@@ -169,3 +173,32 @@ def test_gpu_copy_variant_graph_replay_same_bits(platform, monkeypatch, variant)
     graph.replay()
     torch.cuda.synchronize()
     assert torch.equal(fold._bits(out), fold._bits(eager))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_gpu_plain_loop_runs_and_meets_p_zero_times_inf_as_fp64(platform, monkeypatch, dtype):
+    """The plain-decode loop is the one that ran (ROCFLASH_SPLITKV_PLAIN=1), seen where it differs from the default
+    by design: key 999 of 1000 (in a warp's partial last tile) has V = +inf and a score ~1400 below the others, so
+    its probability is exactly 0 in fp64 too (exp(-1400)) and the fp64 reference row is 0 * inf = NaN. The plain loop
+    gives that NaN (its P meets V in the product, as in any unmasked tile); the default's masked-tile path adds the
+    visible non-finite V to O instead (clean_v): +inf. Every other kv-head's rows are finite and the plain loop's
+    bits equal the default's there."""
+    b, sk, h, hk, d = 1, 1000, 32, 8, 128
+    g = torch.Generator().manual_seed(1000)
+    q, k, v = (t.cuda() for t in rand_qkv(b, 1, sk, h, hk, d, dtype, generator=g))
+    q = q.abs() + 0.5  # every q . k[999] far below 0
+    k[:, 999, 0] = -100.0
+    v[:, 999, 0] = float("inf")  # kv-head 0 only: its 4 query heads
+    outs = {}
+    for name, env in (("default", OFF), ("plain", VARIANTS["plain"][0])):
+        _set(monkeypatch, env)
+        outs[name] = rocflash.flash_attn_with_kvcache(q, k, v, cache_seqlens=sk, num_splits=1,
+                                                     return_softmax_lse=True, backend=platform)
+    _require(platform, "plain")
+    w = torch.softmax(q[0, 0, :4].double() @ k[0, :, 0].double().T / d ** 0.5, -1)  # kv-head 0's 4 query heads
+    assert w[:, 999].max() == 0.0  # the key's weight is exactly 0 in fp64
+    o_def, o_plain = outs["default"][0], outs["plain"][0]
+    assert o_plain[0, 0, :4].isnan().all() and not o_plain[0, 0, 4:].isnan().any()
+    assert torch.isposinf(o_def[0, 0, :4]).all(), "the default's clean_v adds the visible +inf"
+    assert torch.equal(fold._bits(o_def[0, 0, 4:]), fold._bits(o_plain[0, 0, 4:]))
+    assert torch.equal(outs["default"][1], outs["plain"][1])  # the LSE does not see V

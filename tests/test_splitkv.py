@@ -161,12 +161,29 @@ def test_inflight_and_pdl_defaults(monkeypatch):
     with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_LAZY_RESCALE must be one of 0, 1, got 'on'"):
         compiled.splitkv_lazy_rescale()
     monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "0")
+    # the opt-in plain-decode loop (kv_k_first 6, dec11): one tile in flight, not with the lazy rescale
+    assert envvars.SWITCHES[compiled.SPLITKV_PLAIN_ENV] == (("0", "1"), "0")
+    monkeypatch.setenv(compiled.SPLITKV_PLAIN_ENV, "1")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_PLAIN=1 needs ROCFLASH_SPLITKV_INFLIGHT=1 .*got "
+                                         r"ROCFLASH_SPLITKV_INFLIGHT=2"):
+        compiled.splitkv_copy_mode(cuda)
+    monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, "1")
+    assert compiled.splitkv_copy_mode(cuda) == compiled.SPLITKV_COPY_PLAIN == 6
+    monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "1")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_PLAIN=1 and ROCFLASH_SPLITKV_LAZY_RESCALE=1 name two "):
+        compiled.splitkv_copy_mode(cuda)
+    monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "0")
+    monkeypatch.setenv(compiled.SPLITKV_PLAIN_ENV, "yes")
+    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_PLAIN must be one of 0, 1, got 'yes'"):
+        compiled.splitkv_plain()
+    monkeypatch.setenv(compiled.SPLITKV_PLAIN_ENV, "0")
+    assert compiled.splitkv_copy_mode(cuda) == compiled.SPLITKV_COPY_NEAR
     monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, "1")
     monkeypatch.setenv(compiled.SPLITKV_PDL_ENV, "yes")
     with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_PDL must be one of 0, 1, got 'yes'"):
         compiled.splitkv_pdl(cuda)
     for name in (compiled.SPLITKV_INFLIGHT_ENV, compiled.SPLITKV_PDL_ENV, compiled.SPLITKV_FUSED_COMBINE_ENV,
-                 compiled.SPLITKV_SPLITS_ENV, compiled.SPLITKV_LAZY_RESCALE_ENV):
+                 compiled.SPLITKV_SPLITS_ENV, compiled.SPLITKV_LAZY_RESCALE_ENV, compiled.SPLITKV_PLAIN_ENV):
         assert name in splitkv_env.PLAN_ENV_NAMES and name in kvcache_fast._ENV_NAMES
     assert "PLAN_ENV_NAMES" in inspect.getsource(compiled.forward_planned)
     for fn in (compiled._launch_fwd, compiled._plan_launch, kvcache_fast._make_launch):
