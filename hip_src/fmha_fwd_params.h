@@ -131,8 +131,8 @@ struct FmhaFwdParams {
   // K/V tiles each warp of the tensor-core split kernel keeps in flight while it computes one (fmha_splitkv_mma.h
   // kSplitKvCopy*; set by rocflash/backends/splitkv_env.py splitkv_copy_mode, results identical for every value;
   // other kernels ignore it): 3 one (the default since dec9), 0 two (ROCFLASH_SPLITKV_INFLIGHT=2), 5 one with the lazy
-  // O rescale (ROCFLASH_SPLITKV_LAZY_RESCALE=1), 6 one with the plain-decode loop (ROCFLASH_SPLITKV_PLAIN=1; aligned
-  // path only, else 3). (1, 2 and 4, dec7 and dec8's K-first, bulk-copy and lockstep kernels, were removed.)
+  // O rescale (ROCFLASH_SPLITKV_LAZY_RESCALE=1), 6 / 7 one / two with the plain-decode loop (ROCFLASH_SPLITKV_PLAIN=1;
+  // aligned path only, else 3 / 0). (1, 2 and 4, dec7 and dec8's K-first, bulk-copy and lockstep kernels, were removed.)
   int32_t kv_k_first;
   // The KV-cache step folded into the split-KV kernels (step.fold = 1; fmha_kvstep.h folded_kv_step):
   // every block of sequence b checks b's cache_seqlens / cache_batch_idx and the block-table entries of its own

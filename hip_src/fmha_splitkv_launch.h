@@ -23,11 +23,14 @@ rfError_t launch_fmha_fwd_splitkv(const FmhaFwdParams& p, rfStream_t stream) {
     if constexpr (Tile::kMath == TileMath::kMma) {  // kv_k_first: the copy variant's kernel (fmha_splitkv_mma.h)
       if (p.kv_k_first == kSplitKvCopyNearLazy)
         return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyNearLazy>;
-      if constexpr (kAligned) {  // (the plain loop takes the 128-bit path only; else the default's kernel)
+      if constexpr (kAligned) {  // (the plain loop takes the 128-bit path only; else the kernel without it)
         if (p.kv_k_first == kSplitKvCopyPlain) return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyPlain>;
+        if (p.kv_k_first == kSplitKvCopyPlainAsync)
+          return fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyPlainAsync>;
       }
-      return p.kv_k_first == kSplitKvCopyAsync ? fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyAsync>
-                                               : fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyNear>;
+      return p.kv_k_first == kSplitKvCopyAsync || p.kv_k_first == kSplitKvCopyPlainAsync
+                 ? fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyAsync>
+                 : fmha_fwd_splitkv_mma_kernel<E, Tile, kAligned, kSplitKvCopyNear>;
     } else
 #endif
       return fmha_fwd_splitkv_kernel<E, Tile, kAligned>;

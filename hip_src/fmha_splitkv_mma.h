@@ -41,6 +41,9 @@ inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyNear = 3, kSplitKvCopyNe
 // row) take a loop compiled for that case alone; the other blocks of the launch run kSplitKvCopyNear's loop. The
 // same products and softmax operations in the same order on the rows that are stored: bitwise kSplitKvCopyNear.
 inline constexpr int kSplitKvCopyPlain = 6;
+// kSplitKvCopyPlainAsync (ROCFLASH_SPLITKV_PLAIN=1 with ROCFLASH_SPLITKV_INFLIGHT=2, dec11): the same with two tiles in
+// flight per warp (kSplitKvCopyAsync's loop for the other blocks).
+inline constexpr int kSplitKvCopyPlainAsync = 7;
 
 // Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe). kCopy: one of the values above.
 template <class E, class Tile, bool kAligned, int kCopy = kSplitKvCopyAsync>
@@ -186,19 +189,24 @@ struct FmhaFwdSplitKvMmaPipeline {
     __syncwarp();
   }
 
-  // ---- plain decode (kCopy == kSplitKvCopyPlain; perf/RESULTS.md "dec11")
+  // ---- plain decode (kCopy kSplitKvCopyPlain or kSplitKvCopyPlainAsync; perf/RESULTS.md "dec11")
   // Its blocks hold at most kPlainRows query rows: the rows g of the mma tile; the rows g + 8 are padding, whose
   // softmax and O rescale it skips (their P fragments are 0; their accumulators are never stored).
   static constexpr int kPlainRows = MmaSplitKvShape::kMmaM / 2;
-  // Copies: kPlainRowLanes lanes share a K/V row, lane `sub` of them copying its 16-byte chunks sub, sub + 4, ...,
-  // so one copy instruction moves 64 contiguous bytes of each of 8 rows, and a lane's copies of a tile are its
-  // kPlainRowsPerLane row pointers plus compile-time offsets (the copy instructions' immediates): per tile one row
-  // offset per tensor, not an address per 16 bytes (Near's issue_tile: ~100 integer instructions per tile, dec11).
-  static constexpr int kPlainRowLanes = 4;
+  // Copies: kPlainRowLanes lanes share a K/V row, lane `sub` of them copying its 16-byte chunks sub, sub + 8, ...,
+  // so one copy instruction moves 128 contiguous bytes (one L2 line) of each of 4 rows, and a lane's copies of a
+  // tile are its kPlainRowsPerLane row pointers plus compile-time offsets (the copy instructions' immediates): per
+  // tile one row offset per tensor, not an address per 16 bytes (Near's issue_tile: ~100 integer instructions per
+  // tile). 4 lanes per row (64 bytes of 8 rows per instruction, fewer pointers) lost 3-4 % at batch 8 / 32 on the
+  // H200 (perf/RESULTS.md "dec11").
+  static constexpr int kPlainRowLanes = CPR < 8 ? CPR : 8;
   static constexpr int kPlainRowsPerRound = kLanes / kPlainRowLanes;
   static constexpr int kPlainRowsPerLane = NW / kPlainRowsPerRound;
   static constexpr int kPlainChunksPerRow = CPR / kPlainRowLanes;
-  static constexpr int kPlainStages = 2;  // one tile in flight while one is computed (the ring's third stage idles)
+  static constexpr bool kPlainKernel = kCopy == kSplitKvCopyPlain || kCopy == kSplitKvCopyPlainAsync;
+  // ring stages of the plain loop: kAhead tiles in flight while one is computed (one: the ring's third stage idles)
+  static constexpr int kPlainStages = kAhead + 1;
+  static_assert(kPlainStages <= MmaSplitKvShape::kStages, "the plain loop's ring lies in the warp's K/V ring");
   // An A-fragment register of the padding rows g + 8: whatever the register holds (no instruction; zeros cost a move
   // into every operand quad, dec11). Those rows' S and O are never read: mma rows are independent.
   RF_DEVICE static uint32_t padding_fragment() {
@@ -287,9 +295,14 @@ struct FmhaFwdSplitKvMmaPipeline {
         }
       }
     };
-    if (count > 0) issue(0);
-    mma::cp_async_commit();
-    block = paged && count > 1 ? int64_t(k.pages[page]) : 0;
+#pragma unroll
+    for (int c = 0; c < kAhead; ++c) {  // the first kAhead tiles, each its own cp.async group
+      if (c < count) {
+        issue(c);
+        block = paged && c + 1 < count ? int64_t(k.pages[page]) : 0;
+      }
+      mma::cp_async_commit();
+    }
 
     // ---- Q's A fragments of rows g (32-bit pairs: the aligned path's rows start on 16 bytes); rows g + 8: padding
     uint32_t qa[KQ][4];
@@ -319,12 +332,12 @@ struct FmhaFwdSplitKvMmaPipeline {
     // ---- main loop
 #pragma unroll 1
     for (int c = 0; c < count; ++c) {
-      if (c + 1 < count) {
-        issue((c + 1) % kPlainStages);
-        block = paged && c + 2 < count ? int64_t(k.pages[page]) : 0;  // used one iteration later
+      if (c + kAhead < count) {
+        issue((c + kAhead) % kPlainStages);  // the stage computed in the previous iteration
+        block = paged && c + kAhead + 1 < count ? int64_t(k.pages[page]) : 0;  // used one iteration later
       }
       mma::cp_async_commit();
-      mma::cp_async_wait<1>();
+      mma::cp_async_wait<kAhead>();
       __syncwarp();
       char* tk = lds + T.k_tile(warp, c % kPlainStages);
       char* tv = lds + T.v_tile(warp, c % kPlainStages);
@@ -438,7 +451,7 @@ struct FmhaFwdSplitKvMmaPipeline {
     const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, seq, batch, head_k);
     const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, seq, batch, head_k);
     const ScoreTransform score = ScoreTransform::make(p.softmax_scale, p.softcap, 0.f, seq.seqlen_k - seq.seqlen_q, seq.seqlen_k);
-    if constexpr (kCopy == kSplitKvCopyPlain) {
+    if constexpr (kPlainKernel) {
       // uniform: plain decode (see kSplitKvCopyPlain): the keys [kb, ke) are visible from every row of the block, so
       // a key is masked exactly when it lies at or past ke (Near's `masked && !visible` on these blocks)
       const bool plain = kAligned && p.softcap == 0.f && p.alibi_slopes == nullptr && nrows <= kPlainRows &&

@@ -50,10 +50,11 @@ NOISE = 0.03  # same-process repeat spread of graph columns (runs K1, D5-1, inte
 FUSED = "ROCFLASH_SPLITKV_FUSED_COMBINE"
 VARIANTS = {"base": {}, "old": {INFLIGHT: "2", PDL: "0"}, "inflight2": {INFLIGHT: "2"}, "pdl0": {PDL: "0"},
             "fill": {SPLITS: "fill"}, "old+fill": {INFLIGHT: "2", PDL: "0", SPLITS: "fill"}, "fused": {FUSED: "1"},
-            "lazy": {LAZY: "1"}, "plain": {PLAIN: "1"}, "near": {PLAIN: "0"}}
+            "lazy": {LAZY: "1"}, "plain": {PLAIN: "1"}, "near": {PLAIN: "0"}, "plain2": {PLAIN: "1", INFLIGHT: "2"},
+            "plainfill": {PLAIN: "1", SPLITS: "fill"}, "plain2fill": {PLAIN: "1", INFLIGHT: "2", SPLITS: "fill"}}
 # (plain: bitwise the default on these finite inputs; it differs only for a non-finite V whose P rounds to 0)
 SAME_BITS_AS = {"old": "base", "inflight2": "base", "pdl0": "base", "old+fill": "fill", "lazy": "base",
-                "plain": "base", "near": "base"}
+                "plain": "base", "near": "base", "plain2": "base", "plainfill": "fill", "plain2fill": "fill"}
 SWEEP = {(1, 4096): (8, 16, 24, 32, 48, 64), (1, 16384): (16, 24, 32, 48, 64)}
 SWEEP_VARIANTS = ("base", "old")
 ALL_ENV = (INFLIGHT, SPLITS, PDL, FUSED, LAZY, PLAIN, "ROCFLASH_POISON_OUTPUTS", "ROCFLASH_KERNEL")

@@ -4,7 +4,8 @@ programmatic dependent launches on sm_90+): ``ROCFLASH_SPLITKV_INFLIGHT=2`` (kSp
 the default before dec9), ``ROCFLASH_SPLITKV_PDL=0`` (plain launches) and ``ROCFLASH_SPLITKV_LAZY_RESCALE=1``
 (kSplitKvCopyNearLazy, opt-in: no O rescale in a tile where the warp's running max stayed) and
 ``ROCFLASH_SPLITKV_PLAIN=1`` (kSplitKvCopyPlain, dec11: plain-decode blocks take a loop compiled for that case; the
-other blocks of these cases, windows, speculative causal rows, run the default's loop). (dec8's bulk-copy and lockstep
+other blocks of these cases, windows, speculative causal rows, run the default's loop; with INFLIGHT=2 as well: two
+tiles in flight, bitwise INFLIGHT=2's). (dec8's bulk-copy and lockstep
 kernels lost on the H200 and were removed by dec9.)
 
 - output, LSE and cache of flash_attn_with_kvcache on tests/test_gpu_kvstep_fold.py's cases (dense appends that
@@ -36,7 +37,9 @@ pytestmark = pytest.mark.gpu
 VARIANTS = {"inflight2": ({compiled.SPLITKV_INFLIGHT_ENV: "2"}, compiled.SPLITKV_COPY_TWO),
             "pdl0": ({compiled.SPLITKV_PDL_ENV: "0"}, compiled.SPLITKV_COPY_NEAR),
             "lazy": ({compiled.SPLITKV_LAZY_RESCALE_ENV: "1"}, compiled.SPLITKV_COPY_NEAR_LAZY),
-            "plain": ({compiled.SPLITKV_PLAIN_ENV: "1"}, compiled.SPLITKV_COPY_PLAIN)}
+            "plain": ({compiled.SPLITKV_PLAIN_ENV: "1"}, compiled.SPLITKV_COPY_PLAIN),
+            "plain2": ({compiled.SPLITKV_PLAIN_ENV: "1", compiled.SPLITKV_INFLIGHT_ENV: "2"},
+                       compiled.SPLITKV_COPY_PLAIN_TWO)}
 OFF = {compiled.SPLITKV_INFLIGHT_ENV: "1", compiled.SPLITKV_PDL_ENV: "1", compiled.SPLITKV_LAZY_RESCALE_ENV: "0",
        compiled.SPLITKV_PLAIN_ENV: "0"}
 

@@ -161,12 +161,10 @@ def test_inflight_and_pdl_defaults(monkeypatch):
     with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_LAZY_RESCALE must be one of 0, 1, got 'on'"):
         compiled.splitkv_lazy_rescale()
     monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "0")
-    # the opt-in plain-decode loop (kv_k_first 6, dec11): one tile in flight, not with the lazy rescale
+    # the opt-in plain-decode loop (kv_k_first 6 / 7 with one / two tiles in flight, dec11), not with the lazy rescale
     assert envvars.SWITCHES[compiled.SPLITKV_PLAIN_ENV] == (("0", "1"), "0")
     monkeypatch.setenv(compiled.SPLITKV_PLAIN_ENV, "1")
-    with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_PLAIN=1 needs ROCFLASH_SPLITKV_INFLIGHT=1 .*got "
-                                         r"ROCFLASH_SPLITKV_INFLIGHT=2"):
-        compiled.splitkv_copy_mode(cuda)
+    assert compiled.splitkv_copy_mode(cuda) == compiled.SPLITKV_COPY_PLAIN_TWO == 7
     monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, "1")
     assert compiled.splitkv_copy_mode(cuda) == compiled.SPLITKV_COPY_PLAIN == 6
     monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "1")

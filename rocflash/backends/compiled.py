@@ -40,7 +40,7 @@ import torch
 
 from .. import envvars, splitkv
 from .splitkv_env import (  # noqa: F401 - the split-KV switches (their module since dec9), re-exported
-    PLAN_ENV_NAMES, SPLITKV_COPY_NEAR, SPLITKV_COPY_NEAR_LAZY, SPLITKV_COPY_PLAIN, SPLITKV_COPY_TWO,
+    PLAN_ENV_NAMES, SPLITKV_COPY_NEAR, SPLITKV_COPY_NEAR_LAZY, SPLITKV_COPY_PLAIN, SPLITKV_COPY_PLAIN_TWO, SPLITKV_COPY_TWO,
     SPLITKV_FUSED_COMBINE_ENV, SPLITKV_INFLIGHT_ENV, SPLITKV_LAZY_RESCALE_ENV, SPLITKV_PDL_ENV, SPLITKV_PLAIN_ENV,
     SPLITKV_SPLITS_ENV, fused_combine_fits, set_split_switches, split_counters, splitkv_copy_mode,
     splitkv_fused_combine, splitkv_inflight, splitkv_lazy_rescale, splitkv_pdl, splitkv_plain, splitkv_split_rule)

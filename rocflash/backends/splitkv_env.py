@@ -28,7 +28,7 @@ PLAN_ENV_NAMES = (SPLITKV_FUSED_COMBINE_ENV, SPLITKV_PDL_ENV, SPLITKV_SPLITS_ENV
                   SPLITKV_LAZY_RESCALE_ENV, SPLITKV_PLAIN_ENV)
 # FmhaFwdParams::kv_k_first's values (hip_src/fmha_splitkv_mma.h kSplitKvCopy*): two tiles in flight per warp, one,
 # one with the lazy O rescale, one with the plain-decode loop
-SPLITKV_COPY_TWO, SPLITKV_COPY_NEAR, SPLITKV_COPY_NEAR_LAZY, SPLITKV_COPY_PLAIN = 0, 3, 5, 6
+SPLITKV_COPY_TWO, SPLITKV_COPY_NEAR, SPLITKV_COPY_NEAR_LAZY, SPLITKV_COPY_PLAIN, SPLITKV_COPY_PLAIN_TWO = 0, 3, 5, 6, 7
 
 
 def splitkv_fused_combine() -> bool:
@@ -104,26 +104,27 @@ def splitkv_plain() -> bool:
     plain decode (no softcap, no ALiBi, every key before the split's end visible from each of at most 8 query rows,
     the 128-bit path, headdim = its bucket) run the loop compiled for that case alone (hip_src/fmha_splitkv_mma.h
     kSplitKvCopyPlain: the stored rows bitwise the default's, but for a non-finite V of a key whose probability
-    rounds to 0 in a split's last tile); other blocks and calls run the default's loop. Needs one tile in flight and
-    no lazy rescale. ValueError for another value."""
+    rounds to 0 in a split's last tile); other blocks and calls run the default's loop. With
+    ROCFLASH_SPLITKV_INFLIGHT=2 the loop keeps two tiles in flight. Not with the lazy rescale (its loop skips the
+    rescale likewise). ValueError for another value."""
     return envvars.switch(SPLITKV_PLAIN_ENV) == "1"
 
 
 def splitkv_copy_mode(device=None) -> int:
     """FmhaFwdParams::kv_k_first of a tensor-core split-KV launch: SPLITKV_COPY_NEAR (3, one tile in flight per
-    warp, the default), SPLITKV_COPY_PLAIN (6, ROCFLASH_SPLITKV_PLAIN=1), SPLITKV_COPY_NEAR_LAZY (5,
-    ROCFLASH_SPLITKV_LAZY_RESCALE=1) or SPLITKV_COPY_TWO (0, ROCFLASH_SPLITKV_INFLIGHT=2). ValueError for
-    LAZY_RESCALE=1 or PLAIN=1 with INFLIGHT=2, and for PLAIN=1 with LAZY_RESCALE=1 (no such kernels)."""
+    warp, the default), SPLITKV_COPY_TWO (0, ROCFLASH_SPLITKV_INFLIGHT=2), SPLITKV_COPY_PLAIN / _PLAIN_TWO (6 / 7,
+    ROCFLASH_SPLITKV_PLAIN=1 with one / two tiles in flight) or SPLITKV_COPY_NEAR_LAZY (5,
+    ROCFLASH_SPLITKV_LAZY_RESCALE=1). ValueError for LAZY_RESCALE=1 with INFLIGHT=2 or with PLAIN=1 (no such
+    kernels)."""
     inflight, lazy, plain = splitkv_inflight(), splitkv_lazy_rescale(), splitkv_plain()
-    for name, on in ((SPLITKV_LAZY_RESCALE_ENV, lazy), (SPLITKV_PLAIN_ENV, plain)):
-        if on and inflight != 1:
-            raise ValueError(f"{name}=1 needs {SPLITKV_INFLIGHT_ENV}=1 (that kernel keeps one K/V tile in flight per "
-                             f"warp), got {SPLITKV_INFLIGHT_ENV}={inflight}")
+    if lazy and inflight != 1:
+        raise ValueError(f"{SPLITKV_LAZY_RESCALE_ENV}=1 needs {SPLITKV_INFLIGHT_ENV}=1 (the lazy-rescale kernel keeps "
+                         f"one K/V tile in flight per warp), got {SPLITKV_INFLIGHT_ENV}={inflight}")
     if lazy and plain:
         raise ValueError(f"{SPLITKV_PLAIN_ENV}=1 and {SPLITKV_LAZY_RESCALE_ENV}=1 name two kernels; set one (the plain "
                          f"loop skips the rescale of a tile whose running max stayed, as the lazy one does)")
     if plain:
-        return SPLITKV_COPY_PLAIN
+        return SPLITKV_COPY_PLAIN if inflight == 1 else SPLITKV_COPY_PLAIN_TWO
     if lazy:
         return SPLITKV_COPY_NEAR_LAZY
     return SPLITKV_COPY_NEAR if inflight == 1 else SPLITKV_COPY_TWO
