@@ -8,7 +8,8 @@
 #             default 30 %)
 # 2 sanitize  compute-sanitizer memcheck and racecheck of perf/sanitize_cases.py --seq-only with PLAIN=1 (22 %)
 # 3 ncu       warm-cache instruction counts and durations of the split kernels at 1 x 4k and 1 x 16k (perf/decode_ncu.py),
-#             PLAIN=0, PLAIN=1, PLAIN=1 with INFLIGHT=2 (cuDNN's kernels in the same programs) (20 %)
+#             of the DEC11_NCU environments (';'-separated; default PLAIN=0, PLAIN=1, PLAIN=1 with INFLIGHT=2; cuDNN's
+#             kernels in the same programs) (DEC11_NCU_PCT, default 20 %; one ncu run takes ~25 s)
 # 4 bench     perf/dec9_stage.py over issue 9's grid (batch 1/8/32 x 4k/16k/128k, paged16 / paged256 / dense), variants
 #             DEC11_VARIANTS (default base, plain, plain2 = plain with two tiles in flight, fill, plainfill; dec9_stage.py
 #             VARIANTS), eager + graphs, two rounds, SDPA cuDNN beside, the kernel profile at 1 x 4k and 1 x 16k of
@@ -28,6 +29,8 @@ echo "dec11 stage, $(date -u +%FT%TZ), tree $(git -C "$REPO" rev-parse --short H
 XDIST=$(python3 -c "import xdist" 2>/dev/null && echo "-n 8")
 
 T=$(share ${DEC11_TEST_PCT:-30})
+TESTS="skipped (DEC11_TEST_PCT)"
+if [ "$T" -ge 10 ]; then
 (cd "$REPO/tests" && ROCFLASH_KERNEL=auto timeout $(( T * 2 / 5 )) python3 -m pytest -q -rfE -m gpu -p no:cacheprovider \
   --tb=short $XDIST test_gpu_splitkv_dec8.py > /tmp/dec11_t1.txt 2>&1)
 R1=$?
@@ -39,6 +42,7 @@ R2=$?
   echo "##### $PLAIN=1 pytest -m gpu test_gpu_kvstep_fold.py test_gpu_inference.py test_gpu_varlen.py test_gpu_splitkv_dec7.py: exit $R2"
   tail -25 /tmp/dec11_t2.txt; } >> "$F"
 TESTS="dec8 file: $(tail -1 /tmp/dec11_t1.txt | tr -d '=' | sed 's/^ *//'); PLAIN=1 files: $(tail -1 /tmp/dec11_t2.txt | tr -d '=' | sed 's/^ *//')"
+fi
 
 T=$(share 22)
 SAN=""
@@ -54,12 +58,15 @@ else
   SAN="skipped"
 fi
 
-T=$(share 20)
+T=$(share ${DEC11_NCU_PCT:-20})
 M="gpu__time_duration.sum,sm__cycles_active.avg,smsp__inst_executed.sum,smsp__warps_active.avg.per_cycle_active"
+NCU_VARIANTS=${DEC11_NCU:-"$PLAIN=0;$PLAIN=1;$PLAIN=1 ROCFLASH_SPLITKV_INFLIGHT=2"}
+NV=$(echo "$NCU_VARIANTS" | tr ';' '\n' | wc -l)
 if command -v ncu > /dev/null && [ "$T" -ge 20 ]; then
-  for variant in "$PLAIN=0" "$PLAIN=1" "$PLAIN=1 ROCFLASH_SPLITKV_INFLIGHT=2"; do
+  IFS=';' read -ra NCU_LIST <<< "$NCU_VARIANTS"
+  for variant in "${NCU_LIST[@]}"; do
     for case in 1x4096 1x16384; do
-      (cd /tmp && env $variant timeout $(( T / 6 )) ncu --clock-control none --cache-control none \
+      (cd /tmp && env $variant timeout $(( T / (2 * NV) )) ncu --clock-control none --cache-control none \
         -k regex:"splitkv|sdpa|lean_reduction" -s 2 -c 4 --metrics "$M" python3 "$REPO/perf/decode_ncu.py" --case $case \
         > /tmp/dec11_ncu.txt 2>&1)
       echo "##### ncu $variant $case: exit $?" >> "$F"

@@ -42,9 +42,9 @@ SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
     # tensor-core split-KV kernel (one tile in flight): skip the O rescale of a tile whose warp's running max did not
     # move (opt-in, dec9; bitwise the default's results)
     "ROCFLASH_SPLITKV_LAZY_RESCALE": (("0", "1"), "0"),
-    # tensor-core split-KV kernel (one tile in flight): the plain-decode loop for its plain blocks (dec11; no softcap,
-    # ALiBi or masked key before the split's end, <= 8 query rows, aligned, headdim = its bucket)
-    "ROCFLASH_SPLITKV_PLAIN": (("0", "1"), "0"),
+    # tensor-core split-KV kernel: the plain-decode loop for its plain blocks (on since dec11; no softcap, ALiBi or
+    # masked key before the split's end, <= 8 query rows, aligned, headdim = its bucket)
+    "ROCFLASH_SPLITKV_PLAIN": (("0", "1"), "1"),
     # tensor-core backward, sm_90a builds on compute capability 9 only (hip_src/fmha_mma_bwd_wgmma.h; read by the
     # launcher at every launch, exactly "1"): the atomic-dQ kernel's dQ product on wgmma (1); 0 = mma.sync (default).
     # (ROCFLASH_BWD_SDP_WGMMA, S^T / dP^T on wgmma, was removed in branch tc80: measured slower, it spilled.)

@@ -109,7 +109,8 @@ def test_split_rule_switch_reaches_the_plan(monkeypatch):
 
 def test_inflight_and_pdl_defaults(monkeypatch):
     """dec9's defaults: ROCFLASH_SPLITKV_INFLIGHT (1 | 2, unset 1) -> FmhaFwdParams::kv_k_first 3 (one K/V tile in
-    flight per warp) or 0 (two), on every device; ROCFLASH_SPLITKV_PDL (0 | 1, unset 1) -> programmatic dependent
+    flight per warp) or 0 (two), on every device, with ROCFLASH_SPLITKV_PLAIN=0; 6 or 7 with dec11's plain loop (the
+    default); ROCFLASH_SPLITKV_PDL (0 | 1, unset 1) -> programmatic dependent
     launches on an NVIDIA sm_90+ device only. Both are part of the KV-cache plans' key and of flash_attn_func's kept
     launches (PLAN_ENV_NAMES); every launch site sets both through set_split_switches; a bad value raises naming the
     variable; the removed switches (L2 prefetch, K-first, bulk, lockstep) are no longer accepted names."""
@@ -126,6 +127,7 @@ def test_inflight_and_pdl_defaults(monkeypatch):
     cuda = torch.device("cuda", 0)
     monkeypatch.setattr(torch.version, "cuda", "13.0")
     monkeypatch.setattr(splitkv_env, "_compiled_cuda_archs", lambda: ("sm_80", "sm_90", "sm_100"))
+    monkeypatch.setenv(compiled.SPLITKV_PLAIN_ENV, "0")  # (the plain loop's values: below)
     for cap, inflight, pdl, want in (((9, 0), None, None, (3, 1)), ((9, 0), "2", None, (0, 1)),
                                      ((9, 0), " 1 ", "0", (3, 0)), ((8, 0), None, None, (3, 0)),
                                      ((8, 0), "2", "1", (0, 0)), ((10, 0), "", "", (3, 1))):
@@ -161,13 +163,21 @@ def test_inflight_and_pdl_defaults(monkeypatch):
     with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_LAZY_RESCALE must be one of 0, 1, got 'on'"):
         compiled.splitkv_lazy_rescale()
     monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "0")
-    # the opt-in plain-decode loop (kv_k_first 6 / 7 with one / two tiles in flight, dec11), not with the lazy rescale
-    assert envvars.SWITCHES[compiled.SPLITKV_PLAIN_ENV] == (("0", "1"), "0")
+    # the plain-decode loop (kv_k_first 6 / 7 with one / two tiles in flight; the default since dec11); the opt-in
+    # lazy rescale turns the default off, an explicit PLAIN=1 with it raises
+    assert envvars.SWITCHES[compiled.SPLITKV_PLAIN_ENV] == (("0", "1"), "1")
     monkeypatch.setenv(compiled.SPLITKV_PLAIN_ENV, "1")
     assert compiled.splitkv_copy_mode(cuda) == compiled.SPLITKV_COPY_PLAIN_TWO == 7
     monkeypatch.setenv(compiled.SPLITKV_INFLIGHT_ENV, "1")
     assert compiled.splitkv_copy_mode(cuda) == compiled.SPLITKV_COPY_PLAIN == 6
+    monkeypatch.delenv(compiled.SPLITKV_PLAIN_ENV)
+    assert compiled.splitkv_copy_mode(cuda) == compiled.SPLITKV_COPY_PLAIN
+    p = types.SimpleNamespace()
+    compiled.set_split_switches(p, "mma", cuda)
+    assert p.kv_k_first == compiled.SPLITKV_COPY_PLAIN
     monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "1")
+    assert compiled.splitkv_copy_mode(cuda) == compiled.SPLITKV_COPY_NEAR_LAZY  # (PLAIN unset: lazy asked by name)
+    monkeypatch.setenv(compiled.SPLITKV_PLAIN_ENV, "1")
     with pytest.raises(ValueError, match=r"^ROCFLASH_SPLITKV_PLAIN=1 and ROCFLASH_SPLITKV_LAZY_RESCALE=1 name two "):
         compiled.splitkv_copy_mode(cuda)
     monkeypatch.setenv(compiled.SPLITKV_LAZY_RESCALE_ENV, "0")

@@ -5,13 +5,15 @@ compute capability.
 
 Defaults since dec9 (perf/RESULTS.md "dec9", H200, one process, CUDA graphs and eager): one K/V tile in flight per
 warp (ROCFLASH_SPLITKV_INFLIGHT=1) and programmatic dependent launches (ROCFLASH_SPLITKV_PDL=1, sm_90+): together
-1.02-1.13x the previous defaults at batch 1 and 8, level at 32 x 16k, eager level or faster. dec7 / dec8's losing
+1.02-1.13x the previous defaults at batch 1 and 8, level at 32 x 16k, eager level or faster. Since dec11 the
+plain-decode loop (ROCFLASH_SPLITKV_PLAIN=1; perf/RESULTS.md "dec11"). dec7 / dec8's losing
 opt-ins (ROCFLASH_SPLITKV_L2_PREFETCH, _K_FIRST, _BULK, _LOCKSTEP) were removed with their kernels.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 
 import torch
 
@@ -100,26 +102,34 @@ def splitkv_lazy_rescale() -> bool:
 
 
 def splitkv_plain() -> bool:
-    """``ROCFLASH_SPLITKV_PLAIN`` (1 | 0; unset = off; dec11): whether the tensor-core split-KV kernel's blocks of
+    """``ROCFLASH_SPLITKV_PLAIN`` (1 | 0; unset = on since dec11): whether the tensor-core split-KV kernel's blocks of
     plain decode (no softcap, no ALiBi, every key before the split's end visible from each of at most 8 query rows,
     the 128-bit path, headdim = its bucket) run the loop compiled for that case alone (hip_src/fmha_splitkv_mma.h
     kSplitKvCopyPlain: the stored rows bitwise the default's, but for a non-finite V of a key whose probability
     rounds to 0 in a split's last tile); other blocks and calls run the default's loop. With
     ROCFLASH_SPLITKV_INFLIGHT=2 the loop keeps two tiles in flight. Not with the lazy rescale (its loop skips the
-    rescale likewise). ValueError for another value."""
+    rescale likewise: ROCFLASH_SPLITKV_LAZY_RESCALE=1 turns the default off; with an explicit PLAIN=1 it raises in
+    splitkv_copy_mode). ValueError for another value."""
     return envvars.switch(SPLITKV_PLAIN_ENV) == "1"
+
+
+def _plain_set_explicitly() -> bool:
+    """Whether ROCFLASH_SPLITKV_PLAIN is set to something other than empty (envvars: unset or empty = the default)."""
+    return bool(os.environ.get(SPLITKV_PLAIN_ENV, "").strip())
 
 
 def splitkv_copy_mode(device=None) -> int:
     """FmhaFwdParams::kv_k_first of a tensor-core split-KV launch: SPLITKV_COPY_NEAR (3, one tile in flight per
     warp, the default), SPLITKV_COPY_TWO (0, ROCFLASH_SPLITKV_INFLIGHT=2), SPLITKV_COPY_PLAIN / _PLAIN_TWO (6 / 7,
     ROCFLASH_SPLITKV_PLAIN=1 with one / two tiles in flight) or SPLITKV_COPY_NEAR_LAZY (5,
-    ROCFLASH_SPLITKV_LAZY_RESCALE=1). ValueError for LAZY_RESCALE=1 with INFLIGHT=2 or with PLAIN=1 (no such
-    kernels)."""
+    ROCFLASH_SPLITKV_LAZY_RESCALE=1; the plain default gives way to it). ValueError for LAZY_RESCALE=1 with
+    INFLIGHT=2 or with an explicit PLAIN=1 (no such kernels)."""
     inflight, lazy, plain = splitkv_inflight(), splitkv_lazy_rescale(), splitkv_plain()
     if lazy and inflight != 1:
         raise ValueError(f"{SPLITKV_LAZY_RESCALE_ENV}=1 needs {SPLITKV_INFLIGHT_ENV}=1 (the lazy-rescale kernel keeps "
                          f"one K/V tile in flight per warp), got {SPLITKV_INFLIGHT_ENV}={inflight}")
+    if lazy and plain and not _plain_set_explicitly():
+        plain = False  # the opt-in lazy kernel asked for by name; the plain loop is only the default
     if lazy and plain:
         raise ValueError(f"{SPLITKV_PLAIN_ENV}=1 and {SPLITKV_LAZY_RESCALE_ENV}=1 name two kernels; set one (the plain "
                          f"loop skips the rescale of a tile whose running max stayed, as the lazy one does)")
