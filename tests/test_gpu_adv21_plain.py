@@ -630,3 +630,41 @@ def test_softcap_alibi_not_plain_same_bits(monkeypatch):
                       what=str(list(kw)))
         check_seqs(out, lse, q, [kc[b, :n] for b, n in enumerate(lens)], [vc[b, :n] for b, n in enumerate(lens)],
                    args, str(list(kw)))
+
+
+@pytest.mark.parametrize("paged", [False, True])
+def test_fold_append_two_row_chunks(paged, monkeypatch):
+    """The KV-cache step folded into the split kernel with two row chunks per (split, kv-head): seqlen_q 3 x group
+    8 = 24 rows (chunk 0: 16 rows, Near; chunk 1: 8 rows, plain), both chunks' blocks write the split's new keys
+    before reading them; 3 new tokens across a split boundary (num_splits 8), non-causal (every split of chunk 1
+    is plain-eligible), page 240."""
+    g = gen(21 + paged)
+    lens = [510, 61, 1]
+    new, d = 3, 128
+    q = _randn((3, new, 16, d), BF16, g)
+    k, v = _randn((3, new, 2, d), BF16, g), _randn((3, new, 2, d), BF16, g)
+    if paged:
+        kc, vc, table = paged_caches([n + new for n in lens], 240, 2, d, BF16, g)
+        for b, n in enumerate(lens):
+            paged_fill(kc, vc, table, b, n, g)
+        kw = dict(block_table=table)
+    else:
+        kc, vc, _, _ = dense_caches(3, 520, 2, d, lens, BF16, g)
+        kc, vc = kc.contiguous(), vc.contiguous()
+        kw = {}
+    kc0, vc0 = kc.clone(), vc.clone()
+
+    def call():
+        a, b = kc0.clone(), vc0.clone()
+        o, l = kvcache(q, a, b, k, v, cache_seqlens=_i32(lens), num_splits=8, **kw)
+        return o, l, a, b
+    out, lse, ka, va = ab(monkeypatch, call, what=f"fold two chunks paged {paged}")
+    if paged:
+        keys = [paged_rows(ka, table, b, n + new) for b, n in enumerate(lens)]
+        values = [paged_rows(va, table, b, n + new) for b, n in enumerate(lens)]
+    else:
+        keys = [ka[b, :n + new] for b, n in enumerate(lens)]
+        values = [va[b, :n + new] for b, n in enumerate(lens)]
+    for b in range(3):
+        assert torch.equal(keys[b][-new:], k[b]) and torch.equal(values[b][-new:], v[b]), f"append seq {b}"
+    check_seqs(out, lse, q, keys, values, fwd_args(d), f"fold two chunks paged {paged}")
