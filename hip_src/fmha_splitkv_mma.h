@@ -189,6 +189,42 @@ struct FmhaFwdSplitKvMmaPipeline {
     __syncwarp();
   }
 
+  // S = Q K^T of one warp tile (K at tk in shared memory): the rows g, g + 8 of each lane (fragments: fmha_mma_tile.h)
+  RF_DEVICE static void tile_scores(float (&s)[2][TN], const uint32_t (&qa)[KQ][4], const char* tk, int lane) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int x = 0; x < TN; ++x) s[i][x] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < KQ; ++kk)
+#pragma unroll
+      for (int np = 0; np < NW / 16; ++np) {
+        uint32_t b[4];
+        mma::ldmatrix_x4(b, mma::smem_address(tk + T.k_read(lane, np, kk)));
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int x = 2 * (2 * np + h);
+          mma::mma_16816<E>(s[0][x], s[0][x + 1], s[1][x], s[1][x + 1], qa[kk], b[2 * h], b[2 * h + 1]);
+        }
+      }
+  }
+
+  // O += P V for key step kk of one warp tile (V at tv in shared memory; a: P's A fragment of that step)
+  RF_DEVICE static void tile_pv(float (&o)[2][TD], const uint32_t (&a)[4], const char* tv, int lane, int kk) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+#pragma unroll
+    for (int dp = 0; dp < T.headdim / 16; ++dp) {
+      uint32_t b[4];
+      mma::ldmatrix_x4_trans(b, mma::smem_address(tv + T.v_read(lane, kk, dp)));
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int x = 2 * (2 * dp + h);
+        mma::mma_16816<E>(o[0][x], o[0][x + 1], o[1][x], o[1][x + 1], a, b[2 * h], b[2 * h + 1]);
+      }
+    }
+  }
+
   // ---- plain decode (kCopy kSplitKvCopyPlain or kSplitKvCopyPlainAsync; perf/RESULTS.md "dec11")
   // Its blocks hold at most kPlainRows query rows: the rows g of the mma tile; the rows g + 8 are padding, whose
   // softmax and O rescale it skips (their P fragments are 0; their accumulators are never stored).
@@ -343,24 +379,8 @@ struct FmhaFwdSplitKvMmaPipeline {
       char* tv = lds + T.v_tile(warp, c % kPlainStages);
       const int n0 = kb + (warp + c * T.warps()) * NW;
 
-      // S = Q K^T
       float s[2][TN];
-#pragma unroll
-      for (int i = 0; i < 2; ++i)
-#pragma unroll
-        for (int x = 0; x < TN; ++x) s[i][x] = 0.f;
-#pragma unroll
-      for (int kk = 0; kk < KQ; ++kk)
-#pragma unroll
-        for (int np = 0; np < NW / 16; ++np) {
-          uint32_t b[4];
-          mma::ldmatrix_x4(b, mma::smem_address(tk + T.k_read(lane, np, kk)));
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int x = 2 * (2 * np + h);
-            mma::mma_16816<E>(s[0][x], s[0][x + 1], s[1][x], s[1][x + 1], qa[kk], b[2 * h], b[2 * h + 1]);
-          }
-        }
+      tile_scores(s, qa, tk, lane);  // S = Q K^T
 
       // scores (log2 domain: raw * scale_log2, ScoreTransform without softcap or ALiBi), keys >= ke masked, online
       // softmax of rows g
@@ -400,16 +420,7 @@ struct FmhaFwdSplitKvMmaPipeline {
         a[1] = padding_fragment();
         a[2] = mma::pack2<E>(s[0][4 * kk + 2], s[0][4 * kk + 3]);
         a[3] = padding_fragment();
-#pragma unroll
-        for (int dp = 0; dp < T.headdim / 16; ++dp) {
-          uint32_t b[4];
-          mma::ldmatrix_x4_trans(b, mma::smem_address(tv + T.v_read(lane, kk, dp)));
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int x = 2 * (2 * dp + h);
-            mma::mma_16816<E>(o[0][x], o[0][x + 1], o[1][x], o[1][x + 1], a, b[2 * h], b[2 * h + 1]);
-          }
-        }
+        tile_pv(o, a, tv, lane, kk);
       }
       __syncwarp();  // every lane is done with this stage before the next round's copies refill it
     }
@@ -544,24 +555,8 @@ struct FmhaFwdSplitKvMmaPipeline {
       char* tv = lds + T.v_tile(warp, c % S);
       const int n0 = tile_n0(c);
 
-      // S = Q K^T
       float s[2][TN];
-#pragma unroll
-      for (int i = 0; i < 2; ++i)
-#pragma unroll
-        for (int x = 0; x < TN; ++x) s[i][x] = 0.f;
-#pragma unroll
-      for (int kk = 0; kk < KQ; ++kk)
-#pragma unroll
-        for (int np = 0; np < NW / 16; ++np) {
-          uint32_t b[4];
-          mma::ldmatrix_x4(b, mma::smem_address(tk + T.k_read(lane, np, kk)));
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int x = 2 * (2 * np + h);
-            mma::mma_16816<E>(s[0][x], s[0][x + 1], s[1][x], s[1][x + 1], qa[kk], b[2 * h], b[2 * h + 1]);
-          }
-        }
+      tile_scores(s, qa, tk, lane);  // S = Q K^T
 
       // scores (log2 domain), mask, online softmax
       const bool masked = n0 + NW > ke || tile_needs_mask(rule, i_first, i_last + 1, n0, NW);
@@ -618,16 +613,7 @@ struct FmhaFwdSplitKvMmaPipeline {
         a[1] = mma::pack2<E>(s[1][4 * kk], s[1][4 * kk + 1]);
         a[2] = mma::pack2<E>(s[0][4 * kk + 2], s[0][4 * kk + 3]);
         a[3] = mma::pack2<E>(s[1][4 * kk + 2], s[1][4 * kk + 3]);
-#pragma unroll
-        for (int dp = 0; dp < T.headdim / 16; ++dp) {
-          uint32_t b[4];
-          mma::ldmatrix_x4_trans(b, mma::smem_address(tv + T.v_read(lane, kk, dp)));
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int x = 2 * (2 * dp + h);
-            mma::mma_16816<E>(o[0][x], o[0][x + 1], o[1][x], o[1][x + 1], a, b[2 * h], b[2 * h + 1]);
-          }
-        }
+        tile_pv(o, a, tv, lane, kk);
       }
       __syncwarp();  // every lane is done with this stage before the next round's copies refill it
     }
