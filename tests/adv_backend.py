@@ -9,7 +9,7 @@ import os
 import pytest
 import torch
 
-from conftest import gpu_platform
+from conftest import assert_close_to_reference, gpu_platform
 
 
 class AdvBackend:
@@ -36,3 +36,15 @@ class AdvBackend:
 
 def gen(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
+
+
+def check_per_sequence(out, lse, q, keys, values, args, what):
+    """A KV-cache call's out (batch, seqlen_q, nheads, headdim) and LSE per sequence b against keys[b] / values[b]
+    (its visible cache rows): no key -> O 0 and LSE -inf (flash-attn); else FlashAttention's rule against fp64."""
+    assert out.shape == q.shape and lse.shape == (q.shape[0], q.shape[2], q.shape[1]) and lse.dtype == torch.float32
+    for b in range(q.shape[0]):
+        if keys[b].shape[0] == 0:
+            assert torch.equal(out[b], torch.zeros_like(out[b])) and torch.isneginf(lse[b]).all(), f"{what} seq {b}"
+            continue
+        assert_close_to_reference(out[b:b + 1], lse[b:b + 1], q[b:b + 1], keys[b][None], values[b][None], args,
+                                  f"{what} seq {b}")

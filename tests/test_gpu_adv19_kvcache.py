@@ -16,6 +16,7 @@ import pytest
 import torch
 
 import rocflash
+from adv_backend import check_per_sequence
 from conftest import DTYPES, assert_close_to_reference, fwd_args
 from test_gpu_adv19 import BF16, DEV, F16, NAN, ON_GPU, _backend, _fwd_check, _gen, _randn, _sync, _transposed
 
@@ -58,14 +59,7 @@ def _pages(kc, vc, lens, page, g, junk=(-1, 2 ** 31 - 1)):
     return kp, vp, table.to(DEV)
 
 
-def _kv_check(out, lse, q, keys, values, args, what):
-    assert out.shape == q.shape and lse.shape == (q.shape[0], q.shape[2], q.shape[1]) and lse.dtype == torch.float32
-    for b in range(q.shape[0]):
-        if keys[b].shape[0] == 0:
-            assert torch.equal(out[b], torch.zeros_like(out[b])) and torch.isneginf(lse[b]).all(), f"{what} seq {b}"
-            continue
-        assert_close_to_reference(out[b:b + 1], lse[b:b + 1], q[b:b + 1], keys[b][None], values[b][None], args,
-                                  f"{what} seq {b}")
+_kv_check = check_per_sequence  # (tests/adv_backend.py)
 
 
 def _kvcache(q, kc, vc, k=None, v=None, **kw):

@@ -26,7 +26,7 @@ import torch
 
 import rocflash
 import rocflash.interface as rf_interface
-from adv_backend import AdvBackend, gen
+from adv_backend import AdvBackend, check_per_sequence, gen
 from conftest import DTYPES, assert_close_to_reference, fwd_args
 from rocflash.backends import compiled
 from rocflash.kvcache import apply_rotary
@@ -135,20 +135,23 @@ def paged_rows(cache, table, b, n):
         cache[:0, 0]
 
 
+def filled_caches(lens, page, rows, cap, d, g):
+    """fp16 K/V caches (2 kv-heads) of sequences ``lens``: paged (page > 0, paged_caches + paged_fill) or dense (rows x
+    cap rows, dense_caches); (k cache, v cache, the call's block_table kwargs, each sequence's keys, its values)."""
+    if page:
+        kc, vc, table = paged_caches(lens, page, 2, d, F16, g)
+        dense = [paged_fill(kc, vc, table, b, n, g) for b, n in enumerate(lens)]
+        return kc, vc, dict(block_table=table), [x[0] for x in dense], [x[1] for x in dense]
+    kc, vc, _, _ = dense_caches(rows, cap, 2, d, lens, F16, g)
+    return kc, vc, {}, [kc[b, :n] for b, n in enumerate(lens)], [vc[b, :n] for b, n in enumerate(lens)]
+
+
 def kvcache(q, kc, vc, k=None, v=None, **kw):
     out, lse = rocflash.flash_attn_with_kvcache(q, kc, vc, k, v, return_softmax_lse=True, backend=_backend(), **kw)
     return out, lse
 
 
-def check_seqs(out, lse, q, keys, values, args, what):
-    """Per sequence: no key -> O 0 and LSE -inf (flash-attn); else FlashAttention's rule against fp64."""
-    assert out.shape == q.shape and lse.shape == (q.shape[0], q.shape[2], q.shape[1]) and lse.dtype == torch.float32
-    for b in range(q.shape[0]):
-        if keys[b].shape[0] == 0:
-            assert torch.equal(out[b], torch.zeros_like(out[b])) and torch.isneginf(lse[b]).all(), f"{what} seq {b}"
-            continue
-        assert_close_to_reference(out[b:b + 1], lse[b:b + 1], q[b:b + 1], keys[b][None], values[b][None], args,
-                                  f"{what} seq {b}")
+check_seqs = check_per_sequence  # (tests/adv_backend.py)
 
 
 def unchanged_except(after, before, allowed, what):
@@ -315,15 +318,7 @@ def test_speculative(sq, causal, monkeypatch):
     for group, paged in ((1, False), (3, True)):
         d = 128 if paged else 64
         q = _randn((3, sq, 2 * group, d), F16, g)
-        if paged:
-            kp, vp, table = paged_caches(lens, 48, 2, d, F16, g)
-            dense = [paged_fill(kp, vp, table, b, n, g) for b, n in enumerate(lens)]
-            kw = dict(block_table=table)
-            keys, values = [x[0] for x in dense], [x[1] for x in dense]
-        else:
-            kp, vp, _, _ = dense_caches(3, 1200, 2, d, lens, F16, g)
-            kw = {}
-            keys, values = [kp[b, :n] for b, n in enumerate(lens)], [vp[b, :n] for b, n in enumerate(lens)]
+        kp, vp, kw, keys, values = filled_caches(lens, 48 if paged else 0, 3, 1200, d, g)
         out, lse = ab(monkeypatch, lambda: kvcache(q, kp, vp, cache_seqlens=_i32(lens), causal=causal, num_splits=6,
                                                    **kw),
                       what=f"sq {sq} group {group}")
@@ -564,15 +559,7 @@ def test_inflight2(page, monkeypatch):
     g = gen(page + 11)
     lens = [16, 80, 150, 192, 1777]
     d = 64 if page in (16, 256) else 128
-    if page:
-        kc, vc, table = paged_caches(lens, page, 2, d, F16, g)
-        dense = [paged_fill(kc, vc, table, b, n, g) for b, n in enumerate(lens)]
-        kw = dict(block_table=table)
-        keys, values = [x[0] for x in dense], [x[1] for x in dense]
-    else:
-        kc, vc, _, _ = dense_caches(5, 1800, 2, d, lens, F16, g)
-        kw = {}
-        keys, values = [kc[b, :n] for b, n in enumerate(lens)], [vc[b, :n] for b, n in enumerate(lens)]
+    kc, vc, kw, keys, values = filled_caches(lens, page, 5, 1800, d, g)
     q = _randn((5, 1, 16, d), F16, g)
     for ns in (1, 2, 0):
         out, lse = ab(monkeypatch, lambda: kvcache(q, kc, vc, cache_seqlens=_i32(lens), num_splits=ns, **kw),
