@@ -11,6 +11,7 @@ the K/V layout decides the streaming gap to cuDNN. Diagnostics only (perf/RESULT
 3 layout   32x16k and 8x16k dense: K/V stored (batch, seqlen_k, nheads_k, headdim) (flash-attn's layout: a head's
            rows 2 KB apart) against head-major storage (batch, nheads_k, seqlen_k, headdim) viewed as the same
            logical tensor (a head's rows contiguous), rocflash and cuDNN on both (graphs, GB/s)
+4 splits   num_splits sweep with layer graphs (dense and paged16) beside cuDNN and the heuristic's default
 """
 
 from __future__ import annotations
@@ -162,6 +163,39 @@ def part_layout(args):
             torch.cuda.empty_cache()
 
 
+def part_splits(args):
+    """num_splits sweep (layer graphs, dense cache through flash_attn_with_kvcache and paged16) beside cuDNN."""
+    g = torch.Generator(device="cuda").manual_seed(14)
+    grid = {(1, 131072): (16, 32, 48, 64, 96), (8, 4096): (2, 4, 6, 8, 12, 16), (8, 16384): (2, 4, 6, 8, 12),
+            (32, 4096): (1, 2, 3, 4), (32, 16384): (1, 2, 3, 4)}
+    for (batch, seqlen_k), ns in grid.items():
+        sets = db.input_sets(batch, seqlen_k, g)
+        _, total = db.decode_bytes(batch, seqlen_k)
+        n_layers = max(8, 4 * len(sets))
+        lens = torch.full((batch,), seqlen_k, dtype=torch.int32, device=DEV)
+        gp = torch.Generator(device="cpu").manual_seed(16)
+        paged = [(s[0],) + db.paged_copy(s[1], s[2], 16, gp) for s in sets]
+        res = {}
+        def lg(calls):
+            gl, _ = layer_graph(calls, n_layers)
+            t = event_ms(gl.replay, reps=8) / n_layers
+            del gl
+            return total / t / 1e6
+        res["cudnn"] = lg(db.sdpa_methods(sets)["sdpa-cudnn"])
+        res["dense-heur"] = lg([lambda s=s: rocflash.flash_attn_func(s[0], s[1], s[2]) for s in sets])
+        for n in ns:
+            res[f"dense/n{n}"] = lg([lambda s=s, n=n: rocflash.flash_attn_with_kvcache(
+                s[0], s[1], s[2], cache_seqlens=lens, num_splits=n) for s in sets])
+            res[f"paged16/n{n}"] = lg([lambda p=p, n=n: rocflash.flash_attn_with_kvcache(
+                p[0], p[1], p[2], cache_seqlens=lens, block_table=p[3], num_splits=n) for p in paged])
+        res["cudnn2"] = lg(db.sdpa_methods(sets)["sdpa-cudnn"])
+        c = (res["cudnn"] + res["cudnn2"]) / 2
+        print(f"SPLITS {batch}x{seqlen_k // 1024}k cuDNN {res['cudnn']:.0f}/{res['cudnn2']:.0f}: " +
+              ", ".join(f"{k} {v:.0f} ({v / c:.3f})" for k, v in res.items() if not k.startswith("cudnn")), flush=True)
+        del sets, paged
+        torch.cuda.empty_cache()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
@@ -170,7 +204,7 @@ def main():
     print(f"device {torch.cuda.get_device_name()}, torch {torch.__version__}", flush=True)
     for part in args.parts.split(","):
         t0 = time.time()
-        {"layers": part_layers, "layout": part_layout}[part](args)
+        {"layers": part_layers, "layout": part_layout, "splits": part_splits}[part](args)
         print(f"part {part}: {time.time() - t0:.0f} s", flush=True)
 
 
