@@ -297,55 +297,46 @@ struct FmhaFwdSplitKvMmaPipeline {
     constexpr int kStepKeys = T.warps() * NW;  // keys from one of a warp's tiles to its next
     const bool paged = k.pages != nullptr;
 
-    // ---- the copy cursor: the next tile to copy (its index t_next among the warp's tiles, first key n_next; paged:
-    // its row in its page)
-    int t_next = 0, n_next = kb + warp * NW;
-    int in_page = 0, in_step = 0;
-    // Paged: the block-table entries of the warp's tiles, a window of kLanes tiles per register, lane j holding
-    // the block of tile (window start) + j; the window after the current one is loaded when the current one is
-    // entered, kLanes tiles before its first use, so no copy waits on a table load but the block's first (dec12).
-    // Only tiles before the split's end are looked up: pages holding a visible key, the same entries as a lookup
-    // per tile.
-    const auto table_window = [&](int t0) {
-      const int t = t0 + lane;
-      return t < count ? k.pages[(kb + (warp + t * T.warps()) * NW) / k.page_size] : 0;
-    };
-    int blocks_now = 0, blocks_next = 0;
+    // ---- the copy cursor: the next tile to copy (first key n_next; paged: its page and row in the page, and the
+    // page's block, read one tile ahead of its copy)
+    int n_next = kb + warp * NW;
+    int page = 0, in_page = 0, page_step = 0, in_step = 0;
     if (paged) {
-      in_page = n_next % k.page_size;
-      in_step = kStepKeys % k.page_size;
-      blocks_now = table_window(0);
-      blocks_next = table_window(kLanes);
+      page = n_next / k.page_size;
+      in_page = n_next - page * k.page_size;
+      page_step = kStepKeys / k.page_size;
+      in_step = kStepKeys - page_step * k.page_size;
     }
+    int64_t block = paged && count > 0 ? int64_t(k.pages[page]) : 0;
     const int row0 = lane / kPlainRowLanes, sub = lane % kPlainRowLanes;
     const int64_t k_lane = int64_t(row0) * k.row_stride_bytes + sub * kVectorBytes;
     const int64_t v_lane = int64_t(row0) * v.row_stride_bytes + sub * kVectorBytes;
     const int64_t k_round = kPlainRowsPerRound * k.row_stride_bytes, v_round = kPlainRowsPerRound * v.row_stride_bytes;
     const uint32_t s_lane = mma::smem_address(lds + T.k_tile(warp, 0) + row0 * T.row_bytes() + sub * kVectorBytes);
     constexpr int kStageBytes = 2 * T.tile_bytes();  // k_tile(w, s + 1) - k_tile(w, s); v_tile = k_tile + tile_bytes
-    // the cursor's tile into `stage`, then the cursor moves to the next tile (called by every lane of the warp
-    // together: the block comes from the table window's lane)
-    const auto issue = [&](int stage) {
-      int64_t k_row = int64_t(n_next) * k.row_stride_bytes, v_row = int64_t(n_next) * v.row_stride_bytes;
-      if (paged) {
-        if (t_next % kLanes == 0 && t_next > 0) {  // uniform: the next window
-          blocks_now = blocks_next;
-          blocks_next = table_window(t_next + kLanes);
-        }
-        const int64_t block = __shfl_sync(0xffffffffu, blocks_now, t_next % kLanes);
-        k_row = block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
-        v_row = block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
-        in_page += in_step;
-        if (in_page >= k.page_size) in_page -= k.page_size;
-      }
+    const auto issue = [&](int stage) {  // the cursor's tile into `stage`, then the cursor moves to the next tile
+      const int64_t k_row = paged ? block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes
+                                  : int64_t(n_next) * k.row_stride_bytes;
+      const int64_t v_row = paged ? block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes
+                                  : int64_t(n_next) * v.row_stride_bytes;
       const uint32_t sk = s_lane + stage * kStageBytes;
       plain_copy(sk, sk + T.tile_bytes(), k, v, k_row, v_row, ke - n_next - row0, k_lane, v_lane, k_round, v_round);
       n_next += kStepKeys;
-      ++t_next;
+      if (paged) {
+        in_page += in_step;
+        page += page_step;
+        if (in_page >= k.page_size) {
+          in_page -= k.page_size;
+          ++page;
+        }
+      }
     };
 #pragma unroll
     for (int c = 0; c < kAhead; ++c) {  // the first kAhead tiles, each its own cp.async group
-      if (c < count) issue(c);
+      if (c < count) {
+        issue(c);
+        block = paged && c + 1 < count ? int64_t(k.pages[page]) : 0;
+      }
       mma::cp_async_commit();
     }
 
@@ -377,7 +368,10 @@ struct FmhaFwdSplitKvMmaPipeline {
     // ---- main loop
 #pragma unroll 1
     for (int c = 0; c < count; ++c) {
-      if (c + kAhead < count) issue((c + kAhead) % kPlainStages);  // the stage computed in the previous iteration
+      if (c + kAhead < count) {
+        issue((c + kAhead) % kPlainStages);  // the stage computed in the previous iteration
+        block = paged && c + kAhead + 1 < count ? int64_t(k.pages[page]) : 0;  // used one iteration later
+      }
       mma::cp_async_commit();
       mma::cp_async_wait<kAhead>();
       __syncwarp();

@@ -231,12 +231,12 @@ def test_paged_no_append_tight_table(page, inflight, monkeypatch):
 
 @pytest.mark.parametrize("page", [16, 48, 256])
 @pytest.mark.parametrize("inflight", [1, 2])
-def test_paged_table_windows(page, inflight, monkeypatch):
-    """dec12: run_plain loads each warp's block-table entries a window of 32 tiles at a time (lane j: tile
-    window + j; the next window loaded on entering the current one). Splits of many windows per warp (num_splits 1
-    and 2 over up to 9000 keys: 4 warps x 16 keys x 32 tiles = 2048 keys per window round), lengths ending on and
-    off a window's edge (2048, 2049, 4096 + 16, 6143), tight table, a sequence of 0 keys; junk (-1 / 2**31 - 1)
-    in the entries past each sequence's pages, NaN in unused pages."""
+def test_paged_long_splits(page, inflight, monkeypatch):
+    """Splits of many tiles per warp (num_splits 1 and 2 over up to 9000 keys: more than 32 tiles of 16 keys per
+    warp, so the page cursor of run_plain carries across many pages; dec12 measured, and dropped, a windowed
+    block-table load keyed on 32-tile windows, hence the lengths on and off such edges: 2048, 2049, 4096 + 16, 6143),
+    a tight table, a sequence of 0 keys, junk (-1 / 2**31 - 1) in the entries past each sequence's pages, NaN in
+    unused pages."""
     g = gen(page * 5 + inflight)
     lens = [9000, 2048, 2049, 0, 4112, 6143]
     kp, vp, table = paged_caches([max(n, 1) for n in lens], page, 2, 128, BF16, g, spare_cols=0, junk=True)
@@ -245,9 +245,9 @@ def test_paged_table_windows(page, inflight, monkeypatch):
     for ns in (1, 2, 0):
         out, lse = ab(monkeypatch, lambda: kvcache(q, kp, vp, cache_seqlens=_i32(lens), block_table=table,
                                                    num_splits=ns),
-                      inflight=inflight, what=f"table windows page {page} splits {ns}")
+                      inflight=inflight, what=f"long splits page {page} splits {ns}")
         check_seqs(out, lse, q, [x[0] for x in dense], [x[1] for x in dense], fwd_args(128),
-                   f"table windows page {page} inflight {inflight} splits {ns}")
+                   f"long splits page {page} inflight {inflight} splits {ns}")
 
 
 # ------------------------------------------------------------------ 2. seqlen_k values, GQA groups, headdims
