@@ -78,19 +78,20 @@ struct FmhaFwdSplitKvMmaPipeline {
   // cp.async default; dec8's switch over 0 / 64 / 256 bytes (ROCFLASH_SPLITKV_L2_PREFETCH) measured no gain: removed.
   static constexpr int kL2Prefetch = 128;
 
-  // The fast path's copies: rounds it < kRounds copy row (lane's first row) + it * kRowsPerRound of K and V from
-  // kp / vp + it * (k_round / v_round) into sk / sv + it * kRowsPerRound rows; `rows` is the number of rows from
-  // the lane's first row that lie before the split's end (<= 0: none); the others are zero-filled (never read).
-  // kL2Prefetch: the copies' L2 prefetch-size hint.
-  RF_DEVICE static void copy_tile(uint32_t sk, uint32_t sv, const char* kp, const char* vp, int64_t k_round,
-                                  int64_t v_round, int rows, const char* kz, const char* vz) {
+  // The fast path's copies: rounds it < kRounds copy row r + it * kRowsPerRound (r: the lane's first row), chunk d
+  // of K and V from kp / vp + it * (k_round / v_round) into the tiles at shared addresses sk / sv (that row's chunk
+  // d: T.chunk_offset); `rows` is the number of rows from the lane's first row that lie before the split's end
+  // (<= 0: none); the others are zero-filled (never read). kL2Prefetch: the copies' L2 prefetch-size hint.
+  RF_DEVICE static void copy_tile(uint32_t sk, uint32_t sv, int r, int d, const char* kp, const char* vp,
+                                  int64_t k_round, int64_t v_round, int rows, const char* kz, const char* vz) {
     constexpr MmaSplitKvShape T = Tile::kShape;
 #pragma unroll
     for (int it = 0; it < kRounds; ++it) {
       const bool inside = it * kRowsPerRound < rows;
       const int bytes = inside ? kVectorBytes : 0;
-      mma::cp_async_16_l2<kL2Prefetch>(sk + it * kRowsPerRound * T.row_bytes(), inside ? kp + it * k_round : kz, bytes);
-      mma::cp_async_16_l2<kL2Prefetch>(sv + it * kRowsPerRound * T.row_bytes(), inside ? vp + it * v_round : vz, bytes);
+      const int s_off = T.chunk_offset(r + it * kRowsPerRound, d);
+      mma::cp_async_16_l2<kL2Prefetch>(sk + s_off, inside ? kp + it * k_round : kz, bytes);
+      mma::cp_async_16_l2<kL2Prefetch>(sv + s_off, inside ? vp + it * v_round : vz, bytes);
     }
   }
 
@@ -126,9 +127,8 @@ struct FmhaFwdSplitKvMmaPipeline {
         const char* kp = k.base + k0 + int64_t(r) * k.row_stride_bytes + d * kVectorBytes;
         const char* vp = v.base + v0 + int64_t(r) * v.row_stride_bytes + d * kVectorBytes;
         const int64_t k_round = kRowsPerRound * k.row_stride_bytes, v_round = kRowsPerRound * v.row_stride_bytes;
-        const uint32_t sk = mma::smem_address(lds_k + r * T.row_bytes() + d * kVectorBytes);
-        const uint32_t sv = mma::smem_address(lds_v + r * T.row_bytes() + d * kVectorBytes);
-        copy_tile(sk, sv, kp, vp, k_round, v_round, rows, k.base, v.base);
+        copy_tile(mma::smem_address(lds_k), mma::smem_address(lds_v), r, d, kp, vp, k_round, v_round, rows, k.base,
+                  v.base);
         return;
       }
     }
@@ -146,8 +146,8 @@ struct FmhaFwdSplitKvMmaPipeline {
         ko = block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
         vo = block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
       }
-      char* dk = lds_k + r * T.row_bytes() + d * kVectorBytes;
-      char* dv = lds_v + r * T.row_bytes() + d * kVectorBytes;
+      char* dk = lds_k + T.chunk_offset(r, d);
+      char* dv = lds_v + T.chunk_offset(r, d);
       if constexpr (kAligned) {
         const int bytes = inside ? kVectorBytes : 0;
         mma::cp_async_16(mma::smem_address(dk), inside ? k.base + ko + d * kVectorBytes : k.base, bytes);
@@ -160,7 +160,9 @@ struct FmhaFwdSplitKvMmaPipeline {
     }
   }
 
-  // The non-finite V elements of a masked tile: rows add those of the keys they see, then they become 0.
+  // The non-finite V elements of a masked tile: rows add those of the keys they see, then they become 0. (The scan
+  // and the zeroing visit every 16-byte chunk of the tile, in shared-memory order; the reads of a key's element go
+  // through T.chunk_offset.)
   template <class Visible>
   RF_DEVICE static void clean_v(char* lds_v, float (&o)[2][TD], int lane, Visible visible) {
     constexpr MmaSplitKvShape T = Tile::kShape;
@@ -176,7 +178,8 @@ struct FmhaFwdSplitKvMmaPipeline {
         const int col = (x / 2) * MmaSplitKvShape::kMmaN + 2 * (lane % 4) + x % 2;
 #pragma unroll 1
         for (int j = 0; j < NW; ++j) {  // rolled: a rare path, kept small
-          const uint32_t bits = *reinterpret_cast<const uint16_t*>(lds_v + j * T.row_bytes() + col * E::kBytes);
+          const uint32_t bits = *reinterpret_cast<const uint16_t*>(
+              lds_v + j * T.row_bytes() + ((col * E::kBytes) ^ T.swizzle_bits(j)));
           if (mma::nonfinite16<E>(bits) && visible(i, j)) o[i][x] += mma::to_float<E>(bits);
         }
       }
@@ -239,6 +242,10 @@ struct FmhaFwdSplitKvMmaPipeline {
   static constexpr int kPlainRowsPerRound = kLanes / kPlainRowLanes;
   static constexpr int kPlainRowsPerLane = NW / kPlainRowsPerRound;
   static constexpr int kPlainChunksPerRow = CPR / kPlainRowLanes;
+  // The rows a lane copies, row0 + rr * kPlainRowsPerRound, repeat their swizzle (row % kSwizzleRows) every
+  // kPlainSwizzlePeriod rows of the lane: the lane's chunk offsets of one period (plain_chunks) serve every row.
+  static constexpr int kPlainSwizzlePeriod =
+      MmaSplitKvShape::kSwizzleRows % kPlainRowsPerRound == 0 ? MmaSplitKvShape::kSwizzleRows / kPlainRowsPerRound : 1;
   static constexpr bool kPlainKernel = kCopy == kSplitKvCopyPlain || kCopy == kSplitKvCopyPlainAsync;
   // ring stages of the plain loop: kAhead tiles in flight while one is computed (one: the ring's third stage idles)
   static constexpr int kPlainStages = kAhead + 1;
@@ -251,13 +258,33 @@ struct FmhaFwdSplitKvMmaPipeline {
     return x;
   }
 
+  // The shared-memory offsets, within their rows, of lane `sub`'s first chunk in its rows row0 + p *
+  // kPlainRowsPerRound, p < kPlainSwizzlePeriod (T.chunk_offset; its chunk sub + it * kPlainRowLanes of those rows
+  // lies it * kPlainRowLanes chunks further: the swizzle's XOR stays inside an aligned group of kSwizzleRows chunks).
+  struct PlainChunks {
+    int at[kPlainSwizzlePeriod];
+  };
+  RF_DEVICE static PlainChunks plain_chunks(int row0, int sub) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+    static_assert(!T.swizzled() || (MmaSplitKvShape::kSwizzleRows % kPlainRowsPerRound == 0 &&
+                                    kPlainRowLanes % MmaSplitKvShape::kSwizzleRows == 0),
+                  "the plain loop's copy mapping must keep a lane's swizzled chunks a fixed period apart");
+    PlainChunks c;
+#pragma unroll
+    for (int q = 0; q < kPlainSwizzlePeriod; ++q) {
+      const int r = row0 + q * kPlainRowsPerRound;
+      c.at[q] = T.chunk_offset(r, sub) - r * T.row_bytes();
+    }
+    return c;
+  }
+
   // Keys [n0, n0 + NW) of K and V into a warp's stage (plain loop). sk / sv: shared address of the lane's first row
-  // and chunk in the stage; k_row / v_row: byte offset of row n0 from k.base / v.base; rows_left: keys from the
-  // lane's first row to the split's end (rows at or past it are zero-filled, never read); k_lane / v_lane: the
-  // lane's row and chunk offset, k_round / v_round: kPlainRowsPerRound rows.
-  RF_DEVICE static void plain_copy(uint32_t sk, uint32_t sv, const GlobalRows<E>& k, const GlobalRows<E>& v,
-                                   int64_t k_row, int64_t v_row, int rows_left, int64_t k_lane, int64_t v_lane,
-                                   int64_t k_round, int64_t v_round) {
+  // in the stage; chunks: plain_chunks of the lane; k_row / v_row: byte offset of row n0 from k.base / v.base;
+  // rows_left: keys from the lane's first row to the split's end (rows at or past it are zero-filled, never read);
+  // k_lane / v_lane: the lane's row and chunk offset, k_round / v_round: kPlainRowsPerRound rows.
+  RF_DEVICE static void plain_copy(uint32_t sk, uint32_t sv, const PlainChunks& chunks, const GlobalRows<E>& k,
+                                   const GlobalRows<E>& v, int64_t k_row, int64_t v_row, int rows_left,
+                                   int64_t k_lane, int64_t v_lane, int64_t k_round, int64_t v_round) {
     constexpr MmaSplitKvShape T = Tile::kShape;
     static_assert(kLanes % kPlainRowLanes == 0 && NW % kPlainRowsPerRound == 0 && CPR % kPlainRowLanes == 0,
                   "the plain loop's copy mapping must tile a K/V tile exactly");
@@ -271,7 +298,8 @@ struct FmhaFwdSplitKvMmaPipeline {
       const char* vr = inside ? vp + rr * v_round : v.base;
 #pragma unroll
       for (int it = 0; it < kPlainChunksPerRow; ++it) {
-        const int s_off = rr * kPlainRowsPerRound * T.row_bytes() + it * kPlainRowLanes * kVectorBytes;
+        const int s_off = rr * kPlainRowsPerRound * T.row_bytes() + chunks.at[rr % kPlainSwizzlePeriod] +
+                          it * kPlainRowLanes * kVectorBytes;
         const int g_off = it * kPlainRowLanes * kVectorBytes;
         mma::cp_async_16_l2<kL2Prefetch>(sk + s_off, kr + g_off, bytes);
         mma::cp_async_16_l2<kL2Prefetch>(sv + s_off, vr + g_off, bytes);
@@ -312,7 +340,8 @@ struct FmhaFwdSplitKvMmaPipeline {
     const int64_t k_lane = int64_t(row0) * k.row_stride_bytes + sub * kVectorBytes;
     const int64_t v_lane = int64_t(row0) * v.row_stride_bytes + sub * kVectorBytes;
     const int64_t k_round = kPlainRowsPerRound * k.row_stride_bytes, v_round = kPlainRowsPerRound * v.row_stride_bytes;
-    const uint32_t s_lane = mma::smem_address(lds + T.k_tile(warp, 0) + row0 * T.row_bytes() + sub * kVectorBytes);
+    const uint32_t s_lane = mma::smem_address(lds + T.k_tile(warp, 0) + row0 * T.row_bytes());
+    const PlainChunks chunks = plain_chunks(row0, sub);
     constexpr int kStageBytes = 2 * T.tile_bytes();  // k_tile(w, s + 1) - k_tile(w, s); v_tile = k_tile + tile_bytes
     const auto issue = [&](int stage) {  // the cursor's tile into `stage`, then the cursor moves to the next tile
       const int64_t k_row = paged ? block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes
@@ -320,7 +349,8 @@ struct FmhaFwdSplitKvMmaPipeline {
       const int64_t v_row = paged ? block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes
                                   : int64_t(n_next) * v.row_stride_bytes;
       const uint32_t sk = s_lane + stage * kStageBytes;
-      plain_copy(sk, sk + T.tile_bytes(), k, v, k_row, v_row, ke - n_next - row0, k_lane, v_lane, k_round, v_round);
+      plain_copy(sk, sk + T.tile_bytes(), chunks, k, v, k_row, v_row, ke - n_next - row0, k_lane, v_lane, k_round,
+                 v_round);
       n_next += kStepKeys;
       if (paged) {
         in_page += in_step;

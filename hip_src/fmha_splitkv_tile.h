@@ -61,7 +61,7 @@ struct MmaSplitKvShape {
   int block_n;        // keys per block and round = warps x warp_keys; splits start on multiples of it
   int threads;        // threads per block (whole warps)
   int threads_n;      // 4: lanes sharing an mma accumulator row
-  int lds_pad_bytes;  // padding after each K/V row in shared memory
+  int lds_pad_bytes;  // padding after each K/V row in shared memory; 0: unpadded rows, 16-byte chunks swizzled
   int elem_bytes;     // 2: fp16 or bf16
 
   static constexpr int kWarpLanes = 32, kMmaM = 16, kMmaN = 8, kMmaK = 16, kRowLanes = 4;
@@ -75,7 +75,23 @@ struct MmaSplitKvShape {
   RF_HDC int o_cols_per_thread() const { return 2 * (headdim / kMmaN); }      // TD
 
   // ---- shared memory: per warp kStages x (K tile, V tile) of warp_keys rows; then reused by the merge
+  // K/V rows: unpadded with their 16-byte chunks swizzled (lds_pad_bytes 0, the configs since dec12), or padded.
+  // Swizzled: logical chunk c of row r sits at chunk c ^ (r % kSwizzleRows) of the row (the XOR stays inside an
+  // aligned group of kSwizzleRows chunks, one 128-byte L2 line of the row). Why: a cp.async of a global line whose
+  // shared-memory destination straddles a 128-byte boundary reaches the L2 as several requests, and the padded rows
+  // (272 bytes at headdim 128) put 7 of every 8 rows' lines across one: on the H200, 2.6 L2 requests and 1.5 sectors
+  // per sector of K/V, where unpadded rows give 1 and 1 (ncu, perf/RESULTS.md "dec12"; cuDNN's decode kernel: 1 and
+  // 1). The XOR keeps ldmatrix conflict-free: its 8 row addresses (8 consecutive rows, one logical chunk) land in 8
+  // distinct chunks of a 128-byte bank row, as the padding did.
+  static constexpr int kSwizzleRows = 8;
+  RF_HDC bool swizzled() const { return lds_pad_bytes == 0; }
   RF_HDC int row_bytes() const { return headdim * elem_bytes + lds_pad_bytes; }
+  // The swizzle of row r as bits of a byte offset: logical byte b of the row (b < headdim * elem_bytes) lies at
+  // b ^ swizzle_bits(r) from the row's start (the XOR touches bits 4-6 only: it permutes the 16-byte chunks of each
+  // aligned 128-byte group and keeps every byte's place in its chunk).
+  RF_HDC int swizzle_bits(int r) const { return swizzled() ? (r % kSwizzleRows) * kVectorBytes : 0; }
+  // byte offset of logical 16-byte chunk c of row r from its tile's start
+  RF_HDC int chunk_offset(int r, int c) const { return r * row_bytes() + ((c * kVectorBytes) ^ swizzle_bits(r)); }
   RF_HDC int tile_bytes() const { return warp_keys() * row_bytes(); }
   RF_HDC int warp_bytes() const { return kStages * 2 * tile_bytes(); }
   RF_HDC int k_tile(int warp, int stage) const { return warp * warp_bytes() + stage * 2 * tile_bytes(); }
@@ -92,16 +108,16 @@ struct MmaSplitKvShape {
   // ldmatrix row addresses inside a tile (as MmaFwdTileShape::k_read / v_read): K as the "col" B operand of the
   // key tiles 2np, 2np+1 at k-step kk; V (transposed) as the B operand of column tiles 2dp, 2dp+1 at key step kk.
   RF_HDC int k_read(int lane, int np, int kk) const {
-    return (np * 16 + lane % 8 + 8 * (lane / 16)) * row_bytes() + (kk * 2 + (lane / 8) % 2) * kVectorBytes;
+    return chunk_offset(np * 16 + lane % 8 + 8 * (lane / 16), kk * 2 + (lane / 8) % 2);
   }
   RF_HDC int v_read(int lane, int kk, int dp) const {
-    return (kk * 16 + lane % 8 + 8 * ((lane / 8) % 2)) * row_bytes() + (dp * 2 + lane / 16) * kVectorBytes;
+    return chunk_offset(kk * 16 + lane % 8 + 8 * ((lane / 8) % 2), dp * 2 + lane / 16);
   }
 
   RF_HDC bool valid() const {
     return elem_bytes == 2 && threads_n == kRowLanes && threads % kWarpLanes == 0 && threads > 0 &&
            block_m == kMmaM && block_n % warps() == 0 && warp_keys() % 16 == 0 && headdim % 16 == 0 &&
-           lds_pad_bytes % kVectorBytes == 0;
+           lds_pad_bytes % kVectorBytes == 0 && (!swizzled() || chunks_per_row() % kSwizzleRows == 0);
   }
 };
 
