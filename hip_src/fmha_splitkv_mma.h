@@ -162,7 +162,7 @@ struct FmhaFwdSplitKvMmaPipeline {
 
   // The non-finite V elements of a masked tile: rows add those of the keys they see, then they become 0. (The scan
   // and the zeroing visit every 16-byte chunk of the tile, in shared-memory order; the reads of a key's element go
-  // through T.chunk_offset.)
+  // through T.swizzle_bits.)
   template <class Visible>
   RF_DEVICE static void clean_v(char* lds_v, float (&o)[2][TD], int lane, Visible visible) {
     constexpr MmaSplitKvShape T = Tile::kShape;
