@@ -192,6 +192,16 @@ struct FmhaFwdSplitKvMmaPipeline {
     __syncwarp();
   }
 
+  // How tile_scores / tile_pv form their ldmatrix addresses on swizzled tiles: below sm_90, as T.at_step's XOR of
+  // the lane's full shared address (the kernel checks the kLdsAlign it needs): 0 spill on sm_80, where T.k_read /
+  // v_read's offsets spilled 52 B in the plain-loop kernels (ptxas, dec12); on sm_90 through T.k_read / v_read (the
+  // form executed on the H200 in dec12, 0 spill there). Both are the same addresses (tests/test_splitkv_swizzle.py).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  static constexpr bool kXorAddresses = T.swizzled();
+#else
+  static constexpr bool kXorAddresses = false;
+#endif
+
   // S = Q K^T of one warp tile (K at tk in shared memory): the rows g, g + 8 of each lane (fragments: fmha_mma_tile.h)
   RF_DEVICE static void tile_scores(float (&s)[2][TN], const uint32_t (&qa)[KQ][4], const char* tk, int lane) {
     constexpr MmaSplitKvShape T = Tile::kShape;
@@ -199,12 +209,14 @@ struct FmhaFwdSplitKvMmaPipeline {
     for (int i = 0; i < 2; ++i)
 #pragma unroll
       for (int x = 0; x < TN; ++x) s[i][x] = 0.f;
+    const uint32_t lane_k = mma::smem_address(tk) + T.k_lane(lane);  // (kXorAddresses: the tile on kLdsAlign)
 #pragma unroll
     for (int kk = 0; kk < KQ; ++kk)
 #pragma unroll
       for (int np = 0; np < NW / 16; ++np) {
         uint32_t b[4];
-        mma::ldmatrix_x4(b, mma::smem_address(tk + T.k_read(lane, np, kk)));
+        mma::ldmatrix_x4(b, kXorAddresses ? T.at_step(lane_k, kk) + np * 16 * T.row_bytes()
+                                          : mma::smem_address(tk + T.k_read(lane, np, kk)));
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int x = 2 * (2 * np + h);
@@ -216,10 +228,11 @@ struct FmhaFwdSplitKvMmaPipeline {
   // O += P V for key step kk of one warp tile (V at tv in shared memory; a: P's A fragment of that step)
   RF_DEVICE static void tile_pv(float (&o)[2][TD], const uint32_t (&a)[4], const char* tv, int lane, int kk) {
     constexpr MmaSplitKvShape T = Tile::kShape;
+    const uint32_t lane_v = mma::smem_address(tv) + kk * 16 * T.row_bytes() + T.v_lane(lane);  // (kXorAddresses)
 #pragma unroll
     for (int dp = 0; dp < T.headdim / 16; ++dp) {
       uint32_t b[4];
-      mma::ldmatrix_x4_trans(b, mma::smem_address(tv + T.v_read(lane, kk, dp)));
+      mma::ldmatrix_x4_trans(b, kXorAddresses ? T.at_step(lane_v, dp) : mma::smem_address(tv + T.v_read(lane, kk, dp)));
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int x = 2 * (2 * dp + h);
@@ -809,7 +822,15 @@ struct FmhaFwdSplitKvMmaPipeline {
 template <class E, class Tile, bool kAligned, int kCopy = kSplitKvCopyAsync>
 __global__ void __launch_bounds__(Tile::kShape.threads)
     fmha_fwd_splitkv_mma_kernel(const FmhaFwdParams p) {
-  extern __shared__ uint4 rf_lds[];
+  // dynamic shared memory on MmaSplitKvShape::kLdsAlign (with kXorAddresses the ldmatrix addresses are XORs of the
+  // full shared address, T.at_step); checked, not assumed
+  extern __shared__ __align__(MmaSplitKvShape::kLdsAlign) uint4 rf_lds_split[];
+  char* const lds = reinterpret_cast<char*>(rf_lds_split);
+#if !defined(RF_MMA_UNSUPPORTED)
+  if (FmhaFwdSplitKvMmaPipeline<E, Tile, kAligned, kCopy>::kXorAddresses &&
+      mma::smem_address(lds) % MmaSplitKvShape::kLdsAlign != 0)
+    __trap();
+#endif
   rf_wait_prior_grid();  // launched as a dependent (p.pdl): the step kernel's seqused_k and append are visible past here
   const int group = p.nheads / p.nheads_k;
   const int chunks = (p.seqlen_q * group + Tile::kShape.block_m - 1) / Tile::kShape.block_m;
@@ -822,7 +843,7 @@ __global__ void __launch_bounds__(Tile::kShape.threads)
 #if defined(RF_MMA_UNSUPPORTED)
     __trap();
 #else
-    FmhaFwdSplitKvMmaPipeline<E, Tile, kAligned, kCopy>::run(p, reinterpret_cast<char*>(rf_lds), chunk, split,
+    FmhaFwdSplitKvMmaPipeline<E, Tile, kAligned, kCopy>::run(p, lds, chunk, split,
                                                              int(rest % p.nheads_k), int(rest / p.nheads_k));
 #endif
     __syncthreads();  // the next block of the loop reuses shared memory

@@ -113,11 +113,26 @@ struct MmaSplitKvShape {
   RF_HDC int v_read(int lane, int kk, int dp) const {
     return chunk_offset(kk * 16 + lane % 8 + 8 * ((lane / 8) % 2), dp * 2 + lane / 16);
   }
+  // The same addresses as a lane's first one and a step per kk (K) or dp (V), in the form the kernel computes them:
+  // k_read(lane, np, kk) = at_step(k_lane(lane), kk) + np * 16 * row_bytes(), v_read(lane, kk, dp) =
+  // at_step(v_lane(lane), dp) + kk * 16 * row_bytes(). Swizzled, the step is an XOR of bits 5-7 (a lane's chunk
+  // pair 2s, 2s + 1 of rows whose swizzle is the lane's), exact on a full shared address when the tile starts on a
+  // multiple of kLdsAlign: one LOP3 per ldmatrix and no per-step offsets held in registers (fmha_splitkv_mma.h
+  // kXorAddresses: below sm_90).
+  static constexpr int kLdsAlign = 1024;
+  RF_HDC int k_lane(int lane) const { return k_read(lane, 0, 0); }
+  RF_HDC int v_lane(int lane) const { return v_read(lane, 0, 0); }
+  template <class A>
+  RF_HDC A at_step(A lane_address, int step) const {
+    return swizzled() ? (lane_address ^ A(step * 2 * kVectorBytes)) : lane_address + A(step * 2 * kVectorBytes);
+  }
 
   RF_HDC bool valid() const {
     return elem_bytes == 2 && threads_n == kRowLanes && threads % kWarpLanes == 0 && threads > 0 &&
            block_m == kMmaM && block_n % warps() == 0 && warp_keys() % 16 == 0 && headdim % 16 == 0 &&
-           lds_pad_bytes % kVectorBytes == 0 && (!swizzled() || chunks_per_row() % kSwizzleRows == 0);
+           lds_pad_bytes % kVectorBytes == 0 &&
+           (!swizzled() || (chunks_per_row() % kSwizzleRows == 0 && tile_bytes() % kLdsAlign == 0 &&
+                            headdim / kMmaK <= kSwizzleRows));
   }
 };
 
