@@ -68,8 +68,9 @@ struct FmhaFwdSplitKvMmaPipeline {
 
   static constexpr int kLanes = MmaSplitKvShape::kWarpLanes;
   // A lane copies the same 16-byte column of every row it copies when a warp round covers whole rows (d64 and
-  // d128 at 2 bytes: 4 and 2 rows per round): the copy addresses of a tile are then one pointer plus a constant
-  // step per round, not a row index and a 64-bit product per copy (issue_tile's fast path).
+  // d128 at 2 bytes: 4 and 2 rows per round): the global copy addresses of a tile are then one pointer plus a
+  // constant step per round, not a row index and a 64-bit product per copy (issue_tile's fast path; the shared ones
+  // follow the row's swizzle, T.chunk_offset).
   static constexpr bool kLaneColumnFixed = kLanes % CPR == 0;
   static constexpr int kRowsPerRound = kLaneColumnFixed ? kLanes / CPR : 1;
   static constexpr int kRounds = NW * CPR / kLanes;
@@ -247,7 +248,8 @@ struct FmhaFwdSplitKvMmaPipeline {
   static constexpr int kPlainRows = MmaSplitKvShape::kMmaM / 2;
   // Copies: kPlainRowLanes lanes share a K/V row, lane `sub` of them copying its 16-byte chunks sub, sub + 8, ...,
   // so one copy instruction moves 128 contiguous bytes (one L2 line) of each of 4 rows, and a lane's copies of a
-  // tile are its kPlainRowsPerLane row pointers plus compile-time offsets (the copy instructions' immediates): per
+  // tile are its kPlainRowsPerLane row pointers plus compile-time offsets (the copy instructions' immediates; in
+  // shared memory plus the lane's kPlainSwizzlePeriod swizzled chunk offsets, plain_chunks): per
   // tile one row offset per tensor, not an address per 16 bytes (Near's issue_tile: ~100 integer instructions per
   // tile). 4 lanes per row (64 bytes of 8 rows per instruction, fewer pointers) lost 3-4 % at batch 8 / 32 on the
   // H200 (perf/RESULTS.md "dec11").

@@ -229,6 +229,13 @@ class TileConfig:
             raise ValueError(f"headdim must be a multiple of 16 for impl 'mma', got {self.headdim}")
         if self.lds_pad_bytes < 0 or self.lds_pad_bytes % 16:
             raise ValueError(f"lds_pad_bytes must be a non-negative multiple of 16, got {self.lds_pad_bytes}")
+        if self.lds_pad_bytes == 0:  # swizzled rows (MmaSplitKvShape::swizzled): chunk c of row r at c ^ (r % 8)
+            row = self.headdim * self.elem_bytes
+            tile = self.block_n // warps * row
+            if row % 128 or tile % 1024 or self.headdim // 16 > 8:
+                raise ValueError(f"lds_pad_bytes 0 (swizzled K/V rows) needs rows of whole 128-byte lines, a warp tile "
+                                 f"of a multiple of 1024 bytes and headdim <= 128 for the tensor-core split-KV kernel, "
+                                 f"got headdim {self.headdim} ({row}-byte rows, {tile}-byte tiles)")
 
     def _validate_splitkv(self) -> None:
         """The rules of hip_src/fmha_splitkv_tile.h (SplitKvShape::valid)."""

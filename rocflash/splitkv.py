@@ -22,8 +22,8 @@ MAX_SPLITS = 128
 MIN_KEYS_PER_SPLIT = 256  # below this a split's fixed cost (Q load, LDS merge, combine) outweighs its keys
 # Resident split-KV blocks per CU/SM: CUDA asks for 3 (kSplitKvCudaBlocksPerSm, fmha_splitkv_kernel.h); the gfx9
 # tiles run 1 wave per SIMD (waves_per_simd) and 2 waves per block, i.e. 4 SIMDs / 2 = 2 blocks per CU.
-# The tensor-core kernel (fmha_splitkv_mma.h) is bound by its shared-memory K/V rings: 2 blocks of 104,448 B
-# (bf16/fp16 d128) per sm_90 SM.
+# The tensor-core kernel (fmha_splitkv_mma.h) is bound by its shared-memory K/V rings: 2 blocks of 98,304 B
+# (bf16/fp16 d128, unpadded swizzled rows since dec12) per sm_90 SM.
 BLOCKS_PER_CU = {"cuda": 3, "hip": 2, "cuda-mma": 2}
 # The CUDA vector kernel's float32 instances are compiled for 2 blocks per SM (kSplitKvCudaBlocksPerSmOf, eco14: their
 # fp64 lane sums of Q.K need 241 registers, 3 blocks' 168 spilled): the heuristic's slots for fp32 decode there.
