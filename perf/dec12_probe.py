@@ -25,6 +25,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import decode_bench as db  # noqa: E402
+from host_breakdown import event_ms  # noqa: E402  (events around each call, median)
 
 import rocflash  # noqa: E402
 
@@ -43,22 +44,6 @@ def layer_graph(calls, n_layers):
     with torch.cuda.graph(g):
         outs = [calls[i % len(calls)]() for i in range(n_layers)]
     return g, outs
-
-
-def event_ms(fn, reps=20):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        torch.cuda.synchronize()
-        ts.append(s.elapsed_time(e))
-    ts.sort()
-    return ts[len(ts) // 2]
 
 
 def host_us(replay, n=50):

@@ -205,6 +205,16 @@ def test_paged_append(page, monkeypatch):
         check_seqs(out, lse, q, keys, values, fwd_args(d), f"page {page} splits {ns}")
 
 
+def paged_ab_check(monkeypatch, q, kp, vp, table, lens, dense, inflight, splits, what):
+    """For each num_splits: the paged call (headdim 128, no append) under PLAIN=1 / 0 (ab), then fp64 per sequence."""
+    for ns in splits:
+        out, lse = ab(monkeypatch, lambda: kvcache(q, kp, vp, cache_seqlens=_i32(lens), block_table=table,
+                                                   num_splits=ns),
+                      inflight=inflight, what=f"{what} splits {ns}")
+        check_seqs(out, lse, q, [x[0] for x in dense], [x[1] for x in dense], fwd_args(128),
+                   f"{what} inflight {inflight} splits {ns}")
+
+
 @pytest.mark.parametrize("page", [48, 80, 144, 208, 240])
 @pytest.mark.parametrize("inflight", [1, 2])
 def test_paged_no_append_tight_table(page, inflight, monkeypatch):
@@ -219,12 +229,7 @@ def test_paged_no_append_tight_table(page, inflight, monkeypatch):
     dense = [paged_fill(kp, vp, table, b, n, g) for b, n in enumerate(lens)]
     q = _randn((len(lens), 1, 4, 128), BF16, g)
     kp0, vp0 = kp.clone(), vp.clone()
-    for ns in (0, 1, 7):
-        out, lse = ab(monkeypatch, lambda: kvcache(q, kp, vp, cache_seqlens=_i32(lens), block_table=table,
-                                                   num_splits=ns),
-                      inflight=inflight, what=f"tight table page {page} splits {ns}")
-        check_seqs(out, lse, q, [x[0] for x in dense], [x[1] for x in dense], fwd_args(128),
-                   f"tight table page {page} inflight {inflight} splits {ns}")
+    paged_ab_check(monkeypatch, q, kp, vp, table, lens, dense, inflight, (0, 1, 7), f"tight table page {page}")
     _same_bits(kp, kp0, "K cache (no append)")
     _same_bits(vp, vp0, "V cache (no append)")
 
@@ -242,12 +247,7 @@ def test_paged_long_splits(page, inflight, monkeypatch):
     kp, vp, table = paged_caches([max(n, 1) for n in lens], page, 2, 128, BF16, g, spare_cols=0, junk=True)
     dense = [paged_fill(kp, vp, table, b, n, g) for b, n in enumerate(lens)]
     q = _randn((len(lens), 1, 8, 128), BF16, g)
-    for ns in (1, 2, 0):
-        out, lse = ab(monkeypatch, lambda: kvcache(q, kp, vp, cache_seqlens=_i32(lens), block_table=table,
-                                                   num_splits=ns),
-                      inflight=inflight, what=f"long splits page {page} splits {ns}")
-        check_seqs(out, lse, q, [x[0] for x in dense], [x[1] for x in dense], fwd_args(128),
-                   f"long splits page {page} inflight {inflight} splits {ns}")
+    paged_ab_check(monkeypatch, q, kp, vp, table, lens, dense, inflight, (1, 2, 0), f"long splits page {page}")
 
 
 # ------------------------------------------------------------------ 2. seqlen_k values, GQA groups, headdims
