@@ -132,25 +132,50 @@ RF_DEVICE int32_t kvstep_uniform(int32_t x) {
 #endif
 }
 
-// Returns the sequence's keys after the append, or -1 (bad: the caller's SeqInfo::bad). `row`: its cache row
-// (SeqInfo::kv_batch).
-template <int kThreads, int kElemBytes>
-RF_DEVICE int32_t folded_kv_step(const FmhaFwdParams& p, int b, int32_t row, int head_k, int64_t key_lo, int64_t key_hi,
-                                 int& flag) {
+// What folded_kv_step reads before it decides (issued together: one memory latency): cache_seqlens[b] and this
+// thread's first two entries of the split's pages (at most two per thread at the preset's shapes). A caller that
+// has other loads to put in flight meanwhile (the tensor-core kernel's first copies, fmha_splitkv_mma.h) issues
+// these first and passes them on.
+struct FoldedStepLoads {
+  int32_t n;        // keys in the cache before the append: cache_seqlens[b], or seqlen_cache
+  int32_t e0, e1;   // block-table entries first + threadIdx.x and first + threadIdx.x + kThreads (0 past the split)
+  int first;        // the split's first page (paged), else 0
+  int split_pages;  // pages of the split's keys inside the capacity (paged), else 0
+};
+
+template <int kThreads>
+RF_DEVICE FoldedStepLoads folded_kv_step_loads(const FmhaFwdParams& p, int b, int64_t key_lo, int64_t key_hi) {
   const KvStepParams& s = p.step;
   const SeqLayout& l = p.seq;
   const int32_t* lens = s.cache_seqlens;
-  const int32_t n = lens != nullptr ? lens[b] : kvstep_opaque(s.seqlen_cache);
-  // this thread's entries of the split's pages (at most two per thread at the preset's shapes), loaded now
-  constexpr int kEntries = 2;
+  FoldedStepLoads r;
+  r.n = lens != nullptr ? lens[b] : kvstep_opaque(s.seqlen_cache);
   const int page = l.page_block_size;
   const int64_t in_cap = key_hi < s.capacity ? key_hi : int64_t(s.capacity);
   const bool paged = l.block_table != nullptr && in_cap > key_lo;
-  const int first = paged ? int(key_lo / page) : 0;  // (split starts are multiples of block_n, not of the page size)
-  const int split_pages = paged ? int((in_cap - 1) / page) + 1 - first : 0;
+  r.first = paged ? int(key_lo / page) : 0;  // (split starts are multiples of block_n, not of the page size)
+  r.split_pages = paged ? int((in_cap - 1) / page) + 1 - r.first : 0;
+  const int32_t* table = l.block_table + (paged ? int64_t(b) * l.block_table_batch_stride + r.first : 0);
+  const int j0 = int(threadIdx.x), j1 = j0 + kThreads;
+  r.e0 = j0 < r.split_pages ? table[j0] : 0;
+  r.e1 = j1 < r.split_pages ? table[j1] : 0;
+  return r;
+}
+
+// Returns the sequence's keys after the append, or -1 (bad: the caller's SeqInfo::bad). `row`: its cache row
+// (SeqInfo::kv_batch); `pre`: folded_kv_step_loads of the same b, key_lo, key_hi.
+template <int kThreads, int kElemBytes>
+RF_DEVICE int32_t folded_kv_step(const FmhaFwdParams& p, int b, int32_t row, int head_k, int64_t key_lo, int64_t key_hi,
+                                 int& flag, const FoldedStepLoads& pre) {
+  const KvStepParams& s = p.step;
+  const SeqLayout& l = p.seq;
+  constexpr int kEntries = 2;
+  const int32_t n = pre.n, e0 = pre.e0, e1 = pre.e1;
+  const int page = l.page_block_size;
+  const bool paged = pre.split_pages > 0;
+  const int first = pre.first, split_pages = pre.split_pages;
   const int32_t* table = l.block_table + (paged ? int64_t(b) * l.block_table_batch_stride + first : 0);
   const int j0 = int(threadIdx.x), j1 = j0 + kThreads;
-  const int32_t e0 = j0 < split_pages ? table[j0] : 0, e1 = j1 < split_pages ? table[j1] : 0;
   if (threadIdx.x == 0) flag = 0;
   bool bad = n < 0 || n > s.capacity - s.seqlen_new || row < 0 || row >= s.num_rows;
   const int64_t used = bad ? 0 : int64_t(n) + s.seqlen_new;
@@ -200,6 +225,14 @@ RF_DEVICE int32_t folded_kv_step(const FmhaFwdParams& p, int b, int32_t row, int
   }
   __syncthreads();  // the block's reads of these rows (cp.async through L2 on CUDA) come after every thread's stores
   return kvstep_uniform(int32_t(used));
+}
+
+// The same, its reads issued here.
+template <int kThreads, int kElemBytes>
+RF_DEVICE int32_t folded_kv_step(const FmhaFwdParams& p, int b, int32_t row, int head_k, int64_t key_lo, int64_t key_hi,
+                                 int& flag) {
+  return folded_kv_step<kThreads, kElemBytes>(p, b, row, head_k, key_lo, key_hi, flag,
+                                              folded_kv_step_loads<kThreads>(p, b, key_lo, key_hi));
 }
 
 }  // namespace rf

@@ -193,15 +193,13 @@ struct FmhaFwdSplitKvMmaPipeline {
     __syncwarp();
   }
 
-  // How tile_scores / tile_pv form their ldmatrix addresses on swizzled tiles: below sm_90, as T.at_step's XOR of
-  // the lane's full shared address (the kernel checks the kLdsAlign it needs): 0 spill on sm_80, where T.k_read /
-  // v_read's offsets spilled 52 B in the plain-loop kernels (ptxas, dec12); on sm_90 through T.k_read / v_read (the
-  // form executed on the H200 in dec12, 0 spill there). Both are the same addresses (tests/test_splitkv_swizzle.py).
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  // How tile_scores / tile_pv form their ldmatrix addresses on swizzled tiles: as T.at_step's XOR of the lane's full
+  // shared address (the kernel checks the kLdsAlign it needs), not through T.k_read / v_read's offsets, which
+  // spilled 52 B on sm_80 in the plain-loop kernels (ptxas, dec12) and cost 36 more instructions per tile in the
+  // sm_90a plain loop (361 against 325; dec13 measured the XOR form 0-1 % faster on the H200). Both are the same
+  // addresses (tests/test_splitkv_swizzle.py); the offsets remain for padded tiles.
   static constexpr bool kXorAddresses = T.swizzled();
-#else
-  static constexpr bool kXorAddresses = false;
-#endif
+  static_assert(S >= 2, "the folded KV-cache step's flag lies in the last stage of warp 0's ring");
 
   // S = Q K^T of one warp tile (K at tk in shared memory): the rows g, g + 8 of each lane (fragments: fmha_mma_tile.h)
   RF_DEVICE static void tile_scores(float (&s)[2][TN], const uint32_t (&qa)[KQ][4], const char* tk, int lane) {
@@ -322,14 +320,92 @@ struct FmhaFwdSplitKvMmaPipeline {
     }
   }
 
+  // A lane's fixed copy offsets in the plain loop: its row and chunk in global memory (k_lane / v_lane; k_round /
+  // v_round: kPlainRowsPerRound rows), its first row's shared address in stage 0 of its warp's ring (s_lane) and its
+  // swizzled chunk offsets (plain_chunks). Stage s of the ring lies s * kStageBytes further.
+  static constexpr int kStageBytes = 2 * Tile::kShape.tile_bytes();  // k_tile(w, s + 1) - k_tile(w, s); v = k + tile
+  struct PlainLane {
+    int64_t k_lane, v_lane, k_round, v_round;
+    uint32_t s_lane;
+    PlainChunks chunks;
+  };
+  RF_DEVICE static PlainLane plain_lane(char* lds, const GlobalRows<E>& k, const GlobalRows<E>& v, int warp, int lane) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+    const int row0 = lane / kPlainRowLanes, sub = lane % kPlainRowLanes;
+    PlainLane r;
+    r.k_lane = int64_t(row0) * k.row_stride_bytes + sub * kVectorBytes;
+    r.v_lane = int64_t(row0) * v.row_stride_bytes + sub * kVectorBytes;
+    r.k_round = kPlainRowsPerRound * k.row_stride_bytes;
+    r.v_round = kPlainRowsPerRound * v.row_stride_bytes;
+    r.s_lane = mma::smem_address(lds + T.k_tile(warp, 0) + row0 * T.row_bytes());
+    r.chunks = plain_chunks(row0, sub);
+    return r;
+  }
+
+  // The first copy of a KV-cache step, put in flight before the step (p.step.fold) decides anything. The folded
+  // step (fmha_kvstep.h) must read cache_seqlens[b] (and the block-table entries of the split) and pass three
+  // barriers before the block knows its keys: a memory latency and more ahead of every first copy (dec13: 0.4-0.7
+  // us per call at batch 1 on the H200). This warp's first plain-loop tile, keys n0 = split * kps + warp * NW, is
+  // copied now into stage 0 of its ring when that read is safe whatever the step decides: its rows lie inside the
+  // cache's capacity, in cache row `batch` (dense, no cache_batch_idx, batch < num_rows) or in the block whose
+  // table entry (read here) lies in [0, num_rows) (paged, pages of a multiple of NW rows). Only the plain-decode
+  // instances and calls (the rule of run's `plain` that the parameters alone decide) speculate. Returns n0, or -1
+  // when nothing is in flight; run_plain takes the copy when its first tile is that tile and every row of it is a
+  // key of the sequence older than the step's append, and otherwise (like run's other paths) waits for the copy
+  // to land before its stage is reused (spec_drain).
+  RF_DEVICE static int speculate_first_tile(const FmhaFwdParams& p, char* lds, int split, int head_k, int batch,
+                                            int kps) {
+    constexpr MmaSplitKvShape T = Tile::kShape;
+    const KvStepParams& s = p.step;
+    const SeqLayout& l = p.seq;
+    const int warp = threadIdx.x / kLanes, lane = threadIdx.x % kLanes;
+    const bool paged = l.block_table != nullptr;
+    const bool eligible = kPlainKernel && kAligned && s.fold && p.headdim == T.headdim && p.softcap == 0.f &&
+                          p.alibi_slopes == nullptr && p.window_left < 0 && l.cu_seqlens_q == nullptr &&
+                          l.cu_seqlens_k == nullptr && p.seqlen_q * (p.nheads / p.nheads_k) <= kPlainRows &&
+                          (paged ? l.page_block_size % NW == 0 : l.cache_batch_idx == nullptr && batch < s.num_rows);
+    const int64_t n0 = int64_t(split) * kps + warp * NW;
+    if (!eligible || n0 + NW > s.capacity || n0 + NW > int64_t(split + 1) * kps) return -1;
+    SeqInfo rows;  // the cache as the step's attention sees it before the step: every slot up to the capacity
+    rows.seqlen_q = p.seqlen_q;
+    rows.seqlen_k = s.capacity;
+    rows.q_row0 = rows.k_row0 = 0;
+    rows.kv_batch = batch;
+    rows.bad = false;
+    const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, rows, batch, head_k);
+    const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, rows, batch, head_k);
+    int64_t k_row = n0 * k.row_stride_bytes, v_row = n0 * v.row_stride_bytes;
+    if (paged) {
+      const int page = int(n0 / k.page_size), in_page = int(n0 - int64_t(page) * k.page_size);
+      const int32_t block = k.pages[page];  // (the table's row holds capacity / page_size entries)
+      if (block < 0 || block >= s.num_rows) return -1;  // uniform in the warp
+      k_row = int64_t(block) * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
+      v_row = int64_t(block) * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
+    }
+    const PlainLane pl = plain_lane(lds, k, v, warp, lane);
+    plain_copy(pl.s_lane, pl.s_lane + T.tile_bytes(), pl.chunks, k, v, k_row, v_row, NW, pl.k_lane, pl.v_lane,
+               pl.k_round, pl.v_round);
+    mma::cp_async_commit();
+    return int(n0);
+  }
+
+  // A speculative copy that is not taken (speculate_first_tile): its stage is reused only once it has landed.
+  RF_DEVICE static void spec_drain(int spec_n0) {
+    if (spec_n0 >= 0) {
+      mma::cp_async_wait<0>();
+      __syncwarp();
+    }
+  }
+
   // A block of plain decode from its first copy to its merged-out state (m, l, o as run's loop leaves them; rows
   // g + 8: m -inf, l 0, o padding, never stored). Same warp tiles, key order, products and softmax operations as
   // run's loop on rows g, so the stored rows are bitwise kSplitKvCopyNear's, but for a non-finite V at a key of the
   // split's last tile whose P rounds to 0 (Near's clean_v adds it there; here 0 * inf is NaN, as in Near's unmasked
   // tiles); masked keys are exactly those >= ke.
+  // spec_n0: speculate_first_tile's answer for this warp.
   RF_DEVICE static void run_plain(const FmhaFwdParams& p, char* lds, const GlobalRows<E>& k, const GlobalRows<E>& v,
                                   const ScoreTransform& score, int kb, int ke, int r0, int nrows, int head_k, int batch,
-                                  const SeqInfo& seq, float (&m)[2], float (&l)[2], float (&o)[2][TD]) {
+                                  const SeqInfo& seq, int spec_n0, float (&m)[2], float (&l)[2], float (&o)[2][TD]) {
     constexpr MmaSplitKvShape T = Tile::kShape;
     const int tid = threadIdx.x;
     const int warp = tid / kLanes, lane = tid % kLanes;
@@ -350,22 +426,16 @@ struct FmhaFwdSplitKvMmaPipeline {
       page_step = kStepKeys / k.page_size;
       in_step = kStepKeys - page_step * k.page_size;
     }
-    int64_t block = paged && count > 0 ? int64_t(k.pages[page]) : 0;
-    const int row0 = lane / kPlainRowLanes, sub = lane % kPlainRowLanes;
-    const int64_t k_lane = int64_t(row0) * k.row_stride_bytes + sub * kVectorBytes;
-    const int64_t v_lane = int64_t(row0) * v.row_stride_bytes + sub * kVectorBytes;
-    const int64_t k_round = kPlainRowsPerRound * k.row_stride_bytes, v_round = kPlainRowsPerRound * v.row_stride_bytes;
-    const uint32_t s_lane = mma::smem_address(lds + T.k_tile(warp, 0) + row0 * T.row_bytes());
-    const PlainChunks chunks = plain_chunks(row0, sub);
-    constexpr int kStageBytes = 2 * T.tile_bytes();  // k_tile(w, s + 1) - k_tile(w, s); v_tile = k_tile + tile_bytes
-    const auto issue = [&](int stage) {  // the cursor's tile into `stage`, then the cursor moves to the next tile
-      const int64_t k_row = paged ? block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes
-                                  : int64_t(n_next) * k.row_stride_bytes;
-      const int64_t v_row = paged ? block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes
-                                  : int64_t(n_next) * v.row_stride_bytes;
-      const uint32_t sk = s_lane + stage * kStageBytes;
-      plain_copy(sk, sk + T.tile_bytes(), chunks, k, v, k_row, v_row, ke - n_next - row0, k_lane, v_lane, k_round,
-                 v_round);
+    // the speculative copy holds the first tile when it is that tile and all of its rows are keys of the sequence
+    // from before the step's append (rows at or past ke would have to be zero-filled; appended rows were written
+    // after it was issued)
+    const bool spec_taken = spec_n0 >= 0 && count > 0 && spec_n0 == n_next &&
+                            n_next + NW <= min(ke, seq.seqlen_k - max(p.step.seqlen_new, 0));
+    if (!spec_taken) spec_drain(spec_n0);
+    int64_t block = paged && count > 0 && !spec_taken ? int64_t(k.pages[page]) : 0;
+    const int row0 = lane / kPlainRowLanes;
+    const PlainLane pl = plain_lane(lds, k, v, warp, lane);
+    const auto advance = [&]() {  // the cursor moves to the warp's next tile
       n_next += kStepKeys;
       if (paged) {
         in_page += in_step;
@@ -376,10 +446,23 @@ struct FmhaFwdSplitKvMmaPipeline {
         }
       }
     };
+    const auto issue = [&](int stage) {  // the cursor's tile into `stage`, then the cursor moves to the next tile
+      const int64_t k_row = paged ? block * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes
+                                  : int64_t(n_next) * k.row_stride_bytes;
+      const int64_t v_row = paged ? block * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes
+                                  : int64_t(n_next) * v.row_stride_bytes;
+      const uint32_t sk = pl.s_lane + stage * kStageBytes;
+      plain_copy(sk, sk + T.tile_bytes(), pl.chunks, k, v, k_row, v_row, ke - n_next - row0, pl.k_lane, pl.v_lane,
+                 pl.k_round, pl.v_round);
+      advance();
+    };
 #pragma unroll
     for (int c = 0; c < kAhead; ++c) {  // the first kAhead tiles, each its own cp.async group
       if (c < count) {
-        issue(c);
+        if (c == 0 && spec_taken)
+          advance();  // (its copy is speculate_first_tile's, an older group: complete when this one is)
+        else
+          issue(c);
         block = paged && c + 1 < count ? int64_t(k.pages[page]) : 0;
       }
       mma::cp_async_commit();
@@ -479,18 +562,25 @@ struct FmhaFwdSplitKvMmaPipeline {
     const int warp = tid / MmaSplitKvShape::kWarpLanes, lane = tid % MmaSplitKvShape::kWarpLanes;
     const int g = lane / 4, t4 = lane % 4;
     SeqInfo seq = SeqInfo::make(p, batch);
+    int spec_n0 = -1;  // speculate_first_tile's copy: its first key, or -1
     if (p.step.fold) {  // uniform: the KV-cache step of this block's split range (fmha_kvstep.h), before any read
       const int kps = split_keys(p.seqlen_k, p.num_splits, T.block_n);
+      const int64_t key_lo = int64_t(split) * kps, key_hi = int64_t(split + 1) * kps;
+      const FoldedStepLoads pre = folded_kv_step_loads<T.threads>(p, batch, key_lo, key_hi);  // in flight with the copy
+      if constexpr (kPlainKernel) spec_n0 = speculate_first_tile(p, lds, split, head_k, batch, kps);
+      // (the step's flag in the last stage of warp 0's ring: stage 0 may be receiving the speculative copy)
       const int32_t keys = kvstep_uniform(folded_kv_step<T.threads, E::kBytes>(
-          p, batch, seq.kv_batch, head_k, int64_t(split) * kps, int64_t(split + 1) * kps,
-          *reinterpret_cast<int*>(lds)));
+          p, batch, seq.kv_batch, head_k, key_lo, key_hi, *reinterpret_cast<int*>(lds + T.k_tile(0, S - 1)), pre));
       seq.bad = keys < 0;
       seq.seqlen_k = keys < 0 ? 0 : keys;
     }
     const int group = p.nheads / p.nheads_k;
     const int rows_total = seq.seqlen_q * group;  // row rr: query position rr / group, head head_k*group + rr % group
     const int r0 = chunk * T.block_m;
-    if (r0 >= rows_total) return;  // uniform
+    if (r0 >= rows_total) {  // uniform
+      spec_drain(spec_n0);
+      return;
+    }
     const int r_end = min(r0 + T.block_m, rows_total);
     const int nrows = r_end - r0;
 
@@ -515,12 +605,13 @@ struct FmhaFwdSplitKvMmaPipeline {
                          rule.first_key(i_last) <= kb && rule.last_key(i_first) >= int64_t(ke) - 1;
       if (plain) {
         float m[2], l[2], o[2][TD];
-        run_plain(p, lds, k, v, score, kb, ke, r0, nrows, head_k, batch, seq, m, l, o);
+        run_plain(p, lds, k, v, score, kb, ke, r0, nrows, head_k, batch, seq, spec_n0, m, l, o);
         epilogue(p, lds, m, l, o, seq, rule, score, chunk, split, head_k, batch, r0, nrows);
         return;
       }
     }
 
+    spec_drain(spec_n0);  // (the speculative copy's stage is this loop's stage 0)
     // ---- this warp's tiles n0 = kb + (warp + c * warps) * NW, c < count: the first kAhead go in flight
     // before Q is read, so the block's first K/V and Q latencies overlap
     const int tiles = kb < ke ? (ke - kb + NW - 1) / NW : 0;

@@ -118,7 +118,7 @@ struct MmaSplitKvShape {
   // at_step(v_lane(lane), dp) + kk * 16 * row_bytes(). Swizzled, the step is an XOR of bits 5-7 (a lane's chunk
   // pair 2s, 2s + 1 of rows whose swizzle is the lane's), exact on a full shared address when the tile starts on a
   // multiple of kLdsAlign: one LOP3 per ldmatrix and no per-step offsets held in registers (fmha_splitkv_mma.h
-  // kXorAddresses: below sm_90).
+  // kXorAddresses, every swizzled tile since dec13).
   static constexpr int kLdsAlign = 1024;
   RF_HDC int k_lane(int lane) const { return k_read(lane, 0, 0); }
   RF_HDC int v_lane(int lane) const { return v_read(lane, 0, 0); }

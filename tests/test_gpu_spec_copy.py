@@ -1,0 +1,131 @@
+"""The speculative first copy of the tensor-core split-KV kernel's folded KV-cache step (hip_src/fmha_splitkv_mma.h
+speculate_first_tile; marker ``gpu``): each warp's first tile is copied before the step has read cache_seqlens and
+the block table, and used only when every row of it is a key of the sequence from before the append.
+
+Every case compares flash_attn_with_kvcache's fast path with the step folded (the speculative copy) against the step
+kernel's path (rocflash.kvcache_fast.FOLD_STEP = False: no speculation), bitwise (O, LSE, cache), and against fp64
+by FlashAttention's rule. Cache slots past each sequence, unused blocks and (paged) the block-table entries past each
+sequence's pages hold garbage: NaN slots, entries pointing at NaN blocks and entries outside the cache. A tile taken
+while it holds a row at or past the sequence's end, or a row the append rewrote, reads NaN: the case fails.
+
+Lengths sweep the warps' first tiles (4 splits of 128 keys, tiles of 16 keys: warp w of split s starts at 128 s +
+16 w): ending exactly at a first tile's end (taken), one key short (not taken), appends whose new rows land in a first
+tile, empty sequences, a whole split past the end. Both in-flight depths (ROCFLASH_SPLITKV_INFLIGHT 1, 2).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from conftest import gpu_platform
+from test_gpu_kvstep_fold import CAP, _bits, _inputs, _require_fold, _run
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture
+def platform():
+    return gpu_platform()
+
+
+def _reference(call, out, lens, seqlen_new):
+    """max|out - fp64| <= 2 max|bf16 eager - fp64| + 1e-3 per sequence (keys: the cache after the append)."""
+    q = call["q"]
+    batch, sq, h, d = q.shape
+    for b in range(batch):
+        n = lens[b] + seqlen_new
+        if call.get("block_table") is not None:
+            page = call["k_cache"].shape[1]
+            blocks = call["block_table"][b, : math.ceil(n / page)].long()
+            k = call["k_cache"][blocks].flatten(0, 1)[:n]
+            v = call["v_cache"][blocks].flatten(0, 1)[:n]
+        else:
+            k, v = call["k_cache"][b, :n], call["v_cache"][b, :n]
+        hk = k.shape[1]
+        k, v = (t.repeat_interleave(h // hk, dim=1) for t in (k, v))
+        if n == 0:
+            continue
+        def attend(dt):
+            qq, kk, vv = (t.to(dt).transpose(0, 1) for t in (q[b], k, v))
+            s = qq @ kk.transpose(1, 2) / math.sqrt(d)
+            return (torch.softmax(s.float() if dt != torch.float64 else s, -1).to(dt) @ vv).transpose(0, 1)
+        ref = attend(torch.float64)
+        low = attend(q.dtype).double()
+        err = (out[b].double() - ref).abs().max().item()
+        assert err <= 2 * (low - ref).abs().max().item() + 1e-3, f"sequence {b}: {err}"
+
+
+def _garbage_table(call, lens, seqlen_new, seed):
+    """Entries of block_table past each sequence's pages: NaN blocks of other sequences, -1, and far outside."""
+    table = call["block_table"]
+    page = call["k_cache"].shape[1]
+    blocks = call["k_cache"].shape[0]
+    g = torch.Generator().manual_seed(seed)
+    for b, n in enumerate(lens):
+        used = math.ceil((n + seqlen_new) / page)
+        for j in range(used, table.shape[1]):
+            pick = int(torch.randint(0, 3, (1,), generator=g))
+            table[b, j] = (int(torch.randint(0, blocks, (1,), generator=g)), -1, 1 << 30)[pick]
+
+
+CASES = {
+    # dense: warp 0 of split 1 ends at 144; 143 leaves its last row empty; split 3 wholly past the end
+    "dense_tile_ends": dict(lens=[144, 143, 16, 15]),
+    "dense_first_tiles": dict(lens=[64, 63, 65, 0, 1, 128, 127]),
+    "dense_append1_in_first_tile": dict(lens=[143, 127, 15, 255], seqlen_new=1),
+    "dense_append3_across_tiles": dict(lens=[14, 140, 191, 382], seqlen_new=3),
+    "dense_full": dict(lens=[512, 511, 448]),
+    "int_cache_seqlens": dict(lens=[160, 160, 160], int_lens=True),
+    "paged16": dict(lens=[144, 143, 16, 0, 500], page=16),
+    "paged32": dict(lens=[160, 31, 33, 512], page=32),
+    "paged64": dict(lens=[64, 63, 300], page=64),
+    "paged256": dict(lens=[257, 256, 255, 40], page=256),
+}
+
+
+@pytest.mark.parametrize("inflight", ["1", "2"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_gpu_spec_copy_same_bits_as_step_kernel(platform, monkeypatch, name, inflight):
+    monkeypatch.setenv("ROCFLASH_SPLITKV_INFLIGHT", inflight)
+    case = dict(CASES[name])
+    int_lens = case.pop("int_lens", False)
+    seqlen_new = case.get("seqlen_new", 0)
+    call = _inputs(seed=21 + len(name), **case)
+    if "block_table" in call:
+        _garbage_table(call, case["lens"], seqlen_new, seed=len(name))
+    if int_lens:
+        call["cache_seqlens"] = case["lens"][0]
+    (out0, lse0), c0, _ = _run(call, False, platform)
+    (out1, lse1), c1, folded1 = _run(call, True, platform)
+    _require_fold(platform)
+    assert folded1 and all(f == 1 for f in folded1)
+    lens = case["lens"]
+    for b, n in enumerate(lens):
+        if n + seqlen_new > 0:
+            assert not out1[b].isnan().any(), f"sequence {b}"
+    assert torch.equal(_bits(out0), _bits(out1)) and torch.equal(_bits(lse0), _bits(lse1))
+    assert torch.equal(_bits(c0["k_cache"]), _bits(c1["k_cache"]))
+    assert torch.equal(_bits(c0["v_cache"]), _bits(c1["v_cache"]))
+    _reference(c1, out1, lens, seqlen_new)
+
+
+def test_gpu_spec_copy_cases_reach_both_outcomes():
+    """The sweep holds, per kind, a warp's first tile that ends exactly at a sequence's end (the copy is taken) and
+    one that ends one key past it (dropped): the lengths above were chosen for that (checked here on the host, so
+    an edit of CASES cannot silently lose an edge)."""
+    taken = dropped = 0
+    for case in CASES.values():
+        new = case.get("seqlen_new", 0)
+        for n in case["lens"]:
+            for split in range(4):
+                for w in range(4):
+                    n0 = 128 * split + 16 * w
+                    if n0 < n + new <= CAP:
+                        if n0 + 16 <= n:
+                            taken += n0 + 16 == n
+                        else:
+                            dropped += 1
+    assert taken >= 5 and dropped >= 10, (taken, dropped)
