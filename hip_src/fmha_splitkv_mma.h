@@ -199,7 +199,8 @@ struct FmhaFwdSplitKvMmaPipeline {
   // sm_90a plain loop (361 against 325; dec13 measured the XOR form 0-1 % faster on the H200). Both are the same
   // addresses (tests/test_splitkv_swizzle.py); the offsets remain for padded tiles.
   static constexpr bool kXorAddresses = T.swizzled();
-  static_assert(S >= 2, "the folded KV-cache step's flag lies in the last stage of warp 0's ring");
+  static_assert(kAhead <= S - 1, "the folded KV-cache step's flag lies in the last stage of warp 0's ring, which "
+                                 "the speculative copies (stages below kAhead) leave free");
 
   // S = Q K^T of one warp tile (K at tk in shared memory): the rows g, g + 8 of each lane (fragments: fmha_mma_tile.h)
   RF_DEVICE static void tile_scores(float (&s)[2][TN], const uint32_t (&qa)[KQ][4], const char* tk, int lane) {
@@ -342,19 +343,24 @@ struct FmhaFwdSplitKvMmaPipeline {
     return r;
   }
 
-  // The first copy of a KV-cache step, put in flight before the step (p.step.fold) decides anything. The folded
+  // The first copies of a KV-cache step, put in flight before the step (p.step.fold) decides anything. The folded
   // step (fmha_kvstep.h) must read cache_seqlens[b] (and the block-table entries of the split) and pass three
-  // barriers before the block knows its keys: a memory latency and more ahead of every first copy (dec13: 0.4-0.7
-  // us per call at batch 1 on the H200). This warp's first plain-loop tile, keys n0 = split * kps + warp * NW, is
-  // copied now into stage 0 of its ring when that read is safe whatever the step decides: its rows lie inside the
-  // cache's capacity, in cache row `batch` (dense, no cache_batch_idx, batch < num_rows) or in the block whose
-  // table entry (read here) lies in [0, num_rows) (paged, pages of a multiple of NW rows). Only the plain-decode
-  // instances and calls (the rule of run's `plain` that the parameters alone decide) speculate. Returns n0, or -1
-  // when nothing is in flight; run_plain takes the copy when its first tile is that tile and every row of it is a
-  // key of the sequence older than the step's append, and otherwise (like run's other paths) waits for the copy
-  // to land before its stage is reused (spec_drain).
-  RF_DEVICE static int speculate_first_tile(const FmhaFwdParams& p, char* lds, int split, int head_k, int batch,
-                                            int kps) {
+  // barriers before the block knows its keys: a memory latency and more ahead of every first copy (dec13: 0.3-0.6
+  // us per call at batch 1 on the H200). This warp's first kAhead plain-loop tiles, keys n0 + c * kStepKeys with
+  // n0 = split * kps + warp * NW, are copied now into stages c of its ring, each its own cp.async group, where
+  // that read is safe whatever the step decides: the tile's rows lie inside the cache's capacity and the split, in
+  // cache row `batch` (dense, no cache_batch_idx, batch < num_rows) or in the block whose table entry (read here)
+  // lies in [0, num_rows) (paged, pages of a multiple of NW rows). Only the plain-decode instances and calls (the
+  // part of run's `plain` rule that the parameters alone decide) speculate. run_plain takes a tile's copy when its
+  // tile c is that tile and every row of it is a key of the sequence from before the step's append; when one is
+  // not taken, the warp waits for all of them to land before its stages are reused (spec_drain).
+  static constexpr int kStepKeys = Tile::kShape.warps() * NW;  // keys from one of a warp's tiles to its next
+  struct SpecCopies {
+    int n0 = -1;    // the warp's first key (its first tile), -1: no copy in flight
+    int tiles = 0;  // bit c: tile c (keys n0 + c * kStepKeys) is in flight in stage c
+  };
+  RF_DEVICE static SpecCopies speculate_first_tiles(const FmhaFwdParams& p, char* lds, int split, int head_k,
+                                                    int batch, int kps) {
     constexpr MmaSplitKvShape T = Tile::kShape;
     const KvStepParams& s = p.step;
     const SeqLayout& l = p.seq;
@@ -364,8 +370,8 @@ struct FmhaFwdSplitKvMmaPipeline {
                           p.alibi_slopes == nullptr && p.window_left < 0 && l.cu_seqlens_q == nullptr &&
                           l.cu_seqlens_k == nullptr && p.seqlen_q * (p.nheads / p.nheads_k) <= kPlainRows &&
                           (paged ? l.page_block_size % NW == 0 : l.cache_batch_idx == nullptr && batch < s.num_rows);
-    const int64_t n0 = int64_t(split) * kps + warp * NW;
-    if (!eligible || n0 + NW > s.capacity || n0 + NW > int64_t(split + 1) * kps) return -1;
+    SpecCopies r;
+    if (!eligible) return r;
     SeqInfo rows;  // the cache as the step's attention sees it before the step: every slot up to the capacity
     rows.seqlen_q = p.seqlen_q;
     rows.seqlen_k = s.capacity;
@@ -374,38 +380,51 @@ struct FmhaFwdSplitKvMmaPipeline {
     rows.bad = false;
     const auto k = k_side_rows<E>(p, p.k, p.k_batch_stride, p.k_row_stride, p.k_head_stride, rows, batch, head_k);
     const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, rows, batch, head_k);
-    int64_t k_row = n0 * k.row_stride_bytes, v_row = n0 * v.row_stride_bytes;
-    if (paged) {
-      const int page = int(n0 / k.page_size), in_page = int(n0 - int64_t(page) * k.page_size);
-      const int32_t block = k.pages[page];  // (the table's row holds capacity / page_size entries)
-      if (block < 0 || block >= s.num_rows) return -1;  // uniform in the warp
-      k_row = int64_t(block) * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes;
-      v_row = int64_t(block) * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes;
+    const int64_t n0 = int64_t(split) * kps + warp * NW;
+    const int64_t end = min(int64_t(s.capacity), int64_t(split + 1) * kps);
+    int32_t blocks[kAhead];  // paged: the tiles' table entries, loaded together (the table's row holds capacity /
+                             // page_size entries)
+#pragma unroll
+    for (int c = 0; c < kAhead; ++c) {
+      const int64_t key = n0 + c * kStepKeys;
+      blocks[c] = paged && key + NW <= end ? k.pages[key / k.page_size] : 0;
     }
     const PlainLane pl = plain_lane(lds, k, v, warp, lane);
-    plain_copy(pl.s_lane, pl.s_lane + T.tile_bytes(), pl.chunks, k, v, k_row, v_row, NW, pl.k_lane, pl.v_lane,
-               pl.k_round, pl.v_round);
-    mma::cp_async_commit();
-    return int(n0);
+#pragma unroll
+    for (int c = 0; c < kAhead; ++c) {
+      const int64_t key = n0 + c * kStepKeys;
+      const bool ok = key + NW <= end && (!paged || (blocks[c] >= 0 && blocks[c] < s.num_rows));  // uniform in the warp
+      if (ok) {
+        const int in_page = paged ? int(key % k.page_size) : 0;
+        const int64_t k_row = paged ? int64_t(blocks[c]) * k.page_stride_bytes + int64_t(in_page) * k.row_stride_bytes
+                                    : key * k.row_stride_bytes;
+        const int64_t v_row = paged ? int64_t(blocks[c]) * v.page_stride_bytes + int64_t(in_page) * v.row_stride_bytes
+                                    : key * v.row_stride_bytes;
+        const uint32_t sk = pl.s_lane + c * kStageBytes;
+        plain_copy(sk, sk + T.tile_bytes(), pl.chunks, k, v, k_row, v_row, NW, pl.k_lane, pl.v_lane, pl.k_round,
+                   pl.v_round);
+        r.tiles |= 1 << c;
+      }
+      mma::cp_async_commit();
+    }
+    r.n0 = r.tiles != 0 ? int(n0) : -1;
+    return r;
   }
 
-  // A speculative copy that is not taken (speculate_first_tile): its stage is reused only once it has landed.
-  RF_DEVICE static void spec_drain(int spec_n0) {
-    if (spec_n0 >= 0) {
+  // Speculative copies that are not all taken (speculate_first_tiles): the stages are reused only once every one of
+  // them has landed.
+  RF_DEVICE static void spec_drain(const SpecCopies& spec) {
+    if (spec.n0 >= 0) {
       mma::cp_async_wait<0>();
       __syncwarp();
     }
   }
 
-  // A block of plain decode from its first copy to its merged-out state (m, l, o as run's loop leaves them; rows
-  // g + 8: m -inf, l 0, o padding, never stored). Same warp tiles, key order, products and softmax operations as
-  // run's loop on rows g, so the stored rows are bitwise kSplitKvCopyNear's, but for a non-finite V at a key of the
-  // split's last tile whose P rounds to 0 (Near's clean_v adds it there; here 0 * inf is NaN, as in Near's unmasked
-  // tiles); masked keys are exactly those >= ke.
-  // spec_n0: speculate_first_tile's answer for this warp.
+  // spec: speculate_first_tiles' copies of this warp.
   RF_DEVICE static void run_plain(const FmhaFwdParams& p, char* lds, const GlobalRows<E>& k, const GlobalRows<E>& v,
                                   const ScoreTransform& score, int kb, int ke, int r0, int nrows, int head_k, int batch,
-                                  const SeqInfo& seq, int spec_n0, float (&m)[2], float (&l)[2], float (&o)[2][TD]) {
+                                  const SeqInfo& seq, const SpecCopies& spec, float (&m)[2], float (&l)[2],
+                                  float (&o)[2][TD]) {
     constexpr MmaSplitKvShape T = Tile::kShape;
     const int tid = threadIdx.x;
     const int warp = tid / kLanes, lane = tid % kLanes;
@@ -413,7 +432,6 @@ struct FmhaFwdSplitKvMmaPipeline {
     const int group = p.nheads / p.nheads_k;
     const int tiles = kb < ke ? (ke - kb + NW - 1) / NW : 0;
     const int count = tiles > warp ? (tiles - warp + T.warps() - 1) / T.warps() : 0;
-    constexpr int kStepKeys = T.warps() * NW;  // keys from one of a warp's tiles to its next
     const bool paged = k.pages != nullptr;
 
     // ---- the copy cursor: the next tile to copy (first key n_next; paged: its page and row in the page, and the
@@ -426,13 +444,19 @@ struct FmhaFwdSplitKvMmaPipeline {
       page_step = kStepKeys / k.page_size;
       in_step = kStepKeys - page_step * k.page_size;
     }
-    // the speculative copy holds the first tile when it is that tile and all of its rows are keys of the sequence
-    // from before the step's append (rows at or past ke would have to be zero-filled; appended rows were written
-    // after it was issued)
-    const bool spec_taken = spec_n0 >= 0 && count > 0 && spec_n0 == n_next &&
-                            n_next + NW <= min(ke, seq.seqlen_k - max(p.step.seqlen_new, 0));
-    if (!spec_taken) spec_drain(spec_n0);
-    int64_t block = paged && count > 0 && !spec_taken ? int64_t(k.pages[page]) : 0;
+    // tile c < kAhead is the speculative copy's when it is that copy's tile and all of its rows are keys of the
+    // sequence from before the step's append (rows at or past ke would have to be zero-filled; appended rows were
+    // written after the copy was issued)
+    int taken = 0;
+    const int old_end = min(ke, seq.seqlen_k - max(p.step.seqlen_new, 0));
+#pragma unroll
+    for (int c = 0; c < kAhead; ++c) {
+      const bool t = spec.n0 == n_next && (spec.tiles >> c & 1) && c < count && n_next + c * kStepKeys + NW <= old_end;
+      taken |= t ? 1 << c : 0;
+    }
+    if (taken != spec.tiles) spec_drain(spec);
+    const auto copies = [&](int c) { return c < count && !(c < kAhead && (taken >> c & 1)); };  // issue() of tile c
+    int64_t block = paged && copies(0) ? int64_t(k.pages[page]) : 0;
     const int row0 = lane / kPlainRowLanes;
     const PlainLane pl = plain_lane(lds, k, v, warp, lane);
     const auto advance = [&]() {  // the cursor moves to the warp's next tile
@@ -459,11 +483,11 @@ struct FmhaFwdSplitKvMmaPipeline {
 #pragma unroll
     for (int c = 0; c < kAhead; ++c) {  // the first kAhead tiles, each its own cp.async group
       if (c < count) {
-        if (c == 0 && spec_taken)
-          advance();  // (its copy is speculate_first_tile's, an older group: complete when this one is)
+        if (taken >> c & 1)
+          advance();  // (its copy is speculate_first_tiles', an older group: complete when this one is)
         else
           issue(c);
-        block = paged && c + 1 < count ? int64_t(k.pages[page]) : 0;
+        block = paged && copies(c + 1) ? int64_t(k.pages[page]) : 0;
       }
       mma::cp_async_commit();
     }
@@ -562,13 +586,13 @@ struct FmhaFwdSplitKvMmaPipeline {
     const int warp = tid / MmaSplitKvShape::kWarpLanes, lane = tid % MmaSplitKvShape::kWarpLanes;
     const int g = lane / 4, t4 = lane % 4;
     SeqInfo seq = SeqInfo::make(p, batch);
-    int spec_n0 = -1;  // speculate_first_tile's copy: its first key, or -1
+    SpecCopies spec;  // speculate_first_tiles' copies (none unless the step is folded)
     if (p.step.fold) {  // uniform: the KV-cache step of this block's split range (fmha_kvstep.h), before any read
       const int kps = split_keys(p.seqlen_k, p.num_splits, T.block_n);
       const int64_t key_lo = int64_t(split) * kps, key_hi = int64_t(split + 1) * kps;
       const FoldedStepLoads pre = folded_kv_step_loads<T.threads>(p, batch, key_lo, key_hi);  // in flight with the copy
-      if constexpr (kPlainKernel) spec_n0 = speculate_first_tile(p, lds, split, head_k, batch, kps);
-      // (the step's flag in the last stage of warp 0's ring: stage 0 may be receiving the speculative copy)
+      if constexpr (kPlainKernel) spec = speculate_first_tiles(p, lds, split, head_k, batch, kps);
+      // (the step's flag in the last stage of warp 0's ring: stages 0 .. kAhead - 1 may be receiving the copies)
       const int32_t keys = kvstep_uniform(folded_kv_step<T.threads, E::kBytes>(
           p, batch, seq.kv_batch, head_k, key_lo, key_hi, *reinterpret_cast<int*>(lds + T.k_tile(0, S - 1)), pre));
       seq.bad = keys < 0;
@@ -578,7 +602,7 @@ struct FmhaFwdSplitKvMmaPipeline {
     const int rows_total = seq.seqlen_q * group;  // row rr: query position rr / group, head head_k*group + rr % group
     const int r0 = chunk * T.block_m;
     if (r0 >= rows_total) {  // uniform
-      spec_drain(spec_n0);
+      spec_drain(spec);
       return;
     }
     const int r_end = min(r0 + T.block_m, rows_total);
@@ -605,13 +629,13 @@ struct FmhaFwdSplitKvMmaPipeline {
                          rule.first_key(i_last) <= kb && rule.last_key(i_first) >= int64_t(ke) - 1;
       if (plain) {
         float m[2], l[2], o[2][TD];
-        run_plain(p, lds, k, v, score, kb, ke, r0, nrows, head_k, batch, seq, spec_n0, m, l, o);
+        run_plain(p, lds, k, v, score, kb, ke, r0, nrows, head_k, batch, seq, spec, m, l, o);
         epilogue(p, lds, m, l, o, seq, rule, score, chunk, split, head_k, batch, r0, nrows);
         return;
       }
     }
 
-    spec_drain(spec_n0);  // (the speculative copy's stage is this loop's stage 0)
+    spec_drain(spec);  // (the speculative copies' stages are this loop's)
     // ---- this warp's tiles n0 = kb + (warp + c * warps) * NW, c < count: the first kAhead go in flight
     // before Q is read, so the block's first K/V and Q latencies overlap
     const int tiles = kb < ke ? (ke - kb + NW - 1) / NW : 0;
