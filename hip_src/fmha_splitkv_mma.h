@@ -38,18 +38,19 @@ namespace rf {
 inline constexpr int kSplitKvCopyAsync = 0, kSplitKvCopyNear = 3, kSplitKvCopyNearLazy = 5;
 // kSplitKvCopyPlain (ROCFLASH_SPLITKV_PLAIN=1, dec11): kSplitKvCopyNear whose blocks of plain decode (run_plain's
 // rule: no softcap, no ALiBi, at most 8 query rows, headdim = the bucket, every key of the split visible from every
-// row) take a loop compiled for that case alone; the other blocks of the launch run kSplitKvCopyNear's loop. The
-// same products and softmax operations in the same order on the rows that are stored: bitwise kSplitKvCopyNear.
+// row) take a loop compiled for that case alone (two tiles in flight per warp since dec13: kPlainAhead); the other
+// blocks of the launch run kSplitKvCopyNear's loop. The same products and softmax operations in the same order on
+// the rows that are stored: bitwise kSplitKvCopyNear.
 inline constexpr int kSplitKvCopyPlain = 6;
-// kSplitKvCopyPlainAsync (ROCFLASH_SPLITKV_PLAIN=1 with ROCFLASH_SPLITKV_INFLIGHT=2, dec11): the same with two tiles in
-// flight per warp (kSplitKvCopyAsync's loop for the other blocks).
+// kSplitKvCopyPlainAsync (ROCFLASH_SPLITKV_PLAIN=1 with ROCFLASH_SPLITKV_INFLIGHT=2, dec11): the same plain loop, and
+// kSplitKvCopyAsync's loop (two tiles in flight) for the other blocks.
 inline constexpr int kSplitKvCopyPlainAsync = 7;
 
 // Tile: MmaSplitKvShape (fmha_splitkv_tile.h, plain C++ for the host-side probe). kCopy: one of the values above.
 template <class E, class Tile, bool kAligned, int kCopy = kSplitKvCopyAsync>
 struct FmhaFwdSplitKvMmaPipeline {
-  // tiles a warp has in flight while it computes one: kStages - 1, or 1 (kSplitKvCopyNear; the ring's third stage
-  // then idles)
+  // tiles a warp of run's loop has in flight while it computes one: kStages - 1, or 1 (kSplitKvCopyNear; the ring's
+  // third stage then idles); the plain loop's depth is kPlainAhead
   static constexpr int kAhead =
       kCopy == kSplitKvCopyNear || kCopy == kSplitKvCopyNearLazy || kCopy == kSplitKvCopyPlain ? 1 : MmaSplitKvShape::kStages - 1;
   static constexpr bool kLazyRescale = kCopy == kSplitKvCopyNearLazy;
@@ -199,8 +200,6 @@ struct FmhaFwdSplitKvMmaPipeline {
   // sm_90a plain loop (361 against 325; dec13 measured the XOR form 0-1 % faster on the H200). Both are the same
   // addresses (tests/test_splitkv_swizzle.py); the offsets remain for padded tiles.
   static constexpr bool kXorAddresses = T.swizzled();
-  static_assert(kAhead <= S - 1, "the folded KV-cache step's flag lies in the last stage of warp 0's ring, which "
-                                 "the speculative copies (stages below kAhead) leave free");
 
   // S = Q K^T of one warp tile (K at tk in shared memory): the rows g, g + 8 of each lane (fragments: fmha_mma_tile.h)
   RF_DEVICE static void tile_scores(float (&s)[2][TN], const uint32_t (&qa)[KQ][4], const char* tk, int lane) {
@@ -261,8 +260,14 @@ struct FmhaFwdSplitKvMmaPipeline {
   static constexpr int kPlainSwizzlePeriod =
       MmaSplitKvShape::kSwizzleRows % kPlainRowsPerRound == 0 ? MmaSplitKvShape::kSwizzleRows / kPlainRowsPerRound : 1;
   static constexpr bool kPlainKernel = kCopy == kSplitKvCopyPlain || kCopy == kSplitKvCopyPlainAsync;
-  // ring stages of the plain loop: kAhead tiles in flight while one is computed (one: the ring's third stage idles)
-  static constexpr int kPlainStages = kAhead + 1;
+  // tiles a warp of the plain loop has in flight while it computes one: kStages - 1 = 2 in both plain kernels since
+  // dec13 (with the speculative first copies and the XOR ldmatrix addresses, 1.00-1.04x one tile's per-call time in
+  // 24-call graphs at batch 1 and 8 on the H200, level at batch 32: perf/RESULTS.md "dec13"); kCopy's kAhead is then
+  // the depth of the other blocks' loop (kSplitKvCopyPlain: one, as kSplitKvCopyNear; kSplitKvCopyPlainAsync: two)
+  static constexpr int kPlainAhead = MmaSplitKvShape::kStages - 1;
+  static constexpr int kPlainStages = kPlainAhead + 1;
+  static_assert(kPlainAhead <= S - 1, "the folded KV-cache step's flag lies in the last stage of warp 0's ring, "
+                                      "which the speculative copies (stages below kPlainAhead) leave free");
   static_assert(kPlainStages <= MmaSplitKvShape::kStages, "the plain loop's ring lies in the warp's K/V ring");
   // An A-fragment register of the padding rows g + 8: whatever the register holds (no instruction; zeros cost a move
   // into every operand quad, dec11). Those rows' S and O are never read: mma rows are independent.
@@ -346,7 +351,7 @@ struct FmhaFwdSplitKvMmaPipeline {
   // The first copies of a KV-cache step, put in flight before the step (p.step.fold) decides anything. The folded
   // step (fmha_kvstep.h) must read cache_seqlens[b] (and the block-table entries of the split) and pass three
   // barriers before the block knows its keys: a memory latency and more ahead of every first copy (dec13: 0.3-0.6
-  // us per call at batch 1 on the H200). This warp's first kAhead plain-loop tiles, keys n0 + c * kStepKeys with
+  // us per call at batch 1 on the H200). This warp's first kPlainAhead plain-loop tiles, keys n0 + c * kStepKeys with
   // n0 = split * kps + warp * NW, are copied now into stages c of its ring, each its own cp.async group, where
   // that read is safe whatever the step decides: the tile's rows lie inside the cache's capacity and the split, in
   // cache row `batch` (dense, no cache_batch_idx, batch < num_rows) or in the block whose table entry (read here)
@@ -382,16 +387,16 @@ struct FmhaFwdSplitKvMmaPipeline {
     const auto v = k_side_rows<E>(p, p.v, p.v_batch_stride, p.v_row_stride, p.v_head_stride, rows, batch, head_k);
     const int64_t n0 = int64_t(split) * kps + warp * NW;
     const int64_t end = min(int64_t(s.capacity), int64_t(split + 1) * kps);
-    int32_t blocks[kAhead];  // paged: the tiles' table entries, loaded together (the table's row holds capacity /
-                             // page_size entries)
+    // paged: the tiles' table entries, loaded together (the table's row holds capacity / page_size entries)
+    int32_t blocks[kPlainAhead];
 #pragma unroll
-    for (int c = 0; c < kAhead; ++c) {
+    for (int c = 0; c < kPlainAhead; ++c) {
       const int64_t key = n0 + c * kStepKeys;
       blocks[c] = paged && key + NW <= end ? k.pages[key / k.page_size] : 0;
     }
     const PlainLane pl = plain_lane(lds, k, v, warp, lane);
 #pragma unroll
-    for (int c = 0; c < kAhead; ++c) {
+    for (int c = 0; c < kPlainAhead; ++c) {
       const int64_t key = n0 + c * kStepKeys;
       const bool ok = key + NW <= end && (!paged || (blocks[c] >= 0 && blocks[c] < s.num_rows));  // uniform in the warp
       if (ok) {
@@ -444,18 +449,19 @@ struct FmhaFwdSplitKvMmaPipeline {
       page_step = kStepKeys / k.page_size;
       in_step = kStepKeys - page_step * k.page_size;
     }
-    // tile c < kAhead is the speculative copy's when it is that copy's tile and all of its rows are keys of the
+    // tile c < kPlainAhead is the speculative copy's when it is that copy's tile and all of its rows are keys of the
     // sequence from before the step's append (rows at or past ke would have to be zero-filled; appended rows were
     // written after the copy was issued)
     int taken = 0;
     const int old_end = min(ke, seq.seqlen_k - max(p.step.seqlen_new, 0));
 #pragma unroll
-    for (int c = 0; c < kAhead; ++c) {
+    for (int c = 0; c < kPlainAhead; ++c) {
       const bool t = spec.n0 == n_next && (spec.tiles >> c & 1) && c < count && n_next + c * kStepKeys + NW <= old_end;
       taken |= t ? 1 << c : 0;
     }
     if (taken != spec.tiles) spec_drain(spec);
-    const auto copies = [&](int c) { return c < count && !(c < kAhead && (taken >> c & 1)); };  // issue() of tile c
+    // whether issue() copies tile c (else it is not in the split, or speculatively in flight)
+    const auto copies = [&](int c) { return c < count && !(c < kPlainAhead && (taken >> c & 1)); };
     int64_t block = paged && copies(0) ? int64_t(k.pages[page]) : 0;
     const int row0 = lane / kPlainRowLanes;
     const PlainLane pl = plain_lane(lds, k, v, warp, lane);
@@ -481,7 +487,7 @@ struct FmhaFwdSplitKvMmaPipeline {
       advance();
     };
 #pragma unroll
-    for (int c = 0; c < kAhead; ++c) {  // the first kAhead tiles, each its own cp.async group
+    for (int c = 0; c < kPlainAhead; ++c) {  // the first kPlainAhead tiles, each its own cp.async group
       if (c < count) {
         if (taken >> c & 1)
           advance();  // (its copy is speculate_first_tiles', an older group: complete when this one is)
@@ -520,12 +526,12 @@ struct FmhaFwdSplitKvMmaPipeline {
     // ---- main loop
 #pragma unroll 1
     for (int c = 0; c < count; ++c) {
-      if (c + kAhead < count) {
-        issue((c + kAhead) % kPlainStages);  // the stage computed in the previous iteration
-        block = paged && c + kAhead + 1 < count ? int64_t(k.pages[page]) : 0;  // used one iteration later
+      if (c + kPlainAhead < count) {
+        issue((c + kPlainAhead) % kPlainStages);  // the stage computed in the previous iteration
+        block = paged && c + kPlainAhead + 1 < count ? int64_t(k.pages[page]) : 0;  // used one iteration later
       }
       mma::cp_async_commit();
-      mma::cp_async_wait<kAhead>();
+      mma::cp_async_wait<kPlainAhead>();
       __syncwarp();
       char* tk = lds + T.k_tile(warp, c % kPlainStages);
       char* tv = lds + T.v_tile(warp, c % kPlainStages);
@@ -592,7 +598,7 @@ struct FmhaFwdSplitKvMmaPipeline {
       const int64_t key_lo = int64_t(split) * kps, key_hi = int64_t(split + 1) * kps;
       const FoldedStepLoads pre = folded_kv_step_loads<T.threads>(p, batch, key_lo, key_hi);  // in flight with the copy
       if constexpr (kPlainKernel) spec = speculate_first_tiles(p, lds, split, head_k, batch, kps);
-      // (the step's flag in the last stage of warp 0's ring: stages 0 .. kAhead - 1 may be receiving the copies)
+      // (the step's flag in the last stage of warp 0's ring: stages 0 .. kPlainAhead - 1 may be receiving the copies)
       const int32_t keys = kvstep_uniform(folded_kv_step<T.threads, E::kBytes>(
           p, batch, seq.kv_batch, head_k, key_lo, key_hi, *reinterpret_cast<int*>(lds + T.k_tile(0, S - 1)), pre));
       seq.bad = keys < 0;

@@ -88,8 +88,10 @@ def splitkv_split_rule() -> str:
 
 def splitkv_inflight() -> int:
     """``ROCFLASH_SPLITKV_INFLIGHT`` (1 | 2; unset = 1 since dec9): how many K/V tiles each warp of the tensor-core
-    split-KV kernel keeps in flight while it computes one (1: the kSplitKvCopyNear kernel; 2 = kStages - 1, the
-    default before dec9; the same arithmetic in the same order, results identical). ValueError for another value."""
+    split-KV kernel's general loop keeps in flight while it computes one (1: the kSplitKvCopyNear kernel; 2 =
+    kStages - 1, the default before dec9; the same arithmetic in the same order, results identical). The plain-decode
+    loop (ROCFLASH_SPLITKV_PLAIN) keeps two under either value since dec13 (perf/RESULTS.md "dec13"). ValueError for
+    another value."""
     return int(envvars.switch(SPLITKV_INFLIGHT_ENV))
 
 
@@ -106,8 +108,10 @@ def splitkv_plain() -> bool:
     plain decode (no softcap, no ALiBi, every key before the split's end visible from each of at most 8 query rows,
     the 128-bit path, headdim = its bucket) run the loop compiled for that case alone (hip_src/fmha_splitkv_mma.h
     kSplitKvCopyPlain: the stored rows bitwise the default's, but for a non-finite V of a key whose probability
-    rounds to 0 in a split's last tile); other blocks and calls run the default's loop. With
-    ROCFLASH_SPLITKV_INFLIGHT=2 the loop keeps two tiles in flight. Not with the lazy rescale (its loop skips the
+    rounds to 0 in a split's last tile); other blocks and calls run the default's loop. The plain loop keeps two
+    tiles in flight per warp (since dec13; ROCFLASH_SPLITKV_INFLIGHT sets the other blocks' loop), and under the
+    folded KV-cache step puts its first two in flight before the step's reads (speculate_first_tiles). Not with the
+    lazy rescale (its loop skips the
     rescale likewise: ROCFLASH_SPLITKV_LAZY_RESCALE=1 turns the default off; with an explicit PLAIN=1 it raises in
     splitkv_copy_mode). ValueError for another value."""
     return envvars.switch(SPLITKV_PLAIN_ENV) == "1"
@@ -121,7 +125,7 @@ def _plain_set_explicitly() -> bool:
 def splitkv_copy_mode(device=None) -> int:
     """FmhaFwdParams::kv_k_first of a tensor-core split-KV launch: SPLITKV_COPY_NEAR (3, one tile in flight per
     warp, the default), SPLITKV_COPY_TWO (0, ROCFLASH_SPLITKV_INFLIGHT=2), SPLITKV_COPY_PLAIN / _PLAIN_TWO (6 / 7,
-    ROCFLASH_SPLITKV_PLAIN=1 with one / two tiles in flight) or SPLITKV_COPY_NEAR_LAZY (5,
+    ROCFLASH_SPLITKV_PLAIN=1 with the general loop's one / two tiles in flight) or SPLITKV_COPY_NEAR_LAZY (5,
     ROCFLASH_SPLITKV_LAZY_RESCALE=1; the plain default gives way to it). ValueError for LAZY_RESCALE=1 with
     INFLIGHT=2 or with an explicit PLAIN=1 (no such kernels)."""
     inflight, lazy, plain = splitkv_inflight(), splitkv_lazy_rescale(), splitkv_plain()
