@@ -1,7 +1,7 @@
 """The speculative first copies of the tensor-core split-KV kernel's folded KV-cache step (hip_src/fmha_splitkv_mma.h
-speculate_first_tiles; marker ``gpu``): each warp's first tiles (one, or two with ROCFLASH_SPLITKV_INFLIGHT=2) are
-copied before the step has read cache_seqlens and the block table, and each is used only when every row of it is a
-key of the sequence from before the append.
+speculate_first_tiles; marker ``gpu``): each warp's first two plain-loop tiles are copied before the step has read
+cache_seqlens and the block table, and each is used only when every row of it is a key of the sequence from before
+the append.
 
 Every case compares flash_attn_with_kvcache's fast path with the step folded (the speculative copy) against the step
 kernel's path (rocflash.kvcache_fast.FOLD_STEP = False: no speculation), bitwise (O, LSE, cache), and against fp64
@@ -11,7 +11,8 @@ while it holds a row at or past the sequence's end, or a row the append rewrote,
 
 Lengths sweep the warps' first two tiles (4 splits of 128 keys, tiles of 16 keys: tile c of warp w of split s starts
 at 128 s + 64 c + 16 w): ending exactly at such a tile's end (taken), one key short (not taken), appends whose new
-rows land in one, empty sequences, a whole split past the end. Both in-flight depths (ROCFLASH_SPLITKV_INFLIGHT 1, 2).
+rows land in one, empty sequences, a whole split past the end. Both plain kernels (ROCFLASH_SPLITKV_INFLIGHT 1 and 2:
+kv_k_first 6 and 7, whose other blocks' loops differ).
 """
 
 from __future__ import annotations
