@@ -33,8 +33,9 @@ def platform():
     return gpu_platform()
 
 
-def _reference(call, out, lens, seqlen_new):
-    """max|out - fp64| <= 2 max|bf16 eager - fp64| + 1e-3 per sequence (keys: the cache after the append)."""
+def _reference(call, out, lens, seqlen_new, causal=False):
+    """max|out - fp64| <= 2 max|bf16 eager - fp64| + 1e-3 per sequence (keys: the cache after the append; causal:
+    bottom-right, query i sees keys j <= n - seqlen_q + i)."""
     q = call["q"]
     batch, sq, h, d = q.shape
     for b in range(batch):
@@ -53,6 +54,10 @@ def _reference(call, out, lens, seqlen_new):
         def attend(dt):
             qq, kk, vv = (t.to(dt).transpose(0, 1) for t in (q[b], k, v))
             s = qq @ kk.transpose(1, 2) / math.sqrt(d)
+            if causal:
+                i = torch.arange(sq, device=s.device)[:, None]
+                j = torch.arange(n, device=s.device)[None, :]
+                s = s.masked_fill(j > n - sq + i, float("-inf"))
             return (torch.softmax(s.float() if dt != torch.float64 else s, -1).to(dt) @ vv).transpose(0, 1)
         ref = attend(torch.float64)
         low = attend(q.dtype).double()
@@ -113,6 +118,25 @@ def test_gpu_spec_copy_same_bits_as_step_kernel(platform, monkeypatch, name, inf
     assert torch.equal(_bits(c0["k_cache"]), _bits(c1["k_cache"]))
     assert torch.equal(_bits(c0["v_cache"]), _bits(c1["v_cache"]))
     _reference(c1, out1, lens, seqlen_new)
+
+
+@pytest.mark.parametrize("inflight", ["1", "2"])
+def test_gpu_spec_copy_then_general_loop(platform, monkeypatch, inflight):
+    """Blocks whose parameters allow the plain loop (seqlen_q 2 x group 4 = 8 rows), so their warps speculate, but
+    that fail run's plain rule on the keys (causal: query 0 does not see the split's last key): run's general loop
+    waits for the speculative copies before it reuses their stages. Same bits as the step kernel's path, fp64 rule,
+    with a 2-key append (speculative decoding's verify step) and NaN past each sequence."""
+    monkeypatch.setenv("ROCFLASH_SPLITKV_INFLIGHT", inflight)
+    lens, new = [126, 127, 190, 62], 2
+    call = _inputs(seed=31, lens=lens, seqlen_new=new, seqlen_q=2)
+    (out0, lse0), c0, _ = _run(call, False, platform, causal=True)
+    (out1, lse1), c1, folded1 = _run(call, True, platform, causal=True)
+    _require_fold(platform)
+    assert folded1 and all(f == 1 for f in folded1)
+    assert not out1.isnan().any()
+    assert torch.equal(_bits(out0), _bits(out1)) and torch.equal(_bits(lse0), _bits(lse1))
+    assert torch.equal(_bits(c0["k_cache"]), _bits(c1["k_cache"]))
+    _reference(c1, out1, lens, new, causal=True)
 
 
 def test_gpu_spec_copy_cases_reach_both_outcomes():
