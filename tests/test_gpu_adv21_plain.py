@@ -1,5 +1,5 @@
 """Adversarial GPU cases (adv21) for the plain-decode loop of the tensor-core split-KV kernel (hip_src/
-fmha_splitkv_mma.h run_plain / plain_copy, kv_k_first 6 / 7, the default since dec11) and the combine kernel's
+fmha_splitkv_mma_plain.h run_plain / plain_copy, kv_k_first 6 / 7, the default since dec11) and the combine kernel's
 prefetch of its first kPrefetch rounds of partials (hip_src/fmha_splitkv_kernel.h).
 
 Every case runs its call with ROCFLASH_SPLITKV_PLAIN=1 and =0 (the previous "Near" loop) and asserts the same bits

@@ -1,5 +1,5 @@
-"""The speculative first copies of the tensor-core split-KV kernel's folded KV-cache step (hip_src/fmha_splitkv_mma.h
-speculate_first_tiles; marker ``gpu``): each warp's first two plain-loop tiles are copied before the step has read
+"""The speculative first copies of the tensor-core split-KV kernel's folded KV-cache step
+(hip_src/fmha_splitkv_mma_plain.h speculate_first_tiles; marker ``gpu``): each warp's first two plain-loop tiles are copied before the step has read
 cache_seqlens and the block table, and each is used only when every row of it is a key of the sequence from before
 the append.
 

@@ -10,7 +10,7 @@ lands in one aligned 128-byte span; (c) the 8 row addresses of every ldmatrix 8x
 distinct bank groups, and fetch the same logical (row, chunk) as the forward kernel's ldmatrix addresses
 (MmaFwdTileShape::k_read / v_read, fmha_mma_tile.h: padded, unswizzled, the same mma fragments); the XOR form of the
 addresses (at_step, fmha_splitkv_mma.h kXorAddresses) equals k_read / v_read on tiles at kLdsAlign (and not on a
-misaligned one); plain_copy's offsets (plain_chunks, fmha_splitkv_mma.h, replicated below) and clean_v's element
+misaligned one); plain_copy's offsets (plain_chunks, fmha_splitkv_mma_plain.h, replicated below) and clean_v's element
 reads (swizzle_bits) agree with chunk_offset. (d) The old padded layout (lds_pad_bytes 16) is unswizzled and
 violates (b): the check can fail.
 """
@@ -132,7 +132,7 @@ def ldmatrix_matrices(t):
 
 
 def plain_copy_offsets(t):
-    """plain_chunks / plain_copy (fmha_splitkv_mma.h) in Python: ((row, chunk), tile offset) of every copy."""
+    """plain_chunks / plain_copy (fmha_splitkv_mma_plain.h) in Python: ((row, chunk), tile offset) of every copy."""
     cpr, rows, rb = t["cpr"], t["rows"], t["row_bytes"]
     row_lanes = min(cpr, 8)
     per_round = 32 // row_lanes
