@@ -25,6 +25,7 @@ while [ -n "$rest" ]; do
   cp "$REPO/hip_src/$hdr" "$W/hip_src/$hdr"
   sed -i "$expr" "$W/hip_src/$hdr"
   diff "$REPO/hip_src/$hdr" "$W/hip_src/$hdr" | head -6 | tee -a "$OUT/l2.txt"
+  cmp -s "$REPO/hip_src/$hdr" "$W/hip_src/$hdr" && { log "variant $name: its edit matched nothing, skipped"; continue; }
   REPO=$W TORCH_CUDA_ARCH_LIST=9.0a BUILD_TIMEOUT=200 gpu_build "$OUT/setup_$name.txt" || { log "build $name failed"; continue; }
   prof "$name" ROCFLASH_SPLITKV_PLAIN=1
   cp "$REPO/hip_src/$hdr" "$W/hip_src/$hdr"

@@ -21,6 +21,7 @@ while [ -n "$rest" ]; do
   cp "$REPO/hip_src/$hdr" "$W/hip_src/$hdr"
   sed -i "$expr" "$W/hip_src/$hdr"
   diff "$REPO/hip_src/$hdr" "$W/hip_src/$hdr" | head -8 | tee -a "$OUT/summary.txt"
+  cmp -s "$REPO/hip_src/$hdr" "$W/hip_src/$hdr" && { log "variant $name: its edit matched nothing, skipped"; continue; }
   REPO=$W TORCH_CUDA_ARCH_LIST=9.0a BUILD_TIMEOUT=200 gpu_build "$OUT/setup_$name.txt" || { log "build $name failed"; continue; }
   probe "$name" ${VARIANT_ARGS:-}
   cp "$REPO/hip_src/$hdr" "$W/hip_src/$hdr"

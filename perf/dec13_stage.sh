@@ -3,7 +3,7 @@
 #   1 compute-sanitizer memcheck and racecheck of perf/sanitize_cases.py --seq-only (the varlen / paged / KV-cache
 #     boundary cases) -> $OUT/sanitize.txt
 #   2 perf/dec13_probe.py (PROBE_ARGS) -> $OUT/probe_base.txt
-#   3 the same tree without the speculative first copy (speculate_first_tile compiled out: a 9.0a build of the
+#   3 the same tree without the speculative first copies (speculate_first_tiles compiled out: a 9.0a build of the
 #     headdim-128 bf16 tables, perf/subset_configs.py) and the probe again (NOSPEC_ARGS) -> $OUT/probe_nospec.txt
 set -uo pipefail
 . "$(dirname "$0")/gpu_lib.sh"
@@ -19,8 +19,12 @@ done
 log "probe base exit $?"
 W=/tmp/dec13_nospec
 rm -rf "$W" && mkdir -p "$W" && (cd "$REPO" && tar --exclude=./.wt --exclude=./.git -cf - .) | (cd "$W" && tar -xf -)
-sed -i 's/if constexpr (kPlainKernel) spec_n0 = speculate_first_tile(/if constexpr (false) spec_n0 = speculate_first_tile(/' "$W/hip_src/fmha_splitkv_mma.h"
-diff "$REPO/hip_src/fmha_splitkv_mma.h" "$W/hip_src/fmha_splitkv_mma.h" >> "$LOG_FILE"
+sed -i 's/if constexpr (kPlainKernel) spec = Plain::speculate_first_tiles(/if constexpr (false) spec = Plain::speculate_first_tiles(/' "$W/hip_src/fmha_splitkv_mma.h"
+# (calls 3 and 4 of dec13 ran this stage with a pattern of call 2's tree that no longer matched: their "nospec" build
+# was the same code; an edit that changes nothing now stops the stage)
+if diff "$REPO/hip_src/fmha_splitkv_mma.h" "$W/hip_src/fmha_splitkv_mma.h" >> "$LOG_FILE"; then
+  log "NOSPEC EDIT MATCHED NOTHING: no variant built"; exit 1
+fi
 python3 "$REPO/perf/subset_configs.py" --headdims 128 --dtypes bf16 "$W" >> "$LOG_FILE" 2>&1
 REPO=$W TORCH_CUDA_ARCH_LIST=9.0a BUILD_TIMEOUT=200 gpu_build "$OUT/setup_nospec.txt" || exit 1
 (cd /tmp && timeout "${PROBE_S:-120}" python3 "$REPO/perf/dec13_probe.py" ${NOSPEC_ARGS:-} > "$OUT/probe_nospec.txt" 2>&1)
