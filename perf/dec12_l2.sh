@@ -18,15 +18,5 @@ TORCH_CUDA_ARCH_LIST=9.0a BUILD_TIMEOUT=200 gpu_subset_build "$W" "$REPO" 128 bf
 prof default ROCFLASH_SPLITKV_PLAIN=1
 [ -n "${OLD:-}" ] && prof old-loop ROCFLASH_SPLITKV_PLAIN=0
 [ -n "${CUDNN:-}" ] && KREGEX=sdpa prof cudnn ROCFLASH_SPLITKV_PLAIN=1
-rest=${VARIANTS:-}
-while [ -n "$rest" ]; do
-  v=${rest%%@@*}; [ "$v" = "$rest" ] && rest="" || rest=${rest#*@@}
-  name=${v%%|*}; v=${v#*|}; hdr=${v%%|*}; expr=${v#*|}
-  cp "$REPO/hip_src/$hdr" "$W/hip_src/$hdr"
-  sed -i "$expr" "$W/hip_src/$hdr"
-  diff "$REPO/hip_src/$hdr" "$W/hip_src/$hdr" | head -6 | tee -a "$OUT/l2.txt"
-  cmp -s "$REPO/hip_src/$hdr" "$W/hip_src/$hdr" && { log "variant $name: its edit matched nothing, skipped"; continue; }
-  REPO=$W TORCH_CUDA_ARCH_LIST=9.0a BUILD_TIMEOUT=200 gpu_build "$OUT/setup_$name.txt" || { log "build $name failed"; continue; }
-  prof "$name" ROCFLASH_SPLITKV_PLAIN=1
-  cp "$REPO/hip_src/$hdr" "$W/hip_src/$hdr"
-done
+variant_prof() { prof "$1" ROCFLASH_SPLITKV_PLAIN=1; }
+run_variants "$W" "$OUT/l2.txt" variant_prof

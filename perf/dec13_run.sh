@@ -14,15 +14,5 @@ probe() {  # name args...
   grep -E "DEC13|FAILED|Error|case" "$OUT/probe_$name.txt" | cut -c1-300
 }
 probe base ${PROBE_ARGS:-}
-rest=${VARIANTS:-}
-while [ -n "$rest" ]; do
-  v=${rest%%@@*}; [ "$v" = "$rest" ] && rest="" || rest=${rest#*@@}
-  name=${v%%|*}; v=${v#*|}; hdr=${v%%|*}; expr=${v#*|}
-  cp "$REPO/hip_src/$hdr" "$W/hip_src/$hdr"
-  sed -i "$expr" "$W/hip_src/$hdr"
-  diff "$REPO/hip_src/$hdr" "$W/hip_src/$hdr" | head -8 | tee -a "$OUT/summary.txt"
-  cmp -s "$REPO/hip_src/$hdr" "$W/hip_src/$hdr" && { log "variant $name: its edit matched nothing, skipped"; continue; }
-  REPO=$W TORCH_CUDA_ARCH_LIST=9.0a BUILD_TIMEOUT=200 gpu_build "$OUT/setup_$name.txt" || { log "build $name failed"; continue; }
-  probe "$name" ${VARIANT_ARGS:-}
-  cp "$REPO/hip_src/$hdr" "$W/hip_src/$hdr"
-done
+variant_probe() { probe "$1" ${VARIANT_ARGS:-}; }
+run_variants "$W" "$OUT/summary.txt" variant_probe

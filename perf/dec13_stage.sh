@@ -19,12 +19,11 @@ done
 log "probe base exit $?"
 W=/tmp/dec13_nospec
 rm -rf "$W" && mkdir -p "$W" && (cd "$REPO" && tar --exclude=./.wt --exclude=./.git -cf - .) | (cd "$W" && tar -xf -)
-sed -i 's/if constexpr (kPlainKernel) spec = Plain::speculate_first_tiles(/if constexpr (false) spec = Plain::speculate_first_tiles(/' "$W/hip_src/fmha_splitkv_mma.h"
 # (calls 3 and 4 of dec13 ran this stage with a pattern of call 2's tree that no longer matched: their "nospec" build
 # was the same code; an edit that changes nothing now stops the stage)
-if diff "$REPO/hip_src/fmha_splitkv_mma.h" "$W/hip_src/fmha_splitkv_mma.h" >> "$LOG_FILE"; then
-  log "NOSPEC EDIT MATCHED NOTHING: no variant built"; exit 1
-fi
+apply_variant "$W" fmha_splitkv_mma.h \
+  's/if constexpr (kPlainKernel) spec = Plain::speculate_first_tiles(/if constexpr (false) spec = Plain::speculate_first_tiles(/' \
+  "$LOG_FILE" || { log "NOSPEC EDIT MATCHED NOTHING: no variant built"; exit 1; }
 python3 "$REPO/perf/subset_configs.py" --headdims 128 --dtypes bf16 "$W" >> "$LOG_FILE" 2>&1
 REPO=$W TORCH_CUDA_ARCH_LIST=9.0a BUILD_TIMEOUT=200 gpu_build "$OUT/setup_nospec.txt" || exit 1
 (cd /tmp && timeout "${PROBE_S:-120}" python3 "$REPO/perf/dec13_probe.py" ${NOSPEC_ARGS:-} > "$OUT/probe_nospec.txt" 2>&1)

@@ -18,6 +18,11 @@
 #                             tree), its own --timeout-s 10 s less (it kills hung ranks and keeps what was measured),
 #                             TIMEOUT_S the backstop (timeout signals the whole process group: the ranks too);
 #                             returns its exit status (124: timed out)
+#   apply_variant W HDR EXPR LOG      W/hip_src/HDR = this tree's with `sed -i EXPR` applied, the diff's head appended
+#                             to LOG; returns 1 when the edit changes nothing (a pattern of another tree)
+#   run_variants W LOG FN             per entry NAME|HEADER|SED-EXPRESSION of VARIANTS (entries separated by @@; a
+#                             diagnostic): apply_variant, a 9.0a build of W into $OUT/setup_NAME.txt, then FN NAME;
+#                             W's header is restored after each entry, also when it is skipped
 export OUT=${OUT:-$PWD/gpu_out}
 mkdir -p "$OUT"
 REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -67,4 +72,27 @@ run_cp_gpu() {
   local limit=$1
   shift
   (cd /tmp && timeout -k 5 "$limit" python3 "$REPO/perf/cp_gpu.py" --timeout-s "$(( limit > 20 ? limit - 10 : limit ))" "$@")
+}
+
+apply_variant() {
+  local w=$1 hdr=$2 expr=$3 logf=$4
+  cp "$REPO/hip_src/$hdr" "$w/hip_src/$hdr" && sed -i "$expr" "$w/hip_src/$hdr"
+  diff "$REPO/hip_src/$hdr" "$w/hip_src/$hdr" | head -8 | tee -a "$logf"
+  ! cmp -s "$REPO/hip_src/$hdr" "$w/hip_src/$hdr"
+}
+
+run_variants() {
+  local w=$1 logf=$2 fn=$3 rest=${VARIANTS:-} v name hdr expr
+  while [ -n "$rest" ]; do
+    v=${rest%%@@*}; [ "$v" = "$rest" ] && rest="" || rest=${rest#*@@}
+    name=${v%%|*}; v=${v#*|}; hdr=${v%%|*}; expr=${v#*|}
+    if ! apply_variant "$w" "$hdr" "$expr" "$logf"; then
+      log "variant $name: its edit matched nothing, skipped"
+    elif REPO=$w TORCH_CUDA_ARCH_LIST=9.0a BUILD_TIMEOUT=200 gpu_build "$OUT/setup_$name.txt"; then
+      "$fn" "$name"
+    else
+      log "build $name failed"
+    fi
+    cp "$REPO/hip_src/$hdr" "$w/hip_src/$hdr"
+  done
 }
