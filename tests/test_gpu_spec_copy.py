@@ -22,7 +22,7 @@ import math
 import pytest
 import torch
 
-from conftest import gpu_platform
+from conftest import assert_close_to_reference, fwd_args, gpu_platform
 from test_gpu_kvstep_fold import CAP, _bits, _inputs, _require_fold, _run
 
 pytestmark = pytest.mark.gpu
@@ -34,12 +34,12 @@ def platform():
 
 
 def _reference(call, out, lens, seqlen_new, causal=False):
-    """max|out - fp64| <= 2 max|bf16 eager - fp64| + 1e-3 per sequence (keys: the cache after the append; causal:
-    bottom-right, query i sees keys j <= n - seqlen_q + i)."""
-    q = call["q"]
-    batch, sq, h, d = q.shape
-    for b in range(batch):
-        n = lens[b] + seqlen_new
+    """FlashAttention's rule on each sequence's O (conftest.assert_close_to_reference; keys: the cache after the
+    append, gathered through the block table when paged; causal: bottom-right)."""
+    args = fwd_args(call["q"].shape[-1], causal=causal)
+    for b, n in enumerate(n + seqlen_new for n in lens):
+        if n == 0:
+            continue
         if call.get("block_table") is not None:
             page = call["k_cache"].shape[1]
             blocks = call["block_table"][b, : math.ceil(n / page)].long()
@@ -47,22 +47,7 @@ def _reference(call, out, lens, seqlen_new, causal=False):
             v = call["v_cache"][blocks].flatten(0, 1)[:n]
         else:
             k, v = call["k_cache"][b, :n], call["v_cache"][b, :n]
-        hk = k.shape[1]
-        k, v = (t.repeat_interleave(h // hk, dim=1) for t in (k, v))
-        if n == 0:
-            continue
-        def attend(dt):
-            qq, kk, vv = (t.to(dt).transpose(0, 1) for t in (q[b], k, v))
-            s = qq @ kk.transpose(1, 2) / math.sqrt(d)
-            if causal:
-                i = torch.arange(sq, device=s.device)[:, None]
-                j = torch.arange(n, device=s.device)[None, :]
-                s = s.masked_fill(j > n - sq + i, float("-inf"))
-            return (torch.softmax(s.float() if dt != torch.float64 else s, -1).to(dt) @ vv).transpose(0, 1)
-        ref = attend(torch.float64)
-        low = attend(q.dtype).double()
-        err = (out[b].double() - ref).abs().max().item()
-        assert err <= 2 * (low - ref).abs().max().item() + 1e-3, f"sequence {b}: {err}"
+        assert_close_to_reference(out[b:b + 1], None, call["q"][b:b + 1], k[None], v[None], args, f"sequence {b}")
 
 
 def _garbage_table(call, lens, seqlen_new, seed):
