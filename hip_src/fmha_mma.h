@@ -97,14 +97,27 @@ RF_DEVICE void cp_async_16(uint32_t dst, const void* src, int src_bytes) {
 // cp_async_16 with the L2 prefetch-size hint (PTX ISA "cp.async": .level::prefetch_size, sm_80+): a miss may
 // bring kPrefetchBytes (64, 128 or 256) around the address into L2 at once. A hint only: data and zero-fill as
 // cp_async_16 (kPrefetchBytes 0 is cp_async_16 itself).
-template <int kPrefetchBytes>
+// kEvictFirst (with the 128-byte hint only): the copy also carries an L2 cache policy of evict_first for every line
+// it brings in (PTX ISA "createpolicy" .fractional.L2::evict_first with fraction 1.0, and cp.async's
+// .level::cache_hint operand): lines read once (streamed K/V) leave the L2 before other lines, such as the block
+// tables, cache_seqlens and Q of the next calls or the split partials that the combine kernel reads back. Also a
+// hint: the data is the same.
+template <int kPrefetchBytes, bool kEvictFirst = false>
 RF_DEVICE void cp_async_16_l2(uint32_t dst, const void* src, int src_bytes) {
   static_assert(kPrefetchBytes == 0 || kPrefetchBytes == 64 || kPrefetchBytes == 128 || kPrefetchBytes == 256,
                 "L2 prefetch size: 0, 64, 128 or 256 bytes");
+  static_assert(!kEvictFirst || kPrefetchBytes == 128,
+                "the evict_first policy comes with the 128-byte prefetch hint (the form measured: perf/RESULTS.md "
+                "\"dec14\"; with 256 bytes it lost 2-5 % at batch 8 / 32 on the H200)");
 #if defined(RF_MMA_UNSUPPORTED)
   __trap();
 #else
-  if constexpr (kPrefetchBytes == 64)
+  if constexpr (kEvictFirst) {
+    uint64_t policy;  // (not volatile: one createpolicy serves every copy of the loop)
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::128B [%0], [%1], 16, %2, %3;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes), "l"(policy));
+  } else if constexpr (kPrefetchBytes == 64)
     asm volatile("cp.async.cg.shared.global.L2::64B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
   else if constexpr (kPrefetchBytes == 128)
     asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));

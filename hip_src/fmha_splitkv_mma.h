@@ -81,11 +81,15 @@ struct FmhaFwdSplitKvMmaPipeline {
   // L2 prefetch-size hint of the fast path's copies (PTX cp.async ... .L2::128B), CUTLASS's and flash-attn 2's
   // cp.async default; dec8's switch over 0 / 64 / 256 bytes (ROCFLASH_SPLITKV_L2_PREFETCH) measured no gain: removed.
   static constexpr int kL2Prefetch = 128;
+  // The copies' L2 cache policy: evict_first (mma::cp_async_16_l2). On the H200 (24-call graphs, per call x cuDNN,
+  // against the same tree without it in alternating processes): batch 1 +0.7-3.5 %, 8 x 4k +1.5-1.9 %, 32 x 16k
+  // level (-0.5 to +0.3 %); the 256-byte hint lost 2-5 % at batch 8 / 32 with or without it (perf/RESULTS.md "dec14").
+  static constexpr bool kL2EvictFirst = true;
 
   // The fast path's copies: rounds it < kRounds copy row r + it * kRowsPerRound (r: the lane's first row), chunk d
   // of K and V from kp / vp + it * (k_round / v_round) into the tiles at shared addresses sk / sv (that row's chunk
   // d: T.chunk_offset); `rows` is the number of rows from the lane's first row that lie before the split's end
-  // (<= 0: none); the others are zero-filled (never read). kL2Prefetch: the copies' L2 prefetch-size hint.
+  // (<= 0: none); the others are zero-filled (never read). kL2Prefetch / kL2EvictFirst: the copies' L2 hints.
   RF_DEVICE static void copy_tile(uint32_t sk, uint32_t sv, int r, int d, const char* kp, const char* vp,
                                   int64_t k_round, int64_t v_round, int rows, const char* kz, const char* vz) {
     constexpr MmaSplitKvShape T = Tile::kShape;
@@ -94,8 +98,8 @@ struct FmhaFwdSplitKvMmaPipeline {
       const bool inside = it * kRowsPerRound < rows;
       const int bytes = inside ? kVectorBytes : 0;
       const int s_off = T.chunk_offset(r + it * kRowsPerRound, d);
-      mma::cp_async_16_l2<kL2Prefetch>(sk + s_off, inside ? kp + it * k_round : kz, bytes);
-      mma::cp_async_16_l2<kL2Prefetch>(sv + s_off, inside ? vp + it * v_round : vz, bytes);
+      mma::cp_async_16_l2<kL2Prefetch, kL2EvictFirst>(sk + s_off, inside ? kp + it * k_round : kz, bytes);
+      mma::cp_async_16_l2<kL2Prefetch, kL2EvictFirst>(sv + s_off, inside ? vp + it * v_round : vz, bytes);
     }
   }
 

@@ -21,6 +21,7 @@ struct FmhaFwdSplitKvMmaPlain {
   static constexpr int NW = P::NW, TN = P::TN, TD = P::TD, KQ = P::KQ, KP = P::KP, CPR = P::CPR, S = P::S;
   static constexpr int kLanes = P::kLanes;
   static constexpr int kL2Prefetch = P::kL2Prefetch;
+  static constexpr bool kL2EvictFirst = P::kL2EvictFirst;
 
   // ---- plain decode (kCopy kSplitKvCopyPlain or kSplitKvCopyPlainAsync; perf/RESULTS.md "dec11")
   // Its blocks hold at most kPlainRows query rows: the rows g of the mma tile; the rows g + 8 are padding, whose
@@ -101,8 +102,8 @@ struct FmhaFwdSplitKvMmaPlain {
         const int s_off = rr * kPlainRowsPerRound * T.row_bytes() + chunks.at[rr % kPlainSwizzlePeriod] +
                           it * kPlainRowLanes * kVectorBytes;
         const int g_off = it * kPlainRowLanes * kVectorBytes;
-        mma::cp_async_16_l2<kL2Prefetch>(sk + s_off, kr + g_off, bytes);
-        mma::cp_async_16_l2<kL2Prefetch>(sv + s_off, vr + g_off, bytes);
+        mma::cp_async_16_l2<kL2Prefetch, kL2EvictFirst>(sk + s_off, kr + g_off, bytes);
+        mma::cp_async_16_l2<kL2Prefetch, kL2EvictFirst>(sv + s_off, vr + g_off, bytes);
       }
     }
   }
