@@ -25,25 +25,12 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import decode_bench as db  # noqa: E402
+from decode_bench import layer_graph  # noqa: E402  (a graph of L calls over the input sets)
 from host_breakdown import event_ms  # noqa: E402  (events around each call, median)
 
 import rocflash  # noqa: E402
 
 DEV = db.DEV
-
-
-def layer_graph(calls, n_layers):
-    """(replay, outputs) of one graph holding n_layers calls rotated over ``calls``."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for c in calls:
-            c()
-    torch.cuda.current_stream().wait_stream(side)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        outs = [calls[i % len(calls)]() for i in range(n_layers)]
-    return g, outs
 
 
 def host_us(replay, n=50):

@@ -30,7 +30,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import decode_bench as db  # noqa: E402
-from dec12_probe import layer_graph  # noqa: E402
+from decode_bench import layer_graph  # noqa: E402
 from host_breakdown import event_ms  # noqa: E402
 
 import rocflash  # noqa: E402

@@ -1,6 +1,7 @@
 """Decode and varlen benchmark (issue 9 item 6): every method on the same inputs, in one process.
 
     python3 perf/decode_bench.py [--json OUT.json] [--quick] [--budget-s S] [--no-sweep] [--no-varlen]
+                                 [--graph-layers N] [--graph-only]
 
 Decode preset: seqlen_q 1, nheads 32, nheads_k 8, headdim 128, bf16; batch 1/8/32 x seqlen_k 4k/16k/128k.
 Methods per case:
@@ -16,6 +17,14 @@ Effective bandwidth = bytes(Q, K, V, O) / median time (the roofline model of roc
 Varlen prefill: compiled.varlen_forward on batch x seqlen tokens with cu_seqlens against flash_attn_func on the
 padded dense tensors of the same tokens (equal lengths, so the same work).
 Timing: CUDA events around each call, calls rotated over input sets larger than 2x the L2 (rocflash.perf.timing).
+
+Graph of layers (--graph-layers N, default 24; 0: off; --graph-only skips the eager grid, the sweep and varlen): per
+case, one CUDA graph holding N calls rotated over the input sets, as a model's decode step holds every layer's
+attention in one graph; time per call = event-timed replay / N (median of 10 replays), two rounds in reversed order,
+their mean. Methods: rocflash (flash_attn_func on the dense cache), rocflash-kvcache-paged16 / -paged256
+(flash_attn_with_kvcache on paged copies, shuffled block table, cache_seqlens an int32 tensor: the serving call),
+sdpa-flash, sdpa-cudnn. This removes what an eager or one-call-graph timing adds at batch 1 (the host's Python path,
+the fixed cost of a replay: perf/RESULTS.md "dec12") and is the metric of issue 9 item 6 since dec12.
 """
 
 from __future__ import annotations
@@ -94,6 +103,37 @@ def graph_of(fn):
 def graphed(fn):
     """A CUDA graph of fn(), as its replay (graph_of without the output)."""
     return graph_of(fn)[0]
+
+
+def layer_graph(calls, n_layers):
+    """(graph, outputs) of one CUDA graph holding n_layers calls rotated over ``calls`` (a model's decode step: every
+    layer's attention in one graph; warmed up once per call on a side stream)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for c in calls:
+            c()
+    torch.cuda.current_stream().wait_stream(side)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        outs = [calls[i % len(calls)]() for i in range(n_layers)]
+    return g, outs
+
+
+def replay_ms(replay, reps: int = 10) -> float:
+    """Median event-timed duration (ms) of replay() over reps runs, after 3 untimed ones."""
+    for _ in range(3):
+        replay()
+    times = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        replay()
+        e.record()
+        torch.cuda.synchronize()
+        times.append(s.elapsed_time(e))
+    times.sort()
+    return times[len(times) // 2]
 
 
 def sdpa_methods(sets) -> dict:
@@ -233,6 +273,56 @@ def decode_case(batch, seqlen_k, pages, results, g):
     return row
 
 
+def graph_case(batch, seqlen_k, pages, n_layers, results, g):
+    """Per-call time in a graph of n_layers calls (module docstring) of rocflash dense / KV-cache paged and SDPA flash /
+    cuDNN on the same input sets; the row also holds max|O - cuDNN| of each rocflash method (last set)."""
+    _, total = decode_bytes(batch, seqlen_k)
+    sets = input_sets(batch, seqlen_k, g)
+    n = max(n_layers, 4 * len(sets))
+    lens = torch.full((batch,), seqlen_k, dtype=torch.int32, device=DEV)
+    q0 = sets[0][0]
+    _, splits, _ = compiled.split_plan("cuda", q0, HK, batch, 1, seqlen_k, 0, compiled.is_aligned(q0))
+    methods = {"rocflash": [lambda s=s: rocflash.flash_attn_func(*s) for s in sets]}
+    for page in pages:
+        gp = torch.Generator(device="cpu").manual_seed(page)
+        paged = [(s[0],) + paged_copy(s[1], s[2], page, gp) for s in sets]
+        methods[f"rocflash-kvcache-paged{page}"] = [
+            lambda p=p: rocflash.flash_attn_with_kvcache(p[0], p[1], p[2], cache_seqlens=lens, block_table=p[3])
+            for p in paged]
+    row = {"graph_layers": n, "batch": batch, "seqlen_k": seqlen_k, "bytes": total, "num_splits": splits,
+           "us_per_call": {}, "gbps": {}, "max_abs_diff_vs_cudnn": {}}
+    for name, calls in sdpa_methods(sets).items():
+        try:
+            calls[0]()
+            methods[name] = calls
+        except Exception as e:  # noqa: BLE001 - recorded, not fatal
+            row.setdefault("unavailable", {})[name] = str(e).splitlines()[0][:160]
+    times, last = {}, {}
+    for rnd in range(2):
+        order = list(methods) if rnd == 0 else list(methods)[::-1]
+        for name in order:
+            try:
+                graph, outs = layer_graph(methods[name], n)
+            except Exception as e:  # noqa: BLE001 - recorded, not fatal (e.g. a backend that cannot be captured)
+                row.setdefault("unavailable", {})[name] = "graph: " + str(e).splitlines()[0][:160]
+                continue
+            times.setdefault(name, []).append(1e3 * replay_ms(graph.replay) / n)
+            o = outs[len(methods[name]) - 1]  # the last input set's call (n >= 4 x the sets)
+            last[name] = (o.transpose(1, 2) if name.startswith("sdpa") else o).clone()  # (batch, 1, H, D)
+            del graph, outs
+    for name, ts in times.items():
+        row["us_per_call"][name] = sum(ts) / len(ts)
+        row["gbps"][name] = total / row["us_per_call"][name] / 1e3
+    if "sdpa-cudnn" in last:
+        for name in last:
+            if name.startswith("rocflash"):
+                row["max_abs_diff_vs_cudnn"][name] = (last[name].float() - last["sdpa-cudnn"].float()).abs().max().item()
+    results.append(row)
+    del sets, methods, last
+    torch.cuda.empty_cache()
+    return row
+
+
 def splits_sweep(batch, seqlen_k, counts, results, g):
     _, total = decode_bytes(batch, seqlen_k)
     sets = input_sets(batch, seqlen_k, g, q_rows=False)
@@ -273,6 +363,9 @@ def main():
     ap.add_argument("--budget-s", type=float, default=1.0, help="timing budget per method and case (s)")
     ap.add_argument("--no-sweep", action="store_true", help="skip the num_splits sweep")
     ap.add_argument("--no-varlen", action="store_true", help="skip the varlen prefill comparison")
+    ap.add_argument("--graph-layers", type=int, default=24,
+                    help="calls per CUDA graph of the graph-of-layers section (0: skip it)")
+    ap.add_argument("--graph-only", action="store_true", help="only the graph-of-layers section")
     a = ap.parse_args()
     global BUDGET_S
     BUDGET_S = a.budget_s
@@ -285,7 +378,27 @@ def main():
         grid = [(b, s) for b, s in grid if b <= 8 and s <= 16384]
     cols = ("rocflash", "rocflash-vector", "rocflash-paged16", "rocflash-paged256", "sdpa-flash", "sdpa-cudnn")
     hdr = f"{'batch':>5} {'seqlen_k':>8} {'splits':>6} " + " ".join(f"{m:>17}" for m in cols) + "  vs cuDNN (paged16)"
-    print("decode, effective GB/s (bytes of Q,K,V,O / median time)\n" + hdr)
+    if a.graph_layers > 0:
+        gcols = ("rocflash", "rocflash-kvcache-paged16", "rocflash-kvcache-paged256", "sdpa-flash", "sdpa-cudnn")
+        print(f"decode, graph of {a.graph_layers} calls: GB/s per call (bytes of Q,K,V,O / time per call), "
+              "x cuDNN for the three rocflash columns")
+        print(f"{'batch':>5} {'seqlen_k':>8} {'splits':>6} " + " ".join(f"{m:>25}" for m in gcols))
+        for b, s in grid:
+            r = graph_case(b, s, (16, 256), a.graph_layers, results, g)
+            cu = r["gbps"].get("sdpa-cudnn", float("nan"))
+            cells = []
+            for m in gcols:
+                x = r["gbps"].get(m, float("nan"))
+                cells.append(f"{x:>13.0f} ({x / cu:.3f}x)" if m.startswith("rocflash") else f"{x:>25.0f}")
+            print(f"{b:>5} {s:>8} {r['num_splits']:>6} " + " ".join(f"{c:>25}" for c in cells), flush=True)
+            print("   us per call: " + ", ".join(f"{m} {t:.2f}" for m, t in r["us_per_call"].items())
+                  + "; max|O - cuDNN|: " + ", ".join(f"{m} {x:.2e}" for m, x in r["max_abs_diff_vs_cudnn"].items()))
+            if r.get("unavailable"):
+                print("   unavailable:", r["unavailable"])
+    if a.graph_only:
+        grid, a.no_sweep, a.no_varlen = [], True, True
+    else:
+        print("decode, effective GB/s (bytes of Q,K,V,O / median time)\n" + hdr)
     for b, s in grid:
         r = decode_case(b, s, (16, 256), results, g)
         cells = " ".join(f"{r['gbps'].get(m, float('nan')):>17.0f}" for m in cols)
