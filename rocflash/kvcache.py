@@ -140,6 +140,9 @@ def flash_attn_with_kvcache(
                          f"{tuple(v_cache.shape)}")
     batch, seqlen_q, nheads, headdim = q.shape
     nheads_k = k_cache.shape[2]
+    if k_cache.shape[3] != headdim:
+        raise ValueError(f"k_cache and v_cache must have q's headdim {headdim} (their dimension 3), got "
+                         f"{k_cache.shape[3]}")
     for name, t in (("k_cache", k_cache), ("v_cache", v_cache)):
         if t.dtype != q.dtype or t.device != q.device:
             raise TypeError(f"{name} must have q's dtype {q.dtype} and device {q.device}, got {t.dtype} on {t.device}")

@@ -145,14 +145,20 @@ def select_backend(device: torch.device, backend: str | None = None, probe: Devi
                 sel = Selection("ck", sel.reason + ": MFMA arch with the CK instances built (rocflash's dot2 kernel "
                                 "runs what they do not cover)", True) if why_not is None else \
                     Selection("hip", sel.reason + f"; CK not used: {why_not}", True)
-    if sel.backend in ("hip", "cuda"):
-        check_compiled_backend(sel.backend, device, probe)
-    elif sel.backend == "ck":
-        probe = probe or probe_device(device)
-        why_not = None if sel.probed else ck_unavailable(probe)  # the probe chose ck only where it is available
-        if why_not:
-            raise UnsupportedDeviceError(f"backend 'ck': {why_not}")
-        sel = replace(sel, arch=probe.arch)
+    try:
+        if sel.backend in ("hip", "cuda"):
+            check_compiled_backend(sel.backend, device, probe)
+        elif sel.backend == "ck":
+            probe = probe or probe_device(device)
+            why_not = None if sel.probed else ck_unavailable(probe)  # the probe chose ck only where it is available
+            if why_not:
+                raise UnsupportedDeviceError(f"backend 'ck': {why_not}")
+            sel = replace(sel, arch=probe.arch)
+    except UnsupportedDeviceError as e:
+        if sel.reason.startswith(ENV_VAR):  # name where the choice came from: the caller passed no backend=
+            raise UnsupportedDeviceError(f"{e} [the backend was chosen by {sel.reason}: unset it, or pass "
+                                         f"backend=]") from None
+        raise
     return sel
 
 

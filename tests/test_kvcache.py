@@ -334,6 +334,8 @@ def _errors():
          Exception, "backend 'cuda' runs on GPU tensors|float64 runs on backends"),
         (dict(q=torch.zeros(2, 1, 3, 8), k_cache=torch.zeros(2, 16, 2, 8), v_cache=torch.zeros(2, 16, 2, 8)), ValueError,
          "nheads must be divisible by nheads_k"),
+        # the caches' headdim, named as the caches (dec14 new-user pass: it was reported as "k and v")
+        (dict(q=torch.zeros(2, 1, 2, 4)), ValueError, r"^k_cache and v_cache must have q's headdim 4 \(their dimension 3\), got 8$"),
     ]
 
 

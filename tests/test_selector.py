@@ -71,8 +71,19 @@ def test_wrong_platform(built):
 
 
 def test_cpu_tensors_with_compiled_backend(built):
-    with pytest.raises(UnsupportedDeviceError, match=r"backend 'cuda' runs on GPU tensors; the tensors are on cpu"):
+    with pytest.raises(UnsupportedDeviceError, match=r"backend 'cuda' runs on GPU tensors; the tensors are on cpu") as e:
         select_backend(torch.device("cpu"), backend="cuda")
+    assert "ROCFLASH_BACKEND" not in str(e.value)  # the argument chose it: the message names no variable
+
+
+@pytest.mark.parametrize("backend", ["cuda", "hip"])
+def test_environment_choice_named_in_device_error(built, monkeypatch, backend):
+    """A compiled backend chosen by ROCFLASH_BACKEND (no backend= argument) that cannot run: the error says where
+    the choice came from (dec14 new-user pass: it read as if the caller had passed backend=)."""
+    monkeypatch.setenv("ROCFLASH_BACKEND", backend)
+    with pytest.raises(UnsupportedDeviceError, match=rf"backend '{backend}' runs on GPU tensors; the tensors are on "
+                       rf"cpu.*chosen by ROCFLASH_BACKEND={backend}: unset it, or pass backend="):
+        select_backend(torch.device("cpu"))
 
 
 @pytest.mark.parametrize("platform,device,compiled,ok", [
