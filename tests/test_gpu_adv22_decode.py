@@ -32,8 +32,6 @@ num_splits honoured). Unset (the GPU run) it is the compiled backend of the GPU,
 
 from __future__ import annotations
 
-import math
-
 import pytest
 import torch
 
